@@ -1,0 +1,57 @@
+/** `cruxe index` and `cruxe sync`: run one index job in the foreground with a progress bar. */
+import type { CliContext } from "../context.ts";
+import { projectForPath } from "../project_arg.ts";
+import { JobRunner } from "../../index/job_runner.ts";
+import { ProgressBar } from "../progress_bar.ts";
+import { printJson } from "../output.ts";
+import { CruxeError } from "../../core/errors.ts";
+import type { IndexSummary } from "../../index/indexer.ts";
+
+/** Options of the index/sync commands. */
+export interface IndexCmdOptions {
+  path: string;
+  force: boolean;
+  ref?: string;
+  mode: "full" | "incremental";
+  json: boolean;
+}
+
+/** Runs an index job to its end; throws the job's error. */
+export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Promise<number> {
+  const project = projectForPath(ctx.registry, o.path, o.mode === "full");
+  const runner = new JobRunner(ctx.registry, ctx.config);
+  const bar = new ProgressBar();
+  let summary: IndexSummary | null = null;
+  let error: string | null = null;
+  const off = runner.subscribe((e) => {
+    if (e.type === "progress") bar.update(e.event);
+    else {
+      summary = e.summary;
+      error = e.error;
+    }
+  });
+  const { active } = runner.start(project, { mode: o.mode, force: o.force, ref: o.ref });
+  const job = await active.done;
+  off();
+  bar.done();
+  if (job.status !== "published") {
+    throw new CruxeError("internal_error", `Index job ${job.job_id} ${job.status}: ${error ?? job.error_message}`, {
+      job_id: job.job_id,
+    });
+  }
+  const s = summary as IndexSummary | null;
+  if (o.json) {
+    printJson({ project_id: project.project_id, repo_root: project.repo_root, job_id: job.job_id, ref: job.ref, ...s });
+  } else if (s) {
+    const secs = (s.durationMs / 1000).toFixed(1);
+    console.log(
+      `${s.mode === "full" ? "Indexed" : "Synced"} ${project.repo_root} (${job.ref}) in ${secs}s: ` +
+        `${s.filesIndexed} files parsed, ${s.symbols} symbols; +${s.added} ~${s.modified} -${s.deleted} ` +
+        `renamed ${s.renamed}, unchanged ${s.unchanged}. Index: ${s.totalFiles} files, ${s.totalSymbols} symbols.`,
+    );
+    if (s.parseErrors) console.log(`${s.parseErrors} files had syntax errors (indexed partially).`);
+    const sk = Object.entries(s.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`);
+    if (sk.length) console.log(`Skipped: ${sk.join(", ")}.`);
+  }
+  return 0;
+}

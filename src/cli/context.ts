@@ -1,0 +1,47 @@
+/**
+ * What every command starts from: the effective config (`--config`, env),
+ * the registry, and startup reconciliation of interrupted jobs.
+ * Requires `--allow-env`, `--allow-read`/`--allow-write` on the Cruxe home.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type CruxeConfig, resolveConfig } from "../core/config.ts";
+import { CruxeError } from "../core/errors.ts";
+import { Registry } from "../state/registry.ts";
+
+/** Opened state shared by a command's run. */
+export interface CliContext {
+  config: CruxeConfig;
+  registry: Registry;
+  /** Jobs this start marked interrupted. */
+  interruptedAtStart: number;
+}
+
+function readConfigFile(path: string | undefined, home: string): Partial<CruxeConfig> {
+  const p = path ?? join(home, "config.json");
+  if (!existsSync(p)) {
+    if (path) throw new CruxeError("invalid_input", `Config file ${path} does not exist`);
+    return {};
+  }
+  try {
+    return JSON.parse(readFileSync(p, "utf8"));
+  } catch (e) {
+    throw new CruxeError("invalid_input", `Config file ${p} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** True when a process with this pid is running (Linux /proc; elsewhere assume alive). */
+export function pidAlive(pid: number): boolean {
+  if (Deno.build.os !== "linux") return true;
+  return existsSync(`/proc/${pid}`);
+}
+
+/** Loads config and opens the registry. */
+export function openContext(configPath?: string): CliContext {
+  const env = Deno.env.toObject();
+  const base = resolveConfig(env, Deno.build.os);
+  const config = resolveConfig(env, Deno.build.os, readConfigFile(configPath, base.home));
+  const registry = Registry.open(config.home);
+  const interruptedAtStart = registry.reconcileInterrupted(pidAlive);
+  return { config, registry, interruptedAtStart };
+}

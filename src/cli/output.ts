@@ -1,0 +1,27 @@
+/** Human output (tables, messages) and `--json` output for the CLI. stdout only here. */
+import { CruxeError, toCruxeError } from "../core/errors.ts";
+
+/** Prints a value as JSON on stdout. */
+export function printJson(value: unknown): void {
+  console.log(JSON.stringify(value, null, 2));
+}
+
+/** Prints rows as an aligned table on stdout. */
+export function printTable(headers: string[], rows: (string | number | null | undefined)[][]): void {
+  const cells = [headers, ...rows.map((r) => r.map((c) => c === null || c === undefined ? "" : String(c)))];
+  const widths = headers.map((_, i) => Math.min(60, Math.max(...cells.map((r) => (r[i] ?? "").length))));
+  const fmt = (r: string[]) =>
+    r.map((c, i) => (c.length > widths[i] ? c.slice(0, widths[i] - 1) + "…" : c.padEnd(widths[i]))).join("  ")
+      .trimEnd();
+  console.log(fmt(cells[0]));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const r of cells.slice(1)) console.log(fmt(r));
+}
+
+/** Reports an error (JSON on stdout with --json, a message on stderr otherwise); returns the exit code. */
+export function reportError(err: unknown, json: boolean): number {
+  const e = toCruxeError(err);
+  if (json) printJson({ error: e.toJSON() });
+  else console.error(`error[${e.code}]: ${e.message}`);
+  return e instanceof CruxeError && e.code === "invalid_input" ? 2 : 1;
+}

@@ -1,0 +1,67 @@
+/** Cruxe's settings: defaults, the config file's shape, and environment overrides. */
+import { join } from "node:path";
+
+/** Every setting Cruxe reads. */
+export interface CruxeConfig {
+  /** Where stores live (`CRUXE_HOME`). */
+  home: string;
+  /** Files larger than this are skipped when indexing. */
+  maxFileBytes: number;
+  /** Parse workers (default: 2, the cores of our reference machine). */
+  workers: number;
+  /** Files a worker parses before it is recycled (WASM heaps never shrink). */
+  workerRecycleFiles: number;
+  /** Max auto-discovered workspaces before LRU eviction. */
+  maxAutoWorkspaces: number;
+  /** Warmset capacity. */
+  warmsetCapacity: number;
+  /** Allow `scope: {type: "all"}` (`ALLOW_GLOBAL_SCOPE=true`). */
+  allowGlobalScope: boolean;
+  /** LLM endpoint for ask_code (OpenAI-compatible or Ollama). */
+  llm: { url: string | null; model: string | null; apiKey: string | null; timeoutMs: number };
+  /** Names given to repositories (path -> name) for multi-repo scope. */
+  repoNames: Record<string, string>;
+}
+
+/** The per-user data directory for the given platform and environment. */
+export function defaultHome(env: Record<string, string | undefined>, os: string): string {
+  if (env.CRUXE_HOME) return env.CRUXE_HOME;
+  const home = env.HOME ?? env.USERPROFILE ?? ".";
+  if (os === "windows") return join(env.LOCALAPPDATA ?? join(home, "AppData", "Local"), "cruxe");
+  if (os === "darwin") return join(home, "Library", "Application Support", "cruxe");
+  return join(env.XDG_DATA_HOME ?? join(home, ".local", "share"), "cruxe");
+}
+
+/**
+ * Builds the effective config: defaults, then the config file's fields, then
+ * environment variables (which win).
+ */
+export function resolveConfig(
+  env: Record<string, string | undefined>,
+  os: string,
+  file: Partial<CruxeConfig> = {},
+): CruxeConfig {
+  const num = (v: string | undefined, d: number) => {
+    const n = v === undefined ? NaN : Number(v);
+    return Number.isFinite(n) && n > 0 ? n : d;
+  };
+  const fileLlm: Partial<CruxeConfig["llm"]> = file.llm ?? {};
+  return {
+    home: env.CRUXE_HOME ?? file.home ?? defaultHome(env, os),
+    maxFileBytes: num(env.CRUXE_MAX_FILE_BYTES, file.maxFileBytes ?? 1024 * 1024),
+    workers: num(env.CRUXE_WORKERS, file.workers ?? 2),
+    workerRecycleFiles: num(env.CRUXE_WORKER_RECYCLE_FILES, file.workerRecycleFiles ?? 4000),
+    maxAutoWorkspaces: file.maxAutoWorkspaces ?? 10,
+    warmsetCapacity: file.warmsetCapacity ?? 3,
+    allowGlobalScope: env.ALLOW_GLOBAL_SCOPE !== undefined
+      ? env.ALLOW_GLOBAL_SCOPE === "true"
+      : file.allowGlobalScope ?? false,
+    llm: {
+      url: env.CRUXE_LLM_URL ?? fileLlm.url ?? null,
+      model: env.CRUXE_LLM_MODEL ?? fileLlm.model ?? null,
+      apiKey: env.CRUXE_LLM_API_KEY ?? fileLlm.apiKey ?? null,
+      timeoutMs: num(env.CRUXE_LLM_TIMEOUT_MS, fileLlm.timeoutMs ?? 30000),
+    },
+    repoNames: file.repoNames ?? {},
+  };
+}

@@ -1,0 +1,35 @@
+/** Protocol v1 metadata carried by every tool response. */
+import { PROTOCOL_VERSION } from "./version.ts";
+
+export type FreshnessStatus = "fresh" | "stale" | "syncing";
+export type IndexingStatus = "not_indexed" | "indexing" | "ready" | "failed";
+export type ResultCompleteness = "complete" | "partial" | "truncated";
+export type SchemaStatus = "compatible" | "not_indexed" | "reindex_required" | "corrupt_manifest";
+
+/** The `metadata` block of every response. */
+export interface ProtocolMetadata {
+  cruxe_protocol_version: string;
+  freshness_status: FreshnessStatus;
+  indexing_status: IndexingStatus;
+  result_completeness: ResultCompleteness;
+  ref: string;
+  schema_status: SchemaStatus;
+}
+
+/** Builds a metadata block; unspecified fields take the values of a ready, fresh index. */
+export function buildMetadata(p: Partial<Omit<ProtocolMetadata, "cruxe_protocol_version">>): ProtocolMetadata {
+  return {
+    cruxe_protocol_version: PROTOCOL_VERSION,
+    freshness_status: p.freshness_status ?? "fresh",
+    indexing_status: p.indexing_status ?? "ready",
+    result_completeness: p.result_completeness ?? "complete",
+    ref: p.ref ?? "live",
+    schema_status: p.schema_status ?? "compatible",
+  };
+}
+
+/** The more incomplete of two completeness values (`partial` > `truncated` > `complete`). */
+export function worstCompleteness(a: ResultCompleteness, b: ResultCompleteness): ResultCompleteness {
+  const rank = { complete: 0, truncated: 1, partial: 2 } as const;
+  return rank[a] >= rank[b] ? a : b;
+}

@@ -1,0 +1,183 @@
+/**
+ * Runs a language spec over a syntax tree and produces symbols and
+ * references. Pure: no I/O, no parser state.
+ */
+import type { Node, Tree } from "web-tree-sitter";
+import type { ExtractedRef, ExtractedSymbol, FileExtraction, SymbolKind } from "../../core/types.ts";
+import type { DefRule, LanguageSpec, RuleContext } from "./spec.ts";
+
+const CONTAINER_KINDS = new Set<SymbolKind>([
+  "class",
+  "struct",
+  "interface",
+  "trait",
+  "enum",
+  "impl",
+  "module",
+  "namespace",
+]);
+
+const MAX_SIGNATURE = 300;
+const MAX_DOC = 600;
+
+/** Collapses a declaration head into one line. */
+function oneLine(text: string): string {
+  const s = text.replace(/\s+/g, " ").trim();
+  return s.length > MAX_SIGNATURE ? s.slice(0, MAX_SIGNATURE) + "…" : s;
+}
+
+/** The declaration text without its body. */
+function signatureOf(node: Node, rule: DefRule, source: string): string {
+  const body = node.childForFieldName(rule.body ?? "body");
+  if (body && body.startIndex > node.startIndex) {
+    return oneLine(source.slice(node.startIndex, body.startIndex).replace(/[{:=\s]+$/, ""));
+  }
+  const text = source.slice(node.startIndex, Math.min(node.endIndex, node.startIndex + 400));
+  const firstLines = text.split("\n").slice(0, 3).join("\n");
+  return oneLine(firstLines.replace(/\{[\s\S]*$/, ""));
+}
+
+function cleanComment(text: string): string {
+  return text.split("\n").map((l) => l.replace(/^\s*(\/\/\/?|\/\*\*?|\*\/|\*|#|--|;+)\s?/, "").replace(/\*\/\s*$/, ""))
+    .join("\n").trim();
+}
+
+/** Doc comment just above `node` (contiguous comment siblings). */
+function docOf(node: Node, spec: LanguageSpec, source: string): string | null {
+  if (spec.docstring) {
+    const body = node.childForFieldName("body");
+    const first = body?.firstNamedChild;
+    if (first?.type === "expression_statement" && first.firstNamedChild?.type === "string") {
+      return oneDoc(first.firstNamedChild.text.replace(/^[rbuRBU]*("""|'''|"|')|("""|'''|"|')$/g, ""));
+    }
+  }
+  if (!spec.commentTypes) return null;
+  const parts: string[] = [];
+  let prev = node.previousNamedSibling;
+  let line = node.startPosition.row;
+  while (prev && spec.commentTypes.includes(prev.type) && prev.endPosition.row >= line - 1) {
+    parts.unshift(source.slice(prev.startIndex, prev.endIndex));
+    line = prev.startPosition.row;
+    prev = prev.previousNamedSibling;
+  }
+  return parts.length ? oneDoc(cleanComment(parts.join("\n"))) : null;
+}
+
+function oneDoc(s: string): string | null {
+  const t = s.trim();
+  if (!t) return null;
+  return t.length > MAX_DOC ? t.slice(0, MAX_DOC) + "…" : t;
+}
+
+/** Last identifier-looking segment of a callee expression (`a.b.c()` → `c`). */
+export function calleeName(text: string): string | null {
+  const cleaned = text.replace(/<[^<>]*>/g, "").replace(/\([\s\S]*$/, "");
+  const m = cleaned.match(/([A-Za-z_$][A-Za-z0-9_$!?]*)\s*$/);
+  return m ? m[1] : null;
+}
+
+interface Frame {
+  index: number; // into symbols
+  end: number; // endIndex of the node
+  kind: SymbolKind;
+  qname: string;
+}
+
+/** Extracts symbols and references from a parsed tree. */
+export function extract(tree: Tree, spec: LanguageSpec, path: string, source: string): FileExtraction {
+  const symbols: ExtractedSymbol[] = [];
+  const refs: ExtractedRef[] = [];
+  const root = tree.rootNode;
+  const module = spec.module?.(path, root) ?? null;
+  const stack: Frame[] = [];
+  const defTypes = spec.defs;
+  const callTypes = spec.calls ?? {};
+  const importTypes = spec.imports ?? {};
+  const cursor = root.walk();
+  const ctx: RuleContext = { parentKind: null, source };
+
+  const visit = (): void => {
+    const type = cursor.nodeType;
+    const start = cursor.startIndex;
+    while (stack.length && start >= stack[stack.length - 1].end) stack.pop();
+    const top = stack.length ? stack[stack.length - 1] : null;
+    const rule = defTypes[type];
+    const call = callTypes[type];
+    const imp = importTypes[type];
+    if (rule || call || imp) {
+      const node = cursor.currentNode;
+      if (rule) {
+        ctx.parentKind = top?.kind ?? null;
+        const frame = defineSymbol(node, rule, top);
+        if (frame) stack.push(frame);
+      }
+      if (call) {
+        for (const field of call) {
+          const callee = field === "" ? node : node.childForFieldName(field);
+          if (!callee) continue;
+          const name = calleeName(callee.text.slice(0, 200));
+          if (name) {
+            refs.push({ kind: "calls", target: name, line: node.startPosition.row + 1, from: top?.index ?? null });
+          }
+          break;
+        }
+      }
+      if (imp) {
+        for (const target of imp(node)) {
+          if (target) {
+            refs.push({ kind: "imports", target, line: node.startPosition.row + 1, from: top?.index ?? null });
+          }
+        }
+      }
+    }
+    if (cursor.gotoFirstChild()) {
+      do visit(); while (cursor.gotoNextSibling());
+      cursor.gotoParent();
+    }
+  };
+
+  const defineSymbol = (node: Node, rule: DefRule, top: Frame | null): Frame | null => {
+    const kind0 = typeof rule.kind === "function" ? rule.kind(node, ctx) : rule.kind;
+    if (!kind0) return null;
+    let name: string | null;
+    if (typeof rule.name === "function") name = rule.name(node, ctx);
+    else name = node.childForFieldName(rule.name ?? "name")?.text ?? null;
+    if (!name) return null;
+    name = name.trim();
+    if (!name || name.length > 200) return null;
+    let kind = kind0;
+    if (
+      kind === "function" && top && CONTAINER_KINDS.has(top.kind) && top.kind !== "module" && top.kind !== "namespace"
+    ) {
+      kind = "method";
+    }
+    const outer = rule.outer ? rule.outer(node) : node;
+    const qualifier = rule.qualifier?.(node) ?? null;
+    const prefix = top ? top.qname : module;
+    const qname = [prefix, qualifier, name].filter((x) => x).join(spec.separator);
+    const sym: ExtractedSymbol = {
+      name,
+      kind,
+      qualifiedName: qname,
+      signature: signatureOf(node, rule, source),
+      lineStart: outer.startPosition.row + 1,
+      lineEnd: node.endPosition.row + 1,
+      parent: top?.index ?? null,
+      visibility: rule.visibility?.(node, name) ?? null,
+      doc: docOf(outer, spec, source),
+    };
+    symbols.push(sym);
+    const index = symbols.length - 1;
+    if (rule.heritage) {
+      const h = rule.heritage(node);
+      const line = node.startPosition.row + 1;
+      for (const t of h.extends) if (t) refs.push({ kind: "extends", target: t, line, from: index });
+      for (const t of h.implements) if (t) refs.push({ kind: "implements", target: t, line, from: index });
+    }
+    return { index, end: node.endIndex, kind, qname };
+  };
+
+  visit();
+  cursor.delete();
+  return { symbols, refs, parseError: root.hasError ? "syntax errors in file (partial extraction)" : null };
+}

@@ -1,0 +1,138 @@
+/**
+ * Gitignore-style patterns (`.gitignore`, `.git/info/exclude`, `.cruxeignore`)
+ * and Cruxe's built-in skips. Pure: callers read the files.
+ */
+
+/** Directory names never descended into, at any depth. */
+export const SKIP_DIRS = new Set([
+  ".git",
+  ".hg",
+  ".svn",
+  "node_modules",
+  "bower_components",
+  "vendor",
+  "third_party",
+  "__pycache__",
+  ".venv",
+  "venv",
+  ".tox",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".next",
+  ".nuxt",
+  ".gradle",
+  ".idea",
+  ".cruxe",
+]);
+
+/** Build-output directories skipped only at the repository root. */
+export const SKIP_ROOT_DIRS = new Set(["dist", "build", "target", "out", "coverage", "bin", "obj"]);
+
+/** File names that are generated or lock files. */
+const SKIP_FILE = /(\.min\.(js|css)|\.map|\.lock|-lock\.json|\.pb\.go|_pb2\.py|\.bundle\.js)$/;
+
+/** True when a built-in rule skips this repository-relative path. */
+export function builtinSkip(relPath: string): boolean {
+  const parts = relPath.split("/");
+  if (parts.length > 1 && SKIP_ROOT_DIRS.has(parts[0])) return true;
+  for (let i = 0; i < parts.length - 1; i++) if (SKIP_DIRS.has(parts[i])) return true;
+  return SKIP_FILE.test(parts[parts.length - 1]);
+}
+
+interface Rule {
+  self: RegExp; // matches the entry itself
+  under: RegExp; // matches an entry beneath a matching directory
+  negate: boolean;
+  dirOnly: boolean;
+}
+
+function globToRegex(glob: string): string {
+  let re = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        i++;
+        if (glob[i + 1] === "/") {
+          i++;
+          re += "(?:.*/)?";
+        } else re += ".*";
+      } else re += "[^/]*";
+    } else if (c === "?") re += "[^/]";
+    else if (c === "[") {
+      const end = glob.indexOf("]", i + 1);
+      if (end < 0) re += "\\[";
+      else {
+        re += "[" + glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\") + "]";
+        i = end;
+      }
+    } else if (c === "\\" && i + 1 < glob.length) re += "\\" + glob[++i];
+    else re += c.replace(/[.+^${}()|\\]/g, "\\$&");
+  }
+  return re;
+}
+
+/** A set of ignore rules read from one file, relative to the directory `base`. */
+export class IgnoreFile {
+  private rules: Rule[] = [];
+  constructor(readonly base: string, text: string) {
+    for (let line of text.split(/\r?\n/)) {
+      if (!line || line.startsWith("#")) continue;
+      line = line.replace(/(?<!\\)\s+$/, "");
+      if (!line) continue;
+      let negate = false;
+      if (line.startsWith("!")) {
+        negate = true;
+        line = line.slice(1);
+      }
+      let dirOnly = false;
+      if (line.endsWith("/")) {
+        dirOnly = true;
+        line = line.slice(0, -1);
+      }
+      const anchored = line.includes("/") && !line.startsWith("**/") || line.startsWith("/");
+      if (line.startsWith("/")) line = line.slice(1);
+      const body = globToRegex(line);
+      const head = anchored ? "^" : "(?:^|/)";
+      this.rules.push({
+        self: new RegExp(`${head}${body}$`),
+        under: new RegExp(`${head}${body}/`),
+        negate,
+        dirOnly,
+      });
+    }
+  }
+
+  /**
+   * Verdict for `rel` (relative to `base`): true ignored, false re-included,
+   * undefined no rule matched.
+   */
+  match(rel: string, isDir: boolean): boolean | undefined {
+    let out: boolean | undefined;
+    for (const r of this.rules) {
+      if (r.under.test(rel) || (r.self.test(rel) && (!r.dirOnly || isDir))) out = !r.negate;
+    }
+    return out;
+  }
+}
+
+/** A stack of ignore files; deeper files override shallower ones. */
+export class IgnoreStack {
+  constructor(private files: IgnoreFile[] = []) {}
+
+  with(file: IgnoreFile | null): IgnoreStack {
+    return file ? new IgnoreStack([...this.files, file]) : this;
+  }
+
+  /** True when `relPath` (relative to the repository root) is ignored. */
+  ignored(relPath: string, isDir: boolean): boolean {
+    let verdict: boolean | undefined;
+    for (const f of this.files) {
+      if (f.base && !relPath.startsWith(f.base + "/")) continue;
+      const rel = f.base ? relPath.slice(f.base.length + 1) : relPath;
+      const v = f.match(rel, isDir);
+      if (v !== undefined) verdict = v;
+    }
+    return verdict ?? false;
+  }
+}

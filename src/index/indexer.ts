@@ -1,0 +1,265 @@
+/**
+ * One index run: scan → diff against the manifest → parse on workers →
+ * write everything in one transaction → publish. Readers keep seeing the
+ * previous index until the commit, and a crash at any point rolls back to it.
+ * Requires `--allow-read` on the repository and grammars, `--allow-write` on
+ * the store, `--allow-run=git` for git repositories.
+ */
+import { join } from "node:path";
+import { contentHash } from "../core/ids.ts";
+import { CruxeError } from "../core/errors.ts";
+import { type FileRecord, IndexWriter, type ManifestEntry } from "../state/project_index.ts";
+import { nowIso } from "../state/db.ts";
+import { type ScannedFile, scanRepository } from "./scan.ts";
+import { languageForPath, languageForShebang } from "./languages/registry.ts";
+import { type SpawnParser, WorkerPool } from "./worker_pool.ts";
+import { type ProgressEvent, type Stage, stageMessage, stagePercent } from "./progress.ts";
+
+/** What an index run needs to know. */
+export interface IndexOptions {
+  root: string;
+  projectDir: string;
+  ref: string;
+  vcsMode: "git" | "plain";
+  /** Re-process every file, ignoring the manifest (and replace an incompatible store). */
+  force: boolean;
+  maxFileBytes: number;
+  workers: number;
+  workerRecycleFiles: number;
+  /** Checked between files; when true the run stops and rolls back. */
+  cancelled?: () => boolean;
+  /** Where parse workers come from (default: spawned by this thread). */
+  spawnParser?: SpawnParser;
+}
+
+/** What an index run did. */
+export interface IndexSummary {
+  mode: "full" | "incremental";
+  filesScanned: number;
+  filesIndexed: number;
+  changedFiles: number;
+  added: number;
+  modified: number;
+  deleted: number;
+  renamed: number;
+  unchanged: number;
+  symbols: number;
+  parseErrors: number;
+  skipped: Record<string, number>;
+  durationMs: number;
+  totalFiles: number;
+  totalSymbols: number;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+const lossy = new TextDecoder("utf-8");
+
+function isBinary(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 8192);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
+  return false;
+}
+
+/** Runs one index job to completion (or throws, leaving the previous index intact). */
+export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent) => void): Promise<IndexSummary> {
+  const t0 = performance.now();
+  let stat: Deno.FileInfo;
+  try {
+    stat = Deno.statSync(opts.root);
+  } catch (e) {
+    throw new CruxeError("project_not_found", `Workspace ${opts.root} cannot be read: ${(e as Error).message}`);
+  }
+  if (!stat.isDirectory) throw new CruxeError("project_not_found", `Workspace ${opts.root} is not a directory`);
+
+  const counters = { filesScanned: 0, filesIndexed: 0, filesTotal: 0, symbols: 0 };
+  let lastEmit = 0;
+  const emit = (stage: Stage, force = false) => {
+    const now = performance.now();
+    if (!force && now - lastEmit < 250) return;
+    lastEmit = now;
+    const done = stage === "discovery" ? counters.filesScanned : counters.filesIndexed;
+    onProgress({
+      stage,
+      ...counters,
+      percentage: stagePercent(stage, done, stage === "discovery" ? Math.max(done, 1) : counters.filesTotal),
+      message: stageMessage(stage, counters),
+    });
+  };
+
+  emit("discovery", true);
+  const scan = scanRepository(opts.root, { maxFileBytes: opts.maxFileBytes, useGit: opts.vcsMode === "git" });
+  counters.filesScanned = scan.files.length;
+  emit("discovery", true);
+
+  const writer = IndexWriter.open(opts.projectDir, opts.force && needsReset(opts.projectDir));
+  const pool = new WorkerPool(Math.max(1, opts.workers), opts.workerRecycleFiles, opts.spawnParser);
+  try {
+    const manifest = opts.force ? new Map<string, ManifestEntry>() : writer.manifest();
+    const hadIndex = writer.getMeta("last_indexed_at") !== null;
+    const mode: "full" | "incremental" = opts.force || !hadIndex ? "full" : "incremental";
+    const previous = opts.force ? writer.manifest() : manifest;
+
+    // Diff: cheap stat comparison first, content hash only when stat moved.
+    const toParse: { file: ScannedFile; source: string; hash: string; language: string; invalidUtf8: boolean }[] = [];
+    const touched: ScannedFile[] = [];
+    const seen = new Set<string>();
+    let unchanged = 0;
+    let unreadable = 0;
+    let binary = 0;
+    for (const f of scan.files) {
+      let language = languageForPath(f.path)?.id;
+      const old = manifest.get(f.path);
+      if (old && language && old.size === f.size && old.mtime_ms === f.mtimeMs) {
+        seen.add(f.path);
+        unchanged++;
+        continue;
+      }
+      let bytes: Uint8Array;
+      try {
+        bytes = Deno.readFileSync(join(opts.root, f.path));
+      } catch {
+        unreadable++;
+        continue;
+      }
+      if (isBinary(bytes)) {
+        binary++;
+        continue;
+      }
+      let source: string;
+      let invalidUtf8 = false;
+      try {
+        source = decoder.decode(bytes);
+      } catch {
+        source = lossy.decode(bytes);
+        invalidUtf8 = true;
+      }
+      if (!language) {
+        language = source.startsWith("#!")
+          ? languageForShebang(source.slice(0, source.indexOf("\n") >>> 0))?.id
+          : undefined;
+        if (!language) continue;
+      }
+      seen.add(f.path);
+      const hash = contentHash(bytes);
+      if (old && old.hash === hash) {
+        touched.push(f);
+        unchanged++;
+        continue;
+      }
+      toParse.push({ file: f, source, hash, language, invalidUtf8 });
+    }
+    const deletedPaths = [...previous.keys()].filter((p) => !seen.has(p));
+    const oldHashes = new Map<string, string>();
+    for (const p of deletedPaths) oldHashes.set(previous.get(p)!.hash, p);
+    let renamed = 0;
+    let added = 0;
+    let modified = 0;
+    for (const t of toParse) {
+      if (previous.has(t.file.path)) modified++;
+      else if (oldHashes.has(t.hash)) renamed++;
+      else added++;
+    }
+    counters.filesTotal = toParse.length;
+
+    writer.begin();
+    let parseErrors = 0;
+    try {
+      for (const p of deletedPaths) writer.deleteFile(p);
+      for (const f of touched) writer.touchFile(f.path, f.mtimeMs, f.size);
+      emit("parsing", true);
+      // Keep a bounded number of files in flight so memory stays flat.
+      const inflight = new Map<number, Promise<{ i: number; r: Awaited<ReturnType<WorkerPool["parse"]>> }>>();
+      const window = Math.max(4, opts.workers * 8);
+      let next = 0;
+      let stage: Stage = "parsing";
+      const launch = () => {
+        while (next < toParse.length && inflight.size < window) {
+          const i = next++;
+          const t = toParse[i];
+          inflight.set(
+            i,
+            pool.parse({ id: i, language: t.language, path: t.file.path, source: t.source }).then((r) => ({ i, r })),
+          );
+        }
+      };
+      launch();
+      while (inflight.size) {
+        if (opts.cancelled?.()) throw new CruxeError("internal_error", "index job cancelled");
+        const { i, r } = await Promise.race(inflight.values());
+        inflight.delete(i);
+        const t = toParse[i];
+        const ex = r.ok ? r.extraction : { symbols: [], refs: [], parseError: r.error };
+        if (!r.ok || ex.parseError) parseErrors++;
+        const rec: FileRecord = {
+          path: t.file.path,
+          hash: t.hash,
+          size: t.file.size,
+          mtimeMs: t.file.mtimeMs,
+          language: t.language,
+          lineCount: t.source.split("\n").length,
+          parseError: t.invalidUtf8 ? "invalid UTF-8 (decoded with replacement characters)" : ex.parseError,
+          symbols: ex.symbols,
+          refs: ex.refs,
+          chunks: r.chunks,
+        };
+        if (previous.has(rec.path)) writer.deleteFile(rec.path);
+        writer.insertFile(rec);
+        toParse[i] = undefined as unknown as typeof t; // release the source text
+        counters.filesIndexed++;
+        counters.symbols += ex.symbols.length;
+        if (next >= toParse.length && stage === "parsing") {
+          stage = "indexing";
+          emit(stage, true);
+        }
+        emit(stage);
+        launch();
+      }
+      emit("finalizing", true);
+      const totals = writer.db.prepare("SELECT (SELECT count(*) FROM files) AS f, (SELECT count(*) FROM symbols) AS s")
+        .get() as { f: number; s: number };
+      writer.setMeta("ref", opts.ref);
+      writer.setMeta("repo_root", opts.root);
+      writer.setMeta("vcs_mode", opts.vcsMode);
+      writer.setMeta("last_indexed_at", nowIso());
+      writer.setMeta("file_count", String(totals.f));
+      writer.setMeta("symbol_count", String(totals.s));
+      writer.commit();
+      if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();
+      const summary: IndexSummary = {
+        mode,
+        filesScanned: scan.files.length,
+        filesIndexed: counters.filesIndexed,
+        changedFiles: toParse.length + deletedPaths.length - renamed,
+        added,
+        modified,
+        deleted: deletedPaths.length - renamed,
+        renamed,
+        unchanged,
+        symbols: counters.symbols,
+        parseErrors,
+        skipped: { ...scan.skipped, unreadable: scan.skipped.unreadable + unreadable, binary },
+        durationMs: Math.round(performance.now() - t0),
+        totalFiles: Number(totals.f),
+        totalSymbols: Number(totals.s),
+      };
+      return summary;
+    } catch (e) {
+      writer.rollback();
+      throw e;
+    }
+  } finally {
+    pool.close();
+    writer.close();
+  }
+}
+
+/** True when the existing index file cannot be migrated (newer schema or corrupt). */
+function needsReset(projectDir: string): boolean {
+  try {
+    const w = IndexWriter.open(projectDir, false);
+    w.close();
+    return false;
+  } catch {
+    return true;
+  }
+}

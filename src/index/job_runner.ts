@@ -1,0 +1,195 @@
+/**
+ * Starting and tracking index jobs: one active job per project (a second
+ * request joins it), each job in its own worker, progress fanned out to
+ * listeners. Requires what the indexer requires.
+ */
+import type { CruxeConfig } from "../core/config.ts";
+import { CruxeError } from "../core/errors.ts";
+import { newJobId } from "../core/ids.ts";
+import { warn } from "../core/log.ts";
+import { nowIso } from "../state/db.ts";
+import type { JobRow, ProjectRow, Registry } from "../state/registry.ts";
+import type { IndexSummary } from "./indexer.ts";
+import type { JobWorkerIn, JobWorkerOut } from "./job_worker.ts";
+import type { ProgressEvent } from "./progress.ts";
+import { PARSE_WORKER_URL } from "./worker_pool.ts";
+import { refFor } from "./project_setup.ts";
+
+/** What listeners hear about a job. */
+export type JobEvent =
+  | { type: "progress"; job: JobRow; project: ProjectRow; event: ProgressEvent }
+  | { type: "end"; job: JobRow; project: ProjectRow; summary: IndexSummary | null; error: string | null };
+
+/** A job this process is running. */
+export interface ActiveJob {
+  job: JobRow;
+  project: ProjectRow;
+  done: Promise<JobRow>;
+  last: ProgressEvent | null;
+  worker: Worker;
+  /** Parse workers this job uses (terminated with it). */
+  parsers: Map<number, Worker>;
+}
+
+const JOB_WORKER_URL = new URL("./job_worker.ts", import.meta.url);
+
+/** Runs index jobs for the projects of one registry. */
+export class JobRunner {
+  private active = new Map<string, ActiveJob>();
+  private listeners = new Set<(e: JobEvent) => void>();
+
+  constructor(private registry: Registry, private config: CruxeConfig) {}
+
+  /** Listens to every job's progress and end; returns the unsubscribe function. */
+  subscribe(fn: (e: JobEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private emit(e: JobEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch (err) {
+        warn(`job listener failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  /** The running job of a project, if any. */
+  activeFor(projectId: string): ActiveJob | undefined {
+    return this.active.get(projectId);
+  }
+
+  /** Every running job. */
+  all(): ActiveJob[] {
+    return [...this.active.values()];
+  }
+
+  /**
+   * Starts a job, or returns the running one (`joined: true`) when the project
+   * already has one and `joinExisting` is set; otherwise a running job is an
+   * `index_in_progress` / `sync_in_progress` error.
+   */
+  start(
+    project: ProjectRow,
+    opts: { mode: "full" | "incremental"; force: boolean; ref?: string; joinExisting?: boolean },
+  ): { active: ActiveJob; joined: boolean } {
+    const running = this.active.get(project.project_id);
+    if (running) {
+      if (opts.joinExisting) return { active: running, joined: true };
+      throw new CruxeError(
+        opts.mode === "full" ? "index_in_progress" : "sync_in_progress",
+        `An index job (${running.job.job_id}) is already running for ${project.repo_root}`,
+        { job_id: running.job.job_id, progress_token: running.job.progress_token },
+      );
+    }
+    const ref = refFor(project.repo_root, project.vcs_mode);
+    if (opts.ref && opts.ref !== ref) {
+      throw new CruxeError(
+        "ref_not_indexed",
+        `Ref ${opts.ref} is not checked out in ${project.repo_root} (current: ${ref}); Cruxe indexes the working tree.`,
+        { requested_ref: opts.ref, current_ref: ref },
+      );
+    }
+    const job = this.registry.createJob({ job_id: newJobId(), project_id: project.project_id, ref, mode: opts.mode });
+    this.registry.setWorkspaceStatus(project.project_id, "indexing");
+    const worker = new Worker(JOB_WORKER_URL, { type: "module" });
+    let resolveDone!: (j: JobRow) => void;
+    const done = new Promise<JobRow>((r) => resolveDone = r);
+    const parsers = new Map<number, Worker>();
+    const entry: ActiveJob = { job, project, done, last: null, worker, parsers };
+    this.active.set(project.project_id, entry);
+    const finish = (summary: IndexSummary | null, error: string | null) => {
+      if (this.active.get(project.project_id) !== entry) return;
+      this.active.delete(project.project_id);
+      worker.terminate();
+      for (const pw of parsers.values()) pw.terminate();
+      parsers.clear();
+      const row = this.registry.getJob(job.job_id) ?? job;
+      if (row.status === "running" || row.status === "queued") {
+        this.registry.updateJob(job.job_id, {
+          status: "failed",
+          error_message: error ?? "job ended",
+          finished_at: nowIso(),
+        });
+      }
+      const final = this.registry.getJob(job.job_id) ?? row;
+      this.registry.setWorkspaceStatus(project.project_id, final.status === "published" ? "ready" : "failed");
+      this.emit({ type: "end", job: final, project, summary, error });
+      resolveDone(final);
+    };
+    worker.onmessage = (e: MessageEvent<JobWorkerOut>) => {
+      const m = e.data;
+      if (m.type === "spawn-parser") {
+        const channel = new MessageChannel();
+        const pw = new Worker(PARSE_WORKER_URL, { type: "module" });
+        pw.onerror = (ev: ErrorEvent) => {
+          ev.preventDefault();
+          worker.postMessage({ type: "parser-crashed", slot: m.slot, message: ev.message } satisfies JobWorkerIn);
+        };
+        parsers.set(m.slot, pw);
+        pw.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
+        worker.postMessage({ type: "parser", slot: m.slot, port: channel.port2 } satisfies JobWorkerIn, [
+          channel.port2,
+        ]);
+      } else if (m.type === "kill-parser") {
+        parsers.get(m.slot)?.terminate();
+        parsers.delete(m.slot);
+      } else if (m.type === "progress") {
+        entry.last = m.event;
+        this.emit({ type: "progress", job, project, event: m.event });
+      } else if (m.type === "done") finish(m.summary, null);
+      else finish(null, m.message);
+    };
+    worker.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      finish(null, `index worker crashed: ${e.message}`);
+    };
+    const msg: JobWorkerIn = {
+      type: "start",
+      jobId: job.job_id,
+      home: this.registry.home,
+      options: {
+        root: project.repo_root,
+        projectDir: this.registry.projectDir(project.project_id),
+        ref,
+        vcsMode: project.vcs_mode,
+        force: opts.force,
+        maxFileBytes: this.config.maxFileBytes,
+        workers: this.config.workers,
+        workerRecycleFiles: this.config.workerRecycleFiles,
+      },
+    };
+    worker.postMessage(msg);
+    return { active: entry, joined: false };
+  }
+
+  /** Asks a project's job to stop and waits until it has rolled back. */
+  async cancel(projectId: string): Promise<void> {
+    const a = this.active.get(projectId);
+    if (!a) return;
+    a.worker.postMessage({ type: "cancel" } satisfies JobWorkerIn);
+    const timeout = new Promise<null>((r) => setTimeout(() => r(null), 10_000));
+    const res = await Promise.race([a.done, timeout]);
+    if (res === null) {
+      a.worker.terminate();
+      this.registry.updateJob(a.job.job_id, { status: "failed", error_message: "cancelled", finished_at: nowIso() });
+      this.active.delete(projectId);
+    }
+  }
+
+  /** Stops every job at shutdown: they end `interrupted` and are reported next start. */
+  shutdown(): void {
+    for (const a of this.active.values()) {
+      a.worker.terminate();
+      for (const pw of a.parsers.values()) pw.terminate();
+      this.registry.updateJob(a.job.job_id, {
+        status: "interrupted",
+        error_message: "server stopped before the job finished",
+        finished_at: nowIso(),
+      });
+    }
+    this.active.clear();
+  }
+}

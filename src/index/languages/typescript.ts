@@ -1,0 +1,106 @@
+/** TypeScript, TSX and JavaScript (one rule set; the grammars share node types). */
+import type { Node } from "web-tree-sitter";
+import type { LanguageSpec } from "../extract/spec.ts";
+import type { SymbolKind } from "../../core/types.ts";
+import { namesOfType, pathStem, unquote } from "./_common.ts";
+
+function exportOuter(n: Node): Node {
+  return n.parent?.type === "export_statement" ? n.parent : n;
+}
+
+function declaratorKind(n: Node, ctx: { parentKind: SymbolKind | null }): SymbolKind | null {
+  const decl = n.parent; // lexical_declaration / variable_declaration
+  const scope = decl?.parent?.type;
+  if (scope !== "program" && scope !== "export_statement" && scope !== "statement_block") return null;
+  if (scope === "statement_block" && ctx.parentKind !== null) return null;
+  const value = n.childForFieldName("value")?.type;
+  if (value === "arrow_function" || value === "function_expression" || value === "function") return "function";
+  if (value === "class") return "class";
+  const name = n.childForFieldName("name");
+  if (name?.type !== "identifier") return null;
+  return decl?.text.startsWith("const") && /^[A-Z][A-Z0-9_]*$/.test(name.text) ? "constant" : "variable";
+}
+
+function heritage(n: Node) {
+  const ext: string[] = [];
+  const impl: string[] = [];
+  for (const c of n.namedChildren) {
+    if (c?.type === "class_heritage") {
+      for (const h of c.namedChildren) {
+        if (h?.type === "extends_clause") {
+          ext.push(...namesOfType(h, ["identifier", "type_identifier", "member_expression"]));
+        } else if (h?.type === "implements_clause") {
+          impl.push(...namesOfType(h, ["type_identifier", "nested_type_identifier"]));
+        } else if (h) ext.push(...namesOfType(h, ["identifier", "member_expression"]));
+      }
+    }
+    if (c?.type === "extends_type_clause") ext.push(...namesOfType(c, ["type_identifier", "nested_type_identifier"]));
+  }
+  return { extends: ext.map((s) => s.split(".").pop()!), implements: impl.map((s) => s.split(".").pop()!) };
+}
+
+const accessibility = (n: Node) => {
+  const m = n.namedChildren.find((c) => c?.type === "accessibility_modifier");
+  if (m) return m.text;
+  return n.childForFieldName("name")?.type === "private_property_identifier" ? "private" : null;
+};
+
+const rules: LanguageSpec["defs"] = {
+  function_declaration: { kind: "function", outer: exportOuter },
+  generator_function_declaration: { kind: "function", outer: exportOuter },
+  function_signature: { kind: "function", outer: exportOuter },
+  class_declaration: { kind: "class", outer: exportOuter, heritage },
+  abstract_class_declaration: { kind: "class", outer: exportOuter, heritage },
+  interface_declaration: { kind: "interface", outer: exportOuter, heritage },
+  type_alias_declaration: { kind: "type", outer: exportOuter, body: "value" },
+  enum_declaration: { kind: "enum", outer: exportOuter },
+  internal_module: { kind: "namespace", outer: exportOuter },
+  module: { kind: "namespace", outer: exportOuter },
+  method_definition: {
+    kind: (n) => n.childForFieldName("name")?.text === "constructor" ? "constructor" : "method",
+    visibility: accessibility,
+  },
+  abstract_method_signature: { kind: "method", visibility: accessibility },
+  method_signature: { kind: "method" },
+  property_signature: { kind: "property" },
+  public_field_definition: { kind: "field", body: "value", visibility: accessibility },
+  field_definition: { kind: "field", name: "property", body: "value" },
+  variable_declarator: {
+    kind: declaratorKind,
+    body: "value",
+    outer: (n) => exportOuter(n.parent ?? n),
+  },
+  enum_assignment: { kind: "enum_member" },
+};
+
+const imports = {
+  import_statement: (n: Node) => [unquote(n.childForFieldName("source")?.text ?? "")],
+};
+const calls = { call_expression: ["function"], new_expression: ["constructor"] };
+const module = (path: string) => {
+  const parts = pathStem(path);
+  const last = parts.pop();
+  return (last === "index" || last === "mod" ? parts.pop() : last) ?? null;
+};
+
+export const typescript: LanguageSpec = {
+  id: "typescript",
+  grammar: "tree-sitter-typescript.wasm",
+  extensions: [".ts", ".mts", ".cts"],
+  separator: ".",
+  commentTypes: ["comment"],
+  module,
+  defs: rules,
+  calls,
+  imports,
+};
+
+export const tsx: LanguageSpec = { ...typescript, id: "tsx", grammar: "tree-sitter-tsx.wasm", extensions: [".tsx"] };
+
+export const javascript: LanguageSpec = {
+  ...typescript,
+  id: "javascript",
+  grammar: "tree-sitter-javascript.wasm",
+  extensions: [".js", ".mjs", ".cjs", ".jsx"],
+  shebangs: ["node", "deno", "bun"],
+};

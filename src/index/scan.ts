@@ -1,0 +1,162 @@
+/**
+ * Finding the files of a repository: `git ls-files` where git is there, else
+ * a walker honouring `.gitignore`, `.git/info/exclude` and `.cruxeignore`;
+ * then Cruxe's built-in skips. Requires `--allow-read` on the repository and
+ * `--allow-run=git` for git repositories.
+ */
+import { join } from "node:path";
+import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
+import { debug } from "../core/log.ts";
+
+/** A file the scan found, with what `stat` said. */
+export interface ScannedFile {
+  path: string; // relative, `/`-separated
+  size: number;
+  mtimeMs: number;
+}
+
+/** Result of scanning a repository. */
+export interface ScanResult {
+  files: ScannedFile[];
+  skipped: { ignored: number; tooLarge: number; symlinks: number; unreadable: number };
+  vcs: "git" | "plain";
+}
+
+/** True when `root` is inside a git work tree with git available. */
+export function hasGit(root: string): boolean {
+  try {
+    Deno.statSync(join(root, ".git"));
+  } catch {
+    return false;
+  }
+  try {
+    const out = new Deno.Command("git", {
+      args: ["-C", root, "rev-parse", "--is-inside-work-tree"],
+      stdout: "piped",
+      stderr: "null",
+    })
+      .outputSync();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
+/** The current branch (or short commit when detached); null outside git. */
+export function currentRef(root: string): string | null {
+  try {
+    const out = new Deno.Command("git", {
+      args: ["-C", root, "rev-parse", "--abbrev-ref", "HEAD"],
+      stdout: "piped",
+      stderr: "null",
+    })
+      .outputSync();
+    if (!out.success) return null;
+    const ref = new TextDecoder().decode(out.stdout).trim();
+    if (ref !== "HEAD") return ref;
+    const sha = new Deno.Command("git", {
+      args: ["-C", root, "rev-parse", "--short", "HEAD"],
+      stdout: "piped",
+      stderr: "null",
+    })
+      .outputSync();
+    return sha.success ? new TextDecoder().decode(sha.stdout).trim() : null;
+  } catch {
+    return null;
+  }
+}
+
+function readText(path: string): string | null {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function gitListFiles(root: string): string[] | null {
+  try {
+    const out = new Deno.Command("git", {
+      args: ["-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+      stdout: "piped",
+      stderr: "null",
+    }).outputSync();
+    if (!out.success) return null;
+    const list = new TextDecoder().decode(out.stdout).split("\0").filter(Boolean);
+    return [...new Set(list)];
+  } catch {
+    return null;
+  }
+}
+
+function walk(root: string, onFile: (rel: string) => void): void {
+  const info = readText(join(root, ".git", "info", "exclude"));
+  const base = new IgnoreStack().with(info ? new IgnoreFile("", info) : null);
+  const visit = (dirRel: string, rules: IgnoreStack, depth: number) => {
+    if (depth > 64) return;
+    const abs = dirRel ? join(root, dirRel) : root;
+    const gi = readText(join(abs, ".gitignore"));
+    const local = rules.with(gi ? new IgnoreFile(dirRel, gi) : null);
+    let entries: Deno.DirEntry[];
+    try {
+      entries = [...Deno.readDirSync(abs)];
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => a.name < b.name ? -1 : 1);
+    for (const e of entries) {
+      const rel = dirRel ? `${dirRel}/${e.name}` : e.name;
+      if (e.isSymlink) {
+        onFile(rel); // classified (and skipped) by the caller's lstat
+        continue;
+      }
+      if (e.isDirectory) {
+        if (e.name === ".git" || local.ignored(rel, true) || builtinSkip(rel + "/x")) continue;
+        visit(rel, local, depth + 1);
+      } else if (e.isFile && !local.ignored(rel, false)) {
+        onFile(rel);
+      }
+    }
+  };
+  visit("", base, 0);
+}
+
+/** Lists the indexable files of `root` with their size and mtime. */
+export function scanRepository(root: string, opts: { maxFileBytes: number; useGit?: boolean }): ScanResult {
+  const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
+  const cruxeIgnoreText = readText(join(root, ".cruxeignore"));
+  const cruxeIgnore = new IgnoreStack().with(cruxeIgnoreText ? new IgnoreFile("", cruxeIgnoreText) : null);
+  const git = opts.useGit ?? hasGit(root);
+  let listed: string[] | null = git ? gitListFiles(root) : null;
+  const vcs = listed ? "git" : "plain";
+  if (!listed) {
+    listed = [];
+    walk(root, (rel) => listed!.push(rel));
+  }
+  const files: ScannedFile[] = [];
+  for (const rel of listed) {
+    if (builtinSkip(rel) || cruxeIgnore.ignored(rel, false)) {
+      skipped.ignored++;
+      continue;
+    }
+    let st: Deno.FileInfo;
+    try {
+      st = Deno.lstatSync(join(root, rel));
+    } catch {
+      skipped.unreadable++;
+      continue;
+    }
+    if (st.isSymlink) {
+      skipped.symlinks++;
+      continue;
+    }
+    if (!st.isFile) continue;
+    if (st.size > opts.maxFileBytes) {
+      skipped.tooLarge++;
+      continue;
+    }
+    files.push({ path: rel, size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 });
+  }
+  debug(`scan ${root}: ${files.length} files (${vcs}), skipped ${JSON.stringify(skipped)}`);
+  return { files, skipped, vcs };
+}

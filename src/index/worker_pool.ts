@@ -1,0 +1,129 @@
+/**
+ * A pool of parse workers. Workers are recycled after a number of files
+ * because WASM heaps only grow; a worker that dies fails only its file.
+ *
+ * Where workers come from is injected: on the main thread the pool creates
+ * them itself; inside the job worker it asks the main thread for them and
+ * talks over a MessagePort (Deno starts nested workers about a second slower).
+ */
+import type { FileExtraction } from "../core/types.ts";
+import type { ChunkRecord } from "../state/project_index.ts";
+
+/** One file to parse. */
+export interface ParseTask {
+  id: number;
+  language: string;
+  path: string;
+  source: string;
+}
+
+/** What a worker answers for one file. */
+export type ParseResult =
+  | { id: number; ok: true; extraction: FileExtraction; chunks: ChunkRecord[] }
+  | { id: number; ok: false; error: string; chunks: ChunkRecord[] };
+
+/** A live parse worker as the pool sees it. */
+export interface ParserEndpoint {
+  post(task: ParseTask): void;
+  /** Set by the pool: a result arrived. */
+  onResult: (r: ParseResult) => void;
+  /** Set by the pool: the worker died. */
+  onCrash: (message: string) => void;
+  close(): void;
+}
+
+/** Creates a parse worker endpoint. */
+export type SpawnParser = () => Promise<ParserEndpoint>;
+
+/** URL of the parse worker module. */
+export const PARSE_WORKER_URL = new URL("./parse_worker.ts", import.meta.url);
+
+/** Spawns a parse worker directly (main thread). */
+export const spawnLocalParser: SpawnParser = () => {
+  const worker = new Worker(PARSE_WORKER_URL, { type: "module" });
+  const ep: ParserEndpoint = {
+    post: (t) => worker.postMessage(t),
+    onResult: () => {},
+    onCrash: () => {},
+    close: () => worker.terminate(),
+  };
+  worker.onmessage = (e: MessageEvent<ParseResult>) => ep.onResult(e.data);
+  worker.onerror = (e: ErrorEvent) => {
+    e.preventDefault();
+    ep.onCrash(e.message);
+  };
+  return Promise.resolve(ep);
+};
+
+interface Slot {
+  ep: ParserEndpoint | null;
+  busy: { task: ParseTask; resolve: (r: ParseResult) => void } | null;
+  done: number;
+}
+
+/** Parses files on `size` workers. */
+export class WorkerPool {
+  private slots: Slot[] = [];
+  private queue: { task: ParseTask; resolve: (r: ParseResult) => void }[] = [];
+  private closed = false;
+
+  constructor(size: number, private recycleAfter: number, private spawn: SpawnParser = spawnLocalParser) {
+    for (let i = 0; i < size; i++) {
+      const slot: Slot = { ep: null, busy: null, done: 0 };
+      this.slots.push(slot);
+      this.fill(slot);
+    }
+  }
+
+  private fill(slot: Slot): void {
+    slot.ep = null;
+    slot.done = 0;
+    this.spawn().then((ep) => {
+      if (this.closed) return ep.close();
+      ep.onResult = (r) => {
+        const b = slot.busy;
+        slot.busy = null;
+        slot.done++;
+        b?.resolve(r);
+        if (slot.done >= this.recycleAfter) this.recycle(slot);
+        this.pump();
+      };
+      ep.onCrash = (message) => {
+        const b = slot.busy;
+        slot.busy = null;
+        b?.resolve({ id: b.task.id, ok: false, error: `parser crashed: ${message}`, chunks: [] });
+        this.recycle(slot);
+        this.pump();
+      };
+      slot.ep = ep;
+      this.pump();
+    });
+  }
+
+  private recycle(slot: Slot): void {
+    slot.ep?.close();
+    if (!this.closed) this.fill(slot);
+  }
+
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (!slot.ep || slot.busy || !this.queue.length) continue;
+      const next = this.queue.shift()!;
+      slot.busy = next;
+      slot.ep.post(next.task);
+    }
+  }
+
+  /** Parses one file. */
+  parse(task: ParseTask): Promise<ParseResult> {
+    return new Promise((resolve) => {
+      this.queue.push({ task, resolve });
+      this.pump();
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const s of this.slots) s.ep?.close();
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Read access to project indexes: one cached read connection per project,
+ * reopened after a job publishes. Readers only ever see committed data.
+ * Requires `--allow-read` on the store.
+ */
+import type { Db } from "../state/db.ts";
+import { getMeta } from "../state/db.ts";
+import { openIndexForRead } from "../state/project_index.ts";
+import type { ProjectRow, Registry } from "../state/registry.ts";
+import type { SchemaStatus } from "../core/metadata.ts";
+import { SCHEMA_VERSION } from "../core/version.ts";
+import { CruxeError } from "../core/errors.ts";
+
+/** An open view of one project's index. */
+export interface IndexView {
+  project: ProjectRow;
+  db: Db | null;
+  schemaStatus: SchemaStatus;
+  currentSchemaVersion: number;
+  requiredSchemaVersion: number;
+  ref: string | null;
+  lastIndexedAt: string | null;
+  fileCount: number;
+  symbolCount: number;
+}
+
+/** Caches read connections by project. */
+export class IndexReaders {
+  private views = new Map<string, IndexView>();
+
+  constructor(private registry: Registry) {}
+
+  /** The current view of a project's index (opened on first use). */
+  view(project: ProjectRow): IndexView {
+    const cached = this.views.get(project.project_id);
+    if (cached) return cached;
+    const { db, status, current } = openIndexForRead(this.registry.projectDir(project.project_id));
+    const meta = (k: string) => {
+      if (!db || status !== "compatible") return null;
+      try {
+        return getMeta(db, k);
+      } catch {
+        return null;
+      }
+    };
+    const hasIndex = meta("last_indexed_at") !== null;
+    const view: IndexView = {
+      project,
+      db,
+      schemaStatus: status === "compatible" && !hasIndex ? "not_indexed" : status,
+      currentSchemaVersion: current,
+      requiredSchemaVersion: SCHEMA_VERSION,
+      ref: meta("ref"),
+      lastIndexedAt: meta("last_indexed_at"),
+      fileCount: Number(meta("file_count") ?? 0),
+      symbolCount: Number(meta("symbol_count") ?? 0),
+    };
+    this.views.set(project.project_id, view);
+    return view;
+  }
+
+  /** Forgets a project's view (after a publish, a reset or an eviction). */
+  invalidate(projectId: string): void {
+    const v = this.views.get(projectId);
+    this.views.delete(projectId);
+    try {
+      v?.db?.close();
+    } catch { /* already closed */ }
+  }
+
+  closeAll(): void {
+    for (const id of [...this.views.keys()]) this.invalidate(id);
+  }
+}
+
+/**
+ * The database of a view that can answer queries, or the registry error
+ * saying why not (`index_incompatible` with the fix, `index_not_ready`).
+ */
+export function requireIndex(view: IndexView): Db {
+  if (view.schemaStatus === "reindex_required" || view.schemaStatus === "corrupt_manifest") {
+    throw new CruxeError(
+      "index_incompatible",
+      `The index of ${view.project.repo_root} is ${view.schemaStatus} (schema ${view.currentSchemaVersion}, this build needs ${view.requiredSchemaVersion}). Run \`cruxe index --force\` to rebuild it.`,
+      { schema_status: view.schemaStatus, fix: "cruxe index --force" },
+    );
+  }
+  if (!view.db || view.schemaStatus === "not_indexed") {
+    throw new CruxeError(
+      "index_not_ready",
+      `${view.project.repo_root} has not been indexed yet. Run \`cruxe index\` (or call index_repo).`,
+      { schema_status: "not_indexed" },
+    );
+  }
+  return view.db;
+}

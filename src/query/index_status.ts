@@ -1,0 +1,98 @@
+/**
+ * The status of one project's index: the spec's `index_status` body (also
+ * what `/health` lists per project and what `cruxe status` prints).
+ */
+import type { JobRow, ProjectRow, Registry } from "../state/registry.ts";
+import type { IndexReaders, IndexView } from "./index_reader.ts";
+import type { ActiveJob } from "../index/job_runner.ts";
+import type { IndexingStatus } from "../core/metadata.ts";
+
+/** `interrupted_recovery_report` (present only when interrupted jobs are unresolved). */
+export interface InterruptedReport {
+  detected: true;
+  interrupted_jobs: number;
+  last_interrupted_at: string | null;
+  recommended_action: string;
+}
+
+/** The report for a project, or undefined when nothing is unresolved. */
+export function interruptedReport(registry: Registry, projectId: string): InterruptedReport | undefined {
+  const rows = registry.unresolvedInterrupted(projectId);
+  if (!rows.length) return undefined;
+  return {
+    detected: true,
+    interrupted_jobs: rows.length,
+    last_interrupted_at: rows[0].finished_at ?? rows[0].updated_at,
+    recommended_action: "run sync_repo or index_repo for the affected workspace",
+  };
+}
+
+/** The indexing status of a project from its view and jobs. */
+export function indexingStatus(
+  view: IndexView,
+  active: ActiveJob | undefined,
+  lastJob: JobRow | undefined,
+): IndexingStatus {
+  if (active) return "indexing";
+  if (view.schemaStatus === "compatible") return "ready";
+  if (lastJob?.status === "failed") return "failed";
+  return "not_indexed";
+}
+
+function activeJobBody(a: ActiveJob, registry: Registry) {
+  const row = registry.getJob(a.job.job_id) ?? a.job;
+  const ev = a.last;
+  return {
+    job_id: row.job_id,
+    progress_token: row.progress_token,
+    mode: row.mode,
+    status: row.status === "queued" ? "queued" : "running",
+    files_scanned: Math.max(row.files_scanned, ev?.filesScanned ?? 0),
+    files_indexed: Math.max(row.files_indexed, ev?.filesIndexed ?? 0),
+    symbols_extracted: Math.max(row.symbols_extracted, ev?.symbols ?? 0),
+    estimated_completion_pct: Math.max(row.estimated_completion_pct, ev?.percentage ?? 0),
+    stage: ev?.stage ?? "discovery",
+    started_at: row.started_at ?? row.created_at,
+  };
+}
+
+/** The spec's index_status body for one project (without `metadata`). */
+export function projectStatus(
+  registry: Registry,
+  readers: IndexReaders,
+  project: ProjectRow,
+  active: ActiveJob | undefined,
+) {
+  const view = readers.view(project);
+  const jobs = registry.recentJobs(project.project_id, 5);
+  const report = interruptedReport(registry, project.project_id);
+  return {
+    project_id: project.project_id,
+    repo_root: project.repo_root,
+    name: project.name,
+    vcs_mode: project.vcs_mode,
+    index_status: indexingStatus(view, active, jobs[0]),
+    schema_status: view.schemaStatus,
+    current_schema_version: view.currentSchemaVersion,
+    required_schema_version: view.requiredSchemaVersion,
+    last_indexed_at: view.lastIndexedAt,
+    ref: view.ref ?? project.default_ref,
+    file_count: view.fileCount,
+    symbol_count: view.symbolCount,
+    active_job: active ? activeJobBody(active, registry) : null,
+    recent_jobs: jobs.map((j) => ({
+      job_id: j.job_id,
+      ref: j.ref,
+      mode: j.mode,
+      status: j.status,
+      changed_files: j.changed_files,
+      files_indexed: j.files_indexed,
+      symbols_extracted: j.symbols_extracted,
+      parse_errors: j.parse_errors,
+      duration_ms: j.duration_ms,
+      error_message: j.error_message,
+      created_at: j.created_at,
+    })),
+    ...(report ? { interrupted_recovery_report: report } : {}),
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * Versioned schemas of the two kinds of store file: the registry (projects,
+ * known workspaces, jobs) and one index per project. Each migration moves a
+ * store from version N-1 to N inside one transaction.
+ */
+import { SCHEMA_VERSION } from "../core/version.ts";
+import type { SchemaStatus } from "../core/metadata.ts";
+import { type Db, getMeta, setMeta, transaction } from "./db.ts";
+
+/** Registry migrations; index i brings the registry to version i + 1. */
+export const REGISTRY_MIGRATIONS: string[] = [
+  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE projects (
+     project_id TEXT PRIMARY KEY,
+     repo_root TEXT NOT NULL UNIQUE,
+     name TEXT NOT NULL,
+     vcs_mode TEXT NOT NULL,
+     default_ref TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE known_workspaces (
+     path TEXT PRIMARY KEY,
+     project_id TEXT NOT NULL,
+     auto_discovered INTEGER NOT NULL DEFAULT 0,
+     last_used_at TEXT NOT NULL,
+     index_status TEXT NOT NULL DEFAULT 'not_indexed'
+   );
+   CREATE TABLE index_jobs (
+     job_id TEXT PRIMARY KEY,
+     project_id TEXT NOT NULL,
+     ref TEXT NOT NULL,
+     mode TEXT NOT NULL,
+     status TEXT NOT NULL,
+     progress_token TEXT NOT NULL,
+     files_scanned INTEGER NOT NULL DEFAULT 0,
+     files_indexed INTEGER NOT NULL DEFAULT 0,
+     symbols_extracted INTEGER NOT NULL DEFAULT 0,
+     estimated_completion_pct INTEGER NOT NULL DEFAULT 0,
+     changed_files INTEGER,
+     parse_errors INTEGER NOT NULL DEFAULT 0,
+     duration_ms INTEGER,
+     error_message TEXT,
+     recovery_acknowledged INTEGER NOT NULL DEFAULT 0,
+     owner_pid INTEGER,
+     created_at TEXT NOT NULL,
+     started_at TEXT,
+     updated_at TEXT NOT NULL,
+     finished_at TEXT
+   );
+   CREATE INDEX index_jobs_project ON index_jobs(project_id, created_at);`,
+];
+
+/** Project index migrations; index i brings an index to version i + 1. */
+export const PROJECT_MIGRATIONS: string[] = [
+  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE files (
+     path TEXT PRIMARY KEY,
+     hash TEXT NOT NULL,
+     size INTEGER NOT NULL,
+     mtime_ms INTEGER NOT NULL,
+     language TEXT NOT NULL,
+     line_count INTEGER NOT NULL,
+     symbol_count INTEGER NOT NULL,
+     parse_error TEXT
+   );
+   CREATE TABLE symbols (
+     id INTEGER PRIMARY KEY,
+     path TEXT NOT NULL,
+     name TEXT NOT NULL,
+     name_lower TEXT NOT NULL,
+     qualified_name TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     language TEXT NOT NULL,
+     signature TEXT NOT NULL,
+     doc TEXT,
+     visibility TEXT,
+     line_start INTEGER NOT NULL,
+     line_end INTEGER NOT NULL,
+     parent_id INTEGER,
+     stable_id TEXT NOT NULL,
+     symbol_id TEXT NOT NULL
+   );
+   CREATE INDEX symbols_name ON symbols(name_lower);
+   CREATE INDEX symbols_path ON symbols(path, line_start);
+   CREATE INDEX symbols_parent ON symbols(parent_id);
+   CREATE INDEX symbols_sid ON symbols(symbol_id);
+   CREATE INDEX symbols_stable ON symbols(stable_id);
+   CREATE TABLE edges (
+     id INTEGER PRIMARY KEY,
+     path TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     source_id INTEGER,
+     target TEXT NOT NULL,
+     target_lower TEXT NOT NULL,
+     line INTEGER NOT NULL
+   );
+   CREATE INDEX edges_target ON edges(target_lower, kind);
+   CREATE INDEX edges_source ON edges(source_id);
+   CREATE INDEX edges_path ON edges(path);
+   CREATE TABLE chunks (
+     id INTEGER PRIMARY KEY,
+     path TEXT NOT NULL,
+     line_start INTEGER NOT NULL,
+     line_end INTEGER NOT NULL,
+     symbol_row INTEGER,
+     language TEXT NOT NULL,
+     content TEXT NOT NULL
+   );
+   CREATE INDEX chunks_path ON chunks(path, line_start);
+   CREATE VIRTUAL TABLE chunks_fts USING fts5(body, path, content='', contentless_delete=1,
+     tokenize='unicode61 remove_diacritics 2');
+   CREATE VIRTUAL TABLE symbols_fts USING fts5(name, qualified, detail, content='', contentless_delete=1,
+     tokenize='unicode61 remove_diacritics 2');
+   CREATE VIRTUAL TABLE files_fts USING fts5(path, names, content='', contentless_delete=1,
+     tokenize='unicode61 remove_diacritics 2');`,
+];
+
+/** Brings a store to the newest schema; refuses a store newer than this build. */
+export function migrate(db: Db, migrations: string[]): void {
+  db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  const current = Number(getMeta(db, "schema_version") ?? "0");
+  if (current > migrations.length) {
+    throw new Error(`store schema ${current} is newer than this build (${migrations.length})`);
+  }
+  for (let v = current; v < migrations.length; v++) {
+    transaction(db, () => {
+      db.exec(migrations[v]);
+      setMeta(db, "schema_version", String(v + 1));
+    });
+  }
+}
+
+/** Classifies a project index's schema against this build's. */
+export function projectSchemaStatus(db: Db | null): { status: SchemaStatus; current: number } {
+  if (!db) return { status: "not_indexed", current: 0 };
+  try {
+    const v = getMeta(db, "schema_version");
+    if (v === null) return { status: "corrupt_manifest", current: 0 };
+    const current = Number(v);
+    if (!Number.isInteger(current)) return { status: "corrupt_manifest", current: 0 };
+    if (current !== SCHEMA_VERSION) return { status: "reindex_required", current };
+    return { status: "compatible", current };
+  } catch {
+    return { status: "corrupt_manifest", current: 0 };
+  }
+}

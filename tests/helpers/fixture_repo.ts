@@ -1,0 +1,84 @@
+/** Test helpers: temporary Cruxe homes and copies of fixture repositories. */
+import { join } from "node:path";
+import { type CruxeConfig, resolveConfig } from "../../src/core/config.ts";
+import { Registry } from "../../src/state/registry.ts";
+import { registerProject } from "../../src/index/project_setup.ts";
+import { JobRunner } from "../../src/index/job_runner.ts";
+import type { ProjectRow } from "../../src/state/registry.ts";
+
+const FIXTURES = new URL("../../fixtures/repos/", import.meta.url);
+
+/** Copies a fixture repository into a fresh temporary directory; returns its path. */
+export function copyFixture(name: string, opts: { git?: boolean } = {}): string {
+  const dest = Deno.makeTempDirSync({ prefix: `cruxe-${name}-` });
+  copyDir(new URL(name + "/", FIXTURES).pathname, dest);
+  if (opts.git) git(dest, "init", "-q", "-b", "main"), commitAll(dest, "initial");
+  return dest;
+}
+
+function copyDir(src: string, dest: string): void {
+  for (const e of Deno.readDirSync(src)) {
+    const s = join(src, e.name);
+    const d = join(dest, e.name);
+    if (e.isDirectory) {
+      Deno.mkdirSync(d, { recursive: true });
+      copyDir(s, d);
+    } else if (e.isFile) Deno.copyFileSync(s, d);
+  }
+}
+
+/** Runs git in `dir` (test identity, no user config). */
+export function git(dir: string, ...args: string[]): string {
+  const out = new Deno.Command("git", {
+    args: ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** Stages and commits everything. */
+export function commitAll(dir: string, message: string): void {
+  git(dir, "add", "-A");
+  git(dir, "commit", "-q", "-m", message);
+}
+
+/** A temporary Cruxe home with its registry and a job runner. */
+export interface TestHome {
+  home: string;
+  config: CruxeConfig;
+  registry: Registry;
+  runner: JobRunner;
+  close(): void;
+}
+
+/** Creates a temporary Cruxe home. */
+export function tempHome(overrides: Partial<CruxeConfig> = {}): TestHome {
+  const home = Deno.makeTempDirSync({ prefix: "cruxe-home-" });
+  const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), ...overrides };
+  const registry = Registry.open(home);
+  const runner = new JobRunner(registry, config);
+  return {
+    home,
+    config,
+    registry,
+    runner,
+    close() {
+      runner.shutdown();
+      registry.close();
+    },
+  };
+}
+
+/** Registers `dir` and runs one index job to its end. */
+export async function indexDir(
+  h: TestHome,
+  dir: string,
+  opts: { mode?: "full" | "incremental"; force?: boolean } = {},
+): Promise<{ project: ProjectRow; status: string }> {
+  const project = registerProject(h.registry, dir);
+  const { active } = h.runner.start(project, { mode: opts.mode ?? "full", force: opts.force ?? false });
+  const job = await active.done;
+  return { project, status: job.status };
+}

@@ -1,0 +1,223 @@
+import assert from "node:assert/strict";
+import { CruxeError } from "../src/core/errors.ts";
+import { resolveConfig } from "../src/core/config.ts";
+import { IndexReaders } from "../src/query/index_reader.ts";
+import {
+  checkPathPrefix,
+  mergeRanked,
+  repoDirectory,
+  resolveScope,
+  type SearchHit,
+  searchScope,
+} from "../src/query/multi_repo.ts";
+import { registerProject } from "../src/index/project_setup.ts";
+import type { ProjectRow } from "../src/state/registry.ts";
+import { copyFixture, tempHome } from "./helpers/fixture_repo.ts";
+import { scopeHome, termSearch } from "./helpers/scope_fixtures.ts";
+
+function code(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof CruxeError) return e.code;
+    throw e;
+  }
+  return "no error";
+}
+
+function fakeProject(id: string, name: string, root: string): ProjectRow {
+  return { project_id: id, name, repo_root: root, vcs_mode: "plain", default_ref: "live", created_at: "" };
+}
+
+const P = [
+  fakeProject("p1", "alpha", "/r/alpha"),
+  fakeProject("p2", "beta", "/r/beta"),
+  fakeProject("p3", "gamma", "/r/gamma"),
+];
+
+Deno.test("scope: neither scope nor repo means no scope (workspace routing applies)", () => {
+  assert.equal(resolveScope({}, { projects: P, allowGlobalScope: false }), null);
+});
+
+Deno.test("scope: repo alone equals {type: repo}", () => {
+  const a = resolveScope({ repo: "beta" }, { projects: P, allowGlobalScope: false })!;
+  const b = resolveScope({ scope: { type: "repo", repo: "beta" } }, { projects: P, allowGlobalScope: false })!;
+  assert.deepEqual(a, b);
+  assert.deepEqual(a.scope, { type: "repo", repos: ["beta"] });
+  assert.equal(a.targets[0].project.project_id, "p2");
+});
+
+Deno.test("scope: scope wins over repo", () => {
+  const r = resolveScope({ repo: "alpha", scope: { type: "repos", repos: ["gamma", "beta"] } }, {
+    projects: P,
+    allowGlobalScope: false,
+  })!;
+  assert.deepEqual(r.scope, { type: "repos", repos: ["gamma", "beta"] });
+});
+
+Deno.test("scope: repos dedupes, rejects empty, more than 10, unknown names", () => {
+  const r = resolveScope({ scope: { type: "repos", repos: ["alpha", "alpha", "beta"] } }, {
+    projects: P,
+    allowGlobalScope: false,
+  })!;
+  assert.deepEqual(r.scope.repos, ["alpha", "beta"]);
+  const opts = { projects: P, allowGlobalScope: true };
+  assert.equal(code(() => resolveScope({ scope: { type: "repos", repos: [] } }, opts)), "invalid_input");
+  assert.equal(
+    code(() => resolveScope({ scope: { type: "repos", repos: Array(11).fill("alpha") } }, opts)),
+    "invalid_input",
+  );
+  assert.equal(
+    code(() => resolveScope({ scope: { type: "repos", repos: ["alpha", "nope"] } }, opts)),
+    "project_not_found",
+  );
+  assert.equal(code(() => resolveScope({ repo: "" }, opts)), "invalid_input");
+  assert.equal(code(() => resolveScope({ scope: { type: "every" } }, opts)), "invalid_input");
+  assert.equal(code(() => resolveScope({ scope: "alpha" }, opts)), "invalid_input");
+});
+
+Deno.test("scope: all is forbidden without the flag and lists every repo with it", () => {
+  assert.equal(
+    code(() => resolveScope({ scope: { type: "all" } }, { projects: P, allowGlobalScope: false })),
+    "forbidden",
+  );
+  const r = resolveScope({ scope: { type: "all" } }, { projects: P, allowGlobalScope: true })!;
+  assert.deepEqual(r.scope, { type: "all", repos: ["alpha", "beta", "gamma"] });
+});
+
+Deno.test("scope: ALLOW_GLOBAL_SCOPE must be exactly true", () => {
+  assert.equal(resolveConfig({ ALLOW_GLOBAL_SCOPE: "true", CRUXE_HOME: "/tmp/h" }, "linux").allowGlobalScope, true);
+  assert.equal(resolveConfig({ ALLOW_GLOBAL_SCOPE: "1", CRUXE_HOME: "/tmp/h" }, "linux").allowGlobalScope, false);
+  assert.equal(resolveConfig({ CRUXE_HOME: "/tmp/h" }, "linux").allowGlobalScope, false);
+});
+
+Deno.test("scope: repoNames config renames; the displaced project stays reachable by id", () => {
+  const dir = repoDirectory(P, { "/r/gamma": "alpha" });
+  assert.equal(dir.get("alpha")!.project_id, "p3");
+  assert.equal(dir.has("gamma"), false);
+  const r = resolveScope({ scope: { type: "repos", repos: ["alpha", "p1"] } }, {
+    projects: P,
+    allowGlobalScope: false,
+    repoNames: { "/r/gamma": "alpha" },
+  })!;
+  assert.deepEqual(r.targets.map((t) => t.project.project_id), ["p3", "p1"]);
+  assert.deepEqual(r.scope.repos, ["alpha", "p1"]);
+});
+
+Deno.test("scope: registerProject suffixes clashing directory names (-2, -3)", () => {
+  const h = tempHome();
+  const parents = [Deno.makeTempDirSync(), Deno.makeTempDirSync(), Deno.makeTempDirSync()];
+  try {
+    const names = parents.map((p) => {
+      Deno.mkdirSync(`${p}/alpha`);
+      return registerProject(h.registry, `${p}/alpha`).name;
+    });
+    assert.deepEqual(names, ["alpha", "alpha-2", "alpha-3"]);
+    const dir = repoDirectory(h.registry.listProjects());
+    assert.equal(dir.size, 3);
+  } finally {
+    h.close();
+    for (const p of parents) Deno.removeSync(p, { recursive: true });
+    Deno.removeSync(h.home, { recursive: true });
+  }
+});
+
+Deno.test("merge: ranks on score across repos, ties by scope order, every hit carries repo", () => {
+  const hit = (path: string, score: number): SearchHit => ({ path, line_start: 1, line_end: 2, score });
+  const out = mergeRanked([
+    { repo: "a", hits: [hit("x", 0.5), hit("y", 0.2)] },
+    { repo: "b", hits: [hit("z", 0.9), hit("w", 0.5)] },
+  ], 3);
+  assert.deepEqual(out.map((h) => `${h.repo}:${h.path}`), ["b:z", "a:x", "b:w"]);
+  assert.deepEqual([out[0].startLine, out[0].endLine], [1, 2]);
+});
+
+Deno.test("merge: per-repo cap keeps a big repo from drowning the rest, and backfills empty slots", () => {
+  const many = Array.from({ length: 10 }, (_, i) => ({ path: `big${i}`, line_start: 1, line_end: 1, score: 0.9 }));
+  const capped = mergeRanked(
+    [
+      { repo: "big", hits: many },
+      { repo: "b", hits: [{ path: "b0", line_start: 1, line_end: 1, score: 0.3 }] },
+      { repo: "c", hits: [{ path: "c0", line_start: 1, line_end: 1, score: 0.2 }] },
+    ],
+    4,
+    2,
+  );
+  assert.deepEqual(capped.map((h) => h.repo), ["big", "big", "b", "c"]);
+  const alone = mergeRanked([{ repo: "big", hits: many }], 4, 2);
+  assert.equal(alone.length, 4);
+});
+
+Deno.test("pathPrefix: relative prefixes pass, escapes are refused", () => {
+  assert.equal(checkPathPrefix("./src/"), "src/");
+  assert.equal(checkPathPrefix(undefined), undefined);
+  assert.equal(code(() => checkPathPrefix("../other")), "invalid_input");
+  assert.equal(code(() => checkPathPrefix("/etc")), "invalid_input");
+});
+
+Deno.test("search over real indexes: repos, all (capped), repo, pathPrefix, partial while indexing", async () => {
+  const h = await scopeHome();
+  const readers = new IndexReaders(h.registry);
+  try {
+    const projects = h.registry.listProjects();
+    const deps = { view: (p: ProjectRow) => readers.view(p) };
+    const opts = { projects, allowGlobalScope: true };
+
+    const two = resolveScope({ scope: { type: "repos", repos: ["alpha", "gamma"] } }, opts)!;
+    const r2 = await searchScope(deps, two, { query: "rate limiter", topK: 10 }, termSearch);
+    assert.ok(r2.results.length >= 4);
+    assert.deepEqual([...new Set(r2.results.map((r) => r.repo))].sort(), ["alpha", "gamma"]);
+    for (let i = 1; i < r2.results.length; i++) assert.ok(r2.results[i - 1].score >= r2.results[i].score);
+    assert.equal(r2.result_completeness, "complete");
+    assert.equal(r2.total_candidates, r2.repos.reduce((n, s) => n + s.total_candidates, 0));
+
+    const all = resolveScope({ scope: { type: "all" } }, opts)!;
+    const ra = await searchScope(deps, all, { query: "vector qdrant limiter", topK: 4 }, termSearch);
+    const per = new Map<string, number>();
+    for (const r of ra.results) per.set(r.repo, (per.get(r.repo) ?? 0) + 1);
+    assert.ok([...per.values()].every((n) => n <= 2), JSON.stringify(ra.results.map((r) => r.repo)));
+    assert.ok(per.has("beta"));
+
+    const one = resolveScope({ repo: "beta" }, opts)!;
+    const rb = await searchScope(deps, one, { query: "qdrant collection", topK: 5 }, termSearch);
+    assert.ok(rb.results.length > 0 && rb.results.every((r) => r.repo === "beta"));
+    assert.ok(rb.results.every((r) => r.path.startsWith("pkg/store/")));
+
+    const pre = await searchScope(deps, two, { query: "limiter", topK: 10, pathPrefix: "lib/" }, termSearch);
+    assert.ok(pre.results.length > 0 && pre.results.every((r) => r.repo === "gamma" && r.path.startsWith("lib/")));
+
+    // A fourth repository registered but not indexed yet, "indexing": contributes nothing, answer partial.
+    const fresh = copyFixture("multi_beta");
+    const delta = h.registry.upsertProject({ ...registerProject(h.registry, fresh), name: "delta" });
+    const withDelta = resolveScope({ scope: { type: "repos", repos: ["alpha", "delta"] } }, {
+      projects: h.registry.listProjects(),
+      allowGlobalScope: false,
+    })!;
+    const rd = await searchScope(
+      { ...deps, isIndexing: (id) => id === delta.project_id },
+      withDelta,
+      { query: "rate limiter", topK: 5 },
+      termSearch,
+    );
+    assert.equal(rd.result_completeness, "partial");
+    assert.ok(rd.results.length > 0 && rd.results.every((r) => r.repo === "alpha"));
+    assert.equal(rd.repos.find((s) => s.repo === "delta")!.indexing_status, "indexing");
+
+    // Not indexing and not indexed: a repos scope is partial, a single repo scope is index_not_ready.
+    const rn = await searchScope(deps, withDelta, { query: "rate", topK: 5 }, termSearch);
+    assert.equal(rn.result_completeness, "partial");
+    assert.equal(rn.repos.find((s) => s.repo === "delta")!.indexing_status, "not_indexed");
+    const onlyDelta = resolveScope({ repo: "delta" }, {
+      projects: h.registry.listProjects(),
+      allowGlobalScope: false,
+    })!;
+    await assert.rejects(
+      () => searchScope(deps, onlyDelta, { query: "rate", topK: 5 }, termSearch),
+      (e: CruxeError) => e.code === "index_not_ready",
+    );
+    Deno.removeSync(fresh, { recursive: true });
+  } finally {
+    readers.closeAll();
+    h.close();
+  }
+});

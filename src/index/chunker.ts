@@ -3,7 +3,7 @@
  * (and of small types), and line windows for the code outside them.
  */
 import type { ExtractedSymbol } from "../core/types.ts";
-import type { ChunkRecord } from "../state/project_index.ts";
+import type { ChunkRecord } from "../state/file_rows.ts";
 
 const CALLABLE = new Set(["function", "method", "constructor", "macro"]);
 const TYPELIKE = new Set(["class", "struct", "interface", "trait", "enum", "type", "impl", "module", "namespace"]);

@@ -8,10 +8,11 @@
 import { join } from "node:path";
 import { contentHash } from "../core/ids.ts";
 import { CruxeError } from "../core/errors.ts";
-import { type FileRecord, IndexWriter, type ManifestEntry } from "../state/project_index.ts";
+import { IndexWriter, type ManifestEntry } from "../state/project_index.ts";
 import { nowIso } from "../state/db.ts";
 import { type ScannedFile, scanRepository } from "./scan.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
+import { textLanguageForPath } from "./text_languages.ts";
 import { type SpawnParser, WorkerPool } from "./worker_pool.ts";
 import { type ProgressEvent, type Stage, stageMessage, stagePercent } from "./progress.ts";
 
@@ -107,7 +108,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     let unreadable = 0;
     let binary = 0;
     for (const f of scan.files) {
-      let language = languageForPath(f.path)?.id;
+      let language = languageForPath(f.path)?.id ?? textLanguageForPath(f.path);
       const old = manifest.get(f.path);
       if (old && language && old.size === f.size && old.mtime_ms === f.mtimeMs) {
         seen.add(f.path);
@@ -161,9 +162,13 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     }
     counters.filesTotal = toParse.length;
 
+    const timing = { wait: 0, write: 0, diff: performance.now() - t0, commit: 0 };
     writer.begin();
     let parseErrors = 0;
     try {
+      // A cold bulk load is faster with indexes built once at the end.
+      const bulk = previous.size === 0 && toParse.length > 500;
+      if (bulk) writer.dropSecondaryIndexes();
       for (const p of deletedPaths) writer.deleteFile(p);
       for (const f of touched) writer.touchFile(f.path, f.mtimeMs, f.size);
       emit("parsing", true);
@@ -176,37 +181,33 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
         while (next < toParse.length && inflight.size < window) {
           const i = next++;
           const t = toParse[i];
-          inflight.set(
-            i,
-            pool.parse({ id: i, language: t.language, path: t.file.path, source: t.source }).then((r) => ({ i, r })),
-          );
+          const facts = {
+            path: t.file.path,
+            hash: t.hash,
+            size: t.file.size,
+            mtimeMs: t.file.mtimeMs,
+            language: t.language,
+            lineCount: 0, // counted by the worker
+            parseError: t.invalidUtf8 ? "invalid UTF-8 (decoded with replacement characters)" : null,
+          };
+          inflight.set(i, pool.parse({ id: i, facts, source: t.source }).then((r) => ({ i, r })));
+          t.source = ""; // the worker has its own copy now
         }
       };
       launch();
       while (inflight.size) {
         if (opts.cancelled?.()) throw new CruxeError("internal_error", "index job cancelled");
+        const tr = performance.now();
         const { i, r } = await Promise.race(inflight.values());
+        timing.wait += performance.now() - tr;
         inflight.delete(i);
-        const t = toParse[i];
-        const ex = r.ok ? r.extraction : { symbols: [], refs: [], parseError: r.error };
-        if (!r.ok || ex.parseError) parseErrors++;
-        const rec: FileRecord = {
-          path: t.file.path,
-          hash: t.hash,
-          size: t.file.size,
-          mtimeMs: t.file.mtimeMs,
-          language: t.language,
-          lineCount: t.source.split("\n").length,
-          parseError: t.invalidUtf8 ? "invalid UTF-8 (decoded with replacement characters)" : ex.parseError,
-          symbols: ex.symbols,
-          refs: ex.refs,
-          chunks: r.chunks,
-        };
-        if (previous.has(rec.path)) writer.deleteFile(rec.path);
-        writer.insertFile(rec);
-        toParse[i] = undefined as unknown as typeof t; // release the source text
+        if (r.problem) parseErrors++;
+        const tw = performance.now();
+        if (previous.has(r.rows.path)) writer.deleteFile(r.rows.path);
+        writer.insertFile(r.rows);
+        timing.write += performance.now() - tw;
         counters.filesIndexed++;
-        counters.symbols += ex.symbols.length;
+        counters.symbols += r.rows.symbols.length;
         if (next >= toParse.length && stage === "parsing") {
           stage = "indexing";
           emit(stage, true);
@@ -215,6 +216,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
         launch();
       }
       emit("finalizing", true);
+      if (bulk) writer.createSecondaryIndexes();
       const totals = writer.db.prepare("SELECT (SELECT count(*) FROM files) AS f, (SELECT count(*) FROM symbols) AS s")
         .get() as { f: number; s: number };
       writer.setMeta("ref", opts.ref);
@@ -223,7 +225,10 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       writer.setMeta("last_indexed_at", nowIso());
       writer.setMeta("file_count", String(totals.f));
       writer.setMeta("symbol_count", String(totals.s));
+      const tc = performance.now();
       writer.commit();
+      timing.commit = performance.now() - tc;
+      if (Deno.env.get("CRUXE_PROFILE")) console.error("index timing (ms):", JSON.stringify(timing));
       if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();
       const summary: IndexSummary = {
         mode,

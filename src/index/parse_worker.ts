@@ -7,18 +7,25 @@
 import { parseAndExtract } from "./parser.ts";
 import { chunkFile } from "./chunker.ts";
 import type { ParseResult, ParseTask } from "./worker_pool.ts";
+import { buildFileRows } from "../state/file_rows.ts";
+
+function lineCount(s: string): number {
+  let n = 1;
+  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) n++;
+  return n;
+}
 
 async function handle(t: ParseTask): Promise<ParseResult> {
   try {
-    const ex = await parseAndExtract(t.language, t.path, t.source);
-    return { id: t.id, ok: true, extraction: ex, chunks: chunkFile(t.source, ex.symbols) };
+    const ex = await parseAndExtract(t.facts.language, t.facts.path, t.source);
+    const facts = { ...t.facts, lineCount: lineCount(t.source), parseError: t.facts.parseError ?? ex.parseError };
+    const rows = buildFileRows(facts, ex.symbols, ex.refs, chunkFile(t.source, ex.symbols));
+    return { id: t.id, rows, problem: ex.parseError };
   } catch (err) {
-    return {
-      id: t.id,
-      ok: false,
-      error: err instanceof Error ? err.message : String(err),
-      chunks: chunkFile(t.source, []),
-    };
+    const problem = `extraction failed: ${err instanceof Error ? err.message : String(err)}`;
+    const facts = { ...t.facts, lineCount: lineCount(t.source), parseError: problem };
+    const rows = buildFileRows(facts, [], [], chunkFile(t.source, []));
+    return { id: t.id, rows, problem };
   }
 }
 

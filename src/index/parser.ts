@@ -33,8 +33,9 @@ async function languageFor(id: string): Promise<Language> {
 
 /** Parses `source` as `language` and extracts its symbols and references. */
 export async function parseAndExtract(language: string, path: string, source: string): Promise<FileExtraction> {
+  const spec = languageById(language);
+  if (!spec) return { symbols: [], refs: [], parseError: null }; // text-only language: chunks, no symbols
   await initParser();
-  const spec = languageById(language)!;
   const lang = await languageFor(language);
   parser!.setLanguage(lang);
   const tree = parser!.parse(source);

@@ -6,21 +6,22 @@
  * them itself; inside the job worker it asks the main thread for them and
  * talks over a MessagePort (Deno starts nested workers about a second slower).
  */
-import type { FileExtraction } from "../core/types.ts";
-import type { ChunkRecord } from "../state/project_index.ts";
+import { buildFileRows, type FileFacts, type FileRows } from "../state/file_rows.ts";
 
-/** One file to parse. */
+/** One file to parse, with the manifest facts the rows will carry. */
 export interface ParseTask {
   id: number;
-  language: string;
-  path: string;
+  facts: FileFacts;
   source: string;
 }
 
-/** What a worker answers for one file. */
-export type ParseResult =
-  | { id: number; ok: true; extraction: FileExtraction; chunks: ChunkRecord[] }
-  | { id: number; ok: false; error: string; chunks: ChunkRecord[] };
+/** What a worker answers for one file: its rows, ready to insert. */
+export interface ParseResult {
+  id: number;
+  rows: FileRows;
+  /** Set when extraction failed or the tree had errors (the file is still indexed). */
+  problem: string | null;
+}
 
 /** A live parse worker as the pool sees it. */
 export interface ParserEndpoint {
@@ -54,6 +55,16 @@ export const spawnLocalParser: SpawnParser = () => {
   };
   return Promise.resolve(ep);
 };
+
+/** The rows of a file whose parser died: indexed by path, without symbols or chunks. */
+function crashResult(task: ParseTask, message: string): ParseResult {
+  const problem = `parser crashed: ${message}`;
+  return {
+    id: task.id,
+    rows: buildFileRows({ ...task.facts, parseError: problem }, [], [], []),
+    problem,
+  };
+}
 
 interface Slot {
   ep: ParserEndpoint | null;
@@ -91,7 +102,7 @@ export class WorkerPool {
       ep.onCrash = (message) => {
         const b = slot.busy;
         slot.busy = null;
-        b?.resolve({ id: b.task.id, ok: false, error: `parser crashed: ${message}`, chunks: [] });
+        if (b) b.resolve(crashResult(b.task, message));
         this.recycle(slot);
         this.pump();
       };

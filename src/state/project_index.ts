@@ -6,11 +6,15 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { ExtractedRef, ExtractedSymbol } from "../core/types.ts";
-import { compoundTerms, pathTerms, splitIdentifier } from "../core/identifiers.ts";
-import { symbolId, symbolStableId } from "../core/ids.ts";
 import { type Db, getMeta, openDb, setMeta } from "./db.ts";
-import { migrate, PROJECT_MIGRATIONS, projectSchemaStatus } from "./schema.ts";
+import type { FileRows } from "./file_rows.ts";
+import {
+  createSecondaryIndexesSql,
+  migrate,
+  PROJECT_MIGRATIONS,
+  projectSchemaStatus,
+  SECONDARY_INDEXES,
+} from "./schema.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { CruxeError } from "../core/errors.ts";
 
@@ -26,27 +30,9 @@ export interface ManifestEntry {
   mtime_ms: number;
 }
 
-/** A file ready to be written: manifest facts plus extraction output. */
-export interface FileRecord {
-  path: string;
-  hash: string;
-  size: number;
-  mtimeMs: number;
-  language: string;
-  lineCount: number;
-  parseError: string | null;
-  symbols: ExtractedSymbol[];
-  refs: ExtractedRef[];
-  chunks: ChunkRecord[];
-}
+export type { ChunkRecord, FileRows } from "./file_rows.ts";
 
-/** A searchable piece of a file. `symbol` indexes the file's symbol list. */
-export interface ChunkRecord {
-  lineStart: number;
-  lineEnd: number;
-  symbol: number | null;
-  content: string;
-}
+const EDGE_BATCH = 32;
 
 /**
  * Opens a project index for reading. Returns null when no index exists yet.
@@ -130,6 +116,10 @@ export class IndexWriter {
       insEdge: d.prepare(
         "INSERT INTO edges(path, kind, source_id, target, target_lower, line) VALUES (?, ?, ?, ?, ?, ?)",
       ),
+      insEdgeBatch: d.prepare(
+        "INSERT INTO edges(path, kind, source_id, target, target_lower, line) VALUES " +
+          Array(EDGE_BATCH).fill("(?, ?, ?, ?, ?, ?)").join(", "),
+      ),
       insChunk: d.prepare(
         "INSERT INTO chunks(path, line_start, line_end, symbol_row, language, content) VALUES (?, ?, ?, ?, ?, ?)",
       ),
@@ -177,7 +167,7 @@ export class IndexWriter {
   }
 
   /** Writes one file's rows (call `deleteFile` first when replacing). */
-  insertFile(f: FileRecord): void {
+  insertFile(f: FileRows): void {
     const s = this.stmts;
     const fr = s.insFile.run(
       f.path,
@@ -189,16 +179,9 @@ export class IndexWriter {
       f.symbols.length,
       f.parseError,
     );
-    const names = f.symbols.map((x) => x.name);
-    s.insFileFts.run(
-      Number(fr.lastInsertRowid),
-      pathTerms(f.path),
-      names.join(" ") + " " + names.flatMap((n) => splitIdentifier(n)).join(" "),
-    );
+    s.insFileFts.run(Number(fr.lastInsertRowid), f.fileFts.path, f.fileFts.names);
     const rowIds: number[] = [];
     for (const sym of f.symbols) {
-      const stable = symbolStableId(f.language, sym.kind, sym.qualifiedName, sym.signature);
-      const parentRow = sym.parent === null ? null : rowIds[sym.parent] ?? null;
       const r = s.insSym.run(
         f.path,
         sym.name,
@@ -211,30 +194,37 @@ export class IndexWriter {
         sym.visibility,
         sym.lineStart,
         sym.lineEnd,
-        parentRow,
-        stable,
-        symbolId(f.path, stable, sym.lineStart),
+        sym.parent === null ? null : rowIds[sym.parent] ?? null,
+        sym.stableId,
+        sym.symbolId,
       );
       const id = Number(r.lastInsertRowid);
       rowIds.push(id);
-      s.insSymFts.run(
-        id,
-        `${sym.name} ${splitIdentifier(sym.name).join(" ")}`,
-        splitIdentifier(sym.qualifiedName).join(" "),
-        `${sym.kind} ${sym.signature} ${sym.doc ?? ""} ${pathTerms(f.path)}`,
-      );
+      s.insSymFts.run(id, sym.fts[0], sym.fts[1], sym.fts[2]);
     }
-    for (const ref of f.refs) {
-      s.insEdge.run(
+    // Edges are the most numerous rows: insert them several per statement.
+    const values: (string | number | null)[] = [];
+    const flush = (n: number) => {
+      if (n === EDGE_BATCH) s.insEdgeBatch.run(...values);
+      else for (let i = 0; i < n; i++) s.insEdge.run(...values.slice(i * 6, i * 6 + 6));
+      values.length = 0;
+    };
+    let pending = 0;
+    for (const e of f.edges) {
+      values.push(
         f.path,
-        ref.kind,
-        ref.from === null ? null : rowIds[ref.from] ?? null,
-        ref.target,
-        ref.target.toLowerCase(),
-        ref.line,
+        e.kind,
+        e.from === null ? null : rowIds[e.from] ?? null,
+        e.target,
+        e.target.toLowerCase(),
+        e.line,
       );
+      if (++pending === EDGE_BATCH) {
+        flush(pending);
+        pending = 0;
+      }
     }
-    const pTerms = pathTerms(f.path);
+    if (pending) flush(pending);
     for (const c of f.chunks) {
       const r = s.insChunk.run(
         f.path,
@@ -244,7 +234,7 @@ export class IndexWriter {
         f.language,
         c.content,
       );
-      s.insChunkFts.run(Number(r.lastInsertRowid), c.content + "\n" + compoundTerms(c.content), pTerms);
+      s.insChunkFts.run(Number(r.lastInsertRowid), c.ftsBody, f.fileFts.path);
     }
   }
 
@@ -254,6 +244,16 @@ export class IndexWriter {
 
   getMeta(key: string): string | null {
     return getMeta(this.db, key);
+  }
+
+  /** Drops secondary indexes before a bulk load into an empty index (rebuilt by `createSecondaryIndexes`). */
+  dropSecondaryIndexes(): void {
+    for (const [name] of SECONDARY_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
+  }
+
+  /** (Re)creates every secondary index. */
+  createSecondaryIndexes(): void {
+    this.db.exec(createSecondaryIndexesSql());
   }
 
   /** Folds the WAL back into the main file after a large publish. */

@@ -50,6 +50,24 @@ export const REGISTRY_MIGRATIONS: string[] = [
    CREATE INDEX index_jobs_project ON index_jobs(project_id, created_at);`,
 ];
 
+/** Secondary indexes of a project index; dropped during a cold bulk load and rebuilt after. */
+export const SECONDARY_INDEXES: [string, string][] = [
+  ["symbols_name", "symbols(name_lower)"],
+  ["symbols_path", "symbols(path, line_start)"],
+  ["symbols_parent", "symbols(parent_id)"],
+  ["symbols_sid", "symbols(symbol_id)"],
+  ["symbols_stable", "symbols(stable_id)"],
+  ["edges_target", "edges(target_lower, kind)"],
+  ["edges_source", "edges(source_id)"],
+  ["edges_path", "edges(path)"],
+  ["chunks_path", "chunks(path, line_start)"],
+];
+
+/** SQL creating every secondary index. */
+export function createSecondaryIndexesSql(): string {
+  return SECONDARY_INDEXES.map(([n, on]) => `CREATE INDEX IF NOT EXISTS ${n} ON ${on};`).join("\n");
+}
+
 /** Project index migrations; index i brings an index to version i + 1. */
 export const PROJECT_MIGRATIONS: string[] = [
   `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -80,11 +98,6 @@ export const PROJECT_MIGRATIONS: string[] = [
      stable_id TEXT NOT NULL,
      symbol_id TEXT NOT NULL
    );
-   CREATE INDEX symbols_name ON symbols(name_lower);
-   CREATE INDEX symbols_path ON symbols(path, line_start);
-   CREATE INDEX symbols_parent ON symbols(parent_id);
-   CREATE INDEX symbols_sid ON symbols(symbol_id);
-   CREATE INDEX symbols_stable ON symbols(stable_id);
    CREATE TABLE edges (
      id INTEGER PRIMARY KEY,
      path TEXT NOT NULL,
@@ -94,9 +107,6 @@ export const PROJECT_MIGRATIONS: string[] = [
      target_lower TEXT NOT NULL,
      line INTEGER NOT NULL
    );
-   CREATE INDEX edges_target ON edges(target_lower, kind);
-   CREATE INDEX edges_source ON edges(source_id);
-   CREATE INDEX edges_path ON edges(path);
    CREATE TABLE chunks (
      id INTEGER PRIMARY KEY,
      path TEXT NOT NULL,
@@ -106,13 +116,13 @@ export const PROJECT_MIGRATIONS: string[] = [
      language TEXT NOT NULL,
      content TEXT NOT NULL
    );
-   CREATE INDEX chunks_path ON chunks(path, line_start);
    CREATE VIRTUAL TABLE chunks_fts USING fts5(body, path, content='', contentless_delete=1,
      tokenize='unicode61 remove_diacritics 2');
    CREATE VIRTUAL TABLE symbols_fts USING fts5(name, qualified, detail, content='', contentless_delete=1,
      tokenize='unicode61 remove_diacritics 2');
    CREATE VIRTUAL TABLE files_fts USING fts5(path, names, content='', contentless_delete=1,
-     tokenize='unicode61 remove_diacritics 2');`,
+     tokenize='unicode61 remove_diacritics 2');
+   ${createSecondaryIndexesSql()}`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

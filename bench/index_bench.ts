@@ -1,0 +1,99 @@
+/**
+ * Indexing benchmark (not a test): cold full index, no-op sync, and syncs
+ * after changing 1 and 10 files, on a copy of a real source tree.
+ * Prints files/s, MB/s, wall time and peak RSS, one line per measure.
+ *
+ * Usage: deno task bench [CORPUS_DIR ...]   (default /work/corpora/go)
+ */
+import { join } from "node:path";
+import { resolveConfig } from "../src/core/config.ts";
+import { Registry } from "../src/state/registry.ts";
+import { JobRunner } from "../src/index/job_runner.ts";
+import { registerProject } from "../src/index/project_setup.ts";
+import type { IndexSummary } from "../src/index/indexer.ts";
+
+function peakRssMiB(): number {
+  try {
+    const s = Deno.readTextFileSync("/proc/self/status");
+    const m = s.match(/VmHWM:\s+(\d+) kB/);
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+function copyTree(src: string, dest: string): void {
+  const r = new Deno.Command("cp", { args: ["-a", src + "/.", dest] }).outputSync();
+  if (!r.success) throw new Error(`cp failed: ${new TextDecoder().decode(r.stderr)}`);
+}
+
+function goFiles(dir: string, ext: string, n: number): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of Deno.readDirSync(d)) {
+      if (out.length >= n) return;
+      const p = join(d, e.name);
+      if (e.isDirectory && !["testdata", "vendor"].includes(e.name)) walk(p);
+      else if (e.isFile && e.name.endsWith(ext)) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+async function benchCorpus(corpus: string): Promise<void> {
+  const work = Deno.makeTempDirSync({ prefix: "cruxe-bench-" });
+  const tree = join(work, "tree");
+  Deno.mkdirSync(tree);
+  copyTree(corpus, tree);
+  const home = join(work, "home");
+  const config = resolveConfig({ CRUXE_HOME: home }, Deno.build.os);
+  const registry = Registry.open(home);
+  const runner = new JobRunner(registry, config);
+  const project = registerProject(registry, tree);
+  let summary: IndexSummary | null = null;
+  runner.subscribe((e) => {
+    if (e.type === "end") summary = e.summary;
+  });
+  const run = async (label: string, mode: "full" | "incremental") => {
+    const t0 = performance.now();
+    const job = await runner.start(project, { mode, force: false }).active.done;
+    const ms = performance.now() - t0;
+    const s = summary as IndexSummary | null;
+    if (job.status !== "published" || !s) throw new Error(`${label}: job ${job.status} ${job.error_message}`);
+    return { ms, s };
+  };
+  const name = corpus.split("/").filter(Boolean).pop();
+  const cold = await run("cold", "full");
+  const bytes = await sizeOfIndexed(tree, registry, project.project_id);
+  console.log(
+    `${name} cold-index: ${cold.ms.toFixed(0)} ms wall, ${cold.s.filesIndexed} files, ` +
+      `${(bytes / 2 ** 20).toFixed(1)} MB, ${(cold.s.filesIndexed / (cold.ms / 1000)).toFixed(0)} files/s, ` +
+      `${(bytes / 2 ** 20 / (cold.ms / 1000)).toFixed(1)} MB/s, ${cold.s.totalSymbols} symbols, ` +
+      `${cold.s.parseErrors} files with syntax errors, peak RSS ${peakRssMiB().toFixed(0)} MiB`,
+  );
+  const noop = await run("noop", "incremental");
+  console.log(`${name} no-op sync: ${noop.ms.toFixed(0)} ms wall, ${noop.s.changedFiles} changed`);
+  for (const n of [1, 10]) {
+    const ext = name === "django" ? ".py" : name === "rust" ? ".rs" : name === "java" ? ".java" : ".go";
+    for (const f of goFiles(tree, ext, n)) Deno.writeTextFileSync(f, `\n// touched ${Date.now()}\n`, { append: true });
+    const r = await run(`sync-${n}`, "incremental");
+    console.log(`${name} sync after changing ${n} file(s): ${r.ms.toFixed(0)} ms wall, ${r.s.changedFiles} changed`);
+  }
+  console.log(`${name} peak RSS (process, all workers): ${peakRssMiB().toFixed(0)} MiB`);
+  runner.shutdown();
+  registry.close();
+  Deno.removeSync(work, { recursive: true });
+}
+
+async function sizeOfIndexed(root: string, registry: Registry, projectId: string): Promise<number> {
+  const { openIndexForRead } = await import("../src/state/project_index.ts");
+  const { db } = openIndexForRead(registry.projectDir(projectId));
+  const row = db!.prepare("SELECT sum(size) AS b FROM files").get() as { b: number };
+  db!.close();
+  void root;
+  return Number(row.b);
+}
+
+const corpora = Deno.args.length ? Deno.args : ["/work/corpora/go"];
+for (const c of corpora) await benchCorpus(c);

@@ -1,0 +1,74 @@
+/**
+ * The rows one file becomes in the index, computed off the writer thread:
+ * stable ids, full-text strings (identifier parts, path words) and
+ * de-duplicated edges. The writer only inserts them.
+ */
+import type { ExtractedRef, ExtractedSymbol } from "../core/types.ts";
+import { compoundTerms, pathTerms, splitIdentifier } from "../core/identifiers.ts";
+import { symbolId, symbolStableId } from "../core/ids.ts";
+
+/** A searchable piece of a file. `symbol` indexes the file's symbol list. */
+export interface ChunkRecord {
+  lineStart: number;
+  lineEnd: number;
+  symbol: number | null;
+  content: string;
+}
+
+/** Facts about a file known before parsing. */
+export interface FileFacts {
+  path: string;
+  hash: string;
+  size: number;
+  mtimeMs: number;
+  language: string;
+  lineCount: number;
+  parseError: string | null;
+}
+
+/** Everything the writer inserts for one file. */
+export interface FileRows extends FileFacts {
+  fileFts: { path: string; names: string };
+  symbols: (ExtractedSymbol & { stableId: string; symbolId: string; fts: [string, string, string] })[];
+  edges: { kind: string; from: number | null; target: string; line: number }[];
+  chunks: (ChunkRecord & { ftsBody: string })[];
+}
+
+/** Builds a file's rows from its extraction and chunks. */
+export function buildFileRows(
+  facts: FileFacts,
+  symbols: ExtractedSymbol[],
+  refs: ExtractedRef[],
+  chunks: ChunkRecord[],
+): FileRows {
+  const pTerms = pathTerms(facts.path);
+  const names = symbols.map((x) => x.name);
+  const seen = new Set<string>();
+  const edges: FileRows["edges"] = [];
+  for (const r of refs) {
+    // One edge per (kind, enclosing symbol, target): repeated calls add nothing to relations.
+    const key = `${r.kind}\0${r.from}\0${r.target}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    edges.push({ kind: r.kind, from: r.from, target: r.target, line: r.line });
+  }
+  return {
+    ...facts,
+    fileFts: { path: pTerms, names: names.join(" ") + " " + names.flatMap((n) => splitIdentifier(n)).join(" ") },
+    symbols: symbols.map((s) => {
+      const stableId = symbolStableId(facts.language, s.kind, s.qualifiedName, s.signature);
+      return {
+        ...s,
+        stableId,
+        symbolId: symbolId(facts.path, stableId, s.lineStart),
+        fts: [
+          `${s.name} ${splitIdentifier(s.name).join(" ")}`,
+          splitIdentifier(s.qualifiedName).join(" "),
+          `${s.kind} ${s.signature} ${s.doc ?? ""} ${pTerms}`,
+        ],
+      };
+    }),
+    edges,
+    chunks: chunks.map((c) => ({ ...c, ftsBody: c.content + "\n" + compoundTerms(c.content) })),
+  };
+}

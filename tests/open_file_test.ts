@@ -1,0 +1,163 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { CruxeError } from "../src/core/errors.ts";
+import { MAX_WINDOW_LINES, openFile, type OpenFileInput } from "../src/query/open_file.ts";
+
+const root = Deno.makeTempDirSync({ prefix: "cruxe-open-" });
+const outside = Deno.makeTempDirSync({ prefix: "cruxe-outside-" });
+const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+Deno.mkdirSync(join(root, "src"));
+Deno.writeTextFileSync(join(root, "src/main.ts"), lines(10));
+Deno.writeTextFileSync(join(root, "long.txt"), lines(250));
+Deno.writeTextFileSync(join(root, "empty.txt"), "");
+Deno.writeTextFileSync(join(root, "nonl.txt"), "a\nb");
+Deno.writeTextFileSync(join(root, "crlf.txt"), "a\r\nb\r\n");
+Deno.writeTextFileSync(join(root, "wide.txt"), "é".repeat(100) + "\nnext\n");
+Deno.writeFileSync(join(root, "bin.dat"), new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));
+Deno.writeFileSync(join(root, "latin1.txt"), new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+Deno.writeTextFileSync(join(outside, "secret.txt"), "TOP SECRET\n");
+Deno.symlinkSync(join(root, "src/main.ts"), join(root, "alias.ts"));
+Deno.symlinkSync(join(outside, "secret.txt"), join(root, "escape.txt"));
+
+function fail(input: OpenFileInput): { code: string; data: Record<string, unknown> } {
+  try {
+    openFile(root, input);
+  } catch (e) {
+    if (e instanceof CruxeError) return { code: e.code, data: e.data };
+    throw e;
+  }
+  return { code: "no error", data: {} };
+}
+
+Deno.test("open_file: whole small file, language, no truncation", () => {
+  const r = openFile(root, { path: "src/main.ts" });
+  assert.equal(r.startLine, 1);
+  assert.equal(r.endLine, 10);
+  assert.equal(r.totalLines, 10);
+  assert.equal(r.truncated, false);
+  assert.equal(r.content, lines(10));
+  assert.equal(r.language, "typescript");
+});
+
+Deno.test("open_file: a window inside the file", () => {
+  const r = openFile(root, { path: "src/main.ts", startLine: 3, endLine: 5 });
+  assert.equal(r.content, "line 3\nline 4\nline 5\n");
+  assert.deepEqual([r.startLine, r.endLine, r.totalLines, r.truncated], [3, 5, 10, false]);
+});
+
+Deno.test("open_file: endLine beyond EOF is clamped, not truncation", () => {
+  const r = openFile(root, { path: "src/main.ts", startLine: 9, endLine: 500 });
+  assert.deepEqual([r.startLine, r.endLine, r.truncated], [9, 10, false]);
+  assert.equal(r.content, "line 9\nline 10\n");
+});
+
+Deno.test("open_file: startLine 0, negative, non-integer and start > end are invalid_input", () => {
+  assert.equal(fail({ path: "src/main.ts", startLine: 0 }).code, "invalid_input");
+  assert.equal(fail({ path: "src/main.ts", startLine: -3 }).code, "invalid_input");
+  assert.equal(fail({ path: "src/main.ts", endLine: 0 }).code, "invalid_input");
+  assert.equal(fail({ path: "src/main.ts", startLine: 1.5 }).code, "invalid_input");
+  assert.equal(fail({ path: "src/main.ts", startLine: 6, endLine: 5 }).code, "invalid_input");
+  assert.equal(fail({ path: "src/main.ts", maxBytes: 0 }).code, "invalid_input");
+});
+
+Deno.test("open_file: startLine beyond EOF is invalid_input and says how long the file is", () => {
+  const f = fail({ path: "src/main.ts", startLine: 11 });
+  assert.equal(f.code, "invalid_input");
+  assert.equal(f.data.totalLines, 10);
+});
+
+Deno.test("open_file: the line window is capped and says truncated", () => {
+  const d = openFile(root, { path: "long.txt" });
+  assert.deepEqual([d.startLine, d.endLine, d.totalLines, d.truncated], [1, MAX_WINDOW_LINES, 250, true]);
+  assert.equal(d.content.split("\n").length - 1, MAX_WINDOW_LINES);
+  const w = openFile(root, { path: "long.txt", startLine: 10, endLine: 249 });
+  assert.deepEqual([w.endLine, w.truncated], [10 + MAX_WINDOW_LINES - 1, true]);
+  const tail = openFile(root, { path: "long.txt", startLine: 201 });
+  assert.deepEqual([tail.startLine, tail.endLine, tail.truncated], [201, 250, false]);
+});
+
+Deno.test("open_file: the byte cap cuts at a line boundary and says where it stopped", () => {
+  const r = openFile(root, { path: "src/main.ts", maxBytes: 21 });
+  assert.equal(r.content, "line 1\nline 2\nline 3\n");
+  assert.deepEqual([r.endLine, r.truncated], [3, true]);
+});
+
+Deno.test("open_file: one line over the byte cap is cut at a character boundary", () => {
+  const r = openFile(root, { path: "wide.txt", maxBytes: 7 });
+  assert.equal(r.content, "ééé"); // 6 bytes; a 4th é would need 8
+  assert.deepEqual([r.startLine, r.endLine, r.truncated], [1, 1, true]);
+});
+
+Deno.test("open_file: empty file, missing final newline, CRLF", () => {
+  const e = openFile(root, { path: "empty.txt" });
+  assert.deepEqual([e.startLine, e.endLine, e.totalLines, e.content, e.truncated], [0, 0, 0, "", false]);
+  assert.equal(fail({ path: "empty.txt", startLine: 2 }).code, "invalid_input");
+  const n = openFile(root, { path: "nonl.txt" });
+  assert.deepEqual([n.totalLines, n.content], [2, "a\nb"]);
+  const c = openFile(root, { path: "crlf.txt", startLine: 2 });
+  assert.deepEqual([c.totalLines, c.content], [2, "b\r\n"]);
+});
+
+Deno.test("open_file: binary and invalid UTF-8 are unsupported_media", () => {
+  assert.equal(fail({ path: "bin.dat" }).code, "unsupported_media");
+  assert.equal(fail({ path: "latin1.txt" }).code, "unsupported_media");
+});
+
+Deno.test("open_file: missing files and directories are file_not_found", () => {
+  assert.equal(fail({ path: "nope.ts" }).code, "file_not_found");
+  assert.equal(fail({ path: "src" }).code, "file_not_found");
+  assert.equal(fail({ path: "src/" }).code, "file_not_found");
+});
+
+Deno.test("open_file: a FIFO is file_not_found (never opened, so never blocks)", () => {
+  const fifo = join(root, "pipe");
+  const made = new Deno.Command("mkfifo", { args: [fifo] }).outputSync();
+  if (!made.success) return; // no mkfifo on this system
+  assert.equal(fail({ path: "pipe" }).code, "file_not_found");
+  Deno.removeSync(fifo);
+});
+
+Deno.test("open_file: a symlink that stays inside the root is followed", () => {
+  const r = openFile(root, { path: "alias.ts", startLine: 1, endLine: 1 });
+  assert.equal(r.content, "line 1\n");
+  assert.equal(r.path, "alias.ts");
+});
+
+Deno.test("open_file: escapes are forbidden (absolute, .., encoded, NUL, symlink out)", () => {
+  for (
+    const path of [
+      join(outside, "secret.txt"),
+      "/etc/passwd",
+      "../" + outside.split("/").pop() + "/secret.txt",
+      "src/../../etc/passwd",
+      "src/%2e%2e/%2e%2e/etc/passwd",
+      "src\\..\\..\\etc\\passwd",
+      "src/main.ts\0.png",
+      "escape.txt",
+      "~/.ssh/id_rsa",
+    ]
+  ) {
+    const f = fail({ path });
+    assert.equal(f.code, "forbidden", `${JSON.stringify(path)} gave ${f.code}`);
+  }
+});
+
+Deno.test("open_file: ./ prefixes and backslash separators inside the repo are fine", () => {
+  assert.equal(openFile(root, { path: "./src/main.ts", endLine: 1 }).path, "src/main.ts");
+  assert.equal(openFile(root, { path: "src\\main.ts", endLine: 1 }).content, "line 1\n");
+});
+
+Deno.test("open_file: a missing repository root is project_not_found", () => {
+  let c = "";
+  try {
+    openFile(join(root, "gone"), { path: "x" });
+  } catch (e) {
+    c = (e as CruxeError).code;
+  }
+  assert.equal(c, "project_not_found");
+});
+
+globalThis.addEventListener("unload", () => {
+  Deno.removeSync(root, { recursive: true });
+  Deno.removeSync(outside, { recursive: true });
+});

@@ -1,0 +1,181 @@
+/**
+ * Candidate sources: each asks one table of the index for its best rows,
+ * ranked by FTS5 BM25 (or by exact lookup / literal match). Sources never
+ * see raw user text: they take MATCH expressions built by `fts_query.ts`.
+ */
+import type { Db } from "../../state/db.ts";
+
+/** Filters every source applies. */
+export interface SourceFilter {
+  language?: string;
+  pathPrefix?: string;
+}
+
+/** A symbol row as the sources return it. */
+export interface SymbolHit {
+  id: number;
+  path: string;
+  name: string;
+  qualified_name: string;
+  kind: string;
+  language: string;
+  line_start: number;
+  line_end: number;
+  signature: string;
+  symbol_id: string;
+  stable_id: string;
+  parent_id: number | null;
+}
+
+/** A chunk row as the sources return it. */
+export interface ChunkHit {
+  id: number;
+  path: string;
+  line_start: number;
+  line_end: number;
+  symbol_row: number | null;
+  language: string;
+  content: string;
+}
+
+/** A file row as the sources return it. */
+export interface FileHit {
+  path: string;
+  language: string;
+  line_count: number;
+}
+
+/** One ranked list from one source. */
+export interface SourceList<T> {
+  source: string;
+  hits: T[];
+}
+
+const SYMBOL_COLS =
+  "s.id, s.path, s.name, s.qualified_name, s.kind, s.language, s.line_start, s.line_end, s.signature, s.symbol_id, " +
+  "s.stable_id, s.parent_id";
+const CHUNK_COLS = "c.id, c.path, c.line_start, c.line_end, c.symbol_row, c.language, c.content";
+
+/** `LIKE` pattern for a path prefix (escaping `%`, `_` and `\`). */
+function likePrefix(prefix: string): string {
+  return prefix.replace(/[\\%_]/g, (c) => "\\" + c) + "%";
+}
+
+function filterSql(alias: string, f: SourceFilter): { sql: string; args: string[] } {
+  const parts: string[] = [];
+  const args: string[] = [];
+  if (f.language) parts.push(`${alias}.language = ?`), args.push(f.language);
+  if (f.pathPrefix) parts.push(`${alias}.path LIKE ? ESCAPE '\\'`), args.push(likePrefix(f.pathPrefix));
+  return { sql: parts.length ? " AND " + parts.join(" AND ") : "", args };
+}
+
+/** Symbols ranked by BM25 over name (weighted most), qualified name and detail. */
+export function symbolSource(db: Db, match: string, f: SourceFilter, limit: number): SymbolHit[] {
+  const w = filterSql("s", f);
+  return db.prepare(
+    `SELECT ${SYMBOL_COLS}, bm25(symbols_fts, 8.0, 3.0, 1.0) AS r
+     FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
+     WHERE symbols_fts MATCH ?${w.sql} ORDER BY r LIMIT ?`,
+  ).all(match, ...w.args, limit) as unknown as SymbolHit[];
+}
+
+/** Symbols whose name equals one of `names` case-insensitively (definitions first). */
+export function exactNameSource(db: Db, names: string[], f: SourceFilter, limit: number): SymbolHit[] {
+  if (!names.length) return [];
+  const w = filterSql("s", f);
+  const qs = names.map(() => "?").join(", ");
+  return db.prepare(
+    `SELECT ${SYMBOL_COLS} FROM symbols s WHERE s.name_lower IN (${qs})${w.sql}
+     ORDER BY (s.parent_id IS NULL) DESC, s.line_end - s.line_start DESC LIMIT ?`,
+  ).all(...names.map((n) => n.toLowerCase()), ...w.args, limit) as unknown as SymbolHit[];
+}
+
+/** Chunks ranked by BM25 over body and path. */
+export function chunkSource(db: Db, match: string, f: SourceFilter, limit: number): ChunkHit[] {
+  const w = filterSql("c", f);
+  return db.prepare(
+    `SELECT ${CHUNK_COLS}, bm25(chunks_fts, 1.0, 2.0) AS r
+     FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+     WHERE chunks_fts MATCH ?${w.sql} ORDER BY r LIMIT ?`,
+  ).all(match, ...w.args, limit) as unknown as ChunkHit[];
+}
+
+/** Files ranked by BM25 over path words and the names they define. */
+export function fileSource(db: Db, match: string, f: SourceFilter, limit: number): FileHit[] {
+  const w = filterSql("fl", f);
+  return db.prepare(
+    `SELECT fl.path, fl.language, fl.line_count, bm25(files_fts, 4.0, 1.0) AS r
+     FROM files_fts JOIN files fl ON fl.rowid = files_fts.rowid
+     WHERE files_fts MATCH ?${w.sql} ORDER BY r LIMIT ?`,
+  ).all(match, ...w.args, limit) as unknown as FileHit[];
+}
+
+/** Files whose path ends with `suffix` (or equals it), shortest path first. */
+export function pathSuffixSource(db: Db, suffix: string, f: SourceFilter, limit: number): FileHit[] {
+  const w = filterSql("fl", f);
+  const s = suffix.replace(/^\.?\//, "");
+  return db.prepare(
+    `SELECT fl.path, fl.language, fl.line_count FROM files fl
+     WHERE (fl.path = ? OR fl.path LIKE ? ESCAPE '\\' OR fl.path LIKE ? ESCAPE '\\')${w.sql}
+     ORDER BY (fl.path = ?) DESC, length(fl.path) LIMIT ?`,
+  ).all(s, "%/" + likePrefix(s).slice(0, -1), "%" + likePrefix(s), ...w.args, s, limit) as unknown as FileHit[];
+}
+
+/**
+ * Chunks containing `literal` verbatim (case-insensitive). The FTS phrase of
+ * the literal's words narrows the rows first; `instr` then checks the exact
+ * text, so the scan stays bounded by `scanLimit` rows.
+ */
+export function literalSource(
+  db: Db,
+  literal: string,
+  phrase: string | null,
+  f: SourceFilter,
+  limit: number,
+  scanLimit = 2000,
+): ChunkHit[] {
+  const w = filterSql("c", f);
+  const needle = literal.toLowerCase();
+  if (phrase) {
+    const rows = db.prepare(
+      `SELECT ${CHUNK_COLS} FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+       WHERE chunks_fts MATCH ?${w.sql} LIMIT ?`,
+    ).all(phrase, ...w.args, scanLimit) as unknown as ChunkHit[];
+    return rows.filter((r) => r.content.toLowerCase().includes(needle)).slice(0, limit);
+  }
+  // No word characters at all (e.g. `"=>"`): a bounded scan of the chunk text.
+  return db.prepare(
+    `SELECT ${CHUNK_COLS} FROM chunks c WHERE instr(lower(c.content), ?) > 0${w.sql} LIMIT ?`,
+  ).all(needle, ...w.args, limit) as unknown as ChunkHit[];
+}
+
+/** Symbols by row ids. */
+export function symbolsByIds(db: Db, ids: number[]): Map<number, SymbolHit> {
+  const out = new Map<number, SymbolHit>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const part = ids.slice(i, i + 500);
+    const rows = db.prepare(`SELECT ${SYMBOL_COLS} FROM symbols s WHERE s.id IN (${part.map(() => "?").join(",")})`)
+      .all(...part) as unknown as SymbolHit[];
+    for (const r of rows) out.set(r.id, r);
+  }
+  return out;
+}
+
+/** The chunk of `path` covering `line`, preferring the one that belongs to `symbolRow`. */
+export function chunkAt(db: Db, path: string, line: number, symbolRow: number | null): ChunkHit | undefined {
+  return db.prepare(
+    `SELECT ${CHUNK_COLS} FROM chunks c WHERE c.path = ? AND c.line_start <= ? AND c.line_end >= ?
+     ORDER BY (c.symbol_row IS ?) DESC, c.line_start LIMIT 1`,
+  ).get(path, line, line, symbolRow) as unknown as ChunkHit | undefined;
+}
+
+/** The first chunk of a file. */
+export function firstChunk(db: Db, path: string): ChunkHit | undefined {
+  return db.prepare(`SELECT ${CHUNK_COLS} FROM chunks c WHERE c.path = ? ORDER BY c.line_start LIMIT 1`)
+    .get(path) as unknown as ChunkHit | undefined;
+}
+
+/** Languages present in the index. */
+export function indexedLanguages(db: Db): string[] {
+  return (db.prepare("SELECT DISTINCT language FROM files").all() as { language: string }[]).map((r) => r.language);
+}

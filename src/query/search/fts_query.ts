@@ -1,0 +1,97 @@
+/**
+ * Turning any user text into a safe FTS5 MATCH expression. Every term is
+ * emitted as a double-quoted FTS5 string, so operators (`NEAR`, `AND`, `*`,
+ * `^`, `:`, `-`, parentheses, quotes) in the input are never interpreted.
+ */
+import { splitIdentifier } from "../../core/identifiers.ts";
+
+/** Longest query text considered (longer input is cut, at a word boundary). */
+export const MAX_QUERY_CHARS = 2000;
+/** Most terms put into one MATCH expression. */
+export const MAX_TERMS = 32;
+
+const STOPWORDS = new Set(
+  ("a an and are as at be been being but by can could do does did for from has have how i if in into is it its " +
+    "itself of on or should so such than that the their them then there these this those to too was were what " +
+    "when where which while who whom why will with within without would you your we our me my they he she " +
+    "implemented implementation implement handled handle handles work works working used use uses using code " +
+    "function functions find show get gets where's").split(" "),
+);
+
+/** Cuts a query to MAX_QUERY_CHARS at a whitespace boundary when possible. */
+export function truncateQuery(q: string): { text: string; truncated: boolean } {
+  if (q.length <= MAX_QUERY_CHARS) return { text: q, truncated: false };
+  const cut = q.slice(0, MAX_QUERY_CHARS);
+  const ws = cut.search(/\s\S*$/);
+  return { text: ws > MAX_QUERY_CHARS / 2 ? cut.slice(0, ws) : cut, truncated: true };
+}
+
+/** One query term and where it came from. */
+export interface QueryTerm {
+  /** Lower-case token as the unicode61 tokenizer would produce it. */
+  term: string;
+  /** True when the term is a camelCase/snake_case part of a larger word. */
+  part: boolean;
+  /** True for stop words (kept only when nothing else is left). */
+  stop: boolean;
+}
+
+/**
+ * Words of a query, lower-cased, split like the indexer splits identifiers:
+ * `checkRateLimit` gives `checkratelimit`, `check`, `rate`, `limit`.
+ */
+export function queryTerms(text: string): QueryTerm[] {
+  const out: QueryTerm[] = [];
+  const seen = new Set<string>();
+  const add = (term: string, part: boolean) => {
+    if (!term || seen.has(term) || out.length >= MAX_TERMS * 2) return;
+    seen.add(term);
+    out.push({ term, part, stop: STOPWORDS.has(term) });
+  };
+  // unicode61 separates at every non-alphanumeric character, `_` included.
+  for (const word of text.match(/[\p{L}\p{N}_$]+/gu) ?? []) {
+    for (const piece of word.split(/[_$]+/)) {
+      if (!piece) continue;
+      add(piece.toLowerCase(), false);
+      if (/^[A-Za-z0-9]+$/.test(piece)) {
+        const parts = splitIdentifier(piece);
+        if (parts.length > 1) { for (const p of parts) add(p, true); }
+      }
+    }
+  }
+  return out;
+}
+
+/** Terms worth searching: stop words dropped unless nothing else remains. */
+export function searchTerms(terms: QueryTerm[]): string[] {
+  const content = terms.filter((t) => !t.stop);
+  return (content.length ? content : terms).map((t) => t.term).slice(0, MAX_TERMS);
+}
+
+/** Quotes one token as an FTS5 string. */
+export function ftsString(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+/** `"a" OR "b" OR ...`, or null when there is nothing to search. */
+export function anyOf(terms: string[]): string | null {
+  const t = terms.filter(Boolean);
+  return t.length ? t.map(ftsString).join(" OR ") : null;
+}
+
+/** `"a" AND "b" AND ...`, or null when there is nothing to search. */
+export function allOf(terms: string[]): string | null {
+  const t = terms.filter(Boolean);
+  return t.length ? t.map(ftsString).join(" AND ") : null;
+}
+
+/** A phrase of the text's tokens (`"a b c"`), or null. */
+export function phraseOf(text: string): string | null {
+  const words = (text.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, MAX_TERMS);
+  return words.length ? ftsString(words.join(" ")) : null;
+}
+
+/** Restricts an expression to some columns: `{a b}: (expr)`. */
+export function inColumns(columns: string[], expr: string): string {
+  return `{${columns.join(" ")}}: (${expr})`;
+}

@@ -1,0 +1,82 @@
+/**
+ * Weighted reciprocal-rank fusion: every source's ranked list votes
+ * `weight / (k + rank)` for each unit it contains. A unit is one thing an
+ * agent can open: a symbol (its body chunks fold into it), a chunk outside
+ * any symbol, or a whole file.
+ */
+import type { ChunkHit, FileHit, SymbolHit } from "./candidates.ts";
+
+/** RRF damping constant: small k lets the first ranks of a source dominate. */
+export const RRF_K = 10;
+
+/** One fused candidate. */
+export interface Unit {
+  key: string;
+  path: string;
+  language: string;
+  symbol?: SymbolHit;
+  /** Symbol row id this unit stands for (before the row is loaded). */
+  symbolRow?: number;
+  chunk?: ChunkHit;
+  file?: FileHit;
+  /** Best (0-based) rank per source. */
+  ranks: Record<string, number>;
+  fused: number;
+  score: number;
+  reasons: Record<string, number>;
+}
+
+/** A ranked list in the shape fusion needs. */
+export interface RankedList {
+  source: string;
+  weight: number;
+  items: ({ kind: "symbol"; hit: SymbolHit } | { kind: "chunk"; hit: ChunkHit } | { kind: "file"; hit: FileHit })[];
+}
+
+function keyOf(item: RankedList["items"][number]): string {
+  if (item.kind === "symbol") return "s:" + item.hit.id;
+  if (item.kind === "chunk") return item.hit.symbol_row !== null ? "s:" + item.hit.symbol_row : "c:" + item.hit.id;
+  return "f:" + item.hit.path;
+}
+
+/** Fuses ranked lists into units keyed by what they point at. */
+export function fuse(lists: RankedList[], k = RRF_K): Map<string, Unit> {
+  const units = new Map<string, Unit>();
+  for (const list of lists) {
+    const seen = new Set<string>();
+    list.items.forEach((item, rank) => {
+      const key = keyOf(item);
+      if (seen.has(key)) return; // a source votes once per unit, with its best rank
+      seen.add(key);
+      let u = units.get(key);
+      if (!u) {
+        u = {
+          key,
+          path: item.hit.path,
+          language: item.hit.language,
+          ranks: {},
+          fused: 0,
+          score: 0,
+          reasons: {},
+        };
+        units.set(key, u);
+      }
+      if (item.kind === "symbol") u.symbol = item.hit;
+      else if (item.kind === "chunk") {
+        if (!u.chunk) u.chunk = item.hit;
+        if (item.hit.symbol_row !== null) u.symbolRow = item.hit.symbol_row;
+      } else u.file = item.hit;
+      if (item.kind === "symbol") u.symbolRow = item.hit.id;
+      u.ranks[list.source] = rank;
+      const vote = list.weight / (k + rank + 1);
+      u.fused += vote;
+      u.reasons["source:" + list.source] = vote;
+    });
+  }
+  return units;
+}
+
+/** The vote of rank 1 in a source of weight `w`, the unit that scores map against. */
+export function topVote(w: number, k = RRF_K): number {
+  return w / (k + 1);
+}

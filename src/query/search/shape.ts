@@ -1,0 +1,181 @@
+/**
+ * From ranked units to the results an agent reads: overlapping hits merged,
+ * files aggregated (and diversified for prose queries), each result given its
+ * handles, lines, a short snippet and a 0..1 score.
+ */
+import type { Db } from "../../state/db.ts";
+import { resultId } from "../../core/ids.ts";
+import type { Unit } from "./fuse.ts";
+import { chunkAt, firstChunk, symbolsByIds } from "./candidates.ts";
+
+/** One search result (the spec's `search_code` result item). */
+export interface SearchResult {
+  result_id: string;
+  result_type: "symbol" | "snippet" | "file";
+  symbol_id?: string;
+  symbol_stable_id?: string;
+  path: string;
+  line_start: number;
+  line_end: number;
+  kind: string | null;
+  name: string | null;
+  qualified_name: string | null;
+  language: string;
+  score: number;
+  snippet: string;
+  ranking_reasons?: Record<string, number | string>;
+}
+
+const SNIPPET_LINES = 10;
+const SNIPPET_CHARS = 800;
+/** Fused score that maps to 0.5: a first place in a weight-1 source. */
+const SCORE_HALF = 0.09;
+
+/** Loads the symbol rows units refer to (chunks of a symbol body carry only its row id). */
+export function attachSymbols(db: Db, units: Unit[]): void {
+  const need = units.filter((u) => !u.symbol && u.symbolRow !== undefined).map((u) => u.symbolRow!);
+  if (!need.length) return;
+  const rows = symbolsByIds(db, need);
+  for (const u of units) if (!u.symbol && u.symbolRow !== undefined) u.symbol = rows.get(u.symbolRow);
+}
+
+function lines(u: Unit): [number, number] {
+  if (u.symbol) return [u.symbol.line_start, u.symbol.line_end];
+  if (u.chunk) return [u.chunk.line_start, u.chunk.line_end];
+  return [1, Math.max(1, u.file?.line_count ?? 1)];
+}
+
+function overlaps(a: [number, number], b: [number, number]): boolean {
+  return a[0] <= b[1] && b[0] <= a[1];
+}
+
+/**
+ * Merges units of one file whose line ranges overlap (a window chunk inside
+ * a symbol, a symbol and its enclosing class's chunk): the better one keeps
+ * its place and gains a share of the other's evidence. Input sorted best first.
+ */
+export function mergeOverlaps(units: Unit[]): Unit[] {
+  const kept: Unit[] = [];
+  const byPath = new Map<string, Unit[]>();
+  for (const u of units) {
+    const same = byPath.get(u.path) ?? [];
+    const r = lines(u);
+    const host = u.file ? undefined : same.find((k) => !k.file && overlaps(lines(k), r) && nested(lines(k), r));
+    if (host) {
+      host.score += 0.25 * u.score;
+      host.reasons.merged_overlap = (Number(host.reasons.merged_overlap) || 0) + 1;
+      continue;
+    }
+    same.push(u);
+    byPath.set(u.path, same);
+    kept.push(u);
+  }
+  return kept.sort((a, b) => b.score - a.score);
+}
+
+/** One range inside the other. */
+function nested(a: [number, number], b: [number, number]): boolean {
+  return (a[0] <= b[0] && a[1] >= b[1]) || (b[0] <= a[0] && b[1] >= a[1]);
+}
+
+/**
+ * File-level aggregation: every unit of a file lends weight to the file's
+ * best unit (a file that matches in many places is more likely the answer).
+ * With `onePerFile`, only that best unit stays (prose queries: the ranks
+ * are better spent on other files). Input sorted best first.
+ */
+export function aggregateFiles(units: Unit[], onePerFile: boolean, perFileMax: number): Unit[] {
+  const groups = new Map<string, Unit[]>();
+  for (const u of units) {
+    const g = groups.get(u.path);
+    if (g) g.push(u);
+    else groups.set(u.path, [u]);
+  }
+  const out: Unit[] = [];
+  for (const g of groups.values()) {
+    const extra = g.slice(1).reduce((acc, u, i) => acc + u.score * (i === 0 ? 0.3 : i === 1 ? 0.15 : 0.05), 0);
+    if (onePerFile) {
+      // Prefer a unit with lines (symbol or chunk) as the file's representative.
+      const rep = g.find((u) => !u.file) ?? g[0];
+      const best = g[0].score;
+      if (extra) rep.reasons.file_aggregate = Math.round(extra * 1e4) / 1e4;
+      rep.score = best + extra;
+      out.push(rep);
+    } else {
+      out.push(...g.filter((u) => !(u.file && g.length > 1)).slice(0, perFileMax));
+    }
+  }
+  return out.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+}
+
+function snippetOf(content: string, startLine: number, from: number, to: number, terms: string[]): string {
+  const all = content.split("\n");
+  const lo = Math.max(0, from - startLine);
+  const hi = Math.min(all.length, to - startLine + 1);
+  const body = all.slice(lo, hi);
+  // Start at the line with most query terms, keeping one line of context before it.
+  let best = 0;
+  let bestHits = 0;
+  for (let i = 0; i < Math.min(body.length, 400); i++) {
+    const l = body[i].toLowerCase();
+    const hits = terms.filter((t) => l.includes(t)).length;
+    if (hits > bestHits) best = i, bestHits = hits;
+  }
+  const start = best > 2 ? best - 1 : 0;
+  let text = body.slice(start, start + SNIPPET_LINES).join("\n");
+  if (text.length > SNIPPET_CHARS) text = text.slice(0, SNIPPET_CHARS) + "…";
+  return text;
+}
+
+/** Builds the result object of a unit (loading its snippet text). */
+export function toResult(db: Db, u: Unit, terms: string[], explain: "off" | "basic" | "full"): SearchResult {
+  const [ls, le] = lines(u);
+  const sym = u.symbol;
+  let chunk = u.chunk;
+  if (!chunk && sym) chunk = chunkAt(db, u.path, sym.line_start, sym.id);
+  if (!chunk) chunk = firstChunk(db, u.path);
+  const snippet = chunk ? snippetOf(chunk.content, chunk.line_start, Math.max(ls, chunk.line_start), le, terms) : "";
+  const fromSymbolSource = Object.keys(u.ranks).some((s) => s.startsWith("symbol") || s === "exact_name");
+  const type: SearchResult["result_type"] = sym
+    ? (fromSymbolSource ? "symbol" : "snippet")
+    : u.file
+    ? "file"
+    : "snippet";
+  const r: SearchResult = {
+    result_id: type === "symbol" && sym
+      ? sym.symbol_id
+      : resultId(type === "file" ? "file" : "snip", u.path, type === "file" ? 0 : ls, type === "file" ? 0 : le),
+    result_type: type,
+    ...(sym ? { symbol_id: sym.symbol_id, symbol_stable_id: sym.stable_id } : {}),
+    path: u.path,
+    line_start: ls,
+    line_end: le,
+    kind: sym?.kind ?? null,
+    name: sym?.name ?? null,
+    qualified_name: sym?.qualified_name ?? null,
+    language: sym?.language ?? u.language,
+    score: normalizedScore(u.score),
+    snippet,
+  };
+  if (explain !== "off") r.ranking_reasons = reasonsFor(u, explain);
+  return r;
+}
+
+/** Maps a fused-and-adjusted score to 0..1 (monotonic; 0.5 = first place in one weight-1 source). */
+export function normalizedScore(s: number): number {
+  return Math.round((s / (s + SCORE_HALF)) * 1000) / 1000;
+}
+
+function reasonsFor(u: Unit, level: "basic" | "full"): Record<string, number | string> {
+  const out: Record<string, number | string> = {};
+  for (const [k, v] of Object.entries(u.reasons)) {
+    if (level === "basic" && k.startsWith("source:")) continue;
+    out[k] = typeof v === "number" ? Math.round(v * 1e4) / 1e4 : v;
+  }
+  if (level === "full") {
+    for (const [s, rank] of Object.entries(u.ranks)) out["rank:" + s] = rank + 1;
+    out.fused = Math.round(u.fused * 1e4) / 1e4;
+  }
+  out.final = Math.round(u.score * 1e4) / 1e4;
+  return out;
+}

@@ -1,0 +1,106 @@
+/**
+ * Bounded, explainable adjustments applied after fusion. Each signal is a
+ * multiplier in a fixed range and is recorded under its name, so a ranking
+ * can always be explained as fused evidence × named factors.
+ */
+import type { QueryIntent } from "./intent.ts";
+import type { Unit } from "./fuse.ts";
+import { pathTerms, splitIdentifier } from "../../core/identifiers.ts";
+
+/** What signals know about the query. */
+export interface QueryFacts {
+  intent: QueryIntent;
+  /** Content terms (lower case, stop words removed). */
+  terms: string[];
+  /** The identifier the query names, for symbol intent (leaf of a qualified name). */
+  identifier?: string;
+  /** Qualifier parts of a qualified symbol query (`jwt` in `jwt::validate`). */
+  qualifiers: string[];
+  /** Kinds the query mentions (`class`, `function` ...). */
+  kinds: Set<string>;
+  mentionsTests: boolean;
+}
+
+const KIND_WORDS: Record<string, string[]> = {
+  class: ["class"],
+  struct: ["struct"],
+  interface: ["interface", "protocol"],
+  trait: ["trait"],
+  enum: ["enum"],
+  function: ["function", "func", "fn", "def"],
+  method: ["method"],
+  constructor: ["constructor", "ctor", "init"],
+  type: ["type", "typedef", "alias"],
+  macro: ["macro"],
+  module: ["module", "package", "namespace"],
+  constant: ["constant", "const"],
+};
+
+/** Kinds named by words of the query. */
+export function kindsMentioned(words: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const [kind, ws] of Object.entries(KIND_WORDS)) if (ws.some((w) => words.includes(w))) out.add(kind);
+  return out;
+}
+
+const TEST_PATH =
+  /(^|\/)(tests?|__tests__|spec|specs|testing|testdata|test_?utils?)(\/|$)|(^|\/)test_[^/]*$|_test\.[a-z]+$|[._-](test|spec)s?\.[a-z]+$|Tests?\.[a-z]+$/i;
+const NON_CODE =
+  /\.(md|rst|txt|adoc|json|ya?ml|toml|lock|csv|svg|html?)$|(^|\/)(docs?|examples?|vendor|third_party)\//i;
+const TYPE_KINDS = new Set(["class", "struct", "interface", "trait", "enum", "type", "module", "namespace"]);
+
+/** True for paths of tests, specs and test data. */
+export function isTestPath(path: string): boolean {
+  return TEST_PATH.test(path);
+}
+
+function factor(u: Unit, name: string, f: number): void {
+  if (f === 1) return;
+  u.reasons[name] = Math.round(f * 1000) / 1000;
+  u.score *= f;
+}
+
+/** Applies every signal to every unit (in place) and returns them sorted best first. */
+export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
+  const termSet = new Set(q.terms);
+  for (const u of units) {
+    u.score = u.fused;
+    const sym = u.symbol;
+    // Exact name match: the query names this symbol.
+    if (sym && q.identifier) {
+      const exact = sym.name === q.identifier;
+      const ci = sym.name.toLowerCase() === q.identifier.toLowerCase();
+      if (exact || ci) {
+        factor(u, "exact_name", exact ? 2.0 : 1.7);
+        if (q.qualifiers.length) {
+          const qn = sym.qualified_name.toLowerCase() + "/" + u.path.toLowerCase();
+          const hit = q.qualifiers.filter((p) => qn.includes(p.toLowerCase())).length;
+          factor(u, "qualifier_match", 1 + 0.5 * (hit / q.qualifiers.length));
+        }
+        // Definition of a type beats a same-named field or variable.
+        if (TYPE_KINDS.has(sym.kind) || sym.kind === "function") factor(u, "definition_kind", 1.2);
+        if (sym.parent_id === null) factor(u, "top_level", 1.1);
+      }
+    } else if (sym && q.intent === "natural_language" && termSet.size) {
+      const parts = new Set(splitIdentifier(sym.name));
+      const covered = [...parts].filter((p) => termSet.has(p)).length;
+      if (parts.size && covered === parts.size) factor(u, "name_in_query", 1.25);
+    }
+    // Definition over reference: a unit that is a symbol body is a definition site.
+    if (u.symbolRow !== undefined) factor(u, "definition", 1.1);
+    if (sym && q.kinds.size && q.kinds.has(sym.kind)) factor(u, "kind_match", 1.3);
+    // Path affinity: query words in the file's path (directory or file name).
+    if (termSet.size) {
+      const words = new Set(pathTerms(u.path).split(" "));
+      const stem = u.path.slice(u.path.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "");
+      const stemWords = new Set([stem.toLowerCase(), ...splitIdentifier(stem)]);
+      const inPath = q.terms.filter((t) => words.has(t)).length;
+      const inStem = q.terms.filter((t) => stemWords.has(t)).length;
+      const f = 1 + 0.25 * Math.min(1, inPath / q.terms.length) + 0.35 * Math.min(1, inStem / q.terms.length);
+      factor(u, "path_affinity", f);
+    }
+    if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", 0.55);
+    if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.7);
+  }
+  return units.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+}

@@ -11,6 +11,34 @@ export function digest(...parts: string[]): string {
   return h.digest("hex");
 }
 
+/**
+ * A fast, stable, non-cryptographic 128-bit hash (four 32-bit lanes) as 32 hex
+ * digits. Used for handles computed per symbol, where sha256 through the
+ * node:crypto layer costs more than the parse itself.
+ */
+export function fastHash(...parts: string[]): string {
+  let h1 = 0x811c9dc5 ^ parts.length, h2 = 0x01000193, h3 = 0x9e3779b9, h4 = 0x85ebca6b;
+  for (let p = 0; p < parts.length; p++) {
+    const s = parts[p];
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+      h3 = Math.imul(h3 ^ c, 0x27d4eb2f);
+      h4 = Math.imul(h4 ^ c, 0x165667b1);
+    }
+    h1 = Math.imul(h1 ^ 0xff, 0x01000193); // separator between parts
+    h2 = Math.imul(h2 ^ 0xfe, 0x5bd1e995);
+  }
+  const mix = (h: number, k: number) => {
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) ^ k;
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+  };
+  const a = mix(h1, h3), b = mix(h2, h1), c = mix(h3, h4), d = mix(h4, h2);
+  return [a, b, c, d].map((x) => x.toString(16).padStart(8, "0")).join("");
+}
+
 /** A content hash for the file manifest (sha1 hex: fast, collision risk irrelevant here). */
 export function contentHash(bytes: Uint8Array): string {
   return createHash("sha1").update(bytes).digest("hex");
@@ -31,17 +59,17 @@ export function symbolStableId(
   qualifiedName: string,
   signature: string,
 ): string {
-  return "b3:" + digest(language, kind, qualifiedName, signature.replace(/\s+/g, " ").trim()).slice(0, 32);
+  return "b3:" + fastHash(language, kind, qualifiedName, signature.replace(/\s+/g, " ").trim());
 }
 
 /** `symbol_id`: identity of one symbol row (path + stable id + line). */
 export function symbolId(path: string, stableId: string, lineStart: number): string {
-  return "sym_" + digest(path, stableId, String(lineStart)).slice(0, 24);
+  return "sym_" + fastHash(path, stableId, String(lineStart)).slice(0, 24);
 }
 
 /** `result_id` for a non-symbol result (snippet or file) of the index. */
 export function resultId(prefix: "snip" | "file", path: string, lineStart = 0, lineEnd = 0): string {
-  return `${prefix}_` + digest(path, String(lineStart), String(lineEnd)).slice(0, 24);
+  return `${prefix}_` + fastHash(path, String(lineStart), String(lineEnd)).slice(0, 24);
 }
 
 /** A short random job id. */

@@ -64,7 +64,7 @@ export function buildFileRows(
         fts: [
           `${s.name} ${splitIdentifier(s.name).join(" ")}`,
           splitIdentifier(s.qualifiedName).join(" "),
-          `${s.kind} ${s.signature} ${s.doc ?? ""} ${pTerms}`,
+          `${s.kind} ${s.signature} ${s.doc ?? ""}`,
         ],
       };
     }),

@@ -1,10 +1,20 @@
 /**
- * locate_symbol: definitions by name. Exact name beats case-insensitive
- * beats prefix; a qualified query narrows by qualified name.
+ * locate_symbol: where a name is defined. Definitions come first, ranked by
+ * tier (exact name > case-insensitive > prefix > fuzzy spelling), then by a
+ * few bounded signals (qualifier match, kind, not a test file); references to
+ * the exact name follow when there is room. A qualified query
+ * (`jwt::validate_token`, `Reader.Read`, `django.db.models.Model`) narrows by
+ * qualified name and path. Reads only the open index.
  */
 import type { Db } from "../state/db.ts";
-import { normalizeKind } from "../core/types.ts";
 import { CruxeError } from "../core/errors.ts";
+import { resultId } from "../core/ids.ts";
+import { fuzzyNames } from "./symbol_name_index.ts";
+import { suggestSymbols } from "./_suggest_symbols.ts";
+import { isTestPath, SYMBOL_COLUMNS, type SymbolFields, symbolFields, type SymbolRow } from "./_symbol_row.ts";
+import { parseKind, parseLanguage, parseLimit, requireName } from "./_input_rules.ts";
+
+export { warmSymbolIndex } from "./symbol_name_index.ts";
 
 /** Inputs of locate_symbol. */
 export interface LocateInput {
@@ -14,70 +24,262 @@ export interface LocateInput {
   limit?: number;
 }
 
-/** One located symbol. */
-export interface LocatedSymbol {
-  symbol_id: string;
-  symbol_stable_id: string;
-  path: string;
-  line_start: number;
-  line_end: number;
-  kind: string;
-  name: string;
-  qualified_name: string;
-  signature: string;
-  language: string;
+/** How a result matched the query. */
+export type MatchTier = "exact" | "case_insensitive" | "prefix" | "fuzzy";
+
+/**
+ * One located symbol. `match` is `definition` for a symbol row, `reference`
+ * for a use of the exact name (then `symbol_id` is the enclosing symbol's
+ * handle, or a `snip_` result id at file level, and `kind` is `reference`).
+ */
+export interface LocatedSymbol extends SymbolFields {
+  score: number;
+  match: "definition" | "reference";
+  match_tier: MatchTier;
+  reference_kind?: string;
+}
+
+/** The answer of locate_symbol (without the protocol metadata). */
+export interface LocateResult {
+  results: LocatedSymbol[];
+  total_candidates: number;
+  truncated: boolean;
+}
+
+/** Default and maximum `limit`. */
+export const LOCATE_DEFAULT_LIMIT = 10;
+export const LOCATE_MAX_LIMIT = 200;
+/** Rows read per tier at most: bounds the work for names like `String` or `init`. */
+const TIER_ROWS = 5000;
+
+/** A query split into its leaf name and the qualifiers before it. */
+export interface ParsedName {
+  leaf: string;
+  qualifiers: string[]; // lower-case
+  normalized: string; // lower-case, separators as "."
+}
+
+/** Splits `a::b.c#d` / `pkg/mod.Name` / `name()` into leaf and qualifiers. */
+export function parseSymbolName(raw: string): ParsedName {
+  const s = raw.trim().replace(/^[`'"]+|[`'"]+$/g, "").replace(/\(.*\)\s*$/, "").trim();
+  const parts = s.split(/::|->|[.#/\\\s]+/).filter(Boolean);
+  const leaf = parts.length ? parts[parts.length - 1] : s;
+  const qualifiers = parts.slice(0, -1).map((p) => p.toLowerCase());
+  return { leaf, qualifiers, normalized: parts.map((p) => p.toLowerCase()).join(".") };
+}
+
+/** Segments a qualifier can match: the qualified name's parts and the path's directories and stem. */
+function segmentsOf(r: SymbolRow): string[] {
+  const q = r.qualified_name.toLowerCase().split(/::|[.#/\\]+/).filter(Boolean);
+  q.pop();
+  const p = r.path.toLowerCase().replace(/\.[^./]+$/, "").split("/");
+  return [...q, ...p];
+}
+
+/**
+ * How well a candidate honours the qualifiers (0..1): 1 when its qualified
+ * name ends with the whole query, else the share of qualifiers found among
+ * its segments.
+ */
+export function qualifierMatch(r: SymbolRow, parsed: ParsedName): number {
+  if (!parsed.qualifiers.length) return 0;
+  const qn = r.qualified_name.toLowerCase().split(/::|[#/\\]+/).join(".");
+  if (qn === parsed.normalized || qn.endsWith("." + parsed.normalized)) return 1;
+  const segs = new Set(segmentsOf(r));
+  const hit = parsed.qualifiers.filter((q) => segs.has(q)).length;
+  return 0.9 * hit / parsed.qualifiers.length;
+}
+
+const KIND_BONUS: Record<string, number> = {
+  class: 0.02,
+  struct: 0.02,
+  interface: 0.02,
+  trait: 0.02,
+  enum: 0.018,
+  type: 0.018,
+  function: 0.02,
+  method: 0.015,
+  constructor: 0.012,
+  module: 0.012,
+  namespace: 0.012,
+  constant: 0.01,
+  variable: 0.008,
+  macro: 0.01,
+};
+
+const TIER_BASE: Record<MatchTier, number> = { exact: 0.9, case_insensitive: 0.8, prefix: 0.55, fuzzy: 0.25 };
+
+/** Bounded adjustments within a tier (never more than 0.09, so tiers never cross). */
+function signals(r: SymbolRow, qualifier: number): number {
+  let s = KIND_BONUS[r.kind] ?? 0;
+  if (r.parent_id === null) s += 0.005;
+  if (r.visibility === "public") s += 0.005;
+  if (isTestPath(r.path)) s -= 0.03;
+  // Shallower files are more often the public home of a name (Go: `io/io.go` before `cmd/internal/...`).
+  s -= 0.002 * Math.min(5, r.path.split("/").length - 1);
+  s += 0.05 * qualifier;
+  return s;
+}
+
+interface Candidate {
+  row: SymbolRow;
+  tier: MatchTier;
   score: number;
 }
 
-interface Row {
-  symbol_id: string;
-  stable_id: string;
-  path: string;
-  line_start: number;
-  line_end: number;
-  kind: string;
-  name: string;
-  qualified_name: string;
-  signature: string;
-  language: string;
+function filterRows(rows: SymbolRow[], kind: string | undefined, language: string | undefined): SymbolRow[] {
+  return rows.filter((r) => (!kind || r.kind === kind) && (!language || r.language === language));
 }
 
-/** Finds definitions of `name`, best first, with the number of candidates. */
-export function locateSymbol(db: Db, input: LocateInput): { results: LocatedSymbol[]; total_candidates: number } {
-  const raw = input.name.trim();
-  if (!raw) throw new CruxeError("invalid_input", "name must not be empty");
-  const parts = raw.split(/::|\.|#|\//).filter(Boolean);
-  const leaf = parts[parts.length - 1] ?? raw;
-  const qualifiers = parts.slice(0, -1).map((p) => p.toLowerCase());
-  const kind = input.kind ? normalizeKind(input.kind) : undefined;
-  if (input.kind && !kind) throw new CruxeError("invalid_input", `Unknown kind ${input.kind}`);
-  const limit = Math.max(1, Math.min(input.limit ?? 10, 200));
-  const rows = db.prepare(
-    `SELECT symbol_id, stable_id, path, line_start, line_end, kind, name, qualified_name, signature, language
-     FROM symbols WHERE name_lower >= ? AND name_lower < ? LIMIT 5000`,
-  ).all(leaf.toLowerCase(), leaf.toLowerCase() + "\uffff") as unknown as Row[];
-  const scored: LocatedSymbol[] = [];
-  for (const r of rows) {
-    if (kind && r.kind !== kind) continue;
-    if (input.language && r.language !== input.language.toLowerCase()) continue;
-    const q = r.qualified_name.toLowerCase();
-    if (qualifiers.length && !qualifiers.every((p) => q.includes(p))) continue;
-    let score = r.name === leaf ? 1 : r.name.toLowerCase() === leaf.toLowerCase() ? 0.8 : 0.5;
-    if (qualifiers.length) score += 0.05;
-    scored.push({
-      symbol_id: r.symbol_id,
-      symbol_stable_id: r.stable_id,
-      path: r.path,
-      line_start: r.line_start,
-      line_end: r.line_end,
-      kind: r.kind,
-      name: r.name,
-      qualified_name: r.qualified_name,
-      signature: r.signature,
-      language: r.language,
-      score: Math.min(1, score),
+/**
+ * Finds definitions of `name`, best first, then references when there is
+ * room. Throws `invalid_input` for bad input and `symbol_not_found` (with
+ * `data.suggestions`) when nothing matches, not even by spelling.
+ */
+export function locateSymbol(db: Db, input: LocateInput): LocateResult {
+  const raw = requireName(input?.name, "name");
+  const kind = parseKind(input.kind);
+  const language = parseLanguage(input.language);
+  const limit = parseLimit(input.limit, LOCATE_DEFAULT_LIMIT, LOCATE_MAX_LIMIT);
+  const parsed = parseSymbolName(raw);
+  if (!parsed.leaf) throw new CruxeError("invalid_input", "name has no identifier in it", { field: "name" });
+  const leafLower = parsed.leaf.toLowerCase();
+
+  const byName = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE name_lower = ? LIMIT ${TIER_ROWS}`);
+  const candidates: Candidate[] = [];
+  const push = (rows: SymbolRow[], tierOf: (r: SymbolRow) => MatchTier, extra: (r: SymbolRow) => number) => {
+    for (const row of rows) {
+      const tier = tierOf(row);
+      candidates.push({ row, tier, score: TIER_BASE[tier] + extra(row) });
+    }
+  };
+
+  const exactRows = filterRows(byName.all(leafLower) as unknown as SymbolRow[], kind, language);
+  push(exactRows, (r) => r.name === parsed.leaf ? "exact" : "case_insensitive", () => 0);
+
+  // Prefix completions rank below every exact match, so read them only when they can be
+  // shown; otherwise count them (index range) for total_candidates.
+  let uncounted = 0;
+  const shownExact = parsed.qualifiers.length
+    ? exactRows.filter((r) => qualifierMatch(r, parsed) > 0).length
+    : exactRows.length;
+  if (shownExact < limit) {
+    const prefixRows = filterRows(
+      db.prepare(
+        `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE name_lower > ? AND name_lower < ? LIMIT ${TIER_ROWS}`,
+      ).all(leafLower, leafLower + "\uffff") as unknown as SymbolRow[],
+      kind,
+      language,
+    );
+    // A longer completion is a weaker guess: up to 0.15 off for doubling the length.
+    push(
+      prefixRows,
+      () => "prefix",
+      (r) => -0.15 * Math.min(1, (r.name.length - parsed.leaf.length) / parsed.leaf.length),
+    );
+  } else if (!kind && !language && !parsed.qualifiers.length) {
+    uncounted = Number(
+      (db.prepare("SELECT count(*) AS n FROM symbols WHERE name_lower > ? AND name_lower < ?")
+        .get(leafLower, leafLower + "\uffff") as { n: number }).n,
+    );
+  }
+
+  if (exactRows.length === 0) {
+    const seen = new Set(candidates.map((c) => c.row.id));
+    for (const f of fuzzyNames(db, parsed.leaf, 20)) {
+      const rows = filterRows(byName.all(f.name_lower) as unknown as SymbolRow[], kind, language)
+        .filter((r) => !seen.has(r.id));
+      push(rows, () => "fuzzy", () => 0.2 * f.similarity);
+    }
+  }
+
+  // Qualifiers narrow: when some candidates honour them, the others go.
+  let kept = candidates;
+  if (parsed.qualifiers.length) {
+    const q = new Map(candidates.map((c) => [c, qualifierMatch(c.row, parsed)]));
+    const best = Math.max(0, ...q.values());
+    if (best > 0) kept = candidates.filter((c) => q.get(c)! > 0);
+    for (const c of kept) c.score += signals(c.row, q.get(c)!);
+  } else {
+    for (const c of kept) c.score += signals(c.row, 0);
+  }
+  kept.sort((a, b) => b.score - a.score || a.row.path.localeCompare(b.row.path) || a.row.line_start - b.row.line_start);
+
+  const results: LocatedSymbol[] = kept.slice(0, limit).map((c) => ({
+    ...symbolFields(c.row),
+    score: round(c.score),
+    match: "definition",
+    match_tier: c.tier,
+  }));
+  let total = kept.length + uncounted;
+
+  // References to the exact name, for unqualified, unkinded queries only: a kind or a
+  // qualifier describes a definition, and a reference to a misspelling means nothing.
+  if (!kind && !parsed.qualifiers.length) {
+    const refTotal = countReferences(db, leafLower, language);
+    total += refTotal;
+    if (results.length < limit && refTotal > 0) {
+      results.push(...references(db, parsed.leaf, language, limit - results.length));
+    }
+  }
+
+  if (results.length === 0) {
+    const suggestions = suggestSymbols(db, raw);
+    const filtered = kind || language ? " with the given filters" : "";
+    throw new CruxeError("symbol_not_found", `No symbol named "${raw.slice(0, 200)}"${filtered} in the index`, {
+      name: raw.slice(0, 200),
+      suggestions,
     });
   }
-  scored.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.line_start - b.line_start);
-  return { results: scored.slice(0, limit), total_candidates: scored.length };
+  return { results, total_candidates: total, truncated: total > results.length };
+}
+
+function round(x: number): number {
+  return Math.round(Math.max(0, Math.min(1, x)) * 1000) / 1000;
+}
+
+function countReferences(db: Db, leafLower: string, language: string | undefined): number {
+  const r = language
+    ? db.prepare(
+      `SELECT count(*) AS n FROM edges JOIN files ON files.path = edges.path
+       WHERE edges.target_lower = ? AND files.language = ?`,
+    ).get(leafLower, language)
+    : db.prepare("SELECT count(*) AS n FROM edges WHERE target_lower = ?").get(leafLower);
+  return Number((r as { n: number }).n);
+}
+
+interface RefRow {
+  path: string;
+  kind: string;
+  line: number;
+  target: string;
+  language: string;
+  symbol_id: string | null;
+  stable_id: string | null;
+  qualified_name: string | null;
+}
+
+function references(db: Db, leaf: string, language: string | undefined, n: number): LocatedSymbol[] {
+  const rows = db.prepare(
+    `SELECT e.path, e.kind, e.line, e.target, f.language, s.symbol_id, s.stable_id, s.qualified_name
+     FROM edges e JOIN files f ON f.path = e.path LEFT JOIN symbols s ON s.id = e.source_id
+     WHERE e.target_lower = ? ${language ? "AND f.language = ?" : ""}
+     ORDER BY (e.target = ?) DESC, e.path, e.line LIMIT ?`,
+  ).all(...(language ? [leaf.toLowerCase(), language, leaf, n] : [leaf.toLowerCase(), leaf, n])) as unknown as RefRow[];
+  return rows.map((r) => ({
+    symbol_id: r.symbol_id ?? resultId("snip", r.path, r.line, r.line),
+    symbol_stable_id: r.stable_id ?? "",
+    path: r.path,
+    line_start: r.line,
+    line_end: r.line,
+    kind: "reference",
+    name: r.target,
+    qualified_name: r.qualified_name ?? "",
+    signature: "",
+    language: r.language,
+    score: r.target === leaf ? 0.15 : 0.12,
+    match: "reference" as const,
+    match_tier: r.target === leaf ? "exact" as const : "case_insensitive" as const,
+    reference_kind: r.kind,
+  }));
 }

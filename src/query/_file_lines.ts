@@ -1,0 +1,24 @@
+/**
+ * Source lines of an indexed file, rebuilt from its stored chunks (chunks
+ * cover every non-blank line once), so context needs no file read and shows
+ * exactly what was indexed.
+ */
+import type { Db } from "../state/db.ts";
+
+/** Lines `from`..`to` (1-based, inclusive) of `path`; blank where no chunk covers a line. */
+export function fileLines(db: Db, path: string, from: number, to: number): string[] {
+  const rows = db.prepare(
+    "SELECT line_start, line_end, content FROM chunks WHERE path = ? AND line_start <= ? AND line_end >= ? ORDER BY line_start",
+  ).all(path, to, from) as { line_start: number; line_end: number; content: string }[];
+  const out = new Array<string>(Math.max(0, to - from + 1)).fill("");
+  for (const r of rows) {
+    const lines = r.content.split("\n");
+    for (let i = 0; i < lines.length; i++) {
+      const n = r.line_start + i;
+      if (n >= from && n <= to && n <= r.line_end) out[n - from] = lines[i];
+    }
+  }
+  // Trailing lines past the last chunk (blank or cut) are dropped.
+  while (out.length && out[out.length - 1] === "") out.pop();
+  return out;
+}

@@ -1,0 +1,138 @@
+/**
+ * Validation shared by the navigation tools, so every tool answers bad input
+ * the same way: `invalid_input` with the field and the rule in `data`.
+ *
+ * Policy (documented for clients):
+ * - text inputs are trimmed; empty or whitespace-only is `invalid_input`;
+ * - names (symbol names, qualified names) longer than MAX_NAME_CHARS are
+ *   `invalid_input` (no identifier is that long); free-text queries are cut to
+ *   MAX_QUERY_CHARS before use and the answer says `query_truncated`;
+ * - `limit` must be an integer >= 1; above the tool's maximum it is clamped to
+ *   the maximum (the answer is then `truncated` if more existed);
+ * - unknown `language` or `kind` is `invalid_input` listing the known values.
+ */
+import { CruxeError } from "../core/errors.ts";
+import { normalizeKind, SYMBOL_KINDS, type SymbolKind } from "../core/types.ts";
+import { languageIds } from "../index/languages/registry.ts";
+import { relativePathProblem } from "../core/path_policy.ts";
+import { type Db, getMeta } from "../state/db.ts";
+
+/** Longest accepted symbol name or qualified name. */
+export const MAX_NAME_CHARS = 512;
+/** Longest free-text query used (longer ones are cut, not refused). */
+export const MAX_QUERY_CHARS = 2000;
+
+/** A required, non-blank string input (trimmed); refuses non-strings and names over `maxChars`. */
+export function requireName(value: unknown, field: string, maxChars = MAX_NAME_CHARS): string {
+  if (typeof value !== "string") {
+    throw new CruxeError("invalid_input", `${field} is required and must be a string`, { field });
+  }
+  const s = value.trim();
+  if (!s) throw new CruxeError("invalid_input", `${field} must not be empty`, { field });
+  if (s.length > maxChars) {
+    throw new CruxeError("invalid_input", `${field} is too long (${s.length} characters; at most ${maxChars})`, {
+      field,
+      max_chars: maxChars,
+    });
+  }
+  return s;
+}
+
+/** A required free-text query, trimmed and cut to MAX_QUERY_CHARS. */
+export function requireQuery(value: unknown, field = "query"): { text: string; truncated: boolean } {
+  if (typeof value !== "string") {
+    throw new CruxeError("invalid_input", `${field} is required and must be a string`, { field });
+  }
+  const s = value.trim();
+  if (!s) throw new CruxeError("invalid_input", `${field} must not be empty`, { field });
+  return s.length > MAX_QUERY_CHARS
+    ? { text: s.slice(0, MAX_QUERY_CHARS), truncated: true }
+    : { text: s, truncated: false };
+}
+
+/** `limit`: default when absent, `invalid_input` when not an integer >= 1, clamped to `max`. */
+export function parseLimit(value: unknown, def: number, max: number, field = "limit"): number {
+  if (value === undefined || value === null) return def;
+  if (typeof value !== "number" || !Number.isInteger(value)) {
+    throw new CruxeError("invalid_input", `${field} must be an integer between 1 and ${max}`, { field, min: 1, max });
+  }
+  if (value < 1) {
+    throw new CruxeError("invalid_input", `${field} must be at least 1 (got ${value})`, { field, min: 1, max });
+  }
+  return Math.min(value, max);
+}
+
+const LANGUAGE_ALIASES: Record<string, string> = {
+  golang: "go",
+  py: "python",
+  python3: "python",
+  ts: "typescript",
+  js: "javascript",
+  jsx: "javascript",
+  node: "javascript",
+};
+
+/** An optional language filter: a known language id (or common alias), else `invalid_input`. */
+export function parseLanguage(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  if (typeof value !== "string") {
+    throw new CruxeError("invalid_input", "language must be a string", { field: "language" });
+  }
+  const l = value.trim().toLowerCase();
+  const id = LANGUAGE_ALIASES[l] ?? l;
+  const known = languageIds();
+  if (!known.includes(id)) {
+    throw new CruxeError("invalid_input", `Unknown language "${value.slice(0, 100)}"`, {
+      field: "language",
+      known_languages: known,
+    });
+  }
+  return id;
+}
+
+/** An optional kind filter, normalized (`fn` → `function`), else `invalid_input`. */
+export function parseKind(value: unknown): SymbolKind | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  if (typeof value !== "string") throw new CruxeError("invalid_input", "kind must be a string", { field: "kind" });
+  const k = normalizeKind(value);
+  if (!k) {
+    throw new CruxeError("invalid_input", `Unknown kind "${value.slice(0, 100)}"`, {
+      field: "kind",
+      known_kinds: [...SYMBOL_KINDS],
+    });
+  }
+  return k;
+}
+
+/** One of `allowed`, the default when absent, else `invalid_input` (or the given code). */
+export function parseEnum<T extends string>(
+  value: unknown,
+  field: string,
+  allowed: readonly T[],
+  def: T,
+  code: "invalid_input" | "invalid_strategy" = "invalid_input",
+): T {
+  if (value === undefined || value === null) return def;
+  if (typeof value === "string" && (allowed as readonly string[]).includes(value.trim().toLowerCase())) {
+    return value.trim().toLowerCase() as T;
+  }
+  throw new CruxeError(code, `${field} must be one of ${allowed.join(", ")}`, { field, allowed: [...allowed] });
+}
+
+/**
+ * A repository-relative path from a request, normalized (`./a/b`, `a\\b` →
+ * `a/b`). An absolute path inside the indexed root is made relative; any other
+ * absolute path, `..` or NUL is `invalid_input`.
+ */
+export function parseIndexPath(db: Db, value: unknown, field = "path"): string {
+  const raw = requireName(value, field, 4096);
+  let p = raw.replace(/\\/g, "/");
+  if (p.startsWith("/")) {
+    const root = (getMeta(db, "repo_root") ?? "").replace(/\\/g, "/").replace(/\/+$/, "");
+    if (root && (p === root || p.startsWith(root + "/"))) p = p.slice(root.length + 1);
+  }
+  p = p.replace(/^(\.\/)+/, "").replace(/\/+/g, "/").replace(/\/$/, "");
+  const problem = relativePathProblem(p || raw);
+  if (problem) throw new CruxeError("invalid_input", `${field}: ${problem}`, { field });
+  return p;
+}

@@ -1,0 +1,80 @@
+/**
+ * Turning a tool's `symbol_name` (+ optional `path`) into exactly one
+ * definition, or the registry error that says why not: `symbol_not_found`
+ * with suggestions, `ambiguous_symbol` with the candidates, `file_not_found`
+ * for a path outside the index. A `symbol_id` handle is accepted as a name.
+ */
+import type { Db } from "../state/db.ts";
+import { CruxeError } from "../core/errors.ts";
+import { parseIndexPath, requireName } from "./_input_rules.ts";
+import { suggestPaths } from "./_path_suggestions.ts";
+import { suggestSymbols } from "./_suggest_symbols.ts";
+import { parseSymbolName, qualifierMatch } from "./locate_symbol.ts";
+import { SYMBOL_COLUMNS, symbolFields, type SymbolRow } from "./_symbol_row.ts";
+
+/** Most candidates listed in an `ambiguous_symbol` error. */
+const MAX_LISTED = 20;
+
+/** Loads one symbol row by its table id. */
+export function symbolByRowId(db: Db, id: number): SymbolRow | undefined {
+  return db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE id = ?`).get(id) as unknown as SymbolRow | undefined;
+}
+
+/** The single definition meant by `symbolName` (narrowed by `path`), or a registry error. */
+export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown): SymbolRow {
+  const name = requireName(symbolName, "symbol_name");
+  let path: string | undefined;
+  if (pathInput !== undefined && pathInput !== null && pathInput !== "") {
+    path = parseIndexPath(db, pathInput);
+    if (!db.prepare("SELECT 1 FROM files WHERE path = ?").get(path)) {
+      throw new CruxeError("file_not_found", `${path.slice(0, 300)} is not in the index`, {
+        path: path.slice(0, 300),
+        suggestions: suggestPaths(db, path),
+      });
+    }
+  }
+  if (/^sym_[0-9a-f]{24}$/.test(name)) {
+    const row = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE symbol_id = ?`).get(name) as unknown as
+      | SymbolRow
+      | undefined;
+    if (row) return row;
+    throw new CruxeError("symbol_not_found", `No symbol with id ${name} (the index may have changed)`, {
+      name,
+      suggestions: [],
+    });
+  }
+  const parsed = parseSymbolName(name);
+  let rows = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE name_lower = ? ${path ? "AND path = ?" : ""}`)
+    .all(...(path ? [parsed.leaf.toLowerCase(), path] : [parsed.leaf.toLowerCase()])) as unknown as SymbolRow[];
+  // Exact spelling wins over a case-insensitive match; a fully matching qualified name over a partial one.
+  if (rows.some((r) => r.name === parsed.leaf)) rows = rows.filter((r) => r.name === parsed.leaf);
+  if (parsed.qualifiers.length && rows.length) {
+    const q = new Map(rows.map((r) => [r, qualifierMatch(r, parsed)]));
+    const best = Math.max(...q.values());
+    rows = best > 0 ? rows.filter((r) => q.get(r) === best) : [];
+  }
+  if (rows.length === 0) {
+    const where = path ? ` in ${path.slice(0, 300)}` : "";
+    throw new CruxeError("symbol_not_found", `No definition of "${name.slice(0, 200)}"${where}`, {
+      name: name.slice(0, 200),
+      ...(path ? { path } : {}),
+      suggestions: suggestSymbols(db, name),
+    });
+  }
+  // Several rows of one qualified name in one file are redefinitions (overloads, property
+  // getter/setter): the first is the one to navigate from.
+  const first = rows.reduce((a, b) => (b.line_start < a.line_start ? b : a));
+  if (rows.every((r) => r.qualified_name === first.qualified_name && r.path === first.path)) return first;
+  rows.sort((a, b) => a.path.localeCompare(b.path) || a.line_start - b.line_start);
+  throw new CruxeError(
+    "ambiguous_symbol",
+    `"${
+      name.slice(0, 200)
+    }" has ${rows.length} definitions; pass \`path\`, a qualified name or a symbol_id to choose one`,
+    {
+      name: name.slice(0, 200),
+      total_candidates: rows.length,
+      candidates: rows.slice(0, MAX_LISTED).map(symbolFields),
+    },
+  );
+}

@@ -1,0 +1,76 @@
+/**
+ * The one way query code reads a symbol row and turns it into the
+ * result fields every navigation tool shares (handles, location, identity).
+ */
+
+/** Columns selected for a symbol row; prefix-free so it works in simple joins. */
+export const SYMBOL_COLUMNS =
+  "id, symbol_id, stable_id, path, line_start, line_end, kind, name, qualified_name, signature, language, " +
+  "parent_id, visibility, doc";
+
+/** A row of `symbols` as selected with SYMBOL_COLUMNS. */
+export interface SymbolRow {
+  id: number;
+  symbol_id: string;
+  stable_id: string;
+  path: string;
+  line_start: number;
+  line_end: number;
+  kind: string;
+  name: string;
+  qualified_name: string;
+  signature: string;
+  language: string;
+  parent_id: number | null;
+  visibility: string | null;
+  doc: string | null;
+}
+
+/** The symbol fields of every navigation result (spec: stable follow-up handles). */
+export interface SymbolFields {
+  symbol_id: string;
+  symbol_stable_id: string;
+  path: string;
+  line_start: number;
+  line_end: number;
+  kind: string;
+  name: string;
+  qualified_name: string;
+  signature: string;
+  language: string;
+}
+
+/** Maps a row to the shared result fields. */
+export function symbolFields(r: SymbolRow): SymbolFields {
+  return {
+    symbol_id: r.symbol_id,
+    symbol_stable_id: r.stable_id,
+    path: r.path,
+    line_start: r.line_start,
+    line_end: r.line_end,
+    kind: r.kind,
+    name: r.name,
+    qualified_name: r.qualified_name,
+    signature: r.signature,
+    language: r.language,
+  };
+}
+
+/** Kinds that name a type (targets of extends / implements). */
+export const TYPE_KINDS = new Set(["class", "struct", "interface", "trait", "enum", "type", "impl"]);
+
+/** Kinds whose body is code that runs (callers and callees hang off these). */
+export const CALLABLE_KINDS = new Set(["function", "method", "constructor", "macro"]);
+
+/** True for files that hold tests or test data: a bounded ranking demotion, never a filter. */
+export function isTestPath(path: string): boolean {
+  return /(^|\/)(tests?|testdata|__tests__|spec)\//.test(path) ||
+    /(_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?)$/.test(path) ||
+    /(^|\/)test_[^/]*\.py$/.test(path);
+}
+
+/** Directory part of a repository-relative path ("" at the root). */
+export function dirOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "" : path.slice(0, i);
+}

@@ -1,0 +1,366 @@
+/**
+ * get_code_context: the code an agent needs for a query, fitted to a token
+ * budget. `depth` gives the best definitions with their bodies; `breadth`
+ * gives more definitions as signatures with their neighbours (container,
+ * members, callees). Both add the imports of the files involved and the
+ * signatures of what the top definitions call, while budget remains. Blocks
+ * are taken greedily in priority order; a block that does not fit is skipped
+ * (the first body is cut to fit instead) and the answer is `truncated`.
+ * Reads only the open index.
+ */
+import type { Db } from "../state/db.ts";
+import { CruxeError } from "../core/errors.ts";
+import { parseEnum, requireQuery } from "./_input_rules.ts";
+import { type ContextCandidate, contextCandidates } from "./_context_candidates.ts";
+import { fileLines } from "./_file_lines.ts";
+import { TargetResolver } from "./_resolve_target.ts";
+import { symbolByRowId } from "./_resolve_symbol.ts";
+import { goMethodsOf } from "./symbol_hierarchy.ts";
+import { estimateTokens, ITEM_OVERHEAD_TOKENS, TOKEN_ESTIMATOR } from "./_token_estimate.ts";
+import { CALLABLE_KINDS, SYMBOL_COLUMNS, type SymbolRow, TYPE_KINDS } from "./_symbol_row.ts";
+
+/** Inputs of get_code_context. */
+export interface CodeContextInput {
+  query: string;
+  max_tokens?: number;
+  strategy?: "breadth" | "depth";
+}
+
+/** Why a block is in the context. */
+export type ContextRole = "definition" | "signature" | "snippet" | "imports" | "container" | "member" | "callee";
+
+/** One block of code. Symbol handles are present when the block is one symbol. */
+export interface ContextItem {
+  role: ContextRole;
+  path: string;
+  language: string;
+  line_start: number;
+  line_end: number;
+  symbol_id?: string;
+  symbol_stable_id?: string;
+  kind?: string;
+  name?: string;
+  qualified_name?: string;
+  content: string;
+  /** True when `content` was cut to fit the budget. */
+  content_truncated?: boolean;
+  estimated_tokens: number;
+}
+
+/** The answer of get_code_context (without the protocol metadata). */
+export interface CodeContextResult {
+  query: string;
+  strategy: "breadth" | "depth";
+  max_tokens: number;
+  estimated_tokens: number;
+  token_estimator: string;
+  items: ContextItem[];
+  /** Candidate definitions found for the query, and how many made it in as a definition or signature. */
+  total_candidates: number;
+  included_candidates: number;
+  query_truncated: boolean;
+  truncated: boolean;
+}
+
+export const CONTEXT_DEFAULT_TOKENS = 4000;
+export const CONTEXT_MIN_TOKENS = 100;
+export const CONTEXT_MAX_TOKENS = 100_000;
+/** Longest body shown for one definition (a 3,000-line function is not context). */
+const MAX_BODY_LINES = 400;
+const MAX_IMPORT_LINES = 60;
+const SMALL_TYPE_LINES = 20;
+
+function parseMaxTokens(value: unknown): number {
+  if (value === undefined || value === null) return CONTEXT_DEFAULT_TOKENS;
+  if (
+    typeof value !== "number" || !Number.isInteger(value) || value < CONTEXT_MIN_TOKENS || value > CONTEXT_MAX_TOKENS
+  ) {
+    throw new CruxeError(
+      "invalid_max_tokens",
+      `max_tokens must be an integer between ${CONTEXT_MIN_TOKENS} and ${CONTEXT_MAX_TOKENS}`,
+      {
+        field: "max_tokens",
+        min: CONTEXT_MIN_TOKENS,
+        max: CONTEXT_MAX_TOKENS,
+        got: typeof value === "number" ? value : String(value).slice(0, 50),
+      },
+    );
+  }
+  return value;
+}
+
+interface Block {
+  item: Omit<ContextItem, "estimated_tokens">;
+  /** A first body may be cut to fit rather than skipped. */
+  cuttable: boolean;
+  /** A definition or signature of a candidate (counts as included). */
+  primary: boolean;
+}
+
+/**
+ * Context for `query` within `max_tokens` (default 4,000; 100..100,000).
+ * Throws `invalid_input` (empty query), `invalid_max_tokens`, `invalid_strategy`.
+ */
+export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResult {
+  const q = requireQuery(input?.query);
+  const maxTokens = parseMaxTokens(input.max_tokens);
+  const strategy = parseEnum(input.strategy, "strategy", ["breadth", "depth"] as const, "depth", "invalid_strategy");
+  const n = strategy === "depth" ? Math.min(12, Math.max(3, Math.floor(maxTokens / 400))) : Math.min(
+    40,
+    Math.max(5, Math.floor(maxTokens / 150)),
+  );
+  const candidates = contextCandidates(db, q.text, n);
+  const builder = new BlockBuilder(db);
+  const blocks = strategy === "depth" ? builder.depth(candidates) : builder.breadth(candidates);
+
+  const items: ContextItem[] = [];
+  let used = 0;
+  let truncated = false;
+  let included = 0;
+  const taken = new Set<string>();
+  for (const b of blocks) {
+    const id = `${b.item.role}:${b.item.path}:${b.item.line_start}:${b.item.line_end}`;
+    if (taken.has(id) || covered(items, b.item)) continue;
+    const cost = estimateTokens(b.item.content) + ITEM_OVERHEAD_TOKENS;
+    if (used + cost <= maxTokens) {
+      taken.add(id);
+      items.push({ ...b.item, estimated_tokens: cost });
+      used += cost;
+      if (b.primary) included++;
+      continue;
+    }
+    truncated = true;
+    const room = maxTokens - used - ITEM_OVERHEAD_TOKENS;
+    if (b.cuttable && items.every((i) => i.role !== "definition") && room > 40) {
+      const cut = cutToTokens(b.item.content, room - 4);
+      const c = estimateTokens(cut) + ITEM_OVERHEAD_TOKENS;
+      const lines = cut.split("\n").length;
+      items.push({
+        ...b.item,
+        line_end: b.item.line_start + lines - 1,
+        content: cut,
+        content_truncated: true,
+        estimated_tokens: c,
+      });
+      taken.add(id);
+      used += c;
+      included++;
+    }
+  }
+  return {
+    query: q.text.length > 200 ? q.text.slice(0, 200) + "…" : q.text,
+    strategy,
+    max_tokens: maxTokens,
+    estimated_tokens: used,
+    token_estimator: TOKEN_ESTIMATOR,
+    items,
+    total_candidates: candidates.length,
+    included_candidates: included,
+    query_truncated: q.truncated,
+    truncated,
+  };
+}
+
+/** True when an item already taken shows every line of `b` from the same file. */
+function covered(items: ContextItem[], b: Block["item"]): boolean {
+  return items.some((i) =>
+    i.path === b.path && i.role === "definition" && !i.content_truncated && i.line_start <= b.line_start &&
+    i.line_end >= b.line_end && b.role !== "imports"
+  );
+}
+
+/** The longest prefix of whole lines of `text` within `tokens`. */
+function cutToTokens(text: string, tokens: number): string {
+  const lines = text.split("\n");
+  const out: string[] = [];
+  let used = 0;
+  for (const l of lines) {
+    const c = estimateTokens(l + "\n");
+    if (used + c > tokens) break;
+    out.push(l);
+    used += c;
+  }
+  return out.join("\n");
+}
+
+/** Turns candidates into prioritized blocks of code. */
+class BlockBuilder {
+  private resolver: TargetResolver;
+  private children;
+  private calls;
+  private importLines;
+
+  constructor(private db: Db) {
+    this.resolver = new TargetResolver(db);
+    this.children = db.prepare(
+      `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE parent_id = ? ORDER BY line_start LIMIT 200`,
+    );
+    this.calls = db.prepare(
+      "SELECT target, min(line) AS line FROM edges WHERE kind = 'calls' AND source_id = ? GROUP BY target ORDER BY line LIMIT 60",
+    );
+    this.importLines = db.prepare(
+      "SELECT min(line) AS lo, max(line) AS hi FROM edges WHERE path = ? AND kind = 'imports'",
+    );
+  }
+
+  /** Bodies of the top candidates, each followed by its file's imports and its container's header; callees last. */
+  depth(cands: ContextCandidate[]): Block[] {
+    const first: Block[] = [];
+    const later: Block[] = [];
+    const files = new Set<string>();
+    cands.forEach((c, i) => {
+      first.push(this.body(c, i === 0));
+      const path = c.type === "symbol" ? c.row.path : c.path;
+      if (!files.has(path)) {
+        files.add(path);
+        const imp = this.imports(path, c.type === "symbol" ? c.row.language : c.language);
+        if (imp) first.push(imp);
+      }
+      if (c.type === "symbol") {
+        const container = this.container(c.row);
+        if (container) first.push(container);
+        if (i < 3) later.push(...this.callees(c.row, 8));
+      }
+    });
+    return [...first, ...later];
+  }
+
+  /** Signatures of many candidates with their container, members and callees; then the top body. */
+  breadth(cands: ContextCandidate[]): Block[] {
+    const first: Block[] = [];
+    const neighbours: Block[] = [];
+    const files = new Set<string>();
+    for (const c of cands) {
+      if (c.type === "chunk") {
+        neighbours.push(this.body(c, false));
+        continue;
+      }
+      first.push(this.signature(c.row, "signature", true));
+      const container = this.container(c.row);
+      if (container) neighbours.push(container);
+      for (const m of this.members(c.row).slice(0, 12)) neighbours.push(this.signature(m, "member", false));
+      neighbours.push(...this.callees(c.row, 4));
+      if (!files.has(c.row.path)) {
+        files.add(c.row.path);
+        const imp = this.imports(c.row.path, c.row.language);
+        if (imp) neighbours.push(imp);
+      }
+    }
+    const top = cands.find((c) => c.type === "symbol");
+    const tail = top ? [this.body(top, false)] : [];
+    return [...first, ...neighbours, ...tail];
+  }
+
+  private body(c: ContextCandidate, cuttable: boolean): Block {
+    if (c.type === "chunk") {
+      const lines = fileLines(this.db, c.path, c.line_start, Math.min(c.line_end, c.line_start + MAX_BODY_LINES - 1));
+      return {
+        item: {
+          role: "snippet",
+          path: c.path,
+          language: c.language,
+          line_start: c.line_start,
+          line_end: c.line_start + Math.max(0, lines.length - 1),
+          content: lines.join("\n"),
+        },
+        cuttable,
+        primary: true,
+      };
+    }
+    const r = c.row;
+    const end = Math.min(r.line_end, r.line_start + MAX_BODY_LINES - 1);
+    const lines = fileLines(this.db, r.path, r.line_start, end);
+    return {
+      item: {
+        ...handles(r),
+        role: "definition",
+        line_end: r.line_start + Math.max(0, lines.length - 1),
+        content: lines.join("\n"),
+        ...(end < r.line_end ? { content_truncated: true } : {}),
+      },
+      cuttable,
+      primary: true,
+    };
+  }
+
+  private signature(r: SymbolRow, role: ContextRole, primary: boolean): Block {
+    const doc = r.doc ? r.doc.split("\n").slice(0, 3).join("\n") + "\n" : "";
+    // A small type says more in its own lines (fields, embedded types) than in its header.
+    if (TYPE_KINDS.has(r.kind) && r.line_end - r.line_start < SMALL_TYPE_LINES) {
+      const lines = fileLines(this.db, r.path, r.line_start, r.line_end);
+      if (lines.length) {
+        return {
+          item: { ...handles(r), role, line_end: r.line_start + lines.length - 1, content: doc + lines.join("\n") },
+          cuttable: false,
+          primary,
+        };
+      }
+    }
+    return {
+      item: { ...handles(r), role, line_end: r.line_start, content: doc + r.signature },
+      cuttable: false,
+      primary,
+    };
+  }
+
+  private imports(path: string, language: string): Block | null {
+    const r = this.importLines.get(path) as { lo: number | null; hi: number | null };
+    if (r.lo === null || r.hi === null) return null;
+    // Multi-line import statements continue past the last import's first line.
+    const hi = Math.min(r.hi + 12, r.lo + MAX_IMPORT_LINES - 1);
+    const lines = fileLines(this.db, path, r.lo, hi);
+    let last = Math.min(r.hi - r.lo, lines.length - 1);
+    while (last + 1 < lines.length && /^\s+\S|^\s*[)\]}]/.test(lines[last + 1]) && !/^\s*$/.test(lines[last + 1])) {
+      last++;
+    }
+    const content = lines.slice(0, last + 1).join("\n");
+    if (!content.trim()) return null;
+    return {
+      item: { role: "imports", path, language, line_start: r.lo, line_end: r.lo + last, content },
+      cuttable: false,
+      primary: false,
+    };
+  }
+
+  private container(r: SymbolRow): Block | null {
+    const p = r.parent_id === null ? null : symbolByRowId(this.db, r.parent_id);
+    return p ? this.signature(p, "container", false) : null;
+  }
+
+  private members(r: SymbolRow): SymbolRow[] {
+    if (!TYPE_KINDS.has(r.kind)) return [];
+    const kids = this.children.all(r.id) as unknown as SymbolRow[];
+    return r.language === "go" ? kids.concat(goMethodsOf(this.db, r, 50)) : kids;
+  }
+
+  /** Signatures of what `r` (or, for a type, its methods) calls, resolved by proximity. */
+  private callees(r: SymbolRow, max: number): Block[] {
+    const sources = CALLABLE_KINDS.has(r.kind) ? [r] : this.members(r).filter((m) => CALLABLE_KINDS.has(m.kind));
+    const out: Block[] = [];
+    const seen = new Set<number>([r.id]);
+    for (const s of sources.slice(0, 20)) {
+      for (const c of this.calls.all(s.id) as { target: string; line: number }[]) {
+        if (out.length >= max) return out;
+        const t = this.resolver.resolve(c.target, r.path, r.language, CALLABLE_KINDS);
+        if (!t || seen.has(t.row.id)) continue;
+        seen.add(t.row.id);
+        out.push(this.signature(t.row, "callee", false));
+      }
+    }
+    return out;
+  }
+}
+
+function handles(r: SymbolRow) {
+  return {
+    path: r.path,
+    language: r.language,
+    line_start: r.line_start,
+    line_end: r.line_end,
+    symbol_id: r.symbol_id,
+    symbol_stable_id: r.stable_id,
+    kind: r.kind,
+    name: r.name,
+    qualified_name: r.qualified_name,
+  };
+}

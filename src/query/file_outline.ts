@@ -1,0 +1,92 @@
+/**
+ * get_file_outline: the nested symbol tree of one indexed file, read from
+ * the store (no re-parse). Reads only the open index.
+ */
+import type { Db } from "../state/db.ts";
+import { CruxeError } from "../core/errors.ts";
+import { parseEnum, parseIndexPath } from "./_input_rules.ts";
+import { suggestPaths } from "./_path_suggestions.ts";
+import { SYMBOL_COLUMNS, type SymbolFields, symbolFields, type SymbolRow, TYPE_KINDS } from "./_symbol_row.ts";
+
+/** Inputs of get_file_outline. */
+export interface OutlineInput {
+  path: string;
+  depth?: "top" | "all";
+}
+
+/** One node of the outline tree. */
+export interface OutlineNode extends SymbolFields {
+  visibility: string | null;
+  children: OutlineNode[];
+}
+
+/** The answer of get_file_outline (without the protocol metadata). */
+export interface OutlineResult {
+  path: string;
+  language: string;
+  line_count: number;
+  symbol_count: number;
+  parse_error: string | null;
+  depth: "top" | "all";
+  symbols: OutlineNode[];
+  truncated: boolean;
+}
+
+/** Most nodes returned for one file (generated tables can hold tens of thousands). */
+export const OUTLINE_MAX_NODES = 2000;
+
+/**
+ * The symbol tree of `path` in source order; `depth: "top"` keeps only
+ * top-level symbols. Throws `file_not_found` (with `data.suggestions`) for a
+ * path not in the index and `invalid_input` for a bad path or depth.
+ */
+export function getFileOutline(db: Db, input: OutlineInput): OutlineResult {
+  const path = parseIndexPath(db, input?.path);
+  const depth = parseEnum(input.depth, "depth", ["top", "all"] as const, "all");
+  const file = db.prepare("SELECT path, language, line_count, symbol_count, parse_error FROM files WHERE path = ?")
+    .get(path) as
+      | { path: string; language: string; line_count: number; symbol_count: number; parse_error: string | null }
+      | undefined;
+  if (!file) {
+    throw new CruxeError("file_not_found", `${path.slice(0, 300)} is not in the index`, {
+      path: path.slice(0, 300),
+      suggestions: suggestPaths(db, path),
+    });
+  }
+  const rows = db.prepare(
+    `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE path = ? ${depth === "top" ? "AND parent_id IS NULL" : ""}
+     ORDER BY line_start, id LIMIT ?`,
+  ).all(path, OUTLINE_MAX_NODES + 1) as unknown as SymbolRow[];
+  const truncated = rows.length > OUTLINE_MAX_NODES;
+  if (truncated) rows.length = OUTLINE_MAX_NODES;
+  const nodes = new Map<number, OutlineNode>();
+  for (const r of rows) nodes.set(r.id, { ...symbolFields(r), visibility: r.visibility, children: [] });
+  // Go declares methods at top level with the receiver in the qualified name
+  // (`pkg.Reader.Read`): in the full tree they sit under their type when it is in this file.
+  const typeByQname = new Map<string, number>();
+  if (depth === "all") {
+    for (const r of rows) if (r.parent_id === null && TYPE_KINDS.has(r.kind)) typeByQname.set(r.qualified_name, r.id);
+  }
+  const roots: OutlineNode[] = [];
+  for (const r of rows) {
+    const node = nodes.get(r.id)!;
+    let parentId = r.parent_id;
+    if (parentId === null && r.kind === "method" && typeByQname.size) {
+      const owner = r.qualified_name.slice(0, Math.max(0, r.qualified_name.length - r.name.length - 1));
+      parentId = typeByQname.get(owner) ?? null;
+    }
+    const parent = parentId === null ? undefined : nodes.get(parentId);
+    // A parent cut by the node cap leaves its children at the top rather than lost.
+    (parent ? parent.children : roots).push(node);
+  }
+  return {
+    path: file.path,
+    language: file.language,
+    line_count: file.line_count,
+    symbol_count: file.symbol_count,
+    parse_error: file.parse_error,
+    depth,
+    symbols: roots,
+    truncated,
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * The in-memory fuzzy tier of locate_symbol: a flexsearch index over the
+ * distinct symbol names of one project index, built from SQLite and never
+ * the source of truth. Candidates come from shared character trigrams (so a
+ * dropped, doubled or swapped letter still shares most of them); they are
+ * then re-ranked by edit distance, which is what decides.
+ *
+ * One index per open `Db`, rebuilt when the store changed since it was built
+ * (`PRAGMA data_version` says another connection committed; the published
+ * `last_indexed_at` and the newest symbol row say whether the names moved).
+ * Needs no Deno permission beyond the already open database.
+ */
+import { Index } from "flexsearch";
+import { type Db, getMeta } from "../state/db.ts";
+
+/** One fuzzy candidate: a lower-case symbol name and how close it is (0..1). */
+export interface FuzzyName {
+  name_lower: string;
+  similarity: number;
+  distance: number;
+}
+
+interface Built {
+  dataVersion: number;
+  signature: string;
+  names: string[];
+  index: Index;
+  buildMs: number;
+}
+
+const cache = new WeakMap<Db, Built>();
+
+/** Character trigrams of a name with word-boundary markers; separators are ignored. */
+function trigrams(name: string): string[] {
+  const t = "^" + name.toLowerCase().replace(/[^a-z0-9]+/g, "") + "$";
+  const out: string[] = [];
+  for (let i = 0; i + 3 <= t.length; i++) out.push(t.slice(i, i + 3));
+  return out;
+}
+
+function dataVersion(db: Db): number {
+  const r = db.prepare("PRAGMA data_version").get() as Record<string, number>;
+  return Number(Object.values(r)[0]);
+}
+
+function storeSignature(db: Db): string {
+  const r = db.prepare("SELECT max(id) AS m, count(*) AS c FROM symbols").get() as { m: number | null; c: number };
+  return `${getMeta(db, "last_indexed_at") ?? ""}|${r.m ?? 0}|${r.c}`;
+}
+
+function build(db: Db): Built {
+  const t0 = performance.now();
+  const names = (db.prepare("SELECT DISTINCT name_lower FROM symbols").all() as { name_lower: string }[])
+    .map((r) => r.name_lower);
+  // Terms are the trigrams themselves: split on spaces only, no normalizing or stemming.
+  const index = new Index({
+    tokenize: "strict",
+    resolution: 9,
+    encoder: { split: " ", normalize: false, dedupe: false, numeric: false },
+  });
+  for (let i = 0; i < names.length; i++) {
+    const g = trigrams(names[i]);
+    if (g.length) index.add(i, g.join(" "));
+  }
+  return {
+    dataVersion: dataVersion(db),
+    signature: storeSignature(db),
+    names,
+    index,
+    buildMs: performance.now() - t0,
+  };
+}
+
+function current(db: Db): Built {
+  const have = cache.get(db);
+  if (have) {
+    const v = dataVersion(db);
+    if (v === have.dataVersion) return have;
+    if (storeSignature(db) === have.signature) {
+      have.dataVersion = v;
+      return have;
+    }
+  }
+  const built = build(db);
+  cache.set(db, built);
+  return built;
+}
+
+/**
+ * Builds (or confirms) the name index of `db` ahead of the first query, so a
+ * server can prewarm workspaces. Returns the number of names and build time.
+ */
+export function warmSymbolIndex(db: Db): { names: number; build_ms: number } {
+  const b = current(db);
+  return { names: b.names.length, build_ms: Math.round(b.buildMs) };
+}
+
+/** Drops the cached name index of `db` (the next query rebuilds it). */
+export function invalidateSymbolIndex(db: Db): void {
+  cache.delete(db);
+}
+
+/** Optimal string alignment distance (Levenshtein plus adjacent swaps), stopping past `max`. */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const n = b.length;
+  let prev2 = new Array<number>(n + 1).fill(0);
+  let prev = Array.from({ length: n + 1 }, (_, j) => j);
+  let cur = new Array<number>(n + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    cur[0] = i;
+    let rowMin = cur[0];
+    for (let j = 1; j <= n; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, prev2[j - 2] + 1);
+      cur[j] = v;
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return max + 1;
+    [prev2, prev, cur] = [prev, cur, prev2];
+  }
+  return prev[n];
+}
+
+/**
+ * Names close to `query` (case-insensitive, separators ignored for recall):
+ * at most `limit`, closest first. A name qualifies when its edit distance is
+ * at most max(1, length/4), so `valdate_token` finds `validate_token` but
+ * short words do not match everything.
+ */
+export function fuzzyNames(db: Db, query: string, limit = 20): FuzzyName[] {
+  const q = query.toLowerCase();
+  const grams = trigrams(q);
+  if (grams.length === 0 || q.length > 200) return [];
+  const b = current(db);
+  const ids = b.index.search(grams.join(" "), { limit: 200, suggest: true }) as number[];
+  const maxDist = Math.max(1, Math.floor(q.length / 4));
+  const compact = (s: string) => s.replace(/[^a-z0-9]+/g, "");
+  const qc = compact(q);
+  const out: FuzzyName[] = [];
+  for (const id of ids) {
+    const name = b.names[id];
+    if (name === undefined || name === q) continue;
+    // Separators (`_`, `$`) differ a lot between conventions; compare without them, but prefer equal spelling.
+    const d = Math.min(editDistance(q, name, maxDist), editDistance(qc, compact(name), maxDist) + 0.5);
+    if (d > maxDist) continue;
+    const similarity = 1 - d / Math.max(q.length, name.length);
+    out.push({ name_lower: name, similarity, distance: d });
+  }
+  out.sort((a, b) =>
+    a.distance - b.distance || b.similarity - a.similarity || a.name_lower.localeCompare(b.name_lower)
+  );
+  return out.slice(0, limit);
+}

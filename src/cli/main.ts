@@ -16,6 +16,7 @@ import { IndexWriter } from "../state/project_index.ts";
 import { IndexReaders, requireIndex } from "../query/index_reader.ts";
 import { projectStatus } from "../query/index_status.ts";
 import { locateSymbol } from "../query/locate_symbol.ts";
+import { runServeCommand } from "./commands/serve_mcp.ts";
 
 const USAGE = `cruxe ${VERSION} — code navigation for AI coding agents
 
@@ -183,6 +184,9 @@ async function dispatch(cmd: string, rest: string[]): Promise<number> {
       if (v.help) return help();
       return await runDoctor(openContext(v.config), v.json ?? false);
     }
+    case "serve-mcp":
+    case "serve":
+      return await runServeCommand(cmd, rest);
     default:
       throw new CruxeError("invalid_input", `Unknown command "${cmd}".\n\n${USAGE}`);
   }

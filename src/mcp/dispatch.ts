@@ -1,0 +1,176 @@
+/**
+ * The one dispatch pipeline every transport uses (spec 004 D4): look up the
+ * tool → validate the arguments with its zod schema → route the workspace
+ * (middleware) → run the handler → wrap the body in the Protocol v1
+ * envelope. Errors from any step become an `isError` result in
+ * `errorResult`; an unknown tool is a JSON-RPC error (the call itself is
+ * malformed), carrying `invalid_input` in `error.data.code`.
+ */
+import { z } from "zod";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ErrorCode, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { RpcError } from "./jsonrpc_errors.ts";
+import { CruxeError } from "../core/errors.ts";
+import { buildMetadata, type IndexingStatus, type ProtocolMetadata } from "../core/metadata.ts";
+import { languageIds } from "../index/languages/registry.ts";
+import { requireIndex } from "../query/index_reader.ts";
+import type { ProjectRow } from "../state/registry.ts";
+import { errorResult, successResult, type ToolResult, unroutedMetadata } from "./envelope.ts";
+import { type NotificationSend, ProgressSink } from "./progress_notifier.ts";
+import type { ServerRuntime } from "./runtime.ts";
+import { TOOLS } from "./tools/registry.ts";
+import { type RoutedWorkspace, type ToolBody, type ToolContext, type ToolDef, workspaceArg } from "./tools/tool.ts";
+
+/** What a transport knows about one `tools/call`. */
+export interface CallInfo {
+  /** `params._meta.progressToken`, when the client sent one. */
+  progressToken?: string | number;
+  /** Sends a notification related to this call (on HTTP: onto the call's SSE stream). */
+  sendNotification: NotificationSend;
+  signal: AbortSignal;
+}
+
+interface Compiled {
+  def: ToolDef;
+  schema: z.ZodObject;
+  listing: Tool;
+}
+
+/** Validates, routes and answers tool calls for one runtime. */
+export class Dispatcher {
+  private tools = new Map<string, Compiled>();
+  private listing: Tool[];
+
+  constructor(private rt: ServerRuntime, tools: ToolDef[] = TOOLS) {
+    const languages = languageIds();
+    for (const def of tools) {
+      const schema = def.input.extend({ workspace: workspaceArg.optional() });
+      const json = z.toJSONSchema(schema, { io: "input" }) as Tool["inputSchema"];
+      this.tools.set(def.name, {
+        def,
+        schema,
+        listing: { name: def.name, description: def.description(languages), inputSchema: json },
+      });
+    }
+    this.listing = [...this.tools.values()].map((t) => t.listing);
+  }
+
+  /** The `tools/list` entries (JSON Schema from the zod schemas; every one has optional `workspace`). */
+  listTools(): Tool[] {
+    return this.listing;
+  }
+
+  /** Runs one `tools/call`. Throws RpcError only for an unknown tool; everything else is a result. */
+  async callTool(name: string, rawArgs: unknown, call: CallInfo): Promise<ToolResult> {
+    const tool = this.tools.get(name);
+    if (!tool) {
+      throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, {
+        tools: [...this.tools.keys()],
+      });
+    }
+    let project: ProjectRow | null = null;
+    let leave = () => {};
+    try {
+      if (this.rt.shuttingDown) {
+        throw new CruxeError("internal_error", "The server is shutting down; retry against a new instance.", {
+          reason: "shutting_down",
+        });
+      }
+      const args = validate(tool.schema, rawArgs ?? {});
+      const route = await this.rt.router.resolve(args.workspace as string | undefined);
+      project = route.project;
+      leave = this.rt.router.enter(project.project_id);
+      const body = await this.run(tool.def, args, route, call);
+      return successResult(
+        body as Record<string, unknown>,
+        this.metadata(route.project, (body as { truncated?: unknown }).truncated === true),
+      );
+    } catch (err) {
+      return errorResult(err, project ? this.metadata(project, false) : unroutedMetadata());
+    } finally {
+      leave();
+    }
+  }
+
+  private async run(
+    def: ToolDef,
+    args: Record<string, unknown>,
+    route: RoutedWorkspace,
+    call: CallInfo,
+  ): Promise<ToolBody> {
+    const rt = this.rt;
+    const id = route.project.project_id;
+    const ctx: ToolContext = {
+      runtime: rt,
+      route,
+      view: () => rt.readers.view(route.project),
+      db: () => requireIndex(rt.readers.view(route.project)),
+      activeJob: () => rt.runner.activeFor(id),
+      progress: call.progressToken !== undefined
+        ? new ProgressSink(rt.runner, call.progressToken, call.sendNotification)
+        : null,
+      signal: call.signal,
+    };
+    const { workspace: _ws, ...toolArgs } = args;
+    if (def.kind === "control") return await def.handler(toolArgs, ctx);
+    const view = ctx.view();
+    if (typeof args.ref === "string" && view.ref && args.ref !== view.ref) {
+      throw new CruxeError(
+        "ref_not_indexed",
+        `Ref ${args.ref} is not indexed for ${route.project.repo_root} (indexed: ${view.ref}). Cruxe indexes the ` +
+          "checked-out working tree; check out that ref and call sync_repo.",
+        { requested_ref: args.ref, indexed_ref: view.ref },
+      );
+    }
+    const active = ctx.activeJob();
+    if (active && view.schemaStatus === "not_indexed") {
+      // First index still running: answer at once with what exists (nothing yet) and how to follow it (D2).
+      return {
+        results: [],
+        total_candidates: 0,
+        indexing: {
+          job_id: active.job.job_id,
+          progress_token: active.job.progress_token,
+          estimated_completion_pct: active.last?.percentage ?? 0,
+          message: `${route.project.repo_root} is being indexed; results will be complete when ` +
+            "metadata.indexing_status is ready (poll index_status or follow the progress token).",
+        },
+      };
+    }
+    return await def.handler(toolArgs, ctx);
+  }
+
+  /** Protocol v1 metadata for a project as it is now. */
+  metadata(project: ProjectRow, truncated: boolean): ProtocolMetadata {
+    const rt = this.rt;
+    const view = rt.readers.view(project);
+    const active = rt.runner.activeFor(project.project_id);
+    let indexing: IndexingStatus;
+    if (active) indexing = "indexing";
+    else if (view.schemaStatus === "compatible") indexing = "ready";
+    else indexing = rt.registry.getWorkspace(project.repo_root)?.index_status === "failed" ? "failed" : "not_indexed";
+    return buildMetadata({
+      freshness_status: active ? "syncing" : rt.freshness.status(project, view),
+      indexing_status: indexing,
+      result_completeness: active ? "partial" : truncated ? "truncated" : "complete",
+      ref: view.ref ?? project.default_ref,
+      schema_status: view.schemaStatus,
+    });
+  }
+}
+
+/** Parses arguments with a tool's schema; any mismatch is `invalid_input` listing every issue. */
+function validate(schema: z.ZodObject, raw: unknown): Record<string, unknown> {
+  const r = schema.safeParse(raw);
+  if (r.success) return r.data as Record<string, unknown>;
+  const issues = r.error.issues.map((i) => ({
+    path: i.path.map(String).join(".") || "(arguments)",
+    message: i.message,
+    code: i.code,
+  }));
+  throw new CruxeError(
+    "invalid_input",
+    `Invalid arguments: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+    { issues },
+  );
+}

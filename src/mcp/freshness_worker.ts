@@ -1,0 +1,62 @@
+/**
+ * Worker for the freshness check: a stat-only scan of a repository (the same
+ * scan the indexer uses) summarised as a fingerprint, off the serving thread.
+ * Requires `--allow-read` on the repository and `--allow-run=git`.
+ */
+/// <reference lib="deno.worker" />
+import { scanRepository } from "../index/scan.ts";
+import { languageForPath } from "../index/languages/registry.ts";
+
+/** Request: which repository to fingerprint. */
+export interface FreshnessRequest {
+  id: number;
+  root: string;
+  maxFileBytes: number;
+  useGit: boolean;
+}
+
+/** Reply: the fingerprint (or the error). */
+export interface FreshnessReply {
+  id: number;
+  fingerprint?: Fingerprint;
+  error?: string;
+}
+
+/** What a stat-only scan says about a working tree. */
+export interface Fingerprint {
+  /** Files with a known language extension. */
+  files: number;
+  /** Newest mtime among them (ms). */
+  maxMtimeMs: number;
+  /** Order-independent digest of (path, size, mtime) of those files. */
+  digest: string;
+}
+
+self.onmessage = (e: MessageEvent<FreshnessRequest>) => {
+  const { id, root, maxFileBytes, useGit } = e.data;
+  try {
+    const scan = scanRepository(root, { maxFileBytes, useGit });
+    let files = 0;
+    let maxMtimeMs = 0;
+    let acc = 0;
+    for (const f of scan.files) {
+      if (!languageForPath(f.path)) continue;
+      files++;
+      if (f.mtimeMs > maxMtimeMs) maxMtimeMs = f.mtimeMs;
+      acc = (acc + hash32(`${f.path}\0${f.size}\0${f.mtimeMs}`)) % 0x1fffffffffffff;
+    }
+    self.postMessage({ id, fingerprint: { files, maxMtimeMs, digest: acc.toString(16) } } satisfies FreshnessReply);
+  } catch (err) {
+    self.postMessage({ id, error: (err as Error).message } satisfies FreshnessReply);
+  }
+};
+
+/** FNV-1a 32-bit: summed per file, so the order of the scan does not matter. */
+function hash32(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

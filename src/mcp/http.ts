@@ -1,0 +1,262 @@
+/**
+ * MCP over HTTP on `Deno.serve` (spec 000 "HTTP Transport", issue 6):
+ * `GET /health` and `POST /` (JSON-RPC through the same dispatch pipeline as
+ * stdio). Compatible with MCP Streamable HTTP clients:
+ *
+ * - Stateless: no `Mcp-Session-Id` is issued; every POST stands alone (a
+ *   fresh SDK Server + WebStandardStreamableHTTPServerTransport per request,
+ *   sharing the runtime). So `GET /` is 405 (there is no standalone SSE
+ *   stream) and job-token progress is not pushed over HTTP; a `tools/call`
+ *   that carries `_meta.progressToken` (from a client that accepts
+ *   `text/event-stream`) is answered as an SSE stream with its progress and
+ *   then its result; everything else is plain JSON.
+ * - Status codes: 200 (also for JSON-RPC errors), 400 malformed JSON or
+ *   invalid JSON-RPC (`invalid_input` in `error.data.code`), 401 bad token,
+ *   403 Host/Origin refused, 404 unknown path, 405 wrong method, 413 body
+ *   over MAX_BODY_BYTES (refused from Content-Length, or while streaming,
+ *   never read whole), 500 internal. No Content-Type is read as JSON.
+ * - DNS rebinding: `Host` must name the bound address or a loopback name;
+ *   an `Origin`, when sent, must be a loopback or bound-address origin.
+ *   Optional bearer token (`--auth-token` / `CRUXE_AUTH_TOKEN`).
+ * Requires `--allow-net` on the listen address.
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { timingSafeEqual } from "node:crypto";
+import { CruxeError } from "../core/errors.ts";
+import { info, warn } from "../core/log.ts";
+import type { Dispatcher } from "./dispatch.ts";
+import { buildHealth } from "./health.ts";
+import { decorateErrors, jsonRpcError } from "./jsonrpc_errors.ts";
+import { createProtocolServer } from "./protocol_server.ts";
+import type { ServerRuntime } from "./runtime.ts";
+import { isLoopback } from "./serve_options.ts";
+
+/** Largest accepted request body. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** HTTP listener settings. */
+export interface HttpOptions {
+  port: number;
+  bind: string;
+  authToken?: string;
+  /** Called once listening (with the real port, for `--port 0`). */
+  onListen?: (addr: { hostname: string; port: number }) => void;
+}
+
+/** A running HTTP server. */
+export interface HttpHandle {
+  port: number;
+  finished: Promise<void>;
+  /** Stops accepting, waits (bounded) for in-flight requests. */
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+function rpcErrorResponse(status: number, code: number, message: string, data: Record<string, unknown> = {}) {
+  return json(status, jsonRpcError(null, code, message, data));
+}
+
+/** Builds the request handler (exported for tests that call it without a socket). */
+export function httpHandler(
+  rt: ServerRuntime,
+  dispatcher: Dispatcher,
+  opts: { port: () => number; bind: string; authToken?: string },
+): (req: Request) => Promise<Response> {
+  const wildcard = opts.bind === "0.0.0.0" || opts.bind === "::" || opts.bind === "[::]";
+  const bindName = opts.bind.includes(":") && !opts.bind.startsWith("[") ? `[${opts.bind}]` : opts.bind;
+  const hostNames = new Set([...LOOPBACK_NAMES, bindName.toLowerCase()]);
+  const token = opts.authToken ? new TextEncoder().encode(opts.authToken) : null;
+
+  const hostAllowed = (host: string | null): boolean => {
+    if (wildcard) return true; // reachable under any name; the required token is the guard
+    if (!host) return false;
+    const h = host.toLowerCase();
+    const m = h.match(/^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/);
+    if (!m) return false;
+    if (m[2] !== undefined && Number(m[2]) !== opts.port()) return false;
+    return hostNames.has(m[1]);
+  };
+  const originAllowed = (origin: string | null): boolean => {
+    if (origin === null) return true; // not a browser cross-origin request
+    let u: URL;
+    try {
+      u = new URL(origin);
+    } catch {
+      return false;
+    }
+    if (u.protocol !== "http:" && u.protocol !== "https:") return false;
+    const name = u.hostname.toLowerCase();
+    return hostNames.has(name) || hostNames.has(`[${name}]`) || (wildcard && isLoopback(name));
+  };
+  const authorized = (req: Request): boolean => {
+    if (!token) return true;
+    const m = (req.headers.get("authorization") ?? "").match(/^Bearer\s+(.+)$/i);
+    if (!m) return false;
+    const given = new TextEncoder().encode(m[1].trim());
+    return given.length === token.length && timingSafeEqual(given, token);
+  };
+
+  return async (req: Request): Promise<Response> => {
+    try {
+      if (!hostAllowed(req.headers.get("host"))) {
+        return rpcErrorResponse(403, -32000, "Forbidden: Host header is not this server's address", {
+          code: "forbidden",
+        });
+      }
+      if (!originAllowed(req.headers.get("origin"))) {
+        return rpcErrorResponse(403, -32000, "Forbidden: Origin is not allowed", { code: "forbidden" });
+      }
+      if (!authorized(req)) {
+        return json(
+          401,
+          jsonRpcError(null, -32000, "Unauthorized: missing or wrong bearer token", {
+            code: "forbidden",
+          }),
+          { "www-authenticate": 'Bearer realm="cruxe"' },
+        );
+      }
+      const path = new URL(req.url).pathname;
+      if (path === "/health") {
+        if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed("GET");
+        return json(200, buildHealth(rt), { "cache-control": "no-store" });
+      }
+      if (path !== "/") {
+        return rpcErrorResponse(404, -32000, `Not found: ${path}`, { code: "invalid_input" });
+      }
+      if (req.method !== "POST") return methodNotAllowed("POST");
+      return await handlePost(rt, dispatcher, req);
+    } catch (e) {
+      warn(`HTTP request failed: ${(e as Error)?.stack ?? e}`);
+      return rpcErrorResponse(500, ErrorCode.InternalError, "Internal error");
+    }
+  };
+}
+
+function methodNotAllowed(allow: string): Response {
+  return json(405, jsonRpcError(null, -32000, "Method not allowed", { code: "invalid_input" }), { allow });
+}
+
+/** Reads at most `limit` bytes of a body; null when it is larger. */
+async function readLimited(req: Request, limit: number): Promise<Uint8Array | null> {
+  const declared = Number(req.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) return null;
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    parts.push(value);
+  }
+  const out = new Uint8Array(size);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Request): Promise<Response> {
+  const bytes = await readLimited(req, MAX_BODY_BYTES);
+  if (!bytes) {
+    return rpcErrorResponse(413, ErrorCode.InvalidRequest, `Request body exceeds ${MAX_BODY_BYTES} bytes`, {
+      max_bytes: MAX_BODY_BYTES,
+    });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (e) {
+    return rpcErrorResponse(400, ErrorCode.ParseError, `Parse error: ${(e as Error).message}`);
+  }
+  const messages = Array.isArray(raw) ? raw : [raw];
+  if (!messages.length || messages.some((m) => !JSONRPCMessageSchema.safeParse(m).success)) {
+    return rpcErrorResponse(400, ErrorCode.InvalidRequest, "Invalid JSON-RPC message");
+  }
+  const accept = req.headers.get("accept") ?? "";
+  const streamed = accept.includes("text/event-stream") &&
+    messages.some((m) => m.method === "tools/call" && m.params?._meta?.progressToken !== undefined);
+  // The SDK transport insists on both media types in Accept and a JSON Content-Type; we answer
+  // plain-JSON clients too (spec: no Content-Type is read as JSON), so normalize before handing over.
+  const headers = new Headers(req.headers);
+  headers.set("accept", "application/json, text/event-stream");
+  headers.set("content-type", "application/json");
+  const inner = new Request(req.url, { method: "POST", headers });
+  const transport = decorateErrors(
+    new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed }),
+  );
+  const server = createProtocolServer(rt, dispatcher, { jobProgress: false });
+  await server.connect(transport);
+  const res = await transport.handleRequest(inner, { parsedBody: raw });
+  if (!streamed || !res.body) {
+    await server.close();
+    return res;
+  }
+  // Close the per-request server once the SSE stream has delivered the result.
+  const body = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({ flush: () => void server.close().catch(() => {}) }),
+  );
+  return new Response(body, { status: res.status, headers: res.headers });
+}
+
+/** Starts listening; `Port N is already in use` is an `invalid_input` error. */
+export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOptions): HttpHandle {
+  if (!isLoopback(o.bind)) {
+    warn(`binding to ${o.bind}: the server is reachable from other machines (bearer token required)`);
+  }
+  let port = o.port;
+  const handler = httpHandler(rt, dispatcher, { port: () => port, bind: o.bind, authToken: o.authToken });
+  let server: Deno.HttpServer;
+  try {
+    server = Deno.serve({
+      hostname: o.bind.replace(/^\[|\]$/g, ""),
+      port: o.port,
+      onListen: (addr) => {
+        port = addr.port;
+        info(`MCP over HTTP on http://${o.bind}:${addr.port}/ (health: /health)`);
+        o.onListen?.({ hostname: addr.hostname, port: addr.port });
+      },
+      onError: (e) => {
+        warn(`HTTP handler error: ${(e as Error)?.message ?? e}`);
+        return rpcErrorResponse(500, ErrorCode.InternalError, "Internal error");
+      },
+    }, handler);
+  } catch (e) {
+    if (e instanceof Deno.errors.AddrInUse) {
+      throw new CruxeError(
+        "invalid_input",
+        `Port ${o.port} is already in use. Choose a different port with --port.`,
+        { port: o.port },
+      );
+    }
+    throw e;
+  }
+  return {
+    get port() {
+      return port;
+    },
+    finished: server.finished,
+    async shutdown(graceMs = 5000) {
+      const timeout = new Promise<void>((r) => setTimeout(r, graceMs));
+      await Promise.race([server.shutdown(), timeout]);
+    },
+  };
+}

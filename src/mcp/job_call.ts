@@ -1,0 +1,74 @@
+/**
+ * Starting an index job from a tool call: answer at once with the job's
+ * handles, or (`wait: true`) stay open until it ends, streaming progress to
+ * the caller's token. The job itself runs in the JobRunner's worker.
+ */
+import type { ActiveJob } from "../index/job_runner.ts";
+import type { JobRow } from "../state/registry.ts";
+import type { ToolBody, ToolContext } from "./tools/tool.ts";
+
+/** What index_repo / sync_repo ask for. */
+export interface JobCallRequest {
+  tool: "index_repo" | "sync_repo";
+  force: boolean;
+  ref?: string;
+  wait: boolean;
+}
+
+/** The mode a job will really run in: the indexer goes incremental whenever an index exists and force is off. */
+function effectiveMode(ctx: ToolContext, force: boolean): "full" | "incremental" {
+  return force || ctx.view().schemaStatus !== "compatible" ? "full" : "incremental";
+}
+
+function body(tool: JobCallRequest["tool"], row: JobRow, mode: string, count: number | null, joined: boolean) {
+  const out: Record<string, unknown> = {
+    job_id: row.job_id,
+    progress_token: row.progress_token,
+    status: row.status === "queued" ? "running" : row.status,
+    mode,
+  };
+  if (tool === "index_repo") out.file_count = count;
+  else out.changed_files = count;
+  if (joined) out.joined_existing_job = true;
+  if (row.error_message && row.status !== "published") out.error_message = row.error_message;
+  return out;
+}
+
+/** Starts (or, right after a bootstrap, joins) the routed project's job and answers per the spec. */
+export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise<ToolBody> {
+  const { runtime, route } = ctx;
+  const mode = effectiveMode(ctx, req.force);
+  const { active, joined } = runtime.runner.start(route.project, {
+    mode,
+    force: req.force,
+    ref: req.ref,
+    joinExisting: route.bootstrapped,
+  });
+  if (!req.wait) return body(req.tool, active.job, mode, null, joined);
+  const stop = ctx.progress?.follow(active);
+  const aborted = new Promise<null>((resolve) => {
+    if (ctx.signal.aborted) resolve(null);
+    ctx.signal.addEventListener("abort", () => resolve(null), { once: true });
+  });
+  const final = await Promise.race([active.done, aborted]);
+  stop?.();
+  if (!final) return body(req.tool, runtime.registry.getJob(active.job.job_id) ?? active.job, mode, null, joined);
+  const count = req.tool === "index_repo" ? ctx.view().fileCount : final.changed_files;
+  return body(req.tool, final, mode, final.status === "published" ? count : null, joined);
+}
+
+/** The active-job block used by health_check (same fields as index_status's). */
+export function activeJobSummary(ctx: ToolContext, a: ActiveJob) {
+  const row = ctx.runtime.registry.getJob(a.job.job_id) ?? a.job;
+  return {
+    job_id: row.job_id,
+    progress_token: row.progress_token,
+    mode: row.mode,
+    status: row.status === "queued" ? "queued" : "running",
+    files_scanned: Math.max(row.files_scanned, a.last?.filesScanned ?? 0),
+    files_indexed: Math.max(row.files_indexed, a.last?.filesIndexed ?? 0),
+    symbols_extracted: Math.max(row.symbols_extracted, a.last?.symbols ?? 0),
+    estimated_completion_pct: Math.max(row.estimated_completion_pct, a.last?.percentage ?? 0),
+    started_at: row.started_at ?? row.created_at,
+  };
+}

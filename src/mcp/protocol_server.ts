@@ -1,0 +1,66 @@
+/**
+ * The MCP protocol object of one session: the SDK's low-level `Server`
+ * (initialize, ping, capability negotiation) with `tools/list` and
+ * `tools/call` handed to the dispatch pipeline, unknown methods answered
+ * with `invalid_input`, and job-token progress for clients that opted in.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { VERSION } from "../core/version.ts";
+import { RpcError } from "./jsonrpc_errors.ts";
+import type { Dispatcher } from "./dispatch.ts";
+import type { ServerRuntime } from "./runtime.ts";
+import { clientWantsJobProgress, type ProgressNotification } from "./progress_notifier.ts";
+
+/** Session options. */
+export interface SessionOptions {
+  /**
+   * True for long-lived sessions (stdio) that can receive job-token progress
+   * after `initialize`; HTTP requests are stateless and get progress only on
+   * the SSE stream of the call that asked for it.
+   */
+  jobProgress: boolean;
+}
+
+const INSTRUCTIONS = "Cruxe answers code-navigation questions from a local index: locate_symbol for definitions, " +
+  "search_code for anything else, get_file_outline / get_symbol_hierarchy / find_related_symbols to navigate, " +
+  "get_code_context for a token-bounded bundle. Every answer carries metadata (indexing_status, " +
+  "freshness_status, result_completeness); call sync_repo when it says stale. Pass `workspace` to address another " +
+  "repository.";
+
+/** Builds the SDK server of one session. */
+export function createProtocolServer(rt: ServerRuntime, dispatcher: Dispatcher, opts: SessionOptions): Server {
+  const server = new Server(
+    { name: "cruxe", version: VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: dispatcher.listTools() }));
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    (req, extra) =>
+      dispatcher.callTool(req.params.name, req.params.arguments, {
+        progressToken: req.params._meta?.progressToken,
+        sendNotification: (n: ProgressNotification) => extra.sendNotification(n),
+        signal: extra.signal,
+      }),
+  );
+  server.fallbackRequestHandler = (req) => {
+    throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
+  };
+  if (opts.jobProgress) {
+    let remove: (() => void) | null = null;
+    server.oninitialized = () => {
+      remove?.();
+      remove = clientWantsJobProgress(server.getClientCapabilities())
+        ? rt.progress.add({ send: (n) => server.notification(n) })
+        : null;
+    };
+    const prevClose = server.onclose;
+    server.onclose = () => {
+      remove?.();
+      prevClose?.();
+    };
+  }
+  return server;
+}

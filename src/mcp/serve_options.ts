@@ -1,0 +1,73 @@
+/**
+ * The `serve-mcp` flags, checked before anything starts (spec 000 "Flag
+ * Validation Rules"): `--auto-workspace` needs an `--allowed-root`, every
+ * `--allowed-root` must exist (it is realpath'd), `--workspace` is
+ * repeatable, a non-loopback `--bind` needs an auth token.
+ * Requires `--allow-read` on the given paths.
+ */
+import { realpathSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { CruxeError } from "../core/errors.ts";
+
+/** Options of one serving process. */
+export interface ServeOptions {
+  transport: "stdio" | "http";
+  port: number;
+  bind: string;
+  workspaces: string[];
+  autoWorkspace: boolean;
+  allowedRoots: string[];
+  /** Undefined: the config's `maxAutoWorkspaces` (default 10). */
+  maxAutoWorkspaces?: number;
+  prewarm: boolean;
+  authToken?: string;
+  verbose: number;
+  configPath?: string;
+  /** `cruxe serve`: index the (first) workspace in the background before serving. */
+  indexOnStart?: boolean;
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopback(addr: string): boolean {
+  const a = addr.replace(/^\[|\]$/g, "").toLowerCase();
+  return a === "localhost" || a === "::1" || /^127\.\d+\.\d+\.\d+$/.test(a);
+}
+
+/** Canonical form of an existing directory given on the command line, or `invalid_input` naming the flag. */
+export function existingDir(flag: string, path: string, cwd = Deno.cwd()): string {
+  let real: string;
+  try {
+    real = realpathSync(resolve(cwd, path));
+  } catch {
+    throw new CruxeError("invalid_input", `${flag} ${path} does not exist`, { flag, path });
+  }
+  if (!statSync(real).isDirectory()) {
+    throw new CruxeError("invalid_input", `${flag} ${path} is not a directory`, { flag, path });
+  }
+  return real;
+}
+
+/** Checks the flags and canonicalizes paths; throws `invalid_input` with the spec's messages. */
+export function checkServeOptions(o: ServeOptions, cwd = Deno.cwd()): ServeOptions {
+  if (o.transport !== "stdio" && o.transport !== "http") {
+    throw new CruxeError("invalid_input", `--transport must be stdio or http (got ${o.transport})`);
+  }
+  if (o.autoWorkspace && !o.allowedRoots.length) {
+    throw new CruxeError("invalid_input", "--allowed-root is required when --auto-workspace is enabled");
+  }
+  if (!Number.isInteger(o.port) || o.port < 0 || o.port > 65535) {
+    throw new CruxeError("invalid_input", `--port must be an integer between 0 and 65535 (got ${o.port})`);
+  }
+  if (o.maxAutoWorkspaces !== undefined && (!Number.isInteger(o.maxAutoWorkspaces) || o.maxAutoWorkspaces < 1)) {
+    throw new CruxeError("invalid_input", "--max-auto-workspaces must be a positive integer");
+  }
+  const allowedRoots = o.allowedRoots.map((r) => existingDir("--allowed-root", r, cwd));
+  const workspaces = o.workspaces.map((w) => existingDir("--workspace", w, cwd));
+  if (o.transport === "http" && !isLoopback(o.bind) && !o.authToken) {
+    throw new CruxeError(
+      "invalid_input",
+      `Binding to ${o.bind} exposes the server beyond this machine: set --auth-token (or CRUXE_AUTH_TOKEN).`,
+    );
+  }
+  return { ...o, allowedRoots, workspaces };
+}

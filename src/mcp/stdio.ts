@@ -1,0 +1,162 @@
+/**
+ * MCP over stdio: newline-delimited JSON-RPC on stdin/stdout, nothing else
+ * ever written to stdout. Our own Transport (the SDK's StdioServerTransport
+ * drops a malformed line without an answer and closes itself when a line
+ * exceeds its buffer): a malformed line gets a JSON-RPC parse error, an
+ * over-long line (> MAX_LINE_BYTES) is skipped without buffering it and
+ * answered with `invalid_input`, and serving goes on. stdin closing ends the
+ * session. Requires no permission beyond stdio.
+ */
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { decorateErrors, jsonRpcError } from "./jsonrpc_errors.ts";
+
+/** Longest accepted message line (bigger requests are refused without being held in memory). */
+export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+/** A Transport over a byte stream in and a byte sink out, one JSON-RPC message per line. */
+export class LineTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  private reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  private writing: Promise<void> = Promise.resolve();
+  private closed = false;
+  private encoder = new TextEncoder();
+  private decoder = new TextDecoder();
+
+  constructor(
+    private input: ReadableStream<Uint8Array>,
+    private output: { write(p: Uint8Array): Promise<number> },
+    private maxLineBytes = MAX_LINE_BYTES,
+  ) {}
+
+  start(): Promise<void> {
+    this.reader = this.input.getReader();
+    this.pump().catch((e) => this.onerror?.(e as Error)).finally(() => this.close());
+    return Promise.resolve();
+  }
+
+  private async pump(): Promise<void> {
+    let parts: Uint8Array[] = [];
+    let size = 0;
+    let oversized = false;
+    while (!this.closed) {
+      const { value, done } = await this.reader!.read();
+      if (done) break;
+      let start = 0;
+      for (;;) {
+        const nl = value.indexOf(10, start);
+        const end = nl === -1 ? value.length : nl;
+        if (!oversized) {
+          if (size + (end - start) > this.maxLineBytes) {
+            oversized = true;
+            parts = [];
+          } else if (end > start) {
+            parts.push(value.subarray(start, end));
+            size += end - start;
+          }
+        }
+        if (nl === -1) break;
+        if (oversized) {
+          this.reply(jsonRpcError(null, ErrorCode.InvalidRequest, `Request exceeds ${this.maxLineBytes} bytes`, {
+            max_bytes: this.maxLineBytes,
+          }));
+        } else this.handleLine(concat(parts, size));
+        parts = [];
+        size = 0;
+        oversized = false;
+        start = nl + 1;
+      }
+    }
+  }
+
+  private handleLine(bytes: Uint8Array): void {
+    const line = this.decoder.decode(bytes).replace(/\r$/, "");
+    if (!line.trim()) return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (e) {
+      this.reply(jsonRpcError(null, ErrorCode.ParseError, `Parse error: ${(e as Error).message}`));
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      const id = (raw as { id?: unknown })?.id;
+      this.reply(
+        jsonRpcError(
+          typeof id === "string" || typeof id === "number" ? id : null,
+          ErrorCode.InvalidRequest,
+          "Invalid JSON-RPC message",
+        ),
+      );
+      return;
+    }
+    this.onmessage?.(parsed.data);
+  }
+
+  private reply(message: ReturnType<typeof jsonRpcError>): void {
+    this.send(message as unknown as JSONRPCMessage).catch((e) => this.onerror?.(e as Error));
+  }
+
+  /** Writes one message as one line; writes are serialized so lines never interleave. */
+  send(message: JSONRPCMessage): Promise<void> {
+    const bytes = this.encoder.encode(JSON.stringify(message) + "\n");
+    const next = this.writing.then(async () => {
+      if (this.closed) return;
+      let off = 0;
+      while (off < bytes.length) off += await this.output.write(bytes.subarray(off));
+    });
+    this.writing = next.catch(() => {});
+    return next;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.writing;
+      this.reader?.releaseLock();
+    } catch { /* stream already gone */ }
+    this.onclose?.();
+  }
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(size);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** The transport for this process's stdin/stdout. */
+export function stdioTransport(): LineTransport {
+  return new LineTransport(Deno.stdin.readable, Deno.stdout);
+}
+
+/**
+ * Serves one MCP session over this process's stdio until stdin closes.
+ * Requires no permission beyond stdio (and what the tools need).
+ */
+export async function serveStdio(
+  createServer: () => import("@modelcontextprotocol/sdk/server").Server,
+  transport: LineTransport = stdioTransport(),
+): Promise<void> {
+  const server = createServer();
+  const closed = new Promise<void>((resolve) => {
+    const prev = server.onclose;
+    server.onclose = () => {
+      prev?.();
+      resolve();
+    };
+  });
+  await server.connect(decorateErrors(transport));
+  await closed;
+}

@@ -1,0 +1,28 @@
+/** `find_related_symbols`: callers, callees, parents, children, implementations and neighbours of a symbol. */
+import { z } from "zod";
+import { findRelatedSymbols } from "../../query/related_symbols.ts";
+import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
+
+/** The find_related_symbols tool. */
+export const findRelatedSymbolsTool = defineTool({
+  name: "find_related_symbols",
+  kind: "query",
+  description: (languages) =>
+    "List symbols related to one symbol: who calls it and what it calls, its parent and children, what it " +
+    "extends or implements and what extends or implements it, what its file imports, and its neighbours in the " +
+    "same file or module. Use it for impact analysis before a change. scope bounds where related symbols may " +
+    `live (file, module, package). Indexed languages: ${languages.join(", ")}.`,
+  input: z.strictObject({
+    symbol_name: z.string().max(MAX_ARG_CHARS).describe("Symbol name (plain or qualified)."),
+    path: z.string().max(4096).optional().describe("File that defines the symbol (relative to the workspace)."),
+    scope: z.enum(["file", "module", "package"]).optional().describe("Default: package (the whole workspace)."),
+    limit: z.number().int().optional().describe("Max related symbols. Default: 20."),
+  }),
+  handler: (args, ctx) =>
+    findRelatedSymbols(ctx.db(), {
+      symbol_name: args.symbol_name,
+      path: args.path,
+      scope: args.scope,
+      limit: args.limit,
+    }),
+});

@@ -1,0 +1,20 @@
+/** `get_file_outline`: the nested symbol tree of one indexed file. */
+import { z } from "zod";
+import { getFileOutline } from "../../query/file_outline.ts";
+import { defineTool } from "./tool.ts";
+
+/** The get_file_outline tool. */
+export const getFileOutlineTool = defineTool({
+  name: "get_file_outline",
+  kind: "query",
+  description: (languages) =>
+    "Outline one file: its symbols (classes, functions, methods, fields...) as a nested tree with kinds, " +
+    "signatures, line ranges and stable handles, read from the index without opening the file. Use it to see a " +
+    "file's structure before reading it, or to find the right line range to read. path is relative to the " +
+    `workspace root. Indexed languages: ${languages.join(", ")}.`,
+  input: z.strictObject({
+    path: z.string().max(4096).describe("File path relative to the workspace root, e.g. src/auth/jwt.go."),
+    depth: z.enum(["top", "all"]).optional().describe("`top`: top-level symbols only; `all` (default): nested."),
+  }),
+  handler: (args, ctx) => getFileOutline(ctx.db(), { path: args.path, depth: args.depth }),
+});

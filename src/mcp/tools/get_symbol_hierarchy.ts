@@ -1,0 +1,26 @@
+/** `get_symbol_hierarchy`: what contains a symbol and what it extends, or what it contains and who extends it. */
+import { z } from "zod";
+import { getSymbolHierarchy } from "../../query/symbol_hierarchy.ts";
+import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
+
+/** The get_symbol_hierarchy tool. */
+export const getSymbolHierarchyTool = defineTool({
+  name: "get_symbol_hierarchy",
+  kind: "query",
+  description: (languages) =>
+    "Walk a symbol's hierarchy: direction `ancestors` (default) gives the containing scopes (class, module) and " +
+    "the types it extends or implements; `descendants` gives its members and the types that extend or implement " +
+    "it. Use it to understand a class or interface before changing it. Pass path to disambiguate a name defined " +
+    `in several files. Indexed languages: ${languages.join(", ")}.`,
+  input: z.strictObject({
+    symbol_name: z.string().max(MAX_ARG_CHARS).describe("Symbol name (plain or qualified)."),
+    path: z.string().max(4096).optional().describe("File that defines the symbol (relative to the workspace)."),
+    direction: z.enum(["ancestors", "descendants"]).optional().describe("Default: ancestors."),
+  }),
+  handler: (args, ctx) =>
+    getSymbolHierarchy(ctx.db(), {
+      symbol_name: args.symbol_name,
+      path: args.path,
+      direction: args.direction,
+    }),
+});

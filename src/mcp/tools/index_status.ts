@@ -1,0 +1,19 @@
+/** `index_status`: the routed project's index state, active job progress and job history. */
+import { z } from "zod";
+import { projectStatus } from "../../query/index_status.ts";
+import { defineTool } from "./tool.ts";
+
+/** The index_status tool. */
+export const indexStatusTool = defineTool({
+  name: "index_status",
+  kind: "control",
+  description: (languages) =>
+    "Report a workspace's index: status, schema compatibility, file and symbol counts, the active job's progress " +
+    "(files_scanned, files_indexed, symbols_extracted, estimated_completion_pct, progress_token), recent jobs and " +
+    "any interrupted-job recovery report. Poll it after index_repo/sync_repo when you do not receive progress " +
+    `notifications. Indexed languages: ${languages.join(", ")}.`,
+  input: z.strictObject({
+    ref: z.string().max(512).optional().describe("Branch/ref to report on. Default: the indexed ref."),
+  }),
+  handler: (_args, ctx) => projectStatus(ctx.runtime.registry, ctx.runtime.readers, ctx.route.project, ctx.activeJob()),
+});

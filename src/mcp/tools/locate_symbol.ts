@@ -1,0 +1,24 @@
+/** `locate_symbol`: where a symbol is defined, by name. */
+import { z } from "zod";
+import { locateSymbol } from "../../query/locate_symbol.ts";
+import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
+
+/** The locate_symbol tool. */
+export const locateSymbolTool = defineTool({
+  name: "locate_symbol",
+  kind: "query",
+  description: (languages) =>
+    "Find where a symbol (function, method, class, struct, interface, type, constant...) is defined, by name. " +
+    "Use it when you know or can guess an identifier and need its file:line, signature and stable handles " +
+    "(symbol_id, symbol_stable_id) for follow-up calls; definitions are ranked first. Accepts qualified names " +
+    `(pkg.Type.method, a::b::c). Indexed languages: ${languages.join(", ")}.`,
+  input: z.strictObject({
+    name: z.string().max(MAX_ARG_CHARS).describe("Symbol name to locate (plain or qualified)."),
+    kind: z.string().max(64).optional().describe("Filter by kind: function, method, class, struct, interface, ..."),
+    language: z.string().max(64).optional().describe("Filter by language id."),
+    ref: z.string().max(512).optional().describe("Branch/ref scope. Default: the indexed ref."),
+    limit: z.number().int().optional().describe("Max results. Default: 10."),
+  }),
+  handler: (args, ctx) =>
+    locateSymbol(ctx.db(), { name: args.name, kind: args.kind, language: args.language, limit: args.limit }),
+});

@@ -1,0 +1,26 @@
+/**
+ * Every tool the server offers, in `tools/list` order. A tool module that
+ * is added here is published, validated and routed by the dispatch
+ * pipeline with no other change.
+ */
+import type { ToolDef } from "./tool.ts";
+import { indexRepoTool } from "./index_repo.ts";
+import { syncRepoTool } from "./sync_repo.ts";
+import { locateSymbolTool } from "./locate_symbol.ts";
+import { indexStatusTool } from "./index_status.ts";
+import { healthCheckTool } from "./health_check.ts";
+import { getFileOutlineTool } from "./get_file_outline.ts";
+import { getSymbolHierarchyTool } from "./get_symbol_hierarchy.ts";
+import { findRelatedSymbolsTool } from "./find_related_symbols.ts";
+
+/** The tools, by name. */
+export const TOOLS: ToolDef[] = [
+  indexRepoTool,
+  syncRepoTool,
+  locateSymbolTool,
+  indexStatusTool,
+  getFileOutlineTool,
+  healthCheckTool,
+  getSymbolHierarchyTool,
+  findRelatedSymbolsTool,
+] as unknown as ToolDef[];

@@ -1,0 +1,69 @@
+/**
+ * What one MCP tool is: a name, a description for agents, a zod input schema
+ * (published as JSON Schema) and a handler. Handlers call `src/query/` or
+ * `src/index/`; routing, validation, metadata and error shapes belong to the
+ * dispatch pipeline, never to a tool.
+ */
+import { z } from "zod";
+import type { Db } from "../../state/db.ts";
+import type { ProjectRow } from "../../state/registry.ts";
+import type { IndexView } from "../../query/index_reader.ts";
+import type { ActiveJob } from "../../index/job_runner.ts";
+import type { ServerRuntime } from "../runtime.ts";
+import type { ProgressSink } from "../progress_notifier.ts";
+
+/** Longest string accepted in any tool argument (bigger inputs are refused, not cut). */
+export const MAX_ARG_CHARS = 64 * 1024;
+
+/** The `workspace` argument every tool accepts (added by the registry, not by each tool). */
+export const workspaceArg = z.string().min(1).max(4096).describe(
+  "Absolute path of the repository to act on. Omit to use the server's default workspace.",
+);
+
+/** The workspace a call was routed to by the router middleware. */
+export interface RoutedWorkspace {
+  project: ProjectRow;
+  /** The registered workspace path the call resolved to. */
+  workspace: string;
+  /** True when this call registered the workspace and started its bootstrap index. */
+  bootstrapped: boolean;
+}
+
+/** What a handler receives besides its arguments. */
+export interface ToolContext {
+  runtime: ServerRuntime;
+  route: RoutedWorkspace;
+  /** The current read view of the routed project's index. */
+  view(): IndexView;
+  /** A database that can answer queries, or the registry error saying why not. */
+  db(): Db;
+  /** The routed project's running job, if any. */
+  activeJob(): ActiveJob | undefined;
+  /** Where progress for this call goes when the client sent `_meta.progressToken`. */
+  progress: ProgressSink | null;
+  /** Aborted when the client cancels the call or the server shuts down. */
+  signal: AbortSignal;
+}
+
+/** What a handler returns: the tool's body (without metadata). */
+export type ToolBody = object;
+
+/** One tool of the server. */
+export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  /** Description for agents; gets the list of indexed languages. */
+  description(languages: string[]): string;
+  /** Input schema without `workspace` (the registry adds it). Strict: unknown keys are refused. */
+  input: S;
+  /**
+   * `query` tools read an index (and answer a partial body while a first
+   * index is being built); `control` tools (jobs, status, health) always run.
+   */
+  kind: "query" | "control";
+  handler(args: z.infer<S>, ctx: ToolContext): ToolBody | Promise<ToolBody>;
+}
+
+/** Declares a tool with its schema's types flowing into the handler. */
+export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef<S> {
+  return def;
+}

@@ -1,0 +1,321 @@
+/**
+ * Retrieval evaluation: `deno task eval FOLDER [--repos-root DIR] [--home DIR]
+ * [--only a,b] [--languages x,y] [--json] [--out FILE]`.
+ *
+ * FOLDER holds labelled queries in the semble format (`repos.json`,
+ * `annotations/*.json`). Each repository's tree is `--repos-root/NAME` (or
+ * the entry's `path`), indexed under `benchmark_root` into a Cruxe home that
+ * is reused between runs (an unchanged tree costs one incremental scan).
+ * Every query runs through `searchCode` and through a plain BM25-over-whole-
+ * files baseline on the same files; NDCG@10 (semble rules), MRR@10 and
+ * Recall@5 are reported per repository, per category, per language and
+ * overall (means over repositories), with search_code latency p50/p95.
+ * Needs --allow-read, --allow-write (home), --allow-env, --allow-run=git, --allow-sys.
+ */
+import { join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { resolveConfig } from "../src/core/config.ts";
+import { digest } from "../src/core/ids.ts";
+import { Registry } from "../src/state/registry.ts";
+import { registerProject } from "../src/index/project_setup.ts";
+import { JobRunner } from "../src/index/job_runner.ts";
+import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
+import { searchCode } from "../src/query/search_code.ts";
+import type { Db } from "../src/state/db.ts";
+import { type LabelledQuery, type Published, readDataset, readPublished, type RepoEntry } from "./eval/dataset.ts";
+import { mean, ndcgAt, quantile, recallAt, reciprocalRank, type Retrieved } from "./eval/metrics.ts";
+import { FileBm25 } from "./eval/baseline.ts";
+
+interface Scores {
+  ndcg: number;
+  mrr: number;
+  r5: number;
+}
+
+interface QueryOutcome {
+  repo: string;
+  query: string;
+  category: string;
+  intent: string;
+  cruxe: Scores;
+  baseline: Scores;
+  ms: number;
+  top: string[];
+}
+
+interface RepoOutcome {
+  repo: string;
+  language: string;
+  queries: number;
+  files: number;
+  cruxe: Scores;
+  baseline: Scores;
+  published: Published;
+  revision_note?: string;
+}
+
+function score(results: Retrieved[], q: LabelledQuery): Scores {
+  const targets = [...q.relevant, ...q.secondary];
+  return {
+    ndcg: ndcgAt(results, targets, 10),
+    mrr: reciprocalRank(results, targets, 10),
+    r5: recallAt(results, targets, 5),
+  };
+}
+
+function meanScores(xs: Scores[]): Scores {
+  return { ndcg: mean(xs.map((x) => x.ndcg)), mrr: mean(xs.map((x) => x.mrr)), r5: mean(xs.map((x) => x.r5)) };
+}
+
+/** Indexes `dir` (incrementally when an index exists); returns the open index. */
+async function ensureIndex(registry: Registry, runner: JobRunner, readers: IndexReaders, dir: string, name: string) {
+  const project = registerProject(registry, dir, { name });
+  readers.invalidate(project.project_id);
+  let view = readers.view(project);
+  const usable = view.schemaStatus === "compatible";
+  const t0 = performance.now();
+  const job = await runner.start(project, { mode: usable ? "incremental" : "full", force: !usable }).active.done;
+  if (job.status !== "published") throw new Error(`indexing ${dir} ended ${job.status}: ${job.error_message}`);
+  readers.invalidate(project.project_id);
+  view = readers.view(project);
+  return { db: requireIndex(view), indexMs: performance.now() - t0, changed: job.changed_files };
+}
+
+function filesOf(db: Db): { path: string; hash: string }[] {
+  return db.prepare("SELECT path, hash FROM files ORDER BY path").all() as { path: string; hash: string }[];
+}
+
+const f3 = (x: number) => x.toFixed(3);
+
+async function main() {
+  const { values, positionals } = parseArgs({
+    args: Deno.args,
+    allowPositionals: true,
+    options: {
+      "repos-root": { type: "string", default: "/work/semble" },
+      home: { type: "string", default: join(Deno.env.get("TMPDIR") ?? "/tmp", "cruxe-eval-home") },
+      only: { type: "string" },
+      languages: { type: "string" },
+      json: { type: "boolean", default: false },
+      out: { type: "string" },
+      verbose: { type: "boolean", short: "v", default: false },
+    },
+  });
+  const folder = positionals[0];
+  if (!folder) {
+    console.error("usage: deno task eval FOLDER [--repos-root DIR] [--home DIR] [--only a,b] [--json] [--out FILE]");
+    Deno.exit(2);
+  }
+  const { repos, queries } = readDataset(folder);
+  const published = readPublished(folder);
+  const only = values.only ? new Set(values.only.split(",")) : null;
+  const langs = values.languages ? new Set(values.languages.split(",")) : null;
+  const home = resolve(values.home!);
+  Deno.mkdirSync(join(home, "baseline"), { recursive: true });
+  const config = resolveConfig({ ...Deno.env.toObject(), CRUXE_HOME: home }, Deno.build.os);
+  const registry = Registry.open(home);
+  const runner = new JobRunner(registry, config);
+  const readers = new IndexReaders(registry);
+  const outcomes: QueryOutcome[] = [];
+  const perRepo: RepoOutcome[] = [];
+  const skipped: { repo: string; reason: string }[] = [];
+  try {
+    for (const repo of repos) {
+      if (only && !only.has(repo.name)) continue;
+      if (langs && !langs.has(repo.language)) continue;
+      const base = repo.path ? resolve(folder, repo.path) : join(values["repos-root"]!, repo.name);
+      const dir = repo.benchmark_root ? join(base, repo.benchmark_root) : base;
+      if (!existsSync(dir)) {
+        skipped.push({ repo: repo.name, reason: `no tree at ${dir}` });
+        continue;
+      }
+      const r = await evalRepo(repo, dir, queries.get(repo.name) ?? [], { registry, runner, readers, home });
+      const revFile = join(base, ".cruxe_rev");
+      const note = existsSync(revFile) ? Deno.readTextFileSync(revFile).trim() : undefined;
+      perRepo.push({ ...r.summary, published: published.get(repo.name) ?? {}, revision_note: note });
+      outcomes.push(...r.outcomes);
+      if (!values.json) {
+        const s = r.summary;
+        console.error(
+          `${repo.name.padEnd(22)} ndcg ${f3(s.cruxe.ndcg)} (bm25-files ${f3(s.baseline.ndcg)}) files ${s.files} ` +
+            `index ${(r.indexMs / 1000).toFixed(1)}s`,
+        );
+        if (values.verbose) {
+          for (const o of r.outcomes.filter((o) => o.cruxe.ndcg < 1)) {
+            console.error(
+              `   ${f3(o.cruxe.ndcg)} [${o.category}/${o.intent}] ${o.query}  -> ${o.top.slice(0, 3).join(", ")}`,
+            );
+          }
+        }
+      }
+    }
+  } finally {
+    readers.closeAll();
+    runner.shutdown();
+    registry.close();
+  }
+  const report = summarize(perRepo, outcomes, skipped);
+  if (values.out) Deno.writeTextFileSync(values.out, JSON.stringify(report, null, 2));
+  if (values.json) console.log(JSON.stringify(report, null, 2));
+  else printTable(report);
+}
+
+async function evalRepo(
+  repo: RepoEntry,
+  dir: string,
+  qs: LabelledQuery[],
+  ctx: { registry: Registry; runner: JobRunner; readers: IndexReaders; home: string },
+) {
+  const { db, indexMs } = await ensureIndex(ctx.registry, ctx.runner, ctx.readers, dir, `eval-${repo.name}`);
+  const files = filesOf(db);
+  const stamp = digest(...files.map((f) => f.path + ":" + f.hash));
+  const baseline = FileBm25.open(join(ctx.home, "baseline", `${repo.name}.db`), dir, files.map((f) => f.path), stamp);
+  const prefix = repo.benchmark_root ? repo.benchmark_root.replace(/\/+$/, "") + "/" : "";
+  const outcomes: QueryOutcome[] = [];
+  for (const q of qs) {
+    const t0 = performance.now();
+    const res = searchCode(db, { query: q.query, limit: 10 });
+    const ms = performance.now() - t0;
+    const got: Retrieved[] = res.results.map((r) => ({
+      path: prefix + r.path,
+      line_start: r.line_start,
+      line_end: r.line_end,
+    }));
+    const base: Retrieved[] = baseline.search(q.query, 10).map((r) => ({ path: prefix + r.path }));
+    outcomes.push({
+      repo: repo.name,
+      query: q.query,
+      category: q.category,
+      intent: res.query_intent,
+      cruxe: score(got, q),
+      baseline: score(base, q),
+      ms,
+      top: res.results.slice(0, 5).map((r) => `${r.path}:${r.line_start}`),
+    });
+  }
+  baseline.close();
+  return {
+    indexMs,
+    outcomes,
+    summary: {
+      repo: repo.name,
+      language: repo.language,
+      queries: qs.length,
+      files: files.length,
+      cruxe: meanScores(outcomes.map((o) => o.cruxe)),
+      baseline: meanScores(outcomes.map((o) => o.baseline)),
+    },
+  };
+}
+
+/** Means over repositories of per-repository means of a subset of queries. */
+function groupBy(outcomes: QueryOutcome[], key: (o: QueryOutcome) => string) {
+  const byGroup = new Map<string, Map<string, QueryOutcome[]>>();
+  for (const o of outcomes) {
+    const g = key(o);
+    const m = byGroup.get(g) ?? new Map<string, QueryOutcome[]>();
+    const list = m.get(o.repo) ?? [];
+    list.push(o);
+    m.set(o.repo, list);
+    byGroup.set(g, m);
+  }
+  const out: Record<string, { repos: number; queries: number; cruxe: Scores; baseline: Scores }> = {};
+  for (const [g, m] of [...byGroup.entries()].sort()) {
+    const repos = [...m.values()];
+    out[g] = {
+      repos: repos.length,
+      queries: repos.reduce((a, r) => a + r.length, 0),
+      cruxe: meanScores(repos.map((r) => meanScores(r.map((o) => o.cruxe)))),
+      baseline: meanScores(repos.map((r) => meanScores(r.map((o) => o.baseline)))),
+    };
+  }
+  return out;
+}
+
+function summarize(perRepo: RepoOutcome[], outcomes: QueryOutcome[], skipped: { repo: string; reason: string }[]) {
+  const ms = outcomes.map((o) => o.ms);
+  const withPub = perRepo.filter((r) => r.published.semble_lexical !== undefined);
+  const repoLang = new Map(perRepo.map((r) => [r.repo, r.language]));
+  return {
+    overall: {
+      repos: perRepo.length,
+      queries: outcomes.length,
+      cruxe: meanScores(perRepo.map((r) => r.cruxe)),
+      baseline: meanScores(perRepo.map((r) => r.baseline)),
+      published_on_same_repos: withPub.length
+        ? {
+          raw_bm25: mean(withPub.map((r) => r.published.raw_bm25!)),
+          semble_lexical: mean(withPub.map((r) => r.published.semble_lexical!)),
+          semble_hybrid: mean(withPub.map((r) => r.published.semble_hybrid!)),
+        }
+        : null,
+      below_raw_bm25: withPub.filter((r) => r.cruxe.ndcg < r.published.raw_bm25!).map((r) => r.repo),
+    },
+    latency_ms: { p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), max: quantile(ms, 1) },
+    per_category: groupBy(outcomes, (o) => o.category),
+    per_intent: groupBy(outcomes, (o) => o.intent),
+    per_language: groupBy(outcomes, (o) => repoLang.get(o.repo) ?? "?"),
+    per_repo: perRepo,
+    skipped,
+    queries: outcomes,
+  };
+}
+
+function printTable(report: ReturnType<typeof summarize>) {
+  const rows: string[] = [];
+  const hdr = "repo                   lang        n   NDCG   MRR    R@5  | files-BM25 | pub raw  lexical hybrid";
+  rows.push(hdr, "-".repeat(hdr.length));
+  for (const r of report.per_repo) {
+    const p = r.published;
+    const pub = p.semble_lexical !== undefined
+      ? `${f3(p.raw_bm25!)}  ${f3(p.semble_lexical)}   ${f3(p.semble_hybrid!)}`
+      : "";
+    rows.push(
+      `${r.repo.padEnd(22)} ${r.language.padEnd(10)} ${String(r.queries).padStart(3)}  ${f3(r.cruxe.ndcg)}  ${
+        f3(r.cruxe.mrr)
+      }  ${f3(r.cruxe.r5)} |   ${f3(r.baseline.ndcg)}    | ${pub}${
+        r.revision_note?.includes("APPROX") ? "  (approx. revision)" : ""
+      }`,
+    );
+  }
+  const o = report.overall;
+  rows.push("-".repeat(hdr.length));
+  rows.push(
+    `${"OVERALL".padEnd(22)} ${"".padEnd(10)} ${String(o.queries).padStart(3)}  ${f3(o.cruxe.ndcg)}  ${
+      f3(o.cruxe.mrr)
+    }  ${f3(o.cruxe.r5)} |   ${f3(o.baseline.ndcg)}    | ${
+      o.published_on_same_repos
+        ? `${f3(o.published_on_same_repos.raw_bm25)}  ${f3(o.published_on_same_repos.semble_lexical)}   ${
+          f3(o.published_on_same_repos.semble_hybrid)
+        }`
+        : ""
+    }`,
+  );
+  for (
+    const [title, group] of [["category", report.per_category], ["intent", report.per_intent], [
+      "language",
+      report.per_language,
+    ]] as const
+  ) {
+    rows.push("", `by ${title}:`);
+    for (const [g, s] of Object.entries(group)) {
+      rows.push(
+        `  ${g.padEnd(20)} repos ${String(s.repos).padStart(2)} q ${String(s.queries).padStart(4)}  NDCG ${
+          f3(s.cruxe.ndcg)
+        }  MRR ${f3(s.cruxe.mrr)}  R@5 ${f3(s.cruxe.r5)}  | files-BM25 NDCG ${f3(s.baseline.ndcg)}`,
+      );
+    }
+  }
+  rows.push(
+    "",
+    `search_code latency ms: p50 ${report.latency_ms.p50.toFixed(1)}  p95 ${report.latency_ms.p95.toFixed(1)}  max ${
+      report.latency_ms.max.toFixed(1)
+    }`,
+  );
+  if (o.below_raw_bm25.length) rows.push(`below published raw BM25: ${o.below_raw_bm25.join(", ")}`);
+  for (const s of report.skipped) rows.push(`skipped ${s.repo}: ${s.reason}`);
+  console.log(rows.join("\n"));
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,79 @@
+/**
+ * Retrieval metrics with the semble benchmark's matching rules: NDCG@10 with
+ * binary gain, MRR and Recall@5. Pure functions, no I/O.
+ */
+
+/** A labelled target: a file, or a line range in a file. */
+export type Target = string | { path: string; start_line: number; end_line: number };
+
+/** A returned result as the metrics see it (lines absent for whole-file results). */
+export interface Retrieved {
+  path: string;
+  line_start?: number;
+  line_end?: number;
+}
+
+/** Path equality, or one path ends with `/` + the other. */
+export function pathMatches(a: string, b: string): boolean {
+  return a === b || a.endsWith("/" + b) || b.endsWith("/" + a);
+}
+
+/** Whether a result satisfies a target (line targets need overlapping lines when the result has lines). */
+export function matches(r: Retrieved, t: Target): boolean {
+  if (typeof t === "string") return pathMatches(r.path, t);
+  if (!pathMatches(r.path, t.path)) return false;
+  if (r.line_start === undefined || r.line_end === undefined) return true;
+  return r.line_start <= t.end_line && t.start_line <= r.line_end;
+}
+
+/**
+ * Ranks (0-based) at which a target is credited: each target once, at its
+ * first matching rank; each rank gains at most once.
+ */
+export function creditedRanks(results: Retrieved[], targets: Target[], depth: number): number[] {
+  const credited = new Set<number>();
+  const ranks: number[] = [];
+  for (let i = 0; i < Math.min(depth, results.length); i++) {
+    const t = targets.findIndex((t, j) => !credited.has(j) && matches(results[i], t));
+    if (t >= 0) {
+      credited.add(t);
+      ranks.push(i);
+    }
+  }
+  return ranks;
+}
+
+/** NDCG@k with binary gain; the ideal uses min(k, number of targets). */
+export function ndcgAt(results: Retrieved[], targets: Target[], k = 10): number {
+  if (!targets.length) return 0;
+  const dcg = creditedRanks(results, targets, k).reduce((s, i) => s + 1 / Math.log2(i + 2), 0);
+  let ideal = 0;
+  for (let i = 0; i < Math.min(k, targets.length); i++) ideal += 1 / Math.log2(i + 2);
+  return dcg / ideal;
+}
+
+/** Reciprocal rank of the first result matching any target (0 if none in the first `k`). */
+export function reciprocalRank(results: Retrieved[], targets: Target[], k = 10): number {
+  for (let i = 0; i < Math.min(k, results.length); i++) {
+    if (targets.some((t) => matches(results[i], t))) return 1 / (i + 1);
+  }
+  return 0;
+}
+
+/** Fraction of targets credited within the first `k` results. */
+export function recallAt(results: Retrieved[], targets: Target[], k = 5): number {
+  if (!targets.length) return 0;
+  return creditedRanks(results, targets, k).length / targets.length;
+}
+
+/** The q-quantile (0..1) of a list of numbers (nearest rank). */
+export function quantile(xs: number[], q: number): number {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+}
+
+/** Arithmetic mean (0 for an empty list). */
+export function mean(xs: number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+}

@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { tempHome } from "./helpers/fixture_repo.ts";
+import { registerProject } from "../src/index/project_setup.ts";
+import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
+import { interruptedReport } from "../src/query/index_status.ts";
+import { pidAlive } from "../src/cli/context.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+function writeFiles(dir: string, n: number, tag: string): void {
+  for (let i = 0; i < n; i++) {
+    const body = Array.from({ length: 30 }, (_, j) => `def ${tag}_fn_${i}_${j}(x):\n    return x + ${j}\n`).join("\n");
+    Deno.writeTextFileSync(join(dir, `m${i}.py`), body);
+  }
+}
+
+function symbolCount(h: ReturnType<typeof tempHome>, projectId: string, like: string): number {
+  const readers = new IndexReaders(h.registry);
+  const db = requireIndex(readers.view(h.registry.getProject(projectId)!));
+  const ok = db.prepare("PRAGMA integrity_check").get() as Record<string, string>;
+  assert.equal(Object.values(ok)[0], "ok");
+  const n = Number((db.prepare("SELECT count(*) AS n FROM symbols WHERE name LIKE ?").get(like) as { n: number }).n);
+  readers.closeAll();
+  return n;
+}
+
+Deno.test("kill -9 during a sync leaves the previous index intact and reports the job interrupted", async () => {
+  const h = tempHome();
+  try {
+    const dir = Deno.makeTempDirSync({ prefix: "cruxe-crash-" });
+    writeFiles(dir, 400, "old");
+    const project = registerProject(h.registry, dir);
+    const first = await h.runner.start(project, { mode: "full", force: false }).active.done;
+    assert.equal(first.status, "published");
+    const before = symbolCount(h, project.project_id, "old_%");
+    assert.equal(before, 400 * 30);
+
+    writeFiles(dir, 400, "new");
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "sync", "--workspace", dir],
+      env: { CRUXE_HOME: h.home, CRUXE_WORKERS: "1" },
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    // Wait until the child's job has written some files, then kill it hard.
+    let running = false;
+    for (let i = 0; i < 400 && !running; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      const job = h.registry.recentJobs(project.project_id, 1)[0];
+      running = job?.status === "running" && job.owner_pid === child.pid && job.files_indexed > 0;
+    }
+    assert.ok(running, "the child job started writing");
+    child.kill("SIGKILL");
+    await child.status;
+
+    // The killed process's job is still `running` in the registry until a new process reconciles it.
+    assert.equal(pidAlive(child.pid), false);
+    assert.equal(h.registry.reconcileInterrupted(pidAlive), 1);
+    const report = interruptedReport(h.registry, project.project_id);
+    assert.ok(report?.detected);
+    assert.equal(report?.interrupted_jobs, 1);
+
+    // Previous generation fully queryable, nothing of the half-written one visible.
+    assert.equal(symbolCount(h, project.project_id, "old_%"), before);
+    assert.equal(symbolCount(h, project.project_id, "new_%"), 0);
+
+    // A successful follow-up clears the report.
+    const again = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
+    assert.equal(again.status, "published");
+    assert.equal(interruptedReport(h.registry, project.project_id), undefined);
+    assert.equal(symbolCount(h, project.project_id, "new_%"), 400 * 30);
+    assert.equal(symbolCount(h, project.project_id, "old_%"), 0);
+  } finally {
+    h.close();
+  }
+});

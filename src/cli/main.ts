@@ -10,12 +10,11 @@ import { openContext } from "./context.ts";
 import { printJson, printTable, reportError } from "./output.ts";
 import { runIndexCommand } from "./commands/index_cmd.ts";
 import { runDoctor } from "./commands/doctor.ts";
-import { projectForPath } from "./project_arg.ts";
 import { registerProject } from "../index/project_setup.ts";
 import { IndexWriter } from "../state/project_index.ts";
-import { IndexReaders, requireIndex } from "../query/index_reader.ts";
+import { IndexReaders } from "../query/index_reader.ts";
 import { projectStatus } from "../query/index_status.ts";
-import { locateSymbol } from "../query/locate_symbol.ts";
+import { runQueryCommand } from "./commands/query_cmds.ts";
 import { runServeCommand } from "./commands/serve_mcp.ts";
 
 const USAGE = `cruxe ${VERSION} — code navigation for AI coding agents
@@ -26,7 +25,13 @@ Commands:
   init [--workspace PATH]                       register a workspace and create its store
   index [--force] [--path PATH] [--ref REF]     index (or re-index) a workspace
   sync [--force] [--workspace PATH]             incremental sync of changed files
-  search QUERY [--ref REF] [--lang LANG] [--limit N]   search the index
+  search QUERY [--lang L] [--limit N] [--path-prefix P] [--ref REF]   search code (symbols, snippets, files)
+  locate NAME [--kind K] [--lang L] [--limit N]  find definitions (qualified names, typos ok)
+  outline PATH [--depth top|all]                 symbol tree of a file
+  hierarchy NAME [--path P] [--direction ancestors|descendants]   containment and type hierarchy
+  related NAME [--path P] [--scope file|module|package] [--limit N]  related symbols
+  context QUERY [--max-tokens N] [--strategy breadth|depth]         context within a token budget
+  (query commands accept --workspace PATH; default: the project containing the current directory)
   status                                        projects, index state and jobs
   doctor                                        check store, grammars, git, permissions
   serve-mcp [--workspace PATH]... [options]     serve MCP (stdio, or --transport http)
@@ -122,30 +127,38 @@ async function dispatch(cmd: string, rest: string[]): Promise<number> {
         json: v.json ?? false,
       });
     }
-    case "search": {
+    case "search":
+    case "locate":
+    case "outline":
+    case "hierarchy":
+    case "related":
+    case "context": {
       const { values: v, positionals } = parse(rest, {
         ref: { type: "string" },
         lang: { type: "string" },
+        kind: { type: "string" },
         limit: { type: "string" },
         workspace: { type: "string" },
+        path: { type: "string" },
+        "path-prefix": { type: "string" },
+        depth: { type: "string" },
+        direction: { type: "string" },
+        scope: { type: "string" },
+        strategy: { type: "string" },
+        "max-tokens": { type: "string" },
       });
       if (v.help) return help();
       setLogLevel(v.verbose?.length ?? 0);
-      const query = positionals.join(" ").trim();
-      if (!query) throw new CruxeError("invalid_input", "search needs a QUERY");
-      const ctx = openContext(v.config);
-      const project = projectForPath(ctx.registry, v.workspace ?? Deno.cwd(), false);
-      const readers = new IndexReaders(ctx.registry);
-      const db = requireIndex(readers.view(project));
-      const r = locateSymbol(db, { name: query, language: v.lang, limit: int(v.limit, "limit", 10) });
-      if (v.json) printJson(r);
-      else {printTable(
-          ["score", "kind", "name", "location", "signature"],
-          r.results.map((
-            x,
-          ) => [x.score.toFixed(2), x.kind, x.qualified_name, `${x.path}:${x.line_start}`, x.signature]),
-        );}
-      return 0;
+      const text = positionals.join(" ").trim();
+      if (!text) throw new CruxeError("invalid_input", `${cmd} needs an argument (see cruxe --help)`);
+      if (v.limit !== undefined) int(v.limit, "limit", 10);
+      const { verbose: _v, config: _c, json, help: _h, workspace, ...flags } = v;
+      return runQueryCommand(openContext(v.config), cmd, {
+        workspace,
+        json: json ?? false,
+        text,
+        flags: flags as Record<string, string | undefined>,
+      });
     }
     case "status": {
       const { values: v } = parse(rest, {});

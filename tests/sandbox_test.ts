@@ -1,0 +1,184 @@
+/**
+ * The permission sandbox: the computed policy, and proof that Deno itself
+ * refuses what our own checks are bypassed for (the probe scripts call
+ * Deno APIs directly, with no Cruxe path check in the way).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  buildSandboxFlags,
+  cruxeOwnFiles,
+  SANDBOX_ENV_MARKER,
+  sandboxEnv,
+  sandboxPolicy,
+  workerPermissions,
+} from "../src/cli/sandbox.ts";
+import type { CruxeError } from "../src/core/errors.ts";
+import { openFile } from "../src/query/open_file.ts";
+
+const base = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "cruxe-sbx-" }));
+const root = join(base, "dev"); // --allowed-root
+const sibling = join(base, "dev2"); // same prefix, outside
+const home = join(base, "home");
+const outside = join(base, "outside");
+for (const d of [root, sibling, home, outside, join(root, "app")]) Deno.mkdirSync(d, { recursive: true });
+Deno.writeTextFileSync(join(root, "app/main.ts"), "export const ok = 1;\n");
+Deno.writeTextFileSync(join(sibling, "secret.txt"), "sibling secret\n");
+Deno.writeTextFileSync(join(outside, "secret.txt"), "outside secret\n");
+Deno.symlinkSync(join(outside, "secret.txt"), join(root, "app/escape.txt"));
+Deno.symlinkSync(root, join(base, "dev-link"));
+
+const policy = sandboxPolicy({
+  allowedRoots: [root],
+  workspaces: [],
+  home,
+  ownFiles: cruxeOwnFiles(),
+  listen: { hostname: "127.0.0.1", port: 9311 },
+  llmUrl: "http://127.0.0.1:11434/api/chat",
+});
+
+Deno.test("sandbox policy: read roots + home + own files, write home only, net listen + LLM, run git", () => {
+  assert.ok(policy.read.includes(root));
+  assert.ok(policy.read.includes(home));
+  assert.ok(policy.read.some((p) => p.endsWith("/src")));
+  assert.ok(!policy.read.includes(outside) && !policy.read.includes(sibling));
+  assert.deepEqual(policy.write, [home]);
+  assert.deepEqual(policy.net, ["127.0.0.1:9311", "127.0.0.1:11434"]);
+  assert.deepEqual(policy.run, ["git"]);
+  const flags = buildSandboxFlags(policy);
+  assert.ok(flags.includes("--no-prompt"));
+  assert.ok(!flags.some((f) => f === "--allow-read" || f === "--allow-write" || f === "--allow-net" || f === "-A"));
+  assert.ok(!flags.some((f) => f.startsWith("--allow-ffi") || f.startsWith("--allow-sys")));
+});
+
+Deno.test("sandbox policy: a symlinked root is granted as given and as realpath; nested paths collapse", () => {
+  const p = sandboxPolicy({
+    allowedRoots: [join(base, "dev-link")],
+    workspaces: [join(root, "app")],
+    home,
+    ownFiles: [],
+  });
+  assert.ok(p.read.includes(join(base, "dev-link")) && p.read.includes(root));
+  assert.ok(!p.read.includes(join(root, "app")), "app is inside root already");
+});
+
+Deno.test("sandbox policy: refuses / as a root and paths Deno flags cannot express", () => {
+  const code = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (e) {
+      return (e as CruxeError).code;
+    }
+    return "no error";
+  };
+  assert.equal(code(() => sandboxPolicy({ allowedRoots: ["/"], workspaces: [], home, ownFiles: [] })), "invalid_input");
+  assert.equal(
+    code(() => sandboxPolicy({ allowedRoots: ["/tmp/a,b"], workspaces: [], home, ownFiles: [] })),
+    "invalid_input",
+  );
+});
+
+Deno.test("sandbox env: only pass-listed variables survive, plus the marker", () => {
+  const env = sandboxEnv({
+    CRUXE_HOME: "/h",
+    PATH: "/bin",
+    AWS_SECRET_ACCESS_KEY: "x",
+    GIT_DIR: "/evil",
+    HOME: "/root",
+  });
+  assert.deepEqual(env, { CRUXE_HOME: "/h", PATH: "/bin", HOME: "/root", [SANDBOX_ENV_MARKER]: "1" });
+});
+
+/** A probe that tries everything the sandbox must refuse, straight through Deno's APIs. */
+const PROBE = `
+const out = {};
+const t = (k, fn) => { try { out[k] = "ok:" + String(fn()).trim(); } catch (e) { out[k] = e.name; } };
+const [root, sibling, outside, home, late] = JSON.parse(Deno.args[0] ?? "null") ?? JSON.parse(await new Promise((r) => self.onmessage = (e) => r(e.data)));
+t("inside", () => Deno.readTextFileSync(root + "/app/main.ts"));
+t("etc", () => Deno.readTextFileSync("/etc/hostname"));
+t("proc", () => Deno.readTextFileSync("/proc/self/environ"));
+t("outside", () => Deno.readTextFileSync(outside + "/secret.txt"));
+t("sibling", () => Deno.readTextFileSync(sibling + "/secret.txt"));
+t("symlinkEscape", () => Deno.readTextFileSync(root + "/app/escape.txt"));
+t("dotdot", () => Deno.readTextFileSync(root + "/../outside/secret.txt"));
+t("writeHome", () => { Deno.writeTextFileSync(home + "/x.txt", "1"); return 1; });
+t("writeRoot", () => { Deno.writeTextFileSync(root + "/x.txt", "1"); return 1; });
+t("runSh", () => new Deno.Command("sh", { args: ["-c", "id"] }).outputSync().success);
+t("runGit", () => new Deno.Command("git", { args: ["--version"] }).outputSync().success);
+try { const c = await Deno.connect({ hostname: "127.0.0.1", port: 9 }); c.close(); out.netOther = "ok"; } catch (e) { out.netOther = e.name; }
+// A workspace created inside the allowed root after this process started.
+for (let i = 0; i < 100 && out.late === undefined; i++) {
+  try { out.late = "ok:" + Deno.readTextFileSync(late + "/new.ts").trim(); } catch (e) { if (e.name !== "NotFound") out.late = e.name; else await new Promise((r) => setTimeout(r, 50)); }
+}
+if (typeof self.postMessage === "function" && !Deno.args.length) self.postMessage(out); else console.log(JSON.stringify(out));
+`;
+
+function assertWall(out: Record<string, string>) {
+  assert.equal(out.inside, "ok:export const ok = 1;");
+  for (const k of ["etc", "proc", "outside", "sibling", "dotdot", "writeRoot", "runSh", "netOther"]) {
+    assert.equal(out[k], "NotCapable", `${k}: ${out[k]}`);
+  }
+  assert.equal(out.writeHome, "ok:1");
+  assert.equal(out.runGit, "ok:true");
+  assert.equal(out.late, "ok:late workspace");
+  // Deno checks the path it is handed and does not resolve symlinks: a link inside a root that points
+  // outside is readable through the wall. Only our realpath check (open_file, the router) stops it.
+  assert.equal(out.symlinkEscape, "ok:outside secret");
+}
+
+async function runProbe(args: string[], late: string): Promise<Record<string, string>> {
+  const child = new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "piped" }).spawn();
+  await new Promise((r) => setTimeout(r, 300));
+  Deno.mkdirSync(late, { recursive: true });
+  Deno.writeTextFileSync(join(late, "new.ts"), "late workspace\n");
+  const res = await child.output();
+  const text = new TextDecoder().decode(res.stdout);
+  assert.ok(res.success, new TextDecoder().decode(res.stderr));
+  return JSON.parse(text);
+}
+
+Deno.test("sandbox wall (deno run flags): Deno refuses reads outside the roots even with our checks bypassed", async () => {
+  const probe = join(base, "probe.js");
+  Deno.writeTextFileSync(probe, PROBE);
+  const late = join(root, "late-ws");
+  const out = await runProbe(
+    ["run", ...buildSandboxFlags(policy), probe, JSON.stringify([root, sibling, outside, home, late])],
+    late,
+  );
+  assertWall(out);
+});
+
+Deno.test("sandbox wall (worker permissions, the compiled binary's path): same refusals", async () => {
+  const probe = join(base, "probe_worker.js");
+  Deno.writeTextFileSync(probe, PROBE);
+  const late = join(root, "late-ws2");
+  const perms = workerPermissions({ ...policy, read: [...policy.read, probe] });
+  const host = join(base, "host.js");
+  Deno.writeTextFileSync(
+    host,
+    `const w = new Worker(${JSON.stringify("file://" + probe)}, { type: "module", deno: { permissions: ${
+      JSON.stringify(perms)
+    } } });
+w.onmessage = (e) => { console.log(JSON.stringify(e.data)); w.terminate(); };
+w.postMessage(${JSON.stringify(JSON.stringify([root, sibling, outside, home, late]))});`,
+  );
+  const out = await runProbe(["run", "--unstable-worker-options", "-A", host], late);
+  assertWall(out);
+});
+
+Deno.test("symlink escapes: the wall lets them through, so openFile's realpath check must refuse them", () => {
+  let code = "no error";
+  try {
+    openFile(root, { path: "app/escape.txt" });
+  } catch (e) {
+    code = (e as CruxeError).code;
+  }
+  assert.equal(code, "forbidden");
+});
+
+Deno.test({
+  name: "sandbox: teardown",
+  fn() {
+    Deno.removeSync(base, { recursive: true });
+  },
+});

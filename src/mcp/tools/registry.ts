@@ -12,15 +12,19 @@ import { healthCheckTool } from "./health_check.ts";
 import { getFileOutlineTool } from "./get_file_outline.ts";
 import { getSymbolHierarchyTool } from "./get_symbol_hierarchy.ts";
 import { findRelatedSymbolsTool } from "./find_related_symbols.ts";
+import { searchCodeTool } from "./search_code.ts";
+import { getCodeContextTool } from "./get_code_context.ts";
 
 /** The tools, by name. */
 export const TOOLS: ToolDef[] = [
   indexRepoTool,
   syncRepoTool,
+  searchCodeTool,
   locateSymbolTool,
   indexStatusTool,
   getFileOutlineTool,
   healthCheckTool,
   getSymbolHierarchyTool,
   findRelatedSymbolsTool,
+  getCodeContextTool,
 ] as unknown as ToolDef[];

@@ -1,0 +1,132 @@
+/** Helpers for the MCP tests: synthetic repositories, in-process runtimes, spawned servers. */
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { resolveConfig } from "../src/core/config.ts";
+import { Registry } from "../src/state/registry.ts";
+import { ServerRuntime } from "../src/mcp/runtime.ts";
+import { Dispatcher } from "../src/mcp/dispatch.ts";
+import type { ToolResult } from "../src/mcp/envelope.ts";
+import type { RouterOptions } from "../src/mcp/workspace_router.ts";
+
+/** The repository root (for spawning `main.ts`). */
+export const REPO_ROOT = new URL("../", import.meta.url).pathname;
+
+/** The permission flags of the `cruxe` task. */
+export const CRUXE_FLAGS = [
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-run=git",
+  "--allow-net=127.0.0.1,localhost",
+  "--allow-sys",
+];
+
+/** Writes a Go repository of `files` files with `funcs` functions each; returns its path. */
+export function syntheticGoRepo(files: number, funcs = 8, prefix = "cruxe-mcp-synth-"): string {
+  const dir = Deno.makeTempDirSync({ prefix });
+  Deno.writeTextFileSync(join(dir, "go.mod"), "module example.com/synth\n\ngo 1.21\n");
+  for (let i = 0; i < files; i++) {
+    const pkg = `pkg${i % 10}`;
+    Deno.mkdirSync(join(dir, pkg), { recursive: true });
+    let src = `package ${pkg}\n\n// Widget${i} holds state for file ${i}.\ntype Widget${i} struct {\n\tID int\n}\n\n`;
+    for (let f = 0; f < funcs; f++) {
+      src += `// Compute${i}x${f} computes a value.\nfunc (w *Widget${i}) Compute${i}x${f}(n int) int {\n` +
+        `\tif n > ${f} {\n\t\treturn n * ${f + 1}\n\t}\n\treturn w.ID + n\n}\n\n`;
+    }
+    Deno.writeTextFileSync(join(dir, pkg, `file${i}.go`), src);
+  }
+  return dir;
+}
+
+/** A temporary Cruxe home directory. */
+export function tempHomeDir(): string {
+  return Deno.makeTempDirSync({ prefix: "cruxe-mcp-home-" });
+}
+
+/** An in-process runtime + dispatcher over a temporary home. */
+export interface InProcess {
+  home: string;
+  registry: Registry;
+  rt: ServerRuntime;
+  dispatcher: Dispatcher;
+  call(name: string, args?: Record<string, unknown>, token?: string): Promise<ToolResult>;
+  close(): void;
+}
+
+/** Builds an in-process server runtime (no transport). */
+export function inProcess(
+  router: Partial<RouterOptions> = {},
+  opts: { home?: string; prewarm?: boolean; warmsetCapacity?: number } = {},
+): InProcess {
+  const home = opts.home ?? tempHomeDir();
+  const config = {
+    ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os),
+    workers: 1,
+    ...(opts.warmsetCapacity ? { warmsetCapacity: opts.warmsetCapacity } : {}),
+  };
+  const registry = Registry.open(home);
+  const rt = new ServerRuntime(config, registry, {
+    prewarm: opts.prewarm ?? false,
+    freshnessIntervalMs: 0,
+    router: {
+      startupWorkspaces: [],
+      autoWorkspace: false,
+      allowedRoots: [],
+      maxAutoWorkspaces: 10,
+      cwd: Deno.cwd(),
+      ...router,
+    },
+  });
+  const dispatcher = new Dispatcher(rt);
+  return {
+    home,
+    registry,
+    rt,
+    dispatcher,
+    call: (name, args = {}, token) =>
+      dispatcher.callTool(name, args, {
+        progressToken: token,
+        sendNotification: () => Promise.resolve(),
+        signal: new AbortController().signal,
+      }),
+    close: () => rt.close(),
+  };
+}
+
+/** The JSON body of a tool result's text content. */
+export function bodyOf(r: { content: unknown }): Record<string, unknown> {
+  const c = (r.content as { type: string; text: string }[])[0];
+  return JSON.parse(c.text);
+}
+
+/** Polls until `fn` is true (or throws after `ms`). */
+export async function waitFor(fn: () => boolean | Promise<boolean>, ms = 20_000, what = "condition"): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Spawns `cruxe serve-mcp` over stdio and connects the SDK's Client to it. */
+export async function stdioClient(
+  home: string,
+  args: string[],
+  capabilities: Record<string, unknown> = {},
+): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", ...CRUXE_FLAGS, join(REPO_ROOT, "main.ts"), "serve-mcp", ...args],
+    env: { ...Deno.env.toObject(), CRUXE_HOME: home, CRUXE_WORKERS: "1", NO_COLOR: "1" },
+    stderr: "pipe",
+    cwd: REPO_ROOT,
+  });
+  let err = "";
+  transport.stderr?.on("data", (d: Uint8Array) => err += new TextDecoder().decode(d));
+  const client = new Client({ name: "cruxe-test", version: "1.0.0" }, { capabilities });
+  await client.connect(transport);
+  return { client, transport, stderr: () => err };
+}

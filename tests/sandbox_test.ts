@@ -176,6 +176,53 @@ Deno.test("symlink escapes: the wall lets them through, so openFile's realpath c
   assert.equal(code, "forbidden");
 });
 
+Deno.test("sandboxedServe: re-executes serve-mcp under the narrow flags and serves over stdio", async () => {
+  const repo = join(root, "app");
+  const driver = join(base, "driver.ts");
+  const sandboxUrl = new URL("../src/cli/sandbox.ts", import.meta.url).href;
+  const parseUrl = new URL("../src/cli/commands/serve_mcp.ts", import.meta.url).href;
+  Deno.writeTextFileSync(
+    driver,
+    `import { sandboxedServe } from ${JSON.stringify(sandboxUrl)};
+import { parseServeArgs } from ${JSON.stringify(parseUrl)};
+const argv = ["serve-mcp", "--workspace", ${JSON.stringify(repo)}, "--no-prewarm"];
+const code = await sandboxedServe(argv, parseServeArgs("serve-mcp", argv.slice(1)));
+Deno.exit(code ?? 99);`,
+  );
+  const config = new URL("../deno.json", import.meta.url).pathname;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `--config=${config}`, driver],
+    env: { CRUXE_HOME: home, AWS_SECRET_ACCESS_KEY: "must-not-pass" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  const send = (m: unknown) => w.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+  await send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  });
+  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  await send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  while (!buf.includes('"id":2')) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += value;
+  }
+  await w.close();
+  const status = await child.status;
+  reader.releaseLock();
+  await child.stdout.cancel().catch(() => {});
+  const err = new TextDecoder().decode(await new Response(child.stderr).arrayBuffer());
+  assert.ok(buf.includes('"id":2') && buf.includes("locate_symbol"), buf + err);
+  assert.equal(status.code, 0, err);
+});
+
 Deno.test({
   name: "sandbox: teardown",
   fn() {

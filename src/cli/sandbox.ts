@@ -8,7 +8,7 @@
  * How it is applied, by how Cruxe was started:
  * - `deno run main.ts serve-mcp …` and `deno task serve` (a `deno run`): the
  *   CLI re-executes itself — `Deno.execPath()` `run <narrow flags>
- *   Deno.mainModule <same args>` — with a scrubbed environment carrying
+ *   main.ts <same args>` (`main.ts` beside the sources, i.e. `Deno.mainModule`) — with a scrubbed environment carrying
  *   `CRUXE_SANDBOXED=1`, so the child serves and does not re-execute again.
  *   The parent only relays the exit code and forwards SIGINT/SIGTERM.
  * - the compiled binary (`Deno.build.standalone`): its permissions are baked
@@ -288,7 +288,9 @@ export async function sandboxedServe(argv: string[], options: ServeOptions): Pro
 
 /** `deno run` / `deno task`: re-executes the CLI under the narrow flags. */
 async function serveInChild(argv: string[], policy: SandboxPolicy, env: Record<string, string>): Promise<number> {
-  const main = Deno.mainModule;
+  // Cruxe's own entry beside this module (the same file as Deno.mainModule under `deno run main.ts`/`deno task`,
+  // and still right when another script drives the CLI).
+  const main = fromFileUrl(new URL("../../main.ts", import.meta.url));
   const config = fromFileUrl(new URL("../../deno.json", import.meta.url));
   const args = ["run", ...buildSandboxFlags(policy)];
   if (existsSync(config)) args.push(`--config=${config}`);

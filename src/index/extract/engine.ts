@@ -4,7 +4,7 @@
  */
 import type { Node, Tree } from "web-tree-sitter";
 import type { ExtractedRef, ExtractedSymbol, FileExtraction, SymbolKind } from "../../core/types.ts";
-import type { DefRule, LanguageSpec, RuleContext } from "./spec.ts";
+import type { CallRule, DefRule, LanguageSpec, RuleContext } from "./spec.ts";
 
 const CONTAINER_KINDS = new Set<SymbolKind>([
   "class",
@@ -20,14 +20,18 @@ const CONTAINER_KINDS = new Set<SymbolKind>([
 const MAX_SIGNATURE = 300;
 const MAX_DOC = 600;
 
-/** Collapses a declaration head into one line. */
-function oneLine(text: string): string {
+/** Collapses a declaration head into one line (whitespace runs become one space; long heads are cut). */
+export function oneLine(text: string): string {
   const s = text.replace(/\s+/g, " ").trim();
   return s.length > MAX_SIGNATURE ? s.slice(0, MAX_SIGNATURE) + "…" : s;
 }
 
 /** The declaration text without its body. */
 function signatureOf(node: Node, rule: DefRule, source: string): string {
+  if (rule.signature) {
+    const custom = rule.signature(node, source);
+    if (custom !== null) return oneLine(custom);
+  }
   const body = node.childForFieldName(rule.body ?? "body");
   if (body && body.startIndex > node.startIndex) {
     return oneLine(source.slice(node.startIndex, body.startIndex).replace(/[{:=\s]+$/, ""));
@@ -76,11 +80,43 @@ export function calleeName(text: string): string | null {
   return m ? m[1] : null;
 }
 
+/** 1-based last line of a node; a node ending at column 0 (a trailing newline) ends on the line before. */
+function endLine(node: Node): number {
+  const end = node.endPosition;
+  return end.column === 0 && end.row > node.startPosition.row ? end.row : end.row + 1;
+}
+
 interface Frame {
   index: number; // into symbols
   end: number; // endIndex of the node
   kind: SymbolKind;
+  name: string;
   qname: string;
+}
+
+interface CompiledSpec {
+  defTypes: Map<string, DefRule>;
+  callTypes: Map<string, CallRule>;
+  importTypes: Map<string, (node: Node) => string[]>;
+}
+
+const compiledSpecs = new WeakMap<LanguageSpec, CompiledSpec>();
+
+/**
+ * The spec's rule tables as Maps, built once per spec: node type names such as
+ * `constructor` must not resolve to Object.prototype members.
+ */
+function compiled(spec: LanguageSpec): CompiledSpec {
+  let c = compiledSpecs.get(spec);
+  if (!c) {
+    c = {
+      defTypes: new Map(Object.entries(spec.defs)),
+      callTypes: new Map(Object.entries(spec.calls ?? {})),
+      importTypes: new Map(Object.entries(spec.imports ?? {})),
+    };
+    compiledSpecs.set(spec, c);
+  }
+  return c;
 }
 
 /** Extracts symbols and references from a parsed tree. */
@@ -90,36 +126,39 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
   const root = tree.rootNode;
   const module = spec.module?.(path, root) ?? null;
   const stack: Frame[] = [];
-  const defTypes = spec.defs;
-  const callTypes = spec.calls ?? {};
-  const importTypes = spec.imports ?? {};
+  const { defTypes, callTypes, importTypes } = compiled(spec);
   const cursor = root.walk();
-  const ctx: RuleContext = { parentKind: null, source };
+  const ctx: RuleContext = { parentKind: null, parentName: null, source };
 
   const visit = (): void => {
     const type = cursor.nodeType;
     const start = cursor.startIndex;
     while (stack.length && start >= stack[stack.length - 1].end) stack.pop();
     const top = stack.length ? stack[stack.length - 1] : null;
-    const rule = defTypes[type];
-    const call = callTypes[type];
-    const imp = importTypes[type];
+    const rule = defTypes.get(type);
+    const call = callTypes.get(type);
+    const imp = importTypes.get(type);
     if (rule || call || imp) {
       const node = cursor.currentNode;
       if (rule) {
         ctx.parentKind = top?.kind ?? null;
+        ctx.parentName = top?.name ?? null;
         const frame = defineSymbol(node, rule, top);
         if (frame) stack.push(frame);
       }
       if (call) {
-        for (const field of call) {
-          const callee = field === "" ? node : node.childForFieldName(field);
-          if (!callee) continue;
-          const name = calleeName(callee.text.slice(0, 200));
-          if (name) {
-            refs.push({ kind: "calls", target: name, line: node.startPosition.row + 1, from: top?.index ?? null });
+        let name: string | null = null;
+        if (typeof call === "function") name = call(node);
+        else {
+          for (const field of call) {
+            const callee = field === "" ? node : node.childForFieldName(field);
+            if (!callee) continue;
+            name = calleeName(callee.text.slice(0, 200));
+            break;
           }
-          break;
+        }
+        if (name) {
+          refs.push({ kind: "calls", target: name, line: node.startPosition.row + 1, from: top?.index ?? null });
         }
       }
       if (imp) {
@@ -139,42 +178,59 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
   const defineSymbol = (node: Node, rule: DefRule, top: Frame | null): Frame | null => {
     const kind0 = typeof rule.kind === "function" ? rule.kind(node, ctx) : rule.kind;
     if (!kind0) return null;
-    let name: string | null;
-    if (typeof rule.name === "function") name = rule.name(node, ctx);
-    else name = node.childForFieldName(rule.name ?? "name")?.text ?? null;
-    if (!name) return null;
-    name = name.trim();
-    if (!name || name.length > 200) return null;
+    let names: string[];
+    if (rule.names) names = rule.names(node, ctx);
+    else {
+      const one = typeof rule.name === "function"
+        ? rule.name(node, ctx)
+        : node.childForFieldName(rule.name ?? "name")?.text ?? null;
+      names = one ? [one] : [];
+    }
     let kind = kind0;
     if (
       kind === "function" && top && CONTAINER_KINDS.has(top.kind) && top.kind !== "module" && top.kind !== "namespace"
     ) {
       kind = "method";
     }
-    const outer = rule.outer ? rule.outer(node) : node;
-    const qualifier = rule.qualifier?.(node) ?? null;
-    const prefix = top ? top.qname : module;
-    const qname = [prefix, qualifier, name].filter((x) => x).join(spec.separator);
-    const sym: ExtractedSymbol = {
-      name,
-      kind,
-      qualifiedName: qname,
-      signature: signatureOf(node, rule, source),
-      lineStart: outer.startPosition.row + 1,
-      lineEnd: node.endPosition.row + 1,
-      parent: top?.index ?? null,
-      visibility: rule.visibility?.(node, name) ?? null,
-      doc: docOf(outer, spec, source),
-    };
-    symbols.push(sym);
-    const index = symbols.length - 1;
-    if (rule.heritage) {
-      const h = rule.heritage(node);
-      const line = node.startPosition.row + 1;
-      for (const t of h.extends) if (t) refs.push({ kind: "extends", target: t, line, from: index });
-      for (const t of h.implements) if (t) refs.push({ kind: "implements", target: t, line, from: index });
+    let frame: Frame | null = null;
+    for (const raw of names) {
+      const name = raw.trim();
+      if (!name || name.length > 200) continue;
+      const outer = rule.outer ? rule.outer(node) : node;
+      const last = rule.until ? rule.until(node) : node;
+      const qualifier = rule.qualifier?.(node) ?? null;
+      const prefix = top ? top.qname : module;
+      let qname = prefix ?? "";
+      if (qualifier) qname = qname ? qname + spec.separator + qualifier : qualifier;
+      const joiner = rule.joiner === undefined
+        ? spec.separator
+        : typeof rule.joiner === "string"
+        ? rule.joiner
+        : rule.joiner(node);
+      qname = qname ? qname + joiner + name : name;
+      const sym: ExtractedSymbol = {
+        name,
+        kind,
+        qualifiedName: qname,
+        signature: signatureOf(node, rule, source),
+        lineStart: outer.startPosition.row + 1,
+        lineEnd: endLine(last),
+        parent: top?.index ?? null,
+        visibility: rule.visibility?.(node, name) ?? null,
+        doc: docOf(outer, spec, source),
+      };
+      symbols.push(sym);
+      const index = symbols.length - 1;
+      if (frame) continue; // one node, several names (`a, b int`): relations and nesting go to the first
+      if (rule.heritage) {
+        const h = rule.heritage(node);
+        const line = node.startPosition.row + 1;
+        for (const t of h.extends) if (t) refs.push({ kind: "extends", target: t, line, from: index });
+        for (const t of h.implements) if (t) refs.push({ kind: "implements", target: t, line, from: index });
+      }
+      frame = { index, end: Math.max(node.endIndex, last.endIndex), kind, name, qname };
     }
-    return { index, end: node.endIndex, kind, qname };
+    return frame;
   };
 
   visit();

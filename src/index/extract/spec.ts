@@ -5,11 +5,15 @@
 import type { Node } from "web-tree-sitter";
 import type { SymbolKind } from "../../core/types.ts";
 
-/** Context given to rules: the enclosing symbol's kind, if any. */
+/** Context given to rules: the enclosing symbol's kind and name, if any. */
 export interface RuleContext {
   parentKind: SymbolKind | null;
+  parentName: string | null;
   source: string;
 }
+
+/** A call site rule: fields naming the callee (first present wins), or a function returning the callee name. */
+export type CallRule = string[] | ((node: Node) => string | null);
 
 /** How one node type becomes a definition. */
 export interface DefRule {
@@ -17,6 +21,8 @@ export interface DefRule {
   kind: SymbolKind | ((node: Node, ctx: RuleContext) => SymbolKind | null);
   /** Field holding the name (default `name`), or a function returning the name. */
   name?: string | ((node: Node, ctx: RuleContext) => string | null);
+  /** Several names declared by one node (`a, b int`): one symbol each. Overrides `name`. */
+  names?: (node: Node, ctx: RuleContext) => string[];
   /** Field holding the body; the signature is the text before it (default `body`). */
   body?: string;
   /** Extra qualifier placed between the parent's name and this name (Go receivers). */
@@ -25,8 +31,14 @@ export interface DefRule {
   heritage?: (node: Node) => { extends: string[]; implements: string[] };
   /** Visibility (public/private/...), when the language says it. */
   visibility?: (node: Node, name: string) => string | null;
-  /** Node to use for lines, signature and doc instead of the matched node. */
+  /** Node to use for line_start and doc instead of the matched node. */
   outer?: (node: Node) => Node;
+  /** Separator placed before this name in the qualified name (default: the spec's). */
+  joiner?: string | ((node: Node) => string);
+  /** Last node of the definition when it spans several sibling nodes (Haskell equations). */
+  until?: (node: Node) => Node;
+  /** Custom one-line signature (null falls back to the text before the body). */
+  signature?: (node: Node, source: string) => string | null;
 }
 
 /** A language: detection, grammar and extraction rules. */
@@ -39,8 +51,8 @@ export interface LanguageSpec {
   /** Interpreter names recognised in a `#!` line. */
   shebangs?: string[];
   defs: Record<string, DefRule>;
-  /** Call-like node types and the field that names the callee. */
-  calls?: Record<string, string[]>;
+  /** Call-like node types and how to find the callee. */
+  calls?: Record<string, CallRule>;
   /** Import-like node types → function returning the imported name(s). */
   imports?: Record<string, (node: Node) => string[]>;
   /** Separator in qualified names. */

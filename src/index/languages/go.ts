@@ -20,6 +20,32 @@ function typeKind(node: Node): SymbolKind {
 
 const exported = (_n: Node, name: string) => /^[A-Z]/.test(name) ? "public" : "private";
 
+/** Every name a spec declares (`a, b = 1, 2`, `X, Y int`). */
+function allNames(n: Node): string[] {
+  const out: string[] = [];
+  for (const c of n.childrenForFieldName("name")) {
+    if (c && (c.type === "identifier" || c.type === "field_identifier")) out.push(c.text);
+  }
+  return out;
+}
+
+/** Field names, or for an embedded field (`struct{ io.Reader }`) the embedded type's name. */
+function fieldNames(n: Node): string[] {
+  const names = allNames(n);
+  if (names.length) return names;
+  const t = n.childForFieldName("type")?.text.replace(/^\*/, "").replace(/\[[\s\S]*$/, "");
+  return t ? [t.split(".").pop()!] : [];
+}
+
+/** `type Claims struct`, `type List[T any] struct`, `type Duration int64`: the type keyword and the type's head. */
+function typeSpecSignature(n: Node, source: string): string {
+  const t = n.childForFieldName("type");
+  if (!t) return "type " + n.text;
+  const head = source.slice(n.startIndex, t.startIndex).trimEnd();
+  const what = t.type === "struct_type" ? "struct" : t.type === "interface_type" ? "interface" : t.text;
+  return `type ${head} ${what}`;
+}
+
 export const go: LanguageSpec = {
   id: "go",
   grammar: "tree-sitter-go.wasm",
@@ -35,7 +61,7 @@ export const go: LanguageSpec = {
     method_declaration: { kind: "method", qualifier: receiverType, visibility: exported },
     type_spec: {
       kind: typeKind,
-      body: "type",
+      signature: typeSpecSignature,
       visibility: exported,
       outer: (n) => n.parent?.type === "type_declaration" && n.parent.namedChildCount === 1 ? n.parent : n,
       heritage: (n) => {
@@ -57,22 +83,29 @@ export const go: LanguageSpec = {
         return { extends: embeds, implements: [] };
       },
     },
-    type_alias: { kind: "type", body: "type", visibility: exported },
+    type_alias: { kind: "type", signature: (n) => "type " + n.text, visibility: exported },
     const_spec: {
       kind: (n) =>
         n.parent?.parent?.type === "source_file" || n.parent?.type === "const_declaration" ? "constant" : null,
+      names: allNames,
+      signature: (n) => "const " + n.text,
       visibility: exported,
     },
     var_spec: {
       kind: (_n, ctx) => ctx.parentKind === null ? "variable" : null,
+      names: allNames,
+      signature: (n) => "var " + n.text.split("\n")[0],
       visibility: exported,
     },
     field_declaration: {
-      kind: (n, ctx) => ctx.parentKind === "struct" && n.childForFieldName("name") ? "field" : null,
-      body: "type",
+      // Fields of named struct types, of struct types inside other type forms, and of nested anonymous structs.
+      kind: (_n, ctx) =>
+        ctx.parentKind === "struct" || ctx.parentKind === "type" || ctx.parentKind === "field" ? "field" : null,
+      names: fieldNames,
+      signature: (n) => n.text.replace(/\s*`[^`]*`$/, ""),
       visibility: exported,
     },
-    method_elem: { kind: "method", body: "parameters", visibility: exported },
+    method_elem: { kind: "method", signature: (n) => n.text, visibility: exported },
   },
   calls: { call_expression: ["function"] },
   imports: { import_spec: (n) => [unquote(n.childForFieldName("path")?.text ?? "")] },

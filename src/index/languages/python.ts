@@ -7,6 +7,39 @@ function decorated(n: Node): Node {
   return n.parent?.type === "decorated_definition" ? n.parent : n;
 }
 
+/** Statements that nest module-level code without making a new scope (`if`, `try`, `with`). */
+const MODULE_NESTING = new Set([
+  "block",
+  "if_statement",
+  "elif_clause",
+  "else_clause",
+  "try_statement",
+  "except_clause",
+  "finally_clause",
+  "with_statement",
+]);
+
+/** True when the statement runs at module level, possibly inside `if`/`try` blocks. */
+function atModuleLevel(stmt: Node): boolean {
+  let p = stmt.parent;
+  for (let i = 0; p && i < 12; i++) {
+    if (p.type === "module") return true;
+    if (!MODULE_NESTING.has(p.type)) return false;
+    p = p.parent;
+  }
+  return false;
+}
+
+/** Names bound by an assignment's left side (`a = `, `a, b = `). */
+function targetNames(n: Node): string[] {
+  const left = n.childForFieldName("left");
+  if (left?.type === "identifier") return [left.text];
+  if (left?.type === "pattern_list" || left?.type === "tuple_pattern") {
+    return left.namedChildren.filter((c) => c?.type === "identifier").map((c) => c!.text);
+  }
+  return [];
+}
+
 const privacy = (_n: Node, name: string) => name.startsWith("_") && !name.endsWith("__") ? "private" : "public";
 
 export const python: LanguageSpec = {
@@ -42,18 +75,15 @@ export const python: LanguageSpec = {
       kind: (n, ctx) => {
         if (n.parent?.type !== "expression_statement") return null;
         const g = n.parent.parent?.type;
-        if (ctx.parentKind === null && g === "module") {
+        if (ctx.parentKind === null && atModuleLevel(n.parent)) {
           const name = n.childForFieldName("left")?.text ?? "";
           return /^[A-Z][A-Z0-9_]*$/.test(name) ? "constant" : "variable";
         }
         if (ctx.parentKind === "class" && g === "block") return "field";
         return null;
       },
-      name: (n) => {
-        const left = n.childForFieldName("left");
-        return left?.type === "identifier" ? left.text : null;
-      },
-      body: "right",
+      names: targetNames,
+      signature: (n) => n.text.split("\n")[0].replace(/[\s{([]+$/, ""),
     },
   },
   calls: { call: ["function"] },

@@ -3,9 +3,36 @@ import type { LanguageSpec } from "../extract/spec.ts";
 import { go } from "./go.ts";
 import { python } from "./python.ts";
 import { javascript, tsx, typescript } from "./typescript.ts";
+import { rust } from "./rust.ts";
+import { java } from "./java.ts";
+import { c, cpp } from "./c_family.ts";
+import { csharp } from "./csharp.ts";
+import { ruby } from "./ruby.ts";
+import { php } from "./php.ts";
+import { bash } from "./bash.ts";
+import { scala } from "./scala.ts";
+import { elixir } from "./elixir.ts";
+import { haskell } from "./haskell.ts";
 
 /** Every language Cruxe indexes. */
-export const LANGUAGES: LanguageSpec[] = [go, python, typescript, tsx, javascript];
+export const LANGUAGES: LanguageSpec[] = [
+  go,
+  python,
+  typescript,
+  tsx,
+  javascript,
+  rust,
+  java,
+  c,
+  cpp,
+  csharp,
+  ruby,
+  php,
+  bash,
+  scala,
+  elixir,
+  haskell,
+];
 
 const byExt = new Map<string, LanguageSpec>();
 const byName = new Map<string, LanguageSpec>();

@@ -21,6 +21,27 @@ function declaratorKind(n: Node, ctx: { parentKind: SymbolKind | null }): Symbol
   return decl?.text.startsWith("const") && /^[A-Z][A-Z0-9_]*$/.test(name.text) ? "constant" : "variable";
 }
 
+/**
+ * `const handler = async (req) =>` for function-valued declarators; the
+ * declaration keyword and the declarator up to the value otherwise.
+ */
+function declaratorSignature(n: Node, source: string): string {
+  const decl = n.parent;
+  const keyword = decl?.type === "lexical_declaration" || decl?.type === "variable_declaration"
+    ? (decl.text.match(/^(export\s+)?(declare\s+)?(const|let|var|using)\b/)?.[3] ?? "")
+    : "";
+  const value = n.childForFieldName("value");
+  let text: string;
+  if (value && (value.type === "arrow_function" || value.type === "function_expression" || value.type === "function")) {
+    const body = value.childForFieldName("body");
+    text = source.slice(n.startIndex, body ? body.startIndex : value.endIndex).replace(/[\s{]+$/, "");
+  } else {
+    // Plain values keep their first line (`const MAX_RETRIES = 3`), cut by the engine when long.
+    text = source.slice(n.startIndex, n.endIndex).split("\n")[0].replace(/[=\s{([]+$/, "");
+  }
+  return keyword ? `${keyword} ${text}` : text;
+}
+
 function heritage(n: Node) {
   const ext: string[] = [];
   const impl: string[] = [];
@@ -67,7 +88,7 @@ const rules: LanguageSpec["defs"] = {
   field_definition: { kind: "field", name: "property", body: "value" },
   variable_declarator: {
     kind: declaratorKind,
-    body: "value",
+    signature: declaratorSignature,
     outer: (n) => exportOuter(n.parent ?? n),
   },
   enum_assignment: { kind: "enum_member" },

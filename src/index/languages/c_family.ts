@@ -1,0 +1,222 @@
+/**
+ * C and C++. C++ qualifies with `::` through namespaces and classes (and
+ * out-of-class definitions `int Foo::run()` → `ns::Foo::run`); C qualifies
+ * only struct members and enumerators, with `.`.
+ */
+import type { Node } from "web-tree-sitter";
+import type { DefRule, LanguageSpec, RuleContext } from "../extract/spec.ts";
+import type { SymbolKind } from "../../core/types.ts";
+import { namesOfType, unquote } from "./_common.ts";
+
+const WRAPPERS = new Set([
+  "pointer_declarator",
+  "reference_declarator",
+  "function_declarator",
+  "parenthesized_declarator",
+  "array_declarator",
+  "init_declarator",
+  "attributed_declarator",
+]);
+
+/** The innermost naming node of a declarator chain (`*(*f)(int)` → `f`). */
+function declaratorName(n: Node | null): Node | null {
+  let cur = n;
+  for (let i = 0; cur && i < 12; i++) {
+    if (!WRAPPERS.has(cur.type)) return cur;
+    cur = cur.childForFieldName("declarator") ?? (cur.type === "parenthesized_declarator" ? cur.firstNamedChild : null);
+  }
+  return null;
+}
+
+/** True when the declarator chain contains a function declarator (a prototype or definition). */
+function isFunctionDeclarator(n: Node | null): boolean {
+  let cur = n;
+  for (let i = 0; cur && i < 12; i++) {
+    if (cur.type === "function_declarator") return true;
+    if (!WRAPPERS.has(cur.type)) return false;
+    cur = cur.childForFieldName("declarator");
+  }
+  return false;
+}
+
+/** Last segment of a possibly qualified name node. */
+function simpleName(n: Node | null): string | null {
+  if (!n) return null;
+  if (n.type === "qualified_identifier") return simpleName(n.childForFieldName("name"));
+  if (n.type === "template_function") return n.childForFieldName("name")?.text ?? null;
+  return n.text;
+}
+
+/** Scope of a qualified definition name (`a::Foo::run` → `a::Foo`). */
+function scopeOf(n: Node | null): string | null {
+  if (n?.type !== "qualified_identifier") return null;
+  const full = n.text.replace(/<[^<>]*>/g, "").replace(/\s+/g, "");
+  const i = full.lastIndexOf("::");
+  return i > 0 ? full.slice(0, i) : null;
+}
+
+const nameNode = (n: Node) => declaratorName(n.childForFieldName("declarator"));
+
+function templateOuter(n: Node): Node {
+  return n.parent?.type === "template_declaration" ? n.parent : n;
+}
+
+function cppFunctionKind(n: Node, ctx: RuleContext): SymbolKind | null {
+  const name = nameNode(n);
+  if (!name) return null;
+  const simple = simpleName(name);
+  if (name.type === "destructor_name") return "method";
+  const scope = scopeOf(name);
+  if (scope) return scope.split("::").pop() === simple ? "constructor" : "method";
+  if (ctx.parentKind === "class" || ctx.parentKind === "struct") {
+    return simple === ctx.parentName ? "constructor" : "method";
+  }
+  return "function";
+}
+
+/** A method prototype inside a class body (`void run();`). */
+function cppMemberDeclKind(n: Node, ctx: RuleContext): SymbolKind | null {
+  if (ctx.parentKind !== "class" && ctx.parentKind !== "struct") return null;
+  const d = n.childForFieldName("declarator");
+  if (isFunctionDeclarator(d)) {
+    const name = simpleName(declaratorName(d));
+    return name === ctx.parentName ? "constructor" : "method";
+  }
+  return n.type === "field_declaration" ? "field" : null;
+}
+
+/** Text of a declaration without its body, qualifiers kept. */
+function headSignature(n: Node, source: string): string {
+  const body = n.childForFieldName("body");
+  const end = body ? body.startIndex : Math.min(n.endIndex, n.startIndex + 400);
+  return source.slice(n.startIndex, end).replace(/[{;\s]+$/, "");
+}
+
+function structName(n: Node): string | null {
+  const own = n.childForFieldName("name");
+  if (own) return simpleName(own);
+  // `typedef struct { ... } Point;` names the struct through the typedef.
+  if (n.parent?.type === "type_definition" && n.childForFieldName("body")) {
+    return declaratorName(n.parent.childForFieldName("declarator"))?.text ?? null;
+  }
+  return null;
+}
+
+const withBody = (kind: SymbolKind) => (n: Node) => n.childForFieldName("body") ? kind : null;
+
+function heritage(n: Node) {
+  const base = n.namedChildren.find((c) => c?.type === "base_class_clause") ?? null;
+  return {
+    extends: namesOfType(base, ["type_identifier", "qualified_identifier", "template_type"]).map((s) =>
+      s.split("::").pop()!
+    ),
+    implements: [],
+  };
+}
+
+/** The typedef whose declared name is `n`, if any. */
+function typedefOf(n: Node): Node | null {
+  let p = n.parent;
+  while (p && WRAPPERS.has(p.type)) p = p.parent;
+  if (p?.type !== "type_definition") return null;
+  return declaratorName(p.childForFieldName("declarator"))?.id === n.id ? p : null;
+}
+
+const typedefRule: DefRule = {
+  // Matched on the typedef's declared name, so a struct defined inside the typedef stays top-level.
+  kind: (n) => {
+    const p = n.parent?.type ?? "";
+    return (p === "type_definition" || WRAPPERS.has(p)) && typedefOf(n) ? "type" : null;
+  },
+  name: (n) => n.text,
+  outer: (n) => typedefOf(n) ?? n,
+  // The whole typedef, with an inline struct body elided.
+  signature: (n) => (typedefOf(n) ?? n).text.replace(/\{[\s\S]*\}/, "{ … }").replace(/;$/, ""),
+};
+
+function varKind(n: Node, ctx: RuleContext): SymbolKind | null {
+  if (ctx.parentKind !== null && ctx.parentKind !== "namespace") return null;
+  const p = n.parent?.type;
+  if (p !== "translation_unit" && p !== "declaration_list") return null;
+  const d = n.childForFieldName("declarator");
+  if (!d || isFunctionDeclarator(d)) return null;
+  if (/^\s*extern\b/.test(n.text)) return null;
+  return n.namedChildren.some((c) => c?.type === "type_qualifier" && c.text === "const") ? "constant" : "variable";
+}
+
+const common: Record<string, DefRule> = {
+  preproc_def: { kind: "macro", signature: (n) => n.text.split("\n")[0] },
+  preproc_function_def: { kind: "macro", signature: (n) => n.text.split("\n")[0].replace(/\\$/, "") },
+  enumerator: { kind: "enum_member", signature: (n) => n.text },
+  type_identifier: typedefRule,
+  declaration: { kind: varKind, name: (n) => simpleName(nameNode(n)), signature: (n) => n.text.replace(/;$/, "") },
+};
+
+export const c: LanguageSpec = {
+  id: "c",
+  grammar: "tree-sitter-c.wasm",
+  extensions: [".c", ".h"],
+  separator: ".",
+  commentTypes: ["comment"],
+  defs: {
+    ...common,
+    function_definition: { kind: "function", name: (n) => nameNode(n)?.text ?? null, signature: headSignature },
+    struct_specifier: { kind: withBody("struct"), name: structName },
+    union_specifier: { kind: withBody("struct"), name: structName },
+    enum_specifier: { kind: withBody("enum"), name: structName },
+    field_declaration: {
+      kind: (_n, ctx) => ctx.parentKind === "struct" ? "field" : null,
+      name: (n) => nameNode(n)?.text ?? null,
+      signature: (n) => n.text.replace(/;$/, ""),
+    },
+  },
+  calls: { call_expression: ["function"] },
+  imports: { preproc_include: (n) => [unquote(n.childForFieldName("path")?.text ?? "")] },
+};
+
+export const cpp: LanguageSpec = {
+  id: "cpp",
+  grammar: "tree-sitter-cpp.wasm",
+  extensions: [".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"],
+  separator: "::",
+  commentTypes: ["comment"],
+  defs: {
+    ...common,
+    namespace_definition: { kind: "namespace", name: (n) => n.childForFieldName("name")?.text ?? null },
+    function_definition: {
+      kind: cppFunctionKind,
+      name: (n) => {
+        const d = nameNode(n);
+        return d?.type === "destructor_name" ? d.text : simpleName(d);
+      },
+      qualifier: (n) => scopeOf(nameNode(n)),
+      outer: templateOuter,
+      signature: headSignature,
+    },
+    class_specifier: { kind: withBody("class"), name: structName, heritage, outer: templateOuter },
+    struct_specifier: { kind: withBody("struct"), name: structName, heritage, outer: templateOuter },
+    union_specifier: { kind: withBody("struct"), name: structName, outer: templateOuter },
+    enum_specifier: { kind: withBody("enum"), name: structName },
+    alias_declaration: { kind: "type", outer: templateOuter, signature: (n) => n.text.replace(/;$/, "") },
+    field_declaration: {
+      kind: cppMemberDeclKind,
+      name: (n) => {
+        const d = declaratorName(n.childForFieldName("declarator"));
+        return d?.type === "destructor_name" ? d.text : simpleName(d);
+      },
+      outer: templateOuter,
+      signature: (n) => n.text.replace(/;$/, ""),
+    },
+    declaration: {
+      kind: (n, ctx) => cppMemberDeclKind(n, ctx) ?? varKind(n, ctx),
+      name: (n) => {
+        const d = declaratorName(n.childForFieldName("declarator"));
+        return d?.type === "destructor_name" ? d.text : simpleName(d);
+      },
+      outer: templateOuter,
+      signature: (n) => n.text.replace(/;$/, ""),
+    },
+  },
+  calls: { call_expression: ["function"], new_expression: ["type"] },
+  imports: { preproc_include: (n) => [unquote(n.childForFieldName("path")?.text ?? "")] },
+};

@@ -1,0 +1,83 @@
+/** Scala: package + classes, objects, traits, enums and members joined with `.`. */
+import type { Node } from "web-tree-sitter";
+import type { LanguageSpec, RuleContext } from "../extract/spec.ts";
+import type { SymbolKind } from "../../core/types.ts";
+import { childOfType, namesOfType } from "./_common.ts";
+
+function visibility(n: Node): string | null {
+  const m = childOfType(n, ["modifiers"])?.text ?? "";
+  const v = m.match(/\b(private|protected)\b/);
+  return v ? v[1] : "public";
+}
+
+function heritage(n: Node) {
+  const ext = n.childForFieldName("extend");
+  return {
+    extends: namesOfType(ext, ["type_identifier", "stable_type_identifier"]).map((s) => s.split(".").pop()!),
+    implements: [],
+  };
+}
+
+function valueKind(n: Node, ctx: RuleContext): SymbolKind | null {
+  if (n.childForFieldName("pattern")?.type !== "identifier") return null;
+  if (ctx.parentKind === null) return n.type.startsWith("val") ? "constant" : "variable";
+  if (ctx.parentKind === "function" || ctx.parentKind === "method") return null;
+  return "field";
+}
+
+function valueSignature(n: Node, source: string): string {
+  const v = n.childForFieldName("value");
+  return source.slice(n.startIndex, v ? v.startIndex : n.endIndex).replace(/[=\s]+$/, "");
+}
+
+const value = {
+  kind: valueKind,
+  name: (n: Node) => n.childForFieldName("pattern")?.text ?? null,
+  visibility,
+  signature: valueSignature,
+};
+
+export const scala: LanguageSpec = {
+  id: "scala",
+  grammar: "tree-sitter-scala.wasm",
+  extensions: [".scala", ".sc", ".sbt"],
+  separator: ".",
+  commentTypes: ["block_comment", "comment"],
+  module: (_path, root) => {
+    const parts: string[] = [];
+    for (const c of root.namedChildren) {
+      if (c?.type === "package_clause" && !c.childForFieldName("body")) {
+        parts.push(c.childForFieldName("name")?.text ?? "");
+      }
+    }
+    return parts.filter(Boolean).join(".") || null;
+  },
+  defs: {
+    package_clause: { kind: (n) => n.childForFieldName("body") ? "namespace" : null },
+    class_definition: { kind: "class", heritage, visibility },
+    object_definition: { kind: "class", heritage, visibility },
+    trait_definition: { kind: "trait", heritage, visibility },
+    enum_definition: { kind: "enum", heritage, visibility },
+    simple_enum_case: { kind: "enum_member", signature: (n) => n.text },
+    full_enum_case: { kind: "enum_member" },
+    function_definition: { kind: "function", visibility },
+    function_declaration: { kind: "function", visibility },
+    type_definition: { kind: "type", visibility, body: "type" },
+    val_definition: value,
+    var_definition: value,
+    val_declaration: value,
+    var_declaration: value,
+  },
+  calls: {
+    call_expression: ["function"],
+    instance_expression: (n) => childOfType(n, ["type_identifier"])?.text ?? null,
+  },
+  imports: {
+    import_declaration: (n) => {
+      const path = n.namedChildren.filter((c) => c?.type === "identifier").map((c) => c!.text).join(".");
+      const sel = childOfType(n, ["namespace_selectors"]);
+      if (!sel) return [path + (childOfType(n, ["namespace_wildcard"]) ? "._" : "")];
+      return namesOfType(sel, ["identifier"]).map((s) => `${path}.${s}`);
+    },
+  },
+};

@@ -4,7 +4,7 @@ import { tempHome } from "./helpers/fixture_repo.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { interruptedReport } from "../src/query/index_status.ts";
-import { pidAlive } from "../src/cli/context.ts";
+import { processAlive } from "../src/state/process_lock.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -51,12 +51,14 @@ Deno.test("kill -9 during a sync leaves the previous index intact and reports th
       running = job?.status === "running" && job.owner_pid === child.pid && job.files_indexed > 0;
     }
     assert.ok(running, "the child job started writing");
+    assert.equal(processAlive(h.home, child.pid), true, "a live job owner is recognised");
     child.kill("SIGKILL");
     await child.status;
 
     // The killed process's job is still `running` in the registry until a new process reconciles it.
-    assert.equal(pidAlive(child.pid), false);
-    assert.equal(h.registry.reconcileInterrupted(pidAlive), 1);
+    const alive = (pid: number) => processAlive(h.home, pid);
+    assert.equal(alive(child.pid), false);
+    assert.equal(h.registry.reconcileInterrupted(alive), 1);
     const report = interruptedReport(h.registry, project.project_id);
     assert.ok(report?.detected);
     assert.equal(report?.interrupted_jobs, 1);

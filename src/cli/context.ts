@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { type CruxeConfig, resolveConfig } from "../core/config.ts";
 import { CruxeError } from "../core/errors.ts";
 import { Registry } from "../state/registry.ts";
+import { processAlive } from "../state/process_lock.ts";
 
 /** Opened state shared by a command's run. */
 export interface CliContext {
@@ -30,18 +31,12 @@ function readConfigFile(path: string | undefined, home: string): Partial<CruxeCo
   }
 }
 
-/** True when a process with this pid is running (Linux /proc; elsewhere assume alive). */
-export function pidAlive(pid: number): boolean {
-  if (Deno.build.os !== "linux") return true;
-  return existsSync(`/proc/${pid}`);
-}
-
 /** Loads config and opens the registry. */
 export function openContext(configPath?: string): CliContext {
   const env = Deno.env.toObject();
   const base = resolveConfig(env, Deno.build.os);
   const config = resolveConfig(env, Deno.build.os, readConfigFile(configPath, base.home));
   const registry = Registry.open(config.home);
-  const interruptedAtStart = registry.reconcileInterrupted(pidAlive);
+  const interruptedAtStart = registry.reconcileInterrupted((pid) => processAlive(config.home, pid));
   return { config, registry, interruptedAtStart };
 }

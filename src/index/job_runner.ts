@@ -14,6 +14,7 @@ import type { JobWorkerIn, JobWorkerOut } from "./job_worker.ts";
 import type { ProgressEvent } from "./progress.ts";
 import { PARSE_WORKER_URL } from "./worker_pool.ts";
 import { refFor } from "./project_setup.ts";
+import { holdProcessLock } from "../state/process_lock.ts";
 
 /** What listeners hear about a job. */
 export type JobEvent =
@@ -92,6 +93,7 @@ export class JobRunner {
         { requested_ref: opts.ref, current_ref: ref },
       );
     }
+    holdProcessLock(this.registry.home);
     const job = this.registry.createJob({ job_id: newJobId(), project_id: project.project_id, ref, mode: opts.mode });
     this.registry.setWorkspaceStatus(project.project_id, "indexing");
     const worker = new Worker(JOB_WORKER_URL, { type: "module" });

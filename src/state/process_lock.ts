@@ -1,0 +1,48 @@
+/**
+ * Which processes are alive, told by file locks under the Cruxe home: a
+ * process that runs jobs holds an exclusive lock on `run/<pid>.lock` for its
+ * whole life; the OS drops it when the process dies (even on kill -9), so a
+ * later process can tell a crashed job from a running one without /proc.
+ * Requires `--allow-read`/`--allow-write` on the home directory.
+ */
+import { join } from "node:path";
+
+let held: Deno.FsFile | null = null;
+let heldPath: string | null = null;
+
+function lockPath(home: string, pid: number): string {
+  return join(home, "run", `${pid}.lock`);
+}
+
+/** Takes this process's liveness lock (idempotent). */
+export function holdProcessLock(home: string): void {
+  const p = lockPath(home, Deno.pid);
+  if (held && heldPath === p) return;
+  Deno.mkdirSync(join(home, "run"), { recursive: true });
+  const f = Deno.openSync(p, { create: true, write: true });
+  f.lockSync(true);
+  held = f;
+  heldPath = p;
+}
+
+/** True when the process `pid` holds its liveness lock in `home`. */
+export function processAlive(home: string, pid: number): boolean {
+  if (pid === Deno.pid) return true;
+  const p = lockPath(home, pid);
+  let f: Deno.FsFile;
+  try {
+    f = Deno.openSync(p, { write: true });
+  } catch {
+    return false; // never took a lock, or cleaned up: not running jobs
+  }
+  try {
+    if (!f.tryLockSync(true)) return true;
+    f.unlockSync();
+    try {
+      Deno.removeSync(p);
+    } catch { /* raced with another checker */ }
+    return false;
+  } finally {
+    f.close();
+  }
+}

@@ -9,7 +9,7 @@ export function printJson(value: unknown): void {
 /** Prints rows as an aligned table on stdout. */
 export function printTable(headers: string[], rows: (string | number | null | undefined)[][]): void {
   const cells = [headers, ...rows.map((r) => r.map((c) => c === null || c === undefined ? "" : String(c)))];
-  const widths = headers.map((_, i) => Math.min(60, Math.max(...cells.map((r) => (r[i] ?? "").length))));
+  const widths = headers.map((_, i) => Math.min(90, Math.max(...cells.map((r) => (r[i] ?? "").length))));
   const fmt = (r: string[]) =>
     r.map((c, i) => (c.length > widths[i] ? c.slice(0, widths[i] - 1) + "…" : c.padEnd(widths[i]))).join("  ")
       .trimEnd();

@@ -1,5 +1,7 @@
 /** `cruxe doctor`: checks a person can act on, each problem with the command that fixes it. */
-import { statfsSync } from "node:fs";
+import { existsSync, statfsSync } from "node:fs";
+import { join } from "node:path";
+import { scanRepository } from "../../index/scan.ts";
 import type { CliContext } from "../context.ts";
 import { printJson, printTable } from "../output.ts";
 import { LANGUAGES } from "../../index/languages/registry.ts";
@@ -73,6 +75,23 @@ function gitCheck(): Check {
   }
 }
 
+function ignoreCheck(root: string, maxFileBytes: number): Check {
+  try {
+    const t0 = performance.now();
+    const r = scanRepository(root, { maxFileBytes });
+    const rules = [".gitignore", ".cruxeignore", ".git/info/exclude"].filter((f) => existsSync(join(root, f)));
+    const sk = Object.entries(r.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(", ");
+    return {
+      check: "ignore rules",
+      status: "ok",
+      detail: `${root} (${r.vcs}): ${r.files.length} files to index in ${(performance.now() - t0).toFixed(0)} ms; ` +
+        `rules: ${rules.join(", ") || "built-in only"}${sk ? `; skipped ${sk}` : ""}`,
+    };
+  } catch (e) {
+    return { check: "ignore rules", status: "warn", detail: `cannot scan ${root}: ${(e as Error).message}` };
+  }
+}
+
 function diskCheck(home: string): Check {
   try {
     const s = statfsSync(home);
@@ -97,6 +116,7 @@ export async function runDoctor(ctx: CliContext, json: boolean): Promise<number>
     { check: "store", status: "ok", detail: ctx.config.home },
     diskCheck(ctx.config.home),
     gitCheck(),
+    ignoreCheck(Deno.cwd(), ctx.config.maxFileBytes),
   ];
   const readers = new IndexReaders(ctx.registry);
   for (const p of ctx.registry.listProjects()) {

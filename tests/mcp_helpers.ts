@@ -96,8 +96,8 @@ export function inProcess(
 }
 
 /** The JSON body of a tool result's text content. */
-export function bodyOf(r: { content: unknown }): Record<string, unknown> {
-  const c = (r.content as { type: string; text: string }[])[0];
+export function bodyOf(r: unknown): Record<string, unknown> {
+  const c = ((r as { content: unknown }).content as { type: string; text: string }[])[0];
   return JSON.parse(c.text);
 }
 

@@ -10,7 +10,7 @@ import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { classifyIntent, looksLikePath, type QueryIntent, quotedLiterals } from "./search/intent.ts";
-import { anyOf, phraseOf, queryTerms, searchTerms, truncateQuery } from "./search/fts_query.ts";
+import { anyOf, anyPrefixOf, phraseOf, queryTerms, searchTerms, truncateQuery } from "./search/fts_query.ts";
 import {
   chunkSource,
   exactNameSource,
@@ -152,12 +152,14 @@ function identifierOf(q: string): { leaf: string; qualifiers: string[] } {
 function lists(db: Db, text: string, intent: QueryIntent, terms: string[], f: SourceFilter): RankedList[] {
   const out: RankedList[] = [];
   const any = anyOf(terms);
+  // Prose gets light stemming through prefix terms (`serializes` also finds `serializer`).
+  const loose = intent === "natural_language" ? anyPrefixOf(terms) : any;
   const sym = (source: string, weight: number, depth = DEPTH.symbols) => {
     if (any) {
       out.push({ source, weight, items: symbolSource(db, any, f, depth).map((hit) => ({ kind: "symbol", hit })) });
     }
   };
-  const chunks = (source: string, weight: number, expr = any, depth = DEPTH.chunks) => {
+  const chunks = (source: string, weight: number, expr = loose, depth = DEPTH.chunks) => {
     if (expr) {
       out.push({ source, weight, items: chunkSource(db, expr, f, depth).map((hit) => ({ kind: "chunk", hit })) });
     }
@@ -238,7 +240,12 @@ export function searchCode(db: Db, input: SearchCodeInput): SearchCodeResult {
   const units = [...fuse(lists(db, text, intent, terms, filter)).values()];
   attachSymbols(db, units);
   const ranked = mergeOverlaps(applySignals(units, facts));
-  const final = aggregateFiles(ranked, intent === "natural_language", intent === "symbol" ? 3 : 2);
+  const final = aggregateFiles(
+    ranked,
+    intent === "natural_language" || intent === "path",
+    intent === "symbol" ? 3 : 2,
+    intent === "path",
+  );
   const snippetTerms = terms.concat(ident ? splitIdentifier(ident.leaf) : []);
   const results = final.slice(0, opts.limit).map((u) => toResult(db, u, snippetTerms, opts.explain));
   return {

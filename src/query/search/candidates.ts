@@ -36,6 +36,8 @@ export interface ChunkHit {
   symbol_row: number | null;
   language: string;
   content: string;
+  /** Lines that matched a literal search (set by `literalSource` only). */
+  match?: [number, number];
 }
 
 /** A file row as the sources return it. */
@@ -94,7 +96,7 @@ export function exactNameSource(db: Db, names: string[], f: SourceFilter, limit:
 export function chunkSource(db: Db, match: string, f: SourceFilter, limit: number): ChunkHit[] {
   const w = filterSql("c", f);
   return db.prepare(
-    `SELECT ${CHUNK_COLS}, bm25(chunks_fts, 1.0, 2.0) AS r
+    `SELECT ${CHUNK_COLS}, bm25(chunks_fts, 1.0, 0.2) AS r
      FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
      WHERE chunks_fts MATCH ?${w.sql} ORDER BY r LIMIT ?`,
   ).all(match, ...w.args, limit) as unknown as ChunkHit[];
@@ -141,12 +143,26 @@ export function literalSource(
       `SELECT ${CHUNK_COLS} FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
        WHERE chunks_fts MATCH ?${w.sql} LIMIT ?`,
     ).all(phrase, ...w.args, scanLimit) as unknown as ChunkHit[];
-    return rows.filter((r) => r.content.toLowerCase().includes(needle)).slice(0, limit);
+    return withMatch(rows.filter((r) => r.content.toLowerCase().includes(needle)).slice(0, limit), needle);
   }
   // No word characters at all (e.g. `"=>"`): a bounded scan of the chunk text.
-  return db.prepare(
-    `SELECT ${CHUNK_COLS} FROM chunks c WHERE instr(lower(c.content), ?) > 0${w.sql} LIMIT ?`,
-  ).all(needle, ...w.args, limit) as unknown as ChunkHit[];
+  return withMatch(
+    db.prepare(
+      `SELECT ${CHUNK_COLS} FROM chunks c WHERE instr(lower(c.content), ?) > 0${w.sql} LIMIT ?`,
+    ).all(needle, ...w.args, limit) as unknown as ChunkHit[],
+    needle,
+  );
+}
+
+/** Sets each hit's `match` to the lines where `needle` (lower case) occurs first. */
+function withMatch(hits: ChunkHit[], needle: string): ChunkHit[] {
+  for (const h of hits) {
+    const at = h.content.toLowerCase().indexOf(needle);
+    if (at < 0) continue;
+    const first = h.line_start + (h.content.slice(0, at).match(/\n/g)?.length ?? 0);
+    h.match = [first, first + (needle.match(/\n/g)?.length ?? 0)];
+  }
+  return hits;
 }
 
 /** Symbols by row ids. */

@@ -68,6 +68,40 @@ export function searchTerms(terms: QueryTerm[]): string[] {
   return (content.length ? content : terms).map((t) => t.term).slice(0, MAX_TERMS);
 }
 
+/**
+ * A light English stem (plural, -ing, -ed, -ion, -er): `transfers` →
+ * `transfer`, `validated`/`validation` → `validat`. Used for prefix matching,
+ * which stands in for the stemming the unicode61 tokenizer does not do.
+ */
+export function lightStem(word: string): string {
+  const w = word.toLowerCase();
+  if (w.length <= 4 || /\d/.test(w)) return w;
+  const rules: [RegExp, string][] = [
+    [/ies$/, "y"],
+    [/(ss|us|is)$/, "$1"],
+    [/(x|ch|sh|ss)es$/, "$1"],
+    [/s$/, ""],
+  ];
+  let out = w;
+  for (const [re, rep] of rules) {
+    if (re.test(out)) {
+      out = out.replace(re, rep);
+      break;
+    }
+  }
+  out = out.replace(/(ation|ing|ed|ion)$/, "");
+  if (out.length < 4) return w.length > 5 && w.endsWith("s") ? w.slice(0, -1) : w;
+  return out.replace(/e$/, "");
+}
+
+/** `"a"* OR "b"* ...` over light stems (4+ letters), or null. */
+export function anyPrefixOf(terms: string[]): string | null {
+  const t = [...new Set(terms.filter(Boolean).map((x) => (/^[a-z]+$/.test(x) ? lightStem(x) : x)))];
+  return t.length
+    ? t.map((x) => (x.length >= 4 && /^[a-z]+$/.test(x) ? ftsString(x) + "*" : ftsString(x))).join(" OR ")
+    : null;
+}
+
 /** Quotes one token as an FTS5 string. */
 export function ftsString(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;

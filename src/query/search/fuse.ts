@@ -19,6 +19,8 @@ export interface Unit {
   symbolRow?: number;
   chunk?: ChunkHit;
   file?: FileHit;
+  /** Exact lines a literal matched, when a literal source found this unit. */
+  focus?: [number, number];
   /** Best (0-based) rank per source. */
   ranks: Record<string, number>;
   fused: number;
@@ -35,6 +37,8 @@ export interface RankedList {
 
 function keyOf(item: RankedList["items"][number]): string {
   if (item.kind === "symbol") return "s:" + item.hit.id;
+  // A literal match is its own unit (the line that says it), still tied to its symbol by row id.
+  if (item.kind === "chunk" && item.hit.match) return "l:" + item.hit.path + ":" + item.hit.match[0];
   if (item.kind === "chunk") return item.hit.symbol_row !== null ? "s:" + item.hit.symbol_row : "c:" + item.hit.id;
   return "f:" + item.hit.path;
 }
@@ -65,6 +69,7 @@ export function fuse(lists: RankedList[], k = RRF_K): Map<string, Unit> {
       else if (item.kind === "chunk") {
         if (!u.chunk) u.chunk = item.hit;
         if (item.hit.symbol_row !== null) u.symbolRow = item.hit.symbol_row;
+        if (item.hit.match) u.focus = item.hit.match;
       } else u.file = item.hit;
       if (item.kind === "symbol") u.symbolRow = item.hit.id;
       u.ranks[list.source] = rank;

@@ -40,6 +40,7 @@ export function attachSymbols(db: Db, units: Unit[]): void {
 }
 
 function lines(u: Unit): [number, number] {
+  if (u.focus) return u.focus;
   if (u.symbol) return [u.symbol.line_start, u.symbol.line_end];
   if (u.chunk) return [u.chunk.line_start, u.chunk.line_end];
   return [1, Math.max(1, u.file?.line_count ?? 1)];
@@ -84,7 +85,12 @@ function nested(a: [number, number], b: [number, number]): boolean {
  * With `onePerFile`, only that best unit stays (prose queries: the ranks
  * are better spent on other files). Input sorted best first.
  */
-export function aggregateFiles(units: Unit[], onePerFile: boolean, perFileMax: number): Unit[] {
+export function aggregateFiles(
+  units: Unit[],
+  onePerFile: boolean,
+  perFileMax: number,
+  preferFiles = false,
+): Unit[] {
   const groups = new Map<string, Unit[]>();
   for (const u of units) {
     const g = groups.get(u.path);
@@ -96,7 +102,7 @@ export function aggregateFiles(units: Unit[], onePerFile: boolean, perFileMax: n
     const extra = g.slice(1).reduce((acc, u, i) => acc + u.score * (i === 0 ? 0.3 : i === 1 ? 0.15 : 0.05), 0);
     if (onePerFile) {
       // Prefer a unit with lines (symbol or chunk) as the file's representative.
-      const rep = g.find((u) => !u.file) ?? g[0];
+      const rep = (preferFiles ? g.find((u) => u.file) : g.find((u) => !u.file)) ?? g[0];
       const best = g[0].score;
       if (extra) rep.reasons.file_aggregate = Math.round(extra * 1e4) / 1e4;
       rep.score = best + extra;
@@ -134,12 +140,14 @@ export function toResult(db: Db, u: Unit, terms: string[], explain: "off" | "bas
   let chunk = u.chunk;
   if (!chunk && sym) chunk = chunkAt(db, u.path, sym.line_start, sym.id);
   if (!chunk) chunk = firstChunk(db, u.path);
-  const snippet = chunk ? snippetOf(chunk.content, chunk.line_start, Math.max(ls, chunk.line_start), le, terms) : "";
+  // A literal match shows a little context around the matching line.
+  const [from, to] = u.focus ? [ls - 2, le + 6] : [ls, le];
+  const snippet = chunk ? snippetOf(chunk.content, chunk.line_start, Math.max(from, chunk.line_start), to, terms) : "";
   const fromSymbolSource = Object.keys(u.ranks).some((s) => s.startsWith("symbol") || s === "exact_name");
-  const type: SearchResult["result_type"] = sym
-    ? (fromSymbolSource ? "symbol" : "snippet")
-    : u.file
+  const type: SearchResult["result_type"] = u.file
     ? "file"
+    : sym && fromSymbolSource && !u.focus
+    ? "symbol"
     : "snippet";
   const r: SearchResult = {
     result_id: type === "symbol" && sym

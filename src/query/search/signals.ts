@@ -5,7 +5,8 @@
  */
 import type { QueryIntent } from "./intent.ts";
 import type { Unit } from "./fuse.ts";
-import { pathTerms, splitIdentifier } from "../../core/identifiers.ts";
+import { splitIdentifier } from "../../core/identifiers.ts";
+import { lightStem } from "./fts_query.ts";
 
 /** What signals know about the query. */
 export interface QueryFacts {
@@ -46,7 +47,7 @@ export function kindsMentioned(words: string[]): Set<string> {
 const TEST_PATH =
   /(^|\/)(tests?|__tests__|spec|specs|testing|testdata|test_?utils?)(\/|$)|(^|\/)test_[^/]*$|_test\.[a-z]+$|[._-](test|spec)s?\.[a-z]+$|Tests?\.[a-z]+$/i;
 const NON_CODE =
-  /\.(md|rst|txt|adoc|json|ya?ml|toml|lock|csv|svg|html?)$|(^|\/)(docs?|examples?|vendor|third_party)\//i;
+  /\.(md|rst|txt|adoc|json|ya?ml|toml|lock|csv|svg|html?)$|(^|\/)(docs?|examples?|vendor|third_?party|external|deps)\//i;
 const TYPE_KINDS = new Set(["class", "struct", "interface", "trait", "enum", "type", "module", "namespace"]);
 
 /** True for paths of tests, specs and test data. */
@@ -63,6 +64,8 @@ function factor(u: Unit, name: string, f: number): void {
 /** Applies every signal to every unit (in place) and returns them sorted best first. */
 export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
   const termSet = new Set(q.terms);
+  const stemSet = new Set(q.terms.map(lightStem));
+  if (q.identifier) { for (const p of splitIdentifier(q.identifier)) stemSet.add(lightStem(p)); }
   for (const u of units) {
     u.score = u.fused;
     const sym = u.symbol;
@@ -89,17 +92,20 @@ export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
     // Definition over reference: a unit that is a symbol body is a definition site.
     if (u.symbolRow !== undefined) factor(u, "definition", 1.1);
     if (sym && q.kinds.size && q.kinds.has(sym.kind)) factor(u, "kind_match", 1.3);
-    // Path affinity: query words in the file's path (directory or file name).
-    if (termSet.size) {
-      const words = new Set(pathTerms(u.path).split(" "));
-      const stem = u.path.slice(u.path.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "");
-      const stemWords = new Set([stem.toLowerCase(), ...splitIdentifier(stem)]);
-      const inPath = q.terms.filter((t) => words.has(t)).length;
-      const inStem = q.terms.filter((t) => stemWords.has(t)).length;
-      const f = 1 + 0.25 * Math.min(1, inPath / q.terms.length) + 0.35 * Math.min(1, inStem / q.terms.length);
+    // Path affinity: how much of the file name the query says, and query words in directories.
+    if (stemSet.size) {
+      const slash = u.path.lastIndexOf("/");
+      const stem = u.path.slice(slash + 1).replace(/\.[^.]*$/, "");
+      const parts = [...new Set(splitIdentifier(stem))].filter((p) => !/^\d+$/.test(p));
+      const covered = parts.filter((p) => stemSet.has(lightStem(p))).length;
+      const dirs = new Set(splitIdentifier(u.path.slice(0, Math.max(0, slash))).map(lightStem));
+      const inDirs = [...stemSet].filter((t) => dirs.has(t)).length;
+      const f = 1 + 0.6 * (parts.length ? covered / parts.length : 0) * Math.min(1, covered / 1) +
+        0.2 * Math.min(1, inDirs / stemSet.size);
       factor(u, "path_affinity", f);
+      if (q.identifier && stem.toLowerCase() === q.identifier.toLowerCase()) factor(u, "file_named_after_symbol", 1.5);
     }
-    if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", 0.55);
+    if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", 0.4);
     if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.7);
   }
   return units.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));

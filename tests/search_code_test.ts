@@ -1,0 +1,228 @@
+import assert from "node:assert/strict";
+import { copyFixture, indexDir, tempHome } from "./helpers/fixture_repo.ts";
+import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
+import { MAX_LIMIT, searchCode } from "../src/query/search_code.ts";
+import { classifyIntent } from "../src/query/search/intent.ts";
+import { CruxeError } from "../src/core/errors.ts";
+import { MAX_QUERY_CHARS, queryTerms, truncateQuery } from "../src/query/search/fts_query.ts";
+import { ndcgAt, recallAt, reciprocalRank } from "../scripts/eval/metrics.ts";
+
+function assertInvalid(fn: () => unknown, field?: string) {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(e instanceof CruxeError, `expected CruxeError, got ${e}`);
+    assert.equal(e.code, "invalid_input");
+    if (field) assert.equal(e.data.field, field);
+    return true;
+  });
+}
+
+Deno.test("intent classification follows the spec table", () => {
+  const cases: [string, string][] = [
+    ["checkRateLimit", "symbol"],
+    ["rate_limiter", "symbol"],
+    ["SessionStore", "symbol"],
+    ["auth::jwt::validate_token", "symbol"],
+    ["django.db.models.Model", "symbol"],
+    ["middleware/rate_limiter.go", "path"],
+    ["rate_limiter.go", "path"],
+    ["src/limits", "path"],
+    ['"config file not found"', "error"],
+    ["ValueError: invalid literal for int() with base 10", "error"],
+    ["panic: runtime error: index out of range", "error"],
+    ["error[E0308]: mismatched types", "error"],
+    ["open failed with ENOENT", "error"],
+    ["where is rate limiting implemented", "natural_language"],
+    ["how safeParse returns a success/error result without throwing", "natural_language"],
+    ["session", "natural_language"],
+  ];
+  for (const [q, want] of cases) assert.equal(classifyIntent(q), want, q);
+});
+
+Deno.test("query terms split identifiers the way the indexer does", () => {
+  const terms = queryTerms("checkRateLimit rate_limiter").map((t) => t.term);
+  for (const t of ["checkratelimit", "check", "rate", "limit", "limiter"]) assert.ok(terms.includes(t), t);
+  const long = "x".repeat(60) + " " + "word ".repeat(30_000);
+  const cut = truncateQuery(long);
+  assert.ok(cut.truncated && cut.text.length <= MAX_QUERY_CHARS);
+});
+
+Deno.test("eval metrics follow the benchmark rules", () => {
+  const t = ["a/x.py", { path: "b.py", start_line: 10, end_line: 20 }];
+  // Two results of the same file: the second gains nothing.
+  const dup = [{ path: "src/a/x.py" }, { path: "a/x.py" }, { path: "b.py", line_start: 15, line_end: 30 }];
+  const ideal = 1 + 1 / Math.log2(3);
+  assert.equal(ndcgAt(dup, t), (1 + 1 / Math.log2(4)) / ideal);
+  // A line target needs overlapping lines; a result without lines matches on path.
+  assert.equal(recallAt([{ path: "b.py", line_start: 1, line_end: 5 }], t, 5), 0);
+  assert.equal(recallAt([{ path: "b.py" }], t, 5), 0.5);
+  assert.equal(reciprocalRank([{ path: "c.py" }, { path: "y.py" }], t), 0);
+  assert.equal(reciprocalRank([{ path: "c.py" }, { path: "q/a/x.py" }], t), 0.5);
+});
+
+Deno.test("search_code over a fixture repository", async (t) => {
+  const h = tempHome();
+  const readers = new IndexReaders(h.registry);
+  try {
+    const { project, status } = await indexDir(h, copyFixture("search_basic"));
+    assert.equal(status, "published");
+    const db = requireIndex(readers.view(project));
+
+    await t.step("`rate limit` finds checkRateLimit and rate_limiter.go first", () => {
+      const r = searchCode(db, { query: "rate limit" });
+      assert.equal(r.query_intent, "natural_language");
+      const top2 = r.results.slice(0, 2).map((x) => x.path).sort();
+      assert.deepEqual(top2, ["middleware/rate_limiter.go", "src/limits/rateLimit.ts"]);
+      const ts = r.results.find((x) => x.path === "src/limits/rateLimit.ts")!;
+      assert.equal(ts.name, "checkRateLimit");
+      assert.ok(ts.symbol_id && ts.symbol_stable_id);
+      assert.ok(ts.snippet.includes("checkRateLimit"));
+    });
+
+    await t.step("a symbol query leads with the definition", () => {
+      const r = searchCode(db, { query: "SessionStore" });
+      assert.equal(r.query_intent, "symbol");
+      const top = r.results[0];
+      assert.equal(top.name, "SessionStore");
+      assert.equal(top.kind, "class");
+      assert.equal(top.result_type, "symbol");
+      assert.equal(top.path, "server/sessions.py");
+      assert.equal(top.line_start, 6);
+      assert.ok(top.symbol_id?.startsWith("sym_") && top.result_id === top.symbol_id);
+    });
+
+    await t.step("a path query leads with the file", () => {
+      const r = searchCode(db, { query: "middleware/rate_limiter.go" });
+      assert.equal(r.query_intent, "path");
+      assert.equal(r.results[0].path, "middleware/rate_limiter.go");
+      assert.equal(r.results[0].result_type, "file");
+      assert.ok(r.results[0].result_id.startsWith("file_"));
+      const bare = searchCode(db, { query: "loader.go" });
+      assert.equal(bare.results[0].path, "config/loader.go");
+    });
+
+    await t.step("an error string finds the line that raises it", () => {
+      for (const q of ['"invalid session token"', "ValueError: invalid session token: expired"]) {
+        const r = searchCode(db, { query: q });
+        assert.equal(r.query_intent, "error", q);
+        const top = r.results[0];
+        assert.equal(top.path, "server/sessions.py", q);
+        assert.equal(top.line_start, 24, q);
+        assert.equal(top.line_end, 24, q);
+        assert.equal(top.name, "lookup", q);
+        assert.ok(top.snippet.includes('raise ValueError("invalid session token: expired")'), q);
+      }
+      const go = searchCode(db, { query: '"config file not found"' });
+      assert.equal(go.results[0].path, "config/loader.go");
+      assert.equal(go.results[0].line_start, 18);
+    });
+
+    await t.step("tests rank below the code they test unless asked for", () => {
+      const r = searchCode(db, { query: "session store lookup" });
+      assert.equal(r.results[0].path, "server/sessions.py");
+      const withTests = searchCode(db, { query: "session store lookup test", limit: 5 });
+      assert.ok(withTests.results.some((x) => x.path === "server/sessions_test.py"));
+    });
+
+    await t.step("results are merged, scored 0..1 in order, and explained only on request", () => {
+      for (const q of ["rate limit", "SessionStore", "session", "parse cookie header", "Allow"]) {
+        const r = searchCode(db, { query: q, limit: 20 });
+        for (let i = 0; i < r.results.length; i++) {
+          const a = r.results[i];
+          assert.ok(a.score >= 0 && a.score <= 1, `${q}: score ${a.score}`);
+          assert.equal(a.ranking_reasons, undefined);
+          if (i) assert.ok(r.results[i - 1].score >= a.score, `${q}: order`);
+          for (const b of r.results.slice(i + 1)) {
+            const nested = a.path === b.path &&
+              ((a.line_start <= b.line_start && a.line_end >= b.line_end) ||
+                (b.line_start <= a.line_start && b.line_end >= a.line_end));
+            assert.ok(!nested, `${q}: ${a.path}:${a.line_start}-${a.line_end} and ${b.line_start}-${b.line_end}`);
+          }
+          assert.equal(new Set(r.results.map((x) => x.result_id)).size, r.results.length);
+        }
+      }
+      const ex = searchCode(db, { query: "rate limit", ranking_explain_level: "full" });
+      assert.ok(ex.results[0].ranking_reasons && "fused" in ex.results[0].ranking_reasons);
+    });
+
+    await t.step("filters: language and path prefix", () => {
+      const go = searchCode(db, { query: "rate limit", language: "go", limit: 20 });
+      assert.ok(go.results.length > 0 && go.results.every((x) => x.language === "go"));
+      const alias = searchCode(db, { query: "rate limit", language: "golang", limit: 20 });
+      assert.deepEqual(alias.results.map((x) => x.result_id), go.results.map((x) => x.result_id));
+      const pre = searchCode(db, { query: "limit", pathPrefix: "src/", limit: 20 });
+      assert.ok(pre.results.length > 0 && pre.results.every((x) => x.path.startsWith("src/")));
+      const none = searchCode(db, { query: "limit", pathPrefix: "nope%_/" });
+      assert.equal(none.results.length, 0);
+    });
+
+    await t.step("limit rules: default 10, topK alias, clamp above the maximum", () => {
+      const r = searchCode(db, { query: "r", topK: 2 });
+      assert.ok(r.results.length <= 2);
+      const big = searchCode(db, { query: "return", limit: 10_000 });
+      assert.ok(big.results.length <= MAX_LIMIT);
+      const many = searchCode(db, { query: "limit OR session OR config OR parse", limit: 3 });
+      assert.equal(many.results.length, 3);
+      assert.equal(many.truncated, true);
+      assert.ok(many.total_candidates > 3);
+    });
+
+    await t.step("suggested next actions are callable as-is", () => {
+      const r = searchCode(db, { query: "SessionStore", ref: "main" });
+      const locate = r.suggested_next_actions.find((a) => a.tool === "locate_symbol");
+      assert.deepEqual(locate, { tool: "locate_symbol", name: "SessionStore", limit: 5, ref: "main" });
+    });
+
+    await t.step("bad input is invalid_input, never a crash", () => {
+      assertInvalid(() => searchCode(db, { query: "" }), "query");
+      assertInvalid(() => searchCode(db, { query: "   \n\t " }), "query");
+      assertInvalid(() => searchCode(db, { query: undefined as unknown as string }), "query");
+      assertInvalid(() => searchCode(db, { query: "x", limit: 0 }), "limit");
+      assertInvalid(() => searchCode(db, { query: "x", limit: -5 }), "limit");
+      assertInvalid(() => searchCode(db, { query: "x", limit: 2.5 }), "limit");
+      assertInvalid(() => searchCode(db, { query: "x", limit: NaN }), "limit");
+      assertInvalid(() => searchCode(db, { query: "x", language: "klingon" }), "language");
+      assertInvalid(
+        () => searchCode(db, { query: "x", ranking_explain_level: "loud" as unknown as "off" }),
+        "ranking_explain_level",
+      );
+    });
+
+    await t.step("FTS5 syntax and regex metacharacters are searched, not parsed", () => {
+      const nasty = [
+        '"',
+        '""',
+        "*",
+        "rate*",
+        "(",
+        ")",
+        "NEAR(rate limit)",
+        "rate NEAR limit",
+        "^rate",
+        "-limit",
+        "rate:limit",
+        "{body}: rate",
+        "a AND OR NOT b",
+        "[a-z]+.*$",
+        "\\",
+        "'",
+        "`",
+        "limit -- ; DROP TABLE chunks",
+        '"unterminated',
+        "ValueError: 'quoted ( * ^ : -' \"",
+        "\u0000 \uffff 🚀",
+        "%_",
+      ];
+      for (const q of nasty) {
+        const r = searchCode(db, { query: q });
+        assert.ok(Array.isArray(r.results), q);
+      }
+      const huge = "rate limit ".repeat(10_000) + '"' + "(".repeat(1000);
+      assert.ok(huge.length > 100_000);
+      const r = searchCode(db, { query: huge });
+      assert.ok(r.results.length > 0);
+    });
+  } finally {
+    readers.closeAll();
+    h.close();
+  }
+});

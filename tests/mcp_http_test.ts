@@ -1,0 +1,259 @@
+/**
+ * MCP over HTTP against the real server process: the SDK's
+ * StreamableHTTPClientTransport end to end (progress over SSE), the status
+ * code table, Host/Origin refusal (DNS rebinding), the bearer token, port in
+ * use, and tool results byte-identical to stdio for the same inputs (SC-304).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { bodyOf, CRUXE_FLAGS, REPO_ROOT, stdioClient, syntheticGoRepo, tempHomeDir } from "./mcp_helpers.ts";
+
+interface HttpServer {
+  port: number;
+  child: Deno.ChildProcess;
+  stderr: () => string;
+  stop(): Promise<void>;
+}
+
+async function startHttp(home: string, args: string[]): Promise<HttpServer> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...CRUXE_FLAGS, join(REPO_ROOT, "main.ts"), "serve-mcp", "--transport", "http", "-v", ...args],
+    env: { CRUXE_HOME: home, CRUXE_WORKERS: "1", NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    cwd: REPO_ROOT,
+  }).spawn();
+  let err = "";
+  const reader = child.stderr.getReader();
+  const dec = new TextDecoder();
+  let port = 0;
+  const end = Date.now() + 60_000;
+  while (!port && Date.now() < end) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    err += dec.decode(value);
+    const m = err.match(/MCP over HTTP on http:\/\/[^\s]+:(\d+)\//);
+    if (m) port = Number(m[1]);
+  }
+  (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+      if (done) break;
+      err += dec.decode(value);
+    }
+  })();
+  child.stdout.cancel();
+  if (!port) throw new Error(`server did not start: ${err}`);
+  return {
+    port,
+    child,
+    stderr: () => err,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* gone */ }
+      await child.status;
+    },
+  };
+}
+
+/** Sends one raw HTTP/1.1 request (fetch cannot set Host); returns the status code. */
+async function rawStatus(port: number, head: string, body = ""): Promise<number> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    const enc = new TextEncoder();
+    await conn.write(
+      enc.encode(`${head}\r\nContent-Length: ${enc.encode(body).length}\r\nConnection: close\r\n\r\n${body}`),
+    );
+    const buf = new Uint8Array(4096);
+    const n = await conn.read(buf);
+    const line = new TextDecoder().decode(buf.subarray(0, n ?? 0)).split("\r\n")[0];
+    return Number(line.split(" ")[1]);
+  } finally {
+    conn.close();
+  }
+}
+
+const rpc = (method: string, params?: unknown, id: number | string = 1) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
+
+Deno.test({
+  name: "http: SDK client end to end, status codes, rebinding refusal, identical results to stdio",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const home = tempHomeDir();
+    const repo = syntheticGoRepo(80);
+    const srv = await startHttp(home, ["--port", "0", "--workspace", repo, "--no-prewarm"]);
+    const base = `http://127.0.0.1:${srv.port}/`;
+    const client = new Client({ name: "cruxe-http-test", version: "1.0.0" });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(base)));
+      const tools = await client.listTools();
+      assert.ok(tools.tools.length >= 10);
+      assert.ok(tools.tools.some((t) => t.name === "get_code_context"));
+      let progress = 0;
+      const idx = await client.callTool({ name: "index_repo", arguments: { wait: true } }, undefined, {
+        onprogress: () => progress++,
+        resetTimeoutOnProgress: true,
+        timeout: 120_000,
+      });
+      assert.equal(bodyOf(idx).status, "published");
+      assert.ok(progress >= 3, `expected >= 3 progress notifications over SSE, got ${progress}`);
+      const loc = bodyOf(await client.callTool({ name: "locate_symbol", arguments: { name: "Compute7x2" } }));
+      assert.equal((loc.results as { path: string }[])[0].path, "pkg7/file7.go");
+
+      // Status codes.
+      const health = await fetch(`${base}health`);
+      assert.equal(health.status, 200);
+      const hb = await health.json();
+      for (const k of ["status", "projects", "version", "uptime_seconds", "workspace_warmset"]) assert.ok(k in hb, k);
+      assert.equal(hb.status, "ready");
+      for (
+        const k of [
+          "project_id",
+          "repo_root",
+          "index_status",
+          "schema_status",
+          "current_schema_version",
+          "required_schema_version",
+          "last_indexed_at",
+          "ref",
+          "file_count",
+          "symbol_count",
+        ]
+      ) assert.ok(k in hb.projects[0], `projects[].${k}`);
+      const post = (body: string, headers: Record<string, string> = {}) =>
+        fetch(base, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+      const malformed = await post("{nope");
+      assert.equal(malformed.status, 400);
+      assert.equal((await malformed.json()).error.data.code, "invalid_input");
+      const invalid = await post(JSON.stringify({ hello: "world" }));
+      assert.equal(invalid.status, 400);
+      assert.equal((await invalid.json()).error.data.code, "invalid_input");
+      const unknownMethod = await post(rpc("no/such"));
+      assert.equal(unknownMethod.status, 200, "JSON-RPC errors are 200");
+      assert.equal((await unknownMethod.json()).error.data.code, "invalid_input");
+      const noCt = await fetch(base, { method: "POST", body: rpc("tools/list") });
+      assert.equal(noCt.status, 200, "no Content-Type is read as JSON");
+      assert.ok((await noCt.json()).result.tools.length >= 10);
+      const get = await fetch(base);
+      assert.equal(get.status, 405);
+      await get.body?.cancel();
+      const putHealth = await fetch(`${base}health`, { method: "PUT" });
+      assert.equal(putHealth.status, 405);
+      await putHealth.body?.cancel();
+      const missing = await fetch(`${base}nope`);
+      assert.equal(missing.status, 404);
+      await missing.body?.cancel();
+      const huge = await post(rpc("tools/call", { name: "search_code", arguments: { query: "x".repeat(10 << 20) } }));
+      assert.equal(huge.status, 413);
+      await huge.body?.cancel();
+
+      // DNS rebinding: foreign Host or Origin is refused; loopback names pass.
+      assert.equal(await rawStatus(srv.port, `GET /health HTTP/1.1\r\nHost: evil.example:${srv.port}`), 403);
+      assert.equal(await rawStatus(srv.port, `GET /health HTTP/1.1\r\nHost: localhost:${srv.port}`), 200);
+      assert.equal(await rawStatus(srv.port, `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${srv.port + 1}`), 403);
+      const evilOrigin = await post(rpc("tools/list"), { origin: "http://evil.example" });
+      assert.equal(evilOrigin.status, 403);
+      await evilOrigin.body?.cancel();
+      const okOrigin = await post(rpc("tools/list"), { origin: `http://localhost:${srv.port}` });
+      assert.equal(okOrigin.status, 200);
+      await okOrigin.body?.cancel();
+
+      // SC-304: same inputs, byte-identical tool results over stdio and HTTP.
+      const stdio = await stdioClient(home, ["--workspace", repo, "--no-prewarm"]);
+      try {
+        const inputs: [string, Record<string, unknown>][] = [
+          ["search_code", { query: "Compute5x3 value" }],
+          ["locate_symbol", { name: "Widget4" }],
+          ["get_file_outline", { path: "pkg2/file2.go" }],
+          ["get_symbol_hierarchy", { symbol_name: "Compute2x1" }],
+          ["find_related_symbols", { symbol_name: "Widget2" }],
+          ["get_code_context", { query: "Compute1x1", max_tokens: 600 }],
+          ["locate_symbol", { name: 5 }],
+          ["search_code", { query: "x", workspace: "/not/registered/anywhere" }],
+        ];
+        for (const [name, args] of inputs) {
+          const a = await stdio.client.callTool({ name, arguments: args });
+          const b = await client.callTool({ name, arguments: args });
+          const ta = (a.content as { text: string }[])[0].text;
+          const tb = (b.content as { text: string }[])[0].text;
+          assert.equal(tb, ta, `${name} differs between stdio and HTTP`);
+          assert.equal(a.isError, b.isError);
+        }
+      } finally {
+        await stdio.client.close();
+      }
+    } finally {
+      await client.close().catch(() => {});
+      await srv.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "http: bearer token, port already in use, non-loopback bind needs a token",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const home = tempHomeDir();
+    const srv = await startHttp(home, ["--port", "0", "--no-prewarm", "--auth-token", "s3cret"]);
+    try {
+      const base = `http://127.0.0.1:${srv.port}/`;
+      const no = await fetch(`${base}health`);
+      assert.equal(no.status, 401);
+      await no.body?.cancel();
+      const wrong = await fetch(`${base}health`, { headers: { authorization: "Bearer nope" } });
+      assert.equal(wrong.status, 401);
+      await wrong.body?.cancel();
+      const ok = await fetch(`${base}health`, { headers: { authorization: "Bearer s3cret" } });
+      assert.equal(ok.status, 200);
+      await ok.body?.cancel();
+
+      const second = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          ...CRUXE_FLAGS,
+          join(REPO_ROOT, "main.ts"),
+          "serve-mcp",
+          "--transport",
+          "http",
+          "--port",
+          String(srv.port),
+        ],
+        env: { CRUXE_HOME: home, NO_COLOR: "1" },
+        stdin: "null",
+        cwd: REPO_ROOT,
+      }).output();
+      assert.notEqual(second.code, 0);
+      assert.match(
+        new TextDecoder().decode(second.stderr),
+        new RegExp(`Port ${srv.port} is already in use\\. Choose a different port with --port\\.`),
+      );
+      const open = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          ...CRUXE_FLAGS,
+          join(REPO_ROOT, "main.ts"),
+          "serve-mcp",
+          "--transport",
+          "http",
+          "--bind",
+          "0.0.0.0",
+        ],
+        env: { CRUXE_HOME: home, NO_COLOR: "1", CRUXE_AUTH_TOKEN: "" },
+        stdin: "null",
+        cwd: REPO_ROOT,
+      }).output();
+      assert.notEqual(open.code, 0);
+      assert.match(new TextDecoder().decode(open.stderr), /--auth-token/);
+    } finally {
+      await srv.stop();
+    }
+  },
+});

@@ -8,6 +8,8 @@ import { IndexReaders } from "../src/query/index_reader.ts";
 import { resolveScope } from "../src/query/multi_repo.ts";
 import type { ProjectRow } from "../src/state/registry.ts";
 import { scopeHome, termSearch } from "./helpers/scope_fixtures.ts";
+import { registerProject } from "../src/index/project_setup.ts";
+import { bodyOf, inProcess } from "./mcp_helpers.ts";
 
 /** A loopback test double of an OpenAI-compatible (and Ollama) chat endpoint. */
 interface Received {
@@ -241,6 +243,52 @@ Deno.test("citations: grouped labels and unknown labels", () => {
   const { citations, invalid } = extractCitations("x [E2, E1] y [E3] z [E2]", ev);
   assert.deepEqual(citations.map((c) => c.evidence), [1, 0]);
   assert.deepEqual(invalid, ["E3"]);
+});
+
+Deno.test("MCP ask_code: through the dispatch pipeline, with the configured endpoint and its failure", async () => {
+  const s = inProcess();
+  try {
+    for (const name of ["alpha", "gamma"] as const) {
+      s.registry.upsertProject({ ...registerProject(s.registry, h.dirs[name]), name });
+    }
+    // The indexes of the scope home are reused by pointing this home's project dirs at them.
+    for (const name of ["alpha", "gamma"] as const) {
+      const id = h.projects[name].project_id;
+      Deno.mkdirSync(s.registry.projectDir(id), { recursive: true });
+      for (const f of ["index.db", "index.db-wal"]) {
+        try {
+          Deno.copyFileSync(join(h.registry.projectDir(id), f), join(s.registry.projectDir(id), f));
+        } catch (e) {
+          if (!(e instanceof Deno.errors.NotFound)) throw e;
+        }
+      }
+    }
+    const cfg = s.rt.config as { llm: LlmConfig };
+    const grounded = bodyOf(
+      await s.call("ask_code", { query: "rate limiter", scope: { type: "repos", repos: ["alpha", "gamma"] } }),
+    );
+    assert.match(grounded.answer as string, /No language model was asked/);
+    assert.deepEqual((grounded.meta as { scope: unknown }).scope, { type: "repos", repos: ["alpha", "gamma"] });
+    assert.ok(grounded.metadata);
+
+    cfg.llm = { url: `${base}/v1/chat/completions`, model: "gpt-test", apiKey: null, timeoutMs: 5000 };
+    mode = "cite";
+    received.length = 0;
+    const asked = bodyOf(await s.call("ask_code", { query: "rate limiter", repo: "alpha", topK: 2 }));
+    assert.equal(received.length, 1);
+    assert.equal((asked.citations as unknown[]).length, 2);
+    assert.equal((asked.meta as { llmModel: string }).llmModel, "gpt-test");
+
+    mode = "fail";
+    const failed = await s.call("ask_code", { query: "rate limiter", repo: "alpha" });
+    assert.equal(failed.isError, true);
+    const err = bodyOf(failed).error as { code: string; data: { evidences: unknown[] } };
+    assert.equal(err.code, "llm_unavailable");
+    assert.ok(err.data.evidences.length > 0);
+  } finally {
+    mode = "cite";
+    s.close();
+  }
 });
 
 Deno.test({

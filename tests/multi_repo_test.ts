@@ -14,6 +14,7 @@ import { registerProject } from "../src/index/project_setup.ts";
 import type { ProjectRow } from "../src/state/registry.ts";
 import { copyFixture, tempHome } from "./helpers/fixture_repo.ts";
 import { scopeHome, termSearch } from "./helpers/scope_fixtures.ts";
+import { bodyOf, inProcess } from "./mcp_helpers.ts";
 
 function code(fn: () => unknown): string {
   try {
@@ -219,5 +220,59 @@ Deno.test("search over real indexes: repos, all (capped), repo, pathPrefix, part
   } finally {
     readers.closeAll();
     h.close();
+  }
+});
+
+Deno.test("MCP search_code: scope/repo over three named repositories, meta.scope echoed, all gated", async () => {
+  const s = inProcess();
+  const dirs: string[] = [];
+  try {
+    for (const [name, fixture] of [["alpha", "multi_alpha"], ["beta", "multi_beta"], ["gamma", "multi_gamma"]]) {
+      const dir = copyFixture(fixture);
+      dirs.push(dir);
+      const p = s.registry.upsertProject({ ...registerProject(s.registry, dir), name });
+      await s.rt.runner.start(p, { mode: "full", force: false }).active.done;
+      s.rt.readers.invalidate(p.project_id);
+    }
+    const two = bodyOf(
+      await s.call("search_code", { query: "rate limiter", scope: { type: "repos", repos: ["alpha", "gamma"] } }),
+    );
+    const results = two.results as { repo: string; score: number; path: string }[];
+    assert.ok(results.length > 0);
+    assert.deepEqual([...new Set(results.map((r) => r.repo))].sort(), ["alpha", "gamma"]);
+    assert.deepEqual((two.meta as Record<string, unknown>).scope, { type: "repos", repos: ["alpha", "gamma"] });
+    assert.equal((two.meta as Record<string, unknown>).topK, 10);
+
+    // `repo` alone = {type: "repo"}; `scope` wins over `repo`.
+    const viaRepo = bodyOf(await s.call("search_code", { query: "qdrant collection", repo: "beta" }));
+    assert.ok((viaRepo.results as { repo: string }[]).every((r) => r.repo === "beta"));
+    assert.deepEqual((viaRepo.meta as Record<string, unknown>).scope, { type: "repo", repos: ["beta"] });
+    const wins = bodyOf(
+      await s.call("search_code", { query: "limiter", repo: "beta", scope: { type: "repo", repo: "gamma" } }),
+    );
+    assert.deepEqual((wins.meta as Record<string, unknown>).scope, { type: "repo", repos: ["gamma"] });
+
+    const denied = await s.call("search_code", { query: "limiter", scope: { type: "all" } });
+    assert.equal(denied.isError, true);
+    assert.equal((bodyOf(denied).error as { code: string }).code, "forbidden");
+    (s.rt.config as { allowGlobalScope: boolean }).allowGlobalScope = true;
+    const all = bodyOf(await s.call("search_code", { query: "limiter vector", scope: { type: "all" }, topK: 4 }));
+    assert.deepEqual(((all.meta as Record<string, unknown>).scope as { repos: string[] }).repos, [
+      "alpha",
+      "beta",
+      "gamma",
+    ]);
+    assert.ok((all.results as unknown[]).length <= 4);
+
+    const unknown = await s.call("search_code", { query: "x", repo: "nope" });
+    assert.equal((bodyOf(unknown).error as { code: string }).code, "project_not_found");
+    const tooMany = await s.call("search_code", { query: "x", scope: { type: "repos", repos: Array(11).fill("a") } });
+    assert.equal((bodyOf(tooMany).error as { code: string }).code, "invalid_input");
+    // Without scope or repo, search_code is unchanged (no `meta`, no `repo`).
+    const plain = bodyOf(await s.call("search_code", { query: "RateLimiter", workspace: dirs[0] }));
+    assert.equal(plain.meta, undefined);
+  } finally {
+    s.close();
+    for (const d of dirs) Deno.removeSync(d, { recursive: true });
   }
 });

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CruxeError } from "../src/core/errors.ts";
 import { MAX_WINDOW_LINES, openFile, type OpenFileInput } from "../src/query/open_file.ts";
+import { registerProject } from "../src/index/project_setup.ts";
+import { bodyOf, inProcess } from "./mcp_helpers.ts";
 
 const root = Deno.makeTempDirSync({ prefix: "cruxe-open-" });
 const outside = Deno.makeTempDirSync({ prefix: "cruxe-outside-" });
@@ -155,6 +157,39 @@ Deno.test("open_file: a missing repository root is project_not_found", () => {
     c = (e as CruxeError).code;
   }
   assert.equal(c, "project_not_found");
+});
+
+Deno.test("MCP open_file: by repo name or workspace; refusals are error results with registry codes", async () => {
+  const s = inProcess();
+  try {
+    const p = s.registry.upsertProject({ ...registerProject(s.registry, root), name: "openrepo" });
+    const ok = bodyOf(await s.call("open_file", { repo: "openrepo", path: "src/main.ts", startLine: 2, endLine: 3 }));
+    assert.equal(ok.repo, "openrepo");
+    assert.equal(ok.content, "line 2\nline 3\n");
+    assert.equal(ok.totalLines, 10);
+    assert.ok(ok.metadata, "Protocol v1 metadata is attached");
+    const viaWs = bodyOf(await s.call("open_file", { workspace: p.repo_root, path: "src/main.ts", endLine: 1 }));
+    assert.equal(viaWs.content, "line 1\n");
+    for (
+      const [args, code] of [
+        [{ repo: "openrepo", path: "escape.txt" }, "forbidden"],
+        [{ repo: "openrepo", path: "../../etc/passwd" }, "forbidden"],
+        [{ repo: "openrepo", path: "/etc/passwd" }, "forbidden"],
+        [{ repo: "openrepo", path: "bin.dat" }, "unsupported_media"],
+        [{ repo: "openrepo", path: "nope" }, "file_not_found"],
+        [{ repo: "nope", path: "src/main.ts" }, "project_not_found"],
+        [{ repo: "openrepo", path: "src/main.ts", startLine: 0 }, "invalid_input"],
+        [{ repo: "openrepo" }, "invalid_input"],
+      ] as const
+    ) {
+      const r = await s.call("open_file", args);
+      assert.equal(r.isError, true, JSON.stringify(args));
+      assert.equal((bodyOf(r).error as { code: string }).code, code, JSON.stringify(args));
+      assert.ok(!JSON.stringify(r).includes("TOP SECRET"));
+    }
+  } finally {
+    s.close();
+  }
 });
 
 globalThis.addEventListener("unload", () => {

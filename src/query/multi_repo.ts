@@ -59,7 +59,6 @@ export interface SearchHit {
   line_end: number;
   score: number;
   snippet?: string;
-  [field: string]: unknown;
 }
 
 /** Inputs of a per-repository search. */
@@ -79,7 +78,7 @@ export type SearchFn = (
   | SearchHit[]
   | Promise<{ results: SearchHit[]; total_candidates?: number } | SearchHit[]>;
 
-/** A merged hit: the repository's hit plus `repo` and the file-001 line fields. */
+/** A merged hit: the repository's hit (all its fields) plus `repo` and the file-001 line fields. */
 export type ScopedHit = SearchHit & { repo: string; startLine: number; endLine: number };
 
 /** How one repository took part in a scoped search. */

@@ -14,6 +14,8 @@ import { getSymbolHierarchyTool } from "./get_symbol_hierarchy.ts";
 import { findRelatedSymbolsTool } from "./find_related_symbols.ts";
 import { searchCodeTool } from "./search_code.ts";
 import { getCodeContextTool } from "./get_code_context.ts";
+import { openFileTool } from "./open_file.ts";
+import { askCodeTool } from "./ask_code.ts";
 
 /** The tools, by name. */
 export const TOOLS: ToolDef[] = [
@@ -27,4 +29,6 @@ export const TOOLS: ToolDef[] = [
   getSymbolHierarchyTool,
   findRelatedSymbolsTool,
   getCodeContextTool,
+  openFileTool,
+  askCodeTool,
 ] as unknown as ToolDef[];

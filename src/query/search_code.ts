@@ -14,6 +14,7 @@ import { anyOf, anyPrefixOf, phraseOf, queryTerms, searchTerms, truncateQuery } 
 import {
   chunkSource,
   exactNameSource,
+  filesFromChunks,
   fileSource,
   indexedLanguages,
   literalSource,
@@ -141,7 +142,21 @@ function normalizeInput(db: Db, input: SearchCodeInput) {
 }
 
 /** Depth of each source's list. */
-const DEPTH = { symbols: 60, chunks: 150, files: 40, exact: 40, literal: 60 };
+const DEPTH = { symbols: 60, chunks: 150, chunksDeep: 400, files: 40, exact: 40, literal: 60 };
+
+/** Code-shaped words inside a prose query: snake_case, camelCase, dotted calls. */
+function codeIdentifiers(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*/g)) {
+    const leaf = m[0].slice(m[0].lastIndexOf(".") + 1);
+    if (
+      leaf.length >= 3 && (/[a-z0-9]_[a-z0-9]/i.test(leaf) || /[a-z][A-Z]/.test(leaf) || /^[A-Z][a-z]+[A-Z]/.test(leaf))
+    ) {
+      out.add(leaf);
+    }
+  }
+  return [...out].slice(0, 8);
+}
 
 /** The identifier a symbol query names and its qualifiers (`auth::jwt::validate` → validate, [auth, jwt]). */
 function identifierOf(q: string): { leaf: string; qualifiers: string[] } {
@@ -203,7 +218,29 @@ function lists(db: Db, text: string, intent: QueryIntent, terms: string[], f: So
       break;
     }
     default: {
-      chunks("chunks", 1.5);
+      if (loose) {
+        // One deeper chunk list serves both the chunk ranking and the per-file evidence.
+        const hits = chunkSource(db, loose, f, DEPTH.chunksDeep);
+        out.push({
+          source: "chunks",
+          weight: 1.5,
+          items: hits.slice(0, DEPTH.chunks).map((hit) => ({ kind: "chunk", hit })),
+        });
+        out.push({
+          source: "file_evidence",
+          weight: 1,
+          items: filesFromChunks(hits).map((hit) => ({ kind: "file", hit })),
+        });
+      }
+      // Identifiers written inside prose (`how bats_pipe chains ...`) name definitions.
+      const idents = codeIdentifiers(text);
+      if (idents.length) {
+        out.push({
+          source: "exact_name",
+          weight: 1.5,
+          items: exactNameSource(db, idents, f, DEPTH.exact).map((hit) => ({ kind: "symbol", hit })),
+        });
+      }
       sym("symbols", 1);
       files("files", 1);
       const phrase = terms.length >= 2 ? phraseOf(text) : null;

@@ -36,6 +36,8 @@ export interface ChunkHit {
   symbol_row: number | null;
   language: string;
   content: string;
+  /** BM25 rank value (more negative is better), when the source ranked by BM25. */
+  r?: number;
   /** Lines that matched a literal search (set by `literalSource` only). */
   match?: [number, number];
 }
@@ -110,6 +112,28 @@ export function fileSource(db: Db, match: string, f: SourceFilter, limit: number
      FROM files_fts JOIN files fl ON fl.rowid = files_fts.rowid
      WHERE files_fts MATCH ?${w.sql} ORDER BY r LIMIT ?`,
   ).all(match, ...w.args, limit) as unknown as FileHit[];
+}
+
+/**
+ * Files ranked by the BM25 evidence of their chunks: the best few chunk
+ * scores of each file summed with decaying weights, so a file that answers
+ * the query in several places beats one lucky chunk.
+ */
+export function filesFromChunks(hits: ChunkHit[], perFile = 3): FileHit[] {
+  const byPath = new Map<string, { hit: ChunkHit; scores: number[] }>();
+  for (const h of hits) {
+    const e = byPath.get(h.path) ?? { hit: h, scores: [] };
+    if (e.scores.length < perFile) e.scores.push(-(h.r ?? 0));
+    byPath.set(h.path, e);
+  }
+  const ranked = [...byPath.entries()].map(([path, e]) => ({
+    path,
+    language: e.hit.language,
+    line_count: 0,
+    total: e.scores.reduce((acc, s, i) => acc + s / (1 << i), 0),
+  }));
+  ranked.sort((a, b) => b.total - a.total || a.path.localeCompare(b.path));
+  return ranked.map(({ path, language, line_count }) => ({ path, language, line_count }));
 }
 
 /** Files whose path ends with `suffix` (or equals it), shortest path first. */

@@ -45,14 +45,17 @@ export function kindsMentioned(words: string[]): Set<string> {
 }
 
 const TEST_PATH =
-  /(^|\/)(tests?|__tests__|spec|specs|testing|testdata|test_?utils?)(\/|$)|(^|\/)test_[^/]*$|_test\.[a-z]+$|[._-](test|spec)s?\.[a-z]+$|Tests?\.[a-z]+$/i;
+  /(^|\/)(tests?|__tests__|spec|specs|testing|testdata|test_?utils?)(\/|$)|(^|\/)test_[^/]*\.py$|_test\.[a-z]+$|[._-](test|spec)s?\.[a-z]+$/i;
+/** `FooTest.java`, `BarTests.cs`: case matters, or `latest.go` would be a test. */
+const TEST_CLASS_FILE = /[a-z0-9]Tests?\.(java|kt|cs|scala|swift|groovy|php)$/;
 const NON_CODE =
-  /\.(md|rst|txt|adoc|json|ya?ml|toml|lock|csv|svg|html?)$|(^|\/)(docs?|examples?|vendor|third_?party|external|deps)\//i;
+  /\.(md|rst|txt|adoc|json|ya?ml|toml|lock|csv|svg|html?)$|(^|\/)(docs?|_?examples?|samples?|vendor|third_?party|external|deps|benchmarks?)\//i;
+const LEGACY = /(^|\/)(deprecated|legacy|obsolete)(\/|$)/i;
 const TYPE_KINDS = new Set(["class", "struct", "interface", "trait", "enum", "type", "module", "namespace"]);
 
 /** True for paths of tests, specs and test data. */
 export function isTestPath(path: string): boolean {
-  return TEST_PATH.test(path);
+  return TEST_PATH.test(path) || TEST_CLASS_FILE.test(path);
 }
 
 function factor(u: Unit, name: string, f: number): void {
@@ -107,6 +110,7 @@ export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
     }
     if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", 0.4);
     if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.7);
+    if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);
   }
   return units.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
 }

@@ -10,7 +10,7 @@ import { parseIndexPath, requireName } from "./_input_rules.ts";
 import { suggestPaths } from "./_path_suggestions.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
 import { parseSymbolName, qualifierMatch } from "./locate_symbol.ts";
-import { SYMBOL_COLUMNS, symbolFields, type SymbolRow } from "./_symbol_row.ts";
+import { byCodeUnits, SYMBOL_COLUMNS, symbolFields, type SymbolRow } from "./_symbol_row.ts";
 
 /** Most candidates listed in an `ambiguous_symbol` error. */
 const MAX_LISTED = 20;
@@ -65,7 +65,7 @@ export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown):
   // getter/setter): the first is the one to navigate from.
   const first = rows.reduce((a, b) => (b.line_start < a.line_start ? b : a));
   if (rows.every((r) => r.qualified_name === first.qualified_name && r.path === first.path)) return first;
-  rows.sort((a, b) => a.path.localeCompare(b.path) || a.line_start - b.line_start);
+  rows.sort((a, b) => byCodeUnits(a.path, b.path) || a.line_start - b.line_start);
   throw new CruxeError(
     "ambiguous_symbol",
     `"${

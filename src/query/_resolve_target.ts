@@ -5,7 +5,7 @@
  * same file > a file the source imports > same directory > same language.
  */
 import type { Db } from "../state/db.ts";
-import { dirOf, isTestPath, SYMBOL_COLUMNS, type SymbolRow } from "./_symbol_row.ts";
+import { byCodeUnits, dirOf, isTestPath, SYMBOL_COLUMNS, type SymbolRow } from "./_symbol_row.ts";
 
 /** Why a target was chosen, strongest first. */
 export type Affinity = "same_file" | "imported" | "same_directory" | "same_language" | "elsewhere";
@@ -118,7 +118,7 @@ export class TargetResolver {
       .sort((a, b) =>
         AFFINITY_RANK[b.affinity] - AFFINITY_RANK[a.affinity] ||
         Number(isTestPath(a.row.path)) - Number(isTestPath(b.row.path)) ||
-        a.row.path.length - b.row.path.length || a.row.path.localeCompare(b.row.path) ||
+        a.row.path.length - b.row.path.length || byCodeUnits(a.row.path, b.row.path) ||
         a.row.line_start - b.row.line_start
       );
   }

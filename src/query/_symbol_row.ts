@@ -74,3 +74,8 @@ export function dirOf(path: string): string {
   const i = path.lastIndexOf("/");
   return i < 0 ? "" : path.slice(0, i);
 }
+
+/** Plain code-unit order (stable across locales, and much cheaper than localeCompare). */
+export function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -9,9 +9,16 @@
 import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { resultId } from "../core/ids.ts";
-import { fuzzyNames } from "./symbol_name_index.ts";
+import { definitionsNamed, definitionsWithPrefix, fuzzyNames, type NameEntry } from "./symbol_name_index.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
-import { isTestPath, SYMBOL_COLUMNS, type SymbolFields, symbolFields, type SymbolRow } from "./_symbol_row.ts";
+import {
+  byCodeUnits,
+  isTestPath,
+  SYMBOL_COLUMNS,
+  type SymbolFields,
+  symbolFields,
+  type SymbolRow,
+} from "./_symbol_row.ts";
 import { parseKind, parseLanguage, parseLimit, requireName } from "./_input_rules.ts";
 
 export { warmSymbolIndex } from "./symbol_name_index.ts";
@@ -51,6 +58,7 @@ export const LOCATE_DEFAULT_LIMIT = 10;
 export const LOCATE_MAX_LIMIT = 200;
 /** Rows read per tier at most: bounds the work for names like `String` or `init`. */
 const TIER_ROWS = 5000;
+const PREFIX_ROWS = 1000;
 
 /** A query split into its leaf name and the qualifiers before it. */
 export interface ParsedName {
@@ -68,12 +76,14 @@ export function parseSymbolName(raw: string): ParsedName {
   return { leaf, qualifiers, normalized: parts.map((p) => p.toLowerCase()).join(".") };
 }
 
+/** What ranking reads of a definition (from the in-memory name index). */
+type RankRow = NameEntry;
+
 /** Segments a qualifier can match: the qualified name's parts and the path's directories and stem. */
-function segmentsOf(r: SymbolRow): string[] {
-  const q = r.qualified_name.toLowerCase().split(/::|[.#/\\]+/).filter(Boolean);
+function segmentsOf(r: { qualified_name: string; path: string }): string[] {
+  const q = r.qualified_name.toLowerCase().split(/::|[.#/\\]+/);
   q.pop();
-  const p = r.path.toLowerCase().replace(/\.[^./]+$/, "").split("/");
-  return [...q, ...p];
+  return q.concat(r.path.toLowerCase().replace(/\.[^./]+$/, "").split("/"));
 }
 
 /**
@@ -81,12 +91,13 @@ function segmentsOf(r: SymbolRow): string[] {
  * name ends with the whole query, else the share of qualifiers found among
  * its segments.
  */
-export function qualifierMatch(r: SymbolRow, parsed: ParsedName): number {
+export function qualifierMatch(r: { qualified_name: string; path: string }, parsed: ParsedName): number {
   if (!parsed.qualifiers.length) return 0;
   const qn = r.qualified_name.toLowerCase().split(/::|[#/\\]+/).join(".");
   if (qn === parsed.normalized || qn.endsWith("." + parsed.normalized)) return 1;
-  const segs = new Set(segmentsOf(r));
-  const hit = parsed.qualifiers.filter((q) => segs.has(q)).length;
+  const segs = segmentsOf(r);
+  let hit = 0;
+  for (const q of parsed.qualifiers) if (segs.includes(q)) hit++;
   return 0.9 * hit / parsed.qualifiers.length;
 }
 
@@ -109,25 +120,36 @@ const KIND_BONUS: Record<string, number> = {
 
 const TIER_BASE: Record<MatchTier, number> = { exact: 0.9, case_insensitive: 0.8, prefix: 0.55, fuzzy: 0.25 };
 
-/** Bounded adjustments within a tier (never more than 0.09, so tiers never cross). */
-function signals(r: SymbolRow, qualifier: number): number {
-  let s = KIND_BONUS[r.kind] ?? 0;
-  if (r.parent_id === null) s += 0.005;
-  if (r.visibility === "public") s += 0.005;
-  if (isTestPath(r.path)) s -= 0.03;
-  // Shallower files are more often the public home of a name (Go: `io/io.go` before `cmd/internal/...`).
-  s -= 0.002 * Math.min(5, r.path.split("/").length - 1);
-  s += 0.05 * qualifier;
+const pathSignals = new Map<string, number>();
+
+/** Path-only part of the signals, memoized (paths repeat across thousands of candidates). */
+function pathSignal(path: string): number {
+  let s = pathSignals.get(path);
+  if (s === undefined) {
+    s = isTestPath(path) ? -0.03 : 0;
+    // Shallower files are more often the public home of a name (Go: `io/io.go` before `cmd/internal/...`).
+    s -= 0.002 * Math.min(5, path.split("/").length - 1);
+    if (pathSignals.size > 100_000) pathSignals.clear();
+    pathSignals.set(path, s);
+  }
   return s;
 }
 
+/** Bounded adjustments within a tier (never more than 0.09, so tiers never cross). */
+function signals(r: RankRow, qualifier: number): number {
+  let s = KIND_BONUS[r.kind] ?? 0;
+  if (r.parent_id === null) s += 0.005;
+  if (r.visibility === "public") s += 0.005;
+  return s + pathSignal(r.path) + 0.05 * qualifier;
+}
+
 interface Candidate {
-  row: SymbolRow;
+  row: RankRow;
   tier: MatchTier;
   score: number;
 }
 
-function filterRows(rows: SymbolRow[], kind: string | undefined, language: string | undefined): SymbolRow[] {
+function filterRows(rows: RankRow[], kind: string | undefined, language: string | undefined): RankRow[] {
   return rows.filter((r) => (!kind || r.kind === kind) && (!language || r.language === language));
 }
 
@@ -145,50 +167,41 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
   if (!parsed.leaf) throw new CruxeError("invalid_input", "name has no identifier in it", { field: "name" });
   const leafLower = parsed.leaf.toLowerCase();
 
-  const byName = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE name_lower = ? LIMIT ${TIER_ROWS}`);
   const candidates: Candidate[] = [];
-  const push = (rows: SymbolRow[], tierOf: (r: SymbolRow) => MatchTier, extra: (r: SymbolRow) => number) => {
+  const push = (rows: RankRow[], tierOf: (r: RankRow) => MatchTier, extra: (r: RankRow) => number) => {
     for (const row of rows) {
       const tier = tierOf(row);
       candidates.push({ row, tier, score: TIER_BASE[tier] + extra(row) });
     }
   };
 
-  const exactRows = filterRows(byName.all(leafLower) as unknown as SymbolRow[], kind, language);
+  const exactRows = filterRows(definitionsNamed(db, leafLower).slice(0, TIER_ROWS), kind, language);
   push(exactRows, (r) => r.name === parsed.leaf ? "exact" : "case_insensitive", () => 0);
 
-  // Prefix completions rank below every exact match, so read them only when they can be
-  // shown; otherwise count them (index range) for total_candidates.
+  // Prefix completions rank below every exact match, so they are read only when they can be
+  // shown; otherwise only counted for total_candidates. One- and two-letter prefixes complete
+  // to half the index: no signal, only cost.
   let uncounted = 0;
   const shownExact = parsed.qualifiers.length
     ? exactRows.filter((r) => qualifierMatch(r, parsed) > 0).length
     : exactRows.length;
-  if (shownExact < limit) {
-    const prefixRows = filterRows(
-      db.prepare(
-        `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE name_lower > ? AND name_lower < ? LIMIT ${TIER_ROWS}`,
-      ).all(leafLower, leafLower + "\uffff") as unknown as SymbolRow[],
-      kind,
-      language,
-    );
+  const prefix = definitionsWithPrefix(db, leafLower, PREFIX_ROWS);
+  if (shownExact < limit && (parsed.leaf.length >= 3 || exactRows.length === 0)) {
     // A longer completion is a weaker guess: up to 0.15 off for doubling the length.
     push(
-      prefixRows,
+      filterRows(prefix.rows, kind, language),
       () => "prefix",
       (r) => -0.15 * Math.min(1, (r.name.length - parsed.leaf.length) / parsed.leaf.length),
     );
+    if (!kind && !language && !parsed.qualifiers.length) uncounted = prefix.total - prefix.rows.length;
   } else if (!kind && !language && !parsed.qualifiers.length) {
-    uncounted = Number(
-      (db.prepare("SELECT count(*) AS n FROM symbols WHERE name_lower > ? AND name_lower < ?")
-        .get(leafLower, leafLower + "\uffff") as { n: number }).n,
-    );
+    uncounted = prefix.total;
   }
 
   if (exactRows.length === 0) {
     const seen = new Set(candidates.map((c) => c.row.id));
     for (const f of fuzzyNames(db, parsed.leaf, 20)) {
-      const rows = filterRows(byName.all(f.name_lower) as unknown as SymbolRow[], kind, language)
-        .filter((r) => !seen.has(r.id));
+      const rows = filterRows(definitionsNamed(db, f.name_lower), kind, language).filter((r) => !seen.has(r.id));
       push(rows, () => "fuzzy", () => 0.2 * f.similarity);
     }
   }
@@ -203,10 +216,12 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
   } else {
     for (const c of kept) c.score += signals(c.row, 0);
   }
-  kept.sort((a, b) => b.score - a.score || a.row.path.localeCompare(b.row.path) || a.row.line_start - b.row.line_start);
+  kept.sort((a, b) => b.score - a.score || byCodeUnits(a.row.path, b.row.path) || a.row.line_start - b.row.line_start);
 
-  const results: LocatedSymbol[] = kept.slice(0, limit).map((c) => ({
-    ...symbolFields(c.row),
+  const shown = kept.slice(0, limit);
+  const full = fullRows(db, shown.map((c) => c.row.id));
+  const results: LocatedSymbol[] = shown.map((c) => ({
+    ...symbolFields(full.get(c.row.id)!),
     score: round(c.score),
     match: "definition",
     match_tier: c.tier,
@@ -232,6 +247,16 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
     });
   }
   return { results, total_candidates: total, truncated: total > results.length };
+}
+
+/** Full rows by id, for the few results shown. */
+function fullRows(db: Db, ids: number[]): Map<number, SymbolRow> {
+  const out = new Map<number, SymbolRow>();
+  if (!ids.length) return out;
+  const rows = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE id IN (${ids.map(() => "?").join(",")})`)
+    .all(...ids) as unknown as SymbolRow[];
+  for (const r of rows) out.set(r.id, r);
+  return out;
 }
 
 function round(x: number): number {

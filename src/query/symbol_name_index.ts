@@ -20,10 +20,26 @@ export interface FuzzyName {
   distance: number;
 }
 
+/** What ranking needs of one definition; full rows are read from SQLite only for results shown. */
+export interface NameEntry {
+  id: number;
+  name: string;
+  qualified_name: string;
+  kind: string;
+  language: string;
+  parent_id: number | null;
+  visibility: string | null;
+  path: string;
+  line_start: number;
+}
+
 interface Built {
   dataVersion: number;
   signature: string;
+  /** Distinct lower-case names, sorted (binary search gives prefix ranges). */
   names: string[];
+  /** Definitions per lower-case name. */
+  byName: Map<string, NameEntry[]>;
   index: Index;
   buildMs: number;
 }
@@ -50,8 +66,37 @@ function storeSignature(db: Db): string {
 
 function build(db: Db): Built {
   const t0 = performance.now();
-  const names = (db.prepare("SELECT DISTINCT name_lower FROM symbols").all() as { name_lower: string }[])
-    .map((r) => r.name_lower);
+  const byName = new Map<string, NameEntry[]>();
+  // Paths, kinds and languages repeat across rows: keep one copy of each string.
+  const interned = new Map<string, string>();
+  const intern = (x: string) => {
+    const have = interned.get(x);
+    if (have !== undefined) return have;
+    interned.set(x, x);
+    return x;
+  };
+  // Rowid order reads the table sequentially; grouping happens here, not in SQLite.
+  const rows = db.prepare(
+    `SELECT id, name, name_lower, qualified_name, kind, language, parent_id, visibility, path, line_start
+     FROM symbols ORDER BY id`,
+  ).iterate() as Iterable<NameEntry & { name_lower: string }>;
+  for (const r of rows) {
+    const e: NameEntry = {
+      id: r.id,
+      name: r.name,
+      qualified_name: r.qualified_name,
+      kind: intern(r.kind),
+      language: intern(r.language),
+      parent_id: r.parent_id,
+      visibility: r.visibility === null ? null : intern(r.visibility),
+      path: intern(r.path),
+      line_start: r.line_start,
+    };
+    const list = byName.get(r.name_lower);
+    if (list) list.push(e);
+    else byName.set(r.name_lower, [e]);
+  }
+  const names = [...byName.keys()].sort();
   // Terms are the trigrams themselves: split on spaces only, no normalizing or stemming.
   const index = new Index({
     tokenize: "strict",
@@ -66,6 +111,7 @@ function build(db: Db): Built {
     dataVersion: dataVersion(db),
     signature: storeSignature(db),
     names,
+    byName,
     index,
     buildMs: performance.now() - t0,
   };
@@ -98,6 +144,46 @@ export function warmSymbolIndex(db: Db): { names: number; build_ms: number } {
 /** Drops the cached name index of `db` (the next query rebuilds it). */
 export function invalidateSymbolIndex(db: Db): void {
   cache.delete(db);
+}
+
+/** Definitions whose lower-case name is `nameLower`. */
+export function definitionsNamed(db: Db, nameLower: string): NameEntry[] {
+  return current(db).byName.get(nameLower) ?? [];
+}
+
+/** First position in sorted `names` not below `x`. */
+function lowerBound(names: string[], x: string): number {
+  let lo = 0;
+  let hi = names.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (names[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Definitions whose lower-case name starts with `prefixLower` (the name
+ * itself excluded), shortest names first, at most `max` of them, and how many
+ * there are in all.
+ */
+export function definitionsWithPrefix(db: Db, prefixLower: string, max: number): { rows: NameEntry[]; total: number } {
+  const b = current(db);
+  const from = lowerBound(b.names, prefixLower);
+  const names: string[] = [];
+  for (let i = from; i < b.names.length && b.names[i].startsWith(prefixLower); i++) {
+    if (b.names[i] !== prefixLower) names.push(b.names[i]);
+  }
+  names.sort((a, c) => a.length - c.length || (a < c ? -1 : 1));
+  const rows: NameEntry[] = [];
+  let total = 0;
+  for (const n of names) {
+    const list = b.byName.get(n)!;
+    total += list.length;
+    for (const e of list) if (rows.length < max) rows.push(e);
+  }
+  return { rows, total };
 }
 
 /** Optimal string alignment distance (Levenshtein plus adjacent swaps), stopping past `max`. */
@@ -148,8 +234,6 @@ export function fuzzyNames(db: Db, query: string, limit = 20): FuzzyName[] {
     const similarity = 1 - d / Math.max(q.length, name.length);
     out.push({ name_lower: name, similarity, distance: d });
   }
-  out.sort((a, b) =>
-    a.distance - b.distance || b.similarity - a.similarity || a.name_lower.localeCompare(b.name_lower)
-  );
+  out.sort((a, b) => a.distance - b.distance || b.similarity - a.similarity || (a.name_lower < b.name_lower ? -1 : 1));
   return out.slice(0, limit);
 }

@@ -56,6 +56,9 @@ export class ServerRuntime {
     this.shuttingDown = true;
     this.closed = true;
     this.offJobs();
+    try {
+      this.router.flush();
+    } catch { /* the store is going away anyway */ }
     this.runner.shutdown();
     this.freshness.close();
     this.readers.closeAll();

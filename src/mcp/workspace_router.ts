@@ -50,7 +50,10 @@ const TOUCH_EVERY_MS = 10_000;
 /** Resolves workspaces to projects for every call. */
 export class WorkspaceRouter {
   private inFlight = new Map<string, number>();
+  /** When each workspace's `last_used_at` was last written (writes are coalesced). */
   private touched = new Map<string, number>();
+  /** When each workspace was last used in this process (exact order for LRU; the store has second precision). */
+  private recency = new Map<string, number>();
   private registering: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -103,6 +106,13 @@ export class WorkspaceRouter {
     return await this.autoRegister(real);
   }
 
+  /** Writes the `last_used_at` updates that were coalesced (at shutdown). */
+  flush(): void {
+    for (const [path, used] of this.recency) {
+      if (used > (this.touched.get(path) ?? -Infinity)) this.registry.touchWorkspace(path);
+    }
+  }
+
   /** Marks a project busy for the duration of a call (a busy workspace is never evicted). */
   enter(projectId: string): () => void {
     this.inFlight.set(projectId, (this.inFlight.get(projectId) ?? 0) + 1);
@@ -142,6 +152,7 @@ export class WorkspaceRouter {
 
   private routeTo(project: ProjectRow, bootstrapped: boolean): RoutedWorkspace {
     const now = performance.now();
+    this.recency.set(project.repo_root, now);
     if (now - (this.touched.get(project.repo_root) ?? -Infinity) >= TOUCH_EVERY_MS) {
       this.touched.set(project.repo_root, now);
       this.registry.touchWorkspace(project.repo_root);
@@ -180,8 +191,13 @@ export class WorkspaceRouter {
     const autos = this.registry.listWorkspaces().filter((w) => w.auto_discovered === 1);
     let excess = autos.length + room - max;
     if (excess <= 0) return;
-    // listWorkspaces is newest first: walk from the oldest.
-    for (const w of [...autos].reverse()) {
+    // Oldest first: workspaces not used by this process (by stored last_used_at), then by use in this process.
+    const order = [...autos].sort((a, b) => {
+      const ra = this.recency.get(a.path) ?? -Infinity;
+      const rb = this.recency.get(b.path) ?? -Infinity;
+      return ra !== rb ? ra - rb : a.last_used_at.localeCompare(b.last_used_at);
+    });
+    for (const w of order) {
       if (excess <= 0) break;
       if (this.inFlight.has(w.project_id)) continue;
       await this.evict(w.project_id, w.path);
@@ -209,6 +225,7 @@ export class WorkspaceRouter {
     }
     this.registry.deleteProject(projectId);
     this.touched.delete(path);
+    this.recency.delete(path);
     info(`evicted auto-discovered workspace ${path} (least recently used)`);
   }
 }

@@ -254,7 +254,7 @@ Deno.test("paths from requests never reach a shell: the only subprocesses are gi
     assert.ok(!/node:child_process|Deno\.run\(|shell:\s*true/.test(text), `${f} uses a shell-capable API`);
     for (const m of text.matchAll(/new Deno\.Command\(([^,]+),/g)) {
       spawns++;
-      assert.ok(['"git"', "Deno.execPath()"].includes(m[1].trim()), `${f} spawns ${m[1]}`);
+      assert.ok(['"git"', "Deno.execPath()", "denoExecutable()"].includes(m[1].trim()), `${f} spawns ${m[1]}`);
     }
     for (const m of text.matchAll(/new Deno\.Command\("git",\s*\{\s*args:\s*\[([^\]]*)/g)) {
       const first = m[1].trim().split(",")[0].trim();

@@ -286,6 +286,21 @@ export async function sandboxedServe(argv: string[], options: ServeOptions): Pro
   return runtimeKind() === "compiled" ? await serveInWorker(argv, policy, env) : await serveInChild(argv, policy, env);
 }
 
+/**
+ * The Deno to re-execute: this very executable when `--allow-run` covers it,
+ * else `deno` from PATH when `--allow-run=deno` was granted (Deno matches a
+ * granted name against PATH, not against the resolved `Deno.execPath()`).
+ */
+function denoExecutable(): string {
+  const exec = Deno.execPath();
+  if (Deno.permissions.querySync({ name: "run", command: exec }).state === "granted") return exec;
+  if (Deno.permissions.querySync({ name: "run", command: "deno" }).state === "granted") return "deno";
+  throw new CruxeError(
+    "internal_error",
+    "The permission sandbox re-executes Deno: run with --allow-run=git,deno (or set CRUXE_SANDBOX=off to serve without it)",
+  );
+}
+
 /** `deno run` / `deno task`: re-executes the CLI under the narrow flags. */
 async function serveInChild(argv: string[], policy: SandboxPolicy, env: Record<string, string>): Promise<number> {
   // Cruxe's own entry beside this module (the same file as Deno.mainModule under `deno run main.ts`/`deno task`,
@@ -295,7 +310,7 @@ async function serveInChild(argv: string[], policy: SandboxPolicy, env: Record<s
   const args = ["run", ...buildSandboxFlags(policy)];
   if (existsSync(config)) args.push(`--config=${config}`);
   args.push(main, ...argv);
-  const child = new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(denoExecutable(), {
     args,
     env: sandboxEnv(env),
     clearEnv: true,

@@ -42,12 +42,22 @@ function signatureOf(node: Node, rule: DefRule, source: string): string {
 }
 
 function cleanComment(text: string): string {
-  return text.split("\n").map((l) => l.replace(/^\s*(\/\/\/?|\/\*\*?|\*\/|\*|#|--|;+)\s?/, "").replace(/\*\/\s*$/, ""))
+  return text.split("\n").map((l) =>
+    l.replace(/^\s*(\/\/\/?|\/\*\*?|\*\/|\*|#|--\s*[|^]?|;+)\s?/, "").replace(/\*\/\s*$/, "")
+  )
     .join("\n").trim();
 }
 
-/** Doc comment just above `node` (contiguous comment siblings). */
-function docOf(node: Node, spec: LanguageSpec, source: string): string | null {
+/**
+ * Documentation of a definition: the language's own hook, a docstring in the
+ * definition's body, or the comments just above `outer` (the node with
+ * decorators/attributes/export wrapper).
+ */
+function docOf(node: Node, outer: Node, spec: LanguageSpec, source: string): string | null {
+  if (spec.doc) {
+    const d = spec.doc(node);
+    if (d) return oneDoc(d);
+  }
   if (spec.docstring) {
     const body = node.childForFieldName("body");
     const first = body?.firstNamedChild;
@@ -56,11 +66,15 @@ function docOf(node: Node, spec: LanguageSpec, source: string): string | null {
     }
   }
   if (!spec.commentTypes) return null;
+  node = outer;
   const parts: string[] = [];
-  let prev = node.previousNamedSibling;
+  // A doc comment may sit before the body node that holds the definition (Ruby `module X` + comment + body).
+  let prev = node.previousNamedSibling ?? node.parent?.previousNamedSibling ?? null;
   let line = node.startPosition.row;
   while (prev && spec.commentTypes.includes(prev.type) && prev.endPosition.row >= line - 1) {
-    parts.unshift(source.slice(prev.startIndex, prev.endIndex));
+    const text = source.slice(prev.startIndex, prev.endIndex);
+    if (spec.isDoc && !spec.isDoc(text)) break;
+    parts.unshift(text);
     line = prev.startPosition.row;
     prev = prev.previousNamedSibling;
   }
@@ -75,8 +89,10 @@ function oneDoc(s: string): string | null {
 
 /** Last identifier-looking segment of a callee expression (`a.b.c()` → `c`). */
 export function calleeName(text: string): string | null {
-  const cleaned = text.replace(/<[^<>]*>/g, "").replace(/\([\s\S]*$/, "");
-  const m = cleaned.match(/([A-Za-z_$][A-Za-z0-9_$!?]*)\s*$/);
+  const cleaned = text.replace(/<[^<>]*>/g, "");
+  // The callee's own trailing name (`a.b(c).d` → `d`), else the head before any arguments (`f(x)(y)` → `f`).
+  const m = cleaned.match(/([A-Za-z_$][A-Za-z0-9_$!?]*)\s*$/) ??
+    cleaned.replace(/\([\s\S]*$/, "").match(/([A-Za-z_$][A-Za-z0-9_$!?]*)\s*$/);
   return m ? m[1] : null;
 }
 
@@ -217,7 +233,7 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
         lineEnd: endLine(last),
         parent: top?.index ?? null,
         visibility: rule.visibility?.(node, name) ?? null,
-        doc: docOf(outer, spec, source),
+        doc: docOf(node, outer, spec, source),
       };
       symbols.push(sym);
       const index = symbols.length - 1;

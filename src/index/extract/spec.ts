@@ -61,6 +61,10 @@ export interface LanguageSpec {
   module?: (path: string, root: Node) => string | null;
   /** Comment node types whose text, just above a definition, is its doc. */
   commentTypes?: string[];
+  /** Which comments count as documentation (default: all of `commentTypes`); a rejected one ends the doc block. */
+  isDoc?: (text: string) => boolean;
+  /** Documentation found some other way (Elixir `@doc`); tried before comments. */
+  doc?: (node: Node) => string | null;
   /** Python-style docstring: first string statement of the body. */
   docstring?: boolean;
 }

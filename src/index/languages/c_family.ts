@@ -102,6 +102,13 @@ function structName(n: Node): string | null {
   return null;
 }
 
+/** `struct session`, and for an anonymous one named by its typedef, `typedef enum role_t`. */
+function structSignature(n: Node, source: string): string {
+  const body = n.childForFieldName("body");
+  const head = source.slice(n.startIndex, body ? body.startIndex : n.endIndex).trim();
+  return n.childForFieldName("name") ? head : `typedef ${head} ${structName(n) ?? ""}`;
+}
+
 const withBody = (kind: SymbolKind) => (n: Node) => n.childForFieldName("body") ? kind : null;
 
 function heritage(n: Node) {
@@ -161,9 +168,9 @@ export const c: LanguageSpec = {
   defs: {
     ...common,
     function_definition: { kind: "function", name: (n) => nameNode(n)?.text ?? null, signature: headSignature },
-    struct_specifier: { kind: withBody("struct"), name: structName },
-    union_specifier: { kind: withBody("struct"), name: structName },
-    enum_specifier: { kind: withBody("enum"), name: structName },
+    struct_specifier: { kind: withBody("struct"), name: structName, signature: structSignature },
+    union_specifier: { kind: withBody("struct"), name: structName, signature: structSignature },
+    enum_specifier: { kind: withBody("enum"), name: structName, signature: structSignature },
     field_declaration: {
       kind: (_n, ctx) => ctx.parentKind === "struct" ? "field" : null,
       name: (n) => nameNode(n)?.text ?? null,
@@ -193,10 +200,22 @@ export const cpp: LanguageSpec = {
       outer: templateOuter,
       signature: headSignature,
     },
-    class_specifier: { kind: withBody("class"), name: structName, heritage, outer: templateOuter },
-    struct_specifier: { kind: withBody("struct"), name: structName, heritage, outer: templateOuter },
-    union_specifier: { kind: withBody("struct"), name: structName, outer: templateOuter },
-    enum_specifier: { kind: withBody("enum"), name: structName },
+    class_specifier: {
+      kind: withBody("class"),
+      name: structName,
+      signature: structSignature,
+      heritage,
+      outer: templateOuter,
+    },
+    struct_specifier: {
+      kind: withBody("struct"),
+      name: structName,
+      signature: structSignature,
+      heritage,
+      outer: templateOuter,
+    },
+    union_specifier: { kind: withBody("struct"), name: structName, signature: structSignature, outer: templateOuter },
+    enum_specifier: { kind: withBody("enum"), name: structName, signature: structSignature },
     alias_declaration: { kind: "type", outer: templateOuter, signature: (n) => n.text.replace(/;$/, "") },
     field_declaration: {
       kind: cppMemberDeclKind,

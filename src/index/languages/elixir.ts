@@ -44,6 +44,13 @@ function head(n: Node): Node | null {
 function defName(n: Node): string | null {
   const t = target(n);
   if (!t) return null;
+  if (t === "defimpl") {
+    // `defimpl P, for: T` defines the module `P.T`.
+    const forType = n.namedChildren.find((c) => c?.type === "arguments")?.descendantsOfType("pair")
+      .find((p) => p?.childForFieldName("key")?.text.startsWith("for"))?.childForFieldName("value")?.text;
+    const proto = firstArg(n)?.text;
+    return proto && forType ? `${proto}.${forType}` : proto ?? null;
+  }
   if (t in MODULES) return firstArg(n)?.text ?? null;
   const h = head(n);
   if (!h) return null;
@@ -73,6 +80,46 @@ function isDefHead(n: Node): boolean {
   return !!def && def.type === "call" && (target(def) ?? "") in FUNCS;
 }
 
+/** True for a later clause of the function defined just above (`def f(0)` after `def f(n)`). */
+function isLaterClause(n: Node): boolean {
+  const prev = n.previousNamedSibling;
+  return prev?.type === "call" && target(prev) === target(n) && defName(prev) === defName(n);
+}
+
+function lastClause(n: Node): Node {
+  let last = n;
+  for (let next = n.nextNamedSibling; next?.type === "call" && isLaterClause(next); next = next.nextNamedSibling) {
+    last = next;
+  }
+  return last;
+}
+
+/** The string of an `@doc` / `@moduledoc` attribute. */
+function attributeDoc(attr: Node | null | undefined, name: string): string | null {
+  if (attr?.type !== "unary_operator") return null;
+  const call = attr.childForFieldName("operand");
+  if (call?.type !== "call" || target(call) !== name) return null;
+  const s = firstArg(call);
+  return s?.type === "string" ? s.text.replace(/^("""|")|("""|")$/g, "").trim() : null;
+}
+
+/** `@doc` just above a function, `@moduledoc` first in a module body. */
+function elixirDoc(n: Node): string | null {
+  const t = target(n);
+  if (t && t in MODULES) {
+    const block = n.namedChildren.find((c) => c?.type === "do_block");
+    return attributeDoc(block?.namedChildren[0], "moduledoc");
+  }
+  let prev = n.previousNamedSibling;
+  // Skip other attributes between `@doc` and the def (`@spec`, `@impl`).
+  while (prev?.type === "unary_operator" && !attributeDoc(prev, "doc")) {
+    const op = prev.childForFieldName("operand");
+    if (op?.type !== "call" || target(op) === "moduledoc") break;
+    prev = prev.previousNamedSibling;
+  }
+  return attributeDoc(prev, "doc");
+}
+
 export const elixir: LanguageSpec = {
   id: "elixir",
   grammar: "tree-sitter-elixir.wasm",
@@ -80,15 +127,22 @@ export const elixir: LanguageSpec = {
   shebangs: ["elixir"],
   separator: ".",
   commentTypes: ["comment"],
+  doc: elixirDoc,
   defs: {
     call: {
       kind: (n) => {
         const t = target(n);
         if (!t) return null;
+        if (t in FUNCS && isLaterClause(n)) return null;
         return MODULES[t] ?? FUNCS[t] ?? null;
       },
+      until: (n) => (target(n) ?? "") in FUNCS ? lastClause(n) : n,
       name: defName,
       visibility: (n) => /p$/.test(target(n) ?? "") ? "private" : "public",
+      heritage: (n) => {
+        const proto = target(n) === "defimpl" ? firstArg(n)?.text : null;
+        return { extends: [], implements: proto ? [proto] : [] };
+      },
       signature: defSignature,
     },
   },

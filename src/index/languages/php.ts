@@ -25,9 +25,14 @@ function heritage(n: Node) {
   const base = childOfType(n, ["base_clause"]);
   const impl = childOfType(n, ["class_interface_clause"]);
   const last = (s: string) => s.split("\\").pop()!;
+  // Traits used in the body (`use LogsActivity;`) count as implemented, like interfaces.
+  const traits: string[] = [];
+  for (const c of n.childForFieldName("body")?.namedChildren ?? []) {
+    if (c?.type === "use_declaration") traits.push(...namesOfType(c, ["name", "qualified_name"]).map(last));
+  }
   return {
     extends: namesOfType(base, ["name", "qualified_name"]).map(last),
-    implements: namesOfType(impl, ["name", "qualified_name"]).map(last),
+    implements: [...namesOfType(impl, ["name", "qualified_name"]).map(last), ...traits],
   };
 }
 

@@ -53,6 +53,31 @@ function mixins(n: Node): string[] {
   return out;
 }
 
+/** `class Token < Base` / `module Auth`: the head without the body or comments after it. */
+function typeSignature(n: Node, source: string): string {
+  const last = n.childForFieldName("superclass") ?? n.childForFieldName("name");
+  return source.slice(n.startIndex, last ? last.endIndex : n.startIndex + 80);
+}
+
+const VISIBILITY = new Set(["private", "protected", "public"]);
+
+/**
+ * `private def x`, or a bare `private` line above the method in the same
+ * body (the search looks back a bounded number of statements).
+ */
+function methodVisibility(n: Node): string {
+  const p = n.parent;
+  if (p?.type === "argument_list") {
+    const m = p.parent?.childForFieldName("method")?.text ?? "";
+    if (VISIBILITY.has(m)) return m;
+  }
+  let prev = n.previousNamedSibling;
+  for (let i = 0; prev && i < 300; i++, prev = prev.previousNamedSibling) {
+    if (prev.type === "identifier" && VISIBILITY.has(prev.text)) return prev.text;
+  }
+  return "public";
+}
+
 function methodSignature(n: Node, source: string): string {
   const params = n.childForFieldName("parameters");
   const name = n.childForFieldName("name");
@@ -69,11 +94,12 @@ export const ruby: LanguageSpec = {
   separator: "::",
   commentTypes: ["comment"],
   defs: {
-    module: { kind: "module", name: constName, qualifier: constScope },
+    module: { kind: "module", name: constName, qualifier: constScope, signature: typeSignature },
     class: {
       kind: "class",
       name: constName,
       qualifier: constScope,
+      signature: typeSignature,
       heritage: (n) => {
         const sup = n.childForFieldName("superclass")?.namedChildren[0];
         return { extends: sup ? [sup.text.split("::").pop()!] : [], implements: mixins(n) };
@@ -83,8 +109,9 @@ export const ruby: LanguageSpec = {
       kind: (_n, ctx) => ctx.parentKind ? "method" : "function",
       joiner: (n) => inSingletonClass(n) ? "." : "#",
       signature: methodSignature,
+      visibility: methodVisibility,
     },
-    singleton_method: { kind: "method", joiner: ".", signature: methodSignature },
+    singleton_method: { kind: "method", joiner: ".", signature: methodSignature, visibility: methodVisibility },
     assignment: {
       kind: (n, ctx) =>
         n.childForFieldName("left")?.type === "constant" && ctx.parentKind !== "method" && ctx.parentKind !== "function"

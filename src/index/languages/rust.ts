@@ -36,10 +36,13 @@ function withAttributes(n: Node): Node {
   return first;
 }
 
-function visibility(n: Node): string {
+function visibility(n: Node): string | null {
   for (const c of n.namedChildren) {
     if (c?.type === "visibility_modifier") return c.text.replace(/\s+/g, "");
   }
+  // Items of a trait, or of a trait's impl, are as visible as the trait.
+  const owner = n.parent?.parent;
+  if (owner?.type === "trait_item" || (owner?.type === "impl_item" && owner.childForFieldName("trait"))) return null;
   return "private";
 }
 
@@ -67,6 +70,7 @@ export function expandUse(text: string): string[] {
 }
 
 const item = { visibility, outer: withAttributes };
+const firstLine = (n: Node) => n.text.split("\n")[0].replace(/[;{\s]+$/, "");
 
 export const rust: LanguageSpec = {
   id: "rust",
@@ -74,6 +78,8 @@ export const rust: LanguageSpec = {
   extensions: [".rs"],
   separator: "::",
   commentTypes: ["line_comment", "block_comment"],
+  // Outer doc comments only: `//!` documents the enclosing module, plain `//` is not documentation.
+  isDoc: (text) => /^(\/\/\/(?!\/)|\/\*\*(?!\*))/.test(text),
   module: (path) => rustModulePath(path),
   defs: {
     function_item: { kind: "function", ...item },
@@ -107,8 +113,8 @@ export const rust: LanguageSpec = {
       outer: withAttributes,
       signature: (n) => `macro_rules! ${n.childForFieldName("name")?.text}`,
     },
-    const_item: { kind: "constant", body: "value", ...item },
-    static_item: { kind: "variable", body: "value", ...item },
+    const_item: { kind: "constant", signature: firstLine, ...item },
+    static_item: { kind: "variable", signature: firstLine, ...item },
     type_item: { kind: "type", ...item },
     associated_type: { kind: "type", outer: withAttributes },
     field_declaration: {

@@ -18,6 +18,20 @@ function heritage(n: Node) {
   };
 }
 
+/**
+ * The last token of a definition. Indentation-based bodies (`indented_block`)
+ * run on to the next definition; the last token is where the code ends.
+ */
+function lastToken(n: Node): Node {
+  let cur = n;
+  for (let i = 0; i < 64; i++) {
+    const last = cur.lastChild;
+    if (!last) break;
+    cur = last;
+  }
+  return cur;
+}
+
 function valueKind(n: Node, ctx: RuleContext): SymbolKind | null {
   if (n.childForFieldName("pattern")?.type !== "identifier") return null;
   if (ctx.parentKind === null) return n.type.startsWith("val") ? "constant" : "variable";
@@ -32,6 +46,7 @@ function valueSignature(n: Node, source: string): string {
 
 const value = {
   kind: valueKind,
+  until: lastToken,
   name: (n: Node) => n.childForFieldName("pattern")?.text ?? null,
   visibility,
   signature: valueSignature,
@@ -54,13 +69,13 @@ export const scala: LanguageSpec = {
   },
   defs: {
     package_clause: { kind: (n) => n.childForFieldName("body") ? "namespace" : null },
-    class_definition: { kind: "class", heritage, visibility },
-    object_definition: { kind: "class", heritage, visibility },
-    trait_definition: { kind: "trait", heritage, visibility },
-    enum_definition: { kind: "enum", heritage, visibility },
+    class_definition: { until: lastToken, kind: "class", heritage, visibility },
+    object_definition: { until: lastToken, kind: "class", heritage, visibility },
+    trait_definition: { until: lastToken, kind: "trait", heritage, visibility },
+    enum_definition: { until: lastToken, kind: "enum", heritage, visibility },
     simple_enum_case: { kind: "enum_member", signature: (n) => n.text },
     full_enum_case: { kind: "enum_member" },
-    function_definition: { kind: "function", visibility },
+    function_definition: { until: lastToken, kind: "function", visibility },
     function_declaration: { kind: "function", visibility },
     type_definition: { kind: "type", visibility, body: "type" },
     val_definition: value,
@@ -77,7 +92,9 @@ export const scala: LanguageSpec = {
       const path = n.namedChildren.filter((c) => c?.type === "identifier").map((c) => c!.text).join(".");
       const sel = childOfType(n, ["namespace_selectors"]);
       if (!sel) return [path + (childOfType(n, ["namespace_wildcard"]) ? "._" : "")];
-      return namesOfType(sel, ["identifier"]).map((s) => `${path}.${s}`);
+      // `{Map => MMap}` imports Map.
+      return sel.namedChildren.map((c) => c?.type === "arrow_renamed_identifier" ? c.childForFieldName("name") : c)
+        .filter((c) => c?.type === "identifier").map((c) => `${path}.${c!.text}`);
     },
   },
 };

@@ -18,8 +18,12 @@ export type ContextCandidate =
 const STOPWORDS = new Set(
   ("a an and are as at be by can do does for from get how i in is it of on or the this to use used uses using what " +
     "when where which who why with where's implemented implement implementation code function defined define " +
-    "definition find show me my our we there").split(" "),
+    "definition find show me my our we there that these those if not no all any its it's into than then so such " +
+    "should would could will shall may might must has have had was were been being returns return given whether " +
+    "reports").split(" "),
 );
+/** Most words in an any-word (OR) query: every extra common word costs a long posting list. */
+const MAX_OR_WORDS = 8;
 
 const IDENTIFIER_QUERY = /^[A-Za-z_$][\w$]*((::|[.#/])[A-Za-z_$][\w$]*)*(\(\))?$/;
 
@@ -63,8 +67,12 @@ export function contextCandidates(db: Db, query: string, n: number): ContextCand
   let out = textCandidates(db, fts(words, "AND"), n);
   if (out.length < n && words.length > 1) {
     const seen = new Set(out.map(key));
+    // Longer words are usually the rarer, more telling ones.
+    const orWords = words.length > MAX_OR_WORDS
+      ? [...words].sort((a, b) => b.length - a.length).slice(0, MAX_OR_WORDS)
+      : words;
     out = out.concat(
-      textCandidates(db, fts(words, "OR"), n).filter((c) => !seen.has(key(c))).map((c) => ({
+      textCandidates(db, fts(orWords, "OR"), n).filter((c) => !seen.has(key(c))).map((c) => ({
         ...c,
         score: c.score / 2,
       })),

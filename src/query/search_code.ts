@@ -228,7 +228,7 @@ function lists(db: Db, text: string, intent: QueryIntent, terms: string[], f: So
         });
         out.push({
           source: "file_evidence",
-          weight: 1,
+          weight: 2,
           items: filesFromChunks(hits).map((hit) => ({ kind: "file", hit })),
         });
       }
@@ -240,6 +240,8 @@ function lists(db: Db, text: string, intent: QueryIntent, terms: string[], f: So
           weight: 1.5,
           items: exactNameSource(db, idents, f, DEPTH.exact).map((hit) => ({ kind: "symbol", hit })),
         });
+        // The same identifiers as whole words of code: finds them where no symbol table exists.
+        chunks("identifier_text", 1, anyOf(idents.map((i) => i.toLowerCase())), 40);
       }
       sym("symbols", 1);
       files("files", 1);

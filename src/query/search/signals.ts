@@ -109,7 +109,7 @@ export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
       if (q.identifier && stem.toLowerCase() === q.identifier.toLowerCase()) factor(u, "file_named_after_symbol", 1.5);
     }
     if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", 0.4);
-    if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.7);
+    if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
     if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);
   }
   return units.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));

@@ -268,6 +268,16 @@ Deno.test("MCP search_code: scope/repo over three named repositories, meta.scope
     assert.equal((bodyOf(unknown).error as { code: string }).code, "project_not_found");
     const tooMany = await s.call("search_code", { query: "x", scope: { type: "repos", repos: Array(11).fill("a") } });
     assert.equal((bodyOf(tooMany).error as { code: string }).code, "invalid_input");
+    // A registered repository without an index yet: the others answer, and the envelope says partial.
+    const fresh = copyFixture("multi_gamma");
+    dirs.push(fresh);
+    s.registry.upsertProject({ ...registerProject(s.registry, fresh), name: "delta" });
+    const part = bodyOf(
+      await s.call("search_code", { query: "rate limiter", scope: { type: "repos", repos: ["alpha", "delta"] } }),
+    );
+    assert.ok((part.results as { repo: string }[]).every((r) => r.repo === "alpha"));
+    assert.equal((part.meta as { result_completeness: string }).result_completeness, "partial");
+    assert.equal((part.metadata as { result_completeness: string }).result_completeness, "partial");
     // Without scope or repo, search_code is unchanged (no `meta`, no `repo`).
     const plain = bodyOf(await s.call("search_code", { query: "RateLimiter", workspace: dirs[0] }));
     assert.equal(plain.meta, undefined);

@@ -192,6 +192,21 @@ Deno.test("hostile repository content: symlinks leaving the workspace are never 
   assert.equal(leaked.n, 0);
 });
 
+Deno.test("hostile repository root: a registered root replaced by a symlink is refused, not followed", async () => {
+  const victim = join(dev, "victim");
+  Deno.mkdirSync(victim);
+  write(join(victim, "ok.txt"), "fine\n");
+  const project = registerProject(router.registry, victim);
+  router.registry.upsertProject({ ...project, name: "victim" });
+  const before = await router.call("open_file", { repo: "victim", path: "ok.txt" });
+  assert.equal(bodyOf(before).content, "fine\n");
+  Deno.renameSync(victim, victim + ".old");
+  Deno.symlinkSync(outside, victim);
+  const after = await router.call("open_file", { repo: "victim", path: "secret.txt" });
+  assert.equal((bodyOf(after).error as { code: string }).code, "forbidden");
+  assert.ok(!JSON.stringify(after).includes(SECRET));
+});
+
 // ---- legitimate paths: zero false positives
 
 const LEGIT_OPEN: [string, string, string][] = [

@@ -81,10 +81,12 @@ export class Dispatcher {
       project = route.project;
       leave = this.rt.router.enter(project.project_id);
       const body = await this.run(tool.def, args, route, call);
-      return successResult(
-        body as Record<string, unknown>,
-        this.metadata(route.project, (body as { truncated?: unknown }).truncated === true),
-      );
+      const metadata = this.metadata(route.project, (body as { truncated?: unknown }).truncated === true);
+      // A multi-repo answer (scope/repo) knows when one of its repositories was still indexing.
+      if ((body as { meta?: { result_completeness?: unknown } }).meta?.result_completeness === "partial") {
+        metadata.result_completeness = "partial";
+      }
+      return successResult(body as Record<string, unknown>, metadata);
     } catch (err) {
       return errorResult(err, project ? this.metadata(project, false) : unroutedMetadata());
     } finally {

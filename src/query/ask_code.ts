@@ -24,7 +24,7 @@ import {
   type SearchFn,
   searchScope,
 } from "./multi_repo.ts";
-import { openFile } from "./open_file.ts";
+import { checkRegisteredRoot, openFile } from "./open_file.ts";
 
 /** Default and largest `topK`. */
 export const DEFAULT_TOP_K = 5;
@@ -77,6 +77,8 @@ export interface AskMeta {
   evidencesDropped: number;
   invalidCitations: string[];
   elapsedMs: number;
+  /** `partial` when a repository of the scope is still indexing or has no usable index. */
+  result_completeness: ResultCompleteness;
 }
 
 /** ask_code's answer. */
@@ -85,7 +87,6 @@ export interface AskResult {
   evidences: Evidence[];
   citations: Citation[];
   meta: AskMeta;
-  result_completeness: ResultCompleteness;
 }
 
 /** What ask_code needs from the server. */
@@ -167,6 +168,7 @@ export async function askCode(deps: AskDeps, resolved: ResolvedScope, input: Ask
 
   const found = await searchScope(deps, resolved, { query, topK, language: input.language, pathPrefix }, deps.search);
   const byRoot = new Map(resolved.targets.map((t) => [t.name, t.project.repo_root]));
+  const rootOk = new Map<string, boolean>();
   const evidences: Evidence[] = [];
   let dropped = 0;
   let budget = PROMPT_EVIDENCE_BUDGET;
@@ -174,6 +176,18 @@ export async function askCode(deps: AskDeps, resolved: ResolvedScope, input: Ask
     if (hit.score < minScore) continue;
     const root = byRoot.get(hit.repo);
     if (!root) continue;
+    if (!rootOk.has(root)) {
+      try {
+        checkRegisteredRoot(root);
+        rootOk.set(root, true);
+      } catch {
+        rootOk.set(root, false);
+      }
+    }
+    if (!rootOk.get(root)) {
+      dropped++;
+      continue;
+    }
     try {
       const w = openFile(root, {
         path: hit.path,
@@ -214,10 +228,11 @@ export async function askCode(deps: AskDeps, resolved: ResolvedScope, input: Ask
     evidencesDropped: dropped,
     invalidCitations: [],
     elapsedMs: 0,
+    result_completeness: found.result_completeness,
   };
   const done = (answer: string, citations: Citation[] = []): AskResult => {
     meta.elapsedMs = Math.round(performance.now() - t0);
-    return { answer, evidences, citations, meta, result_completeness: found.result_completeness };
+    return { answer, evidences, citations, meta };
   };
   const where = resolved.scope.repos.join(", ") || "(no repositories)";
 

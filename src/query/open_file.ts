@@ -65,6 +65,24 @@ export function canonicalRoot(repoRoot: string): string {
 }
 
 /**
+ * Refuses (`forbidden`) a registered repository root that no longer is its
+ * own realpath: registration stored the canonical path, so a root that has
+ * since become (or moved behind) a symlink could point anywhere.
+ * Requires `--allow-read` on the root.
+ */
+export function checkRegisteredRoot(registeredRoot: string): string {
+  const real = canonicalRoot(registeredRoot);
+  if (real !== registeredRoot.replace(/\/+$/, "")) {
+    throw new CruxeError(
+      "forbidden",
+      `The repository root ${registeredRoot} now resolves to ${real}; re-register it (cruxe init) to serve it again`,
+      { repo_root: registeredRoot, resolved: real },
+    );
+  }
+  return real;
+}
+
+/**
  * Resolves a request path to a canonical file path inside `root` (already
  * canonical), or throws `forbidden` / `file_not_found`. Never reads content.
  */

@@ -1,6 +1,6 @@
 /** `open_file` (spec file 001): a line window of one file of a registered repository, read from disk. */
 import { z } from "zod";
-import { openFile } from "../../query/open_file.ts";
+import { checkRegisteredRoot, openFile } from "../../query/open_file.ts";
 import { resolveScope } from "../../query/multi_repo.ts";
 import { defineTool } from "./tool.ts";
 import { repoArg, scopeOfCall } from "./scope_args.ts";
@@ -33,7 +33,7 @@ export const openFileTool = defineTool({
       })!
       : scopeOfCall({}, ctx);
     const target = scope.targets[0];
-    const r = openFile(target.project.repo_root, {
+    const r = openFile(checkRegisteredRoot(target.project.repo_root), {
       path: args.path,
       startLine: args.startLine,
       endLine: args.endLine,

@@ -118,7 +118,7 @@ const KIND_BONUS: Record<string, number> = {
   macro: 0.01,
 };
 
-const TIER_BASE: Record<MatchTier, number> = { exact: 0.9, case_insensitive: 0.8, prefix: 0.55, fuzzy: 0.25 };
+const TIER_BASE: Record<MatchTier, number> = { exact: 0.9, case_insensitive: 0.8, prefix: 0.55, fuzzy: 0.45 };
 
 const pathSignals = new Map<string, number>();
 
@@ -202,7 +202,8 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
     const seen = new Set(candidates.map((c) => c.row.id));
     for (const f of fuzzyNames(db, parsed.leaf, 20)) {
       const rows = filterRows(definitionsNamed(db, f.name_lower), kind, language).filter((r) => !seen.has(r.id));
-      push(rows, () => "fuzzy", () => 0.2 * f.similarity);
+      // Each edit costs more than all signals together, so the closest spelling wins.
+      push(rows, () => "fuzzy", () => -0.1 * f.distance);
     }
   }
 

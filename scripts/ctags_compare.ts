@@ -198,6 +198,7 @@ async function main() {
     for (const [label, kinds] of [["main", MAIN_KINDS[lang]], ["secondary", EXTRA_KINDS[lang]]] as const) {
       let total = 0, matched = 0, strict = 0, skippedFiles = 0;
       const skippedDirs = new Map<string, number>();
+      const skippedOther = new Set<string>();
       const perKind = new Map<string, { total: number; matched: number }>();
       const causes = new Map<Cause, Tag[]>();
       for (const t of tags) {
@@ -206,6 +207,7 @@ async function main() {
           skippedFiles++;
           const top = t.path.split("/").find((p) => /^(testdata|vendor|third_party|node_modules)$/.test(p)) ?? "other";
           skippedDirs.set(top, (skippedDirs.get(top) ?? 0) + 1);
+          if (top === "other") skippedOther.add(t.path);
           continue;
         }
         total++;
@@ -235,6 +237,13 @@ async function main() {
           [...skippedDirs].map(([d, n]) => `${d}: ${n}`).join(", ")
         })`,
       );
+      if (skippedOther.size) {
+        const ex = [...skippedOther].slice(0, 4).map((p) => {
+          const size = Deno.statSync(join(dir, p)).size;
+          return `${p} (${(size / 1024).toFixed(0)} KiB)`;
+        });
+        console.log(`  not indexed for other reasons (${skippedOther.size} files), e.g. ${ex.join(", ")}`);
+      }
       for (const [k, v] of perKind) {
         console.log(`  ${k}: ${v.matched}/${v.total} (${(100 * v.matched / v.total).toFixed(2)}%)`);
       }

@@ -185,9 +185,16 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
         }
       }
     }
-    if (cursor.gotoFirstChild()) {
-      do visit(); while (cursor.gotoNextSibling());
-      cursor.gotoParent();
+  };
+
+  // Pre-order walk without recursion: generated code nests deep enough to overflow the JS stack.
+  const walk = (): void => {
+    for (;;) {
+      visit();
+      if (cursor.gotoFirstChild()) continue;
+      while (!cursor.gotoNextSibling()) {
+        if (!cursor.gotoParent()) return;
+      }
     }
   };
 
@@ -249,7 +256,7 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
     return frame;
   };
 
-  visit();
+  walk();
   cursor.delete();
   return { symbols, refs, parseError: root.hasError ? "syntax errors in file (partial extraction)" : null };
 }

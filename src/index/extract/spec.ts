@@ -1,6 +1,23 @@
 /**
  * How a language's syntax tree maps to symbols and references. One spec per
  * language under `src/index/languages/`; the engine in `engine.ts` runs them.
+ *
+ * Conventions every spec follows:
+ * - `line_start` is the first line of the declaration *including* its
+ *   decorators, annotations, attributes and export wrapper (`@cached`,
+ *   `#[derive]`, `@Override`, `export`), so a span read from the index shows
+ *   them; `line_end` is its last line. Tools such as ctags report the line of
+ *   the name instead; `scripts/ctags_compare.ts` compares against that.
+ * - Qualified-name separators: `.` for Go, Python, TS/JS, Java, C#, Scala,
+ *   Elixir, Haskell and C struct members; `::` for Rust and C++; Ruby joins
+ *   modules/classes with `::`, instance methods with `#` and singleton
+ *   methods with `.` (`Auth::Token#valid?`, `Auth::Token.parse`); PHP joins
+ *   namespaces and top-level names with `\` and class members with `::`
+ *   (`App\Auth\TokenService::validate`).
+ * - Rust module paths come from the file path (`src/auth/jwt.rs` →
+ *   `auth::jwt`; `lib.rs`/`main.rs`/`mod.rs` name their directory); an
+ *   `impl` block is a symbol named after its type, and its methods are
+ *   `Type::method`.
  */
 import type { Node } from "web-tree-sitter";
 import type { SymbolKind } from "../../core/types.ts";

@@ -176,9 +176,10 @@ Deno.test("symlink escapes: the wall lets them through, so openFile's realpath c
   assert.equal(code, "forbidden");
 });
 
-Deno.test("sandboxedServe: re-executes serve-mcp under the narrow flags and serves over stdio", async () => {
+/** Runs serve-mcp through sandboxedServe (as a driver script) and makes a few calls over stdio. */
+async function serveThroughSandbox(mode: "reexec" | "worker"): Promise<{ lines: Record<string, unknown>[] }> {
   const repo = join(root, "app");
-  const driver = join(base, "driver.ts");
+  const driver = join(base, `driver_${mode}.ts`);
   const sandboxUrl = new URL("../src/cli/sandbox.ts", import.meta.url).href;
   const parseUrl = new URL("../src/cli/commands/serve_mcp.ts", import.meta.url).href;
   Deno.writeTextFileSync(
@@ -191,37 +192,68 @@ Deno.exit(code ?? 99);`,
   );
   const config = new URL("../deno.json", import.meta.url).pathname;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `--config=${config}`, driver],
-    env: { CRUXE_HOME: home, AWS_SECRET_ACCESS_KEY: "must-not-pass" },
+    args: ["run", "-A", "--unstable-worker-options", `--config=${config}`, driver],
+    env: {
+      CRUXE_HOME: join(home, mode),
+      AWS_SECRET_ACCESS_KEY: "must-not-pass",
+      ...(mode === "worker" ? { CRUXE_SANDBOX: "worker" } : {}),
+    },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
   const w = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
   const send = (m: unknown) => w.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+  // One request at a time: each call waits for its answer (index_repo waits for its job).
+  const answer = async (id: number) => {
+    while (!buf.split("\n").some((l) => l.startsWith("{") && JSON.parse(l).id === id)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += value;
+    }
+  };
+  const call = async (id: number, name: string, args: Record<string, unknown>) => {
+    await send({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+    await answer(id);
+  };
   await send({
     jsonrpc: "2.0",
     id: 1,
     method: "initialize",
     params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
   });
+  await answer(1);
   await send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  await send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  while (!buf.includes('"id":2')) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += value;
-  }
+  await call(2, "index_repo", { wait: true });
+  await call(3, "locate_symbol", { name: "ok" });
+  await call(4, "open_file", { path: "escape.txt" });
   await w.close();
   const status = await child.status;
   reader.releaseLock();
   await child.stdout.cancel().catch(() => {});
   const err = new TextDecoder().decode(await new Response(child.stderr).arrayBuffer());
-  assert.ok(buf.includes('"id":2') && buf.includes("locate_symbol"), buf + err);
   assert.equal(status.code, 0, err);
-});
+  return { lines: buf.trim().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l)) };
+}
+
+function toolText(lines: Record<string, unknown>[], id: number): Record<string, unknown> {
+  const msg = lines.find((l) => l.id === id) as { result: { content: { text: string }[] } };
+  assert.ok(msg, `no answer for call ${id}`);
+  return JSON.parse(msg.result.content[0].text);
+}
+
+for (const mode of ["reexec", "worker"] as const) {
+  Deno.test(`sandboxedServe (${mode}): serve-mcp indexes and answers inside the sandbox; escapes still refused`, async () => {
+    const { lines } = await serveThroughSandbox(mode);
+    const located = toolText(lines, 3) as { results: { path: string }[] };
+    assert.deepEqual(located.results.map((r) => r.path), ["main.ts"]);
+    const refused = toolText(lines, 4) as { error: { code: string } };
+    assert.equal(refused.error.code, "forbidden");
+    assert.ok(!JSON.stringify(lines).includes("outside secret"));
+  });
+}
 
 Deno.test({
   name: "sandbox: teardown",

@@ -43,7 +43,7 @@ import { Registry } from "../state/registry.ts";
 
 /** Set in the sandboxed child (or worker): it must serve, not re-execute. */
 export const SANDBOX_ENV_MARKER = "CRUXE_SANDBOXED";
-/** `CRUXE_SANDBOX=off` serves without the sandbox. */
+/** `CRUXE_SANDBOX=off` serves without the sandbox; `CRUXE_SANDBOX=worker` forces the worker form. */
 export const SANDBOX_OPT_OUT = "CRUXE_SANDBOX";
 
 /** Environment variables the sandboxed process keeps (exact names, or prefixes ending in `*`). */
@@ -283,7 +283,9 @@ export async function sandboxedServe(argv: string[], options: ServeOptions): Pro
   const o = checkServeOptions(options);
   const policy = sandboxPolicy(sandboxInputsFor(o, env));
   debug(`sandbox: read=${policy.read.join(",")} write=${policy.write.join(",")} net=${policy.net.join(",")}`);
-  return runtimeKind() === "compiled" ? await serveInWorker(argv, policy, env) : await serveInChild(argv, policy, env);
+  // `CRUXE_SANDBOX=worker` takes the compiled binary's path under `deno run` (how that path is tested).
+  const inWorker = runtimeKind() === "compiled" || env[SANDBOX_OPT_OUT] === "worker";
+  return inWorker ? await serveInWorker(argv, policy, env) : await serveInChild(argv, policy, env);
 }
 
 /**

@@ -223,6 +223,8 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       writer.setMeta("repo_root", opts.root);
       writer.setMeta("vcs_mode", opts.vcsMode);
       writer.setMeta("last_indexed_at", nowIso());
+      // Millisecond publish time: tells two publishes within one second apart (freshness, caches).
+      writer.setMeta("published_at_ms", String(Date.now()));
       writer.setMeta("file_count", String(totals.f));
       writer.setMeta("symbol_count", String(totals.s));
       const tc = performance.now();

@@ -22,7 +22,8 @@ import { debug } from "../core/log.ts";
 export const FRESHNESS_INTERVAL_MS = 5000;
 
 interface State {
-  lastIndexedAt: string | null;
+  /** Publish time of the index this verdict is about (ms; falls back to `last_indexed_at`). */
+  publishedMs: number;
   baseline: Fingerprint | null;
   stale: boolean;
   checkedAt: number;
@@ -41,9 +42,10 @@ export class FreshnessMonitor {
   /** The cached verdict for a project's current index; schedules a background scan when due. Never waits. */
   status(project: ProjectRow, view: IndexView): FreshnessStatus {
     if (view.schemaStatus !== "compatible" || !view.lastIndexedAt) return "fresh";
+    const publishedMs = view.publishedAtMs ?? Date.parse(view.lastIndexedAt);
     let st = this.states.get(project.project_id);
-    if (!st || st.lastIndexedAt !== view.lastIndexedAt) {
-      st = { lastIndexedAt: view.lastIndexedAt, baseline: null, stale: false, checkedAt: 0, inflight: false };
+    if (!st || st.publishedMs !== publishedMs) {
+      st = { publishedMs, baseline: null, stale: false, checkedAt: 0, inflight: false };
       this.states.set(project.project_id, st);
     }
     if (!st.inflight && performance.now() - st.checkedAt >= this.intervalMs && !st.stale) {
@@ -89,7 +91,7 @@ export class FreshnessMonitor {
         return;
       }
       const fp = reply.fingerprint;
-      const publishedMs = Date.parse(st.lastIndexedAt ?? "");
+      const publishedMs = st.publishedMs;
       if (Number.isFinite(publishedMs) && fp.maxMtimeMs >= publishedMs + 1000) st.stale = true;
       else if (st.baseline && st.baseline.digest !== fp.digest) st.stale = true;
       else if (!st.baseline) st.baseline = fp;

@@ -20,6 +20,8 @@ export interface IndexView {
   requiredSchemaVersion: number;
   ref: string | null;
   lastIndexedAt: string | null;
+  /** When the index was published, in ms since the epoch (changes on every publish). */
+  publishedAtMs: number | null;
   fileCount: number;
   symbolCount: number;
 }
@@ -52,6 +54,7 @@ export class IndexReaders {
       requiredSchemaVersion: SCHEMA_VERSION,
       ref: meta("ref"),
       lastIndexedAt: meta("last_indexed_at"),
+      publishedAtMs: meta("published_at_ms") === null ? null : Number(meta("published_at_ms")),
       fileCount: Number(meta("file_count") ?? 0),
       symbolCount: Number(meta("symbol_count") ?? 0),
     };

@@ -17,6 +17,8 @@ import { splitIdentifier } from "../src/core/identifiers.ts";
 import { locateSymbol, warmSymbolIndex } from "../src/query/locate_symbol.ts";
 import { getFileOutline } from "../src/query/file_outline.ts";
 import { getCodeContext } from "../src/query/code_context.ts";
+import { getSymbolHierarchy } from "../src/query/symbol_hierarchy.ts";
+import { findRelatedSymbols } from "../src/query/related_symbols.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -120,6 +122,18 @@ measure("locate_symbol", 10, locateInputs, (x) => locateSymbol(db, { name: x as 
 measure("get_file_outline", 10, sample(paths, n, r), (x) => getFileOutline(db, { path: x as string }));
 const ctxInputs = [...names.slice(0, Math.ceil(n / 6)).map((d) => d.name), ...phrases.slice(0, Math.ceil(n / 6))];
 measure("get_code_context 4000", 150, ctxInputs, (x) => getCodeContext(db, { query: x as string, max_tokens: 4000 }));
+
+// No targets for these two; symbol_id handles make every input unambiguous.
+const handles = (kinds: string) =>
+  (db.prepare(`SELECT symbol_id FROM symbols WHERE kind IN (${kinds}) ORDER BY id`).all() as { symbol_id: string }[])
+    .map((x) => x.symbol_id);
+const types = sample(handles("'class','struct','interface'"), Math.ceil(n / 3), r);
+const funcs = sample(handles("'function','method'"), Math.ceil(n / 3), r);
+measure("get_symbol_hierarchy", null, types.flatMap((id, i) => [[id, i % 2 ? "ancestors" : "descendants"]]), (x) => {
+  const [id, direction] = x as [string, "ancestors" | "descendants"];
+  return getSymbolHierarchy(db, { symbol_name: id, direction });
+});
+measure("find_related_symbols", null, funcs, (x) => findRelatedSymbols(db, { symbol_name: x as string }));
 
 // search_code belongs to another module that may not exist yet in this checkout.
 const searchUrl = new URL("../src/query/search_code.ts", import.meta.url);

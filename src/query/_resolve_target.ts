@@ -36,9 +36,20 @@ function joinRelative(dir: string, rel: string): string {
   return out.join("/");
 }
 
+/** Tie-break between equally close definitions: non-test, shorter path, path order, line. */
+function before(a: SymbolRow, b: SymbolRow): boolean {
+  const ta = isTestPath(a.path);
+  const tb = isTestPath(b.path);
+  if (ta !== tb) return tb;
+  if (a.path.length !== b.path.length) return a.path.length < b.path.length;
+  if (a.path !== b.path) return byCodeUnits(a.path, b.path) < 0;
+  return a.line_start < b.line_start || (a.line_start === b.line_start && a.id < b.id);
+}
+
 /** Resolves names referenced from one file; caches the file's imports and name lookups. */
 export class TargetResolver {
-  private imports = new Map<string, string[]>();
+  private imports = new Map<string, Set<string>>();
+  private prefixes = new Map<string, string[]>();
   private rowsByName = new Map<string, SymbolRow[]>();
   private byName;
   private importsOf;
@@ -48,44 +59,63 @@ export class TargetResolver {
     this.importsOf = db.prepare("SELECT DISTINCT target FROM edges WHERE path = ? AND kind = 'imports'");
   }
 
-  private importTargets(path: string): string[] {
-    let t = this.imports.get(path);
-    if (!t) {
-      t = (this.importsOf.all(path) as { target: string }[]).map((r) => r.target);
-      this.imports.set(path, t);
-    }
-    return t;
-  }
-
-  /** True when `candidatePath` is what one of `fromPath`'s imports names (or lies in a package it names). */
-  private imported(fromPath: string, candidatePath: string): boolean {
-    const stem = candidatePath.replace(/\.[^./]+$/, "");
-    const dir = dirOf(candidatePath);
-    const stemDots = stem.replace(/\//g, ".").toLowerCase();
-    const dirDots = dir.replace(/\//g, ".").toLowerCase();
-    for (const t of this.importTargets(fromPath)) {
+  /**
+   * What `path` imports, as lower-case slash paths relative to the indexed
+   * root: relative imports resolved against the file, dotted or slashed
+   * module names with every tail (the tree may start below the import root:
+   * `django.db` → `db`, `example.com/x/auth` → `auth`).
+   */
+  private importKeys(path: string): Set<string> {
+    let keys = this.imports.get(path);
+    if (keys) return keys;
+    keys = new Set<string>();
+    for (const { target: t } of this.importsOf.all(path) as { target: string }[]) {
       if (/^\.\.?\//.test(t)) {
-        const r = joinRelative(dirOf(fromPath), t.replace(/\.[jt]sx?$/, ""));
-        if (r === stem || r === dir) return true;
+        keys.add(joinRelative(dirOf(path), t.replace(/\.[jt]sx?$/, "")).toLowerCase());
         continue;
       }
       const rel = t.match(/^(\.+)(.*)$/);
       if (rel) {
         // Python relative import: one dot is the current package, each further dot one level up.
-        let base = dirOf(fromPath);
+        let base = dirOf(path);
         for (let i = 1; i < rel[1].length; i++) base = dirOf(base);
-        const r = joinRelative(base, rel[2].replace(/\./g, "/"));
-        if (r === stem || r === dir || stem.startsWith(r + "/")) return true;
+        keys.add(joinRelative(base, rel[2].replace(/\./g, "/")).toLowerCase());
         continue;
       }
-      const segs = t.replace(/[\/:]+/g, ".").toLowerCase().split(".").filter(Boolean);
-      // The indexed tree may start below the import root (`django.db` → `db/...`): try each tail.
-      for (let i = 0; i < segs.length; i++) {
-        const td = segs.slice(i).join(".");
-        if (td === stemDots || td === dirDots || stemDots.startsWith(td + ".")) return true;
-      }
+      const segs = t.replace(/[\/:.]+/g, "/").toLowerCase().split("/").filter(Boolean);
+      for (let i = 0; i < segs.length; i++) keys.add(segs.slice(i).join("/"));
     }
+    this.imports.set(path, keys);
+    return keys;
+  }
+
+  /** The file's stem and each of its ancestor directories (`a/b/c.py` → `a`, `a/b`, `a/b/c`), lower-case. */
+  private pathPrefixes(path: string): string[] {
+    let p = this.prefixes.get(path);
+    if (!p) {
+      const segs = path.replace(/\.[^./]+$/, "").toLowerCase().split("/");
+      p = segs.map((_, i) => segs.slice(0, i + 1).join("/"));
+      this.prefixes.set(path, p);
+    }
+    return p;
+  }
+
+  /** True when `candidatePath` is what one of `fromPath`'s imports names (or lies in a package it names). */
+  private imported(fromPath: string, candidatePath: string): boolean {
+    const keys = this.importKeys(fromPath);
+    if (!keys.size) return false;
+    for (const p of this.pathPrefixes(candidatePath)) if (keys.has(p)) return true;
     return false;
+  }
+
+  /** Definitions spelled exactly `name` (cached: callers and callees repeat names). */
+  private rows(name: string): SymbolRow[] {
+    let all = this.rowsByName.get(name);
+    if (!all) {
+      all = (this.byName.all(name.toLowerCase()) as unknown as SymbolRow[]).filter((r) => r.name === name);
+      this.rowsByName.set(name, all);
+    }
+    return all;
   }
 
   /** How close `candidate` is to the referencing file. */
@@ -107,20 +137,32 @@ export class TargetResolver {
     fromLanguage: string,
     kinds: Set<string>,
   ): { row: SymbolRow; affinity: Affinity }[] {
-    let all = this.rowsByName.get(name);
-    if (!all) {
-      all = (this.byName.all(name.toLowerCase()) as unknown as SymbolRow[]).filter((r) => r.name === name);
-      this.rowsByName.set(name, all);
-    }
-    const rows = all.filter((r) => kinds.has(r.kind));
+    const rows = this.rows(name).filter((r) => kinds.has(r.kind));
     return rows.map((row) => ({ row, affinity: this.affinity(fromPath, fromLanguage, row) }))
       .filter((c) => c.affinity !== "elsewhere")
-      .sort((a, b) =>
-        AFFINITY_RANK[b.affinity] - AFFINITY_RANK[a.affinity] ||
-        Number(isTestPath(a.row.path)) - Number(isTestPath(b.row.path)) ||
-        a.row.path.length - b.row.path.length || byCodeUnits(a.row.path, b.row.path) ||
-        a.row.line_start - b.row.line_start
-      );
+      .sort((a, b) => AFFINITY_RANK[b.affinity] - AFFINITY_RANK[a.affinity] || (before(a.row, b.row) ? -1 : 1));
+  }
+
+  /**
+   * True when `target` is what its own name resolves to from `fromPath`
+   * (same answer as `resolve`, without ranking every candidate).
+   */
+  resolvesTo(target: SymbolRow, fromPath: string, fromLanguage: string, kinds: Set<string>): boolean {
+    const mine = this.affinity(fromPath, fromLanguage, target);
+    if (mine === "elsewhere") return false;
+    const rank = AFFINITY_RANK[mine];
+    const others = this.rows(target.name).filter((r) => r.id !== target.id && kinds.has(r.kind));
+    let ties = 0;
+    for (const r of others) {
+      const a = AFFINITY_RANK[this.affinity(fromPath, fromLanguage, r)];
+      if (a > rank) return false;
+      if (a === rank) {
+        ties++;
+        if (before(r, target)) return false;
+      }
+    }
+    // A common name defined in many unrelated places resolves to none of them.
+    return !(mine === "same_language" && ties > 0);
   }
 
   /** The best definition of `name` seen from `fromPath`, or null when none in the same language. */

@@ -70,6 +70,8 @@ export const RELATED_DEFAULT_LIMIT = 20;
 export const RELATED_MAX_LIMIT = 200;
 /** Per-relation bound on what is read (callers of `String` in a big repository are thousands). */
 const PER_RELATION = 300;
+/** Call sites of the name examined for callers (each needs a resolution from its file). */
+const MAX_CALLER_EDGES = 400;
 const CALL_TARGET_KINDS = new Set([...CALLABLE_KINDS, ...TYPE_KINDS]);
 
 /**
@@ -152,19 +154,19 @@ export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
   const callers = db.prepare(
     `SELECT e.path, e.line, e.source_id FROM edges e WHERE e.target_lower = ? AND e.target = ? AND e.kind = 'calls'
        AND e.source_id IS NOT NULL ORDER BY (e.path = ?) DESC, e.path, e.line LIMIT ?`,
-  ).all(sym.name.toLowerCase(), sym.name, sym.path, PER_RELATION * 4) as {
+  ).all(sym.name.toLowerCase(), sym.name, sym.path, MAX_CALLER_EDGES) as {
     path: string;
     line: number;
     source_id: number;
   }[];
   const resolvesHere = new Map<string, boolean>();
+  const languageOf = db.prepare("SELECT language FROM files WHERE path = ?");
   for (const c of callers) {
     if (!inScope(c.path)) continue;
     let ok = resolvesHere.get(c.path);
     if (ok === undefined) {
-      const lang = (db.prepare("SELECT language FROM files WHERE path = ?").get(c.path) as { language: string })
-        ?.language ?? sym.language;
-      ok = resolver.resolve(sym.name, c.path, lang, CALL_TARGET_KINDS)?.row.id === sym.id;
+      const lang = (languageOf.get(c.path) as { language: string } | undefined)?.language ?? sym.language;
+      ok = resolver.resolvesTo(sym, c.path, lang, CALL_TARGET_KINDS);
       resolvesHere.set(c.path, ok);
     }
     if (!ok) continue;
@@ -203,7 +205,7 @@ export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
   let moreNeighbours = 0;
   if (scope !== "file") {
     const rows = db.prepare(
-      `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE path > ? AND path < ? AND path != ? AND parent_id IS NULL
+      `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE path > ? AND path < ? AND path != ? AND +parent_id IS NULL
          AND instr(substr(path, ?), '/') = 0 ORDER BY (visibility = 'public') DESC, path, line_start LIMIT ?`,
     ).all(
       dir ? dir + "/" : "",

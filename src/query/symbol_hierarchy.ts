@@ -161,7 +161,7 @@ export function goMethodsOf(db: Db, t: SymbolRow, max = MAX_MEMBERS): SymbolRow[
   const lo = dir ? dir + "/" : "";
   return (db.prepare(
     `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE path >= ? AND path < ? AND kind = 'method'
-       AND parent_id IS NULL ORDER BY path, line_start`,
+       AND +parent_id IS NULL ORDER BY path, line_start`,
   ).all(lo, lo + "\uffff") as unknown as SymbolRow[])
     .filter((m) => m.language === "go" && dirOf(m.path) === dir && m.qualified_name === `${t.qualified_name}.${m.name}`)
     .slice(0, max);

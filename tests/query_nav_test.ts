@@ -416,6 +416,11 @@ Deno.test("navigation queries over fixture repositories", async (t) => {
 
       const m = getCodeContext(py, { query: "Circle.area" });
       assert.ok(m.items.some((i) => i.role === "container" && i.qualified_name === "shapes.circle.Circle"));
+      // A Go method's receiver type is its container, with the type's own lines.
+      const gm = getCodeContext(go, { query: "JWTValidator.Validate" });
+      const recv = gm.items.find((i) => i.role === "container");
+      assert.equal(recv?.qualified_name, "auth.JWTValidator");
+      assert.match(recv!.content, /key \[\]byte/);
     });
 
     await t.step("get_code_context: small budgets cut and say so", () => {

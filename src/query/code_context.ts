@@ -15,7 +15,7 @@ import { type ContextCandidate, contextCandidates } from "./_context_candidates.
 import { fileLines } from "./_file_lines.ts";
 import { TargetResolver } from "./_resolve_target.ts";
 import { symbolByRowId } from "./_resolve_symbol.ts";
-import { goMethodsOf } from "./symbol_hierarchy.ts";
+import { containmentChain, goMethodsOf } from "./symbol_hierarchy.ts";
 import { estimateTokens, ITEM_OVERHEAD_TOKENS, TOKEN_ESTIMATOR } from "./_token_estimate.ts";
 import { CALLABLE_KINDS, SYMBOL_COLUMNS, type SymbolRow, TYPE_KINDS } from "./_symbol_row.ts";
 
@@ -322,8 +322,19 @@ class BlockBuilder {
     };
   }
 
+  /** The enclosing class or type (for a Go method, its receiver type declared elsewhere in the package). */
   private container(r: SymbolRow): Block | null {
-    const p = r.parent_id === null ? null : symbolByRowId(this.db, r.parent_id);
+    let p = r.parent_id === null ? undefined : symbolByRowId(this.db, r.parent_id);
+    if (!p && r.kind === "method") {
+      const outer = containmentChain(this.db, r)[0];
+      if (outer && "symbol_id" in outer) {
+        p = this.db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE symbol_id = ?`).get(
+          outer.symbol_id,
+        ) as unknown as
+          | SymbolRow
+          | undefined;
+      }
+    }
     return p ? this.signature(p, "container", false) : null;
   }
 

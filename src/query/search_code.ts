@@ -9,20 +9,11 @@
 import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
-import { classifyIntent, looksLikePath, type QueryIntent, quotedLiterals } from "./search/intent.ts";
-import { anyOf, anyPrefixOf, phraseOf, queryTerms, searchTerms, truncateQuery } from "./search/fts_query.ts";
-import {
-  chunkSource,
-  exactNameSource,
-  filesFromChunks,
-  fileSource,
-  indexedLanguages,
-  literalSource,
-  pathSuffixSource,
-  type SourceFilter,
-  symbolSource,
-} from "./search/candidates.ts";
-import { fuse, type RankedList } from "./search/fuse.ts";
+import { classifyIntent, type QueryIntent } from "./search/intent.ts";
+import { queryTerms, searchTerms, truncateQuery } from "./search/fts_query.ts";
+import { indexedLanguages, type SourceFilter } from "./search/candidates.ts";
+import { identifierOf, sourceLists } from "./search/plan.ts";
+import { fuse } from "./search/fuse.ts";
 import { applySignals, kindsMentioned, type QueryFacts } from "./search/signals.ts";
 import { aggregateFiles, attachSymbols, mergeOverlaps, type SearchResult, toResult } from "./search/shape.ts";
 
@@ -141,123 +132,6 @@ function normalizeInput(db: Db, input: SearchCodeInput) {
   return { limit, language, pathPrefix, explain };
 }
 
-/** Depth of each source's list. */
-const DEPTH = { symbols: 60, chunks: 150, chunksDeep: 400, files: 40, exact: 40, literal: 60 };
-
-/** Code-shaped words inside a prose query: snake_case, camelCase, dotted calls. */
-function codeIdentifiers(text: string): string[] {
-  const out = new Set<string>();
-  for (const m of text.matchAll(/[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*/g)) {
-    const leaf = m[0].slice(m[0].lastIndexOf(".") + 1);
-    if (
-      leaf.length >= 3 && (/[a-z0-9]_[a-z0-9]/i.test(leaf) || /[a-z][A-Z]/.test(leaf) || /^[A-Z][a-z]+[A-Z]/.test(leaf))
-    ) {
-      out.add(leaf);
-    }
-  }
-  return [...out].slice(0, 8);
-}
-
-/** The identifier a symbol query names and its qualifiers (`auth::jwt::validate` → validate, [auth, jwt]). */
-function identifierOf(q: string): { leaf: string; qualifiers: string[] } {
-  const parts = q.replace(/\(\)$/, "").split(/::|\.|#|->/).filter(Boolean);
-  return { leaf: parts[parts.length - 1] ?? q, qualifiers: parts.slice(0, -1) };
-}
-
-function lists(db: Db, text: string, intent: QueryIntent, terms: string[], f: SourceFilter): RankedList[] {
-  const out: RankedList[] = [];
-  const any = anyOf(terms);
-  // Prose gets light stemming through prefix terms (`serializes` also finds `serializer`).
-  const loose = intent === "natural_language" ? anyPrefixOf(terms) : any;
-  const sym = (source: string, weight: number, depth = DEPTH.symbols) => {
-    if (any) {
-      out.push({ source, weight, items: symbolSource(db, any, f, depth).map((hit) => ({ kind: "symbol", hit })) });
-    }
-  };
-  const chunks = (source: string, weight: number, expr = loose, depth = DEPTH.chunks) => {
-    if (expr) {
-      out.push({ source, weight, items: chunkSource(db, expr, f, depth).map((hit) => ({ kind: "chunk", hit })) });
-    }
-  };
-  const files = (source: string, weight: number) => {
-    if (any) {
-      out.push({ source, weight, items: fileSource(db, any, f, DEPTH.files).map((hit) => ({ kind: "file", hit })) });
-    }
-  };
-  switch (intent) {
-    case "symbol": {
-      const { leaf } = identifierOf(text);
-      out.push({
-        source: "exact_name",
-        weight: 3,
-        items: exactNameSource(db, [leaf], f, DEPTH.exact).map((hit) => ({ kind: "symbol", hit })),
-      });
-      sym("symbols", 2);
-      chunks("chunks", 1);
-      files("files", 0.5);
-      break;
-    }
-    case "path": {
-      const token = text.split(/\s+/).find((t) => looksLikePath(t)) ?? text;
-      out.push({
-        source: "path_suffix",
-        weight: 3,
-        items: pathSuffixSource(db, token, f, DEPTH.files).map((hit) => ({ kind: "file", hit })),
-      });
-      files("files", 2);
-      chunks("chunks", 0.5);
-      break;
-    }
-    case "error": {
-      const literals = quotedLiterals(text);
-      const targets = literals.length ? literals : [firstLine(text)];
-      const literalHits = targets.flatMap((l) => literalSource(db, l, phraseOf(l), f, DEPTH.literal));
-      out.push({ source: "literal", weight: 3, items: literalHits.map((hit) => ({ kind: "chunk", hit })) });
-      chunks("chunks", 1.5);
-      sym("symbols", 0.5, 30);
-      break;
-    }
-    default: {
-      if (loose) {
-        // One deeper chunk list serves both the chunk ranking and the per-file evidence.
-        const hits = chunkSource(db, loose, f, DEPTH.chunksDeep);
-        out.push({
-          source: "chunks",
-          weight: 1.5,
-          items: hits.slice(0, DEPTH.chunks).map((hit) => ({ kind: "chunk", hit })),
-        });
-        out.push({
-          source: "file_evidence",
-          weight: 2,
-          items: filesFromChunks(hits).map((hit) => ({ kind: "file", hit })),
-        });
-      }
-      // Identifiers written inside prose (`how bats_pipe chains ...`) name definitions.
-      const idents = codeIdentifiers(text);
-      if (idents.length) {
-        out.push({
-          source: "exact_name",
-          weight: 1.5,
-          items: exactNameSource(db, idents, f, DEPTH.exact).map((hit) => ({ kind: "symbol", hit })),
-        });
-        // The same identifiers as whole words of code: finds them where no symbol table exists.
-        chunks("identifier_text", 1, anyOf(idents.map((i) => i.toLowerCase())), 40);
-      }
-      sym("symbols", 1);
-      files("files", 1);
-      const phrase = terms.length >= 2 ? phraseOf(text) : null;
-      if (phrase) chunks("phrase", 0.75, phrase, 40);
-    }
-  }
-  return out;
-}
-
-/** The message part of an error query: its first non-empty line, without a `Foo: ` style prefix of a trace. */
-function firstLine(text: string): string {
-  const line = text.split("\n").map((l) => l.trim()).find(Boolean) ?? text;
-  return line.replace(/^(\w+(Error|Exception)|panic|error(\[E\d+\])?):\s*/i, "").slice(0, 200);
-}
-
 /** Runs one search_code query against one project index. */
 export function searchCode(db: Db, input: SearchCodeInput): SearchCodeResult {
   const opts = normalizeInput(db, input);
@@ -276,7 +150,7 @@ export function searchCode(db: Db, input: SearchCodeInput): SearchCodeResult {
     kinds: kindsMentioned(words),
     mentionsTests: words.some((w) => /^(tests?|spec|specs|testing|mock|mocks|fixture|fixtures)$/.test(w)),
   };
-  const units = [...fuse(lists(db, text, intent, terms, filter)).values()];
+  const units = [...fuse(sourceLists(db, text, intent, filter)).values()];
   attachSymbols(db, units);
   const ranked = mergeOverlaps(applySignals(units, facts));
   const final = aggregateFiles(

@@ -83,15 +83,34 @@ export function symbolSource(db: Db, match: string, f: SourceFilter, limit: numb
   ).all(match, ...w.args, limit) as unknown as SymbolHit[];
 }
 
-/** Symbols whose name equals one of `names` case-insensitively (definitions first). */
-export function exactNameSource(db: Db, names: string[], f: SourceFilter, limit: number): SymbolHit[] {
+/**
+ * Symbols whose name equals one of `names` case-insensitively, top-level
+ * and larger definitions first. With a `qualifier` (`json` of
+ * `json.Unmarshal`), definitions whose qualified name contains it come first.
+ */
+export function exactNameSource(
+  db: Db,
+  names: string[],
+  f: SourceFilter,
+  limit: number,
+  qualifier?: string,
+): SymbolHit[] {
   if (!names.length) return [];
   const w = filterSql("s", f);
   const qs = names.map(() => "?").join(", ");
-  return db.prepare(
-    `SELECT ${SYMBOL_COLS} FROM symbols s WHERE s.name_lower IN (${qs})${w.sql}
-     ORDER BY (s.parent_id IS NULL) DESC, s.line_end - s.line_start DESC LIMIT ?`,
-  ).all(...names.map((n) => n.toLowerCase()), ...w.args, limit) as unknown as SymbolHit[];
+  const lower = names.map((n) => n.toLowerCase());
+  const order = "ORDER BY (s.parent_id IS NULL) DESC, s.line_end - s.line_start DESC LIMIT ?";
+  const plain = () =>
+    db.prepare(`SELECT ${SYMBOL_COLS} FROM symbols s WHERE s.name_lower IN (${qs})${w.sql} ${order}`)
+      .all(...lower, ...w.args, limit) as unknown as SymbolHit[];
+  if (!qualifier) return plain();
+  const pat = "%" + qualifier.replace(/[\\%_]/g, (c) => "\\" + c) + "%";
+  const qualified = db.prepare(
+    `SELECT ${SYMBOL_COLS} FROM symbols s WHERE s.name_lower IN (${qs})
+       AND (s.qualified_name LIKE ? ESCAPE '\\' OR s.path LIKE ? ESCAPE '\\')${w.sql} ${order}`,
+  ).all(...lower, pat, pat, ...w.args, limit) as unknown as SymbolHit[];
+  const seen = new Set(qualified.map((r) => r.id));
+  return qualified.concat(plain().filter((r) => !seen.has(r.id))).slice(0, limit);
 }
 
 /** Chunks ranked by BM25 over body and path. */

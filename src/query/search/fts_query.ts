@@ -102,6 +102,62 @@ export function anyPrefixOf(terms: string[]): string | null {
     : null;
 }
 
+/** A term chosen for a MATCH expression: exact, or a prefix (`"pars"*`). */
+export interface PlannedTerm {
+  text: string;
+  prefix: boolean;
+  df: number;
+}
+
+/** Share of the corpus above which a term is too common to search for. */
+export const COMMON_SHARE = 0.06;
+/** Terms in fewer chunks than this are never too common (small indexes are cheap to search in full). */
+export const COMMON_FLOOR = 3000;
+/** Most terms in one expression after planning. */
+export const MAX_PLANNED = 12;
+
+/**
+ * Chooses the terms to search: a light-stem prefix when `stem` is set and the
+ * prefix is not too common, else the exact word; words absent from the
+ * corpus are dropped, and words in more than COMMON_SHARE of the chunks (and
+ * more than COMMON_FLOOR chunks) are dropped while rarer ones remain (the two
+ * rarest always stay).
+ */
+export function planTerms(
+  terms: string[],
+  stats: { docs: number; df(t: string): number; dfPrefix(p: string): number },
+  opts: { stem: boolean; keep?: string[] },
+): PlannedTerm[] {
+  const out: PlannedTerm[] = [];
+  const seen = new Set<string>();
+  for (const t of terms) {
+    let planned: PlannedTerm | null = null;
+    if (opts.stem && /^[a-z]+$/.test(t)) {
+      const st = lightStem(t);
+      if (st.length >= 4) {
+        const d = stats.dfPrefix(st);
+        if (d > 0 && d <= Math.max(stats.docs * COMMON_SHARE, COMMON_FLOOR)) {
+          planned = { text: st, prefix: true, df: d };
+        }
+      }
+    }
+    if (!planned) planned = { text: t, prefix: false, df: stats.df(t) };
+    const key = planned.text + (planned.prefix ? "*" : "");
+    if (planned.df === 0 || seen.has(key)) continue;
+    seen.add(key);
+    out.push(planned);
+  }
+  out.sort((a, b) => a.df - b.df);
+  const limit = Math.max(stats.docs * COMMON_SHARE, COMMON_FLOOR);
+  const keep = new Set(opts.keep ?? []);
+  return out.filter((p, i) => i < 2 || p.df <= limit || keep.has(p.text)).slice(0, MAX_PLANNED);
+}
+
+/** `"a" OR "b"* ...` for planned terms, or null. */
+export function anyPlanned(terms: PlannedTerm[]): string | null {
+  return terms.length ? terms.map((p) => ftsString(p.text) + (p.prefix ? "*" : "")).join(" OR ") : null;
+}
+
 /** Quotes one token as an FTS5 string. */
 export function ftsString(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;

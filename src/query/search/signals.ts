@@ -7,6 +7,7 @@ import type { QueryIntent } from "./intent.ts";
 import type { Unit } from "./fuse.ts";
 import { splitIdentifier } from "../../core/identifiers.ts";
 import { lightStem } from "./fts_query.ts";
+import { isErrorSite } from "./error_text.ts";
 
 /** What signals know about the query. */
 export interface QueryFacts {
@@ -58,6 +59,34 @@ export function isTestPath(path: string): boolean {
   return TEST_PATH.test(path) || TEST_CLASS_FILE.test(path);
 }
 
+/**
+ * Share of a file name the query covers: word by word for split names
+ * (`rate_limiter`), by characters for run-together ones (`multipartparser`
+ * is mostly `multipart` + `pars`).
+ */
+export function stemCoverage(stem: string, stems: Set<string>): number {
+  const parts = [...new Set(splitIdentifier(stem))].filter((p) => !/^\d+$/.test(p));
+  if (!parts.length) return 0;
+  if (parts.length > 1) return parts.filter((p) => stems.has(lightStem(p))).length / parts.length;
+  const word = parts[0];
+  if (stems.has(lightStem(word))) return 1;
+  if (word.length < 8) return 0;
+  const covered = new Array(word.length).fill(false);
+  for (const s of stems) {
+    if (s.length < 4) continue;
+    for (let at = word.indexOf(s); at >= 0; at = word.indexOf(s, at + 1)) {
+      for (let i = at; i < at + s.length; i++) covered[i] = true;
+    }
+  }
+  const share = covered.filter(Boolean).length / word.length;
+  return share >= 0.6 ? share : 0;
+}
+
+function dirHits(dir: string, stems: Set<string>): number {
+  const words = new Set(splitIdentifier(dir).map(lightStem));
+  return [...stems].filter((t) => words.has(t)).length;
+}
+
 function factor(u: Unit, name: string, f: number): void {
   if (f === 1) return;
   u.reasons[name] = Math.round(f * 1000) / 1000;
@@ -77,12 +106,18 @@ export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
       const exact = sym.name === q.identifier;
       const ci = sym.name.toLowerCase() === q.identifier.toLowerCase();
       if (exact || ci) {
-        factor(u, "exact_name", exact ? 2.0 : 1.7);
+        factor(u, "exact_name", exact ? 2.0 : 1.4);
         if (q.qualifiers.length) {
-          const qn = sym.qualified_name.toLowerCase() + "/" + u.path.toLowerCase();
-          const hit = q.qualifiers.filter((p) => qn.includes(p.toLowerCase())).length;
-          factor(u, "qualifier_match", 1 + 0.5 * (hit / q.qualifiers.length));
+          // Qualifiers are compared word for word with the qualified name and the path (`vec` ≠ `vec_deque`).
+          const words = new Set(
+            [...sym.qualified_name.split(/::|[.#/\\]|->/), ...u.path.replace(/\.[^./]*$/, "").split("/")]
+              .map((w) => w.toLowerCase()),
+          );
+          const hit = q.qualifiers.filter((p) => words.has(p.toLowerCase())).length;
+          factor(u, "qualifier_match", hit ? 1 + hit / q.qualifiers.length : 0.6);
         }
+        // An impl block carries the type's name but is not where the type is defined.
+        if (sym.kind === "impl") factor(u, "impl_block", 0.6);
         // Definition of a type beats a same-named field or variable.
         if (TYPE_KINDS.has(sym.kind) || sym.kind === "function") factor(u, "definition_kind", 1.2);
         if (sym.parent_id === null) factor(u, "top_level", 1.1);
@@ -99,14 +134,15 @@ export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
     if (stemSet.size) {
       const slash = u.path.lastIndexOf("/");
       const stem = u.path.slice(slash + 1).replace(/\.[^.]*$/, "");
-      const parts = [...new Set(splitIdentifier(stem))].filter((p) => !/^\d+$/.test(p));
-      const covered = parts.filter((p) => stemSet.has(lightStem(p))).length;
-      const dirs = new Set(splitIdentifier(u.path.slice(0, Math.max(0, slash))).map(lightStem));
-      const inDirs = [...stemSet].filter((t) => dirs.has(t)).length;
-      const f = 1 + 0.6 * (parts.length ? covered / parts.length : 0) * Math.min(1, covered / 1) +
-        0.2 * Math.min(1, inDirs / stemSet.size);
+      const f = 1 + 0.6 * stemCoverage(stem, stemSet) +
+        0.2 * Math.min(1, dirHits(u.path.slice(0, Math.max(0, slash)), stemSet) / stemSet.size);
       factor(u, "path_affinity", f);
       if (q.identifier && stem.toLowerCase() === q.identifier.toLowerCase()) factor(u, "file_named_after_symbol", 1.5);
+    }
+    // The line a literal matched raises or defines the message (not a test asserting it).
+    if (u.focus && u.chunk) {
+      const line = u.chunk.content.split("\n")[u.focus[0] - u.chunk.line_start] ?? "";
+      if (isErrorSite(line)) factor(u, "error_site", 1.3);
     }
     if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", 0.4);
     if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);

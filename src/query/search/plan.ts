@@ -1,0 +1,153 @@
+/**
+ * Which sources answer a query, with which weight, per intent (the spec's
+ * "index priority"): symbol → symbols first; path → files first; error →
+ * literal snippets first; natural language → all three, plus per-file
+ * evidence. Every MATCH expression is built from planned terms only.
+ */
+import type { Db } from "../../state/db.ts";
+import { splitIdentifier } from "../../core/identifiers.ts";
+import { looksLikePath, type QueryIntent } from "./intent.ts";
+import { allOf, anyOf, anyPlanned, phraseOf, planTerms, queryTerms, searchTerms } from "./fts_query.ts";
+import {
+  type ChunkHit,
+  chunkSource,
+  exactNameSource,
+  filesFromChunks,
+  fileSource,
+  literalSource,
+  pathSuffixSource,
+  type SourceFilter,
+  type SymbolHit,
+  symbolSource,
+} from "./candidates.ts";
+import type { RankedList } from "./fuse.ts";
+import { termStats } from "./term_stats.ts";
+import { errorMessage, isErrorSite, literalFragments } from "./error_text.ts";
+import { isTestPath } from "./signals.ts";
+
+/** Depth of each source's list. */
+export const DEPTH = { symbols: 60, chunks: 150, chunksDeep: 400, files: 40, exact: 40, literal: 60 };
+
+/** The identifier a symbol query names and its qualifiers (`auth::jwt::validate` → validate, [auth, jwt]). */
+export function identifierOf(q: string): { leaf: string; qualifiers: string[] } {
+  const parts = q.replace(/\(\)$/, "").split(/::|\.|#|->/).filter(Boolean);
+  return { leaf: parts[parts.length - 1] ?? q, qualifiers: parts.slice(0, -1) };
+}
+
+/** Code-shaped words inside a prose query: snake_case, camelCase, dotted calls. */
+export function codeIdentifiers(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*/g)) {
+    const leaf = m[0].slice(m[0].lastIndexOf(".") + 1);
+    const shaped = /[a-z0-9]_[a-z0-9]/i.test(leaf) || /[a-z][A-Z]/.test(leaf) || /^[A-Z][a-z]+[A-Z]/.test(leaf);
+    if (leaf.length >= 3 && shaped) out.add(leaf);
+  }
+  return [...out].slice(0, 8);
+}
+
+type Item = RankedList["items"][number];
+const asSymbols = (hits: SymbolHit[]) => hits.map((hit): Item => ({ kind: "symbol", hit }));
+const asChunks = (hits: ChunkHit[]) => hits.map((hit): Item => ({ kind: "chunk", hit }));
+const asFiles = (hits: ReturnType<typeof fileSource>) => hits.map((hit): Item => ({ kind: "file", hit }));
+
+/**
+ * Chunks holding literal fragments of an error message, best first: more of
+ * the message matched, then lines that raise or define it, then non-tests.
+ */
+function literalList(db: Db, text: string, f: SourceFilter): ChunkHit[] {
+  const scored = new Map<string, { hit: ChunkHit; matched: number; site: boolean }>();
+  for (const frag of literalFragments(text)) {
+    for (const hit of literalSource(db, frag, phraseOf(frag), f, DEPTH.literal)) {
+      const key = `${hit.path}:${hit.match?.[0]}`;
+      const e = scored.get(key);
+      if (e) {
+        e.matched += frag.length;
+        continue;
+      }
+      const line = hit.match ? hit.content.split("\n")[hit.match[0] - hit.line_start] ?? "" : "";
+      scored.set(key, { hit, matched: frag.length, site: isErrorSite(line) });
+    }
+  }
+  return [...scored.values()].sort((a, b) =>
+    b.matched - a.matched || Number(b.site) - Number(a.site) ||
+    Number(isTestPath(a.hit.path)) - Number(isTestPath(b.hit.path)) || a.hit.path.localeCompare(b.hit.path)
+  ).map((e) => e.hit);
+}
+
+/** The ranked lists that answer `text` under `intent`. */
+export function sourceLists(db: Db, text: string, intent: QueryIntent, f: SourceFilter): RankedList[] {
+  const out: RankedList[] = [];
+  const stats = termStats(db);
+  const push = (source: string, weight: number, items: Item[]) => {
+    if (items.length) out.push({ source, weight, items });
+  };
+  const terms = searchTerms(queryTerms(text));
+  switch (intent) {
+    case "symbol": {
+      const { leaf, qualifiers } = identifierOf(text);
+      const leafTerms = [leaf.toLowerCase(), ...splitIdentifier(leaf)];
+      const expr = anyPlanned(planTerms(leafTerms, stats, { stem: false, keep: [leaf.toLowerCase()] }));
+      const hint = qualifiers[qualifiers.length - 1];
+      push("exact_name", 3, asSymbols(exactNameSource(db, [leaf], f, DEPTH.exact, hint)));
+      if (expr) {
+        push("symbols", 2, asSymbols(symbolSource(db, expr, f, DEPTH.symbols)));
+        push("chunks", 1, asChunks(chunkSource(db, expr, f, DEPTH.chunks)));
+        push("files", 0.5, asFiles(fileSource(db, expr, f, DEPTH.files)));
+      }
+      break;
+    }
+    case "path": {
+      const token = text.split(/\s+/).find((t) => looksLikePath(t)) ?? text;
+      push("path_suffix", 3, asFiles(pathSuffixSource(db, token, f, DEPTH.files)));
+      const expr = anyOf(terms);
+      if (expr) push("files", 2, asFiles(fileSource(db, expr, f, DEPTH.files)));
+      // Content only for the file name's own words: directory words match everything.
+      const base = token.slice(token.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "");
+      const stemExpr = anyPlanned(planTerms(searchTerms(queryTerms(base)), stats, { stem: false }));
+      if (stemExpr) push("chunks", 0.5, asChunks(chunkSource(db, stemExpr, f, DEPTH.chunks)));
+      break;
+    }
+    case "error": {
+      push("literal", 3, asChunks(literalList(db, text, f)));
+      const msgTerms = searchTerms(queryTerms(errorMessage(text))).filter((t) => !/^\d+$/.test(t));
+      const present = msgTerms.filter((t) => stats.df(t) > 0);
+      // All words of the message in one chunk: survives line breaks and formatting in the source.
+      const every = present.length >= 2 ? allOf(present.slice(0, 16)) : null;
+      if (every) push("message_words", 1.5, asChunks(chunkSource(db, every, f, DEPTH.chunks)));
+      const expr = anyPlanned(planTerms(msgTerms, stats, { stem: false }));
+      if (expr) {
+        push("chunks", 1, asChunks(chunkSource(db, expr, f, DEPTH.chunks)));
+        push("symbols", 0.5, asSymbols(symbolSource(db, expr, f, 30)));
+      }
+      break;
+    }
+    default: {
+      // Prose gets light stemming through prefix terms (`serializes` also finds `serializer`).
+      const planned = planTerms(terms, stats, { stem: true });
+      const expr = anyPlanned(planned);
+      if (expr) {
+        // One deeper chunk list serves both the chunk ranking and the per-file evidence.
+        const hits = chunkSource(db, expr, f, DEPTH.chunksDeep);
+        push("chunks", 1.5, asChunks(hits.slice(0, DEPTH.chunks)));
+        push("file_evidence", 2, asFiles(filesFromChunks(hits)));
+      }
+      // Names and paths are matched on exact words: prefixes there pull in too many unrelated names.
+      const exactExpr = anyPlanned(planTerms(terms, stats, { stem: false }));
+      if (exactExpr) {
+        push("symbols", 1, asSymbols(symbolSource(db, exactExpr, f, DEPTH.symbols)));
+        push("files", 1, asFiles(fileSource(db, exactExpr, f, DEPTH.files)));
+      }
+      // Identifiers written inside prose (`how bats_pipe chains ...`) name definitions.
+      const idents = codeIdentifiers(text);
+      if (idents.length) {
+        push("exact_name", 1.5, asSymbols(exactNameSource(db, idents, f, DEPTH.exact)));
+        // The same identifiers as whole words of code: finds them where no symbol table exists.
+        const identExpr = anyOf(idents.map((i) => i.toLowerCase()));
+        if (identExpr) push("identifier_text", 1, asChunks(chunkSource(db, identExpr, f, 40)));
+      }
+      const phrase = terms.length >= 2 ? phraseOf(text) : null;
+      if (phrase) push("phrase", 0.75, asChunks(chunkSource(db, phrase, f, 40)));
+    }
+  }
+  return out;
+}

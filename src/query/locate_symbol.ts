@@ -138,7 +138,7 @@ function pathSignal(path: string): number {
 /** Bounded adjustments within a tier (never more than 0.09, so tiers never cross). */
 function signals(r: RankRow, qualifier: number): number {
   let s = KIND_BONUS[r.kind] ?? 0;
-  if (r.parent_id === null) s += 0.005;
+  if (r.top) s += 0.005;
   if (r.visibility === "public") s += 0.005;
   return s + pathSignal(r.path) + 0.05 * qualifier;
 }

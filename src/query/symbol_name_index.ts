@@ -20,17 +20,40 @@ export interface FuzzyName {
   distance: number;
 }
 
-/** What ranking needs of one definition; full rows are read from SQLite only for results shown. */
-export interface NameEntry {
-  id: number;
-  name: string;
-  qualified_name: string;
-  kind: string;
-  language: string;
-  parent_id: number | null;
-  visibility: string | null;
-  path: string;
-  line_start: number;
+/**
+ * What ranking needs of one definition; full rows are read from SQLite only
+ * for the results shown. Compact on purpose (one per symbol): strings that
+ * repeat are shared, and the qualified name is kept as its owner part
+ * (`pkg.Type.`, shared by all members of `Type`) plus the name.
+ */
+export class NameEntry {
+  constructor(
+    readonly id: number,
+    readonly name: string,
+    private readonly owner: string,
+    readonly kind: string,
+    readonly language: string,
+    /** No enclosing symbol. */
+    readonly top: boolean,
+    readonly visibility: string | null,
+    readonly path: string,
+    readonly line_start: number,
+  ) {}
+
+  get qualified_name(): string {
+    return this.owner + this.name;
+  }
+}
+
+/** The rare definition whose qualified name does not end with its name. */
+class UnownedNameEntry extends NameEntry {
+  constructor(private readonly full: string, ...args: ConstructorParameters<typeof NameEntry>) {
+    super(...args);
+  }
+
+  override get qualified_name(): string {
+    return this.full;
+  }
 }
 
 interface Built {
@@ -79,19 +102,32 @@ function build(db: Db): Built {
   const rows = db.prepare(
     `SELECT id, name, name_lower, qualified_name, kind, language, parent_id, visibility, path, line_start
      FROM symbols ORDER BY id`,
-  ).iterate() as Iterable<NameEntry & { name_lower: string }>;
+  ).iterate() as Iterable<{
+    id: number;
+    name: string;
+    name_lower: string;
+    qualified_name: string;
+    kind: string;
+    language: string;
+    parent_id: number | null;
+    visibility: string | null;
+    path: string;
+    line_start: number;
+  }>;
   for (const r of rows) {
-    const e: NameEntry = {
-      id: r.id,
-      name: r.name,
-      qualified_name: r.qualified_name,
-      kind: intern(r.kind),
-      language: intern(r.language),
-      parent_id: r.parent_id,
-      visibility: r.visibility === null ? null : intern(r.visibility),
-      path: intern(r.path),
-      line_start: r.line_start,
-    };
+    const q = r.qualified_name;
+    const fields = [
+      r.id,
+      intern(r.name),
+      intern(q.endsWith(r.name) ? q.slice(0, q.length - r.name.length) : ""),
+      intern(r.kind),
+      intern(r.language),
+      r.parent_id === null,
+      r.visibility === null ? null : intern(r.visibility),
+      intern(r.path),
+      r.line_start,
+    ] as const;
+    const e = q.endsWith(r.name) ? new NameEntry(...fields) : new UnownedNameEntry(q, ...fields);
     const list = byName.get(r.name_lower);
     if (list) list.push(e);
     else byName.set(r.name_lower, [e]);
@@ -100,7 +136,7 @@ function build(db: Db): Built {
   // Terms are the trigrams themselves: split on spaces only, no normalizing or stemming.
   const index = new Index({
     tokenize: "strict",
-    resolution: 9,
+    resolution: 1, // matched-trigram counts rank candidates; term positions do not matter
     encoder: { split: " ", normalize: false, dedupe: false, numeric: false },
   });
   for (let i = 0; i < names.length; i++) {

@@ -73,14 +73,60 @@ function filterSql(alias: string, f: SourceFilter): { sql: string; args: string[
   return { sql: parts.length ? " AND " + parts.join(" AND ") : "", args };
 }
 
+/**
+ * Rows of an FTS table ranked by BM25, best first, as `{id, r}`. Ranking
+ * selects ids and scores only (joining the row tables only when a filter
+ * needs them), so sorting many matches never drags their content along.
+ */
+function rankIds(
+  db: Db,
+  fts: string,
+  weights: string,
+  join: { table: string; alias: string; key: string } | null,
+  match: string,
+  f: SourceFilter,
+  limit: number,
+): { id: number; r: number }[] {
+  if (!join || (!f.language && !f.pathPrefix)) {
+    return db.prepare(
+      `SELECT rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${fts} WHERE ${fts} MATCH ? ORDER BY r LIMIT ?`,
+    ).all(match, limit) as unknown as { id: number; r: number }[];
+  }
+  const w = filterSql(join.alias, f);
+  return db.prepare(
+    `SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r
+     FROM ${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid
+     WHERE ${fts} MATCH ?${w.sql} ORDER BY r LIMIT ?`,
+  ).all(match, ...w.args, limit) as unknown as { id: number; r: number }[];
+}
+
+/** Loads rows by id in the order of `ranked`, attaching each row's BM25 value as `r`. */
+function loadRanked<T>(db: Db, sql: string, ranked: { id: number; r: number }[]): (T & { r: number })[] {
+  if (!ranked.length) return [];
+  const rows = db.prepare(`${sql} IN (${ranked.map(() => "?").join(",")})`).all(
+    ...ranked.map((x) => x.id),
+  ) as unknown as (T & { _id: number })[];
+  const byId = new Map(rows.map((row) => [Number(row._id), row]));
+  const out: (T & { r: number })[] = [];
+  for (const x of ranked) {
+    const row = byId.get(x.id);
+    if (row) out.push({ ...row, r: x.r });
+  }
+  return out;
+}
+
 /** Symbols ranked by BM25 over name (weighted most), qualified name and detail. */
 export function symbolSource(db: Db, match: string, f: SourceFilter, limit: number): SymbolHit[] {
-  const w = filterSql("s", f);
-  return db.prepare(
-    `SELECT ${SYMBOL_COLS}, bm25(symbols_fts, 8.0, 3.0, 1.0) AS r
-     FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
-     WHERE symbols_fts MATCH ?${w.sql} ORDER BY r LIMIT ?`,
-  ).all(match, ...w.args, limit) as unknown as SymbolHit[];
+  const ranked = rankIds(
+    db,
+    "symbols_fts",
+    "8.0, 3.0, 1.0",
+    { table: "symbols", alias: "s", key: "id" },
+    match,
+    f,
+    limit,
+  );
+  return loadRanked<SymbolHit>(db, `SELECT ${SYMBOL_COLS}, s.id AS _id FROM symbols s WHERE s.id`, ranked);
 }
 
 /**
@@ -115,22 +161,18 @@ export function exactNameSource(
 
 /** Chunks ranked by BM25 over body and path. */
 export function chunkSource(db: Db, match: string, f: SourceFilter, limit: number): ChunkHit[] {
-  const w = filterSql("c", f);
-  return db.prepare(
-    `SELECT ${CHUNK_COLS}, bm25(chunks_fts, 1.0, 0.2) AS r
-     FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-     WHERE chunks_fts MATCH ?${w.sql} ORDER BY r LIMIT ?`,
-  ).all(match, ...w.args, limit) as unknown as ChunkHit[];
+  const ranked = rankIds(db, "chunks_fts", "1.0, 0.2", { table: "chunks", alias: "c", key: "id" }, match, f, limit);
+  return loadRanked<ChunkHit>(db, `SELECT ${CHUNK_COLS}, c.id AS _id FROM chunks c WHERE c.id`, ranked);
 }
 
 /** Files ranked by BM25 over path words and the names they define. */
 export function fileSource(db: Db, match: string, f: SourceFilter, limit: number): FileHit[] {
-  const w = filterSql("fl", f);
-  return db.prepare(
-    `SELECT fl.path, fl.language, fl.line_count, bm25(files_fts, 4.0, 1.0) AS r
-     FROM files_fts JOIN files fl ON fl.rowid = files_fts.rowid
-     WHERE files_fts MATCH ?${w.sql} ORDER BY r LIMIT ?`,
-  ).all(match, ...w.args, limit) as unknown as FileHit[];
+  const ranked = rankIds(db, "files_fts", "4.0, 1.0", { table: "files", alias: "fl", key: "rowid" }, match, f, limit);
+  return loadRanked<FileHit>(
+    db,
+    "SELECT fl.path, fl.language, fl.line_count, fl.rowid AS _id FROM files fl WHERE fl.rowid",
+    ranked,
+  );
 }
 
 /**

@@ -113,6 +113,8 @@ export interface PlannedTerm {
 export const COMMON_SHARE = 0.06;
 /** Terms in fewer chunks than this are never too common (small indexes are cheap to search in full). */
 export const COMMON_FLOOR = 3000;
+/** Rows (term postings) one OR expression may make BM25 rank; query time grows with them. */
+export const ROW_BUDGET = 12_000;
 /** Most terms in one expression after planning. */
 export const MAX_PLANNED = 12;
 
@@ -150,7 +152,18 @@ export function planTerms(
   out.sort((a, b) => a.df - b.df);
   const limit = Math.max(stats.docs * COMMON_SHARE, COMMON_FLOOR);
   const keep = new Set(opts.keep ?? []);
-  return out.filter((p, i) => i < 2 || p.df <= limit || keep.has(p.text)).slice(0, MAX_PLANNED);
+  const chosen: PlannedTerm[] = [];
+  let rows = 0;
+  for (const p of out) {
+    // Rarest first, while the rows BM25 must rank stay within budget; the two rarest always stay.
+    const fits = rows + p.df <= ROW_BUDGET && p.df <= limit;
+    if (chosen.length < 2 || fits || keep.has(p.text)) {
+      chosen.push(p);
+      rows += p.df;
+    }
+    if (chosen.length >= MAX_PLANNED) break;
+  }
+  return chosen;
 }
 
 /** `"a" OR "b"* ...` for planned terms, or null. */

@@ -7,7 +7,19 @@
 import type { Db } from "../../state/db.ts";
 import { splitIdentifier } from "../../core/identifiers.ts";
 import { looksLikePath, type QueryIntent } from "./intent.ts";
-import { allOf, anyOf, anyPlanned, phraseOf, planTerms, queryTerms, searchTerms } from "./fts_query.ts";
+import {
+  allOf,
+  anyOf,
+  anyPlanned,
+  phraseOf,
+  type PlannedTerm,
+  planTerms,
+  queryTerms,
+  ROW_BUDGET,
+  searchTerms,
+} from "./fts_query.ts";
+
+const plannedRows = (terms: PlannedTerm[]) => terms.reduce((n, t) => n + t.df, 0);
 import {
   type ChunkHit,
   chunkSource,
@@ -103,7 +115,9 @@ export function sourceLists(db: Db, text: string, intent: QueryIntent, f: Source
       if (expr) push("files", 2, asFiles(fileSource(db, expr, f, DEPTH.files)));
       // Content only for the file name's own words: directory words match everything.
       const base = token.slice(token.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "");
-      const stemExpr = anyPlanned(planTerms(searchTerms(queryTerms(base)), stats, { stem: false }));
+      const stemTerms = planTerms(searchTerms(queryTerms(base)), stats, { stem: false });
+      // A secondary source is skipped when its words are everywhere (`String.java`): costly, and says nothing.
+      const stemExpr = plannedRows(stemTerms) <= ROW_BUDGET ? anyPlanned(stemTerms) : null;
       if (stemExpr) push("chunks", 0.5, asChunks(chunkSource(db, stemExpr, f, DEPTH.chunks)));
       break;
     }

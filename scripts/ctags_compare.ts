@@ -4,6 +4,7 @@
  * and line, over the files Cruxe indexed.
  *
  * Run: deno task ctags-compare DIR [--keep] [--samples N]
+ * Languages: Go and Python (the targets), plus Rust and Java when present.
  * Needs `ctags` (Universal Ctags) on PATH; permissions: read, write (temp
  * CRUXE_HOME), env, run (ctags, deno, git).
  *
@@ -13,7 +14,8 @@
  * with the same name in the same file whose *definition line* is the ctags
  * line, where the definition line is the first line at or after line_start
  * that contains the name as a word and is not a decorator/annotation/attribute
- * line. Strict `line_start == ctags line` matches
+ * line, or line_start itself (ctags puts some multi-line heads, such as a Rust
+ * `impl<...>` split over lines, on the keyword line). Strict `line_start == ctags line` matches
  * are reported too.
  */
 import { DatabaseSync } from "node:sqlite";
@@ -23,13 +25,17 @@ import { join } from "node:path";
 const MAIN_KINDS: Record<string, Set<string>> = {
   Go: new Set(["func", "type", "struct", "interface", "talias"]),
   Python: new Set(["class", "function", "member"]),
+  Rust: new Set(["function", "method", "struct", "enum", "interface", "typedef", "implementation", "macro"]),
+  Java: new Set(["class", "interface", "enum", "method", "annotation"]),
 };
 /** Reported separately: secondary definitions (fields, constants, interface methods). */
 const EXTRA_KINDS: Record<string, Set<string>> = {
   Go: new Set(["methodSpec", "member", "const", "var"]),
   Python: new Set(["variable"]),
+  Rust: new Set(["field", "enumerator", "module", "variable", "constant"]),
+  Java: new Set(["field", "enumConstant"]),
 };
-const CTAGS_LANG_TO_CRUXE: Record<string, string> = { Go: "go", Python: "python" };
+const CTAGS_LANG_TO_CRUXE: Record<string, string> = { Go: "go", Python: "python", Rust: "rust", Java: "java" };
 
 interface Tag {
   name: string;
@@ -63,7 +69,7 @@ async function runCtags(dir: string): Promise<Tag[]> {
       "-R",
       "--output-format=json",
       "--fields=+nKZl",
-      "--languages=Go,Python",
+      `--languages=${Object.keys(MAIN_KINDS).join(",")}`,
       "--extras=-F",
       "-f",
       "-",
@@ -188,6 +194,7 @@ async function main() {
         let set = m.get(s.name);
         if (!set) m.set(s.name, set = new Set());
         set.add(definitionLine(lines, s));
+        set.add(s.line_start);
       }
       defLines.set(p, m);
     }

@@ -17,12 +17,22 @@ export function rustModulePath(path: string): string | null {
   return parts.length ? parts.join("::") : null;
 }
 
-/** The type an impl block is for, without generics or references (`impl<T> Tr for &Foo<T>` → `Foo`). */
+/**
+ * The type an impl block is for, as ctags names it: generics, references,
+ * pointers and slice brackets removed (`impl<T> Tr for &'a [Foo<T>]` → `Foo`);
+ * for types without a name (`()`, `!`) the trait's name.
+ */
 function implTypeName(n: Node): string | null {
   const t = n.childForFieldName("type");
   if (!t) return null;
-  const text = t.text.replace(/<[\s\S]*$/, "").replace(/^[&\s]*(mut\s+)?|^dyn\s+/g, "").trim();
-  return text.split("::").pop() || null;
+  let text = t.text;
+  for (let prev = ""; prev !== text;) {
+    prev = text;
+    text = text.replace(/^\s*(&\s*('\w+\s*)?(mut\s+)?|\*\s*(const|mut)\s+|dyn\s+|\[|\()/, "");
+  }
+  const m = text.match(/^[A-Za-z_]\w*(\s*::\s*[A-Za-z_]\w*)*/);
+  if (m) return m[0].split("::").pop()!.trim();
+  return n.childForFieldName("trait")?.text.replace(/<[\s\S]*$/, "").split("::").pop() ?? null;
 }
 
 /** Attributes (`#[derive(..)]`) directly above an item belong to its span. */

@@ -160,7 +160,7 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
         ctx.parentKind = top?.kind ?? null;
         ctx.parentName = top?.name ?? null;
         const frame = defineSymbol(node, rule, top);
-        if (frame) stack.push(frame);
+        if (frame && !rule.leaf) stack.push(frame);
       }
       if (call) {
         let name: string | null = null;

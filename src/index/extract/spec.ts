@@ -38,6 +38,8 @@ export interface DefRule {
   kind: SymbolKind | ((node: Node, ctx: RuleContext) => SymbolKind | null);
   /** Field holding the name (default `name`), or a function returning the name. */
   name?: string | ((node: Node, ctx: RuleContext) => string | null);
+  /** The definition encloses no others: definitions inside it keep the outer parent (C `typedef struct {..} T`). */
+  leaf?: boolean;
   /** Several names declared by one node (`a, b int`): one symbol each. Overrides `name`. */
   names?: (node: Node, ctx: RuleContext) => string[];
   /** Field holding the body; the signature is the text before it (default `body`). */

@@ -121,24 +121,13 @@ function heritage(n: Node) {
   };
 }
 
-/** The typedef whose declared name is `n`, if any. */
-function typedefOf(n: Node): Node | null {
-  let p = n.parent;
-  while (p && WRAPPERS.has(p.type)) p = p.parent;
-  if (p?.type !== "type_definition") return null;
-  return declaratorName(p.childForFieldName("declarator"))?.id === n.id ? p : null;
-}
-
 const typedefRule: DefRule = {
-  // Matched on the typedef's declared name, so a struct defined inside the typedef stays top-level.
-  kind: (n) => {
-    const p = n.parent?.type ?? "";
-    return (p === "type_definition" || WRAPPERS.has(p)) && typedefOf(n) ? "type" : null;
-  },
-  name: (n) => n.text,
-  outer: (n) => typedefOf(n) ?? n,
+  kind: "type",
+  name: (n) => declaratorName(n.childForFieldName("declarator"))?.text ?? null,
+  // A struct defined inside the typedef stays a top-level symbol of its own.
+  leaf: true,
   // The whole typedef, with an inline struct body elided.
-  signature: (n) => (typedefOf(n) ?? n).text.replace(/\{[\s\S]*\}/, "{ … }").replace(/;$/, ""),
+  signature: (n) => n.text.replace(/\{[\s\S]*\}/, "{ … }").replace(/;$/, ""),
 };
 
 function varKind(n: Node, ctx: RuleContext): SymbolKind | null {
@@ -155,7 +144,7 @@ const common: Record<string, DefRule> = {
   preproc_def: { kind: "macro", signature: (n) => n.text.split("\n")[0] },
   preproc_function_def: { kind: "macro", signature: (n) => n.text.split("\n")[0].replace(/\\$/, "") },
   enumerator: { kind: "enum_member", signature: (n) => n.text },
-  type_identifier: typedefRule,
+  type_definition: typedefRule,
   declaration: { kind: varKind, name: (n) => simpleName(nameNode(n)), signature: (n) => n.text.replace(/;$/, "") },
 };
 

@@ -147,6 +147,7 @@ export function searchCode(db: Db, input: SearchCodeInput): SearchCodeResult {
     terms: terms.filter((t) => !/^\d+$/.test(t)),
     identifier: ident?.leaf,
     qualifiers: ident?.qualifiers ?? [],
+    qualifiedText: ident?.qualifiers.length ? text : undefined,
     kinds: kindsMentioned(words),
     mentionsTests: words.some((w) => /^(tests?|spec|specs|testing|mock|mocks|fixture|fixtures)$/.test(w)),
   };

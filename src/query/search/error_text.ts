@@ -39,10 +39,17 @@ export function literalFragments(text: string): string[] {
     if (t.length >= 8 && /[A-Za-z]{2}/.test(t) && t.split(/\s+/).length >= 2) out.add(t);
   };
   keep(msg);
+  // `already borrowed: BorrowMutError`: each side of a colon can be in the source on its own.
+  for (const side of msg.split(/:\s+/)) keep(side);
   for (const m of text.matchAll(/"([^"\n]+)"|`([^`\n]+)`|“([^”\n]+)”/g)) keep(m[1] ?? m[2] ?? m[3]);
   // Values a program interpolates: quoted names, numbers, addresses, paths.
   for (const piece of msg.split(/'[^']*'|"[^"]*"|`[^`]*`|0x[0-9a-f]+|-?\b\d[\w.]*|(?:\/[\w.-]+){2,}/i)) keep(piece);
   return [...out].sort((a, b) => b.length - a.length).slice(0, 5);
+}
+
+/** The words of a message that the source can contain: runtime values (quoted names, numbers) removed. */
+export function messageText(text: string): string {
+  return errorMessage(text).replace(/'[^']*'|"[^"]*"|`[^`]*`|0x[0-9a-f]+|-?\b\d[\w.]*/gi, " ");
 }
 
 /** True when a source line raises, panics with or defines an error message. */

@@ -34,7 +34,7 @@ import {
 } from "./candidates.ts";
 import type { RankedList } from "./fuse.ts";
 import { termStats } from "./term_stats.ts";
-import { errorMessage, isErrorSite, literalFragments } from "./error_text.ts";
+import { isErrorSite, literalFragments, messageText } from "./error_text.ts";
 import { isTestPath } from "./signals.ts";
 
 /** Depth of each source's list. */
@@ -123,7 +123,7 @@ export function sourceLists(db: Db, text: string, intent: QueryIntent, f: Source
     }
     case "error": {
       push("literal", 3, asChunks(literalList(db, text, f)));
-      const msgTerms = searchTerms(queryTerms(errorMessage(text))).filter((t) => !/^\d+$/.test(t));
+      const msgTerms = searchTerms(queryTerms(messageText(text))).filter((t) => !/^\d+$/.test(t));
       const present = msgTerms.filter((t) => stats.df(t) > 0);
       // All words of the message in one chunk: survives line breaks and formatting in the source.
       const every = present.length >= 2 ? allOf(present.slice(0, 16)) : null;

@@ -18,6 +18,8 @@ export interface QueryFacts {
   identifier?: string;
   /** Qualifier parts of a qualified symbol query (`jwt` in `jwt::validate`). */
   qualifiers: string[];
+  /** The qualified text as written (`Iterator::fold`), when there are qualifiers. */
+  qualifiedText?: string;
   /** Kinds the query mentions (`class`, `function` ...). */
   kinds: Set<string>;
   mentionsTests: boolean;
@@ -37,6 +39,11 @@ const KIND_WORDS: Record<string, string[]> = {
   module: ["module", "package", "namespace"],
   constant: ["constant", "const"],
 };
+
+/** A qualified name with every separator as `.` and lower case, for suffix comparison. */
+function normQualified(s: string): string {
+  return "." + s.toLowerCase().replace(/::|#|->|\//g, ".").replace(/\(\)$/, "");
+}
 
 /** Kinds named by words of the query. */
 export function kindsMentioned(words: string[]): Set<string> {
@@ -107,15 +114,6 @@ export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
       const ci = sym.name.toLowerCase() === q.identifier.toLowerCase();
       if (exact || ci) {
         factor(u, "exact_name", exact ? 2.0 : 1.4);
-        if (q.qualifiers.length) {
-          // Qualifiers are compared word for word with the qualified name and the path (`vec` ≠ `vec_deque`).
-          const words = new Set(
-            [...sym.qualified_name.split(/::|[.#/\\]|->/), ...u.path.replace(/\.[^./]*$/, "").split("/")]
-              .map((w) => w.toLowerCase()),
-          );
-          const hit = q.qualifiers.filter((p) => words.has(p.toLowerCase())).length;
-          factor(u, "qualifier_match", hit ? 1 + hit / q.qualifiers.length : 0.6);
-        }
         // An impl block carries the type's name but is not where the type is defined.
         if (sym.kind === "impl") factor(u, "impl_block", 0.6);
         // Definition of a type beats a same-named field or variable.
@@ -126,6 +124,19 @@ export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
       const parts = new Set(splitIdentifier(sym.name));
       const covered = [...parts].filter((p) => termSet.has(p)).length;
       if (parts.size && covered === parts.size) factor(u, "name_in_query", 1.25);
+    }
+    // Qualifiers (`bufio` of `bufio.Scanner`) are compared word for word with the qualified name and
+    // the path (`vec` is not `vec_deque`); a written-out suffix (`Iterator::fold`) is the strongest match.
+    if (q.qualifiers.length) {
+      const words = new Set(
+        [...(sym?.qualified_name.split(/::|[.#/\\]|->/) ?? []), ...u.path.replace(/\.[^./]*$/, "").split("/")]
+          .map((w) => w.toLowerCase()),
+      );
+      const hit = q.qualifiers.filter((p) => words.has(p.toLowerCase())).length;
+      factor(u, "qualifier_match", hit ? 1 + hit / q.qualifiers.length : 0.6);
+      if (sym && q.qualifiedText && normQualified(sym.qualified_name).endsWith(normQualified(q.qualifiedText))) {
+        factor(u, "qualified_suffix", 1.5);
+      }
     }
     // Definition over reference: a unit that is a symbol body is a definition site.
     if (u.symbolRow !== undefined) factor(u, "definition", 1.1);

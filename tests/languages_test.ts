@@ -199,3 +199,54 @@ Deno.test("Python decorated definitions start at the decorator; module-level nam
   const ex = await parseAndExtract("python", "pkg/io.py", src);
   assert.deepEqual(ex.symbols.filter((s) => s.name === "HAS_UJSON").map((s) => s.lineStart), [3, 5]);
 });
+
+Deno.test("doc comments, visibility and signatures come through in every new language", async () => {
+  const cases: [string, string, string, { doc?: string | null; visibility?: string | null; signature?: string }][] = [
+    ["rust", "src/auth/jwt.rs", "auth::jwt::Claims", { doc: "Claims carried by a token.", visibility: "pub" }],
+    ["rust", "src/auth/jwt.rs", "auth::jwt::decode", {
+      visibility: "private",
+      signature: "fn decode(_token: &str) -> TokenResult",
+    }],
+    ["rust", "src/lib.rs", "auth", { doc: null }], // `//!` documents the crate, not the next item
+    ["java", "src/main/java/com/acme/auth/TokenService.java", "com.acme.auth.TokenService.validate", {
+      doc: "Checks a token's signature and expiry.",
+      visibility: "public",
+      signature: "public boolean validate(String token) throws InvalidTokenException",
+    }],
+    ["csharp", "src/Auth/TokenService.cs", "Acme.Auth.TokenService", {
+      doc: "<summary>Issues and validates session tokens.</summary>",
+      signature: "public class TokenService : ServiceBase, IValidator, IDisposable",
+    }],
+    ["c", "src/session.h", "session_t", {
+      doc: "A logged-in user's session.",
+      signature: "typedef struct session { … } session_t",
+    }],
+    ["cpp", "src/token_store.cpp", "acme::auth::TokenStore::contains", {
+      doc: "True when the token was issued by this store.",
+      signature: "bool TokenStore::contains(const std::string& token) const",
+    }],
+    ["ruby", "lib/auth/token.rb", "Auth::Token", { doc: "A signed session token.", signature: "class Token < Base" }],
+    ["ruby", "lib/auth/token.rb", "Auth::Token#signature", { visibility: "private" }],
+    ["php", "src/Auth/TokenService.php", "App\\Auth\\TokenService::sign", {
+      visibility: "private",
+      signature: "private function sign(string $value): string",
+    }],
+    ["bash", "lib/log.sh", "log_info", { doc: "Prints a message with the prefix.", signature: "log_info()" }],
+    ["scala", "src/main/scala/acme/auth/TokenService.scala", "acme.auth.TokenService.validate", {
+      doc: "Checks a token's expiry.",
+    }],
+    ["elixir", "lib/auth/token.ex", "Auth.Token.issue", { doc: "Issues a token.", visibility: "public" }],
+    ["elixir", "lib/auth/token.ex", "Auth.Token.now", { visibility: "private", signature: "defp now" }],
+    ["haskell", "src/Auth/Token.hs", "Auth.Token.Role", { doc: "A user's permission level." }],
+    ["haskell", "src/Auth/Token.hs", "Auth.Token.issue", { signature: "issue :: UTCTime -> String -> Token" }],
+  ];
+  for (const [lang, path, qname, want] of cases) {
+    const g = goldens.find((x) => x.language === lang)!;
+    const ex = (await extractFixture(g)).get(path)!;
+    const s = ex.symbols.find((x) => x.qualifiedName === qname);
+    assert.ok(s, `${lang}: ${qname} in ${path}`);
+    if ("doc" in want) assert.equal(s.doc, want.doc, `${qname} doc`);
+    if ("visibility" in want) assert.equal(s.visibility, want.visibility, `${qname} visibility`);
+    if (want.signature) assert.equal(s.signature, want.signature, `${qname} signature`);
+  }
+});

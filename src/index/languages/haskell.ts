@@ -42,6 +42,18 @@ function textBefore(n: Node, field: string, source: string): string {
   return source.slice(n.startIndex, f ? f.startIndex : n.endIndex).replace(/[=\s]+$|\bwhere\s*$/g, "");
 }
 
+/**
+ * The grammar files a haddock comment that follows the imports under the
+ * imports node, away from the first declaration it documents; recover it.
+ */
+function firstDeclarationDoc(n: Node): string | null {
+  const first = typeSignature(n) ?? n;
+  if (first.previousNamedSibling || first.parent?.type !== "declarations") return null;
+  const last = first.parent.previousNamedSibling?.lastNamedChild;
+  if (last?.type !== "haddock" || last.endPosition.row < first.startPosition.row - 1) return null;
+  return last.text.split("\n").map((l) => l.replace(/^\s*--\s*[|^]?\s?/, "")).join("\n");
+}
+
 export const haskell: LanguageSpec = {
   id: "haskell",
   grammar: "tree-sitter-haskell.wasm",
@@ -49,6 +61,7 @@ export const haskell: LanguageSpec = {
   shebangs: ["runhaskell", "runghc", "stack"],
   separator: ".",
   commentTypes: ["haddock", "comment"],
+  doc: firstDeclarationDoc,
   module: (_path, root) => {
     const header = root.namedChildren.find((c) => c?.type === "header");
     return header?.childForFieldName("module")?.text ?? null;

@@ -64,10 +64,16 @@ interface Built {
   /** Definitions per lower-case name. */
   byName: Map<string, NameEntry[]>;
   index: Index;
+  /** Short names by their count of letters and digits: positions in `names` and the names without separators. */
+  byCompactLength: Map<number, { at: number[]; compact: string[] }>;
   buildMs: number;
 }
 
 const cache = new WeakMap<Db, Built>();
+/** Trigrams of a query used to gather fuzzy candidates. */
+const MAX_PROBE_GRAMS = 10;
+/** Names up to this many letters get the exhaustive same-length comparison when trigrams find nothing. */
+const SHORT_NAME = 7;
 
 /** Character trigrams of a name with word-boundary markers; separators are ignored. */
 function trigrams(name: string): string[] {
@@ -139,9 +145,17 @@ function build(db: Db): Built {
     resolution: 1, // matched-trigram counts rank candidates; term positions do not matter
     encoder: { split: " ", normalize: false, dedupe: false, numeric: false },
   });
+  const byCompactLength = new Map<number, { at: number[]; compact: string[] }>();
   for (let i = 0; i < names.length; i++) {
     const g = trigrams(names[i]);
     if (g.length) index.add(i, g.join(" "));
+    const len = g.length; // "^" + letters + "$" has as many trigrams as letters
+    if (len <= SHORT_NAME + 1) {
+      let bucket = byCompactLength.get(len);
+      if (!bucket) byCompactLength.set(len, bucket = { at: [], compact: [] });
+      bucket.at.push(i);
+      bucket.compact.push(names[i].replace(/[^a-z0-9]+/g, ""));
+    }
   }
   return {
     dataVersion: dataVersion(db),
@@ -149,6 +163,7 @@ function build(db: Db): Built {
     names,
     byName,
     index,
+    byCompactLength,
     buildMs: performance.now() - t0,
   };
 }
@@ -222,20 +237,28 @@ export function definitionsWithPrefix(db: Db, prefixLower: string, max: number):
   return { rows, total };
 }
 
+let rowA = new Int32Array(64);
+let rowB = new Int32Array(64);
+let rowC = new Int32Array(64);
+
 /** Optimal string alignment distance (Levenshtein plus adjacent swaps), stopping past `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
   const n = b.length;
-  let prev2 = new Array<number>(n + 1).fill(0);
-  let prev = Array.from({ length: n + 1 }, (_, j) => j);
-  let cur = new Array<number>(n + 1).fill(0);
+  if (rowA.length <= n) [rowA, rowB, rowC] = [new Int32Array(n + 1), new Int32Array(n + 1), new Int32Array(n + 1)];
+  // Three rows reused across calls: this runs for thousands of names per fuzzy lookup.
+  let prev2 = rowA;
+  let prev = rowB;
+  let cur = rowC;
+  for (let j = 0; j <= n; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
     cur[0] = i;
-    let rowMin = cur[0];
+    let rowMin = i;
+    const ai = a.charCodeAt(i - 1);
     for (let j = 1; j <= n; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, prev2[j - 2] + 1);
+      const bj = b.charCodeAt(j - 1);
+      let v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ai === bj ? 0 : 1));
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) v = Math.min(v, prev2[j - 2] + 1);
       cur[j] = v;
       if (v < rowMin) rowMin = v;
     }
@@ -256,19 +279,35 @@ export function fuzzyNames(db: Db, query: string, limit = 20): FuzzyName[] {
   const grams = trigrams(q);
   if (grams.length === 0 || q.length > 200) return [];
   const b = current(db);
-  const ids = b.index.search(grams.join(" "), { limit: 200, suggest: true }) as number[];
   const maxDist = Math.max(1, Math.floor(q.length / 4));
   const compact = (s: string) => s.replace(/[^a-z0-9]+/g, "");
   const qc = compact(q);
   const out: FuzzyName[] = [];
-  for (const id of ids) {
-    const name = b.names[id];
-    if (name === undefined || name === q) continue;
+  const consider = (name: string | undefined) => {
+    if (name === undefined || name === q) return;
     // Separators (`_`, `$`) differ a lot between conventions; compare without them, but prefer equal spelling.
     const d = Math.min(editDistance(q, name, maxDist), editDistance(qc, compact(name), maxDist) + 0.5);
-    if (d > maxDist) continue;
-    const similarity = 1 - d / Math.max(q.length, name.length);
-    out.push({ name_lower: name, similarity, distance: d });
+    if (d > maxDist) return;
+    out.push({ name_lower: name, similarity: 1 - d / Math.max(q.length, name.length), distance: d });
+  };
+  // A long name keeps most of its trigrams under a typo: an even sample of them finds it for less merging.
+  const probe = grams.length > MAX_PROBE_GRAMS
+    ? Array.from(
+      { length: MAX_PROBE_GRAMS },
+      (_, i) => grams[Math.round(i * (grams.length - 1) / (MAX_PROBE_GRAMS - 1))],
+    )
+    : grams;
+  for (const id of b.index.search(probe.join(" "), { limit: 200, suggest: true }) as number[]) consider(b.names[id]);
+  // A short name with two letters swapped shares almost no trigram: compare it with every name of about its length.
+  if (!out.length && qc.length <= SHORT_NAME) {
+    for (let len = Math.max(1, qc.length - 1); len <= qc.length + 1; len++) {
+      const bucket = b.byCompactLength.get(len);
+      if (!bucket) continue;
+      // Compact spellings first (cheap reject), the full comparison only for near misses.
+      for (let k = 0; k < bucket.at.length; k++) {
+        if (editDistance(qc, bucket.compact[k], maxDist) <= maxDist) consider(b.names[bucket.at[k]]);
+      }
+    }
   }
   out.sort((a, b) => a.distance - b.distance || b.similarity - a.similarity || (a.name_lower < b.name_lower ? -1 : 1));
   return out.slice(0, limit);

@@ -130,6 +130,7 @@ Deno.test("navigation queries over fixture repositories", async (t) => {
           [py, "Circel", "shapes.circle.Circle"],
           [py, "build_reprot", "shapes.report.build_report"],
           [go, "NewJWTValidatr", "auth.NewJWTValidator"],
+          [go, "Bsae", "auth.Base"], // a swap in a short name shares no trigram
         ] as const
       ) {
         const r = locateSymbol(db, { name: typo, language: want.startsWith("cache.") ? "typescript" : undefined });

@@ -225,6 +225,11 @@ Deno.test("doc comments, visibility and signatures come through in every new lan
       doc: "True when the token was issued by this store.",
       signature: "bool TokenStore::contains(const std::string& token) const",
     }],
+    ["cpp", "src/token_store.hpp", "acme::auth::TokenStore::tokens_", { visibility: "private" }],
+    ["cpp", "src/token_store.hpp", "acme::auth::TokenStore::size", {
+      visibility: "public",
+      signature: "int size() const",
+    }],
     ["ruby", "lib/auth/token.rb", "Auth::Token", { doc: "A signed session token.", signature: "class Token < Base" }],
     ["ruby", "lib/auth/token.rb", "Auth::Token#signature", { visibility: "private" }],
     ["php", "src/Auth/TokenService.php", "App\\Auth\\TokenService::sign", {

@@ -61,6 +61,23 @@ function templateOuter(n: Node): Node {
   return n.parent?.type === "template_declaration" ? n.parent : n;
 }
 
+/**
+ * C++ member visibility from the nearest `public:`/`protected:`/`private:`
+ * above the member (bounded look-back), else the class/struct default.
+ */
+function cppVisibility(n: Node): string | null {
+  let member = n.parent?.type === "template_declaration" ? n.parent : n;
+  // A nested type is the type of a member declaration (`class Inner { ... };`).
+  if (member.parent?.type === "field_declaration") member = member.parent;
+  const body = member.parent;
+  if (body?.type !== "field_declaration_list") return null;
+  let prev = member.previousNamedSibling;
+  for (let i = 0; prev && i < 500; i++, prev = prev.previousNamedSibling) {
+    if (prev.type === "access_specifier") return prev.text.replace(/\s*:$/, "");
+  }
+  return body.parent?.type === "class_specifier" ? "private" : "public";
+}
+
 function cppFunctionKind(n: Node, ctx: RuleContext): SymbolKind | null {
   const name = nameNode(n);
   if (!name) return null;
@@ -188,6 +205,7 @@ export const cpp: LanguageSpec = {
       qualifier: (n) => scopeOf(nameNode(n)),
       outer: templateOuter,
       signature: headSignature,
+      visibility: cppVisibility,
     },
     class_specifier: {
       kind: withBody("class"),
@@ -195,6 +213,7 @@ export const cpp: LanguageSpec = {
       signature: structSignature,
       heritage,
       outer: templateOuter,
+      visibility: cppVisibility,
     },
     struct_specifier: {
       kind: withBody("struct"),
@@ -202,6 +221,7 @@ export const cpp: LanguageSpec = {
       signature: structSignature,
       heritage,
       outer: templateOuter,
+      visibility: cppVisibility,
     },
     union_specifier: { kind: withBody("struct"), name: structName, signature: structSignature, outer: templateOuter },
     enum_specifier: { kind: withBody("enum"), name: structName, signature: structSignature },
@@ -214,6 +234,7 @@ export const cpp: LanguageSpec = {
       },
       outer: templateOuter,
       signature: (n) => n.text.replace(/;$/, ""),
+      visibility: cppVisibility,
     },
     declaration: {
       kind: (n, ctx) => cppMemberDeclKind(n, ctx) ?? varKind(n, ctx),
@@ -223,6 +244,7 @@ export const cpp: LanguageSpec = {
       },
       outer: templateOuter,
       signature: (n) => n.text.replace(/;$/, ""),
+      visibility: cppVisibility,
     },
   },
   calls: { call_expression: ["function"], new_expression: ["type"] },

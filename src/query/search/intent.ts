@@ -105,7 +105,12 @@ const STACK_TRACE = [
 ];
 
 /** Error codes: rustc E0308, errno names, ERR_FOO constants, ORA-00942-style. */
-const ERROR_CODE = /\b(E\d{4}|E[A-Z]{4,}|ERR_[A-Z0-9_]+|[A-Z]{2,5}-\d{3,5})\b/;
+const ERROR_CODE = new RegExp(
+  "\\b(E\\d{4}|ERR_[A-Z0-9_]+|[A-Z]{2,5}-\\d{3,5}|E(NOENT|ACCES|PERM|EXIST|AGAIN|INVAL|PIPE|CONNREFUSED|CONNRESET|" +
+    "CONNABORTED|TIMEDOUT|ADDRINUSE|ADDRNOTAVAIL|NOTDIR|ISDIR|MFILE|NFILE|NOSPC|BADF|INTR|NOTEMPTY|BUSY|ROFS|NOMEM|IO|" +
+    "HOSTUNREACH|NETUNREACH|NOTSUP|OPNOTSUPP|NOSYS|XDEV|LOOP|NAMETOOLONG|WOULDBLOCK|INPROGRESS|ALREADY|NOTCONN|SHUTDOWN|" +
+    "FAULT|RANGE|DOM|OVERFLOW|ILSEQ|NOEXEC|TXTBSY|FBIG|SPIPE|MLINK|CHILD|SRCH|NXIO|2BIG|NODEV|NOTTY|DEADLK|NOLCK))\\b",
+);
 
 const QUOTED = /"[^"]+"|'[^']{2,}'|`[^`]+`|“[^”]+”/;
 
@@ -136,9 +141,12 @@ export function classifyIntent(query: string): QueryIntent {
   const q = query.trim();
   if (QUOTED.test(q) || ERROR_CODE.test(q) || STACK_TRACE.some((r) => r.test(q))) return "error";
   const tokens = q.split(/\s+/);
-  if (tokens.some((t) => looksLikePath(t) && (tokens.length <= 3 || /\.[A-Za-z0-9]{1,6}$/.test(t)))) {
+  // In a sentence, `Node.js` or `Newtonsoft.Json` are names; a path there has a slash or a code-style file name.
+  const pathLike = (t: string) =>
+    looksLikePath(t) && (tokens.length <= 3 || t.includes("/") || /^[a-z0-9_.-]+$/.test(t) && /[_-]|\.[a-z]+$/.test(t));
+  if (tokens.some(pathLike)) {
+    const pathTok = tokens.find(pathLike)!;
     // `a/b` inside a long sentence ("success/error result") is prose, not a path.
-    const pathTok = tokens.find((t) => looksLikePath(t))!;
     if (tokens.length <= 3 || pathTok.includes(".")) return "path";
   }
   if (tokens.length === 1 && looksLikeSymbol(q)) return "symbol";

@@ -123,7 +123,7 @@ Deno.test("each new language's broken file is flagged partial and keeps definiti
       assert.ok(ex.symbols.some((s) => s.lineStart > damaged), `${path}: a definition after the error`);
     }
   }
-  assert.ok(partialFiles >= 11, `only ${partialFiles} broken fixture files`);
+  assert.ok(partialFiles >= 12, `only ${partialFiles} broken fixture files`);
 });
 
 Deno.test("languages are detected by extension, special file name and shebang", () => {
@@ -145,6 +145,8 @@ Deno.test("languages are detected by extension, special file name and shebang", 
     "lib/a.ex": "elixir",
     "test/a_test.exs": "elixir",
     "src/Main.hs": "haskell",
+    "Auth/TokenStore.psm1": "powershell",
+    "build.ps1": "powershell",
   };
   for (const [path, lang] of Object.entries(byPath)) assert.equal(languageForPath(path)?.id, lang, path);
   const byShebang: Record<string, string> = {
@@ -154,6 +156,7 @@ Deno.test("languages are detected by extension, special file name and shebang", 
     "#!/usr/bin/env ruby": "ruby",
     "#!/usr/bin/php": "php",
     "#!/usr/bin/env python3": "python",
+    "#!/usr/bin/env pwsh": "powershell",
   };
   for (const [line, lang] of Object.entries(byShebang)) assert.equal(languageForShebang(line)?.id, lang, line);
 });

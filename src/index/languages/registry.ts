@@ -13,6 +13,7 @@ import { bash } from "./bash.ts";
 import { scala } from "./scala.ts";
 import { elixir } from "./elixir.ts";
 import { haskell } from "./haskell.ts";
+import { powershell } from "./powershell.ts";
 
 /** Every language Cruxe indexes. */
 export const LANGUAGES: LanguageSpec[] = [
@@ -32,6 +33,7 @@ export const LANGUAGES: LanguageSpec[] = [
   scala,
   elixir,
   haskell,
+  powershell,
 ];
 
 const byExt = new Map<string, LanguageSpec>();

@@ -97,3 +97,17 @@ Deno.test("a second job for the same project is refused or joined", async () => 
     h.close();
   }
 });
+
+Deno.test("parse workers are recycled every N files without losing any file", async () => {
+  const h = tempHome({ workerRecycleFiles: 2, workers: 2 });
+  try {
+    const dir = Deno.makeTempDirSync();
+    for (let i = 0; i < 11; i++) Deno.writeTextFileSync(join(dir, `f${i}.py`), `def fn_${i}():\n    return ${i}\n`);
+    const { project, status } = await indexDir(h, dir);
+    assert.equal(status, "published");
+    const names = symbolNames(h, project.project_id);
+    for (let i = 0; i < 11; i++) assert.ok(names.includes(`f${i}.fn_${i}`), `fn_${i} indexed`);
+  } finally {
+    h.close();
+  }
+});

@@ -59,6 +59,7 @@ const TEST_CLASS_FILE = /[a-z0-9]Tests?\.(java|kt|cs|scala|swift|groovy|php)$/;
 const NON_CODE =
   /\.(md|rst|txt|adoc|json|ya?ml|toml|lock|csv|svg|html?)$|(^|\/)(docs?|_?examples?|samples?|vendor|third_?party|external|deps|benchmarks?)\//i;
 const LEGACY = /(^|\/)(deprecated|legacy|obsolete)(\/|$)/i;
+const DECLARATION_KINDS = new Set(["interface", "trait"]);
 const TYPE_KINDS = new Set(["class", "struct", "interface", "trait", "enum", "type", "module", "namespace"]);
 
 /** True for paths of tests, specs and test data. */
@@ -141,6 +142,10 @@ export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
     // Definition over reference: a unit that is a symbol body is a definition site.
     if (u.symbolRow !== undefined) factor(u, "definition", 1.1);
     if (sym && q.kinds.size && q.kinds.has(sym.kind)) factor(u, "kind_match", 1.3);
+    // For prose, an implementation answers "how" better than the interface declaring it.
+    if (sym && q.intent === "natural_language" && DECLARATION_KINDS.has(sym.kind) && !q.kinds.has(sym.kind)) {
+      factor(u, "declaration_only", 0.75);
+    }
     // Path affinity: how much of the file name the query says, and query words in directories.
     if (stemSet.size) {
       const slash = u.path.lastIndexOf("/");

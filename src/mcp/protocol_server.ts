@@ -29,11 +29,23 @@ const INSTRUCTIONS = "Cruxe answers code-navigation questions from a local index
   "freshness_status, result_completeness); call sync_repo when it says stale. Pass `workspace` to address another " +
   "repository.";
 
+/**
+ * The SDK builds an Ajv instance per Server for elicitation schemas (0.3 ms,
+ * paid per HTTP request since those are stateless). Cruxe never elicits.
+ */
+const NO_ELICITATION = {
+  getValidator: () => () => ({ valid: false as const, data: undefined, errorMessage: "Cruxe does not elicit input" }),
+};
+
 /** Builds the SDK server of one session. */
 export function createProtocolServer(rt: ServerRuntime, dispatcher: Dispatcher, opts: SessionOptions): Server {
   const server = new Server(
     { name: "cruxe", version: VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: NO_ELICITATION,
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: dispatcher.listTools() }));
   server.setRequestHandler(

@@ -11,6 +11,8 @@ import {
   allOf,
   anyOf,
   anyPlanned,
+  COMMON_FLOOR,
+  COMMON_SHARE,
   phraseOf,
   type PlannedTerm,
   planTerms,
@@ -86,6 +88,27 @@ function literalList(db: Db, text: string, f: SourceFilter): ChunkHit[] {
   ).map((e) => e.hit);
 }
 
+/**
+ * Runs of two or more adjacent content words (no stop words, none too common)
+ * as FTS5 phrases: `"current shell" OR "active node js version"`. A phrase over
+ * the whole sentence would read the position lists of its most common words.
+ */
+function contentPhrases(text: string, stats: ReturnType<typeof termStats>): string | null {
+  const runs: string[][] = [];
+  let run: string[] = [];
+  const limit = Math.max(stats.docs * COMMON_SHARE, COMMON_FLOOR);
+  for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const t = queryTerms(w)[0];
+    if (t && !t.stop && stats.df(w) > 0 && stats.df(w) <= limit) run.push(w);
+    else {
+      if (run.length >= 2) runs.push(run);
+      run = [];
+    }
+  }
+  if (run.length >= 2) runs.push(run);
+  return runs.length ? runs.slice(0, 4).map((r) => phraseOf(r.join(" "))).join(" OR ") : null;
+}
+
 /** The ranked lists that answer `text` under `intent`. */
 export function sourceLists(db: Db, text: string, intent: QueryIntent, f: SourceFilter): RankedList[] {
   const out: RankedList[] = [];
@@ -159,7 +182,7 @@ export function sourceLists(db: Db, text: string, intent: QueryIntent, f: Source
         const identExpr = anyOf(idents.map((i) => i.toLowerCase()));
         if (identExpr) push("identifier_text", 1, asChunks(chunkSource(db, identExpr, f, 40)));
       }
-      const phrase = terms.length >= 2 ? phraseOf(text) : null;
+      const phrase = contentPhrases(text, stats);
       if (phrase) push("phrase", 0.75, asChunks(chunkSource(db, phrase, f, 40)));
     }
   }

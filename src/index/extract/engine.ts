@@ -2,7 +2,7 @@
  * Runs a language spec over a syntax tree and produces symbols and
  * references. Pure: no I/O, no parser state.
  */
-import type { Node, Tree } from "web-tree-sitter";
+import { type Language, type Node, Query, type Tree } from "web-tree-sitter";
 import type { ExtractedRef, ExtractedSymbol, FileExtraction, SymbolKind } from "../../core/types.ts";
 import type { CallRule, DefRule, LanguageSpec, RuleContext } from "./spec.ts";
 
@@ -135,6 +135,29 @@ function compiled(spec: LanguageSpec): CompiledSpec {
   return c;
 }
 
+const typeQueries = new WeakMap<Language, WeakMap<CompiledSpec["defTypes"], Query | null>>();
+
+/**
+ * One query matching every node type some rule of the spec names, so the
+ * tree is searched in WebAssembly and only matching nodes cross into JS.
+ * Null when the grammar names none of them.
+ */
+function ruleQuery(
+  language: Language,
+  defTypes: CompiledSpec["defTypes"],
+  callTypes: CompiledSpec["callTypes"],
+  importTypes: CompiledSpec["importTypes"],
+): Query | null {
+  let byDefs = typeQueries.get(language);
+  if (!byDefs) typeQueries.set(language, byDefs = new WeakMap());
+  if (byDefs.has(defTypes)) return byDefs.get(defTypes)!;
+  const names = new Set([...defTypes.keys(), ...callTypes.keys(), ...importTypes.keys()]);
+  const present = [...names].filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) && language.idForNodeType(n, true));
+  const q = present.length ? new Query(language, `[${present.map((n) => `(${n})`).join(" ")}] @n`) : null;
+  byDefs.set(defTypes, q);
+  return q;
+}
+
 /** Extracts symbols and references from a parsed tree. */
 export function extract(tree: Tree, spec: LanguageSpec, path: string, source: string): FileExtraction {
   const symbols: ExtractedSymbol[] = [];
@@ -143,19 +166,18 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
   const module = spec.module?.(path, root) ?? null;
   const stack: Frame[] = [];
   const { defTypes, callTypes, importTypes } = compiled(spec);
-  const cursor = root.walk();
   const ctx: RuleContext = { parentKind: null, parentName: null, source };
 
-  const visit = (): void => {
-    const type = cursor.nodeType;
-    const start = cursor.startIndex;
+  const visit = (node: Node): void => {
+    const type = node.type;
+    const start = node.startIndex;
+    // Frames are only read at matching nodes, so closing them lazily here gives the same nesting.
     while (stack.length && start >= stack[stack.length - 1].end) stack.pop();
     const top = stack.length ? stack[stack.length - 1] : null;
     const rule = defTypes.get(type);
     const call = callTypes.get(type);
     const imp = importTypes.get(type);
     if (rule || call || imp) {
-      const node = cursor.currentNode;
       if (rule) {
         ctx.parentKind = top?.kind ?? null;
         ctx.parentName = top?.name ?? null;
@@ -187,15 +209,13 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
     }
   };
 
-  // Pre-order walk without recursion: generated code nests deep enough to overflow the JS stack.
+  // Matching nodes in pre-order (start ascending, outer before inner), found by one query in WebAssembly.
   const walk = (): void => {
-    for (;;) {
-      visit();
-      if (cursor.gotoFirstChild()) continue;
-      while (!cursor.gotoNextSibling()) {
-        if (!cursor.gotoParent()) return;
-      }
-    }
+    const q = ruleQuery(tree.language, defTypes, callTypes, importTypes);
+    if (!q) return;
+    const nodes = q.captures(root).map((c) => c.node);
+    nodes.sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
+    for (const n of nodes) visit(n);
   };
 
   const defineSymbol = (node: Node, rule: DefRule, top: Frame | null): Frame | null => {
@@ -257,6 +277,6 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
   };
 
   walk();
-  cursor.delete();
+
   return { symbols, refs, parseError: root.hasError ? "syntax errors in file (partial extraction)" : null };
 }

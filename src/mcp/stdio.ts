@@ -148,6 +148,7 @@ export function stdioTransport(): LineTransport {
 export async function serveStdio(
   createServer: () => import("@modelcontextprotocol/sdk/server").Server,
   transport: LineTransport = stdioTransport(),
+  onConnected?: () => void,
 ): Promise<void> {
   const server = createServer();
   const closed = new Promise<void>((resolve) => {
@@ -158,5 +159,6 @@ export async function serveStdio(
     };
   });
   await server.connect(decorateErrors(transport));
+  onConnected?.();
   await closed;
 }

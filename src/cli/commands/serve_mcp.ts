@@ -115,7 +115,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
     rt.runner.start(pinned[0], { mode: "incremental", force: false, joinExisting: true });
     info(`indexing ${pinned[0].repo_root} in the background`);
   }
-  if (o.prewarm) void rt.warmset.run();
+  // Prewarm starts once the transport serves, so it never delays the first handshake.
+  const prewarm = () => {
+    if (o.prewarm) setTimeout(() => void rt.warmset.run(), 0);
+  };
 
   let stopHttp: (() => Promise<void>) | null = null;
   let resolveStop!: () => void;
@@ -129,11 +132,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
   try {
     if (o.transport === "stdio") {
       await Promise.race([
-        serveStdio(() => createProtocolServer(rt, dispatcher, { jobProgress: true })),
+        serveStdio(() => createProtocolServer(rt, dispatcher, { jobProgress: true }), undefined, prewarm),
         stopped,
       ]);
     } else {
-      const http = serveHttp(rt, dispatcher, { port: o.port, bind: o.bind, authToken: o.authToken });
+      const http = serveHttp(rt, dispatcher, { port: o.port, bind: o.bind, authToken: o.authToken, onListen: prewarm });
       stopHttp = () => http.shutdown(5000);
       await Promise.race([http.finished, stopped]);
     }

@@ -24,7 +24,12 @@ const TTL_MS = 30_000;
 export function termStats(db: Db): TermStats {
   const hit = cache.get(db);
   if (hit && performance.now() - hit.at < TTL_MS) return hit.stats;
-  db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.cruxe_chunks_vocab USING fts5vocab(main, chunks_fts, row)");
+  try {
+    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.cruxe_chunks_vocab USING fts5vocab(main, chunks_fts, row)");
+  } catch {
+    // No vocabulary access: plan as if every term were present and rare (search everything, as before planning).
+    return { docs: 0, df: () => 1, dfPrefix: () => 1 };
+  }
   const one = db.prepare("SELECT doc FROM temp.cruxe_chunks_vocab WHERE term = ?");
   const range = db.prepare("SELECT sum(doc) AS d FROM temp.cruxe_chunks_vocab WHERE term >= ? AND term < ?");
   const docs = Number((db.prepare("SELECT max(id) AS n FROM chunks").get() as { n: number | null }).n ?? 0);

@@ -145,7 +145,8 @@ export function exactNameSource(
   const w = filterSql("s", f);
   const qs = names.map(() => "?").join(", ");
   const lower = names.map((n) => n.toLowerCase());
-  const order = "ORDER BY (s.parent_id IS NULL) DESC, s.line_end - s.line_start DESC LIMIT ?";
+  // Definitions before impl blocks of the same name, top-level before nested, larger before smaller.
+  const order = "ORDER BY (s.kind = 'impl'), (s.parent_id IS NULL) DESC, s.line_end - s.line_start DESC LIMIT ?";
   const plain = () =>
     db.prepare(`SELECT ${SYMBOL_COLS} FROM symbols s WHERE s.name_lower IN (${qs})${w.sql} ${order}`)
       .all(...lower, ...w.args, limit) as unknown as SymbolHit[];

@@ -71,6 +71,7 @@ Deno.test("tools/list: the ten spec tools (and any other), each with an optional
       assert.equal(props.workspace?.type, "string", `${t.name} lacks workspace`);
       assert.ok(!(t.inputSchema.required ?? []).includes("workspace"), `${t.name}: workspace must be optional`);
       assert.equal(t.inputSchema.additionalProperties, false, `${t.name} must refuse unknown arguments`);
+      assert.equal(t.inputSchema.$schema, "https://json-schema.org/draft/2020-12/schema", `${t.name} dialect`);
       assert.match(t.description ?? "", /Indexed languages: .*go.*python/, `${t.name} description lacks languages`);
     }
   } finally {

@@ -197,12 +197,13 @@ Deno.test({
 });
 
 Deno.test({
-  name: "http: bearer token, port already in use, non-loopback bind needs a token",
+  name: "http: bearer token, port in use, non-loopback bind needs a token, SIGTERM mid-job ends it interrupted",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
     const home = tempHomeDir();
-    const srv = await startHttp(home, ["--port", "0", "--no-prewarm", "--auth-token", "s3cret"]);
+    const repo = syntheticGoRepo(150);
+    const srv = await startHttp(home, ["--port", "0", "--no-prewarm", "--auth-token", "s3cret", "--workspace", repo]);
     try {
       const base = `http://127.0.0.1:${srv.port}/`;
       const no = await fetch(`${base}health`);
@@ -252,6 +253,24 @@ Deno.test({
       }).output();
       assert.notEqual(open.code, 0);
       assert.match(new TextDecoder().decode(open.stderr), /--auth-token/);
+
+      // Graceful shutdown on SIGTERM while a job runs: exit 0, the job is reported interrupted next start.
+      const started = await fetch(base, {
+        method: "POST",
+        headers: { authorization: "Bearer s3cret", "content-type": "application/json" },
+        body: rpc("tools/call", { name: "index_repo", arguments: { force: true } }),
+      });
+      assert.equal(bodyOf((await started.json()).result).status, "running");
+      await new Promise((r) => setTimeout(r, 200));
+      srv.child.kill("SIGTERM");
+      assert.equal((await srv.child.status).code, 0, "clean exit on SIGTERM");
+      const stdio = await stdioClient(home, ["--workspace", repo, "--no-prewarm"]);
+      try {
+        const st = bodyOf(await stdio.client.callTool({ name: "index_status", arguments: {} }));
+        assert.ok(st.interrupted_recovery_report, JSON.stringify(st).slice(0, 400));
+      } finally {
+        await stdio.client.close();
+      }
     } finally {
       await srv.stop();
     }

@@ -67,7 +67,8 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
     transport: (v.transport ?? "stdio") as ServeOptions["transport"],
     port: num(v.port, "--port") ?? 9100,
     bind: v.bind ?? "127.0.0.1",
-    workspaces: v.workspace ?? (cmd === "serve" ? [Deno.cwd()] : []),
+    // `deno task serve` runs in the project folder; INIT_CWD is where the user typed it.
+    workspaces: v.workspace ?? (cmd === "serve" ? [Deno.env.get("INIT_CWD") || Deno.cwd()] : []),
     autoWorkspace: v["auto-workspace"] ?? false,
     allowedRoots: v["allowed-root"] ?? [],
     maxAutoWorkspaces: num(v["max-auto-workspaces"], "--max-auto-workspaces"),

@@ -268,3 +268,25 @@ Deno.test("search_code over a fixture repository", async (t) => {
     h.close();
   }
 });
+
+Deno.test("the eval command scores a labelled set and its baseline", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "cruxe-eval-test-" });
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "scripts/eval.ts", "fixtures/eval/mini", "--home", home, "--json"],
+      cwd: new URL("..", import.meta.url).pathname,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    const report = JSON.parse(new TextDecoder().decode(out.stdout));
+    assert.equal(report.overall.repos, 1);
+    assert.equal(report.overall.queries, 4);
+    assert.ok(report.overall.cruxe.ndcg > 0.9, JSON.stringify(report.overall));
+    assert.ok(report.overall.cruxe.ndcg >= report.overall.baseline.ndcg);
+    for (const cat of ["semantic", "symbol", "error"]) assert.ok(report.per_category[cat], cat);
+    assert.ok(report.latency_ms.p95 >= report.latency_ms.p50);
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+  }
+});

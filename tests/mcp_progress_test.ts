@@ -1,0 +1,129 @@
+/**
+ * Progress notifications (spec 000 "Index Progress Notifications"): MCP
+ * `progress`/`total`/`message` plus the spec's `value`, monotonic progress,
+ * a repeated report at least every 2 s when the job is quiet (SC-302), one
+ * `end` with files, symbols and duration or the error, and job-token
+ * progress only for sessions that opted in at initialize.
+ */
+import assert from "node:assert/strict";
+import type { ActiveJob, JobEvent, JobRunner } from "../src/index/job_runner.ts";
+import type { ProgressEvent } from "../src/index/progress.ts";
+import type { JobRow, ProjectRow } from "../src/state/registry.ts";
+import {
+  clientWantsJobProgress,
+  JobProgressBroadcaster,
+  type ProgressNotification,
+  ProgressSink,
+} from "../src/mcp/progress_notifier.ts";
+
+class FakeRunner {
+  private fns = new Set<(e: JobEvent) => void>();
+  subscribe(fn: (e: JobEvent) => void) {
+    this.fns.add(fn);
+    return () => this.fns.delete(fn);
+  }
+  emit(e: JobEvent) {
+    for (const f of [...this.fns]) f(e);
+  }
+}
+
+const project = { project_id: "p1", repo_root: "/r", name: "backend" } as ProjectRow;
+const job = (status: JobRow["status"], extra: Partial<JobRow> = {}) =>
+  ({ job_id: "abc123", progress_token: "index-job-abc123", status, ...extra }) as JobRow;
+const ev = (stage: ProgressEvent["stage"], percentage: number, message: string): ProgressEvent => ({
+  stage,
+  filesScanned: 10,
+  filesIndexed: 4,
+  filesTotal: 10,
+  symbols: 40,
+  percentage,
+  message,
+});
+
+Deno.test("a call's progress: spec value + MCP fields, monotonic, heartbeat within 2 s, then end", async () => {
+  const runner = new FakeRunner();
+  const sent: ProgressNotification[] = [];
+  const sink = new ProgressSink(runner as unknown as JobRunner, 7, (n) => {
+    sent.push(n);
+    return Promise.resolve();
+  });
+  const active = { job: job("running"), project, last: ev("discovery", 0, "Scanning files: 0 discovered") };
+  const stop = sink.follow(active as unknown as ActiveJob);
+  runner.emit({
+    type: "progress",
+    job: job("running"),
+    project,
+    event: ev("parsing", 40, "Parsing files: 5/10 (50%)"),
+  });
+  runner.emit({ type: "progress", job: job("running"), project, event: ev("parsing", 30, "Parsing files: 3/10") });
+  await new Promise((r) => setTimeout(r, 2300)); // quiet job: the heartbeat repeats the last report
+  const beforeEnd = sent.length;
+  assert.ok(beforeEnd >= 4, `expected a heartbeat report, got ${beforeEnd} notifications`);
+  runner.emit({
+    type: "end",
+    job: job("published"),
+    project,
+    summary: {
+      filesIndexed: 10,
+      symbols: 40,
+      durationMs: 1234,
+      totalFiles: 10,
+      totalSymbols: 40,
+    } as never,
+    error: null,
+  });
+  stop();
+  for (const n of sent) {
+    assert.equal(n.method, "notifications/progress");
+    assert.equal(n.params.progressToken, 7);
+    assert.equal(n.params.total, 100);
+    assert.equal(n.params.message, n.params.value.message);
+  }
+  const progress = sent.map((n) => n.params.progress);
+  assert.deepEqual(progress, [...progress].sort((a, b) => a - b), "progress never goes back");
+  assert.equal(sent[0].params.value.title, "Indexing project: backend");
+  assert.equal(sent[0].params.value.message, "Scanning files: 0 discovered");
+  assert.equal(sent[1].params.value.percentage, 40);
+  const end = sent.at(-1)!;
+  assert.equal(end.params.value.kind, "end");
+  assert.equal(end.params.value.title, "Indexing complete: backend");
+  assert.match(end.params.value.message, /^Indexed 10 files, 40 symbols in 1\.2s/);
+  assert.equal(end.params.progress, 100);
+  assert.equal(sent.filter((n) => n.params.value.kind === "end").length, 1);
+});
+
+Deno.test("job-token progress goes only to sessions that opted in; a failure ends with the error", () => {
+  assert.equal(clientWantsJobProgress({ experimental: { "cruxe/index_progress": {} } }), true);
+  assert.equal(clientWantsJobProgress({}), false);
+  assert.equal(clientWantsJobProgress(undefined), false);
+  assert.equal(clientWantsJobProgress({ experimental: { "cruxe/index_progress": true } }), false);
+  const runner = new FakeRunner();
+  const b = new JobProgressBroadcaster(runner as unknown as JobRunner);
+  const got: ProgressNotification[] = [];
+  const remove = b.add({
+    send: (n) => {
+      got.push(n);
+      return Promise.resolve();
+    },
+  });
+  runner.emit({
+    type: "progress",
+    job: job("running"),
+    project,
+    event: ev("parsing", 20, "Parsing files: 2/10 (20%)"),
+  });
+  runner.emit({
+    type: "end",
+    job: job("failed", { error_message: "Permission denied reading /r/x.go" }),
+    project,
+    summary: null,
+    error: "Permission denied reading /r/x.go",
+  });
+  remove();
+  runner.emit({ type: "progress", job: job("running"), project, event: ev("parsing", 30, "later") });
+  assert.equal(got.length, 2, "nothing after the session left");
+  assert.equal(got[0].params.progressToken, "index-job-abc123");
+  assert.equal(got[1].params.value.kind, "end");
+  assert.equal(got[1].params.value.title, "Indexing failed: backend");
+  assert.equal(got[1].params.value.message, "Error: Permission denied reading /r/x.go");
+});

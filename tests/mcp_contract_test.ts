@@ -185,3 +185,19 @@ Deno.test("freshness: a file changed after the index makes metadata stale until 
     s.close();
   }
 });
+
+Deno.test("health_check answers on a server with no workspace at all; other tools say project_not_found", async () => {
+  const s = inProcess({ cwd: Deno.makeTempDirSync() });
+  try {
+    const r = await s.call("health_check", {});
+    assert.ok(!r.isError, JSON.stringify(bodyOf(r)));
+    const b = bodyOf(r);
+    assert.equal(b.status, "ready");
+    assert.deepEqual(b.projects, []);
+    assert.equal(b.active_job, null);
+    assertMetadata(b, "health_check without projects");
+    assertRegistryError(await s.call("index_status", {}), "project_not_found", "index_status without projects");
+  } finally {
+    s.close();
+  }
+});

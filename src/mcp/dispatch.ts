@@ -77,7 +77,8 @@ export class Dispatcher {
         });
       }
       const args = validate(tool.schema, rawArgs ?? {});
-      const route = await this.rt.router.resolve(args.workspace as string | undefined);
+      const route = await this.resolve(tool.def, args.workspace as string | undefined);
+      if (!route) return successResult(await this.runServerWide(tool.def, args, call), unroutedMetadata());
       project = route.project;
       leave = this.rt.router.enter(project.project_id);
       const body = await this.run(tool.def, args, route, call);
@@ -94,6 +95,42 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * Routes a call. A server-wide tool (health_check) called without `workspace` on a server with no
+   * project at all still answers (null route); every other routing failure is the call's error.
+   */
+  private async resolve(def: ToolDef, workspace: string | undefined): Promise<RoutedWorkspace | null> {
+    try {
+      return await this.rt.router.resolve(workspace);
+    } catch (err) {
+      if (def.serverWide && workspace === undefined && err instanceof CruxeError && err.code === "project_not_found") {
+        return null;
+      }
+      throw err;
+    }
+  }
+
+  /** Runs a server-wide tool with no routed workspace: `ctx.routed` is false and `route` throws. */
+  private async runServerWide(def: ToolDef, args: Record<string, unknown>, call: CallInfo): Promise<ToolBody> {
+    const noRoute = () => {
+      throw new CruxeError("project_not_found", "No workspace is registered.", {});
+    };
+    const ctx: ToolContext = {
+      runtime: this.rt,
+      routed: false,
+      get route(): RoutedWorkspace {
+        return noRoute();
+      },
+      view: noRoute,
+      db: noRoute,
+      activeJob: () => undefined,
+      progress: null,
+      signal: call.signal,
+    };
+    const { workspace: _ws, ...toolArgs } = args;
+    return await def.handler(toolArgs, ctx);
+  }
+
   private async run(
     def: ToolDef,
     args: Record<string, unknown>,
@@ -104,6 +141,7 @@ export class Dispatcher {
     const id = route.project.project_id;
     const ctx: ToolContext = {
       runtime: rt,
+      routed: true,
       route,
       view: () => rt.readers.view(route.project),
       db: () => requireIndex(rt.readers.view(route.project)),

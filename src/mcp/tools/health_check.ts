@@ -15,7 +15,9 @@ export const healthCheckTool = defineTool({
     "warmset, the routed workspace's active job and any interrupted-job report. " +
     `Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({}),
+  serverWide: true,
   handler: (_args, ctx) => {
+    if (!ctx.routed) return { ...buildHealth(ctx.runtime), workspace: null, active_job: null };
     const active = ctx.activeJob();
     const report = interruptedReport(ctx.runtime.registry, ctx.route.project.project_id);
     return {

@@ -32,6 +32,8 @@ export interface RoutedWorkspace {
 /** What a handler receives besides its arguments. */
 export interface ToolContext {
   runtime: ServerRuntime;
+  /** False only for a server-wide tool called when no workspace exists at all (then `route` throws). */
+  routed: boolean;
   route: RoutedWorkspace;
   /** The current read view of the routed project's index. */
   view(): IndexView;
@@ -60,6 +62,8 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
    * index is being built); `control` tools (jobs, status, health) always run.
    */
   kind: "query" | "control";
+  /** Answers even when no workspace can be routed (health_check on a fresh server). */
+  serverWide?: boolean;
   handler(args: z.infer<S>, ctx: ToolContext): ToolBody | Promise<ToolBody>;
 }
 

@@ -11,6 +11,7 @@ import { CruxeError } from "../../core/errors.ts";
 import { info, setLogLevel, warn } from "../../core/log.ts";
 import { registerProject } from "../../index/project_setup.ts";
 import { openContext } from "../context.ts";
+import { sandboxedServe } from "../sandbox.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
 import { ServerRuntime } from "../../mcp/runtime.ts";
 import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts";
@@ -87,6 +88,9 @@ export async function runServeCommand(cmd: "serve-mcp" | "serve", args: string[]
     console.error(SERVE_USAGE); // stdout is reserved for the protocol
     return 0;
   }
+  // Serve inside Deno's permission sandbox (narrow re-exec or worker) unless this already is the sandbox.
+  const code = await sandboxedServe([cmd, ...args], parsed);
+  if (code !== null) return code;
   return await runServe(parsed);
 }
 

@@ -33,6 +33,7 @@ import { decorateErrors, jsonRpcError } from "./jsonrpc_errors.ts";
 import { createProtocolServer } from "./protocol_server.ts";
 import type { ServerRuntime } from "./runtime.ts";
 import { isLoopback } from "./serve_options.ts";
+import { concatChunks } from "./byte_chunks.ts";
 
 /** Largest accepted request body. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -165,13 +166,7 @@ async function readLimited(req: Request, limit: number): Promise<Uint8Array | nu
     }
     parts.push(value);
   }
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatChunks(parts, size);
 }
 
 async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Request): Promise<Response> {

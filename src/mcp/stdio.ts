@@ -12,6 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { decorateErrors, jsonRpcError } from "./jsonrpc_errors.ts";
+import { concatChunks } from "./byte_chunks.ts";
 
 /** Longest accepted message line (bigger requests are refused without being held in memory). */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -64,7 +65,7 @@ export class LineTransport implements Transport {
           this.reply(jsonRpcError(null, ErrorCode.InvalidRequest, `Request exceeds ${this.maxLineBytes} bytes`, {
             max_bytes: this.maxLineBytes,
           }));
-        } else this.handleLine(concat(parts, size));
+        } else this.handleLine(concatChunks(parts, size));
         parts = [];
         size = 0;
         oversized = false;
@@ -123,17 +124,6 @@ export class LineTransport implements Transport {
     } catch { /* stream already gone */ }
     this.onclose?.();
   }
-}
-
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 /** The transport for this process's stdin/stdout. */

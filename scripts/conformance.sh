@@ -16,7 +16,7 @@ PORT="${CONFORMANCE_PORT:-9390}"
 HOME_DIR="$(mktemp -d)"
 REPO_DIR="$(mktemp -d)"
 cp -r fixtures/repos/go_basic/. "$REPO_DIR/"
-FLAGS=(--allow-read --allow-write --allow-env --allow-run=git,deno --allow-net=127.0.0.1,localhost --allow-sys)
+FLAGS=(--allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1,localhost --allow-sys)
 CRUXE_HOME="$HOME_DIR" deno run "${FLAGS[@]}" main.ts index --path "$REPO_DIR" >/dev/null
 CRUXE_HOME="$HOME_DIR" deno run "${FLAGS[@]}" main.ts serve-mcp --transport http --port "$PORT" \
   --workspace "$REPO_DIR" --no-prewarm 2>"$HOME_DIR/server.log" &

@@ -18,7 +18,7 @@ export const CRUXE_FLAGS = [
   "--allow-read",
   "--allow-write",
   "--allow-env",
-  "--allow-run=git,deno",
+  "--allow-run",
   "--allow-net=127.0.0.1,localhost",
   "--allow-sys",
 ];

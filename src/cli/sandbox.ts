@@ -299,7 +299,7 @@ function denoExecutable(): string {
   if (Deno.permissions.querySync({ name: "run", command: "deno" }).state === "granted") return "deno";
   throw new CruxeError(
     "internal_error",
-    "The permission sandbox re-executes Deno: run with --allow-run=git,deno (or set CRUXE_SANDBOX=off to serve without it)",
+    "The permission sandbox re-executes Deno: grant the launcher --allow-run (it re-executes Deno with narrow flags), or set CRUXE_SANDBOX=off to serve without it",
   );
 }
 

@@ -31,7 +31,8 @@ export interface FileRows extends FileFacts {
   fileFts: { path: string; names: string };
   symbols: (ExtractedSymbol & { stableId: string; symbolId: string; fts: [string, string, string] })[];
   edges: { kind: string; from: number | null; target: string; line: number }[];
-  chunks: (ChunkRecord & { ftsBody: string })[];
+  /** `ftsExtra`: identifier parts added to the chunk's text in the full-text index (not a second copy of it). */
+  chunks: (ChunkRecord & { ftsExtra: string })[];
 }
 
 /** Builds a file's rows from its extraction and chunks. */
@@ -69,6 +70,6 @@ export function buildFileRows(
       };
     }),
     edges,
-    chunks: chunks.map((c) => ({ ...c, ftsBody: c.content + "\n" + compoundTerms(c.content) })),
+    chunks: chunks.map((c) => ({ ...c, ftsExtra: compoundTerms(c.content) })),
   };
 }

@@ -234,7 +234,7 @@ export class IndexWriter {
         f.language,
         c.content,
       );
-      s.insChunkFts.run(Number(r.lastInsertRowid), c.ftsBody, f.fileFts.path);
+      s.insChunkFts.run(Number(r.lastInsertRowid), c.content + "\n" + c.ftsExtra, f.fileFts.path);
     }
   }
 

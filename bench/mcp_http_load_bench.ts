@@ -11,20 +11,14 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CRUXE_FLAGS } from "../tests/mcp_helpers.ts";
 
 const big = Deno.args[0] ?? "/work/corpora/go";
 const queryRepo = Deno.args[1] ?? join(big, "net");
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 30);
 const home = Deno.makeTempDirSync({ prefix: "cruxe-bench-http-" });
 const root = new URL("../", import.meta.url).pathname;
-const flags = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run=git",
-  "--allow-net=127.0.0.1,localhost",
-  "--allow-sys",
-];
+const flags = CRUXE_FLAGS;
 
 // Index the query target first (CLI), then serve.
 const pre = await new Deno.Command(Deno.execPath(), {
@@ -48,6 +42,9 @@ const child = new Deno.Command(Deno.execPath(), {
     "-v",
     "--workspace",
     queryRepo,
+    // The big repository is registered at start: the permission sandbox grants reads on registered workspaces.
+    "--workspace",
+    big,
   ],
   env: { CRUXE_HOME: home },
   stdout: "null",
@@ -77,13 +74,7 @@ async function client(): Promise<Client> {
   return c;
 }
 
-// Start the full index of the big repository (auto-registered through --workspace? no: register via index_repo's workspace).
-const reg = await new Deno.Command(Deno.execPath(), {
-  args: ["run", ...flags, join(root, "main.ts"), "init", "--workspace", big],
-  env: { CRUXE_HOME: home },
-  stdout: "null",
-}).output();
-if (!reg.success) throw new Error("init failed");
+// Start the full index of the big repository.
 const ctl = await client();
 const started = await ctl.callTool({ name: "index_repo", arguments: { workspace: big, force: true } });
 console.log(`index job: ${(started.content as { text: string }[])[0].text.slice(0, 160)}`);

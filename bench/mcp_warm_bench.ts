@@ -14,19 +14,13 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CRUXE_FLAGS } from "../tests/mcp_helpers.ts";
 
 const [home, workspace, runsArg] = Deno.args;
 if (!home || !workspace) throw new Error("usage: mcp_warm_bench.ts HOME WORKSPACE [RUNS]");
 const runs = Number(runsArg ?? 8);
 const root = new URL("../", import.meta.url).pathname;
-const flags = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run=git",
-  "--allow-net=127.0.0.1,localhost",
-  "--allow-sys",
-];
+const flags = CRUXE_FLAGS;
 const queries: [string, Record<string, unknown>][] = [
   ["locate_symbol", { name: "NewRequestWithContext" }],
   ["search_code", { query: "parse http header timeout" }],

@@ -30,7 +30,6 @@ const TEXT_LANGUAGES: Record<string, string> = {
   ".proto": "protobuf",
   ".vim": "vim",
   ".el": "elisp",
-  ".ps1": "powershell",
   ".f90": "fortran",
   ".v": "verilog",
   ".sol": "solidity",
@@ -42,4 +41,9 @@ export function textLanguageForPath(path: string): string | undefined {
   const dot = base.lastIndexOf(".");
   if (dot <= 0) return undefined;
   return TEXT_LANGUAGES[base.slice(dot).toLowerCase()];
+}
+
+/** Every text-only language id. */
+export function textLanguageIds(): string[] {
+  return [...new Set(Object.values(TEXT_LANGUAGES))];
 }

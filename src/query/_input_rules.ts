@@ -14,6 +14,7 @@
 import { CruxeError } from "../core/errors.ts";
 import { normalizeKind, SYMBOL_KINDS, type SymbolKind } from "../core/types.ts";
 import { languageIds } from "../index/languages/registry.ts";
+import { textLanguageIds } from "../index/text_languages.ts";
 import { relativePathProblem } from "../core/path_policy.ts";
 import { type Db, getMeta } from "../state/db.ts";
 
@@ -62,6 +63,7 @@ export function parseLimit(value: unknown, def: number, max: number, field = "li
   return Math.min(value, max);
 }
 
+/** Spellings of language ids agents commonly send. */
 const LANGUAGE_ALIASES: Record<string, string> = {
   golang: "go",
   py: "python",
@@ -70,21 +72,39 @@ const LANGUAGE_ALIASES: Record<string, string> = {
   js: "javascript",
   jsx: "javascript",
   node: "javascript",
+  rs: "rust",
+  "c++": "cpp",
+  cxx: "cpp",
+  "c#": "csharp",
+  cs: "csharp",
+  rb: "ruby",
+  sh: "bash",
+  shell: "bash",
+  ex: "elixir",
+  hs: "haskell",
+  kt: "kotlin",
+  ps1: "powershell",
 };
 
-/** An optional language filter: a known language id (or common alias), else `invalid_input`. */
-export function parseLanguage(value: unknown): string | undefined {
-  if (value === undefined || value === null || value === "") return undefined;
+/**
+ * An optional language filter: a language Cruxe indexes (with symbols or as
+ * text), a common alias of one, or a language found in `indexed` (the
+ * languages of the index at hand); else `invalid_input` listing the known ids.
+ */
+export function parseLanguage(value: unknown, indexed: string[] = []): string | undefined {
+  if (value === undefined || value === null) return undefined;
   if (typeof value !== "string") {
     throw new CruxeError("invalid_input", "language must be a string", { field: "language" });
   }
   const l = value.trim().toLowerCase();
+  if (!l) return undefined;
   const id = LANGUAGE_ALIASES[l] ?? l;
-  const known = languageIds();
-  if (!known.includes(id)) {
+  const known = [...languageIds(), ...textLanguageIds()];
+  if (!known.includes(id) && !indexed.includes(id)) {
     throw new CruxeError("invalid_input", `Unknown language "${value.slice(0, 100)}"`, {
       field: "language",
       known_languages: known,
+      indexed_languages: indexed,
     });
   }
   return id;

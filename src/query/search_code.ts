@@ -6,6 +6,7 @@
  *   → signals.ts (bounded named factors) → shape.ts (merge, aggregate, results).
  * Reads the index only; needs no Deno permission beyond the open database.
  */
+import { parseLanguage } from "./_input_rules.ts";
 import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
@@ -45,52 +46,6 @@ export const DEFAULT_LIMIT = 10;
 /** Most results one call returns; larger limits are clamped to it. */
 export const MAX_LIMIT = 100;
 
-/** Spellings of language ids agents commonly send. */
-const LANGUAGE_ALIASES: Record<string, string> = {
-  golang: "go",
-  py: "python",
-  python3: "python",
-  ts: "typescript",
-  js: "javascript",
-  node: "javascript",
-  rs: "rust",
-  "c++": "cpp",
-  cxx: "cpp",
-  "c#": "csharp",
-  cs: "csharp",
-  rb: "ruby",
-  sh: "bash",
-  shell: "bash",
-  ex: "elixir",
-  hs: "haskell",
-  kt: "kotlin",
-};
-
-/** Language ids Cruxe knows even when this index holds none of their files. */
-const KNOWN_LANGUAGES = new Set([
-  "go",
-  "python",
-  "typescript",
-  "tsx",
-  "javascript",
-  "rust",
-  "java",
-  "c",
-  "cpp",
-  "csharp",
-  "ruby",
-  "php",
-  "bash",
-  "scala",
-  "elixir",
-  "haskell",
-  "swift",
-  "kotlin",
-  "lua",
-  "zig",
-  "text",
-]);
-
 /**
  * Validates and normalizes inputs. Limit rules: missing → 10; a non-integer,
  * zero or negative limit → `invalid_input`; above 100 → clamped to 100.
@@ -107,18 +62,9 @@ function normalizeInput(db: Db, input: SearchCodeInput) {
     });
   }
   const limit = Math.min(rawLimit, MAX_LIMIT);
-  let language: string | undefined;
-  if (input.language !== undefined && input.language !== null && String(input.language).trim()) {
-    const l = String(input.language).trim().toLowerCase();
-    language = LANGUAGE_ALIASES[l] ?? l;
-    const present = indexedLanguages(db);
-    if (!present.includes(language) && !KNOWN_LANGUAGES.has(language)) {
-      throw new CruxeError("invalid_input", `Unknown language "${input.language}"`, {
-        field: "language",
-        indexed_languages: present.sort(),
-      });
-    }
-  }
+  const language = input.language === undefined || input.language === null
+    ? undefined
+    : parseLanguage(input.language, indexedLanguages(db).sort());
   let pathPrefix: string | undefined;
   if (typeof input.pathPrefix === "string" && input.pathPrefix.trim()) {
     pathPrefix = input.pathPrefix.trim().replace(/^\.\//, "").replace(/^\/+/, "");

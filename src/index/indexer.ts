@@ -52,8 +52,12 @@ export interface IndexSummary {
   totalSymbols: number;
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-const lossy = new TextDecoder("utf-8");
+/** The first line of a file (for `#!` detection), at most 200 bytes of it. */
+function firstLine(bytes: Uint8Array): string {
+  let end = bytes.indexOf(0x0a);
+  if (end < 0 || end > 200) end = Math.min(bytes.length, 200);
+  return new TextDecoder().decode(bytes.subarray(0, end));
+}
 
 function isBinary(bytes: Uint8Array): boolean {
   const n = Math.min(bytes.length, 8192);
@@ -101,7 +105,8 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     const previous = opts.force ? writer.manifest() : manifest;
 
     // Diff: cheap stat comparison first, content hash only when stat moved.
-    const toParse: { file: ScannedFile; source: string; hash: string; language: string; invalidUtf8: boolean }[] = [];
+    // Raw bytes travel to the parse workers by transfer (no copy); they decode them.
+    const toParse: { file: ScannedFile; bytes: Uint8Array | null; hash: string; language: string }[] = [];
     const touched: ScannedFile[] = [];
     const seen = new Set<string>();
     let unchanged = 0;
@@ -126,18 +131,8 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
         binary++;
         continue;
       }
-      let source: string;
-      let invalidUtf8 = false;
-      try {
-        source = decoder.decode(bytes);
-      } catch {
-        source = lossy.decode(bytes);
-        invalidUtf8 = true;
-      }
       if (!language) {
-        language = source.startsWith("#!")
-          ? languageForShebang(source.slice(0, source.indexOf("\n") >>> 0))?.id
-          : undefined;
+        language = bytes[0] === 0x23 && bytes[1] === 0x21 ? languageForShebang(firstLine(bytes))?.id : undefined;
         if (!language) continue;
       }
       seen.add(f.path);
@@ -147,7 +142,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
         unchanged++;
         continue;
       }
-      toParse.push({ file: f, source, hash, language, invalidUtf8 });
+      toParse.push({ file: f, bytes, hash, language });
     }
     const deletedPaths = [...previous.keys()].filter((p) => !seen.has(p));
     const oldHashes = new Map<string, string>();
@@ -188,10 +183,10 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
             mtimeMs: t.file.mtimeMs,
             language: t.language,
             lineCount: 0, // counted by the worker
-            parseError: t.invalidUtf8 ? "invalid UTF-8 (decoded with replacement characters)" : null,
+            parseError: null,
           };
-          inflight.set(i, pool.parse({ id: i, facts, source: t.source }).then((r) => ({ i, r })));
-          t.source = ""; // the worker has its own copy now
+          inflight.set(i, pool.parse({ id: i, facts, bytes: t.bytes! }).then((r) => ({ i, r })));
+          t.bytes = null; // transferred to the worker
         }
       };
       launch();

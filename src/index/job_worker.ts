@@ -9,7 +9,7 @@ import { Registry } from "../state/registry.ts";
 import { nowIso } from "../state/db.ts";
 import { toCruxeError } from "../core/errors.ts";
 import type { ProgressEvent } from "./progress.ts";
-import type { ParserEndpoint, ParseResult, SpawnParser } from "./worker_pool.ts";
+import { type ParserEndpoint, type ParseResult, postTask, type SpawnParser } from "./worker_pool.ts";
 
 /** Messages the job runner sends. */
 export type JobWorkerIn =
@@ -42,7 +42,7 @@ const spawnViaParent: SpawnParser = () => {
 
 function portEndpoint(slot: number, port: MessagePort): ParserEndpoint {
   const ep: ParserEndpoint = {
-    post: (t) => port.postMessage(t),
+    post: (t) => postTask(port, t),
     onResult: () => {},
     onCrash: () => {},
     close: () => {

@@ -15,16 +15,29 @@ function lineCount(s: string): number {
   return n;
 }
 
-async function handle(t: ParseTask): Promise<ParseResult> {
+const strict = new TextDecoder("utf-8", { fatal: true });
+const lossy = new TextDecoder("utf-8");
+
+/** The file's text; invalid UTF-8 is decoded with replacement characters and reported. */
+function decode(bytes: Uint8Array): { source: string; problem: string | null } {
   try {
-    const ex = await parseAndExtract(t.facts.language, t.facts.path, t.source);
-    const facts = { ...t.facts, lineCount: lineCount(t.source), parseError: t.facts.parseError ?? ex.parseError };
-    const rows = buildFileRows(facts, ex.symbols, ex.refs, chunkFile(t.source, ex.symbols));
+    return { source: strict.decode(bytes), problem: null };
+  } catch {
+    return { source: lossy.decode(bytes), problem: "invalid UTF-8 (decoded with replacement characters)" };
+  }
+}
+
+async function handle(t: ParseTask): Promise<ParseResult> {
+  const { source, problem: encoding } = decode(t.bytes);
+  try {
+    const ex = await parseAndExtract(t.facts.language, t.facts.path, source);
+    const facts = { ...t.facts, lineCount: lineCount(source), parseError: encoding ?? ex.parseError };
+    const rows = buildFileRows(facts, ex.symbols, ex.refs, chunkFile(source, ex.symbols));
     return { id: t.id, rows, problem: ex.parseError };
   } catch (err) {
     const problem = `extraction failed: ${err instanceof Error ? err.message : String(err)}`;
-    const facts = { ...t.facts, lineCount: lineCount(t.source), parseError: problem };
-    const rows = buildFileRows(facts, [], [], chunkFile(t.source, []));
+    const facts = { ...t.facts, lineCount: lineCount(source), parseError: problem };
+    const rows = buildFileRows(facts, [], [], chunkFile(source, []));
     return { id: t.id, rows, problem };
   }
 }

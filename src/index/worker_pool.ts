@@ -8,11 +8,17 @@
  */
 import { buildFileRows, type FileFacts, type FileRows } from "../state/file_rows.ts";
 
-/** One file to parse, with the manifest facts the rows will carry. */
+/** One file to parse, with the manifest facts the rows will carry. `bytes` is transferred, not copied. */
 export interface ParseTask {
   id: number;
   facts: FileFacts;
-  source: string;
+  bytes: Uint8Array;
+}
+
+/** Posts a task handing its bytes over to the receiver (zero-copy). */
+export function postTask(target: { postMessage(m: unknown, transfer: Transferable[]): void }, t: ParseTask): void {
+  const whole = t.bytes.byteOffset === 0 && t.bytes.byteLength === t.bytes.buffer.byteLength;
+  target.postMessage(t, whole ? [t.bytes.buffer as ArrayBuffer] : []);
 }
 
 /** What a worker answers for one file: its rows, ready to insert. */
@@ -43,7 +49,7 @@ export const PARSE_WORKER_URL = new URL("./parse_worker.ts", import.meta.url);
 export const spawnLocalParser: SpawnParser = () => {
   const worker = new Worker(PARSE_WORKER_URL, { type: "module" });
   const ep: ParserEndpoint = {
-    post: (t) => worker.postMessage(t),
+    post: (t) => postTask(worker, t),
     onResult: () => {},
     onCrash: () => {},
     close: () => worker.terminate(),

@@ -79,6 +79,8 @@ export class IndexWriter {
     try {
       db = openDb(p);
       migrate(db, PROJECT_MIGRATIONS);
+      // The writer's large transaction stays in memory instead of spilling pages early.
+      db.exec("PRAGMA cache_size=-131072");
     } catch (e) {
       try {
         db?.close();

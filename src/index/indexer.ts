@@ -97,7 +97,8 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
   emit("discovery", true);
 
   const writer = IndexWriter.open(opts.projectDir, opts.force && needsReset(opts.projectDir));
-  const pool = new WorkerPool(Math.max(1, opts.workers), opts.workerRecycleFiles, opts.spawnParser);
+  // One parser starts now, while the scan and diff run; more join once the work is known.
+  const pool = new WorkerPool(1, opts.workerRecycleFiles, opts.spawnParser);
   try {
     const manifest = opts.force ? new Map<string, ManifestEntry>() : writer.manifest();
     const hadIndex = writer.getMeta("last_indexed_at") !== null;
@@ -167,6 +168,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       for (const p of deletedPaths) writer.deleteFile(p);
       for (const f of touched) writer.touchFile(f.path, f.mtimeMs, f.size);
       emit("parsing", true);
+      if (toParse.length > 4) pool.grow(Math.max(1, opts.workers));
       // Keep a bounded number of files in flight so memory stays flat.
       const inflight = new Map<number, Promise<{ i: number; r: Awaited<ReturnType<WorkerPool["parse"]>> }>>();
       const window = Math.max(4, opts.workers * 8);

@@ -131,6 +131,15 @@ export class WorkerPool {
     }
   }
 
+  /** Adds workers until the pool has `n`. */
+  grow(n: number): void {
+    while (this.slots.length < n && !this.closed) {
+      const slot: Slot = { ep: null, busy: null, done: 0 };
+      this.slots.push(slot);
+      this.fill(slot);
+    }
+  }
+
   /** Parses one file. */
   parse(task: ParseTask): Promise<ParseResult> {
     return new Promise((resolve) => {

@@ -4,7 +4,7 @@
  * listeners. Requires what the indexer requires.
  */
 import type { CruxeConfig } from "../core/config.ts";
-import { CruxeError } from "../core/errors.ts";
+import { CruxeError, type ErrorCode, isErrorCode } from "../core/errors.ts";
 import { newJobId } from "../core/ids.ts";
 import { warn } from "../core/log.ts";
 import { nowIso } from "../state/db.ts";
@@ -19,7 +19,15 @@ import { holdProcessLock } from "../state/process_lock.ts";
 /** What listeners hear about a job. */
 export type JobEvent =
   | { type: "progress"; job: JobRow; project: ProjectRow; event: ProgressEvent }
-  | { type: "end"; job: JobRow; project: ProjectRow; summary: IndexSummary | null; error: string | null };
+  | {
+    type: "end";
+    job: JobRow;
+    project: ProjectRow;
+    summary: IndexSummary | null;
+    error: string | null;
+    /** Registry code of the failure (e.g. `index_incompatible`), when the job failed. */
+    errorCode?: ErrorCode;
+  };
 
 /** A job this process is running. */
 export interface ActiveJob {
@@ -102,7 +110,7 @@ export class JobRunner {
     const parsers = new Map<number, Worker>();
     const entry: ActiveJob = { job, project, done, last: null, worker, parsers };
     this.active.set(project.project_id, entry);
-    const finish = (summary: IndexSummary | null, error: string | null) => {
+    const finish = (summary: IndexSummary | null, error: string | null, errorCode?: ErrorCode) => {
       if (this.active.get(project.project_id) !== entry) return;
       this.active.delete(project.project_id);
       worker.terminate();
@@ -118,7 +126,7 @@ export class JobRunner {
       }
       const final = this.registry.getJob(job.job_id) ?? row;
       this.registry.setWorkspaceStatus(project.project_id, final.status === "published" ? "ready" : "failed");
-      this.emit({ type: "end", job: final, project, summary, error });
+      this.emit({ type: "end", job: final, project, summary, error, errorCode });
       resolveDone(final);
     };
     worker.onmessage = (e: MessageEvent<JobWorkerOut>) => {
@@ -142,11 +150,11 @@ export class JobRunner {
         entry.last = m.event;
         this.emit({ type: "progress", job, project, event: m.event });
       } else if (m.type === "done") finish(m.summary, null);
-      else finish(null, m.message);
+      else finish(null, m.message, isErrorCode(m.code) ? m.code : "internal_error");
     };
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
-      finish(null, `index worker crashed: ${e.message}`);
+      finish(null, `index worker crashed: ${e.message}`, "internal_error");
     };
     const msg: JobWorkerIn = {
       type: "start",

@@ -4,7 +4,7 @@ import { projectForPath } from "../project_arg.ts";
 import { JobRunner } from "../../index/job_runner.ts";
 import { ProgressBar } from "../progress_bar.ts";
 import { printJson } from "../output.ts";
-import { CruxeError } from "../../core/errors.ts";
+import { CruxeError, type ErrorCode } from "../../core/errors.ts";
 import type { IndexSummary } from "../../index/indexer.ts";
 
 /** Options of the index/sync commands. */
@@ -23,11 +23,13 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
   const bar = new ProgressBar();
   let summary: IndexSummary | null = null;
   let error: string | null = null;
+  let errorCode: ErrorCode = "internal_error";
   const off = runner.subscribe((e) => {
     if (e.type === "progress") bar.update(e.event);
     else {
       summary = e.summary;
       error = e.error;
+      errorCode = e.errorCode ?? errorCode;
     }
   });
   const { active } = runner.start(project, { mode: o.mode, force: o.force, ref: o.ref });
@@ -35,7 +37,7 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
   off();
   bar.done();
   if (job.status !== "published") {
-    throw new CruxeError("internal_error", `Index job ${job.job_id} ${job.status}: ${error ?? job.error_message}`, {
+    throw new CruxeError(errorCode, `Index job ${job.job_id} ${job.status}: ${error ?? job.error_message}`, {
       job_id: job.job_id,
     });
   }

@@ -9,7 +9,7 @@
 import { indexPath } from "../state/project_index.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { IndexReaders } from "../query/index_reader.ts";
-import { warmSymbolIndex } from "../query/symbol_name_index.ts";
+import { warmSymbolIndexAsync } from "../query/symbol_name_index.ts";
 import { debug, warn } from "../core/log.ts";
 
 /** Warmset state as `health` shows it (`workspace_warmset`). */
@@ -88,8 +88,7 @@ export class Warmset {
     const view = this.readers.view(p);
     if (!view.db || view.schemaStatus !== "compatible") return;
     await pageIn(indexPath(this.registry.projectDir(p.project_id)));
-    await new Promise((r) => setTimeout(r, 0));
-    warmSymbolIndex(view.db);
+    await warmSymbolIndexAsync(view.db);
   }
 }
 

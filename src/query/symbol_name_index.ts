@@ -93,8 +93,16 @@ function storeSignature(db: Db): string {
   return `${getMeta(db, "last_indexed_at") ?? ""}|${r.m ?? 0}|${r.c}`;
 }
 
-function build(db: Db): Built {
+/** Rows or names handled between two yields of an incremental build. */
+const BUILD_SLICE = 4000;
+
+/**
+ * Builds the name index step by step: yields every `BUILD_SLICE` rows or
+ * names, so a server can build it between requests instead of in one block.
+ */
+function* buildSteps(db: Db): Generator<void, Built> {
   const t0 = performance.now();
+  let n = 0;
   const byName = new Map<string, NameEntry[]>();
   // Paths, kinds and languages repeat across rows: keep one copy of each string.
   const interned = new Map<string, string>();
@@ -137,6 +145,7 @@ function build(db: Db): Built {
     const list = byName.get(r.name_lower);
     if (list) list.push(e);
     else byName.set(r.name_lower, [e]);
+    if (++n % BUILD_SLICE === 0) yield;
   }
   const names = [...byName.keys()].sort();
   // Terms are the trigrams themselves: split on spaces only, no normalizing or stemming.
@@ -156,6 +165,7 @@ function build(db: Db): Built {
       bucket.at.push(i);
       bucket.compact.push(names[i].replace(/[^a-z0-9]+/g, ""));
     }
+    if (i % BUILD_SLICE === BUILD_SLICE - 1) yield;
   }
   return {
     dataVersion: dataVersion(db),
@@ -166,6 +176,15 @@ function build(db: Db): Built {
     byCompactLength,
     buildMs: performance.now() - t0,
   };
+}
+
+/** Builds in one go (a query needs the index now). */
+function build(db: Db): Built {
+  const steps = buildSteps(db);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
 }
 
 function current(db: Db): Built {
@@ -190,6 +209,27 @@ function current(db: Db): Built {
 export function warmSymbolIndex(db: Db): { names: number; build_ms: number } {
   const b = current(db);
   return { names: b.names.length, build_ms: Math.round(b.buildMs) };
+}
+
+/**
+ * Like `warmSymbolIndex`, but builds in slices with a macrotask between them,
+ * so requests (health checks, other tools) keep being answered meanwhile.
+ */
+export async function warmSymbolIndexAsync(db: Db): Promise<{ names: number; build_ms: number }> {
+  const have = cache.get(db);
+  if (!have || (dataVersion(db) !== have.dataVersion && storeSignature(db) !== have.signature)) {
+    const steps = buildSteps(db);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) {
+        // A query may have built it meanwhile; keep whichever is there.
+        if (!cache.has(db)) cache.set(db, r.value);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  }
+  return warmSymbolIndex(db);
 }
 
 /** Drops the cached name index of `db` (the next query rebuilds it). */

@@ -7,7 +7,7 @@ export interface CruxeConfig {
   home: string;
   /** Files larger than this are skipped when indexing. */
   maxFileBytes: number;
-  /** Parse workers (default: 2, the cores of our reference machine). */
+  /** Parse workers (default: cores + 1, at most 4). */
   workers: number;
   /** Files a worker parses before it is recycled (WASM heaps never shrink). */
   workerRecycleFiles: number;
@@ -21,6 +21,16 @@ export interface CruxeConfig {
   llm: { url: string | null; model: string | null; apiKey: string | null; timeoutMs: number };
   /** Names given to repositories (path -> name) for multi-repo scope. */
   repoNames: Record<string, string>;
+}
+
+/**
+ * Parse workers by default: one per core plus one, because the writer thread
+ * waits on parsers part of the time; at most 4, since every worker holds its
+ * own WebAssembly heap.
+ */
+export function defaultWorkers(): number {
+  const cores = typeof navigator !== "undefined" ? navigator.hardwareConcurrency || 2 : 2;
+  return Math.max(2, Math.min(4, cores + 1));
 }
 
 /** The per-user data directory for the given platform and environment. */
@@ -49,7 +59,7 @@ export function resolveConfig(
   return {
     home: env.CRUXE_HOME ?? file.home ?? defaultHome(env, os),
     maxFileBytes: num(env.CRUXE_MAX_FILE_BYTES, file.maxFileBytes ?? 1024 * 1024),
-    workers: num(env.CRUXE_WORKERS, file.workers ?? 2),
+    workers: num(env.CRUXE_WORKERS, file.workers ?? defaultWorkers()),
     workerRecycleFiles: num(env.CRUXE_WORKER_RECYCLE_FILES, file.workerRecycleFiles ?? 4000),
     maxAutoWorkspaces: file.maxAutoWorkspaces ?? 10,
     warmsetCapacity: file.warmsetCapacity ?? 3,

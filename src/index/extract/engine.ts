@@ -2,7 +2,7 @@
  * Runs a language spec over a syntax tree and produces symbols and
  * references. Pure: no I/O, no parser state.
  */
-import { type Language, type Node, Query, type Tree } from "web-tree-sitter";
+import type { Language, Node, Tree } from "web-tree-sitter";
 import type { ExtractedRef, ExtractedSymbol, FileExtraction, SymbolKind } from "../../core/types.ts";
 import type { CallRule, DefRule, LanguageSpec, RuleContext } from "./spec.ts";
 
@@ -135,27 +135,27 @@ function compiled(spec: LanguageSpec): CompiledSpec {
   return c;
 }
 
-const typeQueries = new WeakMap<Language, WeakMap<CompiledSpec["defTypes"], Query | null>>();
+const ruleTypeLists = new WeakMap<Language, WeakMap<CompiledSpec["defTypes"], string[]>>();
 
 /**
- * One query matching every node type some rule of the spec names, so the
- * tree is searched in WebAssembly and only matching nodes cross into JS.
- * Null when the grammar names none of them.
+ * The node types some rule of the spec names that this grammar has: the tree
+ * is searched for them in WebAssembly and only matching nodes cross into JS.
  */
-function ruleQuery(
+function ruleTypes(
   language: Language,
   defTypes: CompiledSpec["defTypes"],
   callTypes: CompiledSpec["callTypes"],
   importTypes: CompiledSpec["importTypes"],
-): Query | null {
-  let byDefs = typeQueries.get(language);
-  if (!byDefs) typeQueries.set(language, byDefs = new WeakMap());
-  if (byDefs.has(defTypes)) return byDefs.get(defTypes)!;
-  const names = new Set([...defTypes.keys(), ...callTypes.keys(), ...importTypes.keys()]);
-  const present = [...names].filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) && language.idForNodeType(n, true));
-  const q = present.length ? new Query(language, `[${present.map((n) => `(${n})`).join(" ")}] @n`) : null;
-  byDefs.set(defTypes, q);
-  return q;
+): string[] {
+  let byDefs = ruleTypeLists.get(language);
+  if (!byDefs) ruleTypeLists.set(language, byDefs = new WeakMap());
+  let types = byDefs.get(defTypes);
+  if (!types) {
+    const names = new Set([...defTypes.keys(), ...callTypes.keys(), ...importTypes.keys()]);
+    types = [...names].filter((n) => language.idForNodeType(n, true));
+    byDefs.set(defTypes, types);
+  }
+  return types;
 }
 
 /** Extracts symbols and references from a parsed tree. */
@@ -209,11 +209,11 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
     }
   };
 
-  // Matching nodes in pre-order (start ascending, outer before inner), found by one query in WebAssembly.
+  // Matching nodes in pre-order (start ascending, outer before inner), collected in WebAssembly.
   const walk = (): void => {
-    const q = ruleQuery(tree.language, defTypes, callTypes, importTypes);
-    if (!q) return;
-    const nodes = q.captures(root).map((c) => c.node);
+    const types = ruleTypes(tree.language, defTypes, callTypes, importTypes);
+    if (!types.length) return;
+    const nodes = root.descendantsOfType(types).filter((n): n is Node => n !== null);
     nodes.sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
     for (const n of nodes) visit(n);
   };

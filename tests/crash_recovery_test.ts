@@ -77,3 +77,31 @@ Deno.test("kill -9 during a sync leaves the previous index intact and reports th
     h.close();
   }
 });
+
+Deno.test("a job running in another live process makes a second one index_in_progress", async () => {
+  const h = tempHome();
+  try {
+    const dir = Deno.makeTempDirSync({ prefix: "cruxe-two-" });
+    writeFiles(dir, 400, "two");
+    const project = registerProject(h.registry, dir);
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "index", "--path", dir],
+      env: { CRUXE_HOME: h.home, CRUXE_WORKERS: "1" },
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    let running = false;
+    for (let i = 0; i < 400 && !running; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      const job = h.registry.recentJobs(project.project_id, 1)[0];
+      running = job?.status === "running" && job.owner_pid === child.pid;
+    }
+    assert.ok(running, "the other process started its job");
+    assert.throws(() => h.runner.start(project, { mode: "full", force: false }), { code: "index_in_progress" });
+    assert.equal((await child.status).success, true);
+    const after = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
+    assert.equal(after.status, "published");
+  } finally {
+    h.close();
+  }
+});

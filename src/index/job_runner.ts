@@ -14,7 +14,7 @@ import type { JobWorkerIn, JobWorkerOut } from "./job_worker.ts";
 import type { ProgressEvent } from "./progress.ts";
 import { PARSE_WORKER_URL } from "./worker_pool.ts";
 import { refFor } from "./project_setup.ts";
-import { holdProcessLock } from "../state/process_lock.ts";
+import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 
 /** What listeners hear about a job. */
 export type JobEvent =
@@ -92,6 +92,17 @@ export class JobRunner {
         `An index job (${running.job.job_id}) is already running for ${project.repo_root}`,
         { job_id: running.job.job_id, progress_token: running.job.progress_token },
       );
+    }
+    // Another live Cruxe process (a server, a CLI run) may be indexing the same project.
+    const elsewhere = this.registry.activeJob(project.project_id);
+    if (elsewhere && elsewhere.owner_pid !== null && elsewhere.owner_pid !== Deno.pid) {
+      if (processAlive(this.registry.home, elsewhere.owner_pid)) {
+        throw new CruxeError(
+          opts.mode === "full" ? "index_in_progress" : "sync_in_progress",
+          `Another Cruxe process (pid ${elsewhere.owner_pid}) is indexing ${project.repo_root} (job ${elsewhere.job_id})`,
+          { job_id: elsewhere.job_id, progress_token: elsewhere.progress_token, owner_pid: elsewhere.owner_pid },
+        );
+      }
     }
     const ref = refFor(project.repo_root, project.vcs_mode);
     if (opts.ref && opts.ref !== ref) {

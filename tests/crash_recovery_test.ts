@@ -5,6 +5,7 @@ import { registerProject } from "../src/index/project_setup.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { interruptedReport } from "../src/query/index_status.ts";
 import { processAlive } from "../src/state/process_lock.ts";
+import { CRUXE_FLAGS } from "./mcp_helpers.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -38,7 +39,7 @@ Deno.test("kill -9 during a sync leaves the previous index intact and reports th
 
     writeFiles(dir, 400, "new");
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "sync", "--workspace", dir],
+      args: ["run", ...CRUXE_FLAGS, MAIN, "sync", "--workspace", dir],
       env: { CRUXE_HOME: h.home, CRUXE_WORKERS: "1" },
       stdout: "null",
       stderr: "null",
@@ -85,7 +86,7 @@ Deno.test("a job running in another live process makes a second one index_in_pro
     writeFiles(dir, 400, "two");
     const project = registerProject(h.registry, dir);
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "index", "--path", dir],
+      args: ["run", ...CRUXE_FLAGS, MAIN, "index", "--path", dir],
       env: { CRUXE_HOME: h.home, CRUXE_WORKERS: "1" },
       stdout: "null",
       stderr: "null",

@@ -273,7 +273,19 @@ Deno.test("the eval command scores a labelled set and its baseline", async () =>
   const home = Deno.makeTempDirSync({ prefix: "cruxe-eval-test-" });
   try {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "scripts/eval.ts", "fixtures/eval/mini", "--home", home, "--json"],
+      args: [
+        "run",
+        "--allow-read",
+        "--allow-write",
+        "--allow-env",
+        "--allow-run=git",
+        "--allow-sys",
+        "scripts/eval.ts",
+        "fixtures/eval/mini",
+        "--home",
+        home,
+        "--json",
+      ],
       cwd: new URL("..", import.meta.url).pathname,
       stdout: "piped",
       stderr: "piped",

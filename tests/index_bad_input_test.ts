@@ -121,3 +121,24 @@ Deno.test("a newer-schema or corrupt index is index_incompatible and `--force` r
     h.close();
   }
 });
+
+Deno.test("a workspace outside this process's read permission is workspace_not_allowed with the fix", async () => {
+  const outside = Deno.makeTempDirSync();
+  const probe = Deno.makeTempFileSync({ suffix: ".ts" });
+  const setup = new URL("../src/index/project_setup.ts", import.meta.url).href;
+  Deno.writeTextFileSync(
+    probe,
+    `import { canonicalDir } from ${JSON.stringify(setup)};
+try { canonicalDir(${JSON.stringify(outside)}); console.log("read"); }
+catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`,
+  );
+  const src = new URL("../", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-check", `--allow-read=${src},${probe}`, probe],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const r = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.equal(r.code, "workspace_not_allowed");
+  assert.match(r.message, /Restart the server with --workspace/);
+});

@@ -13,6 +13,7 @@ import { nowIso } from "../state/db.ts";
 import { type ScannedFile, scanRepository } from "./scan.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
 import { textLanguageForPath } from "./text_languages.ts";
+import { outsideSandbox } from "./project_setup.ts";
 import { type SpawnParser, WorkerPool } from "./worker_pool.ts";
 import { type ProgressEvent, type Stage, stageMessage, stagePercent } from "./progress.ts";
 
@@ -72,6 +73,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
   try {
     stat = Deno.statSync(opts.root);
   } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw outsideSandbox(opts.root);
     throw new CruxeError("project_not_found", `Workspace ${opts.root} cannot be read: ${(e as Error).message}`);
   }
   if (!stat.isDirectory) throw new CruxeError("project_not_found", `Workspace ${opts.root} is not a directory`);

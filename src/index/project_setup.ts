@@ -15,17 +15,33 @@ export function canonicalDir(path: string): string {
   let real: string;
   try {
     real = realpathSync(path);
-  } catch {
+  } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw outsideSandbox(path);
     throw new CruxeError("project_not_found", `Workspace ${path} does not exist`, { path });
   }
   let isDir = false;
   try {
     isDir = statSync(real).isDirectory();
   } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw outsideSandbox(path);
     throw new CruxeError("project_not_found", `Workspace ${path} cannot be read: ${(e as Error).message}`, { path });
   }
   if (!isDir) throw new CruxeError("project_not_found", `Workspace ${path} is a file, not a directory`, { path });
   return real;
+}
+
+/**
+ * The error for a path this process's Deno permissions do not cover: a
+ * sandboxed server only reads the workspaces and allowed roots it started with.
+ */
+export function outsideSandbox(path: string): CruxeError {
+  return new CruxeError(
+    "workspace_not_allowed",
+    `${path} is outside what this server may read (its permission sandbox covers the workspaces and ` +
+      `--allowed-root folders it started with). Restart the server with --workspace ${path}, or with an ` +
+      `--allowed-root that contains it.`,
+    { path },
+  );
 }
 
 /** The ref an index of `root` is labelled with: the branch, or `live` outside git. */

@@ -117,8 +117,20 @@ export async function runServe(options: ServeOptions): Promise<number> {
   });
   const dispatcher = new Dispatcher(rt);
   if (o.indexOnStart && pinned[0]) {
-    rt.runner.start(pinned[0], { mode: "incremental", force: false, joinExisting: true });
-    info(`indexing ${pinned[0].repo_root} in the background`);
+    try {
+      rt.runner.start(pinned[0], { mode: "incremental", force: false, joinExisting: true });
+      info(`indexing ${pinned[0].repo_root} in the background`);
+    } catch (e) {
+      // Another Cruxe process is indexing it: serve what is published meanwhile.
+      warn(`not indexing ${pinned[0].repo_root} on start: ${(e as Error).message}`);
+    }
+  }
+  if (o.transport === "stdio" && Deno.stdin.isTerminal()) {
+    // A person started this in a terminal: say what it is waiting for (stderr; stdout is the protocol's).
+    console.error(
+      `cruxe: serving MCP on stdio${pinned[0] ? ` for ${pinned[0].repo_root}` : ""}. ` +
+        `Connect an MCP client to this command (see README); Ctrl-D or Ctrl-C stops it.`,
+    );
   }
   // Prewarm starts once the transport serves, so it never delays the first handshake.
   const prewarm = () => {

@@ -92,7 +92,32 @@ const rules: LanguageSpec["defs"] = {
     outer: (n) => exportOuter(n.parent ?? n),
   },
   enum_assignment: { kind: "enum_member" },
+  // `var Api = { load: function () {…}, save: (x) => … }`: functions stored in an object literal that is
+  // itself named (a variable, an assignment such as `Foo.prototype = {…}`, or an outer pair).
+  pair: { kind: pairKind, name: pairName, signature: pairSignature },
 };
+
+const FUNCTION_VALUES = new Set(["function_expression", "function", "arrow_function", "generator_function"]);
+const NAMED_OBJECT_OWNERS = new Set(["variable_declarator", "assignment_expression", "pair"]);
+
+function pairKind(n: Node): SymbolKind | null {
+  const value = n.childForFieldName("value");
+  if (!value || !FUNCTION_VALUES.has(value.type)) return null;
+  const owner = n.parent?.type === "object" ? n.parent.parent?.type : undefined;
+  return owner && NAMED_OBJECT_OWNERS.has(owner) ? "method" : null;
+}
+
+/** `load: function (a, b)` / `save: async (x) =>`: the pair up to the function's body. */
+function pairSignature(n: Node, source: string): string {
+  const body = n.childForFieldName("value")?.childForFieldName("body");
+  return source.slice(n.startIndex, body ? body.startIndex : n.endIndex).replace(/[\s{]+$/, "");
+}
+
+function pairName(n: Node): string | null {
+  const key = n.childForFieldName("key");
+  if (!key || (key.type !== "property_identifier" && key.type !== "string")) return null;
+  return unquote(key.text) || null;
+}
 
 const imports = {
   import_statement: (n: Node) => [unquote(n.childForFieldName("source")?.text ?? "")],

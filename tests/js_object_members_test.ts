@@ -22,3 +22,23 @@ Deno.test("functions stored in named object literals are methods of that object;
   assert.ok(!got.some((g) => g.includes("success")), "callbacks passed as call arguments are not symbols");
   assert.equal(r.symbols.find((s) => s.name === "init")?.signature, "init: function ()");
 });
+
+Deno.test("statement-level assignments of functions, classes and namespace objects are definitions", async () => {
+  const src = [
+    "window.SelectFilter = {",
+    "  init: function (id) { return id; },",
+    "};",
+    "Date.prototype.getTwelveHours = function () { return 12; };",
+    "module.exports.load = (x) => x;",
+    "counter = 0;",
+    "window.Actions = Actions;",
+  ].join("\n");
+  const r = await parseAndExtract("javascript", "admin/js/x.js", src);
+  const got = r.symbols.map((s) => `${s.kind} ${s.qualifiedName} ${s.lineStart}`);
+  assert.deepEqual(got, [
+    "variable x.SelectFilter 1",
+    "method x.SelectFilter.init 2",
+    "method x.Date.getTwelveHours 4",
+    "function x.load 5",
+  ]);
+});

@@ -95,6 +95,18 @@ const rules: LanguageSpec["defs"] = {
   // `var Api = { load: function () {…}, save: (x) => … }`: functions stored in an object literal that is
   // itself named (a variable, an assignment such as `Foo.prototype = {…}`, or an outer pair).
   pair: { kind: pairKind, name: pairName, signature: pairSignature },
+  // `Foo.prototype.bar = function () {…}`, `window.Widget = {…}`, `exports.load = (x) => …` at statement level.
+  assignment_expression: {
+    kind: assignmentKind,
+    name: (n) => assignedName(n)?.name ?? null,
+    qualifier: (n) => assignedName(n)?.owner ?? null,
+    signature: (n, source) => {
+      const right = n.childForFieldName("right");
+      const body = right && FUNCTION_VALUES.has(right.type) ? right.childForFieldName("body") : null;
+      const end = body ? body.startIndex : Math.min(n.endIndex, (right?.startIndex ?? n.endIndex) + 1);
+      return source.slice(n.startIndex, end).split("\n")[0].replace(/[\s{=]+$/, "");
+    },
+  },
 };
 
 const FUNCTION_VALUES = new Set(["function_expression", "function", "arrow_function", "generator_function"]);
@@ -105,6 +117,43 @@ function pairKind(n: Node): SymbolKind | null {
   if (!value || !FUNCTION_VALUES.has(value.type)) return null;
   const owner = n.parent?.type === "object" ? n.parent.parent?.type : undefined;
   return owner && NAMED_OBJECT_OWNERS.has(owner) ? "method" : null;
+}
+
+/** Owners that say where a value lives rather than what it belongs to. */
+const GLOBAL_OWNERS = new Set([
+  "window",
+  "globalThis",
+  "global",
+  "self",
+  "module",
+  "exports",
+  "module.exports",
+  "this",
+]);
+
+/** `a.b.prototype.c = …` → name `c`, owner `a.b`; only identifiers and member chains on the left. */
+function assignedName(n: Node): { name: string; owner: string | null } | null {
+  const left = n.childForFieldName("left");
+  if (!left) return null;
+  if (left.type === "identifier") return { name: left.text, owner: null };
+  if (left.type !== "member_expression") return null;
+  const text = left.text;
+  if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+$/.test(text)) return null;
+  const parts = text.split(".");
+  const name = parts.pop()!;
+  const owner = parts.filter((p) => p !== "prototype").join(".");
+  return { name, owner: owner && !GLOBAL_OWNERS.has(owner) ? owner : null };
+}
+
+function assignmentKind(n: Node, ctx: { parentKind: SymbolKind | null }): SymbolKind | null {
+  if (n.parent?.type !== "expression_statement") return null;
+  const right = n.childForFieldName("right");
+  if (!right || !assignedName(n)) return null;
+  if (FUNCTION_VALUES.has(right.type)) return ctx.parentKind || assignedName(n)?.owner ? "method" : "function";
+  if (right.type === "class") return "class";
+  // Objects only at the top level (namespaces like `window.SelectFilter = {…}`), not every state update.
+  if (right.type === "object" && ctx.parentKind === null) return "variable";
+  return null;
 }
 
 /** `load: function (a, b)` / `save: async (x) =>`: the pair up to the function's body. */

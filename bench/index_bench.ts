@@ -47,7 +47,7 @@ async function benchCorpus(corpus: string): Promise<void> {
   Deno.mkdirSync(tree);
   copyTree(corpus, tree);
   const home = join(work, "home");
-  const config = resolveConfig({ CRUXE_HOME: home }, Deno.build.os);
+  const config = resolveConfig({ CRUXE_HOME: home, CRUXE_WORKERS: Deno.env.get("CRUXE_WORKERS") }, Deno.build.os);
   const registry = Registry.open(home);
   const runner = new JobRunner(registry, config);
   const project = registerProject(registry, tree);

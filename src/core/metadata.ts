@@ -27,9 +27,3 @@ export function buildMetadata(p: Partial<Omit<ProtocolMetadata, "cruxe_protocol_
     schema_status: p.schema_status ?? "compatible",
   };
 }
-
-/** The more incomplete of two completeness values (`partial` > `truncated` > `complete`). */
-export function worstCompleteness(a: ResultCompleteness, b: ResultCompleteness): ResultCompleteness {
-  const rank = { complete: 0, truncated: 1, partial: 2 } as const;
-  return rank[a] >= rank[b] ? a : b;
-}

@@ -232,11 +232,6 @@ export async function warmSymbolIndexAsync(db: Db): Promise<{ names: number; bui
   return warmSymbolIndex(db);
 }
 
-/** Drops the cached name index of `db` (the next query rebuilds it). */
-export function invalidateSymbolIndex(db: Db): void {
-  cache.delete(db);
-}
-
 /** Definitions whose lower-case name is `nameLower`. */
 export function definitionsNamed(db: Db, nameLower: string): NameEntry[] {
   return current(db).byName.get(nameLower) ?? [];

@@ -5,8 +5,25 @@
 
 const IDENT = /[A-Za-z_$][A-Za-z0-9_$]*/g;
 
-/** Splits `checkRateLimit`, `rate_limiter`, `HTTPServer2` into lower-case words. */
-export function splitIdentifier(ident: string): string[] {
+/** Identifiers repeat a lot across a repository: remember recent splits (bounded). */
+const splitCache = new Map<string, readonly string[]>();
+const SPLIT_CACHE_MAX = 20_000;
+
+/**
+ * Splits `checkRateLimit`, `rate_limiter`, `HTTPServer2` into lower-case words.
+ * The returned array is shared: callers must not modify it.
+ */
+export function splitIdentifier(ident: string): readonly string[] {
+  let out = splitCache.get(ident);
+  if (!out) {
+    out = splitUncached(ident);
+    if (splitCache.size >= SPLIT_CACHE_MAX) splitCache.clear();
+    splitCache.set(ident, out);
+  }
+  return out;
+}
+
+function splitUncached(ident: string): string[] {
   const out: string[] = [];
   for (const part of ident.split(/[^A-Za-z0-9]+/)) {
     if (!part) continue;

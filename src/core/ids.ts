@@ -30,13 +30,20 @@ export function fastHash(...parts: string[]): string {
     h1 = Math.imul(h1 ^ 0xff, 0x01000193); // separator between parts
     h2 = Math.imul(h2 ^ 0xfe, 0x5bd1e995);
   }
-  const mix = (h: number, k: number) => {
-    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) ^ k;
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-    return (h ^ (h >>> 16)) >>> 0;
-  };
-  const a = mix(h1, h3), b = mix(h2, h1), c = mix(h3, h4), d = mix(h4, h2);
-  return [a, b, c, d].map((x) => x.toString(16).padStart(8, "0")).join("");
+  return hex8(mix(h1, h3)) + hex8(mix(h2, h1)) + hex8(mix(h3, h4)) + hex8(mix(h4, h2));
+}
+
+function mix(h: number, k: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) ^ k;
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/** An unsigned 32-bit number as 8 lower-case hex digits. */
+function hex8(x: number): string {
+  return HEX_BYTE[x >>> 24] + HEX_BYTE[(x >>> 16) & 255] + HEX_BYTE[(x >>> 8) & 255] + HEX_BYTE[x & 255];
 }
 
 /** A content hash for the file manifest (sha1 hex: fast, collision risk irrelevant here). */

@@ -18,7 +18,7 @@ export interface SymbolSuggestion {
 }
 
 /** FTS5 query matching any of the words, each quoted so no input is ever FTS syntax. */
-export function ftsAnyWords(words: string[]): string | null {
+export function ftsAnyWords(words: readonly string[]): string | null {
   const uniq = [...new Set(words.map((w) => w.toLowerCase()).filter((w) => /^[a-z0-9]+$/.test(w)))].slice(0, 32);
   return uniq.length ? uniq.map((w) => `"${w}"`).join(" OR ") : null;
 }

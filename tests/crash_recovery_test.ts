@@ -26,6 +26,31 @@ function symbolCount(h: ReturnType<typeof tempHome>, projectId: string, like: st
   return n;
 }
 
+/** Starts a CLI indexing command in another process on the test home. */
+function spawnCruxe(h: ReturnType<typeof tempHome>, ...args: string[]): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", ...CRUXE_FLAGS, MAIN, ...args],
+    env: { CRUXE_HOME: h.home, CRUXE_WORKERS: "1" },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+}
+
+/** Waits until `pid`'s job on the project runs with at least `minIndexed` files written; false on timeout. */
+async function childJobRunning(
+  h: ReturnType<typeof tempHome>,
+  projectId: string,
+  pid: number,
+  minIndexed: number,
+): Promise<boolean> {
+  for (let i = 0; i < 400; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    const job = h.registry.recentJobs(projectId, 1)[0];
+    if (job?.status === "running" && job.owner_pid === pid && job.files_indexed >= minIndexed) return true;
+  }
+  return false;
+}
+
 Deno.test("kill -9 during a sync leaves the previous index intact and reports the job interrupted", async () => {
   const h = tempHome();
   try {
@@ -38,20 +63,9 @@ Deno.test("kill -9 during a sync leaves the previous index intact and reports th
     assert.equal(before, 400 * 30);
 
     writeFiles(dir, 400, "new");
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", ...CRUXE_FLAGS, MAIN, "sync", "--workspace", dir],
-      env: { CRUXE_HOME: h.home, CRUXE_WORKERS: "1" },
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    const child = spawnCruxe(h, "sync", "--workspace", dir);
     // Wait until the child's job has written some files, then kill it hard.
-    let running = false;
-    for (let i = 0; i < 400 && !running; i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      const job = h.registry.recentJobs(project.project_id, 1)[0];
-      running = job?.status === "running" && job.owner_pid === child.pid && job.files_indexed > 0;
-    }
-    assert.ok(running, "the child job started writing");
+    assert.ok(await childJobRunning(h, project.project_id, child.pid, 1), "the child job started writing");
     assert.equal(processAlive(h.home, child.pid), true, "a live job owner is recognised");
     child.kill("SIGKILL");
     await child.status;
@@ -85,19 +99,8 @@ Deno.test("a job running in another live process makes a second one index_in_pro
     const dir = Deno.makeTempDirSync({ prefix: "cruxe-two-" });
     writeFiles(dir, 400, "two");
     const project = registerProject(h.registry, dir);
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", ...CRUXE_FLAGS, MAIN, "index", "--path", dir],
-      env: { CRUXE_HOME: h.home, CRUXE_WORKERS: "1" },
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    let running = false;
-    for (let i = 0; i < 400 && !running; i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      const job = h.registry.recentJobs(project.project_id, 1)[0];
-      running = job?.status === "running" && job.owner_pid === child.pid;
-    }
-    assert.ok(running, "the other process started its job");
+    const child = spawnCruxe(h, "index", "--path", dir);
+    assert.ok(await childJobRunning(h, project.project_id, child.pid, 0), "the other process started its job");
     assert.throws(() => h.runner.start(project, { mode: "full", force: false }), { code: "index_in_progress" });
     assert.equal((await child.status).success, true);
     const after = await h.runner.start(project, { mode: "incremental", force: false }).active.done;

@@ -93,19 +93,21 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     });
   };
 
-  emit("discovery", true);
-  const scan = scanRepository(opts.root, { maxFileBytes: opts.maxFileBytes, useGit: opts.vcsMode === "git" });
-  counters.filesScanned = scan.files.length;
-  emit("discovery", true);
-
-  const writer = IndexWriter.open(opts.projectDir, opts.force && needsReset(opts.projectDir));
   // One parser starts now, while the scan and diff run; more join once the work is known.
   const pool = new WorkerPool(1, opts.workerRecycleFiles, opts.spawnParser);
+  let writer: IndexWriter | null = null;
   try {
-    const manifest = opts.force ? new Map<string, ManifestEntry>() : writer.manifest();
+    emit("discovery", true);
+    const scan = scanRepository(opts.root, { maxFileBytes: opts.maxFileBytes, useGit: opts.vcsMode === "git" });
+    counters.filesScanned = scan.files.length;
+    emit("discovery", true);
+
+    writer = openWriter(opts.projectDir, opts.force);
+    const previous = writer.manifest();
+    // With force every file is re-processed: compare against nothing.
+    const manifest = opts.force ? new Map<string, ManifestEntry>() : previous;
     const hadIndex = writer.getMeta("last_indexed_at") !== null;
     const mode: "full" | "incremental" = opts.force || !hadIndex ? "full" : "incremental";
-    const previous = opts.force ? writer.manifest() : manifest;
 
     // Diff: cheap stat comparison first, content hash only when stat moved.
     // Raw bytes travel to the parse workers by transfer (no copy); they decode them.
@@ -160,7 +162,6 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     }
     counters.filesTotal = toParse.length;
 
-    const timing = { wait: 0, write: 0, diff: performance.now() - t0, commit: 0 };
     writer.begin();
     let parseErrors = 0;
     try {
@@ -196,15 +197,11 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       launch();
       while (inflight.size) {
         if (opts.cancelled?.()) throw new CruxeError("internal_error", "index job cancelled");
-        const tr = performance.now();
         const { i, r } = await Promise.race(inflight.values());
-        timing.wait += performance.now() - tr;
         inflight.delete(i);
         if (r.problem) parseErrors++;
-        const tw = performance.now();
         if (previous.has(r.rows.path)) writer.deleteFile(r.rows.path);
         writer.insertFile(r.rows);
-        timing.write += performance.now() - tw;
         counters.filesIndexed++;
         counters.symbols += r.rows.symbols.length;
         if (next >= toParse.length && stage === "parsing") {
@@ -226,10 +223,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       writer.setMeta("published_at_ms", String(Date.now()));
       writer.setMeta("file_count", String(totals.f));
       writer.setMeta("symbol_count", String(totals.s));
-      const tc = performance.now();
       writer.commit();
-      timing.commit = performance.now() - tc;
-      if (Deno.env.get("CRUXE_PROFILE")) console.error("index timing (ms):", JSON.stringify(timing));
       if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();
       const summary: IndexSummary = {
         mode,
@@ -255,17 +249,16 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     }
   } finally {
     pool.close();
-    writer.close();
+    writer?.close();
   }
 }
 
-/** True when the existing index file cannot be migrated (newer schema or corrupt). */
-function needsReset(projectDir: string): boolean {
+/** Opens the index for writing; with `force`, an index this build cannot use is replaced instead of refused. */
+function openWriter(projectDir: string, force: boolean): IndexWriter {
   try {
-    const w = IndexWriter.open(projectDir, false);
-    w.close();
-    return false;
-  } catch {
-    return true;
+    return IndexWriter.open(projectDir, false);
+  } catch (e) {
+    if (force && e instanceof CruxeError && e.code === "index_incompatible") return IndexWriter.open(projectDir, true);
+    throw e;
   }
 }

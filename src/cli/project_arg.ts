@@ -1,5 +1,4 @@
 /** Which project a CLI command acts on: `--workspace`/`--path`, else the current directory. */
-import { dirname } from "node:path";
 import { CruxeError } from "../core/errors.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import { canonicalDir, registerProject } from "../index/project_setup.ts";
@@ -10,13 +9,10 @@ import { canonicalDir, registerProject } from "../index/project_setup.ts";
  */
 export function projectForPath(registry: Registry, path: string, register: boolean): ProjectRow {
   const root = canonicalDir(path);
-  for (let p = root;; p = dirname(p)) {
-    const found = registry.projectByRoot(p);
-    if (found) {
-      registry.touchWorkspace(found.repo_root);
-      return found;
-    }
-    if (dirname(p) === p) break;
+  const found = registry.projectContaining(root);
+  if (found) {
+    registry.touchWorkspace(found.repo_root);
+    return found;
   }
   if (register) return registerProject(registry, root);
   throw new CruxeError(

@@ -17,7 +17,7 @@
  * Requires `--allow-read` on the requested path (realpath, stat).
  */
 import { realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { CruxeError } from "../core/errors.ts";
 import { isWithinAnyRoot } from "../core/path_policy.ts";
 import { info, warn } from "../core/log.ts";
@@ -77,7 +77,7 @@ export class WorkspaceRouter {
     try {
       real = realpathSync(absolute);
     } catch { /* does not exist: decided below */ }
-    const known = this.registeredAt(real ?? resolve(absolute));
+    const known = this.registry.projectContaining(real ?? resolve(absolute));
     if (known) return this.routeTo(known, false);
     if (!this.options.autoWorkspace) {
       throw new CruxeError(
@@ -126,10 +126,10 @@ export class WorkspaceRouter {
   /** The project a call without `workspace` goes to. */
   defaultProject(): ProjectRow {
     for (const w of this.options.startupWorkspaces) {
-      const p = this.registeredAt(w);
+      const p = this.registry.projectContaining(w);
       if (p) return p;
     }
-    const here = this.registeredAt(this.options.cwd);
+    const here = this.registry.projectContaining(this.options.cwd);
     if (here) return here;
     const recent = this.registry.listWorkspaces()[0];
     const p = recent ? this.registry.getProject(recent.project_id) : null;
@@ -142,14 +142,6 @@ export class WorkspaceRouter {
   }
 
   /** The registered project at or above a canonical path. */
-  private registeredAt(path: string): ProjectRow | null {
-    for (let p = path;; p = dirname(p)) {
-      const found = this.registry.projectByRoot(p);
-      if (found) return found;
-      if (dirname(p) === p) return null;
-    }
-  }
-
   private routeTo(project: ProjectRow, bootstrapped: boolean): RoutedWorkspace {
     const now = performance.now();
     this.recency.set(project.repo_root, now);
@@ -172,7 +164,7 @@ export class WorkspaceRouter {
   /** Registers a new auto-discovered workspace (one at a time, so eviction counts stay right). */
   private autoRegister(real: string): Promise<RoutedWorkspace> {
     const run = this.registering.then(async () => {
-      const again = this.registeredAt(real);
+      const again = this.registry.projectContaining(real);
       if (again) return this.routeTo(again, false);
       await this.evictFor(1);
       const project = registerProject(this.registry, real, { autoDiscovered: true });

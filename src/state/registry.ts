@@ -4,7 +4,7 @@
  * on the home directory.
  */
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type Db, nowIso, openDb } from "./db.ts";
 import { migrate, REGISTRY_MIGRATIONS } from "./schema.ts";
 
@@ -120,6 +120,15 @@ export class Registry {
     return (this.db.prepare("SELECT * FROM projects WHERE repo_root = ?").get(root) as
       | ProjectRow
       | undefined) ?? null;
+  }
+
+  /** The registered project whose root is `path` or one of its ancestors (nearest first), if any. */
+  projectContaining(path: string): ProjectRow | null {
+    for (let p = path;; p = dirname(p)) {
+      const found = this.projectByRoot(p);
+      if (found) return found;
+      if (dirname(p) === p) return null;
+    }
   }
 
   listProjects(): ProjectRow[] {

@@ -5,6 +5,7 @@
  * cached read views and in-memory job state only, so it answers while an
  * index job writes.
  */
+import { indexFacts } from "../query/index_status.ts";
 import { VERSION } from "../core/version.ts";
 import { LANGUAGES } from "../index/languages/registry.ts";
 import { hasGrammar } from "../index/grammar_assets.ts";
@@ -40,13 +41,7 @@ function projectHealth(rt: ServerRuntime, p: ProjectRow) {
     project_id: p.project_id,
     repo_root: p.repo_root,
     index_status: status,
-    schema_status: view.schemaStatus,
-    current_schema_version: view.currentSchemaVersion,
-    required_schema_version: view.requiredSchemaVersion,
-    last_indexed_at: view.lastIndexedAt,
-    ref: view.ref ?? p.default_ref,
-    file_count: view.fileCount,
-    symbol_count: view.symbolCount,
+    ...indexFacts(view),
   };
 }
 

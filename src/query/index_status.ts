@@ -56,6 +56,19 @@ function activeJobBody(a: ActiveJob, registry: Registry) {
   };
 }
 
+/** What the published index says of itself: schema, versions, ref, counts (shared by index_status and /health). */
+export function indexFacts(view: IndexView) {
+  return {
+    schema_status: view.schemaStatus,
+    current_schema_version: view.currentSchemaVersion,
+    required_schema_version: view.requiredSchemaVersion,
+    last_indexed_at: view.lastIndexedAt,
+    ref: view.ref ?? view.project.default_ref,
+    file_count: view.fileCount,
+    symbol_count: view.symbolCount,
+  };
+}
+
 /** The spec's index_status body for one project (without `metadata`). */
 export function projectStatus(
   registry: Registry,
@@ -72,13 +85,7 @@ export function projectStatus(
     name: project.name,
     vcs_mode: project.vcs_mode,
     index_status: indexingStatus(view, active, jobs[0]),
-    schema_status: view.schemaStatus,
-    current_schema_version: view.currentSchemaVersion,
-    required_schema_version: view.requiredSchemaVersion,
-    last_indexed_at: view.lastIndexedAt,
-    ref: view.ref ?? project.default_ref,
-    file_count: view.fileCount,
-    symbol_count: view.symbolCount,
+    ...indexFacts(view),
     active_job: active ? activeJobBody(active, registry) : null,
     recent_jobs: jobs.map((j) => ({
       job_id: j.job_id,

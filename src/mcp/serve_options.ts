@@ -5,9 +5,9 @@
  * repeatable, a non-loopback `--bind` needs an auth token.
  * Requires `--allow-read` on the given paths.
  */
-import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { CruxeError } from "../core/errors.ts";
+import { canonicalDir } from "../index/project_setup.ts";
 
 /** Options of one serving process. */
 export interface ServeOptions {
@@ -35,16 +35,17 @@ export function isLoopback(addr: string): boolean {
 
 /** Canonical form of an existing directory given on the command line, or `invalid_input` naming the flag. */
 export function existingDir(flag: string, path: string, cwd = Deno.cwd()): string {
-  let real: string;
   try {
-    real = realpathSync(resolve(cwd, path));
-  } catch {
-    throw new CruxeError("invalid_input", `${flag} ${path} does not exist`, { flag, path });
+    return canonicalDir(resolve(cwd, path));
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : "";
+    const why = /is a file/.test(msg)
+      ? "is not a directory"
+      : /cannot be read/.test(msg)
+      ? "cannot be read"
+      : "does not exist";
+    throw new CruxeError("invalid_input", `${flag} ${path} ${why}`, { flag, path });
   }
-  if (!statSync(real).isDirectory()) {
-    throw new CruxeError("invalid_input", `${flag} ${path} is not a directory`, { flag, path });
-  }
-  return real;
 }
 
 /** Checks the flags and canonicalizes paths; throws `invalid_input` with the spec's messages. */

@@ -162,7 +162,7 @@ const common: Record<string, DefRule> = {
   preproc_function_def: { kind: "macro", signature: (n) => n.text.split("\n")[0].replace(/\\$/, "") },
   enumerator: { kind: "enum_member", signature: (n) => n.text },
   type_definition: typedefRule,
-  declaration: { kind: varKind, name: (n) => simpleName(nameNode(n)), signature: (n) => n.text.replace(/;$/, "") },
+  declaration: { kind: varKind, name: (n) => simpleName(nameNode(n)), signature: declarationText },
 };
 
 export const c: LanguageSpec = {
@@ -180,12 +180,23 @@ export const c: LanguageSpec = {
     field_declaration: {
       kind: (_n, ctx) => ctx.parentKind === "struct" ? "field" : null,
       name: (n) => nameNode(n)?.text ?? null,
-      signature: (n) => n.text.replace(/;$/, ""),
+      signature: declarationText,
     },
   },
   calls: { call_expression: ["function"] },
   imports: { preproc_include: (n) => [unquote(n.childForFieldName("path")?.text ?? "")] },
 };
+
+/** A whole declaration as its signature, without the closing `;`. */
+function declarationText(n: Node): string {
+  return n.text.replace(/;$/, "");
+}
+
+/** Name declared by a C++ member or declaration (`~Foo` kept whole for destructors). */
+function memberDeclName(n: Node): string | null {
+  const d = declaratorName(n.childForFieldName("declarator"));
+  return d?.type === "destructor_name" ? d.text : simpleName(d);
+}
 
 export const cpp: LanguageSpec = {
   id: "cpp",
@@ -225,25 +236,19 @@ export const cpp: LanguageSpec = {
     },
     union_specifier: { kind: withBody("struct"), name: structName, signature: structSignature, outer: templateOuter },
     enum_specifier: { kind: withBody("enum"), name: structName, signature: structSignature },
-    alias_declaration: { kind: "type", outer: templateOuter, signature: (n) => n.text.replace(/;$/, "") },
+    alias_declaration: { kind: "type", outer: templateOuter, signature: declarationText },
     field_declaration: {
       kind: cppMemberDeclKind,
-      name: (n) => {
-        const d = declaratorName(n.childForFieldName("declarator"));
-        return d?.type === "destructor_name" ? d.text : simpleName(d);
-      },
+      name: memberDeclName,
       outer: templateOuter,
-      signature: (n) => n.text.replace(/;$/, ""),
+      signature: declarationText,
       visibility: cppVisibility,
     },
     declaration: {
       kind: (n, ctx) => cppMemberDeclKind(n, ctx) ?? varKind(n, ctx),
-      name: (n) => {
-        const d = declaratorName(n.childForFieldName("declarator"));
-        return d?.type === "destructor_name" ? d.text : simpleName(d);
-      },
+      name: memberDeclName,
       outer: templateOuter,
-      signature: (n) => n.text.replace(/;$/, ""),
+      signature: declarationText,
       visibility: cppVisibility,
     },
   },

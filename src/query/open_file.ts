@@ -1,7 +1,9 @@
 /**
- * open_file: a line window of one text file of a repository, read from disk.
- * The file must resolve (realpath, symlinks followed) inside the canonical
- * repository root; the request path must be relative and free of `..`.
+ * open_file: a line window of one text file of a repository, read from disk
+ * through the safe open (`state/safe_open.ts`): the request path must be
+ * relative and free of `..`; no directory on the way may be a symlink; a
+ * symlink as the last component is followed only when it resolves inside the
+ * canonical repository root; a swap while the file is opened is refused.
  * Requires `--allow-read` on the repository root.
  *
  * Window rules (clamping vs. errors):
@@ -17,10 +19,9 @@
  * - `truncated` is also true when `endLine` was omitted and the file goes on
  *   past the window: the caller should page on from `endLine + 1`.
  */
-import { join } from "node:path";
 import { realpathSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
-import { isWithinRoot, relativePathProblem } from "../core/path_policy.ts";
+import { readRepoFile } from "../state/safe_open.ts";
 import { languageForPath } from "../index/languages/registry.ts";
 
 /** Most lines one call returns. */
@@ -82,32 +83,6 @@ export function checkRegisteredRoot(registeredRoot: string): string {
   return real;
 }
 
-/**
- * Resolves a request path to a canonical file path inside `root` (already
- * canonical), or throws `forbidden` / `file_not_found`. Never reads content.
- */
-export function resolveInsideRoot(root: string, path: string): string {
-  if (typeof path !== "string") throw new CruxeError("invalid_input", "path must be a string");
-  const problem = relativePathProblem(path);
-  if (problem) throw new CruxeError("forbidden", `Refused path: ${problem}`, { path });
-  const joined = join(root, path.replace(/\\/g, "/"));
-  // Lexical check first: join() folds `.` segments, and nothing may leave the root even before realpath.
-  if (!isWithinRoot(root, joined)) throw new CruxeError("forbidden", "Refused path: outside the repository", { path });
-  let real: string;
-  try {
-    real = realpathSync(joined);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotCapable || (e as { code?: string }).code === "EACCES") {
-      throw new CruxeError("forbidden", "Refused path: not readable by this server", { path });
-    }
-    throw new CruxeError("file_not_found", `No file ${path} in this repository`, { path });
-  }
-  if (!isWithinRoot(root, real)) {
-    throw new CruxeError("forbidden", "Refused path: it resolves outside the repository (symlink escape)", { path });
-  }
-  return real;
-}
-
 function intOrUndefined(v: unknown, name: string): number | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== "number" || !Number.isInteger(v)) {
@@ -140,8 +115,10 @@ function utf8Prefix(s: string, bytes: number): string {
 
 /**
  * Reads a line window of `input.path` inside `repoRoot`. Errors: `forbidden`
- * (absolute, `..`, NUL, symlink escape), `file_not_found` (missing, not a
- * regular file), `unsupported_media` (NUL byte or invalid UTF-8, or larger
+ * (absolute, `..`, NUL, symlink escape, symlinked directory on the way, not
+ * readable by this process — a 0000 file and a 0000 directory alike),
+ * `file_not_found` (missing, not a regular file, trailing `/`, changed while
+ * being opened), `unsupported_media` (NUL byte or invalid UTF-8, or larger
  * than 16 MiB), `invalid_input` (bad window, see the module comment).
  * Requires `--allow-read` on `repoRoot`.
  *
@@ -159,9 +136,9 @@ export function openFile(repoRoot: string, input: OpenFileInput): OpenFileResult
   if (maxArg !== undefined && maxArg < 1) throw new CruxeError("invalid_input", "maxBytes must be >= 1");
   const maxBytes = Math.min(maxArg ?? DEFAULT_MAX_BYTES, MAX_MAX_BYTES);
 
+  if (typeof input.path !== "string") throw new CruxeError("invalid_input", "path must be a string");
   const root = canonicalRoot(repoRoot);
-  const real = resolveInsideRoot(root, input.path);
-  const bytes = readRegularFile(real, input.path);
+  const { bytes } = readRepoFile(root, input.path, { maxBytes: MAX_FILE_BYTES, followFinalSymlink: true });
   if (bytes.includes(0)) {
     throw new CruxeError("unsupported_media", `${input.path} looks binary (NUL byte); open_file serves text only`, {
       path: input.path,
@@ -214,47 +191,4 @@ export function openFile(repoRoot: string, input: OpenFileInput): OpenFileResult
     content,
     ...(lang ? { language: lang } : {}),
   };
-}
-
-/**
- * Bytes of a regular file. The type is checked before opening (opening a FIFO
- * would block) and again on the open handle, so a file swapped between the
- * two checks is refused rather than read.
- */
-function readRegularFile(real: string, shown: string): Uint8Array {
-  let info: Deno.FileInfo;
-  try {
-    info = Deno.statSync(real);
-  } catch {
-    throw new CruxeError("file_not_found", `No file ${shown} in this repository`, { path: shown });
-  }
-  if (!info.isFile) throw new CruxeError("file_not_found", `${shown} is not a regular file`, { path: shown });
-  if (info.size > MAX_FILE_BYTES) {
-    throw new CruxeError("unsupported_media", `${shown} is ${info.size} bytes; open_file reads files up to 16 MiB`, {
-      path: shown,
-      size: info.size,
-    });
-  }
-  let file: Deno.FsFile;
-  try {
-    file = Deno.openSync(real, { read: true });
-  } catch {
-    throw new CruxeError("file_not_found", `${shown} cannot be opened`, { path: shown });
-  }
-  try {
-    const again = file.statSync();
-    if (!again.isFile || (info.ino !== null && again.ino !== info.ino) || again.size > MAX_FILE_BYTES) {
-      throw new CruxeError("file_not_found", `${shown} changed while it was being opened`, { path: shown });
-    }
-    const buf = new Uint8Array(again.size);
-    let off = 0;
-    while (off < buf.length) {
-      const n = file.readSync(buf.subarray(off));
-      if (n === null || n === 0) break;
-      off += n;
-    }
-    return buf.subarray(0, off);
-  } finally {
-    file.close();
-  }
 }

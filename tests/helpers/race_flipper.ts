@@ -16,13 +16,22 @@ self.onmessage = (e: MessageEvent<{ entry: string; stop: SharedArrayBuffer; maxM
   const stop = new Int32Array(e.data.stop);
   const end = Date.now() + maxMs;
   let flips = 0;
+  // Each form is held for a varying 0-120 µs (busy wait, no timer), so swaps land at every
+  // point of a reader's checks rather than in lockstep with them.
+  const hold = () => {
+    const until = performance.now() + ((flips * 37) % 121) / 1000;
+    while (performance.now() < until) { /* spin */ }
+  };
   // The real form starts at `entry`; `.link` is parked beside it.
   while (Atomics.load(stop, 0) === 0 && Date.now() < end) {
+    hold();
     Deno.renameSync(entry, entry + ".real");
     Deno.renameSync(entry + ".link", entry);
+    flips++;
+    hold();
     Deno.renameSync(entry, entry + ".link");
     Deno.renameSync(entry + ".real", entry);
-    flips += 2;
+    flips++;
   }
   self.postMessage({ flips });
 };

@@ -5,11 +5,11 @@
  * Requires `--allow-read` on the repository and grammars, `--allow-write` on
  * the store, `--allow-run=git` for git repositories.
  */
-import { join } from "node:path";
 import { contentHash } from "../core/ids.ts";
 import { CruxeError } from "../core/errors.ts";
 import { IndexWriter, type ManifestEntry } from "../state/project_index.ts";
 import { nowIso } from "../state/db.ts";
+import { readRepoFile } from "../state/safe_open.ts";
 import { type ScannedFile, scanRepository } from "./scan.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
 import { textLanguageForPath } from "./text_languages.ts";
@@ -127,7 +127,8 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       }
       let bytes: Uint8Array;
       try {
-        bytes = Deno.readFileSync(join(opts.root, f.path));
+        // The safe open refuses a file that became (or moved below) a symlink since the scan.
+        bytes = readRepoFile(opts.root, f.path, { maxBytes: opts.maxFileBytes }).bytes;
       } catch {
         unreadable++;
         continue;

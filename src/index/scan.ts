@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
 import { debug } from "../core/log.ts";
+import { underSymlinkedDirectory } from "../state/safe_open.ts";
 
 /** A file the scan found, with what `stat` said. */
 export interface ScannedFile {
@@ -121,7 +122,11 @@ function walk(root: string, onFile: (rel: string) => void): void {
   visit("", base, 0);
 }
 
-/** Lists the indexable files of `root` with their size and mtime. */
+/**
+ * Lists the indexable files of `root` with their size and mtime. Symlinks,
+ * and files below a symlinked directory, are skipped and counted under
+ * `symlinks`: their content may live anywhere.
+ */
 export function scanRepository(root: string, opts: { maxFileBytes: number; useGit?: boolean }): ScanResult {
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
   const cruxeIgnoreText = readText(join(root, ".cruxeignore"));
@@ -134,9 +139,15 @@ export function scanRepository(root: string, opts: { maxFileBytes: number; useGi
     walk(root, (rel) => listed!.push(rel));
   }
   const files: ScannedFile[] = [];
+  const symlinkedDirs = new Map<string, boolean>();
   for (const rel of listed) {
     if (builtinSkip(rel) || cruxeIgnore.ignored(rel, false)) {
       skipped.ignored++;
+      continue;
+    }
+    // git lists `h/.bashrc` still when the tracked directory `h` became a symlink: lstat alone would follow it.
+    if (underSymlinkedDirectory(root, rel, symlinkedDirs)) {
+      skipped.symlinks++;
       continue;
     }
     let st: Deno.FileInfo;

@@ -21,6 +21,7 @@
  */
 import { realpathSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
+import { relativePathProblem } from "../core/path_policy.ts";
 import { readRepoFile } from "../state/safe_open.ts";
 import { languageForPath } from "../index/languages/registry.ts";
 
@@ -137,8 +138,11 @@ export function openFile(repoRoot: string, input: OpenFileInput): OpenFileResult
   const maxBytes = Math.min(maxArg ?? DEFAULT_MAX_BYTES, MAX_MAX_BYTES);
 
   if (typeof input.path !== "string") throw new CruxeError("invalid_input", "path must be a string");
+  const problem = relativePathProblem(input.path);
+  if (problem) throw new CruxeError("forbidden", `Refused path: ${problem}`, { path: input.path });
   const root = canonicalRoot(repoRoot);
-  const { bytes } = readRepoFile(root, input.path, { maxBytes: MAX_FILE_BYTES, followFinalSymlink: true });
+  const rel = input.path.replace(/\\/g, "/");
+  const { bytes } = readRepoFile(root, rel, { maxBytes: MAX_FILE_BYTES, followFinalSymlink: true });
   if (bytes.includes(0)) {
     throw new CruxeError("unsupported_media", `${input.path} looks binary (NUL byte); open_file serves text only`, {
       path: input.path,
@@ -181,9 +185,9 @@ export function openFile(repoRoot: string, input: OpenFileInput): OpenFileResult
   }
   if (totalLines === 0) end = 0;
   const wanted = endArg === undefined ? totalLines : Math.min(endArg, totalLines);
-  const lang = languageForPath(input.path.replace(/\\/g, "/"))?.id;
+  const lang = languageForPath(rel)?.id;
   return {
-    path: input.path.replace(/\\/g, "/").replace(/^(\.\/)+/, ""),
+    path: rel.replace(/^(\.\/)+/, ""),
     startLine: totalLines === 0 ? 0 : start,
     endLine: end,
     totalLines,

@@ -3,8 +3,8 @@
  * repository is untrusted: any entry can be a symlink, a FIFO, or be swapped
  * for one while we look at it. So a read here:
  *
- * 1. refuses a request path that is absolute, climbs with `..`, or ends in
- *    `/` (a trailing slash names a directory, never a file);
+ * 1. refuses a path that is absolute, climbs with `..`, or ends in `/` (a
+ *    trailing slash names a directory, never a file);
  * 2. walks the directory components with `lstat`: every one must be a real
  *    directory. A symlink there is refused wherever it points, also inside
  *    the root: the scan never indexes below one, so nothing indexed lives
@@ -40,7 +40,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { CruxeError } from "../core/errors.ts";
-import { isWithinRoot, relativePathProblem } from "../core/path_policy.ts";
+import { isWithinRoot } from "../core/path_policy.ts";
 
 /** What `readRepoFile` may do. */
 export interface SafeReadOptions {
@@ -101,17 +101,19 @@ function fsCall<T>(shown: string, fn: () => T): T {
 }
 
 /**
- * The segments of a repository-relative request path (`\` read as `/`,
- * empty and `.` segments dropped). Refuses what `relativePathProblem`
- * refuses (`forbidden`) and a trailing slash or nothing left (`file_not_found`).
+ * The segments of a repository-relative path (`/`-separated; empty and `.`
+ * segments dropped). Refuses (`forbidden`) an absolute path, a `..` segment
+ * or a NUL byte, and (`file_not_found`) a trailing slash or nothing left.
+ * Request-level policy (encoded `..`, `~`, `\` as a separator) is the
+ * caller's: scanned names may legitimately hold those characters.
  */
-function requestSegments(path: string): string[] {
+function pathSegments(path: string): string[] {
   if (typeof path !== "string") throw new CruxeError("invalid_input", "path must be a string");
-  const problem = relativePathProblem(path);
-  if (problem) throw new CruxeError("forbidden", `Refused path: ${problem}`, { path });
-  const s = path.replace(/\\/g, "/");
-  const segs = s.split("/").filter((seg) => seg !== "" && seg !== ".");
-  if (s.endsWith("/") || !segs.length) throw notFound(path, "a path ending in / names a directory, not a file");
+  const segs = path.split("/").filter((seg) => seg !== "" && seg !== ".");
+  if (path.startsWith("/") || path.includes("\0") || segs.includes("..")) {
+    throw forbidden(path, "not a path inside the repository");
+  }
+  if (path.endsWith("/") || !segs.length) throw notFound(path, "a path ending in / names a directory, not a file");
   return segs;
 }
 
@@ -177,7 +179,7 @@ export function underSymlinkedDirectory(root: string, rel: string, cache: Map<st
  */
 export function readRepoFile(root: string, path: string, opts: SafeReadOptions): RepoFile {
   const canonical = canonicalRootOf(root);
-  let segs = requestSegments(path);
+  let segs = pathSegments(path);
   let dirs = walkDirectories(canonical, segs, path);
   let abs = join(canonical, ...segs);
   let before = fsCall(path, () => Deno.lstatSync(abs));

@@ -111,6 +111,72 @@ Deno.test("open_file: missing files and directories are file_not_found", () => {
   assert.equal(fail({ path: "src/" }).code, "file_not_found");
 });
 
+Deno.test("open_file: a trailing slash on a file is file_not_found, not the file", () => {
+  for (const path of ["src/main.ts/", "src/main.ts//", "src\\main.ts\\", "long.txt/."]) {
+    const f = fail({ path });
+    assert.equal(f.code, "file_not_found", `${JSON.stringify(path)} gave ${f.code}`);
+  }
+});
+
+Deno.test("open_file: a symlinked directory on the way is forbidden, even one pointing inside the root", () => {
+  const linked = join(root, "src_link");
+  Deno.symlinkSync(join(root, "src"), linked);
+  try {
+    assert.equal(fail({ path: "src_link/main.ts" }).code, "forbidden");
+  } finally {
+    Deno.removeSync(linked);
+  }
+});
+
+/**
+ * open_file in a process that cannot bypass file modes: as root (which reads
+ * 0000 files anyway) the read-bypassing capabilities are dropped with setpriv.
+ * Resolves to the code per path, or null when that cannot be arranged.
+ */
+async function codesWithoutPrivilege(dir: string, paths: string[]): Promise<Record<string, string> | null> {
+  const probe = new URL("./helpers/open_file_probe.ts", import.meta.url).pathname;
+  const deno = [Deno.execPath(), "run", "--no-check", `--allow-read=${dir}`, probe];
+  const drop = ["--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-dac_override,-dac_read_search"];
+  const out: Record<string, string> = {};
+  for (const path of paths) {
+    const args = [
+      ...deno,
+      JSON.stringify({ root: dir, paths: [path], outside: "/nowhere", marker: "-", maxCalls: 1, maxMs: 10_000 }),
+    ];
+    let res: Deno.CommandOutput;
+    try {
+      res = await new Deno.Command(Deno.uid() === 0 ? "setpriv" : args[0], {
+        args: Deno.uid() === 0 ? [...drop, ...args] : args.slice(1),
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+    } catch {
+      return null; // no setpriv here
+    }
+    if (!res.success) return null;
+    out[path] = Object.keys(JSON.parse(new TextDecoder().decode(res.stdout)).codes)[0];
+  }
+  return out;
+}
+
+Deno.test("open_file: a 0000 file and a file in a 0000 directory answer the same code (forbidden)", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "cruxe-open-modes-" });
+  Deno.writeTextFileSync(join(dir, "locked.txt"), "locked\n");
+  Deno.mkdirSync(join(dir, "lockeddir"));
+  Deno.writeTextFileSync(join(dir, "lockeddir/inner.txt"), "inner\n");
+  Deno.writeTextFileSync(join(dir, "open.txt"), "open\n");
+  Deno.chmodSync(join(dir, "locked.txt"), 0o000);
+  Deno.chmodSync(join(dir, "lockeddir"), 0o000);
+  try {
+    const codes = await codesWithoutPrivilege(dir, ["locked.txt", "lockeddir/inner.txt", "open.txt"]);
+    if (!codes) return console.log("skipped: cannot drop the privilege to read 0000 files here");
+    assert.deepEqual(codes, { "locked.txt": "forbidden", "lockeddir/inner.txt": "forbidden", "open.txt": "ok" });
+  } finally {
+    Deno.chmodSync(join(dir, "lockeddir"), 0o755);
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
 Deno.test("open_file: a FIFO is file_not_found (never opened, so never blocks)", () => {
   const fifo = join(root, "pipe");
   const made = new Deno.Command("mkfifo", { args: [fifo] }).outputSync();

@@ -3,8 +3,8 @@
  * repository is untrusted: any entry can be a symlink, a FIFO, or be swapped
  * for one while we look at it. So a read here:
  *
- * 1. refuses a path that is absolute, climbs with `..`, or ends in `/` (a
- *    trailing slash names a directory, never a file);
+ * 1. refuses a path that is absolute, climbs with `..`, or ends in `/` or
+ *    `/.` (those name a directory, never a file);
  * 2. walks the directory components with `lstat`: every one must be a real
  *    directory. A symlink there is refused wherever it points, also inside
  *    the root: the scan never indexes below one, so nothing indexed lives
@@ -103,7 +103,8 @@ function fsCall<T>(shown: string, fn: () => T): T {
 /**
  * The segments of a repository-relative path (`/`-separated; empty and `.`
  * segments dropped). Refuses (`forbidden`) an absolute path, a `..` segment
- * or a NUL byte, and (`file_not_found`) a trailing slash or nothing left.
+ * or a NUL byte, and (`file_not_found`) a trailing `/` or `/.` (both name
+ * a directory) or nothing left.
  * Request-level policy (encoded `..`, `~`, `\` as a separator) is the
  * caller's: scanned names may legitimately hold those characters.
  */
@@ -113,7 +114,10 @@ function pathSegments(path: string): string[] {
   if (path.startsWith("/") || path.includes("\0") || segs.includes("..")) {
     throw forbidden(path, "not a path inside the repository");
   }
-  if (path.endsWith("/") || !segs.length) throw notFound(path, "a path ending in / names a directory, not a file");
+  const last = path.slice(path.lastIndexOf("/") + 1);
+  if (last === "" || last === "." || !segs.length) {
+    throw notFound(path, "a path ending in / (or /.) names a directory, not a file");
+  }
   return segs;
 }
 

@@ -60,6 +60,29 @@ Deno.test("plain scan honours .git/info/exclude when git cannot list files", () 
   assert.deepEqual(r.files.map((f) => f.path), ["a.py"]);
 });
 
+Deno.test("ignore files are read through the safe open: a FIFO does not hang the scan, a link out is not read", async () => {
+  const dir = Deno.makeTempDirSync();
+  const outside = Deno.makeTempDirSync();
+  makeTree(dir, { "a.py": "x = 1\n", "sub/b.py": "y = 2\n" });
+  Deno.writeTextFileSync(join(outside, "rules"), "*.py\n");
+  Deno.symlinkSync(join(outside, "rules"), join(dir, ".gitignore"));
+  if (!new Deno.Command("mkfifo", { args: [join(dir, ".cruxeignore")] }).outputSync().success) return;
+  // In a child process with a deadline: reading the FIFO the old way would block forever.
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { scanRepository } from ${JSON.stringify(new URL("../src/index/scan.ts", import.meta.url).href)};
+       console.log(JSON.stringify(scanRepository(${JSON.stringify(dir)}, { maxFileBytes: 1 << 20 })));`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(30_000),
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const r = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.deepEqual(r.files.map((f: { path: string }) => f.path).sort(), ["a.py", "sub/b.py"]);
+});
+
 Deno.test("ignore patterns: directory-only rules and ** globs", () => {
   const f = new IgnoreFile("", "build/\n**/tmp/*.py\n");
   assert.equal(f.match("build", true), true);

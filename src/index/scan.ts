@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
 import { debug } from "../core/log.ts";
-import { underSymlinkedDirectory } from "../state/safe_open.ts";
+import { readRepoFile, underSymlinkedDirectory } from "../state/safe_open.ts";
 
 /** A file the scan found, with what `stat` said. */
 export interface ScannedFile {
@@ -67,9 +67,13 @@ export function currentRef(root: string): string | null {
   }
 }
 
-function readText(path: string): string | null {
+/** Largest ignore file read; a bigger one is treated as absent. */
+const MAX_IGNORE_FILE_BYTES = 8 * 1024 * 1024;
+
+/** An ignore file of the repository, read through the safe open (a FIFO or a link out is treated as absent). */
+function readText(root: string, rel: string): string | null {
   try {
-    return Deno.readTextFileSync(path);
+    return new TextDecoder().decode(readRepoFile(root, rel, { maxBytes: MAX_IGNORE_FILE_BYTES }).bytes);
   } catch {
     return null;
   }
@@ -91,12 +95,12 @@ function gitListFiles(root: string): string[] | null {
 }
 
 function walk(root: string, onFile: (rel: string) => void): void {
-  const info = readText(join(root, ".git", "info", "exclude"));
+  const info = readText(root, ".git/info/exclude");
   const base = new IgnoreStack().with(info ? new IgnoreFile("", info) : null);
   const visit = (dirRel: string, rules: IgnoreStack, depth: number) => {
     if (depth > 64) return;
     const abs = dirRel ? join(root, dirRel) : root;
-    const gi = readText(join(abs, ".gitignore"));
+    const gi = readText(root, dirRel ? `${dirRel}/.gitignore` : ".gitignore");
     const local = rules.with(gi ? new IgnoreFile(dirRel, gi) : null);
     let entries: Deno.DirEntry[];
     try {
@@ -129,7 +133,7 @@ function walk(root: string, onFile: (rel: string) => void): void {
  */
 export function scanRepository(root: string, opts: { maxFileBytes: number; useGit?: boolean }): ScanResult {
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
-  const cruxeIgnoreText = readText(join(root, ".cruxeignore"));
+  const cruxeIgnoreText = readText(root, ".cruxeignore");
   const cruxeIgnore = new IgnoreStack().with(cruxeIgnoreText ? new IgnoreFile("", cruxeIgnoreText) : null);
   const git = opts.useGit ?? hasGit(root);
   let listed: string[] | null = git ? gitListFiles(root) : null;

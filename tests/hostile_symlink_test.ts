@@ -54,7 +54,7 @@ function swapForSymlink(repo: string, outside: string): void {
 async function cli(home: string, cmd: "index" | "sync", repo: string): Promise<Record<string, unknown>> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", ...CRUXE_FLAGS, join(REPO_ROOT, "main.ts"), cmd, "--path", repo, "--json"],
-    env: { CRUXE_HOME: home, CRUXE_WORKERS: "1", NO_COLOR: "1" },
+    env: { ...Deno.env.toObject(), CRUXE_HOME: home, CRUXE_WORKERS: "1", NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -127,3 +127,5 @@ Deno.test("open_file race under --allow-read limited to the repository: no leak,
   assert.deepEqual(bad, [], text);
   assert.ok(r.calls >= 1_000, text);
 });
+
+globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));

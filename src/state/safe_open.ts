@@ -192,7 +192,7 @@ export function readRepoFile(root: string, path: string, opts: SafeReadOptions):
     const real = fsCall(path, () => Deno.realPathSync(abs));
     if (!isWithinRoot(canonical, real)) throw forbidden(path, "it resolves outside the repository (symlink escape)");
     if (real === canonical) throw notFound(path, "not a regular file");
-    segs = real.slice(canonical.length + 1).split("/");
+    segs = real.slice(canonical === "/" ? 1 : canonical.length + 1).split("/");
     dirs = walkDirectories(canonical, segs, path);
     abs = real;
     before = fsCall(path, () => Deno.lstatSync(abs));

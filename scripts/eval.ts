@@ -24,14 +24,8 @@ import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { searchCode } from "../src/query/search_code.ts";
 import type { Db } from "../src/state/db.ts";
 import { type LabelledQuery, type Published, readDataset, readPublished, type RepoEntry } from "./eval/dataset.ts";
-import { mean, ndcgAt, quantile, recallAt, reciprocalRank, type Retrieved } from "./eval/metrics.ts";
+import { mean, quantile, queryScores, type Retrieved, type Scores } from "./eval/metrics.ts";
 import { FileBm25 } from "./eval/baseline.ts";
-
-interface Scores {
-  ndcg: number;
-  mrr: number;
-  r5: number;
-}
 
 interface QueryOutcome {
   repo: string;
@@ -56,12 +50,7 @@ interface RepoOutcome {
 }
 
 function score(results: Retrieved[], q: LabelledQuery): Scores {
-  const targets = [...q.relevant, ...q.secondary];
-  return {
-    ndcg: ndcgAt(results, targets, 10),
-    mrr: reciprocalRank(results, targets, 10),
-    r5: recallAt(results, targets, 5),
-  };
+  return queryScores(results, q.relevant, q.secondary);
 }
 
 function meanScores(xs: Scores[]): Scores {

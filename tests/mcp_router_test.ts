@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { copyFixture } from "./helpers/fixture_repo.ts";
-import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, syntheticGoRepo, waitFor } from "./mcp_helpers.ts";
+import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, syntheticGoRepo, waitFor, within } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { checkServeOptions, type ServeOptions } from "../src/mcp/serve_options.ts";
 import { buildHealth } from "../src/mcp/health.ts";
@@ -172,11 +172,11 @@ Deno.test("router: the 11th auto-discovered workspace evicts the least recently 
       });
     });
     const r1Job = s.rt.runner.start(r1, { mode: "full", force: false }).active;
-    await parsing;
+    await within(parsing, 120_000, "r1's job parsing");
     const r = await s.call("locate_symbol", { name: "Only10", workspace: repos[10] });
     assert.ok(!r.isError, JSON.stringify(bodyOf(r)));
     assert.equal(s.rt.runner.activeFor(r1.project_id), undefined, "the evicted workspace's job is gone");
-    const ended = await r1Job.done;
+    const ended = await within(r1Job.done, 120_000, "r1's job to end");
     assert.equal(ended.status, "failed", "the evicted workspace's job was cancelled, not run to the end");
     assert.match(ended.error_message ?? "", /cancelled/);
     assert.ok(ended.files_indexed < 401, `cancelled mid-way: ${ended.files_indexed} files indexed`);

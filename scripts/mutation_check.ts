@@ -369,7 +369,12 @@ async function runTest(dir: string, m: Pick<Mutation, "test" | "filter">, timeou
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
   const ran = /(\d+) passed/.exec(text);
   const outcome = timedOut ? "timeout" : out.success ? "passed" : "failed";
-  return { outcome, ran: ran ? Number(ran[1]) : 0, tail: text.split("\n").slice(-12).join("\n") };
+  // Why it failed: the first error line and the line after it (an assertion's message), to check it is the
+  // behaviour that broke and not, say, a syntax error the mutation introduced.
+  const lines = text.split("\n");
+  const at = lines.findIndex((l) => /^error: /.test(l.trim()) && !/Test failed/.test(l));
+  const why = at >= 0 ? lines.slice(at, at + 2).map((l) => l.trim()).join(" ").slice(0, 160) : "";
+  return { outcome, ran: ran ? Number(ran[1]) : 0, why, tail: lines.slice(-12).join("\n") };
 }
 
 async function main() {
@@ -415,16 +420,19 @@ async function main() {
     const dir = scratchCopy();
     try {
       let result: string;
+      let why = "";
       if (!apply(dir, m)) result = "stale";
       else {
         const r = await runTest(dir, m, timeoutMs);
         result = r.outcome === "failed" ? "caught" : r.outcome === "timeout" ? "timeout" : "MISSED";
+        why = r.why;
         if (result === "MISSED") console.log(r.tail);
       }
       if (result !== "caught") bad++;
       const line = `${result.padEnd(8)} ${m.id.padEnd(26)} ${m.test}${m.filter ? ` --filter "${m.filter}"` : ""}`;
       rows.push(line);
       console.log(line);
+      if (why) console.log(`         ${why}`);
     } finally {
       Deno.removeSync(dir, { recursive: true });
     }

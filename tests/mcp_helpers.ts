@@ -113,7 +113,7 @@ export async function waitFor(fn: () => boolean | Promise<boolean>, ms = 20_000,
 
 /** Resolves like `p`, or rejects after `ms` (a generous bound on waiting for an event, never a sleep). */
 export async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
   });

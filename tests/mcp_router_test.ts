@@ -125,7 +125,9 @@ Deno.test("router: auto-discovery answers indexing/partial at once, shares one j
     const link = join(root, "escape");
     Deno.symlinkSync(Deno.makeTempDirSync({ prefix: "cruxe-outside-" }), link);
     for (const ws of ["/etc", `${repo}/../../../etc`, sibling, link, "/definitely/missing"]) {
-      const e = bodyOf(await s.call("search_code", { query: "x", workspace: ws })).error as { code: string };
+      const body = bodyOf(await s.call("search_code", { query: "x", workspace: ws }));
+      const e = body.error as { code: string } | undefined;
+      assert.ok(e, `${ws} was accepted: ${JSON.stringify(body).slice(0, 200)}`);
       assert.equal(e.code, "workspace_not_allowed", ws);
     }
   } finally {

@@ -222,10 +222,12 @@ async function serveThroughSandbox(
   Deno.writeTextFileSync(
     driver,
     `import { sandboxedServe } from ${JSON.stringify(sandboxUrl)};
-import { parseServeArgs } from ${JSON.stringify(parseUrl)};
+import { parseServeArgs, runServe } from ${JSON.stringify(parseUrl)};
 const argv = ["serve-mcp", "--workspace", ${JSON.stringify(repo)}, "--no-prewarm"];
-const code = await sandboxedServe(argv, parseServeArgs("serve-mcp", argv.slice(1)));
-Deno.exit(code ?? 99);`,
+const parsed = parseServeArgs("serve-mcp", argv.slice(1));
+// As the CLI does: null means "serve here" (this driver runs with -A, so that would be unsandboxed).
+const code = await sandboxedServe(argv, parsed);
+Deno.exit(code ?? await runServe(parsed));`,
   );
   const config = new URL("../deno.json", import.meta.url).pathname;
   const child = new Deno.Command(Deno.execPath(), {

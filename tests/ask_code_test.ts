@@ -171,7 +171,7 @@ Deno.test("ask_code: minScore drops weaker evidence (and can leave none)", async
     minScore: 0.9,
   });
   assert.ok(strong.evidences.length < all.evidences.length);
-  assert.ok(strong.evidences.every((e) => e.score >= 0.9));
+  assert.ok(strong.evidences.length > 0 && strong.evidences.every((e) => e.score >= 0.9));
   assert.equal(strong.meta.minScore, 0.9);
   const none = await askCode(deps({ url: base }), scopeOf({ repo: "alpha" }), { query: "rate limiter", minScore: 2 });
   assert.equal(none.evidences.length, 0);

@@ -101,7 +101,7 @@ Deno.test("a second job for the same project is refused or joined", async () => 
   }
 });
 
-Deno.test("parse workers are recycled every N files without losing any file", async () => {
+Deno.test("indexing with parse workers recycled every 2 files loses no file", async () => {
   const h = tempHome({ workerRecycleFiles: 2, workers: 2 });
   try {
     const dir = Deno.makeTempDirSync();

@@ -32,8 +32,10 @@ const child = new Deno.Command(Deno.execPath(), {
   stdout: "null",
   stderr: "null",
 }).spawn();
+let exitCode: number | null = null;
+child.status.then((st) => exitCode = st.code);
 let up = false;
-for (let i = 0; i < 600 && !up; i++) {
+for (let i = 0; i < 600 && !up && exitCode === null; i++) {
   try {
     await (await fetch(`${base}health`)).text();
     up = true;
@@ -42,8 +44,12 @@ for (let i = 0; i < 600 && !up; i++) {
   }
 }
 if (!up) {
-  console.error("the server never answered GET /health");
-  child.kill("SIGTERM");
+  console.error(
+    exitCode === null
+      ? "the server never answered GET /health"
+      : `the server exited (code ${exitCode}) before answering GET /health`,
+  );
+  if (exitCode === null) child.kill("SIGTERM");
   await child.status;
   Deno.exit(1);
 }

@@ -32,13 +32,26 @@ const child = new Deno.Command(Deno.execPath(), {
   stdout: "null",
   stderr: "null",
 }).spawn();
-for (let i = 0; i < 100; i++) {
+let exitCode: number | null = null;
+child.status.then((st) => exitCode = st.code);
+let up = false;
+for (let i = 0; i < 600 && !up && exitCode === null; i++) {
   try {
     await (await fetch(`${base}health`)).text();
-    break;
+    up = true;
   } catch {
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+if (!up) {
+  console.error(
+    exitCode === null
+      ? "the server never answered GET /health"
+      : `the server exited (code ${exitCode}) before answering GET /health`,
+  );
+  if (exitCode === null) child.kill("SIGTERM");
+  await child.status;
+  Deno.exit(1);
 }
 const rpc = (id: number, method: string, params: unknown) =>
   fetch(base, {
@@ -51,10 +64,23 @@ await rpc(1, "initialize", {
   capabilities: {},
   clientInfo: { name: "bench", version: "1" },
 });
-await rpc(2, "tools/call", { name: "index_repo", arguments: { force: true } });
+/** The JSON-RPC message of an answer (plain JSON or one SSE `data:` event). */
+function rpcMessage(text: string): { result?: { isError?: boolean; content?: { text: string }[] }; error?: unknown } {
+  const data = text.split("\n").find((l) => l.startsWith("data: "));
+  return JSON.parse(data ? data.slice(6) : text);
+}
+const started = rpcMessage(await rpc(2, "tools/call", { name: "index_repo", arguments: { force: true } }));
+const startedBody = started.result?.content?.[0] ? JSON.parse(started.result.content[0].text) : null;
+if (started.error || started.result?.isError || startedBody?.status !== "running") {
+  console.error(`index_repo did not start a job: ${JSON.stringify(started).slice(0, 500)}`);
+  child.kill("SIGTERM");
+  await child.status;
+  Deno.exit(1);
+}
 const t0 = performance.now();
 const lat: number[] = [];
 let status = "indexing";
+let indexFailed = false;
 while ((status !== "ready" || performance.now() - t0 < 3000) && performance.now() - t0 < 120_000) {
   const t = performance.now();
   const body = JSON.parse(await (await fetch(`${base}health`)).text());
@@ -66,6 +92,12 @@ while ((status !== "ready" || performance.now() - t0 < 3000) && performance.now(
   }
   await new Promise((r) => setTimeout(r, 20));
 }
+if (status !== "ready") {
+  console.error(
+    `the index never became ready (last status ${status}): the latencies below are not of a finished index`,
+  );
+  indexFailed = true;
+}
 lat.sort((a, b) => a - b);
 const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))].toFixed(2);
 console.log(
@@ -75,3 +107,4 @@ console.log(
 child.kill("SIGTERM");
 await child.status;
 Deno.removeSync(home, { recursive: true });
+if (indexFailed) Deno.exit(1);

@@ -76,7 +76,11 @@ async function benchCorpus(corpus: string): Promise<void> {
   console.log(`${name} no-op sync: ${noop.ms.toFixed(0)} ms wall, ${noop.s.changedFiles} changed`);
   for (const n of [1, 10]) {
     const ext = name === "django" ? ".py" : name === "rust" ? ".rs" : name === "java" ? ".java" : ".go";
-    for (const f of goFiles(tree, ext, n)) Deno.writeTextFileSync(f, `\n// touched ${Date.now()}\n`, { append: true });
+    // A comment in the file's own syntax, so the touched file still parses.
+    const comment = ext === ".py" ? "#" : "//";
+    for (const f of goFiles(tree, ext, n)) {
+      Deno.writeTextFileSync(f, `\n${comment} touched ${Date.now()}\n`, { append: true });
+    }
     const r = await run(`sync-${n}`, "incremental");
     console.log(`${name} sync after changing ${n} file(s): ${r.ms.toFixed(0)} ms wall, ${r.s.changedFiles} changed`);
   }

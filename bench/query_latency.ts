@@ -2,7 +2,10 @@
  * Query latency benchmark (not a test): warm p50/p95/max of locate_symbol,
  * get_file_outline, get_code_context (4,000 tokens) and, when present,
  * search_code, on an existing index (default: the Go standard library).
- * Queries are sampled from the index itself with a fixed seed.
+ * Queries are sampled from the index itself with a fixed seed. Only calls
+ * that answered are timed; "not found" answers are counted, and any other
+ * error is a failure: counted, its first message printed, and the process
+ * exits 1.
  *
  * Usage: deno task bench:query [--home DIR] [--root DIR] [--n N]
  *   index first: CRUXE_HOME=/tmp/cruxe-nav deno task cruxe index --path /work/corpora/go
@@ -19,6 +22,8 @@ import { getFileOutline } from "../src/query/file_outline.ts";
 import { getCodeContext } from "../src/query/code_context.ts";
 import { getSymbolHierarchy } from "../src/query/symbol_hierarchy.ts";
 import { findRelatedSymbols } from "../src/query/related_symbols.ts";
+import { searchCode } from "../src/query/search_code.ts";
+import { CruxeError } from "../src/core/errors.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -69,34 +74,49 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)];
 }
 
+/** Error codes that are an answer ("there is no such symbol/file"), not a failure. */
+const NOT_FOUND = new Set(["symbol_not_found", "file_not_found"]);
+let failedTotal = 0;
+
 function measure(name: string, target: number | null, inputs: unknown[], run: (x: unknown) => unknown): void {
-  for (const x of inputs.slice(0, 20)) tryRun(run, x); // warm statements and caches
+  for (const x of inputs.slice(0, 20)) attempt(run, x); // warm statements and caches
   const times: number[] = [];
-  let errors = 0;
+  let notFound = 0;
+  const failures: string[] = [];
   for (const x of inputs) {
     const t0 = performance.now();
-    if (!tryRun(run, x)) errors++;
-    times.push(performance.now() - t0);
+    const outcome = attempt(run, x);
+    const dt = performance.now() - t0;
+    if (outcome === "ok") times.push(dt);
+    else if (outcome === "not_found") notFound++;
+    else failures.push(`${JSON.stringify(x)}: ${outcome.failed}`);
   }
+  failedTotal += failures.length;
   times.sort((a, b) => a - b);
-  const p95 = pct(times, 0.95);
-  const verdict = target === null
+  const p95 = times.length ? pct(times, 0.95) : NaN;
+  const verdict = target === null || !times.length
     ? ""
     : p95 <= target
     ? `  (target p95 <= ${target} ms: met)`
     : `  (target p95 <= ${target} ms: MISSED)`;
+  const timing = times.length
+    ? `p50=${pct(times, 0.5).toFixed(2)}ms p95=${p95.toFixed(2)}ms max=${times[times.length - 1].toFixed(2)}ms`
+    : "no successful call";
   console.log(
-    `${name.padEnd(24)} n=${times.length} p50=${pct(times, 0.5).toFixed(2)}ms p95=${p95.toFixed(2)}ms ` +
-      `max=${times[times.length - 1].toFixed(2)}ms not_found/errors=${errors}${verdict}`,
+    `${name.padEnd(24)} n=${inputs.length} timed=${times.length} ${timing} not_found=${notFound} ` +
+      `FAILED=${failures.length}${verdict}`,
   );
+  if (failures.length) console.log(`  first failure: ${failures[0]}`);
 }
 
-function tryRun(run: (x: unknown) => unknown, x: unknown): boolean {
+/** Runs one call: "ok", "not_found" (an answer), or the failure's message. */
+function attempt(run: (x: unknown) => unknown, x: unknown): "ok" | "not_found" | { failed: string } {
   try {
     run(x);
-    return true;
-  } catch {
-    return false;
+    return "ok";
+  } catch (e) {
+    if (e instanceof CruxeError && NOT_FOUND.has(e.code)) return "not_found";
+    return { failed: e instanceof CruxeError ? `${e.code}: ${e.message}` : String((e as Error)?.stack ?? e) };
   }
 }
 
@@ -135,14 +155,11 @@ measure("get_symbol_hierarchy", null, types.flatMap((id, i) => [[id, i % 2 ? "an
 });
 measure("find_related_symbols", null, funcs, (x) => findRelatedSymbols(db, { symbol_name: x as string }));
 
-// search_code belongs to another module that may not exist yet in this checkout.
-const searchUrl = new URL("../src/query/search_code.ts", import.meta.url);
-try {
-  const mod = await import(searchUrl.href);
-  const searchInputs = [...names.map((d) => d.name).slice(0, n / 2), ...phrases.slice(0, n / 2)];
-  measure("search_code", 50, searchInputs, (x) => mod.searchCode(db, { query: x as string, limit: 10 }));
-} catch (e) {
-  console.log(`search_code              skipped: ${(e as Error).message.split("\n")[0]}`);
-}
+const searchInputs = [...names.map((d) => d.name).slice(0, n / 2), ...phrases.slice(0, n / 2)];
+measure("search_code", 50, searchInputs, (x) => searchCode(db, { query: x as string, limit: 10 }));
 console.log("(warm, single process, shared 2-core machine: numbers are noisy)");
 db.close();
+if (failedTotal) {
+  console.log(`${failedTotal} call(s) FAILED: the timings above exclude them`);
+  Deno.exit(1);
+}

@@ -5,7 +5,9 @@
  * FOLDER holds labelled queries in the semble format (`repos.json`,
  * `annotations/*.json`). Each repository's tree is `--repos-root/NAME` (or
  * the entry's `path`), indexed under `benchmark_root` into a Cruxe home that
- * is reused between runs (an unchanged tree costs one incremental scan).
+ * is reused between runs (an unchanged tree costs one incremental scan) as
+ * long as the build fingerprint (a hash of the indexing sources, see
+ * `eval/fingerprint.ts`) is unchanged; otherwise the index is rebuilt.
  * Every query runs through `searchCode` and through a plain BM25-over-whole-
  * files baseline on the same files; NDCG@10 (semble rules), MRR@10 and
  * Recall@5 are reported per repository, per category, per language and
@@ -24,14 +26,9 @@ import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { searchCode } from "../src/query/search_code.ts";
 import type { Db } from "../src/state/db.ts";
 import { type LabelledQuery, type Published, readDataset, readPublished, type RepoEntry } from "./eval/dataset.ts";
-import { mean, ndcgAt, quantile, recallAt, reciprocalRank, type Retrieved } from "./eval/metrics.ts";
+import { mean, quantile, queryScores, type Retrieved, type Scores } from "./eval/metrics.ts";
 import { FileBm25 } from "./eval/baseline.ts";
-
-interface Scores {
-  ndcg: number;
-  mrr: number;
-  r5: number;
-}
+import { buildFingerprint } from "./eval/fingerprint.ts";
 
 interface QueryOutcome {
   repo: string;
@@ -49,6 +46,8 @@ interface RepoOutcome {
   language: string;
   queries: number;
   files: number;
+  /** "full" when the index was (re)built, "incremental" when a same-fingerprint index was reused. */
+  index_mode: "full" | "incremental";
   cruxe: Scores;
   baseline: Scores;
   published: Published;
@@ -56,30 +55,43 @@ interface RepoOutcome {
 }
 
 function score(results: Retrieved[], q: LabelledQuery): Scores {
-  const targets = [...q.relevant, ...q.secondary];
-  return {
-    ndcg: ndcgAt(results, targets, 10),
-    mrr: reciprocalRank(results, targets, 10),
-    r5: recallAt(results, targets, 5),
-  };
+  return queryScores(results, q.relevant, q.secondary);
 }
 
 function meanScores(xs: Scores[]): Scores {
   return { ndcg: mean(xs.map((x) => x.ndcg)), mrr: mean(xs.map((x) => x.mrr)), r5: mean(xs.map((x) => x.r5)) };
 }
 
-/** Indexes `dir` (incrementally when an index exists); returns the open index. */
-async function ensureIndex(registry: Registry, runner: JobRunner, readers: IndexReaders, dir: string, name: string) {
+/**
+ * Indexes `dir`: incrementally when an index built under the same build
+ * fingerprint exists, else a forced full rebuild. Returns the open index.
+ */
+async function ensureIndex(
+  registry: Registry,
+  runner: JobRunner,
+  readers: IndexReaders,
+  dir: string,
+  name: string,
+  fingerprint: string,
+) {
   const project = registerProject(registry, dir, { name });
   readers.invalidate(project.project_id);
   let view = readers.view(project);
-  const usable = view.schemaStatus === "compatible";
+  const stampFile = join(registry.projectDir(project.project_id), "eval_build_fingerprint");
+  const builtWith = existsSync(stampFile) ? Deno.readTextFileSync(stampFile).trim() : null;
+  const usable = view.schemaStatus === "compatible" && builtWith === fingerprint;
   const t0 = performance.now();
   const job = await runner.start(project, { mode: usable ? "incremental" : "full", force: !usable }).active.done;
   if (job.status !== "published") throw new Error(`indexing ${dir} ended ${job.status}: ${job.error_message}`);
+  Deno.writeTextFileSync(stampFile, fingerprint + "\n");
   readers.invalidate(project.project_id);
   view = readers.view(project);
-  return { db: requireIndex(view), indexMs: performance.now() - t0, changed: job.changed_files };
+  return {
+    db: requireIndex(view),
+    indexMs: performance.now() - t0,
+    changed: job.changed_files,
+    mode: usable ? "incremental" as const : "full" as const,
+  };
 }
 
 function filesOf(db: Db): { path: string; hash: string }[] {
@@ -117,6 +129,7 @@ async function main() {
   const registry = Registry.open(home);
   const runner = new JobRunner(registry, config);
   const readers = new IndexReaders(registry);
+  const fingerprint = buildFingerprint();
   const outcomes: QueryOutcome[] = [];
   const perRepo: RepoOutcome[] = [];
   const skipped: { repo: string; reason: string }[] = [];
@@ -130,7 +143,13 @@ async function main() {
         skipped.push({ repo: repo.name, reason: `no tree at ${dir}` });
         continue;
       }
-      const r = await evalRepo(repo, dir, queries.get(repo.name) ?? [], { registry, runner, readers, home });
+      const r = await evalRepo(repo, dir, queries.get(repo.name) ?? [], {
+        registry,
+        runner,
+        readers,
+        home,
+        fingerprint,
+      });
       const revFile = join(base, ".cruxe_rev");
       const note = existsSync(revFile) ? Deno.readTextFileSync(revFile).trim() : undefined;
       perRepo.push({ ...r.summary, published: published.get(repo.name) ?? {}, revision_note: note });
@@ -155,7 +174,7 @@ async function main() {
     runner.shutdown();
     registry.close();
   }
-  const report = summarize(perRepo, outcomes, skipped);
+  const report = { build_fingerprint: fingerprint, ...summarize(perRepo, outcomes, skipped) };
   if (values.out) Deno.writeTextFileSync(values.out, JSON.stringify(report, null, 2));
   if (values.json) console.log(JSON.stringify(report, null, 2));
   else printTable(report);
@@ -165,9 +184,16 @@ async function evalRepo(
   repo: RepoEntry,
   dir: string,
   qs: LabelledQuery[],
-  ctx: { registry: Registry; runner: JobRunner; readers: IndexReaders; home: string },
+  ctx: { registry: Registry; runner: JobRunner; readers: IndexReaders; home: string; fingerprint: string },
 ) {
-  const { db, indexMs } = await ensureIndex(ctx.registry, ctx.runner, ctx.readers, dir, `eval-${repo.name}`);
+  const { db, indexMs, mode } = await ensureIndex(
+    ctx.registry,
+    ctx.runner,
+    ctx.readers,
+    dir,
+    `eval-${repo.name}`,
+    ctx.fingerprint,
+  );
   const files = filesOf(db);
   const stamp = digest(...files.map((f) => f.path + ":" + f.hash));
   const baseline = FileBm25.open(join(ctx.home, "baseline", `${repo.name}.db`), dir, files.map((f) => f.path), stamp);
@@ -203,6 +229,7 @@ async function evalRepo(
       language: repo.language,
       queries: qs.length,
       files: files.length,
+      index_mode: mode,
       cruxe: meanScores(outcomes.map((o) => o.cruxe)),
       baseline: meanScores(outcomes.map((o) => o.baseline)),
     },
@@ -262,7 +289,7 @@ function summarize(perRepo: RepoOutcome[], outcomes: QueryOutcome[], skipped: { 
   };
 }
 
-function printTable(report: ReturnType<typeof summarize>) {
+function printTable(report: ReturnType<typeof summarize> & { build_fingerprint: string }) {
   const rows: string[] = [];
   const hdr = "repo                   lang        n   NDCG   MRR    R@5  | files-BM25 | pub raw  lexical hybrid";
   rows.push(hdr, "-".repeat(hdr.length));
@@ -314,6 +341,11 @@ function printTable(report: ReturnType<typeof summarize>) {
     }`,
   );
   if (o.below_raw_bm25.length) rows.push(`below published raw BM25: ${o.below_raw_bm25.join(", ")}`);
+  rows.push(
+    `build fingerprint ${report.build_fingerprint.slice(0, 12)}. A score on queries that were read while the ` +
+      "ranking rules were written (the project's own corpus set, fixtures/eval/corpora) is a regression check, " +
+      "not a quality claim; only a held-out set measures quality.",
+  );
   for (const s of report.skipped) rows.push(`skipped ${s.repo}: ${s.reason}`);
   console.log(rows.join("\n"));
 }

@@ -4,17 +4,42 @@ import { LANGUAGES } from "../src/index/languages/registry.ts";
 import { parseAndExtract } from "../src/index/parser.ts";
 import { workerModules } from "../scripts/compile.ts";
 
-Deno.test("every language's grammar loads through the one asset loader, from any working directory", async () => {
+/** One definition per language: what the grammar, loaded from another directory, must extract. */
+const SAMPLES: Record<string, [string, string]> = {
+  go: ["package p\n\nfunc Probe() {}\n", "Probe"],
+  python: ["def probe():\n    return 1\n", "probe"],
+  typescript: ["export function probe(): number { return 1; }\n", "probe"],
+  tsx: ["export function Probe() { return <div />; }\n", "Probe"],
+  javascript: ["function probe() { return 1; }\n", "probe"],
+  rust: ["pub fn probe() -> u8 { 1 }\n", "probe"],
+  java: ["class Probe { void run() {} }\n", "Probe"],
+  c: ["int probe(void) { return 1; }\n", "probe"],
+  cpp: ["class Probe { public: int run(); };\n", "Probe"],
+  csharp: ["class Probe { void Run() {} }\n", "Probe"],
+  ruby: ["def probe\n  1\nend\n", "probe"],
+  php: ["<?php\nfunction probe() { return 1; }\n", "probe"],
+  bash: ["probe() {\n  echo 1\n}\n", "probe"],
+  scala: ["object Probe { def run(): Int = 1 }\n", "Probe"],
+  elixir: ["defmodule Probe do\n  def run, do: 1\nend\n", "Probe"],
+  haskell: ["probe :: Int\nprobe = 1\n", "probe"],
+  powershell: ["function Get-Probe { 1 }\n", "Get-Probe"],
+};
+
+Deno.test("every language's grammar loads through the one asset loader and extracts, from any working directory", async () => {
   const cwd = Deno.cwd();
   Deno.chdir(Deno.makeTempDirSync());
   try {
+    assert.deepEqual(LANGUAGES.map((l) => l.id).sort(), Object.keys(SAMPLES).sort(), "a sample for every language");
     for (const l of LANGUAGES) {
       const bytes = readGrammar(l.grammar);
       assert.deepEqual([...bytes.slice(0, 4)], [0, 0x61, 0x73, 0x6d], `${l.grammar} is WebAssembly`);
       assert.ok(grammarUrl(l.grammar).pathname.endsWith(`/grammars/${l.grammar}`));
-      const r = await parseAndExtract(l.id, `x${l.extensions[0] ?? ""}`, "");
-      assert.equal(r.symbols.length, 0);
+      const [source, name] = SAMPLES[l.id];
+      const r = await parseAndExtract(l.id, `x${l.extensions[0]}`, source);
+      assert.equal(r.parseError, null, `${l.id}: ${r.parseError}`);
+      assert.ok(r.symbols.some((s) => s.name === name), `${l.id}: ${name} not in ${r.symbols.map((s) => s.name)}`);
     }
+    assert.throws(() => readGrammar("tree-sitter-missing.wasm"), Deno.errors.NotFound);
   } finally {
     Deno.chdir(cwd);
   }

@@ -5,7 +5,7 @@ import { registerProject } from "../src/index/project_setup.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { interruptedReport } from "../src/query/index_status.ts";
 import { processAlive } from "../src/state/process_lock.ts";
-import { CRUXE_FLAGS } from "./mcp_helpers.ts";
+import { CRUXE_FLAGS, waitFor } from "./mcp_helpers.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -36,19 +36,21 @@ function spawnCruxe(h: ReturnType<typeof tempHome>, ...args: string[]): Deno.Chi
   }).spawn();
 }
 
-/** Waits until `pid`'s job on the project runs with at least `minIndexed` files written; false on timeout. */
+/** Waits (generously: the machine may be loaded) until `pid`'s job on the project runs with at least `minIndexed` files written. */
 async function childJobRunning(
   h: ReturnType<typeof tempHome>,
   projectId: string,
   pid: number,
   minIndexed: number,
-): Promise<boolean> {
-  for (let i = 0; i < 400; i++) {
-    await new Promise((r) => setTimeout(r, 25));
-    const job = h.registry.recentJobs(projectId, 1)[0];
-    if (job?.status === "running" && job.owner_pid === pid && job.files_indexed >= minIndexed) return true;
-  }
-  return false;
+): Promise<void> {
+  await waitFor(
+    () => {
+      const job = h.registry.recentJobs(projectId, 1)[0];
+      return job?.status === "running" && job.owner_pid === pid && job.files_indexed >= minIndexed;
+    },
+    120_000,
+    `the child's job running with ${minIndexed}+ files written`,
+  );
 }
 
 Deno.test("kill -9 during a sync leaves the previous index intact and reports the job interrupted", async () => {
@@ -65,7 +67,7 @@ Deno.test("kill -9 during a sync leaves the previous index intact and reports th
     writeFiles(dir, 400, "new");
     const child = spawnCruxe(h, "sync", "--workspace", dir);
     // Wait until the child's job has written some files, then kill it hard.
-    assert.ok(await childJobRunning(h, project.project_id, child.pid, 1), "the child job started writing");
+    await childJobRunning(h, project.project_id, child.pid, 1);
     assert.equal(processAlive(h.home, child.pid), true, "a live job owner is recognised");
     child.kill("SIGKILL");
     await child.status;
@@ -100,7 +102,7 @@ Deno.test("a job running in another live process makes a second one index_in_pro
     writeFiles(dir, 400, "two");
     const project = registerProject(h.registry, dir);
     const child = spawnCruxe(h, "index", "--path", dir);
-    assert.ok(await childJobRunning(h, project.project_id, child.pid, 0), "the other process started its job");
+    await childJobRunning(h, project.project_id, child.pid, 0);
     assert.throws(() => h.runner.start(project, { mode: "full", force: false }), { code: "index_in_progress" });
     assert.equal((await child.status).success, true);
     const after = await h.runner.start(project, { mode: "incremental", force: false }).active.done;

@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { copyFixture, indexDir, tempHome } from "./helpers/fixture_repo.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
+import { type ParserEndpoint, type ParseTask, WorkerPool } from "../src/index/worker_pool.ts";
+import type { FileFacts, FileRows } from "../src/state/file_rows.ts";
 
 function symbolNames(h: ReturnType<typeof tempHome>, projectId: string): string[] {
   const readers = new IndexReaders(h.registry);
@@ -75,6 +77,7 @@ Deno.test("a no-op sync changes nothing", async () => {
     const { project } = await indexDir(h, dir);
     const before = symbolNames(h, project.project_id);
     const job = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
+    assert.equal(job.status, "published");
     assert.equal(job.changed_files, 0);
     assert.deepEqual(symbolNames(h, project.project_id), before);
   } finally {
@@ -98,7 +101,7 @@ Deno.test("a second job for the same project is refused or joined", async () => 
   }
 });
 
-Deno.test("parse workers are recycled every N files without losing any file", async () => {
+Deno.test("indexing with parse workers recycled every 2 files loses no file", async () => {
   const h = tempHome({ workerRecycleFiles: 2, workers: 2 });
   try {
     const dir = Deno.makeTempDirSync();
@@ -110,4 +113,37 @@ Deno.test("parse workers are recycled every N files without losing any file", as
   } finally {
     h.close();
   }
+});
+
+Deno.test("the worker pool replaces a parser after N files and never gives one more than N", async () => {
+  const handled: number[] = []; // files handled by each spawned endpoint
+  let closed = 0;
+  const spawn = (): Promise<ParserEndpoint> => {
+    const me = handled.push(0) - 1;
+    const ep: ParserEndpoint = {
+      post: (t: ParseTask) => {
+        handled[me]++;
+        queueMicrotask(() =>
+          ep.onResult({ id: t.id, rows: { path: t.facts.path } as unknown as FileRows, problem: null })
+        );
+      },
+      onResult: () => {},
+      onCrash: () => {},
+      close: () => void closed++,
+    };
+    return Promise.resolve(ep);
+  };
+  const pool = new WorkerPool(2, 3, spawn);
+  const tasks = Array.from({ length: 11 }, (_, i) => ({
+    id: i,
+    facts: { path: `f${i}.py` } as FileFacts,
+    bytes: new Uint8Array(0),
+  }));
+  const results = await Promise.all(tasks.map((t) => pool.parse(t)));
+  pool.close();
+  assert.deepEqual(results.map((r) => r.id), tasks.map((t) => t.id), "every file answered");
+  assert.equal(handled.reduce((a, b) => a + b, 0), 11);
+  assert.ok(handled.every((n) => n <= 3), `a parser handled more than 3 files: ${handled.join(",")}`);
+  assert.ok(handled.length >= 5, `11 files at 3 per parser need at least 4 parsers plus 2 spares: ${handled.length}`);
+  assert.equal(closed, handled.length, "every parser is closed, recycled or at the end");
 });

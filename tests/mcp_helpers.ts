@@ -111,6 +111,19 @@ export async function waitFor(fn: () => boolean | Promise<boolean>, ms = 20_000,
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** Resolves like `p`, or rejects after `ms` (a generous bound on waiting for an event, never a sleep). */
+export async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Spawns `cruxe serve-mcp` over stdio and connects the SDK's Client to it. */
 export async function stdioClient(
   home: string,

@@ -39,26 +39,28 @@ async function startHttp(home: string, args: string[]): Promise<HttpServer> {
     const m = err.match(/MCP over HTTP on http:\/\/[^\s]+:(\d+)\//);
     if (m) port = Number(m[1]);
   }
-  (async () => {
+  // Keeps reading stderr until the process closes it (stop() waits for this).
+  const drained = (async () => {
     for (;;) {
       const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
       if (done) break;
       err += dec.decode(value);
     }
+    reader.releaseLock();
   })();
-  child.stdout.cancel();
-  if (!port) throw new Error(`server did not start: ${err}`);
-  return {
-    port,
-    child,
-    stderr: () => err,
-    async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* gone */ }
-      await child.status;
-    },
+  await child.stdout.cancel();
+  const stop = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* gone */ }
+    await child.status;
+    await drained;
   };
+  if (!port) {
+    await stop();
+    throw new Error(`server did not start: ${err}`);
+  }
+  return { port, child, stderr: () => err, stop };
 }
 
 /** Sends one raw HTTP/1.1 request (fetch cannot set Host); returns the status code. */
@@ -83,8 +85,6 @@ const rpc = (method: string, params?: unknown, id: number | string = 1) =>
 
 Deno.test({
   name: "http: SDK client end to end, status codes, rebinding refusal, identical results to stdio",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const home = tempHomeDir();
     const repo = syntheticGoRepo(80);
@@ -198,8 +198,6 @@ Deno.test({
 
 Deno.test({
   name: "http: bearer token, port in use, non-loopback bind needs a token, SIGTERM mid-job ends it interrupted",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const home = tempHomeDir();
     const repo = syntheticGoRepo(150);
@@ -215,6 +213,35 @@ Deno.test({
       const ok = await fetch(`${base}health`, { headers: { authorization: "Bearer s3cret" } });
       assert.equal(ok.status, 200);
       await ok.body?.cancel();
+      // The protocol endpoint itself: no token or a wrong one is 401 and carries no result.
+      const list = rpc("tools/list");
+      const call = rpc("tools/call", { name: "locate_symbol", arguments: { name: "Compute1x1" } }, 2);
+      for (
+        const [what, headers] of [
+          ["no token", {}],
+          ["wrong token", { authorization: "Bearer nope" }],
+          ["token without Bearer", { authorization: "s3cret" }],
+          ["longer token", { authorization: "Bearer s3cret2" }],
+        ] as [string, Record<string, string>][]
+      ) {
+        for (const body of [list, call]) {
+          const res = await fetch(base, {
+            method: "POST",
+            body,
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+          });
+          const text = await res.text();
+          assert.equal(res.status, 401, `${what}: ${text}`);
+          assert.ok(!text.includes('"result"') && !text.includes("Compute1x1") && !text.includes("tools"), text);
+        }
+      }
+      const authed = await fetch(base, {
+        method: "POST",
+        body: list,
+        headers: { "content-type": "application/json", authorization: "Bearer s3cret" },
+      });
+      assert.equal(authed.status, 200);
+      assert.ok((await authed.json()).result.tools.length >= 10, "the right token is served");
 
       const second = await new Deno.Command(Deno.execPath(), {
         args: [
@@ -260,8 +287,8 @@ Deno.test({
         headers: { authorization: "Bearer s3cret", "content-type": "application/json" },
         body: rpc("tools/call", { name: "index_repo", arguments: { force: true } }),
       });
+      // The job is registered as running when index_repo answers: stopping now is stopping mid-job.
       assert.equal(bodyOf((await started.json()).result).status, "running");
-      await new Promise((r) => setTimeout(r, 200));
       srv.child.kill("SIGTERM");
       assert.equal((await srv.child.status).code, 0, "clean exit on SIGTERM");
       const stdio = await stdioClient(home, ["--workspace", repo, "--no-prewarm"]);

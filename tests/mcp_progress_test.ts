@@ -15,6 +15,7 @@ import {
   type ProgressNotification,
   ProgressSink,
 } from "../src/mcp/progress_notifier.ts";
+import { waitFor } from "./mcp_helpers.ts";
 
 class FakeRunner {
   private fns = new Set<(e: JobEvent) => void>();
@@ -56,9 +57,13 @@ Deno.test("a call's progress: spec value + MCP fields, monotonic, heartbeat with
     event: ev("parsing", 40, "Parsing files: 5/10 (50%)"),
   });
   runner.emit({ type: "progress", job: job("running"), project, event: ev("parsing", 30, "Parsing files: 3/10") });
-  await new Promise((r) => setTimeout(r, 2300)); // quiet job: the heartbeat repeats the last report
-  const beforeEnd = sent.length;
-  assert.ok(beforeEnd >= 4, `expected a heartbeat report, got ${beforeEnd} notifications`);
+  // A quiet job: the heartbeat repeats the last report (every 2 s; waited for with a generous bound).
+  const reports = sent.length;
+  assert.equal(reports, 3, "the follow-up report and two progress events");
+  await waitFor(() => sent.length > reports, 30_000, "a heartbeat report");
+  const beat = sent[reports];
+  assert.equal(beat.params.value.kind, "report");
+  assert.equal(beat.params.value.message, sent[reports - 1].params.value.message, "the heartbeat repeats the last");
   runner.emit({
     type: "end",
     job: job("published"),

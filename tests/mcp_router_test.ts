@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { copyFixture } from "./helpers/fixture_repo.ts";
-import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, syntheticGoRepo, waitFor } from "./mcp_helpers.ts";
+import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, syntheticGoRepo, waitFor, within } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { checkServeOptions, type ServeOptions } from "../src/mcp/serve_options.ts";
 import { buildHealth } from "../src/mcp/health.ts";
@@ -47,6 +47,7 @@ Deno.test("router: projects A and B, a third workspace, default and relative pat
       `B must not answer from A's index: ${JSON.stringify(inB).slice(0, 300)}`,
     );
     const pyInB = bodyOf(await s.call("search_code", { query: "models", workspace: b }));
+    assert.ok(paths(pyInB).length > 0, "B answers from its own index");
     assert.ok(paths(pyInB).every((p) => p.endsWith(".py")), JSON.stringify(paths(pyInB)));
     const inA = bodyOf(await s.call("locate_symbol", { name: "ValidateToken", workspace: a }));
     assert.deepEqual(paths(inA), ["auth/jwt.go"]);
@@ -90,7 +91,8 @@ Deno.test("router: auto-discovery answers indexing/partial at once, shares one j
   const root = Deno.makeTempDirSync({ prefix: "cruxe-roots-" });
   const repo = join(root, "proj");
   Deno.mkdirSync(repo);
-  Deno.renameSync(syntheticGoRepo(40), join(root, "proj2"));
+  // Large enough that the bootstrap job cannot finish before the first answers are built.
+  Deno.renameSync(syntheticGoRepo(200), join(root, "proj2"));
   for (const e of Deno.readDirSync(join(root, "proj2"))) {
     Deno.renameSync(join(root, "proj2", e.name), join(repo, e.name));
   }
@@ -123,7 +125,9 @@ Deno.test("router: auto-discovery answers indexing/partial at once, shares one j
     const link = join(root, "escape");
     Deno.symlinkSync(Deno.makeTempDirSync({ prefix: "cruxe-outside-" }), link);
     for (const ws of ["/etc", `${repo}/../../../etc`, sibling, link, "/definitely/missing"]) {
-      const e = bodyOf(await s.call("search_code", { query: "x", workspace: ws })).error as { code: string };
+      const body = bodyOf(await s.call("search_code", { query: "x", workspace: ws }));
+      const e = body.error as { code: string } | undefined;
+      assert.ok(e, `${ws} was accepted: ${JSON.stringify(body).slice(0, 200)}`);
       assert.equal(e.code, "workspace_not_allowed", ws);
     }
   } finally {
@@ -157,10 +161,27 @@ Deno.test("router: the 11th auto-discovered workspace evicts the least recently 
     await waitFor(() => s.rt.runner.all().length === 0, 60_000, "r0 bootstrap");
     const r1 = s.registry.projectByRoot(repos[1])!;
     const r1Store = s.registry.projectDir(r1.project_id);
-    s.rt.runner.start(r1, { mode: "full", force: false });
+    // r1 gets enough files that its job is still parsing when the eviction comes.
+    for (let f = 0; f < 400; f++) {
+      Deno.writeTextFileSync(join(repos[1], `extra${f}.go`), `package main\n\nfunc Extra${f}() int { return ${f} }\n`);
+    }
+    const parsing = new Promise<void>((resolve) => {
+      const off = s.rt.runner.subscribe((e) => {
+        if (e.type === "progress" && e.project.project_id === r1.project_id && e.event.filesIndexed > 0) {
+          off();
+          resolve();
+        }
+      });
+    });
+    const r1Job = s.rt.runner.start(r1, { mode: "full", force: false }).active;
+    await within(parsing, 120_000, "r1's job parsing");
     const r = await s.call("locate_symbol", { name: "Only10", workspace: repos[10] });
     assert.ok(!r.isError, JSON.stringify(bodyOf(r)));
-    assert.equal(s.rt.runner.activeFor(r1.project_id), undefined, "the evicted workspace's job was cancelled");
+    assert.equal(s.rt.runner.activeFor(r1.project_id), undefined, "the evicted workspace's job is gone");
+    const ended = await within(r1Job.done, 120_000, "r1's job to end");
+    assert.equal(ended.status, "failed", "the evicted workspace's job was cancelled, not run to the end");
+    assert.match(ended.error_message ?? "", /cancelled/);
+    assert.ok(ended.files_indexed < 401, `cancelled mid-way: ${ended.files_indexed} files indexed`);
     const autos = s.registry.listWorkspaces().filter((w) => w.auto_discovered === 1).map((w) => w.path);
     assert.equal(autos.length, 10);
     assert.ok(!autos.includes(repos[1]), "r1 (least recently used) was evicted");

@@ -26,8 +26,6 @@ function recordNotifications(transport: { onmessage?: (m: JSONRPCMessage, extra?
 
 Deno.test({
   name: "stdio e2e: progress, every tool, job-token progress, kill -9 and the interrupted report",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const home = tempHomeDir();
     const repo = syntheticGoRepo(150);
@@ -113,34 +111,32 @@ Deno.test({
 
 Deno.test({
   name: "stdio e2e: a client that declared nothing gets no job-token progress but can poll index_status",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const home = tempHomeDir();
-    const repo = syntheticGoRepo(40);
+    const repo = syntheticGoRepo(150);
     const s = await stdioClient(home, ["--workspace", repo, "--no-prewarm"]);
     try {
       const notes = recordNotifications(s.transport);
       const started = bodyOf(await s.client.callTool({ name: "index_repo", arguments: {} }));
+      assert.equal(started.status, "running");
       assert.equal(started.file_count, null);
-      let sawActive = false;
+      // The job is registered before index_repo answers and cannot finish 150 files before the next call
+      // is read, so the first poll must show it.
+      const first = bodyOf(await s.client.callTool({ name: "index_status", arguments: {} }));
+      const active = first.active_job as Record<string, unknown> | null;
+      assert.ok(active, `no active_job right after index_repo answered: ${JSON.stringify(first).slice(0, 400)}`);
+      for (const k of ["files_scanned", "files_indexed", "symbols_extracted", "estimated_completion_pct"]) {
+        assert.equal(typeof active[k], "number", k);
+      }
+      assert.equal(active.progress_token, started.progress_token);
+      assert.equal(active.job_id, started.job_id);
       await waitFor(
-        async () => {
-          const st = bodyOf(await s.client.callTool({ name: "index_status", arguments: {} }));
-          const a = st.active_job as Record<string, unknown> | null;
-          if (a) {
-            sawActive = true;
-            for (const k of ["files_scanned", "files_indexed", "symbols_extracted", "estimated_completion_pct"]) {
-              assert.equal(typeof a[k], "number", k);
-            }
-            assert.equal(a.progress_token, started.progress_token);
-          }
-          return st.index_status === "ready";
-        },
-        60_000,
+        async () => bodyOf(await s.client.callTool({ name: "index_status", arguments: {} })).index_status === "ready",
+        120_000,
         "index ready",
       );
-      assert.ok(sawActive || true); // a fast machine may finish before the first poll
+      const done = bodyOf(await s.client.callTool({ name: "index_status", arguments: {} }));
+      assert.equal(done.active_job ?? null, null, "no active job once ready");
       assert.equal(notes.length, 0, "no unsolicited progress for a client that did not opt in");
     } finally {
       await s.client.close();
@@ -169,8 +165,6 @@ async function readLines(reader: ReadableStreamDefaultReader<Uint8Array>, n: num
 
 Deno.test({
   name: "stdio bad input: malformed line, unknown method/tool, bad args, 10 MB line; stdin closed mid-job",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const home = tempHomeDir();
     const repo = syntheticGoRepo(150);
@@ -186,63 +180,72 @@ Deno.test({
     const child = spawn();
     const w = child.stdin.getWriter();
     const reader = child.stdout.getReader();
-    const enc = new TextEncoder();
-    const send = (s: string) => w.write(enc.encode(s + "\n"));
-    const call = (id: number, name: string, args: unknown) =>
-      send(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }));
-    await send(JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }));
-    await send("{this is not json");
-    await send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "no/such_method" }));
-    await call(4, "no_such_tool", {});
-    await call(5, "locate_symbol", { name: 42 });
-    await call(6, "locate_symbol", {});
-    await call(7, "locate_symbol", { name: "x", unexpected: true });
-    await send(
-      JSON.stringify({
+    try {
+      const enc = new TextEncoder();
+      const send = (s: string) => w.write(enc.encode(s + "\n"));
+      const call = (id: number, name: string, args: unknown) =>
+        send(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }));
+      await send(JSON.stringify({
         jsonrpc: "2.0",
-        id: 8,
-        method: "tools/call",
-        params: { name: "search_code", arguments: { query: "x".repeat(10 * 1024 * 1024) } },
-      }),
-    );
-    await send(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }));
-    const msgs = await readLines(reader, 9);
-    const byId = new Map(msgs.map((m) => [m.id as number | null, m]));
-    const errData = (id: number | null) => (byId.get(id)?.error as { code: number; data: { code: string } });
-    const unattributed = msgs.filter((m) => m.id === null).map((m) =>
-      m.error as { code: number; data: { code: string } }
-    );
-    const parse = unattributed.find((e) => e.code === -32700);
-    assert.ok(parse, "parse error for the malformed line");
-    assert.equal(parse.data.code, "invalid_input");
-    assert.equal(errData(3).code, -32601);
-    assert.equal(errData(3).data.code, "invalid_input");
-    assert.equal(errData(4).code, -32602);
-    assert.equal(errData(4).data.code, "invalid_input");
-    for (const id of [5, 6, 7]) {
-      const res = byId.get(id)!.result as { isError: boolean; content: unknown };
-      assert.equal(res.isError, true, `id ${id}`);
-      assert.equal((bodyOf(res).error as { code: string }).code, "invalid_input", `id ${id}`);
-    }
-    const big = unattributed.find((e) => e.code === -32600);
-    assert.ok(big, "the 10 MB line is refused");
-    assert.equal(big.data.code, "invalid_input");
-    assert.deepEqual(byId.get(9)!.result, {}, "still serving after all of that");
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      }));
+      await send("{this is not json");
+      await send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "no/such_method" }));
+      await call(4, "no_such_tool", {});
+      await call(5, "locate_symbol", { name: 42 });
+      await call(6, "locate_symbol", {});
+      await call(7, "locate_symbol", { name: "x", unexpected: true });
+      await send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 8,
+          method: "tools/call",
+          params: { name: "search_code", arguments: { query: "x".repeat(10 * 1024 * 1024) } },
+        }),
+      );
+      await send(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }));
+      const msgs = await readLines(reader, 9);
+      const byId = new Map(msgs.map((m) => [m.id as number | null, m]));
+      const errData = (id: number | null) => (byId.get(id)?.error as { code: number; data: { code: string } });
+      const unattributed = msgs.filter((m) => m.id === null).map((m) =>
+        m.error as { code: number; data: { code: string } }
+      );
+      const parse = unattributed.find((e) => e.code === -32700);
+      assert.ok(parse, "parse error for the malformed line");
+      assert.equal(parse.data.code, "invalid_input");
+      assert.equal(errData(3).code, -32601);
+      assert.equal(errData(3).data.code, "invalid_input");
+      assert.equal(errData(4).code, -32602);
+      assert.equal(errData(4).data.code, "invalid_input");
+      for (const id of [5, 6, 7]) {
+        const res = byId.get(id)!.result as { isError: boolean; content: unknown };
+        assert.equal(res.isError, true, `id ${id}`);
+        assert.equal((bodyOf(res).error as { code: string }).code, "invalid_input", `id ${id}`);
+      }
+      const big = unattributed.find((e) => e.code === -32600);
+      assert.ok(big, "the 10 MB line is refused");
+      assert.equal(big.data.code, "invalid_input");
+      assert.deepEqual(byId.get(9)!.result, {}, "still serving after all of that");
 
-    // stdin closed in the middle of a job: the server exits cleanly, the job is interrupted next start.
-    await call(10, "index_repo", { force: true });
-    const [started] = await readLines(reader, 1);
-    assert.equal(bodyOf(started.result as { content: unknown }).status, "running");
-    await new Promise((r) => setTimeout(r, 300));
-    await w.close();
-    const status = await child.status;
-    assert.equal(status.code, 0, "clean exit when stdin closes");
-    reader.releaseLock();
+      // stdin closed in the middle of a job: the server exits cleanly, the job is interrupted next start.
+      await call(10, "index_repo", { force: true });
+      const [started] = await readLines(reader, 1);
+      // The job is registered as running when index_repo answers: closing stdin now is closing it mid-job.
+      assert.equal(bodyOf(started.result as { content: unknown }).status, "running");
+      await w.close();
+      const status = await child.status;
+      assert.equal(status.code, 0, "clean exit when stdin closes");
+    } finally {
+      // Whatever failed above, the child does not outlive the test.
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already exited */ }
+      await child.status;
+      await w.close().catch(() => {});
+      await reader.cancel().catch(() => {});
+    }
     const s = await stdioClient(home, ["--workspace", repo, "--no-prewarm"]);
     try {
       const st = bodyOf(await s.client.callTool({ name: "index_status", arguments: {} }));

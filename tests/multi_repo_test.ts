@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { CruxeError } from "../src/core/errors.ts";
 import { resolveConfig } from "../src/core/config.ts";
 import { IndexReaders } from "../src/query/index_reader.ts";
@@ -15,6 +16,9 @@ import type { ProjectRow } from "../src/state/registry.ts";
 import { copyFixture, tempHome } from "./helpers/fixture_repo.ts";
 import { scopeHome, termSearch } from "./helpers/scope_fixtures.ts";
 import { bodyOf, inProcess } from "./mcp_helpers.ts";
+import { scopedSearch } from "../src/mcp/tools/scope_args.ts";
+import { requireIndex } from "../src/query/index_reader.ts";
+import { searchCode } from "../src/query/search_code.ts";
 
 function code(fn: () => unknown): string {
   try {
@@ -245,6 +249,7 @@ Deno.test("MCP search_code: scope/repo over three named repositories, meta.scope
 
     // `repo` alone = {type: "repo"}; `scope` wins over `repo`.
     const viaRepo = bodyOf(await s.call("search_code", { query: "qdrant collection", repo: "beta" }));
+    assert.ok((viaRepo.results as unknown[]).length > 0);
     assert.ok((viaRepo.results as { repo: string }[]).every((r) => r.repo === "beta"));
     assert.deepEqual((viaRepo.meta as Record<string, unknown>).scope, { type: "repo", repos: ["beta"] });
     const wins = bodyOf(
@@ -262,7 +267,7 @@ Deno.test("MCP search_code: scope/repo over three named repositories, meta.scope
       "beta",
       "gamma",
     ]);
-    assert.ok((all.results as unknown[]).length <= 4);
+    assert.ok((all.results as unknown[]).length > 0 && (all.results as unknown[]).length <= 4);
 
     const unknown = await s.call("search_code", { query: "x", repo: "nope" });
     assert.equal((bodyOf(unknown).error as { code: string }).code, "project_not_found");
@@ -275,6 +280,7 @@ Deno.test("MCP search_code: scope/repo over three named repositories, meta.scope
     const part = bodyOf(
       await s.call("search_code", { query: "rate limiter", scope: { type: "repos", repos: ["alpha", "delta"] } }),
     );
+    assert.ok((part.results as unknown[]).length > 0);
     assert.ok((part.results as { repo: string }[]).every((r) => r.repo === "alpha"));
     assert.equal((part.meta as { result_completeness: string }).result_completeness, "partial");
     assert.equal((part.metadata as { result_completeness: string }).result_completeness, "partial");
@@ -284,5 +290,71 @@ Deno.test("MCP search_code: scope/repo over three named repositories, meta.scope
   } finally {
     s.close();
     for (const d of dirs) Deno.removeSync(d, { recursive: true });
+  }
+});
+
+Deno.test("merge, per-repo cap and order on search_code's own 0..1 scores (the function the tools use)", async () => {
+  const h = await scopeHome();
+  const readers = new IndexReaders(h.registry);
+  try {
+    const deps = { view: (p: ProjectRow) => readers.view(p) };
+    const opts = { projects: h.registry.listProjects(), allowGlobalScope: true };
+    const key = (r: { repo: string; path: string; line_start: number }) => `${r.repo}:${r.path}:${r.line_start}`;
+    /** Every repository's own searchCode hits, scored as searchCode scores them. */
+    const own = (repos: string[], query: string, limit: number) =>
+      repos.flatMap((repo, order) =>
+        searchCode(requireIndex(readers.view(h.projects[repo as "alpha"])), { query, limit }).results.map((r) => ({
+          repo,
+          order,
+          path: r.path,
+          line_start: r.line_start,
+          score: r.score,
+        }))
+      );
+
+    const two = resolveScope({ scope: { type: "repos", repos: ["alpha", "gamma"] } }, opts)!;
+    const merged = await searchScope(deps, two, { query: "rate limiter", topK: 5 }, scopedSearch);
+    const union = own(["alpha", "gamma"], "rate limiter", 5);
+    assert.ok(union.filter((u) => u.repo === "alpha").length > 0 && union.some((u) => u.repo === "gamma"));
+    // The merge is the best 5 of the union by score (ties: scope order, path, line).
+    const best = [...union].sort((a, b) =>
+      b.score - a.score || a.order - b.order || a.path.localeCompare(b.path) || a.line_start - b.line_start
+    ).slice(0, 5);
+    assert.deepEqual(merged.results.map(key), best.map(key));
+    assert.deepEqual(merged.results.map((r) => r.score), best.map((r) => r.score));
+    for (const r of merged.results) assert.ok(r.score >= 0 && r.score <= 1, `score ${r.score}`);
+
+    // An `all` scope caps each repository at half of topK while the others have hits. alpha gets more
+    // rate limiters so that, uncapped, it would take most of the slots.
+    for (const n of ["a", "b", "c", "d"]) {
+      Deno.writeTextFileSync(
+        join(h.dirs.alpha, `src/rate_limiter_${n}.ts`),
+        `/** Rate limiter ${n}: a token bucket rate limiter. */\nexport function rateLimiter${n.toUpperCase()}(n: number) {\n  return n;\n}\n`,
+      );
+    }
+    const synced = await h.runner.start(h.projects.alpha, { mode: "incremental", force: false }).active.done;
+    assert.equal(synced.status, "published");
+    readers.invalidate(h.projects.alpha.project_id);
+    const all = resolveScope({ scope: { type: "all" } }, opts)!;
+    const query = "rate limiter";
+    const uncapped = mergeRanked(
+      ["alpha", "beta", "gamma"].map((repo) => ({
+        repo,
+        hits: own([repo], query, 4).map((r) => ({ ...r, line_end: r.line_start })),
+      })),
+      4,
+    );
+    const perUncapped = new Map<string, number>();
+    for (const r of uncapped) perUncapped.set(r.repo, (perUncapped.get(r.repo) ?? 0) + 1);
+    assert.ok([...perUncapped.values()].some((n) => n > 2), "this query needs the cap: " + JSON.stringify(uncapped));
+    const capped = await searchScope(deps, all, { query, topK: 4 }, scopedSearch);
+    const per = new Map<string, number>();
+    for (const r of capped.results) per.set(r.repo, (per.get(r.repo) ?? 0) + 1);
+    assert.equal(capped.results.length, 4);
+    assert.ok([...per.values()].every((n) => n <= 2), JSON.stringify(capped.results.map((r) => r.repo)));
+    for (let i = 1; i < capped.results.length; i++) assert.ok(capped.results[i - 1].score >= capped.results[i].score);
+  } finally {
+    readers.closeAll();
+    h.close();
   }
 });

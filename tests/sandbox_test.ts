@@ -106,9 +106,18 @@ t("writeRoot", () => { Deno.writeTextFileSync(root + "/x.txt", "1"); return 1; }
 t("runSh", () => new Deno.Command("sh", { args: ["-c", "id"] }).outputSync().success);
 t("runGit", () => new Deno.Command("git", { args: ["--version"] }).outputSync().success);
 try { const c = await Deno.connect({ hostname: "127.0.0.1", port: 9 }); c.close(); out.netOther = "ok"; } catch (e) { out.netOther = e.name; }
-// A workspace created inside the allowed root after this process started.
-for (let i = 0; i < 100 && out.late === undefined; i++) {
-  try { out.late = "ok:" + Deno.readTextFileSync(late + "/new.ts").trim(); } catch (e) { if (e.name !== "NotFound") out.late = e.name; else await new Promise((r) => setTimeout(r, 50)); }
+// A workspace created inside the allowed root after this process started: the probe says it is waiting
+// (stderr), the test then creates it.
+let announced = false;
+for (let i = 0; i < 1200 && out.late === undefined; i++) {
+  try { out.late = "ok:" + Deno.readTextFileSync(late + "/new.ts").trim(); } catch (e) {
+    if (e.name !== "NotFound") out.late = e.name;
+    else {
+      if (!announced) console.error("probe-waiting-for-late-workspace");
+      announced = true;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }
 if (typeof self.postMessage === "function" && !Deno.args.length) self.postMessage(out); else console.log(JSON.stringify(out));
 `;
@@ -128,12 +137,30 @@ function assertWall(out: Record<string, string>) {
 
 async function runProbe(args: string[], late: string): Promise<Record<string, string>> {
   const child = new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "piped" }).spawn();
-  await new Promise((r) => setTimeout(r, 300));
-  Deno.mkdirSync(late, { recursive: true });
-  Deno.writeTextFileSync(join(late, "new.ts"), "late workspace\n");
-  const res = await child.output();
-  const text = new TextDecoder().decode(res.stdout);
-  assert.ok(res.success, new TextDecoder().decode(res.stderr));
+  const stdout = new Response(child.stdout).text();
+  const errReader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let err = "";
+  try {
+    // Wait for the probe to be running (and to have found no late workspace yet), then create it.
+    while (!err.includes("probe-waiting-for-late-workspace")) {
+      const { value, done } = await errReader.read();
+      if (done) break;
+      err += value;
+    }
+    Deno.mkdirSync(late, { recursive: true });
+    Deno.writeTextFileSync(join(late, "new.ts"), "late workspace\n");
+    for (;;) {
+      const { value, done } = await errReader.read();
+      if (done) break;
+      err += value;
+    }
+  } finally {
+    errReader.releaseLock();
+  }
+  const status = await child.status;
+  const text = await stdout;
+  assert.ok(status.success, err);
+  assert.ok(err.includes("probe-waiting-for-late-workspace"), err);
   return JSON.parse(text);
 }
 
@@ -176,8 +203,18 @@ Deno.test("symlink escapes: the wall lets them through, so openFile's realpath c
   assert.equal(code, "forbidden");
 });
 
+/** What the sandboxed server's raw probe (no Cruxe check in the way) reported on stderr. */
+function rawProbeOutcome(stderr: string): Record<string, string> {
+  const line = stderr.split("\n").find((l) => l.startsWith("cruxe-test-raw-probe "));
+  assert.ok(line, `the serving process ran no raw probe; stderr:\n${stderr}`);
+  return JSON.parse(line.slice("cruxe-test-raw-probe ".length));
+}
+
 /** Runs serve-mcp through sandboxedServe (as a driver script) and makes a few calls over stdio. */
-async function serveThroughSandbox(mode: "reexec" | "worker"): Promise<{ lines: Record<string, unknown>[] }> {
+async function serveThroughSandbox(
+  mode: "reexec" | "worker",
+  probe: Record<string, string[]>,
+): Promise<{ lines: Record<string, unknown>[]; probed: Record<string, string> }> {
   const repo = join(root, "app");
   const driver = join(base, `driver_${mode}.ts`);
   const sandboxUrl = new URL("../src/cli/sandbox.ts", import.meta.url).href;
@@ -185,10 +222,12 @@ async function serveThroughSandbox(mode: "reexec" | "worker"): Promise<{ lines: 
   Deno.writeTextFileSync(
     driver,
     `import { sandboxedServe } from ${JSON.stringify(sandboxUrl)};
-import { parseServeArgs } from ${JSON.stringify(parseUrl)};
+import { parseServeArgs, runServe } from ${JSON.stringify(parseUrl)};
 const argv = ["serve-mcp", "--workspace", ${JSON.stringify(repo)}, "--no-prewarm"];
-const code = await sandboxedServe(argv, parseServeArgs("serve-mcp", argv.slice(1)));
-Deno.exit(code ?? 99);`,
+const parsed = parseServeArgs("serve-mcp", argv.slice(1));
+// As the CLI does: null means "serve here" (this driver runs with -A, so that would be unsandboxed).
+const code = await sandboxedServe(argv, parsed);
+Deno.exit(code ?? await runServe(parsed));`,
   );
   const config = new URL("../deno.json", import.meta.url).pathname;
   const child = new Deno.Command(Deno.execPath(), {
@@ -196,6 +235,7 @@ Deno.exit(code ?? 99);`,
     env: {
       CRUXE_HOME: join(home, mode),
       AWS_SECRET_ACCESS_KEY: "must-not-pass",
+      CRUXE_TEST_RAW_PROBE: JSON.stringify(probe),
       ...(mode === "worker" ? { CRUXE_SANDBOX: "worker" } : {}),
     },
     stdin: "piped",
@@ -235,7 +275,10 @@ Deno.exit(code ?? 99);`,
   await child.stdout.cancel().catch(() => {});
   const err = new TextDecoder().decode(await new Response(child.stderr).arrayBuffer());
   assert.equal(status.code, 0, err);
-  return { lines: buf.trim().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l)) };
+  return {
+    lines: buf.trim().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l)),
+    probed: rawProbeOutcome(err),
+  };
 }
 
 function toolText(lines: Record<string, unknown>[], id: number): Record<string, unknown> {
@@ -246,12 +289,40 @@ function toolText(lines: Record<string, unknown>[], id: number): Record<string, 
 
 for (const mode of ["reexec", "worker"] as const) {
   Deno.test(`sandboxedServe (${mode}): serve-mcp indexes and answers inside the sandbox; escapes still refused`, async () => {
-    const { lines } = await serveThroughSandbox(mode);
-    const located = toolText(lines, 3) as { results: { path: string }[] };
-    assert.deepEqual(located.results.map((r) => r.path), ["main.ts"]);
-    const refused = toolText(lines, 4) as { error: { code: string } };
-    assert.equal(refused.error.code, "forbidden");
-    assert.ok(!JSON.stringify(lines).includes("outside secret"));
+    // A live listener outside the grants: unsandboxed, connecting to it succeeds.
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const netOther = `127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+    const written = join(outside, `written-${mode}.txt`);
+    const inside = join(root, "app/main.ts");
+    const secret = join(outside, "secret.txt");
+    try {
+      const { lines, probed } = await serveThroughSandbox(mode, {
+        read: [inside, secret, join(sibling, "secret.txt"), "/etc/hostname"],
+        write: [written, join(root, "app/planted.txt")],
+        net: [netOther],
+        env: ["AWS_SECRET_ACCESS_KEY", "CRUXE_HOME"],
+      });
+      // Raw Deno calls from inside the serving process, with Cruxe's own checks bypassed.
+      assert.equal(probed[`read:${inside}`], "ok:export const ok = 1;", "the probe itself works");
+      for (const p of [secret, join(sibling, "secret.txt"), "/etc/hostname"]) {
+        assert.equal(probed[`read:${p}`], "NotCapable", `read ${p}`);
+      }
+      for (const p of [written, join(root, "app/planted.txt")]) {
+        assert.equal(probed[`write:${p}`], "NotCapable", `write ${p}`);
+        assert.throws(() => Deno.statSync(p), Deno.errors.NotFound, `${p} was not written`);
+      }
+      assert.equal(probed[`net:${netOther}`], "NotCapable", "connect outside the listen address");
+      assert.equal(probed["env:AWS_SECRET_ACCESS_KEY"], "absent", "a secret variable never reaches the server");
+      assert.equal(probed["env:CRUXE_HOME"], "present", "Cruxe's own variables do");
+
+      const located = toolText(lines, 3) as { results: { path: string }[] };
+      assert.deepEqual(located.results.map((r) => r.path), ["main.ts"]);
+      const refused = toolText(lines, 4) as { error: { code: string } };
+      assert.equal(refused.error.code, "forbidden");
+      assert.ok(!JSON.stringify(lines).includes("outside secret"));
+    } finally {
+      listener.close();
+    }
   });
 }
 

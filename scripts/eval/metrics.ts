@@ -27,20 +27,25 @@ export function matches(r: Retrieved, t: Target): boolean {
 }
 
 /**
- * Ranks (0-based) at which a target is credited: each target once, at its
- * first matching rank; each rank gains at most once.
+ * For each target, the 0-based rank of its first matching result within the
+ * first `depth` results, or -1. Independent of the order the targets are
+ * listed in.
+ */
+export function firstMatchRanks(results: Retrieved[], targets: Target[], depth: number): number[] {
+  const n = Math.min(depth, results.length);
+  return targets.map((t) => {
+    for (let i = 0; i < n; i++) if (matches(results[i], t)) return i;
+    return -1;
+  });
+}
+
+/**
+ * Ranks (0-based, ascending) that gain: each target is credited at its first
+ * matching rank, and a rank counts once however many targets it matches. The
+ * order of the labels does not change the answer.
  */
 export function creditedRanks(results: Retrieved[], targets: Target[], depth: number): number[] {
-  const credited = new Set<number>();
-  const ranks: number[] = [];
-  for (let i = 0; i < Math.min(depth, results.length); i++) {
-    const t = targets.findIndex((t, j) => !credited.has(j) && matches(results[i], t));
-    if (t >= 0) {
-      credited.add(t);
-      ranks.push(i);
-    }
-  }
-  return ranks;
+  return [...new Set(firstMatchRanks(results, targets, depth).filter((i) => i >= 0))].sort((a, b) => a - b);
 }
 
 /** NDCG@k with binary gain; the ideal uses min(k, number of targets). */
@@ -60,10 +65,30 @@ export function reciprocalRank(results: Retrieved[], targets: Target[], k = 10):
   return 0;
 }
 
-/** Fraction of targets credited within the first `k` results. */
+/** Fraction of targets matched by at least one of the first `k` results. */
 export function recallAt(results: Retrieved[], targets: Target[], k = 5): number {
   if (!targets.length) return 0;
-  return creditedRanks(results, targets, k).length / targets.length;
+  return firstMatchRanks(results, targets, k).filter((i) => i >= 0).length / targets.length;
+}
+
+/** One query's scores. */
+export interface Scores {
+  ndcg: number;
+  mrr: number;
+  r5: number;
+}
+
+/**
+ * NDCG@10, MRR@10 and Recall@5 of one query: relevant and secondary targets
+ * both count (semble rules), each target at its first matching rank.
+ */
+export function queryScores(results: Retrieved[], relevant: Target[], secondary: Target[] = []): Scores {
+  const targets = [...relevant, ...secondary];
+  return {
+    ndcg: ndcgAt(results, targets, 10),
+    mrr: reciprocalRank(results, targets, 10),
+    r5: recallAt(results, targets, 5),
+  };
 }
 
 /** The q-quantile (0..1) of a list of numbers (nearest rank). */

@@ -20,7 +20,7 @@ export function errorMessage(text: string): string {
     if (next === line || !next.trim()) break;
     line = next;
   }
-  // Django logs wrap the reason: `Forbidden (CSRF cookie not set.)`.
+  // Some loggers wrap the reason in parentheses after a status word: `Word (reason)` keeps the reason.
   const wrapped = line.match(/^\w+ \((.+)\)$/);
   if (wrapped) line = wrapped[1];
   return line.slice(0, 300);
@@ -39,7 +39,7 @@ export function literalFragments(text: string): string[] {
     if (t.length >= 8 && /[A-Za-z]{2}/.test(t) && t.split(/\s+/).length >= 2) out.add(t);
   };
   keep(msg);
-  // `already borrowed: BorrowMutError`: each side of a colon can be in the source on its own.
+  // `message: TypeName`: each side of a colon can be in the source on its own.
   for (const side of msg.split(/:\s+/)) keep(side);
   for (const m of text.matchAll(/"([^"\n]+)"|`([^`\n]+)`|“([^”\n]+)”/g)) keep(m[1] ?? m[2] ?? m[3]);
   // Values a program interpolates: quoted names, numbers, addresses, paths.

@@ -100,8 +100,8 @@ const STACK_TRACE = [
   /\berror(\[E\d{4}\])?: /i,
   /\bthread '.*' panicked at\b/,
   /[\w./-]+\.[a-z]{1,5}:\d+(:\d+)?\b/, // file.go:123
-  /^[\w$]+(\.[\w$]+)*: \S.*\S/, // `pkg.SomeError: message`, `http: Server closed`
-  /^[A-Z][a-z]+ \([^()]+\)$/, // log lines: `Forbidden (CSRF cookie not set.)`
+  /^[\w$]+(\.[\w$]+)*: \S.*\S/, // a dotted package or type name, a colon, then a message
+  /^[A-Z][a-z]+ \([^()]+\)$/, // log lines: a capitalised status word, then the reason in parentheses
 ];
 
 /** Error codes: rustc E0308, errno names, ERR_FOO constants, ORA-00942-style. */

@@ -1,0 +1,444 @@
+/**
+ * Checks the suite against itself: each mutation breaks one security or
+ * reliability behaviour in a scratch copy of the checkout (`cp -r` to a
+ * temporary directory, `node_modules` and `grammars` symlinked), runs the
+ * test that claims to guard it, and reports `caught` (the test failed),
+ * `MISSED` (it still passed), `stale` (the code to break is no longer there:
+ * update the mutation) or `timeout`. A baseline run first confirms every named
+ * test passes unmutated. The table in tests/README.md lists the same rows.
+ *
+ * Usage: deno task mutate [--only id,id] [--list] [--no-baseline]
+ * Needs --allow-read, --allow-write (temporary directory), --allow-run, --allow-env.
+ */
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+
+/** One deliberate break and the test that must notice it. */
+export interface Mutation {
+  id: string;
+  /** The behaviour (claim) the mutation breaks. */
+  claim: string;
+  file: string;
+  /** Exact text replaced (must occur exactly once unless `all`). */
+  find: string;
+  replace: string;
+  all?: boolean;
+  /** Test file and optional `--filter` (a test name substring). */
+  test: string;
+  filter?: string;
+}
+
+const SANDBOX_REEXEC = "sandboxedServe (reexec)";
+const SANDBOX_WORKER = "sandboxedServe (worker)";
+
+/** The mutation table (kept in step with tests/README.md). */
+export const MUTATIONS: Mutation[] = [
+  {
+    id: "sandbox-reexec-all-perms",
+    claim: "sandbox: the re-executed server gets only the narrow grants",
+    file: "src/cli/sandbox.ts",
+    find: 'const args = ["run", ...buildSandboxFlags(policy)];',
+    replace: 'const args = ["run", "-A"];',
+    test: "tests/sandbox_test.ts",
+    filter: SANDBOX_REEXEC,
+  },
+  {
+    id: "sandbox-reexec-read-all",
+    claim: "sandbox: reads only the allowed roots, home and own files",
+    file: "src/cli/sandbox.ts",
+    find: '`--allow-read=${p.read.join(",")}`',
+    replace: '"--allow-read"',
+    test: "tests/sandbox_test.ts",
+    filter: SANDBOX_REEXEC,
+  },
+  {
+    id: "sandbox-write-roots",
+    claim: "sandbox: writes only the Cruxe home",
+    file: "src/cli/sandbox.ts",
+    find: 'write: minimalPaths(bothForms(check(i.home, "CRUXE_HOME"))),',
+    replace: "write: minimalPaths([...read]),",
+    test: "tests/sandbox_test.ts",
+    filter: SANDBOX_REEXEC,
+  },
+  {
+    id: "sandbox-net-any",
+    claim: "sandbox: connects only to its listen address and the LLM endpoint",
+    file: "src/cli/sandbox.ts",
+    find: 'if (p.net.length) flags.push(`--allow-net=${p.net.join(",")}`);',
+    replace: 'flags.push("--allow-net");',
+    test: "tests/sandbox_test.ts",
+    filter: SANDBOX_REEXEC,
+  },
+  {
+    id: "sandbox-reexec-full-env",
+    claim: "sandbox: secrets in the environment do not reach the server",
+    file: "src/cli/sandbox.ts",
+    find: "env: sandboxEnv(env),\n    clearEnv: true,",
+    replace: 'env: { ...env, [SANDBOX_ENV_MARKER]: "1" },',
+    test: "tests/sandbox_test.ts",
+    filter: SANDBOX_REEXEC,
+  },
+  {
+    id: "sandbox-off",
+    claim: "sandbox: serving always goes through the sandbox",
+    file: "src/cli/sandbox.ts",
+    find: '  if (env[SANDBOX_OPT_OUT] === "off") return null;',
+    replace: "  return null;",
+    test: "tests/sandbox_test.ts",
+    filter: SANDBOX_REEXEC,
+  },
+  {
+    id: "sandbox-worker-inherit",
+    claim: "sandbox (compiled binary's worker path): the worker gets only the narrow grants",
+    file: "src/cli/sandbox.ts",
+    find: "deno: { permissions: workerPermissions(policy) },",
+    replace: 'deno: { permissions: "inherit" },',
+    test: "tests/sandbox_test.ts",
+    filter: SANDBOX_WORKER,
+  },
+  {
+    id: "sandbox-worker-full-env",
+    claim: "sandbox (worker path): secrets in the environment are removed",
+    file: "src/cli/sandbox.ts",
+    find: "for (const k of Object.keys(env)) if (!(k in keep)) Deno.env.delete(k);",
+    replace: "void keep;",
+    test: "tests/sandbox_test.ts",
+    filter: SANDBOX_WORKER,
+  },
+  {
+    id: "auth-post-open",
+    claim: "auth: POST / needs the bearer token",
+    file: "src/mcp/http.ts",
+    find: "    if (!token) return true;",
+    replace: '    if (!token || req.method === "POST") return true;',
+    test: "tests/mcp_http_test.ts",
+    filter: "bearer token",
+  },
+  {
+    id: "auth-prefix-token",
+    claim: "auth: the token must match exactly (no prefix, no other length)",
+    file: "src/mcp/http.ts",
+    find: "return given.length === token.length && timingSafeEqual(given, token);",
+    replace: "return given.length >= token.length && timingSafeEqual(given.subarray(0, token.length), token);",
+    test: "tests/mcp_http_test.ts",
+    filter: "bearer token",
+  },
+  {
+    id: "http-host-unchecked",
+    claim: "DNS rebinding: a foreign Host is refused",
+    file: "src/mcp/http.ts",
+    find: 'if (!hostAllowed(req.headers.get("host"))) {',
+    replace: "if (false) {",
+    test: "tests/mcp_http_test.ts",
+    filter: "SDK client end to end",
+  },
+  {
+    id: "path-prefix-sibling",
+    claim: "path checks: containment is component-wise (/dev2 is not inside /dev)",
+    file: "src/core/path_policy.ts",
+    find: 'return c === r || c.startsWith(r + "/");',
+    replace: "return c.startsWith(r);",
+    test: "tests/mcp_router_test.ts",
+    filter: "auto-discovery",
+  },
+  {
+    id: "open-file-symlink-escape",
+    claim: "path checks: a symlink leaving the repository is refused after realpath",
+    file: "src/query/open_file.ts",
+    find: "  if (!isWithinRoot(root, real)) {\n",
+    replace: "  if (false) {\n",
+    test: "tests/open_file_test.ts",
+  },
+  {
+    id: "router-allowed-roots",
+    claim: "path checks: auto-discovery stays inside --allowed-root",
+    file: "src/mcp/workspace_router.ts",
+    find: "if (!real || !isWithinAnyRoot(this.options.allowedRoots, real)) {",
+    replace: "if (!real) {",
+    test: "tests/mcp_router_test.ts",
+    filter: "auto-discovery",
+  },
+  {
+    id: "crash-commit-per-file",
+    claim: "crash safety: one write transaction per job (a killed job leaves the previous index)",
+    file: "src/index/indexer.ts",
+    find: "        writer.insertFile(r.rows);\n",
+    replace: "        writer.insertFile(r.rows);\n        writer.commit();\n        writer.begin();\n",
+    test: "tests/crash_recovery_test.ts",
+    filter: "kill -9",
+  },
+  {
+    id: "shutdown-not-interrupted",
+    claim: "crash safety: a job stopped by shutdown is reported interrupted at the next start",
+    file: "src/index/job_runner.ts",
+    find: '        status: "interrupted",\n        error_message: "server stopped before the job finished",',
+    replace: '        status: "failed",\n        error_message: "server stopped before the job finished",',
+    test: "tests/mcp_stdio_e2e_test.ts",
+    filter: "stdio bad input",
+  },
+  {
+    id: "evict-waits",
+    claim: "cancellation: evicting a workspace cancels its job",
+    file: "src/mcp/workspace_router.ts",
+    find: "    await this.runner.cancel(projectId);",
+    replace: "    await this.runner.activeFor(projectId)?.done;",
+    test: "tests/mcp_router_test.ts",
+    filter: "evicts the least recently used",
+  },
+  {
+    id: "cancel-flag-ignored",
+    claim: "cancellation: the indexer stops between files when cancelled",
+    file: "src/index/indexer.ts",
+    find: '        if (opts.cancelled?.()) throw new CruxeError("internal_error", "index job cancelled");',
+    replace: "",
+    test: "tests/mcp_router_test.ts",
+    filter: "evicts the least recently used",
+  },
+  {
+    id: "limit-default-50",
+    claim: "limits: search_code returns 10 results by default",
+    file: "src/query/search_code.ts",
+    find: "export const DEFAULT_LIMIT = 10;",
+    replace: "export const DEFAULT_LIMIT = 50;",
+    test: "tests/search_code_test.ts",
+    filter: "limits on more than 100",
+  },
+  {
+    id: "limit-no-clamp",
+    claim: "limits: search_code clamps limit to 100",
+    file: "src/query/search_code.ts",
+    find: "const limit = Math.min(rawLimit, MAX_LIMIT);",
+    replace: "const limit = rawLimit;",
+    test: "tests/search_code_test.ts",
+    filter: "limits on more than 100",
+  },
+  {
+    id: "stdio-line-unbounded",
+    claim: "limits: an over-long stdio line is refused, not buffered",
+    file: "src/mcp/stdio.ts",
+    find: "if (size + (end - start) > this.maxLineBytes) {",
+    replace: "if (false) {",
+    test: "tests/mcp_stdio_e2e_test.ts",
+    filter: "stdio bad input",
+  },
+  {
+    id: "http-body-unbounded",
+    claim: "limits: an HTTP body over the cap is 413",
+    file: "src/mcp/http.ts",
+    find: "const bytes = await readLimited(req, MAX_BODY_BYTES);",
+    replace: "const bytes = await readLimited(req, 1 << 30);",
+    test: "tests/mcp_http_test.ts",
+    filter: "SDK client end to end",
+  },
+  {
+    id: "recycle-disabled",
+    claim: "reliability: parse workers are recycled every N files",
+    file: "src/index/worker_pool.ts",
+    find: "        if (slot.done >= this.recycleAfter) this.recycle(slot);\n",
+    replace: "",
+    test: "tests/indexer_test.ts",
+    filter: "worker pool replaces",
+  },
+  {
+    id: "heartbeat-disabled",
+    claim: "reliability: a quiet job repeats its last progress report",
+    file: "src/mcp/progress_notifier.ts",
+    find: "if (performance.now() - this.lastSent >= HEARTBEAT_MS - 125) this.report(this.lastReport);",
+    replace: "void HEARTBEAT_MS;",
+    test: "tests/mcp_progress_test.ts",
+    filter: "heartbeat",
+  },
+  {
+    id: "scope-no-cap",
+    claim: "multi-repo: an `all` scope caps each repository at half of topK",
+    file: "src/query/multi_repo.ts",
+    find: 'const cap = resolved.scope.type === "all" ? input.perRepoCap ?? defaultPerRepoCap(input.topK) : undefined;',
+    replace: "const cap = undefined;",
+    test: "tests/multi_repo_test.ts",
+    filter: "merge, per-repo cap",
+  },
+  {
+    id: "scope-merge-by-repo",
+    claim: "multi-repo: hits merge on score, not by repository order",
+    file: "src/query/multi_repo.ts",
+    find: "(Number(b.hit.score) || 0) - (Number(a.hit.score) || 0) || a.order - b.order ||",
+    replace: "a.order - b.order || (Number(b.hit.score) || 0) - (Number(a.hit.score) || 0) ||",
+    all: true,
+    test: "tests/multi_repo_test.ts",
+    filter: "merge, per-repo cap",
+  },
+  {
+    id: "min-score-ignored",
+    claim: "ask_code: minScore drops weaker evidence",
+    file: "src/query/ask_code.ts",
+    find: "    if (hit.score < minScore) continue;\n",
+    replace: "",
+    test: "tests/ask_code_test.ts",
+    filter: "minScore on search_code",
+  },
+  {
+    id: "metrics-label-order",
+    claim: "eval: a score does not depend on the order of the labels",
+    file: "scripts/eval/metrics.ts",
+    find:
+      "  return [...new Set(firstMatchRanks(results, targets, depth).filter((i) => i >= 0))].sort((a, b) => a - b);",
+    replace: [
+      "  const credited = new Set<number>();",
+      "  const ranks: number[] = [];",
+      "  for (let i = 0; i < Math.min(depth, results.length); i++) {",
+      "    const t = targets.findIndex((t, j) => !credited.has(j) && matches(results[i], t));",
+      "    if (t >= 0) (credited.add(t), ranks.push(i));",
+      "  }",
+      "  return ranks;",
+    ].join("\n"),
+    test: "scripts/eval/metrics_test.ts",
+  },
+  {
+    id: "eval-home-no-fingerprint",
+    claim: "eval: an index built by other indexing sources is rebuilt, not reused",
+    file: "scripts/eval.ts",
+    find: 'const usable = view.schemaStatus === "compatible" && builtWith === fingerprint;',
+    replace: 'const usable = view.schemaStatus === "compatible";',
+    test: "tests/search_code_test.ts",
+    filter: "build fingerprint",
+  },
+];
+
+const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
+const LINKED = new Set(["node_modules", "grammars"]);
+const SKIPPED = new Set([".git", "dist", ".cruxe-test"]);
+const TEST_FLAGS = [
+  "--no-check",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-run",
+  "--allow-net=127.0.0.1,localhost",
+  "--allow-sys",
+];
+
+/** A scratch copy of the checkout; returns its path. */
+function scratchCopy(): string {
+  const dir = Deno.makeTempDirSync({ prefix: "cruxe-mutant-" });
+  for (const e of Deno.readDirSync(ROOT)) {
+    if (SKIPPED.has(e.name)) continue;
+    const from = join(ROOT, e.name);
+    if (LINKED.has(e.name)) Deno.symlinkSync(Deno.realPathSync(from), join(dir, e.name));
+    else {
+      const cp = new Deno.Command("cp", { args: ["-r", from, join(dir, e.name)] }).outputSync();
+      if (!cp.success) throw new Error(`cp ${from}: ${new TextDecoder().decode(cp.stderr)}`);
+    }
+  }
+  return dir;
+}
+
+/** Applies a mutation in `dir`; false when its text is not found exactly as expected (stale). */
+function apply(dir: string, m: Mutation): boolean {
+  const path = join(dir, m.file);
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch {
+    return false;
+  }
+  const count = text.split(m.find).length - 1;
+  if (count === 0 || (count > 1 && !m.all)) return false;
+  Deno.writeTextFileSync(path, text.split(m.find).join(m.replace));
+  return true;
+}
+
+/** Runs a test in `dir`; "passed", "failed" or "timeout", with the output tail. */
+async function runTest(dir: string, m: Pick<Mutation, "test" | "filter">, timeoutMs: number) {
+  const args = ["test", ...TEST_FLAGS, ...(m.filter ? ["--filter", m.filter] : []), m.test];
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: dir,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone */ }
+  }, timeoutMs);
+  const out = await child.output();
+  clearTimeout(timer);
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  const ran = /(\d+) passed/.exec(text);
+  const outcome = timedOut ? "timeout" : out.success ? "passed" : "failed";
+  // Why it failed: the first error line and the line after it (an assertion's message), to check it is the
+  // behaviour that broke and not, say, a syntax error the mutation introduced.
+  const lines = text.split("\n");
+  const at = lines.findIndex((l) => /^error: /.test(l.trim()) && !/Test failed/.test(l));
+  const why = at >= 0 ? lines.slice(at, at + 2).map((l) => l.trim()).join(" ").slice(0, 160) : "";
+  return { outcome, ran: ran ? Number(ran[1]) : 0, why, tail: lines.slice(-12).join("\n") };
+}
+
+async function main() {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      only: { type: "string" },
+      list: { type: "boolean", default: false },
+      "no-baseline": { type: "boolean", default: false },
+      timeout: { type: "string", default: "300" },
+    },
+  });
+  const only = values.only ? new Set(values.only.split(",")) : null;
+  const chosen = MUTATIONS.filter((m) => !only || only.has(m.id));
+  if (values.list) {
+    for (const m of chosen) console.log(`${m.id}\t${m.file}\t${m.test}${m.filter ? ` --filter "${m.filter}"` : ""}`);
+    return;
+  }
+  const timeoutMs = Number(values.timeout) * 1000;
+  let bad = 0;
+  if (!values["no-baseline"]) {
+    const base = scratchCopy();
+    try {
+      const seen = new Set<string>();
+      for (const m of chosen) {
+        const key = `${m.test}|${m.filter ?? ""}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const r = await runTest(base, m, timeoutMs);
+        const ok = r.outcome === "passed" && r.ran > 0;
+        console.log(`baseline ${ok ? "passes" : "FAILS"}: ${m.test}${m.filter ? ` --filter "${m.filter}"` : ""}`);
+        if (!ok) {
+          bad++;
+          console.log(r.tail);
+        }
+      }
+    } finally {
+      Deno.removeSync(base, { recursive: true });
+    }
+  }
+  const rows: string[] = [];
+  for (const m of chosen) {
+    const dir = scratchCopy();
+    try {
+      let result: string;
+      let why = "";
+      if (!apply(dir, m)) result = "stale";
+      else {
+        const r = await runTest(dir, m, timeoutMs);
+        result = r.outcome === "failed" ? "caught" : r.outcome === "timeout" ? "timeout" : "MISSED";
+        why = r.why;
+        if (result === "MISSED") console.log(r.tail);
+      }
+      if (result !== "caught") bad++;
+      const line = `${result.padEnd(8)} ${m.id.padEnd(26)} ${m.test}${m.filter ? ` --filter "${m.filter}"` : ""}`;
+      rows.push(line);
+      console.log(line);
+      if (why) console.log(`         ${why}`);
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  }
+  console.log(`\n${rows.filter((r) => r.startsWith("caught")).length}/${chosen.length} mutations caught`);
+  if (bad) Deno.exit(1);
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,54 @@
+/**
+ * Test-only hook, inert unless `CRUXE_TEST_RAW_PROBE` is set. The test suite
+ * uses it to prove that Deno's permission sandbox, not Cruxe's own path
+ * checks, is what stops the serving process: the variable holds a JSON object
+ * `{ read?: string[], write?: string[], net?: string[], env?: string[] }`
+ * and the serving process tries each access with raw Deno calls (no Cruxe
+ * check in the way), then prints one line `cruxe-test-raw-probe {…}` on
+ * stderr with each outcome (`ok…`, or the error's name such as
+ * `NotCapable`). It grants nothing, changes no permission and never touches
+ * stdout (the protocol's).
+ */
+
+/** The environment variable that turns the probe on (tests only). */
+export const RAW_PROBE_ENV = "CRUXE_TEST_RAW_PROBE";
+
+/** What the probe tries. */
+export interface RawProbeSpec {
+  read?: string[];
+  write?: string[];
+  net?: string[];
+  env?: string[];
+}
+
+/** Runs the probe when `CRUXE_TEST_RAW_PROBE` is set; otherwise returns at once and does nothing. */
+export async function runRawProbeIfAsked(): Promise<void> {
+  const raw = Deno.env.get(RAW_PROBE_ENV);
+  if (!raw) return;
+  const spec = JSON.parse(raw) as RawProbeSpec;
+  const out: Record<string, string> = {};
+  const attempt = async (key: string, fn: () => Promise<string> | string) => {
+    try {
+      out[key] = await fn();
+    } catch (e) {
+      out[key] = (e as Error).name;
+    }
+  };
+  for (const p of spec.read ?? []) await attempt(`read:${p}`, () => "ok:" + Deno.readTextFileSync(p).trim());
+  for (const p of spec.write ?? []) {
+    await attempt(`write:${p}`, () => {
+      Deno.writeTextFileSync(p, "written by the raw probe\n");
+      return "ok";
+    });
+  }
+  for (const a of spec.net ?? []) {
+    await attempt(`net:${a}`, async () => {
+      const [hostname, port] = a.split(":");
+      const c = await Deno.connect({ hostname, port: Number(port) });
+      c.close();
+      return "ok";
+    });
+  }
+  for (const k of spec.env ?? []) await attempt(`env:${k}`, () => Deno.env.get(k) === undefined ? "absent" : "present");
+  console.error(`cruxe-test-raw-probe ${JSON.stringify(out)}`);
+}

@@ -2,6 +2,7 @@
 import { existsSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { scanRepository } from "../../index/scan.ts";
+import { gitVersion } from "../../index/git.ts";
 import type { CliContext } from "../context.ts";
 import { printJson, printTable } from "../output.ts";
 import { LANGUAGES } from "../../index/languages/registry.ts";
@@ -62,17 +63,14 @@ async function permissionChecks(home: string): Promise<Check[]> {
 }
 
 function gitCheck(): Check {
-  try {
-    const out = new Deno.Command("git", { args: ["--version"], stdout: "piped", stderr: "null" }).outputSync();
-    return { check: "git", status: "ok", detail: new TextDecoder().decode(out.stdout).trim() };
-  } catch {
-    return {
-      check: "git",
-      status: "warn",
-      detail: "git not found: plain-directory scanning will be used",
-      fix: "apt-get install git",
-    };
-  }
+  const version = gitVersion();
+  if (version) return { check: "git", status: "ok", detail: version };
+  return {
+    check: "git",
+    status: "warn",
+    detail: "git not found: plain-directory scanning will be used",
+    fix: "apt-get install git",
+  };
 }
 
 function ignoreCheck(root: string, maxFileBytes: number): Check {

@@ -268,7 +268,11 @@ export function sandboxInputsFor(o: ServeOptions, env: Record<string, string>): 
  * Serves `argv` (`["serve-mcp", …]` or `["serve", …]`) inside the sandbox and
  * resolves to its exit code; resolves to null when this process should serve
  * itself (it already is the sandboxed child, or `CRUXE_SANDBOX=off`).
- * `options` are the parsed serve options; paths are canonicalized here.
+ * `options` are the parsed serve options; paths are canonicalized here, once:
+ * the sandboxed server gets `--workspace`/`--allowed-root` as canonical
+ * paths (a path through a symlink, such as `/tmp` on macOS, would otherwise
+ * be re-checked in a process that may read only its target). Read access
+ * covers both forms.
  *
  * @example
  * const code = await sandboxedServe([cmd, ...args], parsed);
@@ -279,13 +283,20 @@ export async function sandboxedServe(argv: string[], options: ServeOptions): Pro
   const env = Deno.env.toObject();
   if (env[SANDBOX_ENV_MARKER] === "1") return null;
   if (env[SANDBOX_OPT_OUT] === "off") return null;
-  const { checkServeOptions } = await import("../mcp/serve_options.ts");
+  const { checkServeOptions, withCanonicalPaths } = await import("../mcp/serve_options.ts");
   const o = checkServeOptions(options);
-  const policy = sandboxPolicy(sandboxInputsFor(o, env));
+  const inputs = sandboxInputsFor(o, env);
+  // The paths as typed are readable too, so a request naming a workspace the way the user wrote it (through a
+  // symlink) can be resolved; the child itself is handed only the canonical paths.
+  const cwd = Deno.cwd();
+  inputs.allowedRoots.push(...options.allowedRoots.map((p) => resolve(cwd, p)));
+  inputs.workspaces.push(...options.workspaces.map((p) => resolve(cwd, p)));
+  const policy = sandboxPolicy(inputs);
+  const childArgv = [argv[0], ...withCanonicalPaths(argv.slice(1), o)];
   debug(`sandbox: read=${policy.read.join(",")} write=${policy.write.join(",")} net=${policy.net.join(",")}`);
   // `CRUXE_SANDBOX=worker` takes the compiled binary's path under `deno run` (how that path is tested).
   const inWorker = runtimeKind() === "compiled" || env[SANDBOX_OPT_OUT] === "worker";
-  return inWorker ? await serveInWorker(argv, policy, env) : await serveInChild(argv, policy, env);
+  return inWorker ? await serveInWorker(childArgv, policy, env) : await serveInChild(childArgv, policy, env);
 }
 
 /**

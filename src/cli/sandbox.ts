@@ -287,10 +287,11 @@ export async function sandboxedServe(argv: string[], options: ServeOptions): Pro
   const o = checkServeOptions(options);
   const inputs = sandboxInputsFor(o, env);
   // The paths as typed are readable too, so a request naming a workspace the way the user wrote it (through a
-  // symlink) can be resolved; the child itself is handed only the canonical paths.
-  const cwd = Deno.cwd();
-  inputs.allowedRoots.push(...options.allowedRoots.map((p) => resolve(cwd, p)));
-  inputs.workspaces.push(...options.workspaces.map((p) => resolve(cwd, p)));
+  // symlink) can be resolved; the child itself is handed only the canonical paths. A typed form that Deno's
+  // flag syntax cannot carry (a comma) is left out: serving still works, only requests by that name are refused.
+  const typed = (paths: string[]) => paths.map((p) => resolve(Deno.cwd(), p)).filter((p) => !p.includes(","));
+  inputs.allowedRoots.push(...typed(options.allowedRoots));
+  inputs.workspaces.push(...typed(options.workspaces));
   const policy = sandboxPolicy(inputs);
   const childArgv = [argv[0], ...withCanonicalPaths(argv.slice(1), o)];
   debug(`sandbox: read=${policy.read.join(",")} write=${policy.write.join(",")} net=${policy.net.join(",")}`);

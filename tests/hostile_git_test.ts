@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { git } from "./helpers/fixture_repo.ts";
 import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, stdioClient, tempHomeDir, waitFor } from "./mcp_helpers.ts";
 import { Registry } from "../src/state/registry.ts";
-import { gitArgs, gitDirOf, gitEnv } from "../src/index/git.ts";
+import { currentRef, gitArgs, gitDirOf, gitEnv, gitListFiles, hasGit } from "../src/index/git.ts";
 
 const base = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "cruxe-hostile-git-" }));
 /** Where the evil programs write; must stay empty. */
@@ -258,10 +258,52 @@ Deno.test("git directories: only ones that belong to the root are used", () => {
   assert.equal(gitDirOf(linked), null);
 });
 
+Deno.test("branch labels are read without running git: branch, unborn branch, detached, packed, worktree", () => {
+  const dir = plainRepo(join(base, "refs", "main"));
+  const branch = git(dir, "symbolic-ref", "--short", "HEAD").trim();
+  assert.equal(currentRef(dir), branch);
+  git(dir, "checkout", "-q", "-b", "feature/x");
+  assert.equal(currentRef(dir), "feature/x");
+  git(dir, "pack-refs", "--all");
+  assert.equal(currentRef(dir), "feature/x", "a packed ref");
+  const sha = git(dir, "rev-parse", "HEAD").trim();
+  git(dir, "checkout", "-q", "--detach");
+  assert.equal(currentRef(dir), sha.slice(0, 7));
+  git(dir, "checkout", "-q", "--orphan", "empty");
+  assert.equal(currentRef(dir), null, "a branch without commits has no label");
+  git(dir, "checkout", "-q", "feature/x");
+  const wt = join(base, "refs", "wt");
+  git(dir, "worktree", "add", "-q", "-b", "side", wt);
+  assert.equal(currentRef(wt), "side");
+  assert.equal(currentRef(join(base, "refs")), null);
+});
+
+Deno.test("a FIFO the repository names cannot hang git: the listing is stopped and reported as unavailable", async () => {
+  if (Deno.build.os === "windows") return;
+  const dir = plainRepo(join(base, "fifo"));
+  const made = new Deno.Command("mkfifo", { args: [join(dir, ".git", "evil.inc"), join(dir, ".git", "HEAD.fifo")] })
+    .outputSync();
+  assert.ok(made.success);
+  git(dir, "config", "include.path", join(dir, ".git", "evil.inc"));
+  // Registering reads HEAD and refs itself (no git), so it is not held up by the include.
+  const t0 = performance.now();
+  assert.equal(hasGit(dir), true);
+  assert.ok(currentRef(dir));
+  assert.ok(performance.now() - t0 < 1000, "no git run while registering");
+  const t1 = performance.now();
+  assert.equal(await gitListFiles(dir, 300), null);
+  assert.ok(performance.now() - t1 < 10_000, "git was stopped");
+  // A FIFO where HEAD should be is not read either.
+  Deno.removeSync(join(dir, ".git", "HEAD"));
+  Deno.renameSync(join(dir, ".git", "HEAD.fifo"), join(dir, ".git", "HEAD"));
+  assert.equal(hasGit(dir), false);
+  assert.equal(currentRef(dir), null);
+});
+
 Deno.test("transports are refused even when the repository's config allows them", () => {
   const v = vectors.find((x) => x.name === "programs")!;
-  const args = gitArgs({ root: v.dir, gitDir: join(v.dir, ".git") }, "rev-parse", []);
-  const globals = args.slice(0, args.indexOf("rev-parse"));
+  const args = gitArgs({ root: v.dir, gitDir: join(v.dir, ".git") }, "ls-files", []);
+  const globals = args.slice(0, args.indexOf("ls-files"));
   const out = new Deno.Command("git", {
     args: [...globals, "ls-remote", "origin"],
     env: gitEnv(),

@@ -28,8 +28,8 @@
  *   `merge.<driver>.driver`) cannot all be named with `-c`. They run only in
  *   commands that convert or compare content (checkout, add, diff, status,
  *   `cat-file --filters`/`--textconv`, merges); this module runs only
- *   `rev-parse`, `ls-files` and `--version` (`GIT_SUBCOMMANDS`), none of
- *   which does. A subcommand added here that reads content must pass its
+ *   `ls-files` and `--version` (`GIT_SUBCOMMANDS`), neither of which does.
+ *   A subcommand added here that reads content must pass its
  *   `--no-filters` / `--no-textconv` / `--no-ext-diff` options.
  * - Aliases: git never lets `alias.<name>` shadow a built-in command, and
  *   every subcommand used here is built in.
@@ -41,7 +41,8 @@
  *   `GIT_CONFIG_NOSYSTEM=1` (the system file is not ours to trust),
  *   `GIT_OPTIONAL_LOCKS=0` (reads never write `.git/index`),
  *   `GIT_TERMINAL_PROMPT=0`, `GIT_ASKPASS=` (empty: no askpass program),
- *   `GIT_EDITOR=:`/`GIT_SEQUENCE_EDITOR=:` and `GIT_ALLOW_PROTOCOL=`. No
+ *   `GIT_EDITOR=:`/`GIT_SEQUENCE_EDITOR=:`, `GIT_ALLOW_PROTOCOL=` and
+ *   `GIT_PROTOCOL_FROM_USER=0`. No
  *   inherited `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`, `GIT_EXEC_PATH`,
  *   `GIT_CONFIG_PARAMETERS`, `GIT_EXTERNAL_DIFF`, `GIT_SSH*`, `GIT_TRACE*`
  *   or `LD_PRELOAD` can reach git. stdin is closed.
@@ -56,6 +57,15 @@
  *   else (a `.git` file naming some other repository) is not used: the root
  *   is scanned as a plain directory. Under the permission sandbox a target
  *   outside the readable roots cannot be checked and so is not used either.
+ *   Because discovery is not used, git's ownership check (`safe.directory`,
+ *   which exists to stop exactly these config programs) does not apply: a
+ *   repository owned by another user is listed like any other.
+ * - Reading is bounded: a FIFO the repository names (a `.gitignore`,
+ *   `info/exclude`, an included config file) would block git forever, so
+ *   `ls-files` is killed after `GIT_TIMEOUT_MS` and the caller walks the
+ *   directory instead. The branch label is read from `HEAD` and the refs
+ *   directly (regular files only), so registering a workspace, which happens
+ *   on the serving thread, runs no git at all.
  *
  * Requires `--allow-run=git`, `--allow-read` on the root (and on a linked
  * worktree's git directory to use git mode there) and `--allow-env` for the
@@ -63,10 +73,10 @@
  */
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { isWithinRoot } from "../core/path_policy.ts";
-import { debug } from "../core/log.ts";
+import { debug, warn } from "../core/log.ts";
 
 /** The only git subcommands Cruxe runs (none of them runs filters, textconv or diff drivers). */
-export const GIT_SUBCOMMANDS = ["rev-parse", "ls-files"] as const;
+export const GIT_SUBCOMMANDS = ["ls-files"] as const;
 type GitSubcommand = typeof GIT_SUBCOMMANDS[number];
 
 /** Config overrides passed with `-c` on every call (see the module comment for why each). */
@@ -117,7 +127,7 @@ export function gitEnv(): Record<string, string> {
  * and `-c` overrides first, then the subcommand. Exposed so tests can run
  * git exactly as Cruxe does.
  *
- * @example gitArgs({ root: "/r", gitDir: "/r/.git" }, "rev-parse", ["HEAD"])
+ * @example gitArgs({ root: "/r", gitDir: "/r/.git" }, "ls-files", ["-z"])
  */
 export function gitArgs(repo: GitRepo, sub: GitSubcommand, args: string[]): string[] {
   const out = ["-C", repo.root, "--no-pager", "--no-replace-objects"];
@@ -126,30 +136,44 @@ export function gitArgs(repo: GitRepo, sub: GitSubcommand, args: string[]): stri
   return out;
 }
 
-function spawnGit(args: string[]): Deno.CommandOutput | null {
-  try {
-    return new Deno.Command("git", {
-      args,
-      env: gitEnv(),
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-    }).outputSync();
-  } catch {
-    return null; // git missing or not permitted: callers fall back to plain scanning
-  }
+/** How long one git call may run before it is killed (see `gitListFiles`). */
+export const GIT_TIMEOUT_MS = 60_000;
+
+function gitCommand(args: string[], signal?: AbortSignal): Deno.Command {
+  return new Deno.Command("git", {
+    args,
+    env: gitEnv(),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+    signal,
+  });
 }
 
-function run(repo: GitRepo, sub: GitSubcommand, args: string[]): Uint8Array | null {
-  const out = spawnGit(gitArgs(repo, sub, args));
-  return out?.success ? out.stdout : null;
+/** Runs git; its stdout on success, null when it failed, could not start, or ran past `timeoutMs` (then killed). */
+async function spawnGitAsync(args: string[], timeoutMs: number): Promise<Uint8Array | null> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  try {
+    const out = await gitCommand(args, abort.signal).output();
+    return out.success ? out.stdout : null;
+  } catch {
+    return null; // git missing or not permitted: callers fall back to plain scanning
+  } finally {
+    clearTimeout(timer);
+    if (abort.signal.aborted) warn(`git did not finish within ${timeoutMs} ms and was stopped (${args.join(" ")})`);
+  }
 }
 
 /** `git --version`'s line, or null when git cannot be run. Requires `--allow-run=git`. */
 export function gitVersion(): string | null {
-  const out = spawnGit(["--version"]);
-  return out?.success ? new TextDecoder().decode(out.stdout).trim() : null;
+  try {
+    const out = gitCommand(["--version"]).outputSync();
+    return out.success ? new TextDecoder().decode(out.stdout).trim() : null;
+  } catch {
+    return null;
+  }
 }
 
 function realpathOrNull(p: string): string | null {
@@ -160,8 +184,14 @@ function realpathOrNull(p: string): string | null {
   }
 }
 
+/**
+ * A small regular file's text, or null. Anything else (a FIFO would block the
+ * read forever, a device could be endless) is not read.
+ */
 function readTextOrNull(p: string): string | null {
   try {
+    const st = Deno.statSync(p);
+    if (!st.isFile || st.size > 64 * 1024) return null;
     return Deno.readTextFileSync(p);
   } catch {
     return null;
@@ -230,49 +260,61 @@ export function gitDirOf(root: string): string | null {
   return gitDir;
 }
 
+/** The directory holding refs and config: `commondir`'s target for a linked worktree, else the git directory. */
+function commonDirOf(gitDir: string): string {
+  const common = readTextOrNull(join(gitDir, "commondir"))?.trim();
+  return common ? resolve(gitDir, common) : gitDir;
+}
+
+/** True when branch `ref` (`refs/heads/…`) has a commit: a loose ref file or a `packed-refs` line. */
+function refExists(gitDir: string, ref: string): boolean {
+  const common = commonDirOf(gitDir);
+  if (readTextOrNull(join(common, ...ref.split("/")))?.trim()) return true;
+  const packed = readTextOrNull(join(common, "packed-refs")) ?? "";
+  return packed.split("\n").some((l) => l.endsWith(` ${ref}`));
+}
+
 /**
- * The repository git may be run on for canonical `root`: a git directory
- * that belongs to it and that git accepts as a work tree's. Null otherwise
- * (no `.git`, one leading elsewhere, git missing). Requires `--allow-read`
- * on the root and `--allow-run=git`.
+ * True when `root` is a git work tree Cruxe will run git on: a git directory
+ * that belongs to it (see `gitDirOf`) with a readable `HEAD`. Runs no git.
+ * Requires `--allow-read` on the root and its git directory.
  */
-export function gitRepoOf(root: string): GitRepo | null {
-  const gitDir = gitDirOf(root);
-  if (!gitDir) return null;
-  const repo = { root, gitDir };
-  const out = run(repo, "rev-parse", ["--is-inside-work-tree"]);
-  return out && new TextDecoder().decode(out).trim() === "true" ? repo : null;
-}
-
-/** True when `root` is a git work tree Cruxe will run git on (see `gitRepoOf`). */
 export function hasGit(root: string): boolean {
-  return gitRepoOf(root) !== null;
+  const gitDir = gitDirOf(root);
+  return gitDir !== null && readTextOrNull(join(gitDir, "HEAD")) !== null;
 }
 
-/** The current branch (or short commit when detached); null outside git. Requires `--allow-run=git`. */
+/**
+ * The current branch (or the commit's first 7 hex digits when detached);
+ * null outside git and on a branch without commits. Read from the git
+ * directory's `HEAD` and refs, so it runs no git (and can be called on the
+ * serving thread). Requires `--allow-read` on the root and its git directory.
+ */
 export function currentRef(root: string): string | null {
   const gitDir = gitDirOf(root);
-  if (!gitDir) return null;
-  const repo = { root, gitDir };
-  const branch = run(repo, "rev-parse", ["--abbrev-ref", "HEAD"]);
-  if (!branch) return null;
-  const ref = new TextDecoder().decode(branch).trim();
-  if (ref !== "HEAD") return ref;
-  const sha = run(repo, "rev-parse", ["--short", "HEAD"]);
-  return sha ? new TextDecoder().decode(sha).trim() : null;
+  const head = gitDir ? readTextOrNull(join(gitDir, "HEAD"))?.trim() : null;
+  if (!gitDir || !head) return null;
+  const sym = head.match(/^ref:\s*(refs\/\S+)$/);
+  if (sym) {
+    if (!refExists(gitDir, sym[1])) return null;
+    return sym[1].startsWith("refs/heads/") ? sym[1].slice("refs/heads/".length) : sym[1];
+  }
+  return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(head) ? head.slice(0, 7) : null;
 }
 
 /**
  * Tracked and untracked-but-not-ignored files of `root` (relative,
- * `/`-separated, deduplicated), or null when git cannot list them (the
- * caller walks the directory instead). Requires `--allow-read` on the root
- * and `--allow-run=git`.
+ * `/`-separated, deduplicated), or null when git cannot list them within
+ * `timeoutMs` (the caller walks the directory instead). The time bound
+ * matters: a FIFO named by the repository (a `.gitignore`, `info/exclude`,
+ * an included config file) blocks git forever. Requires `--allow-read` on
+ * the root and `--allow-run=git`.
  */
-export function gitListFiles(root: string): string[] | null {
+export async function gitListFiles(root: string, timeoutMs = GIT_TIMEOUT_MS): Promise<string[] | null> {
   const gitDir = gitDirOf(root);
-  if (!gitDir) return null;
-  const repo = { root, gitDir };
-  const out = run(repo, "ls-files", ["-z", "--cached", "--others", "--exclude-standard"]);
+  if (!gitDir || !hasGit(root)) return null;
+  const args = gitArgs({ root, gitDir }, "ls-files", ["-z", "--cached", "--others", "--exclude-standard"]);
+  const out = await spawnGitAsync(args, timeoutMs);
   if (!out) return null;
   return [...new Set(new TextDecoder().decode(out).split("\0").filter(Boolean))];
 }

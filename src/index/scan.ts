@@ -64,12 +64,15 @@ function walk(root: string, onFile: (rel: string) => void): void {
 }
 
 /** Lists the indexable files of `root` with their size and mtime. */
-export function scanRepository(root: string, opts: { maxFileBytes: number; useGit?: boolean }): ScanResult {
+export async function scanRepository(
+  root: string,
+  opts: { maxFileBytes: number; useGit?: boolean },
+): Promise<ScanResult> {
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
   const cruxeIgnoreText = readText(join(root, ".cruxeignore"));
   const cruxeIgnore = new IgnoreStack().with(cruxeIgnoreText ? new IgnoreFile("", cruxeIgnoreText) : null);
   const git = opts.useGit ?? hasGit(root);
-  let listed: string[] | null = git ? gitListFiles(root) : null;
+  let listed: string[] | null = git ? await gitListFiles(root) : null;
   const vcs = listed ? "git" : "plain";
   if (!listed) {
     listed = [];

@@ -73,10 +73,10 @@ function gitCheck(): Check {
   };
 }
 
-function ignoreCheck(root: string, maxFileBytes: number): Check {
+async function ignoreCheck(root: string, maxFileBytes: number): Promise<Check> {
   try {
     const t0 = performance.now();
-    const r = scanRepository(root, { maxFileBytes });
+    const r = await scanRepository(root, { maxFileBytes });
     const rules = [".gitignore", ".cruxeignore", ".git/info/exclude"].filter((f) => existsSync(join(root, f)));
     const sk = Object.entries(r.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(", ");
     return {
@@ -114,7 +114,7 @@ export async function runDoctor(ctx: CliContext, json: boolean): Promise<number>
     { check: "store", status: "ok", detail: ctx.config.home },
     diskCheck(ctx.config.home),
     gitCheck(),
-    ignoreCheck(Deno.cwd(), ctx.config.maxFileBytes),
+    await ignoreCheck(Deno.cwd(), ctx.config.maxFileBytes),
   ];
   const readers = new IndexReaders(ctx.registry);
   for (const p of ctx.registry.listProjects()) {

@@ -21,7 +21,12 @@
  *
  * Read access is granted on the allowed roots themselves (recursively), not
  * per workspace, so a workspace auto-discovered inside an allowed root is
- * readable without a restart. A project registered by another process after
+ * readable without a restart. Command-line paths are canonicalized once, in
+ * the launcher; the served process is handed only canonical paths, and is
+ * granted both the canonical form and the form as typed (Deno checks the
+ * path it is handed without resolving symlinks, so a request naming
+ * `/tmp/link/repo` needs `/tmp/link` granted to be resolved at all; what it
+ * resolves to is then checked against the canonical roots). A project registered by another process after
  * start and outside every allowed root is not readable until the next start.
  *
  * Environment: `openContext` reads `Deno.env.toObject()`, which needs the

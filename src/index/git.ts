@@ -206,11 +206,11 @@ function isWorktreeOf(gitDir: string, root: string): boolean {
   return target !== null && target === realpathOrNull(join(root, ".git"));
 }
 
-/** True when `gitDir` lies under `<P>/.git/modules/` for a directory `P` containing `root`. */
+/** True when `gitDir` lies under `<P>/.git/modules/` for a directory `P` (not `/`) containing `root`. */
 function isSubmoduleDirOf(gitDir: string, root: string): boolean {
   const marker = `${sep}.git${sep}modules${sep}`;
-  for (let i = gitDir.indexOf(marker); i >= 0; i = gitDir.indexOf(marker, i + 1)) {
-    if (isWithinRoot(gitDir.slice(0, i) || "/", root)) return true;
+  for (let i = gitDir.indexOf(marker); i > 0; i = gitDir.indexOf(marker, i + 1)) {
+    if (isWithinRoot(gitDir.slice(0, i), root)) return true;
   }
   return false;
 }

@@ -91,12 +91,12 @@ function makeVectors(): Vector[] {
   v.push({ name: "fsmonitor", dir: d, gitMode: true, control: lsOthers });
 
   d = repo("include");
-  Deno.writeTextFileSync(join(d, "evil.inc"), `[core]\n\tfsmonitor = ${prog("include")}\n`);
+  Deno.writeTextFileSync(join(d, "evil.inc"), `[core]\n\tfsmonitor = "${prog("include")}"\n`);
   git(d, "config", "include.path", join(d, "evil.inc"));
   v.push({ name: "include", dir: d, gitMode: true, control: lsOthers });
 
   d = repo("includeif");
-  Deno.writeTextFileSync(join(outside, "includeif.inc"), `[core]\n\tfsmonitor = ${prog("includeif")}\n`);
+  Deno.writeTextFileSync(join(outside, "includeif.inc"), `[core]\n\tfsmonitor = "${prog("includeif")}"\n`);
   git(d, "config", `includeIf.gitdir:${d}/.git.path`, join(outside, "includeif.inc"));
   v.push({ name: "includeif", dir: d, gitMode: true, control: lsOthers });
 
@@ -298,6 +298,27 @@ Deno.test("a FIFO the repository names cannot hang git: the listing is stopped a
   Deno.renameSync(join(dir, ".git", "HEAD.fifo"), join(dir, ".git", "HEAD"));
   assert.equal(hasGit(dir), false);
   assert.equal(currentRef(dir), null);
+});
+
+Deno.test("included config is read, and the command-line overrides still win over it", () => {
+  for (const name of ["include", "includeif"]) {
+    const v = vectors.find((x) => x.name === name)!;
+    const args = gitArgs({ root: v.dir, gitDir: join(v.dir, ".git") }, "ls-files", []);
+    const globals = args.slice(0, args.indexOf("ls-files"));
+    const get = (pre: string[]) =>
+      new TextDecoder().decode(
+        new Deno.Command("git", {
+          args: [...pre, "config", "--get", "core.fsmonitor"],
+          env: gitEnv(),
+          clearEnv: true,
+          stdin: "null",
+          stdout: "piped",
+        }).outputSync().stdout,
+      ).trim();
+    assert.equal(get(["-C", v.dir]), prog(name), `${name}: git follows the include`);
+    assert.equal(get(globals), "false", `${name}: Cruxe's override wins`);
+  }
+  assertNoMarkers("git config --get");
 });
 
 Deno.test("transports are refused even when the repository's config allows them", () => {

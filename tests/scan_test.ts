@@ -39,23 +39,23 @@ const EXPECTED = [
 ];
 
 for (const mode of ["plain", "git"] as const) {
-  Deno.test(`${mode} scan honours .gitignore (nested, anchored, negated), .cruxeignore and built-in skips`, () => {
+  Deno.test(`${mode} scan honours .gitignore (nested, anchored, negated), .cruxeignore and built-in skips`, async () => {
     const dir = Deno.makeTempDirSync();
     makeTree(dir, TREE);
     if (mode === "git") {
       git(dir, "init", "-q");
       Deno.writeTextFileSync(join(dir, ".git", "info", "exclude"), "");
     }
-    const r = scanRepository(dir, { maxFileBytes: 1 << 20 });
+    const r = await scanRepository(dir, { maxFileBytes: 1 << 20 });
     assert.equal(r.vcs, mode);
     assert.deepEqual(r.files.map((f) => f.path).sort(), [...EXPECTED].sort());
   });
 }
 
-Deno.test("plain scan honours .git/info/exclude when git cannot list files", () => {
+Deno.test("plain scan honours .git/info/exclude when git cannot list files", async () => {
   const dir = Deno.makeTempDirSync();
   makeTree(dir, { "a.py": "x = 1\n", "b.py": "y = 2\n", ".git/info/exclude": "b.py\n" });
-  const r = scanRepository(dir, { maxFileBytes: 1 << 20 });
+  const r = await scanRepository(dir, { maxFileBytes: 1 << 20 });
   assert.equal(r.vcs, "plain");
   assert.deepEqual(r.files.map((f) => f.path), ["a.py"]);
 });

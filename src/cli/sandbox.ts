@@ -21,7 +21,12 @@
  *
  * Read access is granted on the allowed roots themselves (recursively), not
  * per workspace, so a workspace auto-discovered inside an allowed root is
- * readable without a restart. A project registered by another process after
+ * readable without a restart. Command-line paths are canonicalized once, in
+ * the launcher; the served process is handed only canonical paths, and is
+ * granted both the canonical form and the form as typed (Deno checks the
+ * path it is handed without resolving symlinks, so a request naming
+ * `/tmp/link/repo` needs `/tmp/link` granted to be resolved at all; what it
+ * resolves to is then checked against the canonical roots). A project registered by another process after
  * start and outside every allowed root is not readable until the next start.
  *
  * Environment: `openContext` reads `Deno.env.toObject()`, which needs the
@@ -268,7 +273,11 @@ export function sandboxInputsFor(o: ServeOptions, env: Record<string, string>): 
  * Serves `argv` (`["serve-mcp", …]` or `["serve", …]`) inside the sandbox and
  * resolves to its exit code; resolves to null when this process should serve
  * itself (it already is the sandboxed child, or `CRUXE_SANDBOX=off`).
- * `options` are the parsed serve options; paths are canonicalized here.
+ * `options` are the parsed serve options; paths are canonicalized here, once:
+ * the sandboxed server gets `--workspace`/`--allowed-root` as canonical
+ * paths (a path through a symlink, such as `/tmp` on macOS, would otherwise
+ * be re-checked in a process that may read only its target). Read access
+ * covers both forms.
  *
  * @example
  * const code = await sandboxedServe([cmd, ...args], parsed);
@@ -279,13 +288,21 @@ export async function sandboxedServe(argv: string[], options: ServeOptions): Pro
   const env = Deno.env.toObject();
   if (env[SANDBOX_ENV_MARKER] === "1") return null;
   if (env[SANDBOX_OPT_OUT] === "off") return null;
-  const { checkServeOptions } = await import("../mcp/serve_options.ts");
+  const { checkServeOptions, withCanonicalPaths } = await import("../mcp/serve_options.ts");
   const o = checkServeOptions(options);
-  const policy = sandboxPolicy(sandboxInputsFor(o, env));
+  const inputs = sandboxInputsFor(o, env);
+  // The paths as typed are readable too, so a request naming a workspace the way the user wrote it (through a
+  // symlink) can be resolved; the child itself is handed only the canonical paths. A typed form that Deno's
+  // flag syntax cannot carry (a comma) is left out: serving still works, only requests by that name are refused.
+  const typed = (paths: string[]) => paths.map((p) => resolve(Deno.cwd(), p)).filter((p) => !p.includes(","));
+  inputs.allowedRoots.push(...typed(options.allowedRoots));
+  inputs.workspaces.push(...typed(options.workspaces));
+  const policy = sandboxPolicy(inputs);
+  const childArgv = [argv[0], ...withCanonicalPaths(argv.slice(1), o)];
   debug(`sandbox: read=${policy.read.join(",")} write=${policy.write.join(",")} net=${policy.net.join(",")}`);
   // `CRUXE_SANDBOX=worker` takes the compiled binary's path under `deno run` (how that path is tested).
   const inWorker = runtimeKind() === "compiled" || env[SANDBOX_OPT_OUT] === "worker";
-  return inWorker ? await serveInWorker(argv, policy, env) : await serveInChild(argv, policy, env);
+  return inWorker ? await serveInWorker(childArgv, policy, env) : await serveInChild(childArgv, policy, env);
 }
 
 /**

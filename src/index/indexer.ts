@@ -98,7 +98,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
   let writer: IndexWriter | null = null;
   try {
     emit("discovery", true);
-    const scan = scanRepository(opts.root, { maxFileBytes: opts.maxFileBytes, useGit: opts.vcsMode === "git" });
+    const scan = await scanRepository(opts.root, { maxFileBytes: opts.maxFileBytes, useGit: opts.vcsMode === "git" });
     counters.filesScanned = scan.files.length;
     emit("discovery", true);
 

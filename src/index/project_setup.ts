@@ -7,7 +7,7 @@ import { realpathSync, statSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
 import { projectId } from "../core/ids.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
-import { currentRef, hasGit } from "./scan.ts";
+import { currentRef, hasGit } from "./git.ts";
 
 /** Canonical absolute path of an existing directory, or a `project_not_found` error. */
 export function canonicalDir(path: string): string {

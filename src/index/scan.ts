@@ -1,13 +1,14 @@
 /**
  * Finding the files of a repository: `git ls-files` where git is there, else
  * a walker honouring `.gitignore`, `.git/info/exclude` and `.cruxeignore`;
- * then Cruxe's built-in skips. Requires `--allow-read` on the repository and
- * `--allow-run=git` for git repositories.
+ * then Cruxe's built-in skips. git runs only through `./git.ts`. Requires
+ * `--allow-read` on the repository and `--allow-run=git` for git repositories.
  */
 import { join } from "node:path";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
 import { debug } from "../core/log.ts";
 import { readRepoFile, underSymlinkedDirectory } from "../state/safe_open.ts";
+import { gitListFiles, hasGit } from "./git.ts";
 
 /** A file the scan found, with what `stat` said. */
 export interface ScannedFile {
@@ -23,50 +24,6 @@ export interface ScanResult {
   vcs: "git" | "plain";
 }
 
-/** True when `root` is inside a git work tree with git available. */
-export function hasGit(root: string): boolean {
-  try {
-    Deno.statSync(join(root, ".git"));
-  } catch {
-    return false;
-  }
-  try {
-    const out = new Deno.Command("git", {
-      args: ["-C", root, "rev-parse", "--is-inside-work-tree"],
-      stdout: "piped",
-      stderr: "null",
-    })
-      .outputSync();
-    return out.success;
-  } catch {
-    return false;
-  }
-}
-
-/** The current branch (or short commit when detached); null outside git. */
-export function currentRef(root: string): string | null {
-  try {
-    const out = new Deno.Command("git", {
-      args: ["-C", root, "rev-parse", "--abbrev-ref", "HEAD"],
-      stdout: "piped",
-      stderr: "null",
-    })
-      .outputSync();
-    if (!out.success) return null;
-    const ref = new TextDecoder().decode(out.stdout).trim();
-    if (ref !== "HEAD") return ref;
-    const sha = new Deno.Command("git", {
-      args: ["-C", root, "rev-parse", "--short", "HEAD"],
-      stdout: "piped",
-      stderr: "null",
-    })
-      .outputSync();
-    return sha.success ? new TextDecoder().decode(sha.stdout).trim() : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Largest ignore file read; a bigger one is treated as absent. */
 const MAX_IGNORE_FILE_BYTES = 8 * 1024 * 1024;
 
@@ -74,21 +31,6 @@ const MAX_IGNORE_FILE_BYTES = 8 * 1024 * 1024;
 function readText(root: string, rel: string): string | null {
   try {
     return new TextDecoder().decode(readRepoFile(root, rel, { maxBytes: MAX_IGNORE_FILE_BYTES }).bytes);
-  } catch {
-    return null;
-  }
-}
-
-function gitListFiles(root: string): string[] | null {
-  try {
-    const out = new Deno.Command("git", {
-      args: ["-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-      stdout: "piped",
-      stderr: "null",
-    }).outputSync();
-    if (!out.success) return null;
-    const list = new TextDecoder().decode(out.stdout).split("\0").filter(Boolean);
-    return [...new Set(list)];
   } catch {
     return null;
   }
@@ -131,12 +73,15 @@ function walk(root: string, onFile: (rel: string) => void): void {
  * and files below a symlinked directory, are skipped and counted under
  * `symlinks`: their content may live anywhere.
  */
-export function scanRepository(root: string, opts: { maxFileBytes: number; useGit?: boolean }): ScanResult {
+export async function scanRepository(
+  root: string,
+  opts: { maxFileBytes: number; useGit?: boolean },
+): Promise<ScanResult> {
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
   const cruxeIgnoreText = readText(root, ".cruxeignore");
   const cruxeIgnore = new IgnoreStack().with(cruxeIgnoreText ? new IgnoreFile("", cruxeIgnoreText) : null);
   const git = opts.useGit ?? hasGit(root);
-  let listed: string[] | null = git ? gitListFiles(root) : null;
+  let listed: string[] | null = git ? await gitListFiles(root) : null;
   const vcs = listed ? "git" : "plain";
   if (!listed) {
     listed = [];

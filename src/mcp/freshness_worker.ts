@@ -32,10 +32,10 @@ export interface Fingerprint {
   digest: string;
 }
 
-self.onmessage = (e: MessageEvent<FreshnessRequest>) => {
+self.onmessage = async (e: MessageEvent<FreshnessRequest>) => {
   const { id, root, maxFileBytes, useGit } = e.data;
   try {
-    const scan = scanRepository(root, { maxFileBytes, useGit });
+    const scan = await scanRepository(root, { maxFileBytes, useGit });
     let files = 0;
     let maxMtimeMs = 0;
     let acc = 0;

@@ -72,3 +72,27 @@ export function checkServeOptions(o: ServeOptions, cwd = Deno.cwd()): ServeOptio
   }
   return { ...o, allowedRoots, workspaces };
 }
+
+/** The flags whose values are directories, which `withCanonicalPaths` rewrites. */
+const PATH_FLAGS = ["--workspace", "--allowed-root"];
+
+/**
+ * `args` (a serve command's arguments, without the command) with every
+ * `--workspace`/`--allowed-root` replaced by the canonical paths of checked
+ * options `o`, so a process started with them sees the same directories
+ * whatever symlinks or working directory the original paths went through.
+ * A default workspace (`cruxe serve` without `--workspace`) becomes explicit.
+ *
+ * @example withCanonicalPaths(["--workspace", "/tmp/link", "-v"], checked) // ["-v", "--workspace", "/real/repo"]
+ */
+export function withCanonicalPaths(args: string[], o: ServeOptions): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (PATH_FLAGS.includes(a)) i++; // the flag and its value
+    else if (!PATH_FLAGS.some((f) => a.startsWith(f + "="))) out.push(a);
+  }
+  for (const w of o.workspaces) out.push("--workspace", w);
+  for (const r of o.allowedRoots) out.push("--allowed-root", r);
+  return out;
+}

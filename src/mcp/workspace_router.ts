@@ -9,7 +9,8 @@
  * - a path (relative ones resolve against the server's working directory
  *   first) at or under a registered project: that project;
  * - unknown without `--auto-workspace`: `workspace_not_registered`;
- * - unknown with `--auto-workspace`: realpath, then component-wise check
+ * - unknown with `--auto-workspace`: realpath (a path through a symlink is
+ *   served as its canonical target), then component-wise check
  *   against every (realpath'd) `--allowed-root` (`workspace_not_allowed`
  *   outside), LRU eviction past `--max-auto-workspaces`, registration with
  *   `auto_discovered = 1` and a background bootstrap job that concurrent
@@ -21,7 +22,7 @@ import { isAbsolute, resolve } from "node:path";
 import { CruxeError } from "../core/errors.ts";
 import { isWithinAnyRoot } from "../core/path_policy.ts";
 import { info, warn } from "../core/log.ts";
-import { registerProject } from "../index/project_setup.ts";
+import { outsideSandbox, registerProject } from "../index/project_setup.ts";
 import type { JobRunner } from "../index/job_runner.ts";
 import type { IndexReaders } from "../query/index_reader.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
@@ -74,9 +75,13 @@ export class WorkspaceRouter {
     }
     const absolute = isAbsolute(workspace) ? workspace : resolve(this.options.cwd, workspace);
     let real: string | null = null;
+    let unreadable = false;
     try {
       real = realpathSync(absolute);
-    } catch { /* does not exist: decided below */ }
+    } catch (e) {
+      // Does not exist (decided below), or the permission sandbox cannot see it at all.
+      unreadable = e instanceof Deno.errors.NotCapable;
+    }
     const known = this.registry.projectContaining(real ?? resolve(absolute));
     if (known) return this.routeTo(known, false);
     if (!this.options.autoWorkspace) {
@@ -88,6 +93,7 @@ export class WorkspaceRouter {
         { workspace: absolute },
       );
     }
+    if (unreadable) throw outsideSandbox(absolute);
     if (!real || !isWithinAnyRoot(this.options.allowedRoots, real)) {
       throw new CruxeError(
         "workspace_not_allowed",

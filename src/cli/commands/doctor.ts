@@ -2,6 +2,7 @@
 import { existsSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { scanRepository } from "../../index/scan.ts";
+import { gitVersion } from "../../index/git.ts";
 import type { CliContext } from "../context.ts";
 import { printJson, printTable } from "../output.ts";
 import { LANGUAGES } from "../../index/languages/registry.ts";
@@ -62,23 +63,20 @@ async function permissionChecks(home: string): Promise<Check[]> {
 }
 
 function gitCheck(): Check {
-  try {
-    const out = new Deno.Command("git", { args: ["--version"], stdout: "piped", stderr: "null" }).outputSync();
-    return { check: "git", status: "ok", detail: new TextDecoder().decode(out.stdout).trim() };
-  } catch {
-    return {
-      check: "git",
-      status: "warn",
-      detail: "git not found: plain-directory scanning will be used",
-      fix: "apt-get install git",
-    };
-  }
+  const version = gitVersion();
+  if (version) return { check: "git", status: "ok", detail: version };
+  return {
+    check: "git",
+    status: "warn",
+    detail: "git not found: plain-directory scanning will be used",
+    fix: "apt-get install git",
+  };
 }
 
-function ignoreCheck(root: string, maxFileBytes: number): Check {
+async function ignoreCheck(root: string, maxFileBytes: number): Promise<Check> {
   try {
     const t0 = performance.now();
-    const r = scanRepository(root, { maxFileBytes });
+    const r = await scanRepository(root, { maxFileBytes });
     const rules = [".gitignore", ".cruxeignore", ".git/info/exclude"].filter((f) => existsSync(join(root, f)));
     const sk = Object.entries(r.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(", ");
     return {
@@ -116,7 +114,7 @@ export async function runDoctor(ctx: CliContext, json: boolean): Promise<number>
     { check: "store", status: "ok", detail: ctx.config.home },
     diskCheck(ctx.config.home),
     gitCheck(),
-    ignoreCheck(Deno.cwd(), ctx.config.maxFileBytes),
+    await ignoreCheck(Deno.cwd(), ctx.config.maxFileBytes),
   ];
   const readers = new IndexReaders(ctx.registry);
   for (const p of ctx.registry.listProjects()) {

@@ -1,0 +1,320 @@
+/**
+ * Every git invocation Cruxe makes goes through this module, so that no git
+ * call ever runs a program the repository (or a config file it includes)
+ * chooses. Cruxe's permission sandbox can only allow or refuse running `git`;
+ * it cannot restrict what git itself starts, so the rules live here.
+ *
+ * What is closed, and how:
+ * - Config keys that name a program or a hook directory are overridden with
+ *   `-c` on every call. Command-line `-c` is read after the system, global,
+ *   repository and worktree files and after every file they include
+ *   (`include.path`, `includeIf.*.path`), so an include chain cannot win:
+ *   `core.fsmonitor=false` (a hook run by index-reading commands such as
+ *   `ls-files`), `core.hooksPath=/dev/null` (no hook, whether in
+ *   `.git/hooks` or a configured directory, can be found),
+ *   `core.untrackedCache=false` (no index rewrite), `core.pager=cat`,
+ *   `diff.external=`, `core.editor=:` and `sequence.editor=:` (`:` is git's
+ *   "no editor"), `core.askPass=`, `credential.helper=` (an empty value
+ *   resets the helper list) and `protocol.allow=never`.
+ * - `--no-pager` overrides `pager.<cmd>`; `--no-replace-objects` ignores
+ *   replacement refs.
+ * - Transports (ssh, `ext::` and other remote helpers, lazy fetches of a
+ *   partial clone, `core.sshCommand`, `core.gitProxy`, `remote.*.uploadpack`)
+ *   are refused by `GIT_ALLOW_PROTOCOL` set to the empty list, which
+ *   overrides every `protocol.<name>.allow` in config and is inherited by any
+ *   git process git starts.
+ * - Keys keyed by a name the repository picks (`filter.<driver>.clean`,
+ *   `.smudge`, `.process`, `diff.<driver>.textconv`, `.command`,
+ *   `merge.<driver>.driver`) cannot all be named with `-c`. They run only in
+ *   commands that convert or compare content (checkout, add, diff, status,
+ *   `cat-file --filters`/`--textconv`, merges); this module runs only
+ *   `ls-files` and `--version` (`GIT_SUBCOMMANDS`), neither of which does.
+ *   A subcommand added here that reads content must pass its
+ *   `--no-filters` / `--no-textconv` / `--no-ext-diff` options.
+ * - Aliases: git never lets `alias.<name>` shadow a built-in command, and
+ *   every subcommand used here is built in.
+ * - The environment is not inherited (`clearEnv`): only `PATH` (to find git
+ *   and its helpers), `HOME`/`XDG_CONFIG_HOME` (the user's own global config,
+ *   which carries their global excludes file; its program keys are
+ *   overridden like the repository's), `SYSTEMROOT`/`USERPROFILE` where
+ *   present (Windows), `LC_ALL=C`, and git's own switches:
+ *   `GIT_CONFIG_NOSYSTEM=1` (the system file is not ours to trust),
+ *   `GIT_OPTIONAL_LOCKS=0` (reads never write `.git/index`),
+ *   `GIT_TERMINAL_PROMPT=0`, `GIT_ASKPASS=` (empty: no askpass program),
+ *   `GIT_EDITOR=:`/`GIT_SEQUENCE_EDITOR=:`, `GIT_ALLOW_PROTOCOL=` and
+ *   `GIT_PROTOCOL_FROM_USER=0`. No
+ *   inherited `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`, `GIT_EXEC_PATH`,
+ *   `GIT_CONFIG_PARAMETERS`, `GIT_EXTERNAL_DIFF`, `GIT_SSH*`, `GIT_TRACE*`
+ *   or `LD_PRELOAD` can reach git. stdin is closed.
+ * - Which repository git reads is decided here, not discovered by git:
+ *   every call passes `--git-dir` and `--work-tree` explicitly, so git never
+ *   walks up to a parent repository and `core.worktree` cannot move the work
+ *   tree. The git directory must belong to the root (`gitDirOf`): a `.git`
+ *   directory inside it, or a `.git` file or symlink whose target is inside
+ *   the root, is a linked worktree that points back to this root, or is a
+ *   submodule's directory under `<P>/.git/modules/` of a repository `P`
+ *   containing the root; a `commondir` must pass the same test. Anything
+ *   else (a `.git` file naming some other repository) is not used: the root
+ *   is scanned as a plain directory. Under the permission sandbox a target
+ *   outside the readable roots cannot be checked and so is not used either.
+ *   Because discovery is not used, git's ownership check (`safe.directory`,
+ *   which exists to stop exactly these config programs) does not apply: a
+ *   repository owned by another user is listed like any other.
+ * - Reading is bounded: a FIFO the repository names (a `.gitignore`,
+ *   `info/exclude`, an included config file) would block git forever, so
+ *   `ls-files` is killed after `GIT_TIMEOUT_MS` and the caller walks the
+ *   directory instead. The branch label is read from `HEAD` and the refs
+ *   directly (regular files only), so registering a workspace, which happens
+ *   on the serving thread, runs no git at all.
+ *
+ * Requires `--allow-run=git`, `--allow-read` on the root (and on a linked
+ * worktree's git directory to use git mode there) and `--allow-env` for the
+ * variables passed on.
+ */
+import { isAbsolute, join, resolve, sep } from "node:path";
+import { isWithinRoot } from "../core/path_policy.ts";
+import { debug, warn } from "../core/log.ts";
+
+/** The only git subcommands Cruxe runs (none of them runs filters, textconv or diff drivers). */
+export const GIT_SUBCOMMANDS = ["ls-files"] as const;
+type GitSubcommand = typeof GIT_SUBCOMMANDS[number];
+
+/** Config overrides passed with `-c` on every call (see the module comment for why each). */
+export const GIT_CONFIG_OVERRIDES: readonly string[] = [
+  "core.fsmonitor=false",
+  "core.hooksPath=/dev/null",
+  "core.untrackedCache=false",
+  "core.pager=cat",
+  "diff.external=",
+  "core.editor=:",
+  "sequence.editor=:",
+  "core.askPass=",
+  "credential.helper=",
+  "protocol.allow=never",
+];
+
+/** A repository git may be run on: its work tree and the git directory checked to belong to it. */
+export interface GitRepo {
+  root: string;
+  gitDir: string;
+}
+
+/** The environment every git call gets (nothing else is inherited). */
+export function gitEnv(): Record<string, string> {
+  const env: Record<string, string> = {
+    LC_ALL: "C",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_OPTIONAL_LOCKS: "0",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_ASKPASS: "",
+    GIT_EDITOR: ":",
+    GIT_SEQUENCE_EDITOR: ":",
+    GIT_ALLOW_PROTOCOL: "",
+    GIT_PROTOCOL_FROM_USER: "0",
+  };
+  for (const k of ["PATH", "HOME", "XDG_CONFIG_HOME", "SYSTEMROOT", "USERPROFILE"]) {
+    let v: string | undefined;
+    try {
+      v = Deno.env.get(k);
+    } catch { /* no env permission: git runs with its defaults */ }
+    if (v) env[k] = v;
+  }
+  return env;
+}
+
+/**
+ * The argument list for running `sub args…` on `repo`: the global options
+ * and `-c` overrides first, then the subcommand. Exposed so tests can run
+ * git exactly as Cruxe does.
+ *
+ * @example gitArgs({ root: "/r", gitDir: "/r/.git" }, "ls-files", ["-z"])
+ */
+export function gitArgs(repo: GitRepo, sub: GitSubcommand, args: string[]): string[] {
+  const out = ["-C", repo.root, "--no-pager", "--no-replace-objects"];
+  for (const c of GIT_CONFIG_OVERRIDES) out.push("-c", c);
+  out.push(`--git-dir=${repo.gitDir}`, `--work-tree=${repo.root}`, sub, ...args);
+  return out;
+}
+
+/** How long one git call may run before it is killed (see `gitListFiles`). */
+export const GIT_TIMEOUT_MS = 60_000;
+
+function gitCommand(args: string[], signal?: AbortSignal): Deno.Command {
+  return new Deno.Command("git", {
+    args,
+    env: gitEnv(),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+    signal,
+  });
+}
+
+/** Runs git; its stdout on success, null when it failed, could not start, or ran past `timeoutMs` (then killed). */
+async function spawnGitAsync(args: string[], timeoutMs: number): Promise<Uint8Array | null> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  try {
+    const out = await gitCommand(args, abort.signal).output();
+    return out.success ? out.stdout : null;
+  } catch {
+    return null; // git missing or not permitted: callers fall back to plain scanning
+  } finally {
+    clearTimeout(timer);
+    if (abort.signal.aborted) warn(`git did not finish within ${timeoutMs} ms and was stopped (${args.join(" ")})`);
+  }
+}
+
+/** `git --version`'s line, or null when git cannot be run. Requires `--allow-run=git`. */
+export function gitVersion(): string | null {
+  try {
+    const out = gitCommand(["--version"]).outputSync();
+    return out.success ? new TextDecoder().decode(out.stdout).trim() : null;
+  } catch {
+    return null;
+  }
+}
+
+function realpathOrNull(p: string): string | null {
+  try {
+    return Deno.realPathSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A small regular file's text, or null. Anything else (a FIFO would block the
+ * read forever, a device could be endless) is not read.
+ */
+function readTextOrNull(p: string): string | null {
+  try {
+    const st = Deno.statSync(p);
+    if (!st.isFile || st.size > 64 * 1024) return null;
+    return Deno.readTextFileSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** True when `gitDir` is a linked worktree's directory whose `gitdir` file points back at `<root>/.git`. */
+function isWorktreeOf(gitDir: string, root: string): boolean {
+  const back = readTextOrNull(join(gitDir, "gitdir"))?.trim();
+  if (!back || readTextOrNull(join(gitDir, "commondir")) === null) return false;
+  const target = realpathOrNull(isAbsolute(back) ? back : resolve(gitDir, back));
+  return target !== null && target === realpathOrNull(join(root, ".git"));
+}
+
+/** True when `gitDir` lies under `<P>/.git/modules/` for a directory `P` (not `/`) containing `root`. */
+function isSubmoduleDirOf(gitDir: string, root: string): boolean {
+  const marker = `${sep}.git${sep}modules${sep}`;
+  for (let i = gitDir.indexOf(marker); i > 0; i = gitDir.indexOf(marker, i + 1)) {
+    if (isWithinRoot(gitDir.slice(0, i), root)) return true;
+  }
+  return false;
+}
+
+/**
+ * The git directory of canonical `root` when it belongs to that root (see
+ * the module comment), else null. Requires `--allow-read` on the root and
+ * on the git directory.
+ */
+export function gitDirOf(root: string): string | null {
+  const dotGit = join(root, ".git");
+  let st: Deno.FileInfo;
+  try {
+    st = Deno.lstatSync(dotGit);
+  } catch {
+    return null;
+  }
+  let gitDir: string | null;
+  let inside: boolean;
+  if (st.isDirectory) {
+    gitDir = dotGit;
+    inside = true;
+  } else {
+    // A `.git` file (`gitdir: <path>`, relative to the root) or a symlink: where it leads decides.
+    const text = st.isFile ? readTextOrNull(dotGit) : null;
+    const m = text?.match(/^gitdir:\s*(.+?)\s*$/m);
+    const target = st.isSymlink ? dotGit : m ? (isAbsolute(m[1]) ? m[1] : resolve(root, m[1])) : null;
+    gitDir = target ? realpathOrNull(target) : null;
+    if (!gitDir) return null;
+    inside = isWithinRoot(root, gitDir);
+    if (!inside && !isWorktreeOf(gitDir, root) && !isSubmoduleDirOf(gitDir, root)) {
+      debug(`git: ${dotGit} leads to ${gitDir}, which does not belong to ${root}; scanning without git`);
+      return null;
+    }
+  }
+  // `commondir` moves config, refs and objects: it must satisfy the same rule (a worktree's is its main repository).
+  const common = readTextOrNull(join(gitDir, "commondir"))?.trim();
+  if (common) {
+    const real = realpathOrNull(isAbsolute(common) ? common : resolve(gitDir, common));
+    const ok = real !== null && (isWithinRoot(root, real) || (!inside && isWorktreeOf(gitDir, root)) ||
+      isSubmoduleDirOf(real, root));
+    if (!ok) {
+      debug(`git: ${gitDir}/commondir leads outside ${root}; scanning without git`);
+      return null;
+    }
+  }
+  return gitDir;
+}
+
+/** The directory holding refs and config: `commondir`'s target for a linked worktree, else the git directory. */
+function commonDirOf(gitDir: string): string {
+  const common = readTextOrNull(join(gitDir, "commondir"))?.trim();
+  return common ? resolve(gitDir, common) : gitDir;
+}
+
+/** True when branch `ref` (`refs/heads/…`) has a commit: a loose ref file or a `packed-refs` line. */
+function refExists(gitDir: string, ref: string): boolean {
+  const common = commonDirOf(gitDir);
+  if (readTextOrNull(join(common, ...ref.split("/")))?.trim()) return true;
+  const packed = readTextOrNull(join(common, "packed-refs")) ?? "";
+  return packed.split("\n").some((l) => l.endsWith(` ${ref}`));
+}
+
+/**
+ * True when `root` is a git work tree Cruxe will run git on: a git directory
+ * that belongs to it (see `gitDirOf`) with a readable `HEAD`. Runs no git.
+ * Requires `--allow-read` on the root and its git directory.
+ */
+export function hasGit(root: string): boolean {
+  const gitDir = gitDirOf(root);
+  return gitDir !== null && readTextOrNull(join(gitDir, "HEAD")) !== null;
+}
+
+/**
+ * The current branch (or the commit's first 7 hex digits when detached);
+ * null outside git and on a branch without commits. Read from the git
+ * directory's `HEAD` and refs, so it runs no git (and can be called on the
+ * serving thread). Requires `--allow-read` on the root and its git directory.
+ */
+export function currentRef(root: string): string | null {
+  const gitDir = gitDirOf(root);
+  const head = gitDir ? readTextOrNull(join(gitDir, "HEAD"))?.trim() : null;
+  if (!gitDir || !head) return null;
+  const sym = head.match(/^ref:\s*(refs\/\S+)$/);
+  if (sym) {
+    if (!refExists(gitDir, sym[1])) return null;
+    return sym[1].startsWith("refs/heads/") ? sym[1].slice("refs/heads/".length) : sym[1];
+  }
+  return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(head) ? head.slice(0, 7) : null;
+}
+
+/**
+ * Tracked and untracked-but-not-ignored files of `root` (relative,
+ * `/`-separated, deduplicated), or null when git cannot list them within
+ * `timeoutMs` (the caller walks the directory instead). The time bound
+ * matters: a FIFO named by the repository (a `.gitignore`, `info/exclude`,
+ * an included config file) blocks git forever. Requires `--allow-read` on
+ * the root and `--allow-run=git`.
+ */
+export async function gitListFiles(root: string, timeoutMs = GIT_TIMEOUT_MS): Promise<string[] | null> {
+  const gitDir = gitDirOf(root);
+  if (!gitDir || !hasGit(root)) return null;
+  const args = gitArgs({ root, gitDir }, "ls-files", ["-z", "--cached", "--others", "--exclude-standard"]);
+  const out = await spawnGitAsync(args, timeoutMs);
+  if (!out) return null;
+  return [...new Set(new TextDecoder().decode(out).split("\0").filter(Boolean))];
+}

@@ -33,7 +33,8 @@ Commands:
   context QUERY [--max-tokens N] [--strategy breadth|depth]         context within a token budget
   (query commands accept --workspace PATH; default: the project containing the current directory)
   status                                        projects, index state and jobs
-  doctor                                        check store, grammars, git, permissions
+  doctor [--repair]                             check store, grammars, git, permissions;
+                                                --repair rebuilds a damaged registry from the project stores
   serve-mcp [--workspace PATH]... [options]     serve MCP (stdio, or --transport http)
   serve [--workspace PATH]                      index the workspace (default: .) and serve it over stdio
 
@@ -193,9 +194,9 @@ async function dispatch(cmd: string, rest: string[]): Promise<number> {
       return 0;
     }
     case "doctor": {
-      const { values: v } = parse(rest, {});
+      const { values: v } = parse(rest, { repair: { type: "boolean" } });
       if (v.help) return help();
-      return await runDoctor(openContext(v.config), v.json ?? false);
+      return await runDoctor(v.config, v.json ?? false, v.repair ?? false);
     }
     case "serve-mcp":
     case "serve":

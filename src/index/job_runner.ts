@@ -15,6 +15,7 @@ import type { ProgressEvent } from "./progress.ts";
 import { PARSE_WORKER_URL } from "./worker_pool.ts";
 import { refFor } from "./project_setup.ts";
 import { holdProcessLock, processAlive } from "../state/process_lock.ts";
+import { asStorageError } from "../state/storage_errors.ts";
 
 /** What listeners hear about a job. */
 export type JobEvent =
@@ -27,6 +28,8 @@ export type JobEvent =
     error: string | null;
     /** Registry code of the failure (e.g. `index_incompatible`), when the job failed. */
     errorCode?: ErrorCode;
+    /** The failure's `data` (e.g. `path` and `reason` of `storage_unavailable`). */
+    errorData?: Record<string, unknown>;
   };
 
 /** A job this process is running. */
@@ -112,32 +115,46 @@ export class JobRunner {
         { requested_ref: opts.ref, current_ref: ref },
       );
     }
-    holdProcessLock(this.registry.home);
+    if (this.registry.readOnly) throw this.registry.readOnlyError();
+    try {
+      holdProcessLock(this.registry.home);
+    } catch (e) {
+      throw asStorageError(e, this.registry.home, { home: this.registry.home });
+    }
     const job = this.registry.createJob({ job_id: newJobId(), project_id: project.project_id, ref, mode: opts.mode });
-    this.registry.setWorkspaceStatus(project.project_id, "indexing");
+    this.attempt(() => this.registry.setWorkspaceStatus(project.project_id, "indexing"));
     const worker = new Worker(JOB_WORKER_URL, { type: "module" });
     let resolveDone!: (j: JobRow) => void;
     const done = new Promise<JobRow>((r) => resolveDone = r);
     const parsers = new Map<number, Worker>();
     const entry: ActiveJob = { job, project, done, last: null, worker, parsers };
     this.active.set(project.project_id, entry);
-    const finish = (summary: IndexSummary | null, error: string | null, errorCode?: ErrorCode) => {
+    const finish = (
+      summary: IndexSummary | null,
+      error: string | null,
+      errorCode?: ErrorCode,
+      errorData?: Record<string, unknown>,
+    ) => {
       if (this.active.get(project.project_id) !== entry) return;
       this.active.delete(project.project_id);
       worker.terminate();
       for (const pw of parsers.values()) pw.terminate();
       parsers.clear();
-      const row = this.registry.getJob(job.job_id) ?? job;
+      // Runs inside worker event handlers: a registry that cannot be written (full disk) must not throw here.
+      const row = this.attempt(() => this.registry.getJob(job.job_id)) ?? job;
+      let final: JobRow = row;
       if (row.status === "running" || row.status === "queued") {
-        this.registry.updateJob(job.job_id, {
-          status: "failed",
-          error_message: error ?? "job ended",
-          finished_at: nowIso(),
-        });
+        // The worker could not record the end (or died): record it here.
+        const end = summary
+          ? { status: "published" as const, error_message: null, finished_at: nowIso() }
+          : { status: "failed" as const, error_message: error ?? "job ended", finished_at: nowIso() };
+        this.attempt(() => this.registry.updateJob(job.job_id, end));
+        final = this.attempt(() => this.registry.getJob(job.job_id)) ?? { ...row, ...end };
       }
-      const final = this.registry.getJob(job.job_id) ?? row;
-      this.registry.setWorkspaceStatus(project.project_id, final.status === "published" ? "ready" : "failed");
-      this.emit({ type: "end", job: final, project, summary, error, errorCode });
+      this.attempt(() =>
+        this.registry.setWorkspaceStatus(project.project_id, final.status === "published" ? "ready" : "failed")
+      );
+      this.emit({ type: "end", job: final, project, summary, error, errorCode, errorData });
       resolveDone(final);
     };
     worker.onmessage = (e: MessageEvent<JobWorkerOut>) => {
@@ -161,7 +178,7 @@ export class JobRunner {
         entry.last = m.event;
         this.emit({ type: "progress", job, project, event: m.event });
       } else if (m.type === "done") finish(m.summary, null);
-      else finish(null, m.message, isErrorCode(m.code) ? m.code : "internal_error");
+      else finish(null, m.message, isErrorCode(m.code) ? m.code : "internal_error", m.data);
     };
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
@@ -177,6 +194,11 @@ export class JobRunner {
         ref,
         vcsMode: project.vcs_mode,
         force: opts.force,
+        project: {
+          id: project.project_id,
+          name: project.name,
+          autoDiscovered: this.attempt(() => this.registry.getWorkspace(project.repo_root))?.auto_discovered === 1,
+        },
         maxFileBytes: this.config.maxFileBytes,
         workers: this.config.workers,
         workerRecycleFiles: this.config.workerRecycleFiles,
@@ -195,8 +217,20 @@ export class JobRunner {
     const res = await Promise.race([a.done, timeout]);
     if (res === null) {
       a.worker.terminate();
-      this.registry.updateJob(a.job.job_id, { status: "failed", error_message: "cancelled", finished_at: nowIso() });
+      this.attempt(() =>
+        this.registry.updateJob(a.job.job_id, { status: "failed", error_message: "cancelled", finished_at: nowIso() })
+      );
       this.active.delete(projectId);
+    }
+  }
+
+  /** Runs a registry access that must not throw (event handlers, shutdown); a failure is logged. */
+  private attempt<T>(fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (e) {
+      warn(`registry ${this.registry.path}: ${(e as Error).message}`);
+      return undefined;
     }
   }
 
@@ -205,11 +239,13 @@ export class JobRunner {
     for (const a of this.active.values()) {
       a.worker.terminate();
       for (const pw of a.parsers.values()) pw.terminate();
-      this.registry.updateJob(a.job.job_id, {
-        status: "interrupted",
-        error_message: "server stopped before the job finished",
-        finished_at: nowIso(),
-      });
+      this.attempt(() =>
+        this.registry.updateJob(a.job.job_id, {
+          status: "interrupted",
+          error_message: "server stopped before the job finished",
+          finished_at: nowIso(),
+        })
+      );
     }
     this.active.clear();
   }

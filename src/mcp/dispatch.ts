@@ -14,6 +14,7 @@ import { CruxeError } from "../core/errors.ts";
 import { buildMetadata, type IndexingStatus, type ProtocolMetadata } from "../core/metadata.ts";
 import { languageIds } from "../index/languages/registry.ts";
 import { requireIndex } from "../query/index_reader.ts";
+import { storageFix } from "../state/storage_errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import { errorResult, successResult, type ToolResult, unroutedMetadata } from "./envelope.ts";
 import { type NotificationSend, ProgressSink } from "./progress_notifier.ts";
@@ -89,7 +90,9 @@ export class Dispatcher {
       }
       return successResult(body as Record<string, unknown>, metadata);
     } catch (err) {
-      return errorResult(err, project ? this.metadata(project, false) : unroutedMetadata());
+      // A damaged or unusable index answers with its registry code (and marks the project), never internal_error.
+      const fault = project ? this.rt.readers.fault(project, err) : err;
+      return errorResult(fault, project ? this.metadata(project, false) : unroutedMetadata());
     } finally {
       leave();
     }
@@ -195,8 +198,15 @@ export class Dispatcher {
       result_completeness: active ? "partial" : truncated ? "truncated" : "complete",
       ref: view.ref ?? project.default_ref,
       schema_status: view.schemaStatus,
+      ...(view.readOnly ? { warnings: [readOnlyWarning(rt.registry.home, view.readOnly)] } : {}),
     });
   }
+}
+
+/** The warning every answer from a store that cannot be written carries. */
+function readOnlyWarning(home: string, reason: string): string {
+  return `read-only store (${reason}): ${home} cannot be written, so answers come from the existing index and ` +
+    `syncing is off; ${storageFix("read_only", home)}.`;
 }
 
 /** Parses arguments with a tool's schema; any mismatch is `invalid_input` listing every issue. */

@@ -5,7 +5,8 @@
  */
 import type { Db } from "../state/db.ts";
 import { getMeta } from "../state/db.ts";
-import { openIndexForRead } from "../state/project_index.ts";
+import { indexPath, markDamaged, openIndexForRead } from "../state/project_index.ts";
+import { asStorageError, corruptIndex, type StorageReason, storageReason } from "../state/storage_errors.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { SCHEMA_VERSION } from "../core/version.ts";
@@ -24,6 +25,12 @@ export interface IndexView {
   publishedAtMs: number | null;
   fileCount: number;
   symbolCount: number;
+  /** The index file. */
+  storePath: string;
+  /** Why the index is `corrupt_manifest`, when it is. */
+  problem?: string;
+  /** Set when the store cannot be written: the index answers read-only and cannot be synced. */
+  readOnly?: StorageReason;
 }
 
 /** Caches read connections by project. */
@@ -36,7 +43,7 @@ export class IndexReaders {
   view(project: ProjectRow): IndexView {
     const cached = this.views.get(project.project_id);
     if (cached) return cached;
-    const { db, status, current } = openIndexForRead(this.registry.projectDir(project.project_id));
+    const { db, status, current, problem, readOnly } = openIndexForRead(this.registry.projectDir(project.project_id));
     const meta = (k: string) => {
       if (!db || status !== "compatible") return null;
       try {
@@ -57,6 +64,9 @@ export class IndexReaders {
       publishedAtMs: meta("published_at_ms") === null ? null : Number(meta("published_at_ms")),
       fileCount: Number(meta("file_count") ?? 0),
       symbolCount: Number(meta("symbol_count") ?? 0),
+      storePath: indexPath(this.registry.projectDir(project.project_id)),
+      ...(problem ? { problem } : {}),
+      ...(readOnly || this.registry.readOnly ? { readOnly: readOnly ?? this.registry.readOnly! } : {}),
     };
     this.views.set(project.project_id, view);
     return view;
@@ -71,6 +81,51 @@ export class IndexReaders {
     } catch { /* already closed */ }
   }
 
+  /**
+   * Records that a project's index is damaged (found by a query): from now on
+   * its view is `corrupt_manifest` and every query answers `index_incompatible`,
+   * in this process and (through a marker beside the file) in every other one.
+   */
+  markCorrupt(project: ProjectRow, detail: string): void {
+    const dir = this.registry.projectDir(project.project_id);
+    markDamaged(dir, detail);
+    const old = this.views.get(project.project_id);
+    this.invalidate(project.project_id);
+    this.views.set(project.project_id, {
+      project,
+      db: null,
+      schemaStatus: "corrupt_manifest",
+      currentSchemaVersion: old?.currentSchemaVersion ?? 0,
+      requiredSchemaVersion: SCHEMA_VERSION,
+      ref: old?.ref ?? null,
+      lastIndexedAt: old?.lastIndexedAt ?? null,
+      publishedAtMs: old?.publishedAtMs ?? null,
+      fileCount: old?.fileCount ?? 0,
+      symbolCount: old?.symbolCount ?? 0,
+      storePath: indexPath(dir),
+      problem: detail,
+    });
+  }
+
+  /**
+   * What a failure while answering from a project's index means: a damaged
+   * index is marked (`markCorrupt`) and answers `index_incompatible`; another
+   * storage fault is `storage_unavailable` naming the file; anything else is
+   * returned unchanged.
+   */
+  fault(project: ProjectRow, err: unknown): unknown {
+    if (err instanceof CruxeError) return err;
+    const reason = storageReason(err);
+    if (!reason) return err;
+    const path = indexPath(this.registry.projectDir(project.project_id));
+    const detail = err instanceof Error ? err.message : String(err);
+    if (reason === "corrupt") {
+      this.markCorrupt(project, detail);
+      return corruptIndex(path, project.repo_root, detail);
+    }
+    return asStorageError(err, path, { home: this.registry.home });
+  }
+
   closeAll(): void {
     for (const id of [...this.views.keys()]) this.invalidate(id);
   }
@@ -81,6 +136,9 @@ export class IndexReaders {
  * saying why not (`index_incompatible` with the fix, `index_not_ready`).
  */
 export function requireIndex(view: IndexView): Db {
+  if (view.schemaStatus === "corrupt_manifest" && view.problem) {
+    throw corruptIndex(view.storePath, view.project.repo_root, view.problem);
+  }
   if (view.schemaStatus === "reindex_required" || view.schemaStatus === "corrupt_manifest") {
     throw new CruxeError(
       "index_incompatible",

@@ -41,6 +41,8 @@ export interface ActiveJob {
   worker: Worker;
   /** Parse workers this job uses (terminated with it). */
   parsers: Map<number, Worker>;
+  /** Why the job failed (set when it ends failed): its registry error. */
+  error?: CruxeError;
 }
 
 const JOB_WORKER_URL = new URL("./job_worker.ts", import.meta.url);
@@ -148,12 +150,15 @@ export class JobRunner {
         const end = summary
           ? { status: "published" as const, error_message: null, finished_at: nowIso() }
           : { status: "failed" as const, error_message: error ?? "job ended", finished_at: nowIso() };
-        this.attempt(() => this.registry.updateJob(job.job_id, end));
-        final = this.attempt(() => this.registry.getJob(job.job_id)) ?? { ...row, ...end };
+        const recorded = this.attempt(() => (this.registry.updateJob(job.job_id, end), true)) ?? false;
+        final = (recorded ? this.attempt(() => this.registry.getJob(job.job_id)) : undefined) ?? { ...row, ...end };
       }
       this.attempt(() =>
         this.registry.setWorkspaceStatus(project.project_id, final.status === "published" ? "ready" : "failed")
       );
+      if (final.status !== "published" && error) {
+        entry.error = new CruxeError(errorCode ?? "internal_error", error, { ...errorData, job_id: job.job_id });
+      }
       this.emit({ type: "end", job: final, project, summary, error, errorCode, errorData });
       resolveDone(final);
     };

@@ -3,9 +3,11 @@
  * reopened after a job publishes. Readers only ever see committed data.
  * Requires `--allow-read` on the store.
  */
+import { dirname } from "node:path";
 import type { Db } from "../state/db.ts";
 import { getMeta } from "../state/db.ts";
-import { indexPath, markDamaged, openIndexForRead } from "../state/project_index.ts";
+import { existsSync } from "node:fs";
+import { damagedMarkerPath, indexPath, markDamaged, openIndexForRead, storeIdentity } from "../state/project_index.ts";
 import { asStorageError, corruptIndex, type StorageReason, storageReason } from "../state/storage_errors.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
@@ -27,6 +29,8 @@ export interface IndexView {
   symbolCount: number;
   /** The index file. */
   storePath: string;
+  /** `storeIdentity` of the file when the view was opened. */
+  storeId?: string | null;
   /** Why the index is `corrupt_manifest`, when it is. */
   problem?: string;
   /** Set when the store cannot be written: the index answers read-only and cannot be synced. */
@@ -39,10 +43,15 @@ export class IndexReaders {
 
   constructor(private registry: Registry) {}
 
-  /** The current view of a project's index (opened on first use). */
+  /**
+   * The current view of a project's index (opened on first use, reopened when
+   * another process replaced the file or found it damaged).
+   */
   view(project: ProjectRow): IndexView {
     const cached = this.views.get(project.project_id);
-    if (cached) return cached;
+    if (cached && this.current(cached)) return cached;
+    if (cached) this.invalidate(project.project_id);
+    const storeId = storeIdentity(indexPath(this.registry.projectDir(project.project_id)));
     const { db, status, current, problem, readOnly } = openIndexForRead(this.registry.projectDir(project.project_id));
     const meta = (k: string) => {
       if (!db || status !== "compatible") return null;
@@ -65,6 +74,7 @@ export class IndexReaders {
       fileCount: Number(meta("file_count") ?? 0),
       symbolCount: Number(meta("symbol_count") ?? 0),
       storePath: indexPath(this.registry.projectDir(project.project_id)),
+      storeId,
       ...(problem ? { problem } : {}),
       ...(readOnly || this.registry.readOnly ? { readOnly: readOnly ?? this.registry.readOnly! } : {}),
     };
@@ -79,6 +89,14 @@ export class IndexReaders {
     try {
       v?.db?.close();
     } catch { /* already closed */ }
+  }
+
+  /** False when the file under a cached view was replaced, or another process marked it damaged. */
+  private current(v: IndexView): boolean {
+    // Not indexed yet: cheap to reopen, and another process may publish the first index into the same file.
+    if (v.schemaStatus === "not_indexed") return false;
+    if (storeIdentity(v.storePath) !== v.storeId) return false;
+    return v.schemaStatus === "corrupt_manifest" || !existsSync(damagedMarkerPath(dirname(v.storePath)));
   }
 
   /**
@@ -103,6 +121,7 @@ export class IndexReaders {
       fileCount: old?.fileCount ?? 0,
       symbolCount: old?.symbolCount ?? 0,
       storePath: indexPath(dir),
+      storeId: storeIdentity(indexPath(dir)),
       problem: detail,
     });
   }

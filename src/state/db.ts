@@ -26,14 +26,15 @@ function testMaxPageCount(): number | null {
 
 /**
  * Opens (creating if needed) a database in WAL mode with a busy timeout.
- * `immutable` opens an existing file read-only without taking locks or
- * creating `-wal`/`-shm` files: how a store in a directory this process
- * cannot write is still read.
+ * `snapshot` reads an existing file into memory and opens that copy
+ * read-only (`query_only`): how a store in a directory this process cannot
+ * write is still read, since SQLite cannot open a WAL database there (it
+ * would need to create the `-shm` file). It costs the file's size in memory.
  */
-export function openDb(path: string, opts: { readOnly?: boolean; immutable?: boolean } = {}): Db {
-  const readOnly = opts.readOnly || opts.immutable || false;
-  const target = opts.immutable ? immutableUri(path) : path;
-  const db = new DatabaseSync(target, { readOnly, timeout: 5000 });
+export function openDb(path: string, opts: { readOnly?: boolean; snapshot?: boolean } = {}): Db {
+  if (opts.snapshot) return openSnapshot(path);
+  const readOnly = opts.readOnly ?? false;
+  const db = new DatabaseSync(path, { readOnly, timeout: 5000 });
   try {
     if (!readOnly) {
       db.exec("PRAGMA journal_mode=WAL");
@@ -41,9 +42,7 @@ export function openDb(path: string, opts: { readOnly?: boolean; immutable?: boo
       const cap = testMaxPageCount();
       if (cap !== null) db.exec(`PRAGMA max_page_count=${cap}`);
     }
-    db.exec("PRAGMA foreign_keys=OFF");
-    db.exec("PRAGMA temp_store=MEMORY");
-    db.exec("PRAGMA cache_size=-32000");
+    tune(db);
   } catch (e) {
     db.close();
     throw e;
@@ -51,11 +50,26 @@ export function openDb(path: string, opts: { readOnly?: boolean; immutable?: boo
   return db;
 }
 
-/** A `file:` URI opening `path` read-only and immutable. */
-function immutableUri(path: string): string {
-  const u = new URL("file://");
-  u.pathname = path;
-  return `${u.href}?mode=ro&immutable=1`;
+function tune(db: Db): void {
+  db.exec("PRAGMA foreign_keys=OFF");
+  db.exec("PRAGMA temp_store=MEMORY");
+  db.exec("PRAGMA cache_size=-32000");
+}
+
+function openSnapshot(path: string): Db {
+  const bytes = Deno.readFileSync(path);
+  // Bytes 18-19 say "WAL"; an in-memory copy has no -wal/-shm, so it is read as a rollback-journal file.
+  if (bytes.length >= 100) bytes[18] = bytes[19] = 1;
+  const db = new DatabaseSync(":memory:");
+  try {
+    db.deserialize(bytes);
+    db.exec("PRAGMA query_only=ON");
+    tune(db);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
 }
 
 /** The names of the tables of a database (cheap: reads only the schema page). */

@@ -33,11 +33,25 @@ export interface ManifestEntry {
 
 export type { ChunkRecord, FileRows } from "./file_rows.ts";
 
+/**
+ * The identity of a store file (device and inode): it changes when the file
+ * is replaced (moved aside and rebuilt), so a cached reader knows to reopen.
+ * Null when there is no file.
+ */
+export function storeIdentity(path: string): string | null {
+  try {
+    const st = Deno.statSync(path);
+    return `${st.dev}:${st.ino ?? ""}:${st.ino === null ? st.birthtime?.getTime() ?? "" : ""}`;
+  } catch {
+    return null;
+  }
+}
+
 /** Tables every project index has; one missing means the store is damaged. */
 const PROJECT_TABLES = ["meta", "files", "symbols", "edges", "chunks", "chunks_fts", "symbols_fts", "files_fts"];
 
 /** Path of the marker recording that a project index was found damaged (removed when it is rebuilt). */
-function damagedMarkerPath(projectDir: string): string {
+export function damagedMarkerPath(projectDir: string): string {
   return indexPath(projectDir) + ".damaged";
 }
 
@@ -98,7 +112,7 @@ export function openIndexForRead(projectDir: string): IndexReadOpen {
     } catch (e) {
       const reason = storageReason(e);
       if (reason !== "read_only" && reason !== "permission_denied" && reason !== "cannot_open") throw e;
-      db = openDb(p, { immutable: true });
+      db = openDb(p, { snapshot: true });
       readOnly = reason;
     }
     const problem = missingTables(db);

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type Db, getMeta, moveAside, nowIso, openDb, quickCheck, tableNames } from "./db.ts";
 import { migrate, REGISTRY_MIGRATIONS } from "./schema.ts";
+import { CruxeError } from "../core/errors.ts";
 import { asStorageError, type StorageReason, storageReason, storageUnavailable } from "./storage_errors.ts";
 
 /** The registry's file inside a Cruxe home. */
@@ -140,7 +141,7 @@ export class Registry {
     const path = registryPath(home);
     let db: Db | null = null;
     try {
-      db = openDb(path, { immutable: true });
+      db = openDb(path, { snapshot: true });
       checkRegistry(db, path);
       return new Registry(home, db, reason);
     } catch (e) {
@@ -255,10 +256,18 @@ export class Registry {
       .all() as unknown as WorkspaceRow[];
   }
 
-  /** Records a use of a workspace (skipped in a read-only home: only eviction order depends on it). */
+  /**
+   * Records a use of a workspace. Best effort: only eviction order depends on
+   * it, so a registry that cannot be written (read-only home, full disk) never
+   * stops a query here.
+   */
   touchWorkspace(path: string): void {
     if (this.readOnly) return;
-    this.sql("UPDATE known_workspaces SET last_used_at = ? WHERE path = ?").run(nowIso(), path);
+    try {
+      this.sql("UPDATE known_workspaces SET last_used_at = ? WHERE path = ?").run(nowIso(), path);
+    } catch (e) {
+      if (!(e instanceof CruxeError && e.code === "storage_unavailable")) throw e;
+    }
   }
 
   setWorkspaceStatus(projectId: string, status: string): void {

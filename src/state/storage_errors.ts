@@ -24,7 +24,10 @@ const PATTERNS: [RegExp, StorageReason][] = [
   [/attempt to write a readonly database|Read-only file system|EROFS|os error 30\b/i, "read_only"],
   [/access permission denied|Permission denied|EACCES|EPERM|os error 13\b|os error 1\b/i, "permission_denied"],
   [/unable to open database file/i, "cannot_open"],
-  [/database disk image is malformed|file is not a database|malformed database schema|no such table/i, "corrupt"],
+  [
+    /database disk image is malformed|file is not a database|malformed database schema|no such table|vtable constructor failed/i,
+    "corrupt",
+  ],
 ];
 
 /** The storage fault an error reports, or null when it is something else (a bug, bad input, ...). */

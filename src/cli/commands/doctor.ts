@@ -200,7 +200,7 @@ function storeChecks(home: string, registry: Registry | null): Check[] {
     const t0 = performance.now();
     let problem: string | null;
     try {
-      const db = registry?.readOnly ? openDb(store, { immutable: true }) : openDb(store, { readOnly: true });
+      const db = registry?.readOnly ? openDb(store, { snapshot: true }) : openDb(store, { readOnly: true });
       try {
         root ??= (db.prepare("SELECT value FROM meta WHERE key = 'repo_root'").get() as { value?: string })?.value ??
           null;

@@ -183,7 +183,19 @@ async function dispatch(cmd: string, rest: string[]): Promise<number> {
             p.recent_jobs[0] ? `${p.recent_jobs[0].status} (${p.recent_jobs[0].mode})` : "",
           ]),
         );
+        if (ctx.registry.readOnly) {
+          console.log(
+            `! ${ctx.config.home} cannot be written (${ctx.registry.readOnly}): queries answer from the existing ` +
+              "indexes; indexing and syncing are off. Make it writable or set CRUXE_HOME.",
+          );
+        }
         for (const p of projects) {
+          if (p.schema_status === "corrupt_manifest" || p.schema_status === "reindex_required") {
+            console.log(
+              `! ${p.name}: the index is ${p.schema_status}${"problem" in p ? ` (${p.problem})` : ""}; run ` +
+                `\`cruxe index --force --path ${p.repo_root}\``,
+            );
+          }
           if (p.interrupted_recovery_report) {
             console.log(
               `! ${p.name}: ${p.interrupted_recovery_report.interrupted_jobs} interrupted job(s); run \`cruxe sync --workspace ${p.repo_root}\``,

@@ -94,8 +94,8 @@ export function storageUnavailable(
 export function corruptIndex(path: string, root: string | null, detail: string): CruxeError {
   return new CruxeError(
     "index_incompatible",
-    `The index ${path}${root ? ` of ${root}` : ""} is damaged (${detail}). Run \`cruxe index --force\`` +
-      `${root ? ` --path ${root}` : ""} (or index_repo with force: true) to move it aside and rebuild it.`,
+    `The index ${path}${root ? ` of ${root}` : ""} is damaged (${detail}). Run \`cruxe index --force` +
+      `${root ? ` --path ${root}` : ""}\` (or index_repo with force: true) to move it aside and rebuild it.`,
     { schema_status: "corrupt_manifest", path, fix: "cruxe index --force" },
   );
 }

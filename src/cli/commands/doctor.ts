@@ -151,7 +151,7 @@ function registryCheck(home: string, repair: boolean): { check: Check; registry:
     };
   } catch (e) {
     const ce = e instanceof CruxeError ? e : null;
-    const detail = (e as Error).message;
+    const detail = ce?.data.reason ? `${path}: ${ce.data.reason} (${ce.message})` : (e as Error).message;
     if (!repair || ce?.data.reason !== "corrupt") {
       return {
         check: { check: "registry", status: "fail", detail, fix: (ce?.data.fix as string) ?? "cruxe doctor --repair" },
@@ -193,7 +193,7 @@ function storeChecks(home: string, registry: Registry | null): Check[] {
       out.push({
         check: `store ${id}`,
         status: "ok",
-        detail: `${store}: ${mib} MiB; quick_check skipped (larger than ${QUICK_CHECK_MAX_BYTES / 2 ** 20} MiB)`,
+        detail: `${store}: quick_check skipped (${mib} MiB, larger than ${QUICK_CHECK_MAX_BYTES / 2 ** 20} MiB)`,
       });
       continue;
     }
@@ -219,9 +219,7 @@ function storeChecks(home: string, registry: Registry | null): Check[] {
     out.push({
       check: `store ${id}`,
       status: ok ? "ok" : busy ? "warn" : "fail",
-      detail: `${store}${root ? ` (${root})` : ""}: ${mib} MiB, quick_check ${
-        ok ? "ok" : `found: ${problem}`
-      } in ${ms} ms`,
+      detail: `${store}: ${ok ? "ok" : problem} (quick_check ${ms} ms, ${mib} MiB${root ? `, ${root}` : ""})`,
       fix: ok ? undefined : `cruxe index --force --path ${root ?? "<the project's root>"}`,
     });
   }

@@ -149,16 +149,17 @@ export function moveIndexAside(projectDir: string): string {
 /**
  * Whether an existing index is damaged: a recorded marker, a file SQLite
  * cannot open, a missing table, or a failed `quick_check` (reads every page).
- * Null when healthy or absent.
+ * Null when healthy or absent. `snapshot` checks an in-memory copy (for a
+ * directory this process cannot write).
  */
-export function indexDamage(projectDir: string): string | null {
+export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {}): string | null {
   const p = indexPath(projectDir);
   if (!existsSync(p)) return null;
   const marked = damagedMarker(projectDir);
   if (marked) return marked;
   let db: Db | null = null;
   try {
-    db = openDb(p, { readOnly: true });
+    db = opts.snapshot ? openDb(p, { snapshot: true }) : openDb(p, { readOnly: true });
     const check = missingTables(db) ?? quickCheck(db);
     return check === "ok" ? null : check;
   } catch (e) {
@@ -183,7 +184,7 @@ export class IndexWriter {
   /**
    * Opens the index for writing, creating it. With `reset` (only `index
    * --force` sets it), an index this build cannot use is replaced: a damaged
-   * one is moved aside (`moveAside`), one with another schema version is
+   * one is moved aside (`moveIndexAside`), one with another schema version is
    * removed. Without it such an index is `index_incompatible`; a store that
    * cannot be written is `storage_unavailable`.
    */

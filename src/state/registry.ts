@@ -359,6 +359,15 @@ function checkRegistry(db: Db, path: string): void {
   if (check !== "ok") throw storageUnavailable(path, "corrupt", `quick_check: ${check}`);
 }
 
+/** The ids of the project store directories under `home` (whether or not the registry knows them). */
+export function storeIds(home: string): string[] {
+  try {
+    return [...Deno.readDirSync(join(home, "projects"))].filter((e) => e.isDirectory).map((e) => e.name).sort();
+  } catch {
+    return []; // no projects yet
+  }
+}
+
 /** What `rebuildRegistry` did. */
 export interface RegistryRebuild {
   /** Where the damaged registry was moved (null when there was none). */
@@ -387,11 +396,7 @@ export function rebuildRegistry(home: string): RegistryRebuild {
   const restored: RegistryRebuild["restored"] = [];
   const skipped: RegistryRebuild["skipped"] = [];
   try {
-    let dirs: string[] = [];
-    try {
-      dirs = [...Deno.readDirSync(join(home, "projects"))].filter((e) => e.isDirectory).map((e) => e.name).sort();
-    } catch { /* no projects yet */ }
-    for (const id of dirs) {
+    for (const id of storeIds(home)) {
       const store = join(registry.projectDir(id), "index.db");
       if (!existsSync(store)) continue;
       let db: Db | null = null;

@@ -3,9 +3,8 @@ import { existsSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { scanRepository } from "../../index/scan.ts";
 import { loadConfig } from "../context.ts";
-import { openDb, quickCheck, tableNames } from "../../state/db.ts";
-import { rebuildRegistry, Registry, registryPath } from "../../state/registry.ts";
-import { indexPath } from "../../state/project_index.ts";
+import { rebuildRegistry, Registry, registryPath, storeIds } from "../../state/registry.ts";
+import { indexDamage, indexPath } from "../../state/project_index.ts";
 import { storageFix, storageReason } from "../../state/storage_errors.ts";
 import { CruxeError } from "../../core/errors.ts";
 import { processAlive } from "../../state/process_lock.ts";
@@ -176,18 +175,14 @@ function registryCheck(home: string, repair: boolean): { check: Check; registry:
 }
 
 /** SQLite `quick_check` of every project store under the home (timed; skipped above `QUICK_CHECK_MAX_BYTES`). */
-function storeChecks(home: string, registry: Registry | null): Check[] {
+function storeChecks(home: string, registry: Registry | null, readOnlyHome: boolean): Check[] {
   const out: Check[] = [];
-  let dirs: string[] = [];
-  try {
-    dirs = [...Deno.readDirSync(join(home, "projects"))].filter((e) => e.isDirectory).map((e) => e.name).sort();
-  } catch { /* no stores */ }
-  for (const id of dirs) {
+  for (const id of storeIds(home)) {
     const store = indexPath(join(home, "projects", id));
     if (!existsSync(store)) continue;
     const size = Deno.statSync(store).size;
     const mib = (size / 2 ** 20).toFixed(1);
-    let root = registry?.getProject(id)?.repo_root ?? null;
+    const root = registry?.getProject(id)?.repo_root ?? null;
     const active = registry?.activeJob(id);
     if (size > QUICK_CHECK_MAX_BYTES) {
       out.push({
@@ -198,23 +193,9 @@ function storeChecks(home: string, registry: Registry | null): Check[] {
       continue;
     }
     const t0 = performance.now();
-    let problem: string | null;
-    try {
-      const db = registry?.readOnly ? openDb(store, { snapshot: true }) : openDb(store, { readOnly: true });
-      try {
-        root ??= (db.prepare("SELECT value FROM meta WHERE key = 'repo_root'").get() as { value?: string })?.value ??
-          null;
-        const tables = tableNames(db);
-        const missing = ["files", "symbols", "edges", "chunks"].filter((t) => !tables.has(t));
-        problem = missing.length ? `missing table ${missing.join(", ")}` : quickCheck(db);
-      } finally {
-        db.close();
-      }
-    } catch (e) {
-      problem = (e as Error).message;
-    }
+    const problem = indexDamage(join(home, "projects", id), { snapshot: readOnlyHome });
     const ms = (performance.now() - t0).toFixed(0);
-    const ok = problem === "ok";
+    const ok = problem === null;
     const busy = active && active.owner_pid !== null && processAlive(home, active.owner_pid);
     out.push({
       check: `store ${id}`,
@@ -259,7 +240,8 @@ export async function runDoctor(configPath: string | undefined, json: boolean, r
     }
     readers.closeAll();
   }
-  checks.push(...storeChecks(config.home, registry));
+  const readOnlyHome = checks.some((c) => c.check === "store writable" && c.status === "fail");
+  checks.push(...storeChecks(config.home, registry, readOnlyHome));
   registry?.close();
   checks.push(...await grammarChecks(), ...await permissionChecks(config.home));
   if (json) printJson({ ok: !checks.some((c) => c.status === "fail"), checks });

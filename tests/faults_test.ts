@@ -382,6 +382,7 @@ Deno.test({
       const ro = { readOnlyUser: true };
       const status = await cli(home, ["status"], ro);
       assert.equal(status.code, 0, status.stderr);
+      assert.match(status.stdout, /cannot be written.*indexing and syncing are off/s);
       const found = await cli(home, ["locate", "Compute1x1", "--workspace", dir, "--json"], ro);
       assert.equal(found.code, 0, found.stderr);
       assert.ok(JSON.parse(found.stdout).results.length > 0);
@@ -422,6 +423,11 @@ Deno.test({
         assert.notEqual(r.isError, true, JSON.stringify(bodyOf(r)));
         const warnings = (bodyOf(r).metadata as { warnings?: string[] }).warnings ?? [];
         assert.ok(warnings.some((x) => x.includes("syncing is off") && x.includes(home)), JSON.stringify(warnings));
+        const st = bodyOf(await client.callTool({ name: "index_status", arguments: {} }));
+        assert.equal(st.read_only, true);
+        assert.equal(st.syncing, "off");
+        const health = bodyOf(await client.callTool({ name: "health_check", arguments: {} }));
+        assert.equal((health.checks as { store: { status: string } }).store.status, "read_only");
         const sync = errorOf(await client.callTool({ name: "sync_repo", arguments: {} }) as Result);
         assert.equal(sync.code, "storage_unavailable");
         assert.equal(sync.data.path, home);

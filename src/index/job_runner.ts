@@ -16,6 +16,7 @@ import { PARSE_WORKER_URL } from "./worker_pool.ts";
 import { refFor } from "./project_setup.ts";
 import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
+import { indexPath } from "../state/project_index.ts";
 
 /** What listeners hear about a job. */
 export type JobEvent =
@@ -187,7 +188,10 @@ export class JobRunner {
     };
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
-      finish(null, `index worker crashed: ${e.message}`, "internal_error");
+      // A storage fault that escaped the worker is still that fault; anything else is a bug.
+      const fault = asStorageError(new Error(e.message), indexPath(this.registry.projectDir(project.project_id)));
+      if (fault instanceof CruxeError) finish(null, fault.message, fault.code, fault.data);
+      else finish(null, `index worker crashed: ${e.message}`, "internal_error");
     };
     const msg: JobWorkerIn = {
       type: "start",

@@ -103,11 +103,17 @@ export class IndexReaders {
    * Records that a project's index is damaged (found by a query): from now on
    * its view is `corrupt_manifest` and every query answers `index_incompatible`,
    * in this process and (through a marker beside the file) in every other one.
+   * Nothing is recorded when the file was replaced since the view opened it.
    */
   markCorrupt(project: ProjectRow, detail: string): void {
     const dir = this.registry.projectDir(project.project_id);
-    markDamaged(dir, detail);
     const old = this.views.get(project.project_id);
+    // A view of a file another process has since replaced (index --force) says nothing about the new file.
+    if (old && storeIdentity(old.storePath) !== old.storeId) {
+      this.invalidate(project.project_id);
+      return;
+    }
+    markDamaged(dir, detail);
     this.invalidate(project.project_id);
     this.views.set(project.project_id, {
       project,

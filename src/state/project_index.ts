@@ -75,9 +75,16 @@ export function markDamaged(projectDir: string, detail: string): void {
   } catch { /* read-only home: the caller's view still says corrupt_manifest */ }
 }
 
-/** The first structural problem of an open index (a missing table), or null. */
+/**
+ * The first structural problem of an open index (a missing table), or null.
+ * A file without its schema yet is not a problem: another process has just
+ * created it and not yet committed the schema (no table but `meta`, no version).
+ */
 function missingTables(db: Db): string | null {
   const tables = tableNames(db);
+  if ([...tables].every((t) => t === "meta") && (!tables.has("meta") || getMeta(db, "schema_version") === null)) {
+    return null;
+  }
   const missing = PROJECT_TABLES.filter((t) => !tables.has(t));
   return missing.length ? `missing table ${missing.join(", ")}` : null;
 }
@@ -119,6 +126,10 @@ export function openIndexForRead(projectDir: string): IndexReadOpen {
     if (problem) {
       db.close();
       return { db: null, status: "corrupt_manifest", current: 0, problem };
+    }
+    if (!tableNames(db).has("symbols")) {
+      db.close();
+      return { db: null, status: "not_indexed", current: 0 }; // being created by another process
     }
   } catch (e) {
     return { db: null, status: "corrupt_manifest", current: 0, problem: (e as Error).message };
@@ -198,6 +209,11 @@ export class IndexWriter {
     if (reset) {
       const damage = indexDamage(projectDir);
       if (damage) moveIndexAside(projectDir);
+    } else if (!existsSync(p)) {
+      // The damaged file was removed by hand: its marker no longer means anything.
+      try {
+        Deno.removeSync(damagedMarkerPath(projectDir));
+      } catch { /* no marker */ }
     } else {
       const marked = damagedMarker(projectDir);
       if (marked) throw corruptIndex(p, null, marked);

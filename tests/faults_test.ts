@@ -124,6 +124,16 @@ function storeOf(home: string): string {
   return join(home, "projects", dir, "index.db");
 }
 
+/** Writes 64 KiB of garbage from the root page of the symbols table on (after folding the WAL in). */
+function damageSymbols(store: string): void {
+  checkpoint(store);
+  const meta = new DatabaseSync(store, { readOnly: true });
+  const row = meta.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'symbols'").get() as { rootpage: number };
+  const pageSize = Number((meta.prepare("PRAGMA page_size").get() as { page_size: number }).page_size);
+  meta.close();
+  writeAt(store, (Number(row.rootpage) - 1) * pageSize, garbage(64 * 1024));
+}
+
 type Result = { isError?: boolean; content: unknown };
 
 function errorOf(r: Result): { code: string; message: string; data: Record<string, unknown> } {
@@ -213,17 +223,7 @@ Deno.test("a damaged index.db: doctor finds it, queries answer index_incompatibl
   const home = tempHomeDir();
   assert.equal((await cli(home, ["index", "--path", dir])).code, 0);
   const store = storeOf(home);
-  checkpoint(store);
-  // 64 KiB of garbage from the root page of the symbols table on.
-  const meta = new DatabaseSync(store, { readOnly: true });
-  const root = Number(
-    (meta.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'symbols'").get() as {
-      rootpage: number;
-    }).rootpage,
-  );
-  const pageSize = Number((meta.prepare("PRAGMA page_size").get() as { page_size: number }).page_size);
-  meta.close();
-  writeAt(store, (root - 1) * pageSize, garbage(64 * 1024));
+  damageSymbols(store);
 
   const doctor = await cli(home, ["doctor", "--json"]);
   assert.equal(doctor.code, 1);
@@ -270,6 +270,40 @@ Deno.test("a damaged index.db: doctor finds it, queries answer index_incompatibl
     const after = await s.call("locate_symbol", { name: "Compute3x2", workspace: dir });
     assert.notEqual(after.isError, true, JSON.stringify(bodyOf(after)));
     assert.equal(bodyOf(await s.call("index_status", { workspace: dir })).schema_status, "compatible");
+  } finally {
+    s.close();
+  }
+});
+
+Deno.test("a damaged store of one repository in a multi-repo search: a partial answer naming it, the others answer", async () => {
+  const s = inProcess({}, { home: tempHomeDir() });
+  try {
+    const a = registerProject(s.registry, repo(5), { name: "alpha" });
+    const b = registerProject(s.registry, repo(40), { name: "beta" });
+    for (const p of [a, b]) {
+      assert.equal((await s.rt.runner.start(p, { mode: "full", force: false }).active.done).status, "published");
+    }
+    s.rt.readers.closeAll();
+    const store = join(s.registry.projectDir(b.project_id), "index.db");
+    damageSymbols(store);
+    const r = await s.call("search_code", {
+      query: "Compute3x2",
+      workspace: a.repo_root,
+      scope: { type: "repos", repos: ["alpha", "beta"] },
+    });
+    assert.notEqual(r.isError, true, JSON.stringify(bodyOf(r)));
+    const meta = bodyOf(r).meta as {
+      result_completeness: string;
+      repos: { repo: string; indexing_status: string; note?: string }[];
+    };
+    assert.equal(meta.result_completeness, "partial");
+    const beta = meta.repos.find((x) => x.repo === "beta")!;
+    assert.equal(beta.indexing_status, "failed");
+    assert.ok(beta.note?.includes(store) && beta.note.includes("cruxe index --force"), beta.note);
+    assert.ok((bodyOf(r).results as { repo: string }[]).every((x) => x.repo === "alpha"));
+    // The damaged repository, not the routed one, is marked.
+    assert.equal(bodyOf(await s.call("index_status", { workspace: b.repo_root })).schema_status, "corrupt_manifest");
+    assert.equal(bodyOf(await s.call("index_status", { workspace: a.repo_root })).schema_status, "compatible");
   } finally {
     s.close();
   }

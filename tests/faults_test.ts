@@ -504,6 +504,7 @@ Deno.test("index_status shows a job another live Cruxe process runs on the proje
       );
       const job = st.active_job as Record<string, unknown>;
       assert.equal(st.index_status, "indexing");
+      assert.equal((st.metadata as { indexing_status: string }).indexing_status, "indexing");
       assert.equal(job.owner_pid, child.pid);
       assert.ok(["parsing", "indexing", "finalizing"].includes(job.stage as string), String(job.stage));
       assert.ok((job.estimated_completion_pct as number) > 0);

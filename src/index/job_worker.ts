@@ -78,11 +78,13 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
   let registry: Registry | null = null;
   const started = Date.now();
   /** Registry writes are best effort here: the parent records the job's end again and reports the error. */
+  let warned = false;
   const record = (p: JobProgress) => {
     try {
       registry?.updateJob(msg.jobId, p);
     } catch (e) {
-      warn(`could not record job ${msg.jobId} in the registry: ${(e as Error).message}`);
+      if (!warned) warn(`could not record job ${msg.jobId} in the registry: ${(e as Error).message}`);
+      warned = true;
     }
   };
   try {

@@ -206,6 +206,11 @@ Deno.test("registry writes failing under a running job never throw out of its ev
     assert.deepEqual(ends, ["published"]);
     const r = await s.call("locate_symbol", { name: "Compute3x2", workspace: dir });
     assert.notEqual(r.isError, true, JSON.stringify(bodyOf(r)));
+    // The registry still says `queued`; index_status shows the end this process knows.
+    const job0 = s.registry.recentJobs(project.project_id, 1)[0];
+    assert.equal(job0.status, "queued");
+    const st = bodyOf(await s.call("index_status", { workspace: dir }));
+    assert.equal((st.recent_jobs as { status: string }[])[0].status, "published");
     // A write the registry refuses is an answer, not a crash.
     s.registry.db.exec(
       "CREATE TRIGGER full_new BEFORE INSERT ON index_jobs BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;",
@@ -213,6 +218,11 @@ Deno.test("registry writes failing under a running job never throw out of its ev
     const refused = errorOf(await s.call("index_repo", { workspace: dir, force: true }));
     assert.equal(refused.code, "storage_unavailable");
     assert.equal(refused.data.path, s.registry.path);
+    // Space is back: the end that could not be written is recorded by the next job.
+    s.registry.db.exec("DROP TRIGGER full_jobs; DROP TRIGGER full_ws; DROP TRIGGER full_new;");
+    const next = await s.rt.runner.start(project, { mode: "incremental", force: false }).active.done;
+    assert.equal(next.status, "published");
+    assert.equal(s.registry.getJob(job0.job_id)?.status, "published");
   } finally {
     s.close();
   }

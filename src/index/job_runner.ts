@@ -8,7 +8,7 @@ import { CruxeError, type ErrorCode, isErrorCode } from "../core/errors.ts";
 import { newJobId } from "../core/ids.ts";
 import { warn } from "../core/log.ts";
 import { nowIso } from "../state/db.ts";
-import type { JobRow, ProjectRow, Registry } from "../state/registry.ts";
+import type { JobProgress, JobRow, ProjectRow, Registry } from "../state/registry.ts";
 import type { IndexSummary } from "./indexer.ts";
 import type { JobWorkerIn, JobWorkerOut } from "./job_worker.ts";
 import type { ProgressEvent } from "./progress.ts";
@@ -51,6 +51,8 @@ const JOB_WORKER_URL = new URL("./job_worker.ts", import.meta.url);
 /** Runs index jobs for the projects of one registry. */
 export class JobRunner {
   private active = new Map<string, ActiveJob>();
+  /** Job ends the registry refused to record (full disk): shown by `jobView`, written when it accepts writes again. */
+  private unrecorded = new Map<string, JobProgress>();
   private listeners = new Set<(e: JobEvent) => void>();
 
   constructor(private registry: Registry, private config: CruxeConfig) {}
@@ -119,6 +121,7 @@ export class JobRunner {
       );
     }
     if (this.registry.readOnly) throw this.registry.readOnlyError();
+    this.flushUnrecorded();
     try {
       holdProcessLock(this.registry.home);
     } catch (e) {
@@ -152,6 +155,7 @@ export class JobRunner {
           ? { status: "published" as const, error_message: null, finished_at: nowIso() }
           : { status: "failed" as const, error_message: error ?? "job ended", finished_at: nowIso() };
         const recorded = this.attempt(() => (this.registry.updateJob(job.job_id, end), true)) ?? false;
+        if (!recorded) this.unrecorded.set(job.job_id, end);
         final = (recorded ? this.attempt(() => this.registry.getJob(job.job_id)) : undefined) ?? { ...row, ...end };
       }
       this.attempt(() =>
@@ -233,6 +237,24 @@ export class JobRunner {
     }
   }
 
+  /** A job row as this process knows it: with its end applied when the registry could not record it. */
+  jobView(row: JobRow): JobRow {
+    const end = this.unrecorded.get(row.job_id);
+    return end ? { ...row, ...end } as JobRow : row;
+  }
+
+  /** Writes the job ends the registry refused earlier; keeps those it still refuses. */
+  private flushUnrecorded(): void {
+    for (const [id, end] of this.unrecorded) {
+      try {
+        this.registry.updateJob(id, end);
+        this.unrecorded.delete(id);
+      } catch {
+        return; // still refused: try again at the next job or at shutdown
+      }
+    }
+  }
+
   /** Runs a registry access that must not throw (event handlers, shutdown); a failure is logged. */
   private attempt<T>(fn: () => T): T | undefined {
     try {
@@ -245,6 +267,7 @@ export class JobRunner {
 
   /** Stops every job at shutdown: they end `interrupted` and are reported next start. */
   shutdown(): void {
+    this.flushUnrecorded();
     for (const a of this.active.values()) {
       a.worker.terminate();
       for (const pw of a.parsers.values()) pw.terminate();

@@ -104,15 +104,19 @@ export function indexFacts(view: IndexView) {
   };
 }
 
-/** The spec's index_status body for one project (without `metadata`). */
+/**
+ * The spec's index_status body for one project (without `metadata`). `jobView`
+ * overlays what the caller knows of a job that the registry could not record.
+ */
 export function projectStatus(
   registry: Registry,
   readers: IndexReaders,
   project: ProjectRow,
   active: ActiveJob | undefined,
+  jobView: (row: JobRow) => JobRow = (row) => row,
 ) {
   const view = readers.view(project);
-  const jobs = registry.recentJobs(project.project_id, 5);
+  const jobs = registry.recentJobs(project.project_id, 5).map(jobView);
   const report = interruptedReport(registry, project.project_id);
   const elsewhere = active ? undefined : jobElsewhere(registry, project.project_id);
   return {

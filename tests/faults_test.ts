@@ -12,6 +12,7 @@
  * the commands run with the DAC override capabilities dropped).
  */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, stdioClient, tempHomeDir, waitFor } from "./mcp_helpers.ts";
@@ -418,8 +419,11 @@ Deno.test({
     const dir = repo(5);
     const home = tempHomeDir();
     assert.equal((await cli(home, ["index", "--path", dir])).code, 0);
-    checkpoint(join(home, "registry.db"));
+    // Both ways SQLite meets a read-only store: the registry with its -wal/-shm left by the indexing process
+    // (SQLite opens it read-only), the index without them (SQLite cannot open it; Cruxe reads a copy).
+    assert.ok(existsSync(join(home, "registry.db-shm")));
     checkpoint(storeOf(home));
+    assert.ok(!existsSync(storeOf(home) + "-shm"));
     const chmodAll = (mode: "a-w" | "u+w") => new Deno.Command("chmod", { args: ["-R", mode, home] }).outputSync();
     chmodAll("a-w");
     try {

@@ -17,7 +17,14 @@ import {
 } from "./schema.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { CruxeError } from "../core/errors.ts";
-import { asStorageError, corruptIndex, isCorruption, type StorageReason, storageReason } from "./storage_errors.ts";
+import {
+  asStorageError,
+  corruptIndex,
+  isCorruption,
+  type StorageReason,
+  storageReason,
+  unwritable,
+} from "./storage_errors.ts";
 
 /** Path of a project's index file inside its store directory. */
 export function indexPath(projectDir: string): string {
@@ -116,11 +123,12 @@ export function openIndexForRead(projectDir: string): IndexReadOpen {
   try {
     try {
       db = openDb(p);
+      readOnly = unwritable(p) ?? undefined;
     } catch (e) {
       const reason = storageReason(e);
       if (reason !== "read_only" && reason !== "permission_denied" && reason !== "cannot_open") throw e;
       db = openDb(p, { snapshot: true });
-      readOnly = reason;
+      readOnly = unwritable(p) ?? reason;
     }
     const problem = missingTables(db);
     if (problem) {

@@ -8,7 +8,7 @@ import { basename, dirname, join } from "node:path";
 import { type Db, getMeta, moveAside, nowIso, openDb, quickCheck, tableNames } from "./db.ts";
 import { migrate, REGISTRY_MIGRATIONS } from "./schema.ts";
 import { CruxeError } from "../core/errors.ts";
-import { asStorageError, type StorageReason, storageReason, storageUnavailable } from "./storage_errors.ts";
+import { asStorageError, type StorageReason, storageReason, storageUnavailable, unwritable } from "./storage_errors.ts";
 
 /** The registry's file inside a Cruxe home. */
 export function registryPath(home: string): string {
@@ -125,7 +125,7 @@ export class Registry {
       db = openDb(path);
       migrate(db, REGISTRY_MIGRATIONS);
       checkRegistry(db, path);
-      return new Registry(home, db, null);
+      return new Registry(home, db, unwritable(path));
     } catch (e) {
       db?.close();
       const reason = storageReason(e);

@@ -49,6 +49,21 @@ export function isCorruption(err: unknown): boolean {
   return storageReason(err) === "corrupt";
 }
 
+/**
+ * Why the file at `path` cannot be written by this process (read-only file
+ * system, permissions), or null when it can. SQLite quietly opens such a file
+ * read-only, so a store that opened fine may still refuse every write.
+ */
+export function unwritable(path: string): StorageReason | null {
+  try {
+    Deno.openSync(path, { read: true, write: true }).close();
+    return null;
+  } catch (e) {
+    const reason = storageReason(e);
+    return reason === "read_only" || reason === "permission_denied" ? reason : null;
+  }
+}
+
 /** What a person does about each fault at `path` (the store file or the home directory). */
 export function storageFix(reason: StorageReason, path: string, home?: string): string {
   switch (reason) {

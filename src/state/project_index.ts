@@ -165,6 +165,21 @@ export function moveIndexAside(projectDir: string): string {
   return dest;
 }
 
+/** The repository root an index records (null when it was never published or cannot be read). */
+export function storeRoot(projectDir: string, opts: { snapshot?: boolean } = {}): string | null {
+  let db: Db | null = null;
+  try {
+    db = openDb(indexPath(projectDir), opts.snapshot ? { snapshot: true } : { readOnly: true });
+    return getMeta(db, "repo_root");
+  } catch {
+    return null;
+  } finally {
+    try {
+      db?.close();
+    } catch { /* not open */ }
+  }
+}
+
 /**
  * Whether an existing index is damaged: a recorded marker, a file SQLite
  * cannot open, a missing table, or a failed `quick_check` (reads every page).

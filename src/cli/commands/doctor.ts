@@ -4,10 +4,9 @@ import { join } from "node:path";
 import { scanRepository } from "../../index/scan.ts";
 import { loadConfig } from "../context.ts";
 import { rebuildRegistry, Registry, registryPath, storeIds } from "../../state/registry.ts";
-import { indexDamage, indexPath } from "../../state/project_index.ts";
+import { indexDamage, indexPath, storeRoot } from "../../state/project_index.ts";
 import { storageFix, storageReason } from "../../state/storage_errors.ts";
 import { CruxeError } from "../../core/errors.ts";
-import { processAlive } from "../../state/process_lock.ts";
 import { printJson, printTable } from "../output.ts";
 import { LANGUAGES } from "../../index/languages/registry.ts";
 import { hasGrammar } from "../../index/grammar_assets.ts";
@@ -178,12 +177,11 @@ function registryCheck(home: string, repair: boolean): { check: Check; registry:
 function storeChecks(home: string, registry: Registry | null, readOnlyHome: boolean): Check[] {
   const out: Check[] = [];
   for (const id of storeIds(home)) {
-    const store = indexPath(join(home, "projects", id));
+    const dir = join(home, "projects", id);
+    const store = indexPath(dir);
     if (!existsSync(store)) continue;
     const size = Deno.statSync(store).size;
     const mib = (size / 2 ** 20).toFixed(1);
-    const root = registry?.getProject(id)?.repo_root ?? null;
-    const active = registry?.activeJob(id);
     if (size > QUICK_CHECK_MAX_BYTES) {
       out.push({
         check: `store ${id}`,
@@ -192,14 +190,14 @@ function storeChecks(home: string, registry: Registry | null, readOnlyHome: bool
       });
       continue;
     }
+    const root = registry?.getProject(id)?.repo_root ?? storeRoot(dir, { snapshot: readOnlyHome });
     const t0 = performance.now();
-    const problem = indexDamage(join(home, "projects", id), { snapshot: readOnlyHome });
+    const problem = indexDamage(dir, { snapshot: readOnlyHome });
     const ms = (performance.now() - t0).toFixed(0);
     const ok = problem === null;
-    const busy = active && active.owner_pid !== null && processAlive(home, active.owner_pid);
     out.push({
       check: `store ${id}`,
-      status: ok ? "ok" : busy ? "warn" : "fail",
+      status: ok ? "ok" : "fail",
       detail: `${store}: ${ok ? "ok" : problem} (quick_check ${ms} ms, ${mib} MiB${root ? `, ${root}` : ""})`,
       fix: ok ? undefined : `cruxe index --force --path ${root ?? "<the project's root>"}`,
     });

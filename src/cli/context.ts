@@ -31,11 +31,16 @@ function readConfigFile(path: string | undefined, home: string): Partial<CruxeCo
   }
 }
 
-/** Loads config and opens the registry. */
-export function openContext(configPath?: string): CliContext {
+/** The effective config (`--config` file or `<home>/config.json`, then the environment). */
+export function loadConfig(configPath?: string): CruxeConfig {
   const env = Deno.env.toObject();
   const base = resolveConfig(env, Deno.build.os);
-  const config = resolveConfig(env, Deno.build.os, readConfigFile(configPath, base.home));
+  return resolveConfig(env, Deno.build.os, readConfigFile(configPath, base.home));
+}
+
+/** Loads config and opens the registry (a damaged one is `storage_unavailable` naming the file and the fix). */
+export function openContext(configPath?: string): CliContext {
+  const config = loadConfig(configPath);
   const registry = Registry.open(config.home);
   const interruptedAtStart = registry.reconcileInterrupted((pid) => processAlive(config.home, pid));
   return { config, registry, interruptedAtStart };

@@ -33,7 +33,8 @@ Commands:
   context QUERY [--max-tokens N] [--strategy breadth|depth]         context within a token budget
   (query commands accept --workspace PATH; default: the project containing the current directory)
   status                                        projects, index state and jobs
-  doctor                                        check store, grammars, git, permissions
+  doctor [--repair]                             check store, grammars, git, permissions;
+                                                --repair rebuilds a damaged registry from the project stores
   serve-mcp [--workspace PATH]... [options]     serve MCP (stdio, or --transport http)
   serve [--workspace PATH]                      index the workspace (default: .) and serve it over stdio
 
@@ -182,7 +183,19 @@ async function dispatch(cmd: string, rest: string[]): Promise<number> {
             p.recent_jobs[0] ? `${p.recent_jobs[0].status} (${p.recent_jobs[0].mode})` : "",
           ]),
         );
+        if (ctx.registry.readOnly) {
+          console.log(
+            `! ${ctx.config.home} cannot be written (${ctx.registry.readOnly}): queries answer from the existing ` +
+              "indexes; indexing and syncing are off. Make it writable or set CRUXE_HOME.",
+          );
+        }
         for (const p of projects) {
+          if (p.schema_status === "corrupt_manifest" || p.schema_status === "reindex_required") {
+            console.log(
+              `! ${p.name}: the index is ${p.schema_status}${"problem" in p ? ` (${p.problem})` : ""}; run ` +
+                `\`cruxe index --force --path ${p.repo_root}\``,
+            );
+          }
           if (p.interrupted_recovery_report) {
             console.log(
               `! ${p.name}: ${p.interrupted_recovery_report.interrupted_jobs} interrupted job(s); run \`cruxe sync --workspace ${p.repo_root}\``,
@@ -193,9 +206,9 @@ async function dispatch(cmd: string, rest: string[]): Promise<number> {
       return 0;
     }
     case "doctor": {
-      const { values: v } = parse(rest, {});
+      const { values: v } = parse(rest, { repair: { type: "boolean" } });
       if (v.help) return help();
-      return await runDoctor(openContext(v.config), v.json ?? false);
+      return await runDoctor(v.config, v.json ?? false, v.repair ?? false);
     }
     case "serve-mcp":
     case "serve":

@@ -37,7 +37,7 @@
  * Requires (in the parent) `--allow-read` on the home and the config file,
  * `--allow-run` on `Deno.execPath()` (deno run) and `--allow-env`.
  */
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { resolveConfig } from "../core/config.ts";
@@ -247,8 +247,7 @@ function configFileFields(path: string | undefined, home: string): Record<string
 export function sandboxInputsFor(o: ServeOptions, env: Record<string, string>): SandboxInputs {
   const base = resolveConfig(env, Deno.build.os);
   const config = resolveConfig(env, Deno.build.os, configFileFields(o.configPath, base.home));
-  mkdirSync(config.home, { recursive: true });
-  const registry = Registry.open(config.home);
+  const registry = Registry.open(config.home); // creates the home; a fault there is storage_unavailable
   let registered: string[];
   try {
     registered = [

@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   "forbidden",
   "unsupported_media",
   "llm_unavailable",
+  "storage_unavailable",
 ] as const;
 
 /** A registry error code. */

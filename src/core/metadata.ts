@@ -14,6 +14,8 @@ export interface ProtocolMetadata {
   result_completeness: ResultCompleteness;
   ref: string;
   schema_status: SchemaStatus;
+  /** Conditions that limit every answer (e.g. a read-only store: syncing is off); present only when there are some. */
+  warnings?: string[];
 }
 
 /** Builds a metadata block; unspecified fields take the values of a ready, fresh index. */
@@ -25,5 +27,6 @@ export function buildMetadata(p: Partial<Omit<ProtocolMetadata, "cruxe_protocol_
     result_completeness: p.result_completeness ?? "complete",
     ref: p.ref ?? "live",
     schema_status: p.schema_status ?? "compatible",
+    ...(p.warnings?.length ? { warnings: p.warnings } : {}),
   };
 }

@@ -32,6 +32,8 @@ export interface IndexOptions {
   cancelled?: () => boolean;
   /** Where parse workers come from (default: spawned by this thread). */
   spawnParser?: SpawnParser;
+  /** The project's registry facts, recorded in the index so `cruxe doctor --repair` can rebuild the registry. */
+  project?: { id: string; name: string; autoDiscovered: boolean };
 }
 
 /** What an index run did. */
@@ -219,6 +221,11 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       writer.setMeta("ref", opts.ref);
       writer.setMeta("repo_root", opts.root);
       writer.setMeta("vcs_mode", opts.vcsMode);
+      if (opts.project) {
+        writer.setMeta("project_id", opts.project.id);
+        writer.setMeta("project_name", opts.project.name);
+        writer.setMeta("auto_discovered", opts.project.autoDiscovered ? "1" : "0");
+      }
       writer.setMeta("last_indexed_at", nowIso());
       // Millisecond publish time: tells two publishes within one second apart (freshness, caches).
       writer.setMeta("published_at_ms", String(Date.now()));
@@ -254,12 +261,10 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
   }
 }
 
-/** Opens the index for writing; with `force`, an index this build cannot use is replaced instead of refused. */
+/**
+ * Opens the index for writing; with `force`, an index this build cannot use is
+ * replaced instead of refused (a damaged one is moved aside, never deleted).
+ */
 function openWriter(projectDir: string, force: boolean): IndexWriter {
-  try {
-    return IndexWriter.open(projectDir, false);
-  } catch (e) {
-    if (force && e instanceof CruxeError && e.code === "index_incompatible") return IndexWriter.open(projectDir, true);
-    throw e;
-  }
+  return IndexWriter.open(projectDir, force);
 }

@@ -8,13 +8,15 @@ import { CruxeError, type ErrorCode, isErrorCode } from "../core/errors.ts";
 import { newJobId } from "../core/ids.ts";
 import { warn } from "../core/log.ts";
 import { nowIso } from "../state/db.ts";
-import type { JobRow, ProjectRow, Registry } from "../state/registry.ts";
+import type { JobProgress, JobRow, ProjectRow, Registry } from "../state/registry.ts";
 import type { IndexSummary } from "./indexer.ts";
 import type { JobWorkerIn, JobWorkerOut } from "./job_worker.ts";
 import type { ProgressEvent } from "./progress.ts";
 import { PARSE_WORKER_URL } from "./worker_pool.ts";
 import { refFor } from "./project_setup.ts";
 import { holdProcessLock, processAlive } from "../state/process_lock.ts";
+import { asStorageError } from "../state/storage_errors.ts";
+import { indexPath } from "../state/project_index.ts";
 
 /** What listeners hear about a job. */
 export type JobEvent =
@@ -27,6 +29,8 @@ export type JobEvent =
     error: string | null;
     /** Registry code of the failure (e.g. `index_incompatible`), when the job failed. */
     errorCode?: ErrorCode;
+    /** The failure's `data` (e.g. `path` and `reason` of `storage_unavailable`). */
+    errorData?: Record<string, unknown>;
   };
 
 /** A job this process is running. */
@@ -38,6 +42,8 @@ export interface ActiveJob {
   worker: Worker;
   /** Parse workers this job uses (terminated with it). */
   parsers: Map<number, Worker>;
+  /** Why the job failed (set when it ends failed): its registry error. */
+  error?: CruxeError;
 }
 
 const JOB_WORKER_URL = new URL("./job_worker.ts", import.meta.url);
@@ -45,6 +51,8 @@ const JOB_WORKER_URL = new URL("./job_worker.ts", import.meta.url);
 /** Runs index jobs for the projects of one registry. */
 export class JobRunner {
   private active = new Map<string, ActiveJob>();
+  /** Job ends the registry refused to record (full disk): shown by `jobView`, written when it accepts writes again. */
+  private unrecorded = new Map<string, JobProgress>();
   private listeners = new Set<(e: JobEvent) => void>();
 
   constructor(private registry: Registry, private config: CruxeConfig) {}
@@ -112,32 +120,51 @@ export class JobRunner {
         { requested_ref: opts.ref, current_ref: ref },
       );
     }
-    holdProcessLock(this.registry.home);
+    if (this.registry.readOnly) throw this.registry.readOnlyError();
+    this.flushUnrecorded();
+    try {
+      holdProcessLock(this.registry.home);
+    } catch (e) {
+      throw asStorageError(e, this.registry.home, { home: this.registry.home });
+    }
     const job = this.registry.createJob({ job_id: newJobId(), project_id: project.project_id, ref, mode: opts.mode });
-    this.registry.setWorkspaceStatus(project.project_id, "indexing");
+    this.attempt(() => this.registry.setWorkspaceStatus(project.project_id, "indexing"));
     const worker = new Worker(JOB_WORKER_URL, { type: "module" });
     let resolveDone!: (j: JobRow) => void;
     const done = new Promise<JobRow>((r) => resolveDone = r);
     const parsers = new Map<number, Worker>();
     const entry: ActiveJob = { job, project, done, last: null, worker, parsers };
     this.active.set(project.project_id, entry);
-    const finish = (summary: IndexSummary | null, error: string | null, errorCode?: ErrorCode) => {
+    const finish = (
+      summary: IndexSummary | null,
+      error: string | null,
+      errorCode?: ErrorCode,
+      errorData?: Record<string, unknown>,
+    ) => {
       if (this.active.get(project.project_id) !== entry) return;
       this.active.delete(project.project_id);
       worker.terminate();
       for (const pw of parsers.values()) pw.terminate();
       parsers.clear();
-      const row = this.registry.getJob(job.job_id) ?? job;
+      // Runs inside worker event handlers: a registry that cannot be written (full disk) must not throw here.
+      const row = this.attempt(() => this.registry.getJob(job.job_id)) ?? job;
+      let final: JobRow = row;
       if (row.status === "running" || row.status === "queued") {
-        this.registry.updateJob(job.job_id, {
-          status: "failed",
-          error_message: error ?? "job ended",
-          finished_at: nowIso(),
-        });
+        // The worker could not record the end (or died): record it here.
+        const end = summary
+          ? { status: "published" as const, error_message: null, finished_at: nowIso() }
+          : { status: "failed" as const, error_message: error ?? "job ended", finished_at: nowIso() };
+        const recorded = this.attempt(() => (this.registry.updateJob(job.job_id, end), true)) ?? false;
+        if (!recorded) this.unrecorded.set(job.job_id, end);
+        final = (recorded ? this.attempt(() => this.registry.getJob(job.job_id)) : undefined) ?? { ...row, ...end };
       }
-      const final = this.registry.getJob(job.job_id) ?? row;
-      this.registry.setWorkspaceStatus(project.project_id, final.status === "published" ? "ready" : "failed");
-      this.emit({ type: "end", job: final, project, summary, error, errorCode });
+      this.attempt(() =>
+        this.registry.setWorkspaceStatus(project.project_id, final.status === "published" ? "ready" : "failed")
+      );
+      if (final.status !== "published" && error) {
+        entry.error = new CruxeError(errorCode ?? "internal_error", error, { ...errorData, job_id: job.job_id });
+      }
+      this.emit({ type: "end", job: final, project, summary, error, errorCode, errorData });
       resolveDone(final);
     };
     worker.onmessage = (e: MessageEvent<JobWorkerOut>) => {
@@ -161,11 +188,14 @@ export class JobRunner {
         entry.last = m.event;
         this.emit({ type: "progress", job, project, event: m.event });
       } else if (m.type === "done") finish(m.summary, null);
-      else finish(null, m.message, isErrorCode(m.code) ? m.code : "internal_error");
+      else finish(null, m.message, isErrorCode(m.code) ? m.code : "internal_error", m.data);
     };
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
-      finish(null, `index worker crashed: ${e.message}`, "internal_error");
+      // A storage fault that escaped the worker is still that fault; anything else is a bug.
+      const fault = asStorageError(new Error(e.message), indexPath(this.registry.projectDir(project.project_id)));
+      if (fault instanceof CruxeError) finish(null, fault.message, fault.code, fault.data);
+      else finish(null, `index worker crashed: ${e.message}`, "internal_error");
     };
     const msg: JobWorkerIn = {
       type: "start",
@@ -177,6 +207,11 @@ export class JobRunner {
         ref,
         vcsMode: project.vcs_mode,
         force: opts.force,
+        project: {
+          id: project.project_id,
+          name: project.name,
+          autoDiscovered: this.attempt(() => this.registry.getWorkspace(project.repo_root))?.auto_discovered === 1,
+        },
         maxFileBytes: this.config.maxFileBytes,
         workers: this.config.workers,
         workerRecycleFiles: this.config.workerRecycleFiles,
@@ -195,21 +230,54 @@ export class JobRunner {
     const res = await Promise.race([a.done, timeout]);
     if (res === null) {
       a.worker.terminate();
-      this.registry.updateJob(a.job.job_id, { status: "failed", error_message: "cancelled", finished_at: nowIso() });
+      this.attempt(() =>
+        this.registry.updateJob(a.job.job_id, { status: "failed", error_message: "cancelled", finished_at: nowIso() })
+      );
       this.active.delete(projectId);
+    }
+  }
+
+  /** A job row as this process knows it: with its end applied when the registry could not record it. */
+  jobView(row: JobRow): JobRow {
+    const end = this.unrecorded.get(row.job_id);
+    return end ? { ...row, ...end } as JobRow : row;
+  }
+
+  /** Writes the job ends the registry refused earlier; keeps those it still refuses. */
+  private flushUnrecorded(): void {
+    for (const [id, end] of this.unrecorded) {
+      try {
+        this.registry.updateJob(id, end);
+        this.unrecorded.delete(id);
+      } catch {
+        return; // still refused: try again at the next job or at shutdown
+      }
+    }
+  }
+
+  /** Runs a registry access that must not throw (event handlers, shutdown); a failure is logged. */
+  private attempt<T>(fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (e) {
+      warn(`registry ${this.registry.path}: ${(e as Error).message}`);
+      return undefined;
     }
   }
 
   /** Stops every job at shutdown: they end `interrupted` and are reported next start. */
   shutdown(): void {
+    this.flushUnrecorded();
     for (const a of this.active.values()) {
       a.worker.terminate();
       for (const pw of a.parsers.values()) pw.terminate();
-      this.registry.updateJob(a.job.job_id, {
-        status: "interrupted",
-        error_message: "server stopped before the job finished",
-        finished_at: nowIso(),
-      });
+      this.attempt(() =>
+        this.registry.updateJob(a.job.job_id, {
+          status: "interrupted",
+          error_message: "server stopped before the job finished",
+          finished_at: nowIso(),
+        })
+      );
     }
     this.active.clear();
   }

@@ -5,9 +5,12 @@
  */
 /// <reference lib="deno.worker" />
 import { type IndexOptions, runIndex } from "./indexer.ts";
-import { Registry } from "../state/registry.ts";
+import { type JobProgress, Registry } from "../state/registry.ts";
 import { nowIso } from "../state/db.ts";
-import { toCruxeError } from "../core/errors.ts";
+import { CruxeError, toCruxeError } from "../core/errors.ts";
+import { warn } from "../core/log.ts";
+import { asStorageError, isCorruption } from "../state/storage_errors.ts";
+import { indexPath, markDamaged } from "../state/project_index.ts";
 import type { ProgressEvent } from "./progress.ts";
 import { type ParserEndpoint, type ParseResult, postTask, type SpawnParser } from "./worker_pool.ts";
 
@@ -22,7 +25,7 @@ export type JobWorkerIn =
 export type JobWorkerOut =
   | { type: "progress"; event: ProgressEvent }
   | { type: "done"; summary: Awaited<ReturnType<typeof runIndex>> }
-  | { type: "error"; code: string; message: string }
+  | { type: "error"; code: string; message: string; data?: Record<string, unknown> }
   | { type: "spawn-parser"; slot: number }
   | { type: "kill-parser"; slot: number };
 
@@ -71,28 +74,41 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
     endpoints.get(msg.slot)?.onCrash(msg.message);
     return;
   }
-  const registry = Registry.open(msg.home);
+  // Nothing may escape this handler: a failure of any kind is a failed job, never a crashed process.
+  let registry: Registry | null = null;
   const started = Date.now();
-  registry.updateJob(msg.jobId, { status: "running", started_at: nowIso() });
-  let lastWrite = 0;
+  /** Registry writes are best effort here: the parent records the job's end again and reports the error. */
+  let warned = false;
+  const record = (p: JobProgress) => {
+    try {
+      registry?.updateJob(msg.jobId, p);
+    } catch (e) {
+      if (!warned) warn(`could not record job ${msg.jobId} in the registry: ${(e as Error).message}`);
+      warned = true;
+    }
+  };
   try {
+    registry = Registry.open(msg.home);
+    record({ status: "running", started_at: nowIso() });
+    let lastWrite = 0;
     const summary = await runIndex(
       { ...msg.options, cancelled: () => cancelled, spawnParser: spawnViaParent },
       (event) => {
         const now = Date.now();
         if (now - lastWrite >= 500 || event.stage !== "parsing") {
           lastWrite = now;
-          registry.updateJob(msg.jobId, {
+          record({
             files_scanned: event.filesScanned,
             files_indexed: event.filesIndexed,
             symbols_extracted: event.symbols,
             estimated_completion_pct: event.percentage,
+            stage: event.stage,
           });
         }
         self.postMessage({ type: "progress", event } satisfies JobWorkerOut);
       },
     );
-    registry.updateJob(msg.jobId, {
+    record({
       status: "published",
       files_scanned: summary.filesScanned,
       files_indexed: summary.filesIndexed,
@@ -105,15 +121,13 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
     });
     self.postMessage({ type: "done", summary } satisfies JobWorkerOut);
   } catch (err) {
-    const ce = toCruxeError(err);
-    registry.updateJob(msg.jobId, {
-      status: "failed",
-      error_message: ce.message,
-      duration_ms: Date.now() - started,
-      finished_at: nowIso(),
-    });
-    self.postMessage({ type: "error", code: ce.code, message: ce.message } satisfies JobWorkerOut);
+    const store = indexPath(msg.options.projectDir);
+    // A raw SQLite corruption error here comes from the project index (registry faults arrive as CruxeErrors).
+    if (!(err instanceof CruxeError) && isCorruption(err)) markDamaged(msg.options.projectDir, (err as Error).message);
+    const ce = toCruxeError(asStorageError(err, store, { home: msg.home, root: msg.options.root }));
+    record({ status: "failed", error_message: ce.message, duration_ms: Date.now() - started, finished_at: nowIso() });
+    self.postMessage({ type: "error", code: ce.code, message: ce.message, data: ce.data } satisfies JobWorkerOut);
   } finally {
-    registry.close();
+    registry?.close();
   }
 };

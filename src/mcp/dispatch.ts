@@ -14,6 +14,8 @@ import { CruxeError } from "../core/errors.ts";
 import { buildMetadata, type IndexingStatus, type ProtocolMetadata } from "../core/metadata.ts";
 import { languageIds } from "../index/languages/registry.ts";
 import { requireIndex } from "../query/index_reader.ts";
+import { jobElsewhere } from "../query/index_status.ts";
+import { storageFix } from "../state/storage_errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import { errorResult, successResult, type ToolResult, unroutedMetadata } from "./envelope.ts";
 import { type NotificationSend, ProgressSink } from "./progress_notifier.ts";
@@ -89,7 +91,9 @@ export class Dispatcher {
       }
       return successResult(body as Record<string, unknown>, metadata);
     } catch (err) {
-      return errorResult(err, project ? this.metadata(project, false) : unroutedMetadata());
+      // A damaged or unusable index answers with its registry code (and marks the project), never internal_error.
+      const fault = project ? this.rt.readers.fault(project, err) : err;
+      return errorResult(fault, project ? this.metadata(project, false) : unroutedMetadata());
     } finally {
       leave();
     }
@@ -184,19 +188,36 @@ export class Dispatcher {
   metadata(project: ProjectRow, truncated: boolean): ProtocolMetadata {
     const rt = this.rt;
     const view = rt.readers.view(project);
-    const active = rt.runner.activeFor(project.project_id);
+    // A job another live Cruxe process runs on this project counts as much as one of ours.
+    const active = rt.runner.activeFor(project.project_id) ?? jobElsewhere(rt.registry, project.project_id);
     let indexing: IndexingStatus;
     if (active) indexing = "indexing";
     else if (view.schemaStatus === "compatible") indexing = "ready";
-    else indexing = rt.registry.getWorkspace(project.repo_root)?.index_status === "failed" ? "failed" : "not_indexed";
+    else indexing = lastJobFailed(rt, project) ? "failed" : "not_indexed";
     return buildMetadata({
       freshness_status: active ? "syncing" : rt.freshness.status(project, view),
       indexing_status: indexing,
       result_completeness: active ? "partial" : truncated ? "truncated" : "complete",
       ref: view.ref ?? project.default_ref,
       schema_status: view.schemaStatus,
+      ...(view.readOnly ? { warnings: [readOnlyWarning(rt.registry.home, view.readOnly)] } : {}),
     });
   }
+}
+
+/** Whether the project's last job failed (false when the registry cannot be read: metadata never throws). */
+function lastJobFailed(rt: ServerRuntime, project: ProjectRow): boolean {
+  try {
+    return rt.registry.getWorkspace(project.repo_root)?.index_status === "failed";
+  } catch {
+    return false;
+  }
+}
+
+/** The warning every answer from a store that cannot be written carries. */
+function readOnlyWarning(home: string, reason: string): string {
+  return `read-only store (${reason}): ${home} cannot be written, so answers come from the existing index and ` +
+    `syncing is off; ${storageFix("read_only", home)}.`;
 }
 
 /** Parses arguments with a tool's schema; any mismatch is `invalid_input` listing every issue. */

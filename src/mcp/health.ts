@@ -5,7 +5,7 @@
  * cached read views and in-memory job state only, so it answers while an
  * index job writes.
  */
-import { indexFacts } from "../query/index_status.ts";
+import { indexFacts, jobElsewhere } from "../query/index_status.ts";
 import { VERSION } from "../core/version.ts";
 import { LANGUAGES } from "../index/languages/registry.ts";
 import { hasGrammar } from "../index/grammar_assets.ts";
@@ -32,7 +32,7 @@ function projectHealth(rt: ServerRuntime, p: ProjectRow) {
   const view = rt.readers.view(p);
   const active = rt.runner.activeFor(p.project_id);
   let status: HealthIndexStatus;
-  if (active) status = "indexing";
+  if (active || jobElsewhere(rt.registry, p.project_id)) status = "indexing";
   else if (view.schemaStatus === "reindex_required" || view.schemaStatus === "corrupt_manifest") status = "error";
   else if (view.schemaStatus === "not_indexed") {
     status = rt.registry.getWorkspace(p.repo_root)?.index_status === "failed" ? "error" : "stale";
@@ -48,7 +48,13 @@ function projectHealth(rt: ServerRuntime, p: ProjectRow) {
 /** The `/health` body. */
 export function buildHealth(rt: ServerRuntime) {
   let projects: ReturnType<typeof projectHealth>[] = [];
-  let store: { status: "ok" | "error"; path: string; detail?: string } = { status: "ok", path: rt.config.home };
+  let store: { status: "ok" | "read_only" | "error"; path: string; detail?: string } = rt.registry.readOnly
+    ? {
+      status: "read_only",
+      path: rt.config.home,
+      detail: `${rt.registry.readOnly}: answers come from the existing indexes; indexing and syncing are off`,
+    }
+    : { status: "ok", path: rt.config.home };
   try {
     projects = rt.registry.listProjects().map((p) => projectHealth(rt, p));
   } catch (e) {

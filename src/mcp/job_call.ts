@@ -53,6 +53,8 @@ export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise
   const final = await Promise.race([active.done, aborted]);
   stop?.();
   if (!final) return body(req.tool, runtime.registry.getJob(active.job.job_id) ?? active.job, mode, null, joined);
+  // A job that failed for a known reason (a full disk, a damaged store) answers with that registry error.
+  if (final.status === "failed" && active.error && active.error.code !== "internal_error") throw active.error;
   const count = req.tool === "index_repo" ? ctx.view().fileCount : final.changed_files;
   return body(req.tool, final, mode, final.status === "published" ? count : null, joined);
 }

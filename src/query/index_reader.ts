@@ -3,9 +3,12 @@
  * reopened after a job publishes. Readers only ever see committed data.
  * Requires `--allow-read` on the store.
  */
+import { dirname } from "node:path";
 import type { Db } from "../state/db.ts";
 import { getMeta } from "../state/db.ts";
-import { openIndexForRead } from "../state/project_index.ts";
+import { existsSync } from "node:fs";
+import { damagedMarkerPath, indexPath, markDamaged, openIndexForRead, storeIdentity } from "../state/project_index.ts";
+import { asStorageError, corruptIndex, type StorageReason, storageReason } from "../state/storage_errors.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { SCHEMA_VERSION } from "../core/version.ts";
@@ -24,6 +27,14 @@ export interface IndexView {
   publishedAtMs: number | null;
   fileCount: number;
   symbolCount: number;
+  /** The index file. */
+  storePath: string;
+  /** `storeIdentity` of the file when the view was opened. */
+  storeId?: string | null;
+  /** Why the index is `corrupt_manifest`, when it is. */
+  problem?: string;
+  /** Set when the store cannot be written: the index answers read-only and cannot be synced. */
+  readOnly?: StorageReason;
 }
 
 /** Caches read connections by project. */
@@ -32,11 +43,16 @@ export class IndexReaders {
 
   constructor(private registry: Registry) {}
 
-  /** The current view of a project's index (opened on first use). */
+  /**
+   * The current view of a project's index (opened on first use, reopened when
+   * another process replaced the file or found it damaged).
+   */
   view(project: ProjectRow): IndexView {
     const cached = this.views.get(project.project_id);
-    if (cached) return cached;
-    const { db, status, current } = openIndexForRead(this.registry.projectDir(project.project_id));
+    if (cached && this.current(cached)) return cached;
+    if (cached) this.invalidate(project.project_id);
+    const storeId = storeIdentity(indexPath(this.registry.projectDir(project.project_id)));
+    const { db, status, current, problem, readOnly } = openIndexForRead(this.registry.projectDir(project.project_id));
     const meta = (k: string) => {
       if (!db || status !== "compatible") return null;
       try {
@@ -57,6 +73,10 @@ export class IndexReaders {
       publishedAtMs: meta("published_at_ms") === null ? null : Number(meta("published_at_ms")),
       fileCount: Number(meta("file_count") ?? 0),
       symbolCount: Number(meta("symbol_count") ?? 0),
+      storePath: indexPath(this.registry.projectDir(project.project_id)),
+      storeId,
+      ...(problem ? { problem } : {}),
+      ...(readOnly || this.registry.readOnly ? { readOnly: readOnly ?? this.registry.readOnly! } : {}),
     };
     this.views.set(project.project_id, view);
     return view;
@@ -71,6 +91,66 @@ export class IndexReaders {
     } catch { /* already closed */ }
   }
 
+  /** False when the file under a cached view was replaced, or another process marked it damaged. */
+  private current(v: IndexView): boolean {
+    // Not indexed yet: cheap to reopen, and another process may publish the first index into the same file.
+    if (v.schemaStatus === "not_indexed") return false;
+    if (storeIdentity(v.storePath) !== v.storeId) return false;
+    return v.schemaStatus === "corrupt_manifest" || !existsSync(damagedMarkerPath(dirname(v.storePath)));
+  }
+
+  /**
+   * Records that a project's index is damaged (found by a query): from now on
+   * its view is `corrupt_manifest` and every query answers `index_incompatible`,
+   * in this process and (through a marker beside the file) in every other one.
+   * Nothing is recorded when the file was replaced since the view opened it.
+   */
+  markCorrupt(project: ProjectRow, detail: string): void {
+    const dir = this.registry.projectDir(project.project_id);
+    const old = this.views.get(project.project_id);
+    // A view of a file another process has since replaced (index --force) says nothing about the new file.
+    if (old && storeIdentity(old.storePath) !== old.storeId) {
+      this.invalidate(project.project_id);
+      return;
+    }
+    markDamaged(dir, detail);
+    this.invalidate(project.project_id);
+    this.views.set(project.project_id, {
+      project,
+      db: null,
+      schemaStatus: "corrupt_manifest",
+      currentSchemaVersion: old?.currentSchemaVersion ?? 0,
+      requiredSchemaVersion: SCHEMA_VERSION,
+      ref: old?.ref ?? null,
+      lastIndexedAt: old?.lastIndexedAt ?? null,
+      publishedAtMs: old?.publishedAtMs ?? null,
+      fileCount: old?.fileCount ?? 0,
+      symbolCount: old?.symbolCount ?? 0,
+      storePath: indexPath(dir),
+      storeId: storeIdentity(indexPath(dir)),
+      problem: detail,
+    });
+  }
+
+  /**
+   * What a failure while answering from a project's index means: a damaged
+   * index is marked (`markCorrupt`) and answers `index_incompatible`; another
+   * storage fault is `storage_unavailable` naming the file; anything else is
+   * returned unchanged.
+   */
+  fault(project: ProjectRow, err: unknown): unknown {
+    if (err instanceof CruxeError) return err;
+    const reason = storageReason(err);
+    if (!reason) return err;
+    const path = indexPath(this.registry.projectDir(project.project_id));
+    const detail = err instanceof Error ? err.message : String(err);
+    if (reason === "corrupt") {
+      this.markCorrupt(project, detail);
+      return corruptIndex(path, project.repo_root, detail);
+    }
+    return asStorageError(err, path, { home: this.registry.home });
+  }
+
   closeAll(): void {
     for (const id of [...this.views.keys()]) this.invalidate(id);
   }
@@ -81,6 +161,9 @@ export class IndexReaders {
  * saying why not (`index_incompatible` with the fix, `index_not_ready`).
  */
 export function requireIndex(view: IndexView): Db {
+  if (view.schemaStatus === "corrupt_manifest" && view.problem) {
+    throw corruptIndex(view.storePath, view.project.repo_root, view.problem);
+  }
   if (view.schemaStatus === "reindex_required" || view.schemaStatus === "corrupt_manifest") {
     throw new CruxeError(
       "index_incompatible",

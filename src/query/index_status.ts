@@ -6,6 +6,7 @@ import type { JobRow, ProjectRow, Registry } from "../state/registry.ts";
 import type { IndexReaders, IndexView } from "./index_reader.ts";
 import type { ActiveJob } from "../index/job_runner.ts";
 import type { IndexingStatus } from "../core/metadata.ts";
+import { processAlive } from "../state/process_lock.ts";
 
 /** `interrupted_recovery_report` (present only when interrupted jobs are unresolved). */
 export interface InterruptedReport {
@@ -39,6 +40,37 @@ export function indexingStatus(
   return "not_indexed";
 }
 
+/**
+ * The job another live Cruxe process (a server, a CLI run) is running on a
+ * project, from the registry it records progress in; undefined when none.
+ */
+export function jobElsewhere(registry: Registry, projectId: string): JobRow | undefined {
+  let row: JobRow | null;
+  try {
+    row = registry.activeJob(projectId);
+  } catch {
+    return undefined; // a registry that cannot be read has no job to show; the caller's own read says why
+  }
+  if (!row || row.owner_pid === null || row.owner_pid === Deno.pid) return undefined;
+  return processAlive(registry.home, row.owner_pid) ? row : undefined;
+}
+
+function remoteJobBody(row: JobRow) {
+  return {
+    job_id: row.job_id,
+    progress_token: row.progress_token,
+    mode: row.mode,
+    status: row.status === "queued" ? "queued" : "running",
+    files_scanned: row.files_scanned,
+    files_indexed: row.files_indexed,
+    symbols_extracted: row.symbols_extracted,
+    estimated_completion_pct: row.estimated_completion_pct,
+    stage: row.stage ?? "discovery",
+    started_at: row.started_at ?? row.created_at,
+    owner_pid: row.owner_pid,
+  };
+}
+
 function activeJobBody(a: ActiveJob, registry: Registry) {
   const row = registry.getJob(a.job.job_id) ?? a.job;
   const ev = a.last;
@@ -53,6 +85,7 @@ function activeJobBody(a: ActiveJob, registry: Registry) {
     estimated_completion_pct: Math.max(row.estimated_completion_pct, ev?.percentage ?? 0),
     stage: ev?.stage ?? "discovery",
     started_at: row.started_at ?? row.created_at,
+    owner_pid: Deno.pid,
   };
 }
 
@@ -66,27 +99,34 @@ export function indexFacts(view: IndexView) {
     ref: view.ref ?? view.project.default_ref,
     file_count: view.fileCount,
     symbol_count: view.symbolCount,
+    ...(view.problem ? { problem: view.problem, fix: `cruxe index --force --path ${view.project.repo_root}` } : {}),
+    ...(view.readOnly ? { read_only: true, syncing: "off" } : {}),
   };
 }
 
-/** The spec's index_status body for one project (without `metadata`). */
+/**
+ * The spec's index_status body for one project (without `metadata`). `jobView`
+ * overlays what the caller knows of a job that the registry could not record.
+ */
 export function projectStatus(
   registry: Registry,
   readers: IndexReaders,
   project: ProjectRow,
   active: ActiveJob | undefined,
+  jobView: (row: JobRow) => JobRow = (row) => row,
 ) {
   const view = readers.view(project);
-  const jobs = registry.recentJobs(project.project_id, 5);
+  const jobs = registry.recentJobs(project.project_id, 5).map(jobView);
   const report = interruptedReport(registry, project.project_id);
+  const elsewhere = active ? undefined : jobElsewhere(registry, project.project_id);
   return {
     project_id: project.project_id,
     repo_root: project.repo_root,
     name: project.name,
     vcs_mode: project.vcs_mode,
-    index_status: indexingStatus(view, active, jobs[0]),
+    index_status: elsewhere ? "indexing" : indexingStatus(view, active, jobs[0]),
     ...indexFacts(view),
-    active_job: active ? activeJobBody(active, registry) : null,
+    active_job: active ? activeJobBody(active, registry) : elsewhere ? remoteJobBody(elsewhere) : null,
     recent_jobs: jobs.map((j) => ({
       job_id: j.job_id,
       ref: j.ref,

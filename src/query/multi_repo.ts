@@ -105,6 +105,8 @@ export interface ScopeDeps {
   view(project: ProjectRow): IndexView;
   /** True while a job is indexing the project (JobRunner.activeFor). */
   isIndexing?(projectId: string): boolean;
+  /** What a failure reading a project's index means (IndexReaders.fault: a damaged index is marked and said). */
+  fault?(project: ProjectRow, err: unknown): unknown;
 }
 
 function canonicalKey(path: string): string {
@@ -296,23 +298,36 @@ export async function searchScope(
       total_candidates: 0,
     };
     repos.push(status);
-    let db: Db;
-    try {
-      db = requireIndex(deps.view(t.project));
-    } catch (e) {
+    /** A repository whose index cannot answer: the whole call's error for one repo, else a partial answer. */
+    const unusable = (e: unknown) => {
       if (resolved.scope.type === "repo" && !indexing) throw e;
       completeness = "partial";
       if (!indexing) status.indexing_status = (e as CruxeError).code === "index_not_ready" ? "not_indexed" : "failed";
       status.note = (e as Error).message;
+    };
+    let db: Db;
+    try {
+      db = requireIndex(deps.view(t.project));
+    } catch (e) {
+      unusable(e);
+      continue;
+    }
+    let out: Awaited<ReturnType<SearchFn>>;
+    try {
+      out = await search(db, {
+        query: input.query,
+        limit: input.topK,
+        language: input.language,
+        pathPrefix: input.pathPrefix,
+      });
+    } catch (err) {
+      // Only a damaged or unreadable store is this repository's state; any other failure is the call's.
+      const fault = deps.fault?.(t.project, err) ?? err;
+      if (fault === err) throw err;
+      unusable(fault);
       continue;
     }
     if (indexing) completeness = "partial";
-    const out = await search(db, {
-      query: input.query,
-      limit: input.topK,
-      language: input.language,
-      pathPrefix: input.pathPrefix,
-    });
     const hits = (Array.isArray(out) ? out : out.results)
       .filter((h) => !input.pathPrefix || h.path.startsWith(input.pathPrefix));
     status.total_candidates = Array.isArray(out) ? hits.length : out.total_candidates ?? hits.length;

@@ -6,17 +6,86 @@ import { DatabaseSync } from "node:sqlite";
 
 export type Db = DatabaseSync;
 
-/** Opens (creating if needed) a database in WAL mode with a busy timeout. */
-export function openDb(path: string, opts: { readOnly?: boolean } = {}): Db {
-  const db = new DatabaseSync(path, { readOnly: opts.readOnly ?? false, timeout: 5000 });
-  if (!opts.readOnly) {
-    db.exec("PRAGMA journal_mode=WAL");
-    db.exec("PRAGMA synchronous=NORMAL");
+/**
+ * Test-only hook: `CRUXE_TEST_MAX_PAGE_COUNT=N` caps every store opened for
+ * writing at N pages (`PRAGMA max_page_count`), so a test can make SQLite
+ * report a full disk without filling a real one. Never set it in production.
+ */
+const TEST_MAX_PAGE_COUNT = "CRUXE_TEST_MAX_PAGE_COUNT";
+
+function testMaxPageCount(): number | null {
+  let raw: string | undefined;
+  try {
+    raw = Deno.env.get(TEST_MAX_PAGE_COUNT);
+  } catch {
+    return null; // no env permission: the hook is off
   }
+  const n = Number(raw);
+  return raw && Number.isInteger(n) && n > 0 ? n : null;
+}
+
+/**
+ * Opens (creating if needed) a database in WAL mode with a busy timeout.
+ * `snapshot` reads an existing file into memory and opens that copy
+ * read-only (`query_only`): how a store in a directory this process cannot
+ * write is still read, since SQLite cannot open a WAL database there (it
+ * would need to create the `-shm` file). It costs the file's size in memory.
+ */
+export function openDb(path: string, opts: { readOnly?: boolean; snapshot?: boolean } = {}): Db {
+  if (opts.snapshot) return openSnapshot(path);
+  const readOnly = opts.readOnly ?? false;
+  const db = new DatabaseSync(path, { readOnly, timeout: 5000 });
+  try {
+    if (!readOnly) {
+      db.exec("PRAGMA journal_mode=WAL");
+      db.exec("PRAGMA synchronous=NORMAL");
+      const cap = testMaxPageCount();
+      if (cap !== null) db.exec(`PRAGMA max_page_count=${cap}`);
+    }
+    tune(db);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}
+
+function tune(db: Db): void {
   db.exec("PRAGMA foreign_keys=OFF");
   db.exec("PRAGMA temp_store=MEMORY");
   db.exec("PRAGMA cache_size=-32000");
+}
+
+function openSnapshot(path: string): Db {
+  const bytes = Deno.readFileSync(path);
+  // Bytes 18-19 say "WAL"; an in-memory copy has no -wal/-shm, so it is read as a rollback-journal file.
+  if (bytes.length >= 100) bytes[18] = bytes[19] = 1;
+  const db = new DatabaseSync(":memory:");
+  try {
+    db.deserialize(bytes);
+    db.exec("PRAGMA query_only=ON");
+    tune(db);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
   return db;
+}
+
+/** The names of the tables of a database (cheap: reads only the schema page). */
+export function tableNames(db: Db): Set<string> {
+  const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+  return new Set(rows.map((r) => r.name));
+}
+
+/**
+ * SQLite's `quick_check`: "ok", or the first problems it found (at most
+ * `limit`). Reads every page, so its cost grows with the file.
+ */
+export function quickCheck(db: Db, limit = 5): string {
+  const rows = db.prepare(`PRAGMA quick_check(${limit})`).all() as Record<string, string>[];
+  const lines = rows.map((r) => String(Object.values(r)[0]));
+  return lines.length === 1 && lines[0] === "ok" ? "ok" : lines.join("; ");
 }
 
 /** Runs `fn` inside one transaction; rolls back on any throw. */
@@ -42,6 +111,22 @@ export function getMeta(db: Db, key: string): string | null {
 export function setMeta(db: Db, key: string, value: string): void {
   db.prepare("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
     .run(key, value);
+}
+
+/**
+ * Renames a store file and its `-wal`/`-shm` to `<path>.corrupt-<timestamp>`
+ * (a damaged store is kept for inspection, never deleted). Returns the new path.
+ */
+export function moveAside(path: string): string {
+  const dest = `${path}.corrupt-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+  for (const suffix of ["", "-wal", "-shm"]) {
+    try {
+      Deno.renameSync(path + suffix, dest + suffix);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+  }
+  return dest;
 }
 
 /** The current UTC time as ISO 8601 without milliseconds. */

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Db, getMeta, openDb, setMeta } from "./db.ts";
+import { type Db, getMeta, moveAside, nowIso, openDb, quickCheck, setMeta, tableNames } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
 import {
   createSecondaryIndexesSql,
@@ -17,6 +17,14 @@ import {
 } from "./schema.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { CruxeError } from "../core/errors.ts";
+import {
+  asStorageError,
+  corruptIndex,
+  isCorruption,
+  type StorageReason,
+  storageReason,
+  unwritable,
+} from "./storage_errors.ts";
 
 /** Path of a project's index file inside its store directory. */
 export function indexPath(projectDir: string): string {
@@ -33,20 +41,168 @@ export interface ManifestEntry {
 export type { ChunkRecord, FileRows } from "./file_rows.ts";
 
 /**
- * Opens a project index for reading. Returns null when no index exists yet.
- * Throws nothing: an unreadable file is reported through `schemaStatus`.
+ * The identity of a store file (device and inode): it changes when the file
+ * is replaced (moved aside and rebuilt), so a cached reader knows to reopen.
+ * Null when there is no file.
  */
-export function openIndexForRead(projectDir: string): { db: Db | null; status: SchemaStatus; current: number } {
+export function storeIdentity(path: string): string | null {
+  try {
+    const st = Deno.statSync(path);
+    return `${st.dev}:${st.ino ?? ""}:${st.ino === null ? st.birthtime?.getTime() ?? "" : ""}`;
+  } catch {
+    return null;
+  }
+}
+
+/** Tables every project index has; one missing means the store is damaged. */
+const PROJECT_TABLES = ["meta", "files", "symbols", "edges", "chunks", "chunks_fts", "symbols_fts", "files_fts"];
+
+/** Path of the marker recording that a project index was found damaged (removed when it is rebuilt). */
+export function damagedMarkerPath(projectDir: string): string {
+  return indexPath(projectDir) + ".damaged";
+}
+
+/** Why the index of `projectDir` was found damaged, if it was (by any process, until `index --force`). */
+export function damagedMarker(projectDir: string): string | null {
+  try {
+    return Deno.readTextFileSync(damagedMarkerPath(projectDir)).trim() || "damaged";
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Records that the index of `projectDir` is damaged, so every process answers
+ * `index_incompatible` until it is rebuilt. Best effort: a home that cannot be
+ * written keeps the fact only in the caller's memory.
+ */
+export function markDamaged(projectDir: string, detail: string): void {
+  try {
+    Deno.writeTextFileSync(damagedMarkerPath(projectDir), `${nowIso()} ${detail}\n`);
+  } catch { /* read-only home: the caller's view still says corrupt_manifest */ }
+}
+
+/**
+ * The first structural problem of an open index (a missing table), or null.
+ * A file without its schema yet is not a problem: another process has just
+ * created it and not yet committed the schema (no table but `meta`, no version).
+ */
+function missingTables(db: Db): string | null {
+  const tables = tableNames(db);
+  if ([...tables].every((t) => t === "meta") && (!tables.has("meta") || getMeta(db, "schema_version") === null)) {
+    return null;
+  }
+  const missing = PROJECT_TABLES.filter((t) => !tables.has(t));
+  return missing.length ? `missing table ${missing.join(", ")}` : null;
+}
+
+/** What opening an index for reading found. */
+export interface IndexReadOpen {
+  db: Db | null;
+  status: SchemaStatus;
+  current: number;
+  /** Why the index is `corrupt_manifest`, when it is. */
+  problem?: string;
+  /** Set when the store directory cannot be written: the index was opened read-only and cannot be synced. */
+  readOnly?: StorageReason;
+}
+
+/**
+ * Opens a project index for reading. Returns null when no index exists yet.
+ * Throws nothing: an unreadable or damaged file is reported through `status`
+ * (`corrupt_manifest` with `problem`). In a directory this process cannot
+ * write, the index is opened read-only (`readOnly`).
+ */
+export function openIndexForRead(projectDir: string): IndexReadOpen {
   const p = indexPath(projectDir);
   if (!existsSync(p)) return { db: null, status: "not_indexed", current: 0 };
+  const marked = damagedMarker(projectDir);
+  if (marked) return { db: null, status: "corrupt_manifest", current: 0, problem: marked };
   let db: Db;
+  let readOnly: StorageReason | undefined;
   try {
-    db = openDb(p);
-  } catch {
-    return { db: null, status: "corrupt_manifest", current: 0 };
+    try {
+      db = openDb(p);
+      readOnly = unwritable(p) ?? undefined;
+    } catch (e) {
+      const reason = storageReason(e);
+      if (reason !== "read_only" && reason !== "permission_denied" && reason !== "cannot_open") throw e;
+      db = openDb(p, { snapshot: true });
+      readOnly = unwritable(p) ?? reason;
+    }
+    const problem = missingTables(db);
+    if (problem) {
+      db.close();
+      return { db: null, status: "corrupt_manifest", current: 0, problem };
+    }
+    if (!tableNames(db).has("symbols")) {
+      db.close();
+      return { db: null, status: "not_indexed", current: 0 }; // being created by another process
+    }
+  } catch (e) {
+    return { db: null, status: "corrupt_manifest", current: 0, problem: (e as Error).message };
   }
   const s = projectSchemaStatus(db);
-  return { db, status: s.status, current: s.current };
+  return { db, status: s.status, current: s.current, ...(readOnly ? { readOnly } : {}) };
+}
+
+/**
+ * Moves a damaged index (and its `-wal`/`-shm`) aside as
+ * `index.db.corrupt-<timestamp>` so a fresh one can be built; never deletes it.
+ * Returns the new path of the main file.
+ */
+export function moveIndexAside(projectDir: string): string {
+  const p = indexPath(projectDir);
+  let dest: string;
+  try {
+    dest = moveAside(p);
+  } catch (e) {
+    throw asStorageError(e, p);
+  }
+  try {
+    Deno.removeSync(damagedMarkerPath(projectDir));
+  } catch { /* no marker */ }
+  return dest;
+}
+
+/** The repository root an index records (null when it was never published or cannot be read). */
+export function storeRoot(projectDir: string, opts: { snapshot?: boolean } = {}): string | null {
+  let db: Db | null = null;
+  try {
+    db = openDb(indexPath(projectDir), opts.snapshot ? { snapshot: true } : { readOnly: true });
+    return getMeta(db, "repo_root");
+  } catch {
+    return null;
+  } finally {
+    try {
+      db?.close();
+    } catch { /* not open */ }
+  }
+}
+
+/**
+ * Whether an existing index is damaged: a recorded marker, a file SQLite
+ * cannot open, a missing table, or a failed `quick_check` (reads every page).
+ * Null when healthy or absent. `snapshot` checks an in-memory copy (for a
+ * directory this process cannot write).
+ */
+export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {}): string | null {
+  const p = indexPath(projectDir);
+  if (!existsSync(p)) return null;
+  const marked = damagedMarker(projectDir);
+  if (marked) return marked;
+  let db: Db | null = null;
+  try {
+    db = opts.snapshot ? openDb(p, { snapshot: true }) : openDb(p, { readOnly: true });
+    const check = missingTables(db) ?? quickCheck(db);
+    return check === "ok" ? null : check;
+  } catch (e) {
+    return isCorruption(e) ? (e as Error).message : null;
+  } finally {
+    try {
+      db?.close();
+    } catch { /* not open */ }
+  }
 }
 
 /** Write access to a project index, used by exactly one job at a time. */
@@ -60,33 +216,70 @@ export class IndexWriter {
   }
 
   /**
-   * Opens the index for writing, creating it. With `reset`, an existing
-   * incompatible or corrupt file is replaced (only `index --force` does that).
+   * Opens the index for writing, creating it. With `reset` (only `index
+   * --force` sets it), an index this build cannot use is replaced: a damaged
+   * one is moved aside (`moveIndexAside`), one with another schema version is
+   * removed. Without it such an index is `index_incompatible`; a store that
+   * cannot be written is `storage_unavailable`.
    */
   static open(projectDir: string, reset: boolean): IndexWriter {
-    mkdirSync(projectDir, { recursive: true });
     const p = indexPath(projectDir);
+    try {
+      mkdirSync(projectDir, { recursive: true });
+    } catch (e) {
+      throw asStorageError(e, projectDir);
+    }
     if (reset) {
+      const damage = indexDamage(projectDir);
+      if (damage) moveIndexAside(projectDir);
+    } else if (!existsSync(p)) {
+      // The damaged file was removed by hand: its marker no longer means anything.
+      try {
+        Deno.removeSync(damagedMarkerPath(projectDir));
+      } catch { /* no marker */ }
+    } else {
+      const marked = damagedMarker(projectDir);
+      if (marked) throw corruptIndex(p, null, marked);
+    }
+    try {
+      return IndexWriter.openAt(p);
+    } catch (e) {
+      if (!reset || !(e instanceof CruxeError) || e.code !== "index_incompatible") throw e;
+    }
+    if (indexDamage(projectDir)) moveIndexAside(projectDir);
+    else {
       for (const suffix of ["", "-wal", "-shm"]) {
         try {
           Deno.removeSync(p + suffix);
         } catch { /* absent */ }
       }
     }
+    return IndexWriter.openAt(p);
+  }
+
+  private static openAt(p: string): IndexWriter {
     let db: Db | null = null;
     try {
       db = openDb(p);
       migrate(db, PROJECT_MIGRATIONS);
+      const problem = missingTables(db);
+      if (problem) throw new Error(problem);
       // The writer's large transaction stays in memory instead of spilling pages early.
       db.exec("PRAGMA cache_size=-131072");
     } catch (e) {
       try {
         db?.close();
       } catch { /* not open */ }
+      const reason = storageReason(e);
+      if (reason && reason !== "corrupt") throw asStorageError(e, p);
       throw new CruxeError(
         "index_incompatible",
         `The index at ${p} cannot be used (${(e as Error).message}). Run \`cruxe index --force\` to rebuild it.`,
-        { schema_status: (e as Error).message.includes("newer") ? "reindex_required" : "corrupt_manifest" },
+        {
+          schema_status: (e as Error).message.includes("newer") ? "reindex_required" : "corrupt_manifest",
+          path: p,
+          fix: "cruxe index --force",
+        },
       );
     }
     return new IndexWriter(db);

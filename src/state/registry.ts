@@ -3,10 +3,20 @@
  * every workspace of one Cruxe home. Requires `--allow-read`/`--allow-write`
  * on the home directory.
  */
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { type Db, nowIso, openDb } from "./db.ts";
+import { existsSync, mkdirSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { type Db, getMeta, moveAside, nowIso, openDb, quickCheck, tableNames } from "./db.ts";
 import { migrate, REGISTRY_MIGRATIONS } from "./schema.ts";
+import { CruxeError } from "../core/errors.ts";
+import { asStorageError, type StorageReason, storageReason, storageUnavailable, unwritable } from "./storage_errors.ts";
+
+/** The registry's file inside a Cruxe home. */
+export function registryPath(home: string): string {
+  return join(home, "registry.db");
+}
+
+/** Tables a usable registry has. */
+const REGISTRY_TABLES = ["meta", "projects", "known_workspaces", "index_jobs"];
 
 export interface ProjectRow {
   project_id: string;
@@ -45,6 +55,8 @@ export interface JobRow {
   error_message: string | null;
   recovery_acknowledged: number;
   owner_pid: number | null;
+  /** Stage of a running job (discovery, parsing, indexing, finalizing), written with its progress. */
+  stage: string | null;
   created_at: string;
   started_at: string | null;
   updated_at: string;
@@ -66,25 +78,76 @@ export type JobProgress = Partial<
     | "error_message"
     | "started_at"
     | "finished_at"
+    | "stage"
   >
 >;
+
+/** A prepared statement whose storage faults become registry errors naming the registry file. */
+interface GuardedStatement {
+  run(...args: (string | number | null)[]): void;
+  get(...args: (string | number | null)[]): unknown;
+  all(...args: (string | number | null)[]): unknown[];
+}
 
 /** Handle on the registry database. */
 export class Registry {
   readonly db: Db;
   readonly home: string;
+  readonly path: string;
+  /**
+   * Set when the home cannot be written (read-only file system, permissions):
+   * the registry was opened read-only, queries still answer, nothing is recorded.
+   */
+  readonly readOnly: StorageReason | null;
 
-  private constructor(home: string, db: Db) {
+  private constructor(home: string, db: Db, readOnly: StorageReason | null) {
     this.home = home;
     this.db = db;
+    this.path = registryPath(home);
+    this.readOnly = readOnly;
   }
 
-  /** Opens (creating and migrating if needed) the registry under `home`. */
+  /**
+   * Opens (creating and migrating if needed) the registry under `home`. A
+   * damaged registry is `storage_unavailable` (reason `corrupt`, fix `cruxe
+   * doctor --repair`); a home that cannot be written opens an existing
+   * registry read-only (`readOnly`), and is `storage_unavailable` when there is none.
+   */
   static open(home: string): Registry {
-    mkdirSync(home, { recursive: true });
-    const db = openDb(join(home, "registry.db"));
-    migrate(db, REGISTRY_MIGRATIONS);
-    return new Registry(home, db);
+    const path = registryPath(home);
+    try {
+      mkdirSync(home, { recursive: true });
+    } catch (e) {
+      throw asStorageError(e, home, { home });
+    }
+    let db: Db | null = null;
+    try {
+      db = openDb(path);
+      migrate(db, REGISTRY_MIGRATIONS);
+      checkRegistry(db, path);
+      return new Registry(home, db, unwritable(path));
+    } catch (e) {
+      db?.close();
+      const reason = storageReason(e);
+      if ((reason === "read_only" || reason === "permission_denied" || reason === "cannot_open") && existsSync(path)) {
+        return Registry.openReadOnly(home, reason);
+      }
+      throw asStorageError(e, path, { home });
+    }
+  }
+
+  /** Opens an existing registry in a home this process cannot write. */
+  private static openReadOnly(home: string, reason: StorageReason): Registry {
+    const path = registryPath(home);
+    let db: Db | null = null;
+    try {
+      db = openDb(path, { snapshot: true });
+      checkRegistry(db, path);
+      return new Registry(home, db, reason);
+    } catch (e) {
+      db?.close();
+      throw asStorageError(e, path, { home });
+    }
   }
 
   /** Directory that holds a project's index. */
@@ -98,10 +161,37 @@ export class Registry {
     } catch { /* already closed */ }
   }
 
+  /** The error for a write refused because the home cannot be written. */
+  readOnlyError(): Error {
+    return storageUnavailable(this.home, this.readOnly ?? "read_only", "the Cruxe home is not writable", this.home);
+  }
+
+  /** A statement whose SQLite faults become `storage_unavailable` errors naming this registry. */
+  private sql(text: string): GuardedStatement {
+    const guard = <T>(fn: () => T): T => {
+      try {
+        return fn();
+      } catch (e) {
+        throw asStorageError(e, this.path, { home: this.home });
+      }
+    };
+    const stmt = guard(() => this.db.prepare(text));
+    return {
+      run: (...args) => void guard(() => stmt.run(...args)),
+      get: (...args) => guard(() => stmt.get(...args)),
+      all: (...args) => guard(() => stmt.all(...args)),
+    };
+  }
+
   // ---- projects ---------------------------------------------------------
 
   upsertProject(p: Omit<ProjectRow, "created_at">): ProjectRow {
-    this.db.prepare(
+    if (this.readOnly) {
+      const known = this.getProject(p.project_id);
+      if (known) return known;
+      throw this.readOnlyError();
+    }
+    this.sql(
       `INSERT INTO projects(project_id, repo_root, name, vcs_mode, default_ref, created_at)
        VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT(project_id) DO UPDATE SET name = excluded.name, vcs_mode = excluded.vcs_mode,
@@ -111,13 +201,13 @@ export class Registry {
   }
 
   getProject(projectId: string): ProjectRow | null {
-    return (this.db.prepare("SELECT * FROM projects WHERE project_id = ?").get(projectId) as
+    return (this.sql("SELECT * FROM projects WHERE project_id = ?").get(projectId) as
       | ProjectRow
       | undefined) ?? null;
   }
 
   projectByRoot(root: string): ProjectRow | null {
-    return (this.db.prepare("SELECT * FROM projects WHERE repo_root = ?").get(root) as
+    return (this.sql("SELECT * FROM projects WHERE repo_root = ?").get(root) as
       | ProjectRow
       | undefined) ?? null;
   }
@@ -132,19 +222,23 @@ export class Registry {
   }
 
   listProjects(): ProjectRow[] {
-    return this.db.prepare("SELECT * FROM projects ORDER BY created_at, repo_root").all() as unknown as ProjectRow[];
+    return this.sql("SELECT * FROM projects ORDER BY created_at, repo_root").all() as unknown as ProjectRow[];
   }
 
   deleteProject(projectId: string): void {
-    this.db.prepare("DELETE FROM projects WHERE project_id = ?").run(projectId);
-    this.db.prepare("DELETE FROM known_workspaces WHERE project_id = ?").run(projectId);
-    this.db.prepare("DELETE FROM index_jobs WHERE project_id = ?").run(projectId);
+    this.sql("DELETE FROM projects WHERE project_id = ?").run(projectId);
+    this.sql("DELETE FROM known_workspaces WHERE project_id = ?").run(projectId);
+    this.sql("DELETE FROM index_jobs WHERE project_id = ?").run(projectId);
   }
 
   // ---- known workspaces -------------------------------------------------
 
   upsertWorkspace(path: string, projectId: string, autoDiscovered: boolean): void {
-    this.db.prepare(
+    if (this.readOnly) {
+      if (this.getWorkspace(path)) return;
+      throw this.readOnlyError();
+    }
+    this.sql(
       `INSERT INTO known_workspaces(path, project_id, auto_discovered, last_used_at, index_status)
        VALUES (?, ?, ?, ?, 'not_indexed')
        ON CONFLICT(path) DO UPDATE SET last_used_at = excluded.last_used_at`,
@@ -152,29 +246,40 @@ export class Registry {
   }
 
   getWorkspace(path: string): WorkspaceRow | null {
-    return (this.db.prepare("SELECT * FROM known_workspaces WHERE path = ?").get(path) as
+    return (this.sql("SELECT * FROM known_workspaces WHERE path = ?").get(path) as
       | WorkspaceRow
       | undefined) ?? null;
   }
 
   listWorkspaces(): WorkspaceRow[] {
-    return this.db.prepare("SELECT * FROM known_workspaces ORDER BY last_used_at DESC, path")
+    return this.sql("SELECT * FROM known_workspaces ORDER BY last_used_at DESC, path")
       .all() as unknown as WorkspaceRow[];
   }
 
+  /**
+   * Records a use of a workspace. Best effort: only eviction order depends on
+   * it, so a registry that cannot be written (read-only home, full disk) never
+   * stops a query here.
+   */
   touchWorkspace(path: string): void {
-    this.db.prepare("UPDATE known_workspaces SET last_used_at = ? WHERE path = ?").run(nowIso(), path);
+    if (this.readOnly) return;
+    try {
+      this.sql("UPDATE known_workspaces SET last_used_at = ? WHERE path = ?").run(nowIso(), path);
+    } catch (e) {
+      if (!(e instanceof CruxeError && e.code === "storage_unavailable")) throw e;
+    }
   }
 
   setWorkspaceStatus(projectId: string, status: string): void {
-    this.db.prepare("UPDATE known_workspaces SET index_status = ? WHERE project_id = ?").run(status, projectId);
+    if (this.readOnly) return;
+    this.sql("UPDATE known_workspaces SET index_status = ? WHERE project_id = ?").run(status, projectId);
   }
 
   // ---- jobs -------------------------------------------------------------
 
   createJob(j: Pick<JobRow, "job_id" | "project_id" | "ref" | "mode">): JobRow {
     const now = nowIso();
-    this.db.prepare(
+    this.sql(
       `INSERT INTO index_jobs(job_id, project_id, ref, mode, status, progress_token, owner_pid, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
     ).run(j.job_id, j.project_id, j.ref, j.mode, `index-job-${j.job_id}`, Deno.pid, now, now);
@@ -182,7 +287,7 @@ export class Registry {
   }
 
   getJob(jobId: string): JobRow | null {
-    return (this.db.prepare("SELECT * FROM index_jobs WHERE job_id = ?").get(jobId) as JobRow | undefined) ?? null;
+    return (this.sql("SELECT * FROM index_jobs WHERE job_id = ?").get(jobId) as JobRow | undefined) ?? null;
   }
 
   updateJob(jobId: string, p: JobProgress): void {
@@ -190,7 +295,7 @@ export class Registry {
     if (!keys.length) return;
     const sets = keys.map((k) => `${k} = ?`).join(", ");
     const vals = keys.map((k) => p[k] ?? null) as (string | number | null)[];
-    this.db.prepare(`UPDATE index_jobs SET ${sets}, updated_at = ? WHERE job_id = ?`).run(
+    this.sql(`UPDATE index_jobs SET ${sets}, updated_at = ? WHERE job_id = ?`).run(
       ...vals,
       nowIso(),
       jobId,
@@ -198,13 +303,13 @@ export class Registry {
   }
 
   activeJob(projectId: string): JobRow | null {
-    return (this.db.prepare(
+    return (this.sql(
       "SELECT * FROM index_jobs WHERE project_id = ? AND status IN ('queued','running') ORDER BY created_at DESC LIMIT 1",
     ).get(projectId) as JobRow | undefined) ?? null;
   }
 
   recentJobs(projectId: string, limit = 5): JobRow[] {
-    return this.db.prepare(
+    return this.sql(
       "SELECT * FROM index_jobs WHERE project_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
     ).all(projectId, limit) as unknown as JobRow[];
   }
@@ -214,13 +319,14 @@ export class Registry {
    * `interrupted`. Returns how many were marked.
    */
   reconcileInterrupted(isAlive: (pid: number) => boolean): number {
-    const rows = this.db.prepare("SELECT job_id, owner_pid FROM index_jobs WHERE status IN ('queued','running')")
+    if (this.readOnly) return 0;
+    const rows = this.sql("SELECT job_id, owner_pid FROM index_jobs WHERE status IN ('queued','running')")
       .all() as { job_id: string; owner_pid: number | null }[];
     let n = 0;
     for (const r of rows) {
       if (r.owner_pid !== null && r.owner_pid !== Deno.pid && isAlive(r.owner_pid)) continue;
       if (r.owner_pid === Deno.pid) continue;
-      this.db.prepare(
+      this.sql(
         `UPDATE index_jobs SET status = 'interrupted', finished_at = ?, updated_at = ?,
            error_message = COALESCE(error_message, 'process stopped before the job finished')
          WHERE job_id = ?`,
@@ -232,11 +338,99 @@ export class Registry {
 
   /** Interrupted jobs not yet followed by a published job of the same project. */
   unresolvedInterrupted(projectId: string): JobRow[] {
-    return this.db.prepare(
+    return this.sql(
       `SELECT * FROM index_jobs j WHERE j.project_id = ? AND j.status = 'interrupted'
          AND NOT EXISTS (SELECT 1 FROM index_jobs p WHERE p.project_id = j.project_id
            AND p.status = 'published' AND p.created_at >= j.created_at AND p.rowid > j.rowid)
        ORDER BY j.created_at DESC`,
     ).all(projectId) as unknown as JobRow[];
   }
+}
+
+/**
+ * Refuses a registry that is not usable: a missing table or a failed
+ * `quick_check` (the registry is small, so the check costs milliseconds).
+ */
+function checkRegistry(db: Db, path: string): void {
+  const tables = tableNames(db);
+  const missing = REGISTRY_TABLES.filter((t) => !tables.has(t));
+  if (missing.length) throw storageUnavailable(path, "corrupt", `missing table ${missing.join(", ")}`);
+  const check = quickCheck(db);
+  if (check !== "ok") throw storageUnavailable(path, "corrupt", `quick_check: ${check}`);
+}
+
+/** The ids of the project store directories under `home` (whether or not the registry knows them). */
+export function storeIds(home: string): string[] {
+  try {
+    return [...Deno.readDirSync(join(home, "projects"))].filter((e) => e.isDirectory).map((e) => e.name).sort();
+  } catch {
+    return []; // no projects yet
+  }
+}
+
+/** What `rebuildRegistry` did. */
+export interface RegistryRebuild {
+  /** Where the damaged registry was moved (null when there was none). */
+  movedTo: string | null;
+  /** Projects restored from their stores. */
+  restored: { project_id: string; repo_root: string }[];
+  /** Stores that could not be restored, with why. */
+  skipped: { store: string; reason: string }[];
+}
+
+/**
+ * Rebuilds a damaged registry from the project stores under `home`: the
+ * damaged file is moved aside (`registry.db.corrupt-<timestamp>`), a fresh
+ * registry is created, and every index that records its project (id, root,
+ * name, VCS mode, ref) is registered again. Job history is not recovered.
+ */
+export function rebuildRegistry(home: string): RegistryRebuild {
+  const path = registryPath(home);
+  let movedTo: string | null = null;
+  try {
+    if (existsSync(path)) movedTo = moveAside(path);
+  } catch (e) {
+    throw asStorageError(e, path, { home });
+  }
+  const registry = Registry.open(home);
+  const restored: RegistryRebuild["restored"] = [];
+  const skipped: RegistryRebuild["skipped"] = [];
+  try {
+    for (const id of storeIds(home)) {
+      const store = join(registry.projectDir(id), "index.db");
+      if (!existsSync(store)) continue;
+      let db: Db | null = null;
+      try {
+        db = openDb(store, { readOnly: true });
+        const root = getMeta(db, "repo_root");
+        if (!root) {
+          skipped.push({ store, reason: "the index was never published, so it does not record its root" });
+          continue;
+        }
+        if (registry.projectByRoot(root)) {
+          skipped.push({ store, reason: `${root} is already restored from another store` });
+          continue;
+        }
+        registry.upsertProject({
+          project_id: id, // the store's directory is where the registry looks for it
+          repo_root: root,
+          name: getMeta(db, "project_name") ?? (basename(root) || "root"),
+          vcs_mode: getMeta(db, "vcs_mode") === "git" ? "git" : "plain",
+          default_ref: getMeta(db, "ref") ?? "live",
+        });
+        registry.upsertWorkspace(root, id, getMeta(db, "auto_discovered") === "1");
+        registry.setWorkspaceStatus(id, "ready");
+        restored.push({ project_id: id, repo_root: root });
+      } catch (e) {
+        skipped.push({ store, reason: (e as Error).message });
+      } finally {
+        try {
+          db?.close();
+        } catch { /* not open */ }
+      }
+    }
+  } finally {
+    registry.close();
+  }
+  return { movedTo, restored, skipped };
 }

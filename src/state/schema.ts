@@ -48,6 +48,8 @@ export const REGISTRY_MIGRATIONS: string[] = [
      finished_at TEXT
    );
    CREATE INDEX index_jobs_project ON index_jobs(project_id, created_at);`,
+  // The stage of a running job, so another process's index_status can show it.
+  `ALTER TABLE index_jobs ADD COLUMN stage TEXT;`,
 ];
 
 /** Secondary indexes of a project index; dropped during a cold bulk load and rebuilt after. */

@@ -3,7 +3,11 @@ import { existsSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { scanRepository } from "../../index/scan.ts";
 import { gitVersion } from "../../index/git.ts";
-import type { CliContext } from "../context.ts";
+import { loadConfig } from "../context.ts";
+import { rebuildRegistry, Registry, registryPath, storeIds } from "../../state/registry.ts";
+import { indexDamage, indexPath, storeRoot } from "../../state/project_index.ts";
+import { storageFix, storageReason } from "../../state/storage_errors.ts";
+import { CruxeError } from "../../core/errors.ts";
 import { printJson, printTable } from "../output.ts";
 import { LANGUAGES } from "../../index/languages/registry.ts";
 import { hasGrammar } from "../../index/grammar_assets.ts";
@@ -106,33 +110,136 @@ function diskCheck(home: string): Check {
   }
 }
 
-/** Runs every check; exit code 1 when any check failed. */
-export async function runDoctor(ctx: CliContext, json: boolean): Promise<number> {
+/** Stores bigger than this are not `quick_check`ed by doctor (it reads every page); the skip is reported. */
+export const QUICK_CHECK_MAX_BYTES = 512 * 2 ** 20;
+
+/** Whether the home can be written: the permission a store needs, with the path and the fix when it is missing. */
+function homeWriteCheck(home: string): Check {
+  const probe = join(home, `.doctor-probe-${Deno.pid}`);
+  try {
+    Deno.writeTextFileSync(probe, "");
+    Deno.removeSync(probe);
+    return { check: "store writable", status: "ok", detail: home };
+  } catch (e) {
+    const reason = storageReason(e) ?? "permission_denied";
+    return {
+      check: "store writable",
+      status: "fail",
+      detail: `${home} cannot be written (${reason}: ${(e as Error).message}); missing permission: write. ` +
+        "Existing indexes still answer read-only; indexing and syncing are off.",
+      fix: storageFix(reason, home),
+    };
+  }
+}
+
+/** Opens the registry; a damaged one is a failed check (repaired with `repair`), not the end of doctor. */
+function registryCheck(home: string, repair: boolean): { check: Check; registry: Registry | null } {
+  const path = registryPath(home);
+  try {
+    const registry = Registry.open(home);
+    return {
+      check: {
+        check: "registry",
+        status: registry.readOnly ? "warn" : "ok",
+        detail: `${path}${registry.readOnly ? " (read-only)" : ""}`,
+      },
+      registry,
+    };
+  } catch (e) {
+    const ce = e instanceof CruxeError ? e : null;
+    const detail = ce?.data.reason ? `${path}: ${ce.data.reason} (${ce.message})` : (e as Error).message;
+    if (!repair || ce?.data.reason !== "corrupt") {
+      return {
+        check: { check: "registry", status: "fail", detail, fix: (ce?.data.fix as string) ?? "cruxe doctor --repair" },
+        registry: null,
+      };
+    }
+  }
+  const r = rebuildRegistry(home);
+  const skipped = r.skipped.map((s) => `${s.store}: ${s.reason}`).join("; ");
+  return {
+    check: {
+      check: "registry",
+      status: "ok",
+      detail: `repaired: ${r.restored.length} project(s) restored from their stores` +
+        `${r.movedTo ? `; the damaged file was kept as ${r.movedTo}` : ""}${
+          skipped ? `; not restored: ${skipped}` : ""
+        }`,
+      fix: r.skipped.length ? "cruxe index --path <root> for each project not restored" : undefined,
+    },
+    registry: Registry.open(home),
+  };
+}
+
+/** SQLite `quick_check` of every project store under the home (timed; skipped above `QUICK_CHECK_MAX_BYTES`). */
+function storeChecks(home: string, registry: Registry | null, readOnlyHome: boolean): Check[] {
+  const out: Check[] = [];
+  for (const id of storeIds(home)) {
+    const dir = join(home, "projects", id);
+    const store = indexPath(dir);
+    if (!existsSync(store)) continue;
+    const size = Deno.statSync(store).size;
+    const mib = (size / 2 ** 20).toFixed(1);
+    if (size > QUICK_CHECK_MAX_BYTES) {
+      out.push({
+        check: `store ${id}`,
+        status: "ok",
+        detail: `${store}: quick_check skipped (${mib} MiB, larger than ${QUICK_CHECK_MAX_BYTES / 2 ** 20} MiB)`,
+      });
+      continue;
+    }
+    const root = registry?.getProject(id)?.repo_root ?? storeRoot(dir, { snapshot: readOnlyHome });
+    const t0 = performance.now();
+    const problem = indexDamage(dir, { snapshot: readOnlyHome });
+    const ms = (performance.now() - t0).toFixed(0);
+    const ok = problem === null;
+    out.push({
+      check: `store ${id}`,
+      status: ok ? "ok" : "fail",
+      detail: `${store}: ${ok ? "ok" : problem} (quick_check ${ms} ms, ${mib} MiB${root ? `, ${root}` : ""})`,
+      fix: ok ? undefined : `cruxe index --force --path ${root ?? "<the project's root>"}`,
+    });
+  }
+  return out;
+}
+
+/** Runs every check (`repair`: rebuild a damaged registry from the stores); exit code 1 when any check failed. */
+export async function runDoctor(configPath: string | undefined, json: boolean, repair = false): Promise<number> {
+  const config = loadConfig(configPath);
   const checks: Check[] = [
     { check: "cruxe", status: "ok", detail: `version ${VERSION}` },
     { check: "deno", status: "ok", detail: `${Deno.version.deno} (v8 ${Deno.version.v8})` },
-    { check: "store", status: "ok", detail: ctx.config.home },
-    diskCheck(ctx.config.home),
+    { check: "store", status: "ok", detail: config.home },
+    homeWriteCheck(config.home),
+    diskCheck(config.home),
     gitCheck(),
-    await ignoreCheck(Deno.cwd(), ctx.config.maxFileBytes),
+    await ignoreCheck(Deno.cwd(), config.maxFileBytes),
   ];
-  const readers = new IndexReaders(ctx.registry);
-  for (const p of ctx.registry.listProjects()) {
-    const v = readers.view(p);
-    const bad = v.schemaStatus === "reindex_required" || v.schemaStatus === "corrupt_manifest";
-    checks.push({
-      check: `index ${p.name}`,
-      status: bad ? "fail" : v.schemaStatus === "not_indexed" ? "warn" : "ok",
-      detail: `${p.repo_root}: ${v.schemaStatus}, ${v.fileCount} files, ${v.symbolCount} symbols`,
-      fix: bad
-        ? `cruxe index --force --path ${p.repo_root}`
-        : v.schemaStatus === "not_indexed"
-        ? `cruxe index --path ${p.repo_root}`
-        : undefined,
-    });
+  const { check, registry } = registryCheck(config.home, repair);
+  checks.push(check);
+  if (registry) {
+    const readers = new IndexReaders(registry);
+    for (const p of registry.listProjects()) {
+      const v = readers.view(p);
+      const bad = v.schemaStatus === "reindex_required" || v.schemaStatus === "corrupt_manifest";
+      checks.push({
+        check: `index ${p.name}`,
+        status: bad ? "fail" : v.schemaStatus === "not_indexed" ? "warn" : "ok",
+        detail: `${p.repo_root}: ${v.schemaStatus}${v.problem ? ` (${v.problem})` : ""}, ${v.fileCount} files, ` +
+          `${v.symbolCount} symbols`,
+        fix: bad
+          ? `cruxe index --force --path ${p.repo_root}`
+          : v.schemaStatus === "not_indexed"
+          ? `cruxe index --path ${p.repo_root}`
+          : undefined,
+      });
+    }
+    readers.closeAll();
   }
-  readers.closeAll();
-  checks.push(...await grammarChecks(), ...await permissionChecks(ctx.config.home));
+  const readOnlyHome = checks.some((c) => c.check === "store writable" && c.status === "fail");
+  checks.push(...storeChecks(config.home, registry, readOnlyHome));
+  registry?.close();
+  checks.push(...await grammarChecks(), ...await permissionChecks(config.home));
   if (json) printJson({ ok: !checks.some((c) => c.status === "fail"), checks });
   else printTable(["check", "status", "detail", "fix"], checks.map((c) => [c.check, c.status, c.detail, c.fix]));
   return checks.some((c) => c.status === "fail") ? 1 : 0;

@@ -24,12 +24,14 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
   let summary: IndexSummary | null = null;
   let error: string | null = null;
   let errorCode: ErrorCode = "internal_error";
+  let errorData: Record<string, unknown> = {};
   const off = runner.subscribe((e) => {
     if (e.type === "progress") bar.update(e.event);
     else {
       summary = e.summary;
       error = e.error;
       errorCode = e.errorCode ?? errorCode;
+      errorData = e.errorData ?? {};
     }
   });
   const { active } = runner.start(project, { mode: o.mode, force: o.force, ref: o.ref });
@@ -38,6 +40,7 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
   bar.done();
   if (job.status !== "published") {
     throw new CruxeError(errorCode, `Index job ${job.job_id} ${job.status}: ${error ?? job.error_message}`, {
+      ...errorData,
       job_id: job.job_id,
     });
   }

@@ -28,6 +28,8 @@ function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) => T): T {
   const readers = new IndexReaders(ctx.registry);
   try {
     return fn(requireIndex(readers.view(project)));
+  } catch (e) {
+    throw readers.fault(project, e);
   } finally {
     readers.closeAll();
   }

@@ -15,5 +15,8 @@ export const indexStatusTool = defineTool({
   input: z.strictObject({
     ref: z.string().max(512).optional().describe("Branch/ref to report on. Default: the indexed ref."),
   }),
-  handler: (_args, ctx) => projectStatus(ctx.runtime.registry, ctx.runtime.readers, ctx.route.project, ctx.activeJob()),
+  handler: (_args, ctx) => {
+    const rt = ctx.runtime;
+    return projectStatus(rt.registry, rt.readers, ctx.route.project, ctx.activeJob(), (j) => rt.runner.jobView(j));
+  },
 });

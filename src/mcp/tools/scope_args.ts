@@ -46,6 +46,7 @@ export function scopeDeps(ctx: ToolContext): ScopeDeps {
   return {
     view: (p) => rt.readers.view(p),
     isIndexing: (id) => rt.runner.activeFor(id) !== undefined,
+    fault: (p, err) => rt.readers.fault(p, err),
   };
 }
 

@@ -10,8 +10,9 @@
  *   that carries `_meta.progressToken` (from a client that accepts
  *   `text/event-stream`) is answered as an SSE stream with its progress and
  *   then its result; everything else is plain JSON.
- * - Status codes: 200 (also for JSON-RPC errors), 400 malformed JSON or
- *   invalid JSON-RPC (`invalid_input` in `error.data.code`), 401 bad token,
+ * - Status codes: 200 (also for JSON-RPC errors), 400 malformed JSON,
+ *   invalid JSON-RPC or a batch (`invalid_input` in `error.data.code`; see
+ *   `screenMessage`, which stdio applies too), 401 bad token,
  *   403 Host/Origin refused, 404 unknown path, 405 wrong method, 413 body
  *   over MAX_BODY_BYTES (refused from Content-Length, or while streaming,
  *   never read whole), 500 internal. No Content-Type is read as JSON.
@@ -23,7 +24,7 @@
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { timingSafeEqual } from "node:crypto";
 import { CruxeError } from "../core/errors.ts";
 import { info, warn } from "../core/log.ts";
@@ -34,6 +35,7 @@ import { createProtocolServer } from "./protocol_server.ts";
 import type { ServerRuntime } from "./runtime.ts";
 import { isLoopback } from "./serve_options.ts";
 import { concatChunks } from "./byte_chunks.ts";
+import { screenMessage } from "./message_screen.ts";
 
 /** Largest accepted request body. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -182,13 +184,15 @@ async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Reques
   } catch (e) {
     return rpcErrorResponse(400, ErrorCode.ParseError, `Parse error: ${(e as Error).message}`);
   }
-  const messages = Array.isArray(raw) ? raw : [raw];
-  if (!messages.length || messages.some((m) => !JSONRPCMessageSchema.safeParse(m).success)) {
-    return rpcErrorResponse(400, ErrorCode.InvalidRequest, "Invalid JSON-RPC message");
+  const screened = screenMessage(raw);
+  if (screened.refusal) {
+    // A message that is not one JSON-RPC request is a bad HTTP request; bad params of a good one is a JSON-RPC error.
+    return json(screened.refusal.error.code === ErrorCode.InvalidParams ? 200 : 400, screened.refusal);
   }
+  const message = screened.message as { method?: string; params?: { _meta?: { progressToken?: unknown } } };
   const accept = req.headers.get("accept") ?? "";
-  const streamed = accept.includes("text/event-stream") &&
-    messages.some((m) => m.method === "tools/call" && m.params?._meta?.progressToken !== undefined);
+  const streamed = accept.includes("text/event-stream") && message.method === "tools/call" &&
+    message.params?._meta?.progressToken !== undefined;
   // The SDK transport insists on both media types in Accept and a JSON Content-Type; we answer
   // plain-JSON clients too (spec: no Content-Type is read as JSON), so normalize before handing over.
   const headers = new Headers(req.headers);

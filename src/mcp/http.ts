@@ -1,5 +1,6 @@
 /**
- * MCP over HTTP on `Deno.serve` (spec 000 "HTTP Transport", issue 6):
+ * MCP over HTTP (on `serveHttp1`, which bounds every connection: the
+ * request head within HEADER_TIMEOUT_MS, the body within BODY_TIMEOUT_MS):
  * `GET /health` and `POST /` (JSON-RPC through the same dispatch pipeline as
  * stdio). Compatible with MCP Streamable HTTP clients:
  *
@@ -35,10 +36,17 @@ import { createProtocolServer } from "./protocol_server.ts";
 import type { ServerRuntime } from "./runtime.ts";
 import { isLoopback } from "./serve_options.ts";
 import { concatChunks } from "./byte_chunks.ts";
+import { type Http1Server, serveHttp1 } from "./http1_server.ts";
 import { screenMessage } from "./message_screen.ts";
 
 /** Largest accepted request body. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Longest wait for a complete request head (a connection that sends part of one is closed after it). */
+export const HEADER_TIMEOUT_MS = 30_000;
+/** Longest wait for a request body once its head has arrived. */
+export const BODY_TIMEOUT_MS = 60_000;
+/** Largest request head (request line and headers); a larger one is answered 431. */
+export const MAX_HEAD_BYTES = 64 * 1024;
 
 /** HTTP listener settings. */
 export interface HttpOptions {
@@ -47,6 +55,8 @@ export interface HttpOptions {
   authToken?: string;
   /** Called once listening (with the real port, for `--port 0`). */
   onListen?: (addr: { hostname: string; port: number }) => void;
+  /** Header-read timeout; HEADER_TIMEOUT_MS unless a test needs a short one. */
+  headerTimeoutMs?: number;
 }
 
 /** A running HTTP server. */
@@ -223,11 +233,14 @@ export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOpti
   }
   let port = o.port;
   const handler = httpHandler(rt, dispatcher, { port: () => port, bind: o.bind, authToken: o.authToken });
-  let server: Deno.HttpServer;
+  let server: Http1Server;
   try {
-    server = Deno.serve({
+    server = serveHttp1({
       hostname: o.bind.replace(/^\[|\]$/g, ""),
       port: o.port,
+      headerTimeoutMs: o.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
+      bodyTimeoutMs: BODY_TIMEOUT_MS,
+      maxHeadBytes: MAX_HEAD_BYTES,
       onListen: (addr) => {
         port = addr.port;
         info(`MCP over HTTP on http://${o.bind}:${addr.port}/ (health: /health)`);
@@ -254,8 +267,10 @@ export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOpti
     },
     finished: server.finished,
     async shutdown(graceMs = 5000) {
-      const timeout = new Promise<void>((r) => setTimeout(r, graceMs));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((r) => timer = setTimeout(r, graceMs));
       await Promise.race([server.shutdown(), timeout]);
+      clearTimeout(timer);
     },
   };
 }

@@ -31,7 +31,10 @@ import { jsonRpcError } from "./jsonrpc_errors.ts";
 export type RpcErrorReply = ReturnType<typeof jsonRpcError>;
 
 /** The outcome of screening one parsed JSON value: the message to hand on, or the reply that refuses it. */
-export type Screened = { message: JSONRPCMessage; refusal?: undefined } | { message?: undefined; refusal: RpcErrorReply };
+export type Screened = { message: JSONRPCMessage; refusal?: undefined } | {
+  message?: undefined;
+  refusal: RpcErrorReply;
+};
 
 /** The methods this server answers, with the request schemas the SDK would apply to them. */
 const REQUEST_SCHEMAS = new Map<string, { safeParse(v: unknown): { success: boolean; error?: unknown } }>([
@@ -50,31 +53,34 @@ export function screenMessage(raw: unknown): Screened {
   if (Array.isArray(raw)) {
     return { refusal: jsonRpcError(null, ErrorCode.InvalidRequest, BATCH_REFUSED, { reason: "batch" }) };
   }
-  const parsed = JSONRPCMessageSchema.safeParse(raw);
   const rawId = (raw as { id?: unknown } | null)?.id;
   const id = typeof rawId === "string" || typeof rawId === "number" ? rawId : null;
+  const req = raw as { jsonrpc?: unknown; method?: unknown } | null;
+  // A request to a method we answer is checked against that method first, so bad params (even `params` that
+  // is not an object) are Invalid params rather than Invalid Request.
+  if (req && typeof req === "object" && req.jsonrpc === "2.0" && id !== null && typeof req.method === "string") {
+    const check = REQUEST_SCHEMAS.get(req.method)?.safeParse(raw);
+    if (check && !check.success) return { refusal: invalidParams(raw, id, req.method, check.error) };
+  }
+  const parsed = JSONRPCMessageSchema.safeParse(raw);
   if (!parsed.success) {
     return { refusal: jsonRpcError(id, ErrorCode.InvalidRequest, "Invalid JSON-RPC message") };
   }
-  const msg = parsed.data as { method?: unknown; id?: unknown };
-  if (typeof msg.method !== "string" || msg.id === undefined) return { message: parsed.data };
-  const schema = REQUEST_SCHEMAS.get(msg.method);
-  if (!schema) return { message: parsed.data };
-  const check = schema.safeParse(raw);
-  if (check.success) return { message: parsed.data };
-  const issue = (check.error as { issues?: { path: PropertyKey[]; expected?: string; message: string }[] })
-    .issues?.[0];
+  return { message: parsed.data };
+}
+
+/** The -32602 reply for a request whose params do not fit its method: one line naming the first bad field. */
+function invalidParams(raw: unknown, id: string | number, method: string, error: unknown): RpcErrorReply {
+  const issue = (error as { issues?: { path: PropertyKey[]; expected?: string; message: string }[] }).issues?.[0];
   const path = issue?.path ?? ["params"];
   const field = path.map(String).join(".");
   const problem = issue?.expected
     ? `must be ${describeType(issue.expected)}, not ${describeValue(valueAt(raw, path))}`
     : issue?.message ?? "is invalid";
-  return {
-    refusal: jsonRpcError(id, ErrorCode.InvalidParams, `Invalid params for ${msg.method}: ${field} ${problem}`, {
-      field,
-      method: msg.method,
-    }),
-  };
+  return jsonRpcError(id, ErrorCode.InvalidParams, `Invalid params for ${method}: ${field} ${problem}`, {
+    field,
+    method,
+  });
 }
 
 function valueAt(root: unknown, path: PropertyKey[]): unknown {

@@ -160,9 +160,13 @@ export function parseRequestPath(
   if (!opts.keepTrailingSlash) p = p.replace(/\/$/, "");
   const problem = relativePathProblem(p || raw);
   if (problem) {
-    throw new CruxeError("invalid_input", `${field} refused: ${problem} (give a path relative to the repository root)`, {
-      field,
-    });
+    throw new CruxeError(
+      "invalid_input",
+      `${field} refused: ${problem} (give a path relative to the repository root)`,
+      {
+        field,
+      },
+    );
   }
   return p;
 }

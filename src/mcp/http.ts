@@ -42,7 +42,7 @@ import { screenMessage } from "./message_screen.ts";
 /** Largest accepted request body. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Longest wait for a complete request head (a connection that sends part of one is closed after it). */
-export const HEADER_TIMEOUT_MS = 30_000;
+export const HEADER_TIMEOUT_MS = 20_000;
 /** Longest wait for a request body once its head has arrived. */
 export const BODY_TIMEOUT_MS = 60_000;
 /** Largest request head (request line and headers); a larger one is answered 431. */

@@ -338,6 +338,68 @@ Deno.test({
   },
 });
 
+/** Writes `text` on a fresh connection and returns everything the server sends until it closes (bounded). */
+async function rawExchange(port: number, text: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const bound = setTimeout(() => conn.close(), 10_000);
+  let out = "";
+  try {
+    await conn.write(enc.encode(text));
+    const buf = new Uint8Array(64 * 1024);
+    for (;;) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      out += dec.decode(buf.subarray(0, n));
+    }
+  } catch { /* closed */ }
+  clearTimeout(bound);
+  try {
+    conn.close();
+  } catch { /* closed */ }
+  return out;
+}
+
+Deno.test({
+  name: "http framing: keep-alive, chunked bodies, HEAD; ambiguous or oversized heads are refused and closed",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const http = serveHttp(s.rt, s.dispatcher, { port: 0, bind: "127.0.0.1" });
+    const host = `Host: 127.0.0.1:${http.port}\r\n`;
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const statuses = (text: string) => [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+    try {
+      // Two requests on one connection, the second a chunked POST; then the client closes.
+      const chunked = `${ping.length.toString(16)}\r\n${ping}\r\n0\r\n\r\n`;
+      const two = await rawExchange(
+        http.port,
+        `GET /health HTTP/1.1\r\n${host}\r\n` +
+          `POST / HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n${chunked}`,
+      );
+      assert.deepEqual(statuses(two), [200, 200], two);
+      assert.match(two, /"result":\{\}/, "the chunked ping was answered");
+      const head = await rawExchange(http.port, `HEAD /health HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
+      assert.deepEqual(statuses(head), [200]);
+      assert.match(head, /content-length: [1-9]\d*/);
+      assert.ok(head.endsWith("\r\n\r\n"), "HEAD has no body");
+      const smuggle = await rawExchange(
+        http.port,
+        `POST / HTTP/1.1\r\n${host}Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /health HTTP/1.1\r\n${host}\r\n`,
+      );
+      assert.deepEqual(statuses(smuggle), [400], "one 400, and the rest is not read as a request");
+      const badLength = await rawExchange(http.port, `POST / HTTP/1.1\r\n${host}Content-Length: 1, 2\r\n\r\nx`);
+      assert.deepEqual(statuses(badLength), [400]);
+      const huge = await rawExchange(http.port, `GET /health HTTP/1.1\r\n${host}X-Big: ${"a".repeat(100_000)}\r\n\r\n`);
+      assert.deepEqual(statuses(huge), [431]);
+      const garbage = await rawExchange(http.port, "NOT HTTP AT ALL\r\n\r\n");
+      assert.deepEqual(statuses(garbage), [400]);
+      assert.equal((await rawGet(http.port, "/health")).status, 200, "still serving");
+    } finally {
+      await http.shutdown(2000);
+    }
+  },
+});
+
 // ---- ask_code: a model that answers with 30 MB
 
 const HUGE = 30 * 1024 * 1024;

@@ -70,7 +70,7 @@ class BufferedConn {
 
   /** More bytes from the socket; null at end of stream or when the socket was closed under us. */
   private async read(): Promise<Uint8Array | null> {
-    const buf = new Uint8Array(64 * 1024);
+    const buf = new Uint8Array(16 * 1024);
     let n: number | null;
     try {
       n = await this.conn.read(buf);
@@ -282,9 +282,13 @@ async function writeResponse(
       const { value, done } = await reader.read();
       if (done) break;
       if (!value.length) continue;
-      await writeAll(conn, enc.encode(value.length.toString(16) + "\r\n"));
-      await writeAll(conn, value);
-      await writeAll(conn, CRLF);
+      // One write per chunk (size line, data, CRLF), so an event never waits on Nagle's algorithm.
+      const size = enc.encode(value.length.toString(16) + "\r\n");
+      const frame = new Uint8Array(size.length + value.length + 2);
+      frame.set(size);
+      frame.set(value, size.length);
+      frame.set(CRLF, size.length + value.length);
+      await writeAll(conn, frame);
     }
     await writeAll(conn, enc.encode("0\r\n\r\n"));
   } catch (e) {
@@ -399,6 +403,9 @@ export function serveHttp1(opts: Http1Options, handler: (req: Request) => Promis
       } catch {
         break; // listener closed
       }
+      try {
+        (conn as Deno.TcpConn).setNoDelay(true);
+      } catch { /* not a TCP socket */ }
       const p = serveConn(conn);
       connections.push(p);
       p.finally(() => connections.splice(connections.indexOf(p), 1));

@@ -393,6 +393,12 @@ Deno.test({
       assert.deepEqual(statuses(huge), [431]);
       const garbage = await rawExchange(http.port, "NOT HTTP AT ALL\r\n\r\n");
       assert.deepEqual(statuses(garbage), [400]);
+      assert.match(garbage, /"code":-32600/);
+      assert.match(garbage, /"data":\{"code":"invalid_input"\}/, "a registry code, like every other refusal");
+      assert.deepEqual(statuses(await rawExchange(http.port, `GET * HTTP/1.1\r\n${host}\r\n`)), [400]);
+      const old = await rawExchange(http.port, `GET /health HTTP/1.0\r\n${host}\r\n`);
+      assert.deepEqual(statuses(old), [200], "HTTP/1.0 is answered, and the connection closed");
+      assert.match(old, /connection: close/);
       assert.equal((await rawGet(http.port, "/health")).status, 200, "still serving");
     } finally {
       await http.shutdown(2000);

@@ -250,6 +250,7 @@ export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOpti
         warn(`HTTP handler error: ${(e as Error)?.message ?? e}`);
         return rpcErrorResponse(500, ErrorCode.InternalError, "Internal error");
       },
+      onBadRequest: (status, message) => rpcErrorResponse(status, ErrorCode.InvalidRequest, message),
     }, handler);
   } catch (e) {
     if (e instanceof Deno.errors.AddrInUse) {

@@ -37,6 +37,8 @@ export interface Http1Options {
   onListen?: (addr: Deno.NetAddr) => void;
   /** The response for a handler that threw. */
   onError: (e: unknown) => Response;
+  /** The response for a request that cannot be parsed or framed (sent, then the connection is closed). */
+  onBadRequest: (status: number, message: string) => Response;
 }
 
 /** A running server. */
@@ -187,7 +189,7 @@ function parseHead(bytes: Uint8Array): Head {
   }
   const connection = (headers.get("connection") ?? "").toLowerCase().split(",").map((t) => t.trim());
   const keepAlive = version === "1.1" ? !connection.includes("close") : connection.includes("keep-alive");
-  if (!m[2].startsWith("/") && m[2] !== "*") throw new BadRequest(400, "request target must be a path");
+  if (!m[2].startsWith("/")) throw new BadRequest(400, "request target must be a path");
   return { method: m[1], target: m[2], version, headers, body, keepAlive };
 }
 
@@ -245,13 +247,18 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   while (off < bytes.length) off += await conn.write(bytes.subarray(off));
 }
 
+/** True for a response whose body is a stream of events, sent as it is produced. */
+function isEventStream(res: Response): boolean {
+  return res.body !== null && (res.headers.get("content-type") ?? "").includes("text/event-stream");
+}
+
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"]);
 
 /** Writes `res` as an HTTP/1.1 response; throws when the client has gone. */
 async function writeResponse(
   conn: Deno.Conn,
   res: Response,
-  head: { method: string; keepAlive: boolean; keepAliveSeconds: number },
+  head: { method: string; version: "1.0" | "1.1"; keepAlive: boolean; keepAliveSeconds: number },
 ): Promise<void> {
   const status = res.status;
   let text = `HTTP/1.1 ${status} ${res.statusText || reason(status)}\r\n`;
@@ -260,8 +267,7 @@ async function writeResponse(
     ? `connection: keep-alive\r\nkeep-alive: timeout=${head.keepAliveSeconds}\r\n`
     : "connection: close\r\n";
   const bodiless = status === 204 || status === 304 || (status >= 100 && status < 200);
-  const streamed = !bodiless && head.method !== "HEAD" && res.body !== null &&
-    (res.headers.get("content-type") ?? "").includes("text/event-stream");
+  const streamed = !bodiless && head.method !== "HEAD" && isEventStream(res);
   if (!streamed) {
     // HEAD gets the length GET would have, and no body.
     const body = res.body && !bodiless ? new Uint8Array(await res.arrayBuffer()) : new Uint8Array(0);
@@ -275,13 +281,19 @@ async function writeResponse(
     await writeAll(conn, out);
     return;
   }
-  await writeAll(conn, enc.encode(text + "transfer-encoding: chunked\r\n\r\n"));
+  // An HTTP/1.0 client cannot read chunks: it gets the raw stream, ended by closing the connection.
+  const chunked = head.version === "1.1";
+  await writeAll(conn, enc.encode(text + (chunked ? "transfer-encoding: chunked\r\n\r\n" : "\r\n")));
   const reader = res.body!.getReader();
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
       if (!value.length) continue;
+      if (!chunked) {
+        await writeAll(conn, value);
+        continue;
+      }
       // One write per chunk (size line, data, CRLF), so an event never waits on Nagle's algorithm.
       const size = enc.encode(value.length.toString(16) + "\r\n");
       const frame = new Uint8Array(size.length + value.length + 2);
@@ -290,7 +302,7 @@ async function writeResponse(
       frame.set(CRLF, size.length + value.length);
       await writeAll(conn, frame);
     }
-    await writeAll(conn, enc.encode("0\r\n\r\n"));
+    if (chunked) await writeAll(conn, enc.encode("0\r\n\r\n"));
   } catch (e) {
     await reader.cancel().catch(() => {});
     throw e;
@@ -372,20 +384,16 @@ export function serveHttp1(opts: Http1Options, handler: (req: Request) => Promis
           clearTimeout(bodyTimer);
         }
         // A body the handler left unread leaves the stream position unknown: this response is the last one.
-        const keepAlive = head.keepAlive && body.done() && !closing;
-        await writeResponse(conn, res, { method: head.method, keepAlive, keepAliveSeconds });
+        const streamsRaw = head.version === "1.0" && isEventStream(res);
+        const keepAlive = head.keepAlive && body.done() && !closing && !streamsRaw;
+        await writeResponse(conn, res, { method: head.method, version: head.version, keepAlive, keepAliveSeconds });
         if (!keepAlive) return;
       }
     } catch (e) {
       if (e instanceof BadRequest) {
-        const msg = JSON.stringify({ error: e.message });
-        await writeAll(
-          conn,
-          enc.encode(
-            `HTTP/1.1 ${e.status} ${reason(e.status)}\r\ncontent-type: application/json\r\n` +
-              `content-length: ${enc.encode(msg).length}\r\nconnection: close\r\n\r\n${msg}`,
-          ),
-        ).catch(() => {});
+        const res = opts.onBadRequest(e.status, `Bad request: ${e.message}`);
+        await writeResponse(conn, res, { method: "GET", version: "1.1", keepAlive: false, keepAliveSeconds })
+          .catch(() => {});
       }
     } finally {
       open.delete(conn);

@@ -60,21 +60,29 @@ const conns = await Promise.all(Array.from({ length: N }, async () => {
   return c;
 }));
 const closedAt: number[] = [];
+let gaveUp = false;
 const watching = conns.map(async (c) => {
   const buf = new Uint8Array(512);
   try {
     while ((await c.read(buf)) !== null) { /* drain */ }
   } catch { /* reset */ }
-  closedAt.push(performance.now() - t0);
+  if (!gaveUp) closedAt.push(performance.now() - t0);
 });
 console.log(`GET /health, ${N} partial heads open: ${await probe(200)} (goal p95 <= 50 ms)`);
-const limit = setTimeout(() => conns.forEach((c) => c.close()), 45_000);
+const limit = setTimeout(() => {
+  gaveUp = true;
+  conns.forEach((c) => c.close());
+}, 45_000 - (performance.now() - t0));
 await Promise.all(watching);
 clearTimeout(limit);
 closedAt.sort((a, b) => a - b);
+const span = closedAt.length
+  ? `first after ${(closedAt[0] / 1000).toFixed(1)} s, last after ${
+    (closedAt[closedAt.length - 1] / 1000).toFixed(1)
+  } s`
+  : "none";
 console.log(
-  `${N} partial heads closed by the server: first after ${(closedAt[0] / 1000).toFixed(1)} s, last after ` +
-    `${(closedAt[closedAt.length - 1] / 1000).toFixed(1)} s (goal <= 30 s; 45.0 means the bench closed them)`,
+  `partial heads closed by the server within 45 s: ${closedAt.length} of ${N} (${span}; goal: all, within 30 s)`,
 );
 console.log(`GET /health afterwards: ${await probe(50)}`);
 child.kill("SIGTERM");

@@ -13,7 +13,7 @@ import { createProtocolServer } from "../src/mcp/protocol_server.ts";
 import { type HttpHandle, serveHttp } from "../src/mcp/http.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import type { LlmConfig } from "../src/query/llm_client.ts";
-import { MAX_ANSWER_BYTES } from "../src/query/llm_client.ts";
+import { MAX_ANSWER_BYTES, MAX_REPLY_BODY_BYTES } from "../src/query/llm_client.ts";
 import { copyFixture } from "./helpers/fixture_repo.ts";
 import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, waitFor } from "./mcp_helpers.ts";
 
@@ -409,7 +409,7 @@ Deno.test({
 // ---- ask_code: a model that answers with 30 MB
 
 const HUGE = 30 * 1024 * 1024;
-let llmMode: "huge" | "big_json" | "small" = "huge";
+let llmMode: "huge" | "big_json" | "split_escape" | "small" = "huge";
 let llmBytesSent = 0;
 const llm = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
   await req.body?.cancel();
@@ -419,6 +419,12 @@ const llm = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async 
   if (llmMode === "big_json") {
     // A complete 2 MB answer in a body small enough to be read whole.
     return Response.json({ model: "m", choices: [{ message: { content: "é".repeat(1024 * 1024) + "[E1]" } }] });
+  }
+  if (llmMode === "split_escape") {
+    // The body cap falls inside a `\u00e9` escape: the part before it must still decode.
+    const head = '{"choices":[{"message":{"content":"';
+    const fill = "a".repeat(MAX_REPLY_BODY_BYTES - head.length - 3);
+    return new Response(head + fill + "\\u00e9".repeat(1000) + '"}}]}');
   }
   // 30 MB of answer, produced only as fast as the client reads it.
   llmBytesSent = 0;
@@ -476,6 +482,11 @@ Deno.test({
     const bigBytes = enc.encode(big.answer).length;
     assert.ok(bigBytes <= MAX_ANSWER_BYTES + 200 && bigBytes > MAX_ANSWER_BYTES - 200, `${bigBytes} bytes`);
     assert.ok(!big.answer.includes("\uFFFD"), "cut on a character boundary");
+
+    llmMode = "split_escape";
+    const split = await ask();
+    assert.equal(split.meta.answerTruncated, true);
+    assert.ok(split.answer.startsWith("aaaa"));
 
     llmMode = "small";
     const small = await ask();

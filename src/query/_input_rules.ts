@@ -160,13 +160,8 @@ export function parseRequestPath(
   if (!opts.keepTrailingSlash) p = p.replace(/\/$/, "");
   const problem = relativePathProblem(p || raw);
   if (problem) {
-    throw new CruxeError(
-      "invalid_input",
-      `${field} refused: ${problem} (give a path relative to the repository root)`,
-      {
-        field,
-      },
-    );
+    const hint = "give a path relative to the repository root";
+    throw new CruxeError("invalid_input", `${field} refused: ${problem} (${hint})`, { field });
   }
   return p;
 }

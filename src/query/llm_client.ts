@@ -181,7 +181,8 @@ async function readCapped(res: Response, limit: number): Promise<{ bytes: Uint8A
  * stop. Null when the cut came before it.
  */
 function answerFromPartialBody(bytes: Uint8Array): string | null {
-  const text = new TextDecoder().decode(bytes);
+  // Streaming mode holds back a character the cut split instead of decoding it as U+FFFD.
+  const text = new TextDecoder().decode(bytes, { stream: true });
   const m = /"content"\s*:\s*"/.exec(text);
   if (!m) return null;
   let i = m.index + m[0].length;

@@ -279,7 +279,12 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     const TIMEOUT = 1000;
-    const http = serveHttp(s.rt, s.dispatcher, { port: 0, bind: "127.0.0.1", headerTimeoutMs: TIMEOUT });
+    const http = serveHttp(s.rt, s.dispatcher, {
+      port: 0,
+      bind: "127.0.0.1",
+      headerTimeoutMs: TIMEOUT,
+      bodyTimeoutMs: TIMEOUT,
+    });
     const port = http.port;
     const conns: Deno.Conn[] = [];
     try {
@@ -307,6 +312,13 @@ Deno.test({
       assert.ok(partialMs >= TIMEOUT * 0.9, `closed too early (${partialMs} ms)`);
       assert.ok(partialMs < Infinity, "a partial head was still open 5 s after the header timeout");
       assert.ok(dripMs < Infinity, "a dripping head was still open 5 s after the header timeout");
+
+      // A complete head whose body never finishes is closed after the body timeout.
+      const t2 = performance.now();
+      const slowBody = await Deno.connect({ hostname: "127.0.0.1", port });
+      conns.push(slowBody);
+      await slowBody.write(enc.encode(`POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 100\r\n\r\n{"js`));
+      assert.ok((await closedAfter(slowBody, t2, TIMEOUT + 5000)) < Infinity, "an unfinished body kept its connection");
 
       // 300 partial heads at once: /health keeps answering, and every one of them is closed.
       const t1 = performance.now();

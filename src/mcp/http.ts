@@ -57,6 +57,8 @@ export interface HttpOptions {
   onListen?: (addr: { hostname: string; port: number }) => void;
   /** Header-read timeout; HEADER_TIMEOUT_MS unless a test needs a short one. */
   headerTimeoutMs?: number;
+  /** Body-read timeout; BODY_TIMEOUT_MS unless a test needs a short one. */
+  bodyTimeoutMs?: number;
 }
 
 /** A running HTTP server. */
@@ -182,7 +184,13 @@ async function readLimited(req: Request, limit: number): Promise<Uint8Array | nu
 }
 
 async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Request): Promise<Response> {
-  const bytes = await readLimited(req, MAX_BODY_BYTES);
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await readLimited(req, MAX_BODY_BYTES);
+  } catch {
+    // The client stopped sending (or was cut off at the body timeout): its fault, not ours.
+    return rpcErrorResponse(400, ErrorCode.InvalidRequest, "Request body was not received completely");
+  }
   if (!bytes) {
     return rpcErrorResponse(413, ErrorCode.InvalidRequest, `Request body exceeds ${MAX_BODY_BYTES} bytes`, {
       max_bytes: MAX_BODY_BYTES,
@@ -239,7 +247,7 @@ export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOpti
       hostname: o.bind.replace(/^\[|\]$/g, ""),
       port: o.port,
       headerTimeoutMs: o.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
-      bodyTimeoutMs: BODY_TIMEOUT_MS,
+      bodyTimeoutMs: o.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
       maxHeadBytes: MAX_HEAD_BYTES,
       onListen: (addr) => {
         port = addr.port;

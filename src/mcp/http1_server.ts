@@ -48,8 +48,6 @@ export interface Http1Server {
   finished: Promise<void>;
   /** Stops accepting, closes idle connections, lets in-flight requests finish (then closes them). */
   shutdown(): Promise<void>;
-  /** Connections open right now (for tests and health). */
-  openConnections(): number;
 }
 
 const CRLF = new Uint8Array([13, 10]);
@@ -332,7 +330,6 @@ export function serveHttp1(opts: Http1Options, handler: (req: Request) => Promis
   const addr = listener.addr as Deno.NetAddr;
   const origin = `http://${addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname}:${addr.port}`;
   const keepAliveSeconds = Math.max(1, Math.floor(opts.headerTimeoutMs / 1000));
-  const open = new Set<Deno.Conn>();
   const idle = new Set<Deno.Conn>();
   let closing = false;
   const connections: Promise<void>[] = [];
@@ -344,7 +341,6 @@ export function serveHttp1(opts: Http1Options, handler: (req: Request) => Promis
   };
 
   async function serveConn(conn: Deno.Conn): Promise<void> {
-    open.add(conn);
     const bc = new BufferedConn(conn);
     try {
       while (!closing) {
@@ -396,7 +392,6 @@ export function serveHttp1(opts: Http1Options, handler: (req: Request) => Promis
           .catch(() => {});
       }
     } finally {
-      open.delete(conn);
       idle.delete(conn);
       closeConn(conn);
     }
@@ -427,7 +422,6 @@ export function serveHttp1(opts: Http1Options, handler: (req: Request) => Promis
   return {
     addr,
     finished,
-    openConnections: () => open.size,
     shutdown() {
       if (!closing) {
         closing = true;

@@ -85,9 +85,11 @@ export class Dispatcher {
       leave = this.rt.router.enter(project.project_id);
       const body = await this.run(tool.def, args, route, call);
       const metadata = this.metadata(route.project, (body as { truncated?: unknown }).truncated === true);
-      // A multi-repo answer (scope/repo) knows when one of its repositories was still indexing.
-      if ((body as { meta?: { result_completeness?: unknown } }).meta?.result_completeness === "partial") {
-        metadata.result_completeness = "partial";
+      // A multi-repo answer (scope/repo) knows when one of its repositories was still indexing, or when it
+      // cut something (ask_code's answer); partial outranks truncated, which outranks complete.
+      const own = (body as { meta?: { result_completeness?: unknown } }).meta?.result_completeness;
+      if (own === "partial" || (own === "truncated" && metadata.result_completeness === "complete")) {
+        metadata.result_completeness = own;
       }
       return successResult(body as Record<string, unknown>, metadata);
     } catch (err) {

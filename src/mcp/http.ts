@@ -1,5 +1,6 @@
 /**
- * MCP over HTTP on `Deno.serve` (spec 000 "HTTP Transport", issue 6):
+ * MCP over HTTP (on `serveHttp1`, which bounds every connection: the
+ * request head within HEADER_TIMEOUT_MS, the body within BODY_TIMEOUT_MS):
  * `GET /health` and `POST /` (JSON-RPC through the same dispatch pipeline as
  * stdio). Compatible with MCP Streamable HTTP clients:
  *
@@ -10,8 +11,9 @@
  *   that carries `_meta.progressToken` (from a client that accepts
  *   `text/event-stream`) is answered as an SSE stream with its progress and
  *   then its result; everything else is plain JSON.
- * - Status codes: 200 (also for JSON-RPC errors), 400 malformed JSON or
- *   invalid JSON-RPC (`invalid_input` in `error.data.code`), 401 bad token,
+ * - Status codes: 200 (also for JSON-RPC errors), 400 malformed JSON,
+ *   invalid JSON-RPC or a batch (`invalid_input` in `error.data.code`; see
+ *   `screenMessage`, which stdio applies too), 401 bad token,
  *   403 Host/Origin refused, 404 unknown path, 405 wrong method, 413 body
  *   over MAX_BODY_BYTES (refused from Content-Length, or while streaming,
  *   never read whole), 500 internal. No Content-Type is read as JSON.
@@ -23,7 +25,7 @@
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { timingSafeEqual } from "node:crypto";
 import { CruxeError } from "../core/errors.ts";
 import { info, warn } from "../core/log.ts";
@@ -34,9 +36,17 @@ import { createProtocolServer } from "./protocol_server.ts";
 import type { ServerRuntime } from "./runtime.ts";
 import { isLoopback } from "./serve_options.ts";
 import { concatChunks } from "./byte_chunks.ts";
+import { type Http1Server, serveHttp1 } from "./http1_server.ts";
+import { screenMessage } from "./message_screen.ts";
 
 /** Largest accepted request body. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Longest wait for a complete request head (a connection that sends part of one is closed after it). */
+export const HEADER_TIMEOUT_MS = 20_000;
+/** Longest wait for a request body once its head has arrived. */
+export const BODY_TIMEOUT_MS = 60_000;
+/** Largest request head (request line and headers); a larger one is answered 431. */
+export const MAX_HEAD_BYTES = 64 * 1024;
 
 /** HTTP listener settings. */
 export interface HttpOptions {
@@ -45,6 +55,10 @@ export interface HttpOptions {
   authToken?: string;
   /** Called once listening (with the real port, for `--port 0`). */
   onListen?: (addr: { hostname: string; port: number }) => void;
+  /** Header-read timeout; HEADER_TIMEOUT_MS unless a test needs a short one. */
+  headerTimeoutMs?: number;
+  /** Body-read timeout; BODY_TIMEOUT_MS unless a test needs a short one. */
+  bodyTimeoutMs?: number;
 }
 
 /** A running HTTP server. */
@@ -170,7 +184,13 @@ async function readLimited(req: Request, limit: number): Promise<Uint8Array | nu
 }
 
 async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Request): Promise<Response> {
-  const bytes = await readLimited(req, MAX_BODY_BYTES);
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await readLimited(req, MAX_BODY_BYTES);
+  } catch {
+    // The client stopped sending (or was cut off at the body timeout): its fault, not ours.
+    return rpcErrorResponse(400, ErrorCode.InvalidRequest, "Request body was not received completely");
+  }
   if (!bytes) {
     return rpcErrorResponse(413, ErrorCode.InvalidRequest, `Request body exceeds ${MAX_BODY_BYTES} bytes`, {
       max_bytes: MAX_BODY_BYTES,
@@ -182,13 +202,15 @@ async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Reques
   } catch (e) {
     return rpcErrorResponse(400, ErrorCode.ParseError, `Parse error: ${(e as Error).message}`);
   }
-  const messages = Array.isArray(raw) ? raw : [raw];
-  if (!messages.length || messages.some((m) => !JSONRPCMessageSchema.safeParse(m).success)) {
-    return rpcErrorResponse(400, ErrorCode.InvalidRequest, "Invalid JSON-RPC message");
+  const screened = screenMessage(raw);
+  if (screened.refusal) {
+    // A message that is not one JSON-RPC request is a bad HTTP request; bad params of a good one is a JSON-RPC error.
+    return json(screened.refusal.error.code === ErrorCode.InvalidParams ? 200 : 400, screened.refusal);
   }
+  const message = screened.message as { method?: string; params?: { _meta?: { progressToken?: unknown } } };
   const accept = req.headers.get("accept") ?? "";
-  const streamed = accept.includes("text/event-stream") &&
-    messages.some((m) => m.method === "tools/call" && m.params?._meta?.progressToken !== undefined);
+  const streamed = accept.includes("text/event-stream") && message.method === "tools/call" &&
+    message.params?._meta?.progressToken !== undefined;
   // The SDK transport insists on both media types in Accept and a JSON Content-Type; we answer
   // plain-JSON clients too (spec: no Content-Type is read as JSON), so normalize before handing over.
   const headers = new Headers(req.headers);
@@ -219,11 +241,14 @@ export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOpti
   }
   let port = o.port;
   const handler = httpHandler(rt, dispatcher, { port: () => port, bind: o.bind, authToken: o.authToken });
-  let server: Deno.HttpServer;
+  let server: Http1Server;
   try {
-    server = Deno.serve({
+    server = serveHttp1({
       hostname: o.bind.replace(/^\[|\]$/g, ""),
       port: o.port,
+      headerTimeoutMs: o.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
+      bodyTimeoutMs: o.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
+      maxHeadBytes: MAX_HEAD_BYTES,
       onListen: (addr) => {
         port = addr.port;
         info(`MCP over HTTP on http://${o.bind}:${addr.port}/ (health: /health)`);
@@ -233,6 +258,7 @@ export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOpti
         warn(`HTTP handler error: ${(e as Error)?.message ?? e}`);
         return rpcErrorResponse(500, ErrorCode.InternalError, "Internal error");
       },
+      onBadRequest: (status, message) => rpcErrorResponse(status, ErrorCode.InvalidRequest, message),
     }, handler);
   } catch (e) {
     if (e instanceof Deno.errors.AddrInUse) {
@@ -250,8 +276,10 @@ export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOpti
     },
     finished: server.finished,
     async shutdown(graceMs = 5000) {
-      const timeout = new Promise<void>((r) => setTimeout(r, graceMs));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((r) => timer = setTimeout(r, graceMs));
       await Promise.race([server.shutdown(), timeout]);
+      clearTimeout(timer);
     },
   };
 }

@@ -2,17 +2,19 @@
  * MCP over stdio: newline-delimited JSON-RPC on stdin/stdout, nothing else
  * ever written to stdout. Our own Transport (the SDK's StdioServerTransport
  * drops a malformed line without an answer and closes itself when a line
- * exceeds its buffer): a malformed line gets a JSON-RPC parse error, an
- * over-long line (> MAX_LINE_BYTES) is skipped without buffering it and
+ * exceeds its buffer): a malformed line gets a JSON-RPC parse error, a
+ * batch or a request with bad params is refused by `screenMessage` (the same
+ * answer as over HTTP), an over-long line (> MAX_LINE_BYTES) is skipped without buffering it and
  * answered with `invalid_input`, and serving goes on. stdin closing ends the
  * session. Requires no permission beyond stdio.
  */
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { decorateErrors, jsonRpcError } from "./jsonrpc_errors.ts";
 import { concatChunks } from "./byte_chunks.ts";
+import { screenMessage } from "./message_screen.ts";
 
 /** Longest accepted message line (bigger requests are refused without being held in memory). */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -84,19 +86,9 @@ export class LineTransport implements Transport {
       this.reply(jsonRpcError(null, ErrorCode.ParseError, `Parse error: ${(e as Error).message}`));
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(raw);
-    if (!parsed.success) {
-      const id = (raw as { id?: unknown })?.id;
-      this.reply(
-        jsonRpcError(
-          typeof id === "string" || typeof id === "number" ? id : null,
-          ErrorCode.InvalidRequest,
-          "Invalid JSON-RPC message",
-        ),
-      );
-      return;
-    }
-    this.onmessage?.(parsed.data);
+    const screened = screenMessage(raw);
+    if (screened.refusal) this.reply(screened.refusal);
+    else this.onmessage?.(screened.message);
   }
 
   private reply(message: ReturnType<typeof jsonRpcError>): void {

@@ -15,7 +15,7 @@ import { CruxeError } from "../core/errors.ts";
 import { normalizeKind, SYMBOL_KINDS, type SymbolKind } from "../core/types.ts";
 import { languageIds } from "../index/languages/registry.ts";
 import { textLanguageIds } from "../index/text_languages.ts";
-import { relativePathProblem } from "../core/path_policy.ts";
+import { MAX_REQUEST_PATH, relativePathProblem } from "../core/path_policy.ts";
 import { type Db, getMeta } from "../state/db.ts";
 
 /** Longest accepted symbol name or qualified name. */
@@ -140,19 +140,39 @@ export function parseEnum<T extends string>(
 }
 
 /**
- * A repository-relative path from a request, normalized (`./a/b`, `a\\b` →
- * `a/b`). An absolute path inside the indexed root is made relative; any other
- * absolute path, `..` or NUL is `invalid_input`.
+ * The one rule for a path or path prefix from a request (`path`, `path_prefix`, `pathPrefix`, the CLI's
+ * `--path-prefix`), for every tool, scoped or not: `\\` is read as `/`, a leading `./` and repeated slashes
+ * are dropped; an absolute path inside `root` (the one workspace the call is routed to, when there is one) is
+ * made relative; anything `relativePathProblem` refuses (any other absolute path, `..` in any spelling or
+ * `%`-encoding, NUL or control characters, `~`) is `invalid_input` with `data.field` naming the field. Never a
+ * silent empty answer. `keepTrailingSlash` keeps a prefix's final `/` (`src/` matches the directory only).
  */
-export function parseIndexPath(db: Db, value: unknown, field = "path"): string {
-  const raw = requireName(value, field, 4096);
+export function parseRequestPath(
+  value: unknown,
+  field: string,
+  opts: { root?: string | null; keepTrailingSlash?: boolean } = {},
+): string {
+  const raw = requireName(value, field, MAX_REQUEST_PATH);
   let p = raw.replace(/\\/g, "/");
-  if (p.startsWith("/")) {
-    const root = (getMeta(db, "repo_root") ?? "").replace(/\\/g, "/").replace(/\/+$/, "");
-    if (root && (p === root || p.startsWith(root + "/"))) p = p.slice(root.length + 1);
-  }
-  p = p.replace(/^(\.\/)+/, "").replace(/\/+/g, "/").replace(/\/$/, "");
+  const root = (opts.root ?? "").replace(/\\/g, "/").replace(/\/+$/, "");
+  if (p.startsWith("/") && root && (p === root || p.startsWith(root + "/"))) p = p.slice(root.length + 1);
+  p = p.replace(/^(\.\/)+/, "").replace(/\/+/g, "/");
+  if (!opts.keepTrailingSlash) p = p.replace(/\/$/, "");
   const problem = relativePathProblem(p || raw);
-  if (problem) throw new CruxeError("invalid_input", `${field}: ${problem}`, { field });
+  if (problem) {
+    const hint = "give a path relative to the repository root";
+    throw new CruxeError("invalid_input", `${field} refused: ${problem} (${hint})`, { field });
+  }
   return p;
+}
+
+/** An optional path-prefix filter under `parseRequestPath`'s rule; absent, null or blank means no filter. */
+export function parsePathPrefix(value: unknown, field: string, root?: string | null): string | undefined {
+  if (value === undefined || value === null || (typeof value === "string" && !value.trim())) return undefined;
+  return parseRequestPath(value, field, { root, keepTrailingSlash: true }) || undefined;
+}
+
+/** A repository-relative file path for the index in `db` (`parseRequestPath` with the index's root). */
+export function parseIndexPath(db: Db, value: unknown, field = "path"): string {
+  return parseRequestPath(value, field, { root: getMeta(db, "repo_root") });
 }

@@ -15,7 +15,7 @@
  */
 import { CruxeError } from "../core/errors.ts";
 import type { ResultCompleteness } from "../core/metadata.ts";
-import { chat, type ChatMessage, type LlmConfig, llmConfigured } from "./llm_client.ts";
+import { chat, type ChatMessage, type LlmConfig, llmConfigured, MAX_ANSWER_BYTES } from "./llm_client.ts";
 import {
   checkPathPrefix,
   type EffectiveScope,
@@ -76,6 +76,8 @@ export interface AskMeta {
   contextsUsed: number;
   evidencesDropped: number;
   invalidCitations: string[];
+  /** True when the model's answer was longer than MAX_ANSWER_BYTES and was cut (result_completeness `truncated`). */
+  answerTruncated: boolean;
   elapsedMs: number;
   /** `partial` when a repository of the scope is still indexing or has no usable index. */
   result_completeness: ResultCompleteness;
@@ -227,6 +229,7 @@ export async function askCode(deps: AskDeps, resolved: ResolvedScope, input: Ask
     contextsUsed: evidences.length,
     evidencesDropped: dropped,
     invalidCitations: [],
+    answerTruncated: false,
     elapsedMs: 0,
     result_completeness: found.result_completeness,
   };
@@ -265,5 +268,11 @@ export async function askCode(deps: AskDeps, resolved: ResolvedScope, input: Ask
   meta.llmModel = reply.model ?? deps.llm.model;
   const { citations, invalid } = extractCitations(reply.content, evidences);
   meta.invalidCitations = invalid;
-  return done(reply.content, citations);
+  if (!reply.truncated) return done(reply.content, citations);
+  meta.answerTruncated = true;
+  if (meta.result_completeness === "complete") meta.result_completeness = "truncated";
+  return done(
+    `${reply.content}\n\n[Answer truncated: the model sent more than ${MAX_ANSWER_BYTES} bytes; the rest was dropped.]`,
+    citations,
+  );
 }

@@ -1,7 +1,10 @@
 /**
  * A minimal chat client for ask_code: an OpenAI-compatible `/chat/completions`
  * endpoint or Ollama's `/api/chat`, one non-streaming request, temperature 0,
- * bounded by a timeout. Requires `--allow-net` on the endpoint's host.
+ * bounded by a timeout and in size: the reply body is read as a stream and
+ * never held past MAX_REPLY_BODY_BYTES, and the answer text is cut to
+ * MAX_ANSWER_BYTES (the reply then says `truncated`). Requires `--allow-net`
+ * on the endpoint's host.
  *
  * Which API a URL speaks: a URL ending in `/api/chat` is Ollama; one ending in
  * `/chat/completions` is OpenAI-compatible; otherwise the URL is taken as a
@@ -34,7 +37,17 @@ export interface LlmEndpoint {
 export interface ChatReply {
   content: string;
   model: string | null;
+  /** True when the model sent more than MAX_ANSWER_BYTES of answer (or a body over MAX_REPLY_BODY_BYTES). */
+  truncated: boolean;
 }
+
+/** Longest answer text passed on (UTF-8 bytes); the rest of a longer answer is dropped. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+/**
+ * Most bytes of a reply body read: room for a full-size answer in JSON escapes. A longer body is cut here
+ * (the stream is cancelled) and the answer read from the part received.
+ */
+export const MAX_REPLY_BODY_BYTES = 4 * MAX_ANSWER_BYTES;
 
 /** True when an endpoint is configured (a URL is set). */
 export function llmConfigured(cfg: LlmConfig | null | undefined): cfg is LlmConfig & { url: string } {
@@ -96,16 +109,18 @@ export async function chat(cfg: LlmConfig & { url: string }, messages: ChatMessa
     );
   }
   let json: unknown;
+  let received: { bytes: Uint8Array; complete: boolean };
   try {
     if (!res.ok) {
-      const text = (await res.text()).slice(0, 300);
+      const text = new TextDecoder().decode((await readCapped(res, 300)).bytes);
       throw new CruxeError("llm_unavailable", `The language model at ${host} answered HTTP ${res.status}: ${text}`, {
         endpoint_host: host,
         reason: "http_status",
         status: res.status,
       });
     }
-    json = await res.json();
+    received = await readCapped(res, MAX_REPLY_BODY_BYTES);
+    json = received.complete ? JSON.parse(new TextDecoder().decode(received.bytes)) : null;
   } catch (e) {
     if (e instanceof CruxeError) throw e;
     const timedOut = (e as Error).name === "TimeoutError";
@@ -121,13 +136,73 @@ export async function chat(cfg: LlmConfig & { url: string }, messages: ChatMessa
     model?: string;
     choices?: { message?: { content?: unknown } }[];
     message?: { content?: unknown };
-  };
-  const content = ep.api === "ollama" ? j.message?.content : j.choices?.[0]?.message?.content;
+  } | null;
+  const content = !received.complete
+    ? answerFromPartialBody(received.bytes)
+    : ep.api === "ollama"
+    ? j?.message?.content
+    : j?.choices?.[0]?.message?.content;
   if (typeof content !== "string" || !content.trim()) {
     throw new CruxeError("llm_unavailable", `The language model at ${host} sent a reply without text`, {
       endpoint_host: host,
       reason: "bad_reply",
     });
   }
-  return { content: content.trim(), model: typeof j.model === "string" ? j.model : cfg.model };
+  const cut = cutUtf8(content.trim(), MAX_ANSWER_BYTES);
+  return {
+    content: cut.text,
+    model: typeof j?.model === "string" ? j.model : cfg.model,
+    truncated: cut.cut || !received.complete,
+  };
+}
+
+/** Reads at most `limit` bytes of a response body, cancelling the rest; `complete` when the body ended first. */
+async function readCapped(res: Response, limit: number): Promise<{ bytes: Uint8Array; complete: boolean }> {
+  if (!res.body) return { bytes: new Uint8Array(0), complete: true };
+  const reader = res.body.getReader();
+  const out = new Uint8Array(limit);
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return { bytes: out.subarray(0, size), complete: true };
+    const take = Math.min(value.length, limit - size);
+    out.set(value.subarray(0, take), size);
+    size += take;
+    if (take < value.length) {
+      await reader.cancel().catch(() => {});
+      return { bytes: out.subarray(0, size), complete: false };
+    }
+  }
+}
+
+/**
+ * The answer text of a reply body that was cut off: the string value of the first `"content"` key (the
+ * message text in both APIs; the key cannot occur unescaped inside a string), decoded up to where the bytes
+ * stop. Null when the cut came before it.
+ */
+function answerFromPartialBody(bytes: Uint8Array): string | null {
+  // Streaming mode holds back a character the cut split instead of decoding it as U+FFFD.
+  const text = new TextDecoder().decode(bytes, { stream: true });
+  const m = /"content"\s*:\s*"/.exec(text);
+  if (!m) return null;
+  let i = m.index + m[0].length;
+  const start = i;
+  while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+  // Drop an escape the cut split (`\`, `\u12`) before decoding.
+  const raw = text.slice(start, Math.min(i, text.length)).replace(/\\(u[0-9a-fA-F]{0,3})?$/, "");
+  try {
+    return JSON.parse(`"${raw}"`);
+  } catch {
+    return null;
+  }
+}
+
+/** `text` cut to at most `maxBytes` of UTF-8 on a character boundary; `cut` when anything was dropped. */
+export function cutUtf8(text: string, maxBytes: number): { text: string; cut: boolean } {
+  if (text.length * 3 <= maxBytes) return { text, cut: false };
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= maxBytes) return { text, cut: false };
+  let end = maxBytes;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+  return { text: new TextDecoder().decode(bytes.subarray(0, end)), cut: true };
 }

@@ -20,10 +20,10 @@
 import { realpathSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
 import type { ResultCompleteness } from "../core/metadata.ts";
-import { relativePathProblem } from "../core/path_policy.ts";
 import type { Db } from "../state/db.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import { type IndexView, requireIndex } from "./index_reader.ts";
+import { parsePathPrefix } from "./_input_rules.ts";
 
 /** Most repositories a `repos` scope may name. */
 export const MAX_SCOPE_REPOS = 10;
@@ -215,13 +215,12 @@ export function resolveScope(
   }
 }
 
-/** Checks a `pathPrefix` filter: relative, no `..` (it is a filter, but it must not look outside). */
-export function checkPathPrefix(pathPrefix: unknown): string | undefined {
-  if (pathPrefix === undefined || pathPrefix === null || pathPrefix === "") return undefined;
-  if (typeof pathPrefix !== "string") throw new CruxeError("invalid_input", "pathPrefix must be a string");
-  const problem = relativePathProblem(pathPrefix);
-  if (problem) throw new CruxeError("invalid_input", `pathPrefix refused: ${problem}`, { pathPrefix });
-  return pathPrefix.replace(/\\/g, "/").replace(/^(\.\/)+/, "");
+/**
+ * A scoped call's path-prefix filter (`field` names the argument): relative only, by the rule every tool
+ * shares (`parsePathPrefix`); a scope spans several roots, so no absolute path is accepted here.
+ */
+export function checkPathPrefix(pathPrefix: unknown, field = "pathPrefix"): string | undefined {
+  return parsePathPrefix(pathPrefix, field);
 }
 
 /** The per-repository cap of an `all` scope: no repository fills more than half of `topK` while others have hits. */

@@ -6,8 +6,8 @@
  *   → signals.ts (bounded named factors) → shape.ts (merge, aggregate, results).
  * Reads the index only; needs no Deno permission beyond the open database.
  */
-import { parseLanguage } from "./_input_rules.ts";
-import type { Db } from "../state/db.ts";
+import { parseLanguage, parsePathPrefix } from "./_input_rules.ts";
+import { type Db, getMeta } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { classifyIntent, type QueryIntent } from "./search/intent.ts";
@@ -27,7 +27,9 @@ export interface SearchCodeInput {
   language?: string;
   limit?: number;
   topK?: number;
+  /** Only results under this relative directory or path prefix (`path_prefix` is the same filter's other name). */
   pathPrefix?: string;
+  path_prefix?: string;
   ref?: string;
   ranking_explain_level?: "off" | "basic" | "full";
 }
@@ -65,10 +67,9 @@ function normalizeInput(db: Db, input: SearchCodeInput) {
   const language = input.language === undefined || input.language === null
     ? undefined
     : parseLanguage(input.language, indexedLanguages(db).sort());
-  let pathPrefix: string | undefined;
-  if (typeof input.pathPrefix === "string" && input.pathPrefix.trim()) {
-    pathPrefix = input.pathPrefix.trim().replace(/^\.\//, "").replace(/^\/+/, "");
-  }
+  const pathPrefix = input.path_prefix !== undefined
+    ? parsePathPrefix(input.path_prefix, "path_prefix", getMeta(db, "repo_root"))
+    : parsePathPrefix(input.pathPrefix, "pathPrefix", getMeta(db, "repo_root"));
   const explain = input.ranking_explain_level ?? "off";
   if (!["off", "basic", "full"].includes(explain)) {
     throw new CruxeError("invalid_input", `ranking_explain_level must be off, basic or full`, {

@@ -34,7 +34,9 @@ export const searchCodeTool = defineTool({
     if (args.scope !== undefined || args.repo !== undefined) {
       const resolved = scopeOfCall(args, ctx);
       const topK = args.topK ?? args.limit ?? 10;
-      const pathPrefix = checkPathPrefix(args.pathPrefix ?? args.path_prefix);
+      const pathPrefix = args.path_prefix !== undefined
+        ? checkPathPrefix(args.path_prefix, "path_prefix")
+        : checkPathPrefix(args.pathPrefix);
       const r = await searchScope(
         scopeDeps(ctx),
         resolved,
@@ -58,7 +60,8 @@ export const searchCodeTool = defineTool({
       language: args.language,
       limit: args.limit ?? args.topK,
       ref: args.ref,
-      pathPrefix: args.path_prefix ?? args.pathPrefix,
+      path_prefix: args.path_prefix,
+      pathPrefix: args.pathPrefix,
       ranking_explain_level: args.ranking_explain_level,
     });
   },

@@ -72,7 +72,7 @@ Deno.test("ignore files are read through the safe open: a FIFO does not hang the
     args: [
       "eval",
       `import { scanRepository } from ${JSON.stringify(new URL("../src/index/scan.ts", import.meta.url).href)};
-       console.log(JSON.stringify(scanRepository(${JSON.stringify(dir)}, { maxFileBytes: 1 << 20 })));`,
+       console.log(JSON.stringify(await scanRepository(${JSON.stringify(dir)}, { maxFileBytes: 1 << 20 })));`,
     ],
     stdout: "piped",
     stderr: "piped",

@@ -9,6 +9,8 @@ import { hasGrammar } from "../../index/grammar_assets.ts";
 import { parseAndExtract } from "../../index/parser.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { VERSION } from "../../core/version.ts";
+import { userCwd } from "../user_cwd.ts";
+import { indexGapCheck } from "./doctor_gap.ts";
 
 /** One doctor finding. */
 export interface Check {
@@ -116,8 +118,10 @@ export async function runDoctor(ctx: CliContext, json: boolean): Promise<number>
     { check: "store", status: "ok", detail: ctx.config.home },
     diskCheck(ctx.config.home),
     gitCheck(),
-    ignoreCheck(Deno.cwd(), ctx.config.maxFileBytes),
+    ignoreCheck(userCwd(), ctx.config.maxFileBytes),
   ];
+  const gap = indexGapCheck(ctx, userCwd());
+  if (gap) checks.push(gap);
   const readers = new IndexReaders(ctx.registry);
   for (const p of ctx.registry.listProjects()) {
     const v = readers.view(p);

@@ -29,7 +29,7 @@ export const SERVE_MCP_OPTIONS = {
     type: "string",
     multiple: true,
     arg: "PATH",
-    help: "serve this workspace (repeatable; the first is the default for calls)",
+    help: "serve this workspace (the first is the default for calls)",
   },
   "auto-workspace": { type: "boolean", help: "register workspaces that calls name (needs --allowed-root)" },
   "allowed-root": { type: "string", multiple: true, arg: "PATH", help: "root auto-workspaces must be inside" },

@@ -1,6 +1,6 @@
 /**
  * MCP over HTTP on `Deno.serve` (spec 000 "HTTP Transport", issue 6):
- * `GET /health` and `POST /` (JSON-RPC through the same dispatch pipeline as
+ * `GET /health` and `POST /mcp` or `POST /` (JSON-RPC through the same dispatch pipeline as
  * stdio). Compatible with MCP Streamable HTTP clients:
  *
  * - Stateless: no `Mcp-Session-Id` is issued; every POST stands alone (a
@@ -26,7 +26,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { timingSafeEqual } from "node:crypto";
 import { CruxeError } from "../core/errors.ts";
-import { info, warn } from "../core/log.ts";
+import { debug, warn } from "../core/log.ts";
 import type { Dispatcher } from "./dispatch.ts";
 import { buildHealth } from "./health.ts";
 import { decorateErrors, jsonRpcError } from "./jsonrpc_errors.ts";
@@ -132,7 +132,7 @@ export function httpHandler(
         if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed("GET");
         return json(200, buildHealth(rt), { "cache-control": "no-store" });
       }
-      if (path !== "/") {
+      if (!MCP_PATHS.includes(path)) {
         return rpcErrorResponse(404, -32000, `Not found: ${path}`, { code: "invalid_input" });
       }
       if (req.method !== "POST") return methodNotAllowed("POST");
@@ -212,6 +212,9 @@ async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Reques
   return new Response(body, { status: res.status, headers: res.headers });
 }
 
+/** Paths serving the MCP endpoint: `/mcp`, where most clients look, and `/`. */
+export const MCP_PATHS = ["/mcp", "/"];
+
 /** Starts listening; `Port N is already in use` is an `invalid_input` error. */
 export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOptions): HttpHandle {
   if (!isLoopback(o.bind)) {
@@ -226,7 +229,7 @@ export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOpti
       port: o.port,
       onListen: (addr) => {
         port = addr.port;
-        info(`MCP over HTTP on http://${o.bind}:${addr.port}/ (health: /health)`);
+        debug(`listening on ${addr.hostname}:${addr.port}`); // the CLI prints the URLs people use
         o.onListen?.({ hostname: addr.hostname, port: addr.port });
       },
       onError: (e) => {

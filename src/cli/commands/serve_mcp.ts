@@ -149,7 +149,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
         stopped,
       ]);
     } else {
-      const http = serveHttp(rt, dispatcher, { port: o.port, bind: o.bind, authToken: o.authToken, onListen: prewarm });
+      const onListen = (addr: { port: number }) => {
+        announceHttp(o.bind, addr.port, pinned[0]?.repo_root);
+        prewarm();
+      };
+      const http = serveHttp(rt, dispatcher, { port: o.port, bind: o.bind, authToken: o.authToken, onListen });
       stopHttp = () => http.shutdown(5000);
       await Promise.race([http.finished, stopped]);
     }
@@ -162,4 +166,18 @@ export async function runServe(options: ServeOptions): Promise<number> {
     rt.close();
   }
   return 0;
+}
+
+/**
+ * Says on stderr where the HTTP server listens: the MCP endpoint a client is
+ * given and the health probe (stdout stays free; always printed, since a person
+ * or a log needs the port, which may have been chosen by the system).
+ */
+function announceHttp(bind: string, port: number, workspace: string | undefined): void {
+  const host = bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
+  const base = `http://${host}:${port}`;
+  console.error(
+    `cruxe: MCP over HTTP on ${base}/mcp (also ${base}/)${workspace ? ` for ${workspace}` : ""}; ` +
+      `health: ${base}/health. Ctrl-C stops it.`,
+  );
 }

@@ -5,7 +5,9 @@
  * exceeds its buffer): a malformed line gets a JSON-RPC parse error, an
  * over-long line (> MAX_LINE_BYTES) is skipped without buffering it and
  * answered with `invalid_input`, and serving goes on. stdin closing ends the
- * session. Requires no permission beyond stdio.
+ * session once every request read before it (a last line without its newline
+ * included) has been answered, so `echo '{…}' | cruxe serve-mcp` gets its
+ * answer. Requires no permission beyond stdio.
  */
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -27,6 +29,9 @@ export class LineTransport implements Transport {
   private closed = false;
   private encoder = new TextEncoder();
   private decoder = new TextDecoder();
+  /** Ids of requests read and not yet answered; end of input waits for them. */
+  private unanswered = new Set<string | number>();
+  private allAnswered: (() => void) | null = null;
 
   constructor(
     private input: ReadableStream<Uint8Array>,
@@ -72,6 +77,21 @@ export class LineTransport implements Transport {
         start = nl + 1;
       }
     }
+    if (this.closed) return;
+    // End of input: a last request without its newline is still a request.
+    if (!oversized && size) this.handleLine(concatChunks(parts, size));
+    if (this.unanswered.size) await new Promise<void>((resolve) => this.allAnswered = resolve);
+  }
+
+  /** Notes a request (it has a method and an id) that must be answered before end of input closes the session. */
+  private expectAnswer(m: JSONRPCMessage): void {
+    if ("method" in m && "id" in m && (typeof m.id === "string" || typeof m.id === "number")) this.unanswered.add(m.id);
+  }
+
+  /** Notes a response going out; the last one owed after end of input lets the session close. */
+  private answered(m: JSONRPCMessage): void {
+    if ("method" in m || !("id" in m) || (typeof m.id !== "string" && typeof m.id !== "number")) return;
+    if (this.unanswered.delete(m.id) && !this.unanswered.size) this.allAnswered?.();
   }
 
   private handleLine(bytes: Uint8Array): void {
@@ -96,6 +116,7 @@ export class LineTransport implements Transport {
       );
       return;
     }
+    this.expectAnswer(parsed.data);
     this.onmessage?.(parsed.data);
   }
 
@@ -105,9 +126,11 @@ export class LineTransport implements Transport {
 
   /** Writes one message as one line; writes are serialized so lines never interleave. */
   send(message: JSONRPCMessage): Promise<void> {
+    this.answered(message);
     const bytes = this.encoder.encode(JSON.stringify(message) + "\n");
+    // A message sent before close() is written (close waits for it); one sent after is dropped.
+    if (this.closed) return Promise.resolve();
     const next = this.writing.then(async () => {
-      if (this.closed) return;
       let off = 0;
       while (off < bytes.length) off += await this.output.write(bytes.subarray(off));
     });

@@ -4,7 +4,6 @@
  * process exits by itself.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { copyFixture } from "./helpers/fixture_repo.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;

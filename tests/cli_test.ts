@@ -137,6 +137,9 @@ Deno.test("search prints path:line: snippet lines naming the project; No results
     assert.equal(lines[0], `search in ${basename(repo)} (${repo}):`);
     assert.match(lines[1], /^auth\/rate_limiter\.go:15: func \(r \*RateLimiter\) CheckRateLimit/);
     for (const l of lines.slice(1)) assert.match(l, /^[\w/.-]+:\d+: \S/);
+    const tree = await cruxe(home, ["hierarchy", "CheckRateLimit"], { cwd: repo });
+    assert.match(tree.stdout, /\nauth\/rate_limiter\.go:15: method auth\.RateLimiter\.CheckRateLimit\ncontained in:\n/);
+    assert.match(tree.stdout, /\nauth\/rate_limiter\.go:4: struct auth\.RateLimiter\n/);
     const none = await cruxe(home, ["search", "zzqqxxnothing"], { cwd: repo });
     assert.equal(none.stdout.trim().split("\n").at(-1), "No results.");
     // `deno task` runs in the checkout and sets INIT_CWD to where the user was: that is the project searched.

@@ -6,13 +6,13 @@
 import type { CliContext } from "../context.ts";
 import { projectForPath } from "../project_arg.ts";
 import { printJson } from "../output.ts";
-import { printHits } from "../hits.ts";
+import { type Hit, printHits } from "../hits.ts";
 import { userCwd } from "../user_cwd.ts";
 import { IndexReaders, requireIndex } from "../../query/index_reader.ts";
 import { searchCode } from "../../query/search_code.ts";
 import { locateSymbol } from "../../query/locate_symbol.ts";
 import { getFileOutline, type OutlineNode } from "../../query/file_outline.ts";
-import { getSymbolHierarchy } from "../../query/symbol_hierarchy.ts";
+import { getSymbolHierarchy, type TypeNode } from "../../query/symbol_hierarchy.ts";
 import { findRelatedSymbols } from "../../query/related_symbols.ts";
 import { getCodeContext } from "../../query/code_context.ts";
 import type { Db } from "../../state/db.ts";
@@ -111,7 +111,33 @@ export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): num
           path: f.path,
           direction: f.direction as "ancestors" | "descendants" | undefined,
         }));
-      printJson(r);
+      if (a.json) return printJson(r), 0;
+      const s = r.symbol;
+      printHits([{ path: s.path, line: s.line_start, text: `${s.kind} ${s.qualified_name}` }]);
+      console.log(r.direction === "ancestors" ? "contained in:" : "members:");
+      const members = (nodes: typeof r.containment): Hit[] =>
+        nodes.flatMap((n) => [
+          {
+            path: n.path,
+            line: "line_start" in n ? n.line_start : 1,
+            text: `${n.kind} ${n.qualified_name}`,
+          },
+          ...members(("children" in n ? n.children : []) as typeof r.containment),
+        ]);
+      printHits(members(r.containment));
+      const types = (nodes: TypeNode[]): Hit[] =>
+        nodes.flatMap((t) => [
+          {
+            path: t.symbol?.path ?? "?",
+            line: t.symbol?.line_start ?? 0,
+            text: `${t.relation} ${t.symbol?.qualified_name ?? t.name}`,
+          },
+          ...types(t.children),
+        ]);
+      if (r.type_hierarchy.length) {
+        console.log("type hierarchy:");
+        printHits(types(r.type_hierarchy));
+      }
       return 0;
     }
     case "related": {

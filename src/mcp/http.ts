@@ -29,6 +29,7 @@ import { CruxeError } from "../core/errors.ts";
 import { debug, warn } from "../core/log.ts";
 import type { Dispatcher } from "./dispatch.ts";
 import { buildHealth } from "./health.ts";
+import { statusPageResponse, wantsStatusPage } from "./status_page.ts";
 import { decorateErrors, jsonRpcError } from "./jsonrpc_errors.ts";
 import { createProtocolServer } from "./protocol_server.ts";
 import type { ServerRuntime } from "./runtime.ts";
@@ -100,12 +101,14 @@ export function httpHandler(
     const name = u.hostname.toLowerCase();
     return hostNames.has(name) || hostNames.has(`[${name}]`) || (wildcard && isLoopback(name));
   };
+  const tokenIs = (value: string): boolean => {
+    const given = new TextEncoder().encode(value.trim());
+    return !!token && given.length === token.length && timingSafeEqual(given, token);
+  };
   const authorized = (req: Request): boolean => {
     if (!token) return true;
     const m = (req.headers.get("authorization") ?? "").match(/^Bearer\s+(.+)$/i);
-    if (!m) return false;
-    const given = new TextEncoder().encode(m[1].trim());
-    return given.length === token.length && timingSafeEqual(given, token);
+    return !!m && tokenIs(m[1]);
   };
 
   return async (req: Request): Promise<Response> => {
@@ -117,6 +120,11 @@ export function httpHandler(
       }
       if (!originAllowed(req.headers.get("origin"))) {
         return rpcErrorResponse(403, -32000, "Forbidden: Origin is not allowed", { code: "forbidden" });
+      }
+      // The status page: a browser cannot send a bearer header when opening it, so `?token=` stands in.
+      const url = new URL(req.url);
+      if (wantsStatusPage(req, url.pathname) && (authorized(req) || tokenIs(url.searchParams.get("token") ?? ""))) {
+        return statusPageResponse(req);
       }
       if (!authorized(req)) {
         return json(

@@ -11,6 +11,7 @@ import { copyFixture } from "./helpers/fixture_repo.ts";
 import { COMMANDS } from "../src/cli/command_table.ts";
 import { commandHelp } from "../src/cli/help.ts";
 import { formatHit } from "../src/cli/hits.ts";
+import { splitCommand } from "../src/cli/args.ts";
 import { unknownConfigKeys } from "../src/cli/context.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -172,6 +173,17 @@ Deno.test("on a terminal search lines fit its width and are coloured, unless NO_
     Deno.removeSync(home, { recursive: true });
     Deno.removeSync(repo, { recursive: true });
   }
+});
+
+Deno.test("splitCommand finds the command after global options and refuses a command option before it", () => {
+  assert.deepEqual(splitCommand(["-v", "status"]), { command: "status", rest: ["-v"] });
+  assert.deepEqual(splitCommand(["--config", "c.json", "-vv", "search", "x", "--json"]), {
+    command: "search",
+    rest: ["--config", "c.json", "-vv", "x", "--json"],
+  });
+  assert.deepEqual(splitCommand(["--config=c.json", "doctor"]), { command: "doctor", rest: ["--config=c.json"] });
+  assert.deepEqual(splitCommand(["--version"]), { command: undefined, rest: ["--version"] });
+  assert.throws(() => splitCommand(["--limit", "3", "search", "x"]), /--limit is not a global option; put it after/);
 });
 
 Deno.test("formatHit keeps the location and cuts the text to the width", () => {

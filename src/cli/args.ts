@@ -71,6 +71,13 @@ export function splitCommand(argv: string[]): { command: string | undefined; res
     if (a === "--") return { command: argv[i + 1], rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
     if (!a.startsWith("-") || a === "-") return { command: a, rest: [...argv.slice(0, i), ...argv.slice(i + 1)] };
     if (a === "--config") i++; // its value is not the command
+    else if (!/^(-v+|-h|-V|--(verbose|json|help|version)|--config=.*)$/.test(a)) {
+      // A command's own option before the command: its value would be taken for the command.
+      throw new CruxeError(
+        "invalid_input",
+        `${a} is not a global option; put it after the command (cruxe <command> ${a} …)`,
+      );
+    }
   }
   return { command: undefined, rest: argv };
 }

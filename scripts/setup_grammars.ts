@@ -2,7 +2,9 @@
  * Copies the grammar `.wasm` files (and the tree-sitter runtime) from the
  * installed npm packages into `grammars/`, where the asset loader finds them
  * and `deno compile --include grammars` embeds them.
- * Run: deno run --allow-read --allow-write scripts/setup_grammars.ts
+ * Run: deno run --allow-read --allow-write scripts/setup_grammars.ts [-v]
+ * Silent unless `-v` is given: every `deno task cruxe …` runs it first, and its
+ * output would otherwise precede every command's.
  */
 const root = new URL("../", import.meta.url);
 const out = new URL("grammars/", root);
@@ -25,4 +27,6 @@ for (const [name, rel] of Object.entries(sources)) {
   Deno.copyFileSync(new URL(rel, root), new URL(name, out));
   n++;
 }
-console.error(`grammars: ${n} files in ${out.pathname}`);
+if (Deno.args.includes("-v") || Deno.args.includes("--verbose")) {
+  console.error(`grammars: ${n} files in ${out.pathname}`);
+}

@@ -107,6 +107,17 @@ Deno.test({
       const loc = bodyOf(await client.callTool({ name: "locate_symbol", arguments: { name: "Compute7x2" } }));
       assert.equal((loc.results as { path: string }[])[0].path, "pkg7/file7.go");
 
+      // The same endpoint on /mcp (where the MCP Inspector and most clients look), announced with /health.
+      const atMcp = new Client({ name: "cruxe-http-test-mcp-path", version: "1.0.0" });
+      await atMcp.connect(new StreamableHTTPClientTransport(new URL(`${base}mcp`)));
+      const viaMcp = bodyOf(await atMcp.callTool({ name: "locate_symbol", arguments: { name: "Compute7x2" } }));
+      assert.deepEqual(viaMcp.results, loc.results);
+      await atMcp.close();
+      assert.match(
+        srv.stderr(),
+        new RegExp(`MCP over HTTP on ${base}mcp \\(also ${base}\\) for .*; health: ${base}health`),
+      );
+
       // Status codes.
       const health = await fetch(`${base}health`);
       assert.equal(health.status, 200);

@@ -12,6 +12,7 @@ import type { JobRow, ProjectRow } from "../src/state/registry.ts";
 import {
   clientWantsJobProgress,
   JobProgressBroadcaster,
+  nextMcpProgress,
   type ProgressNotification,
   ProgressSink,
 } from "../src/mcp/progress_notifier.ts";
@@ -85,7 +86,11 @@ Deno.test("a call's progress: spec value + MCP fields, monotonic, heartbeat with
     assert.equal(n.params.message, n.params.value.message);
   }
   const progress = sent.map((n) => n.params.progress);
-  assert.deepEqual(progress, [...progress].sort((a, b) => a - b), "progress never goes back");
+  for (let i = 1; i < progress.length; i++) {
+    assert.ok(progress[i] > progress[i - 1], `MCP progress strictly increases: ${progress.join(", ")}`);
+  }
+  const pct = sent.filter((n) => n.params.value.kind === "report").map((n) => n.params.value.percentage!);
+  assert.deepEqual(pct, [0, 40, 40, 40], "value.percentage is the job's, never going back");
   assert.equal(sent[0].params.value.title, "Indexing project: backend");
   assert.equal(sent[0].params.value.message, "Scanning files: 0 discovered");
   assert.equal(sent[1].params.value.percentage, 40);
@@ -95,6 +100,20 @@ Deno.test("a call's progress: spec value + MCP fields, monotonic, heartbeat with
   assert.match(end.params.value.message, /^Indexed 10 files, 40 symbols in 1\.2s/);
   assert.equal(end.params.progress, 100);
   assert.equal(sent.filter((n) => n.params.value.kind === "end").length, 1);
+});
+
+Deno.test("nextMcpProgress: strictly increasing, the percentage when it moves, below 100 until the end", () => {
+  assert.equal(nextMcpProgress(null, 0), 0);
+  assert.equal(nextMcpProgress(0, 10), 10);
+  assert.equal(nextMcpProgress(10, 10), 10.0001);
+  assert.equal(nextMcpProgress(10.0001, 10), 10.0002);
+  assert.equal(nextMcpProgress(10.0002, 11), 11);
+  let p = 99;
+  for (let i = 0; i < 30_000; i++) {
+    const next = nextMcpProgress(p, 99);
+    assert.ok(next > p && next < 100, `${p} -> ${next}`);
+    p = next;
+  }
 });
 
 Deno.test("job-token progress goes only to sessions that opted in; a failure ends with the error", () => {

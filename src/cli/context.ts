@@ -5,7 +5,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CruxeConfig, resolveConfig } from "../core/config.ts";
+import { CONFIG_FILE_KEYS, type CruxeConfig, LLM_CONFIG_KEYS, resolveConfig } from "../core/config.ts";
+import { warn } from "../core/log.ts";
+import { nearest } from "./args.ts";
 import { CruxeError } from "../core/errors.ts";
 import { Registry } from "../state/registry.ts";
 import { processAlive } from "../state/process_lock.ts";
@@ -24,11 +26,38 @@ function readConfigFile(path: string | undefined, home: string): Partial<CruxeCo
     if (path) throw new CruxeError("invalid_input", `Config file ${path} does not exist`);
     return {};
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(readFileSync(p, "utf8"));
+    parsed = JSON.parse(readFileSync(p, "utf8"));
   } catch (e) {
     throw new CruxeError("invalid_input", `Config file ${p} is not valid JSON: ${(e as Error).message}`);
   }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new CruxeError("invalid_input", `Config file ${p} must hold a JSON object`);
+  }
+  for (const w of unknownConfigKeys(parsed as Record<string, unknown>)) warn(`config file ${p}: ${w}`);
+  return parsed as Partial<CruxeConfig>;
+}
+
+/**
+ * One sentence per key of a config file that Cruxe does not read (it is
+ * ignored), naming the nearest known key.
+ */
+export function unknownConfigKeys(file: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const check = (obj: Record<string, unknown>, known: readonly string[], prefix: string) => {
+    for (const k of Object.keys(obj)) {
+      if (known.includes(k)) continue;
+      const near = nearest(k, known);
+      out.push(`unknown key "${prefix}${k}" is ignored${near ? `; did you mean "${prefix}${near}"?` : ""}`);
+    }
+  };
+  check(file, CONFIG_FILE_KEYS, "");
+  const llm = file.llm;
+  if (typeof llm === "object" && llm !== null && !Array.isArray(llm)) {
+    check(llm as Record<string, unknown>, LLM_CONFIG_KEYS, "llm.");
+  }
+  return out;
 }
 
 /** The effective config (`--config` file or `<home>/config.json`, then the environment). */

@@ -1,15 +1,25 @@
 /** Human output (tables, messages) and `--json` output for the CLI. stdout only here. */
 import { CruxeError, toCruxeError } from "../core/errors.ts";
+import { stdoutStyle } from "./hits.ts";
 
 /** Prints a value as JSON on stdout. */
 export function printJson(value: unknown): void {
   console.log(JSON.stringify(value, null, 2));
 }
 
-/** Prints rows as an aligned table on stdout. */
+/**
+ * Prints rows as an aligned table on stdout. On a terminal the widest columns
+ * are cut (with `…`) until the table fits its width; piped, nothing is cut.
+ */
 export function printTable(headers: string[], rows: (string | number | null | undefined)[][]): void {
   const cells = [headers, ...rows.map((r) => r.map((c) => c === null || c === undefined ? "" : String(c)))];
-  const widths = headers.map((_, i) => Math.min(90, Math.max(...cells.map((r) => (r[i] ?? "").length))));
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
+  const room = stdoutStyle().width - 2 * (widths.length - 1);
+  while (widths.reduce((a, b) => a + b, 0) > room) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest] <= 12) break;
+    widths[widest]--;
+  }
   const fmt = (r: string[]) =>
     r.map((c, i) => (c.length > widths[i] ? c.slice(0, widths[i] - 1) + "…" : c.padEnd(widths[i]))).join("  ")
       .trimEnd();

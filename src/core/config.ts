@@ -23,6 +23,27 @@ export interface CruxeConfig {
   repoNames: Record<string, string>;
 }
 
+/** Keys a config file may set (every field of `CruxeConfig`). */
+export const CONFIG_FILE_KEYS = [
+  "home",
+  "maxFileBytes",
+  "workers",
+  "workerRecycleFiles",
+  "maxAutoWorkspaces",
+  "warmsetCapacity",
+  "allowGlobalScope",
+  "llm",
+  "repoNames",
+] as const satisfies readonly (keyof CruxeConfig)[];
+
+/** Keys of the config file's `llm` object. */
+export const LLM_CONFIG_KEYS = [
+  "url",
+  "model",
+  "apiKey",
+  "timeoutMs",
+] as const satisfies readonly (keyof CruxeConfig["llm"])[];
+
 /**
  * Parse workers by default: one per core plus one, because the writer thread
  * waits on parsers part of the time; at most 4, since every worker holds its

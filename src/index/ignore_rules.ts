@@ -44,6 +44,16 @@ interface Rule {
   under: RegExp; // matches an entry beneath a matching directory
   negate: boolean;
   dirOnly: boolean;
+  /** The line as written and its 1-based number, to name the rule that decided. */
+  source: string;
+  line: number;
+}
+
+/** The rule that decided a verdict: its text as written and its line in the file. */
+export interface DecidingRule {
+  pattern: string;
+  line: number;
+  ignored: boolean;
 }
 
 function globToRegex(glob: string): string {
@@ -76,7 +86,10 @@ function globToRegex(glob: string): string {
 export class IgnoreFile {
   private rules: Rule[] = [];
   constructor(readonly base: string, text: string) {
-    for (let line of text.split(/\r?\n/)) {
+    const lines = text.split(/\r?\n/);
+    for (let n = 0; n < lines.length; n++) {
+      let line = lines[n];
+      const source = line.trim();
       if (!line || line.startsWith("#")) continue;
       line = line.replace(/(?<!\\)\s+$/, "");
       if (!line) continue;
@@ -99,6 +112,8 @@ export class IgnoreFile {
         under: new RegExp(`${head}${body}/`),
         negate,
         dirOnly,
+        source,
+        line: n + 1,
       });
     }
   }
@@ -108,11 +123,16 @@ export class IgnoreFile {
    * undefined no rule matched.
    */
   match(rel: string, isDir: boolean): boolean | undefined {
-    let out: boolean | undefined;
+    return this.decidingRule(rel, isDir)?.ignored;
+  }
+
+  /** The last rule matching `rel` (the one whose verdict holds), or undefined. */
+  decidingRule(rel: string, isDir: boolean): DecidingRule | undefined {
+    let out: Rule | undefined;
     for (const r of this.rules) {
-      if (r.under.test(rel) || (r.self.test(rel) && (!r.dirOnly || isDir))) out = !r.negate;
+      if (r.under.test(rel) || (r.self.test(rel) && (!r.dirOnly || isDir))) out = r;
     }
-    return out;
+    return out && { pattern: out.source, line: out.line, ignored: !out.negate };
   }
 }
 

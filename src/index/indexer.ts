@@ -56,13 +56,14 @@ export interface IndexSummary {
 }
 
 /** The first line of a file (for `#!` detection), at most 200 bytes of it. */
-function firstLine(bytes: Uint8Array): string {
+export function firstLine(bytes: Uint8Array): string {
   let end = bytes.indexOf(0x0a);
   if (end < 0 || end > 200) end = Math.min(bytes.length, 200);
   return new TextDecoder().decode(bytes.subarray(0, end));
 }
 
-function isBinary(bytes: Uint8Array): boolean {
+/** True when the file is binary: a NUL byte in its first 8 KiB (such files are skipped). */
+export function isBinary(bytes: Uint8Array): boolean {
   const n = Math.min(bytes.length, 8192);
   for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
   return false;

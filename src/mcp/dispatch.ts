@@ -18,6 +18,7 @@ import { jobElsewhere } from "../query/index_status.ts";
 import { storageFix } from "../state/storage_errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import { errorResult, successResult, type ToolResult, unroutedMetadata } from "./envelope.ts";
+import { compactAnswer, hasCompactForm, verboseArg } from "./compact.ts";
 import { type NotificationSend, ProgressSink } from "./progress_notifier.ts";
 import type { ServerRuntime } from "./runtime.ts";
 import { TOOLS } from "./tools/registry.ts";
@@ -46,7 +47,10 @@ export class Dispatcher {
   constructor(private rt: ServerRuntime, tools: ToolDef[] = TOOLS) {
     const languages = languageIds();
     for (const def of tools) {
-      const schema = def.input.extend({ workspace: workspaceArg.optional() });
+      const schema = def.input.extend({
+        workspace: workspaceArg.optional(),
+        ...(hasCompactForm(def.name) ? { verbose: verboseArg.optional() } : {}),
+      });
       const json = z.toJSONSchema(schema, { io: "input" }) as Tool["inputSchema"];
       this.tools.set(def.name, {
         def,
@@ -83,7 +87,9 @@ export class Dispatcher {
       if (!route) return successResult(await this.runServerWide(tool.def, args, call), unroutedMetadata());
       project = route.project;
       leave = this.rt.router.enter(project.project_id);
-      const body = await this.run(tool.def, args, route, call);
+      const { verbose, ...routedArgs } = args;
+      const full = await this.run(tool.def, routedArgs, route, call);
+      const body = verbose === true ? full : compactAnswer(tool.def.name, full);
       const metadata = this.metadata(route.project, (body as { truncated?: unknown }).truncated === true);
       // A multi-repo answer (scope/repo) knows when one of its repositories was still indexing, or when it
       // cut something (ask_code's answer); partial outranks truncated, which outranks complete.

@@ -1,7 +1,7 @@
 /**
  * MCP over HTTP (on `serveHttp1`, which bounds every connection: the
  * request head within HEADER_TIMEOUT_MS, the body within BODY_TIMEOUT_MS):
- * `GET /health` and `POST /` (JSON-RPC through the same dispatch pipeline as
+ * `GET /health` and `POST /mcp` or `POST /` (JSON-RPC through the same dispatch pipeline as
  * stdio). Compatible with MCP Streamable HTTP clients:
  *
  * - Stateless: no `Mcp-Session-Id` is issued; every POST stands alone (a
@@ -28,9 +28,10 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { timingSafeEqual } from "node:crypto";
 import { CruxeError } from "../core/errors.ts";
-import { info, warn } from "../core/log.ts";
+import { debug, warn } from "../core/log.ts";
 import type { Dispatcher } from "./dispatch.ts";
 import { buildHealth } from "./health.ts";
+import { statusPageResponse, wantsStatusPage } from "./status_page.ts";
 import { decorateErrors, jsonRpcError } from "./jsonrpc_errors.ts";
 import { createProtocolServer } from "./protocol_server.ts";
 import type { ServerRuntime } from "./runtime.ts";
@@ -114,12 +115,14 @@ export function httpHandler(
     const name = u.hostname.toLowerCase();
     return hostNames.has(name) || hostNames.has(`[${name}]`) || (wildcard && isLoopback(name));
   };
+  const tokenIs = (value: string): boolean => {
+    const given = new TextEncoder().encode(value.trim());
+    return !!token && given.length === token.length && timingSafeEqual(given, token);
+  };
   const authorized = (req: Request): boolean => {
     if (!token) return true;
     const m = (req.headers.get("authorization") ?? "").match(/^Bearer\s+(.+)$/i);
-    if (!m) return false;
-    const given = new TextEncoder().encode(m[1].trim());
-    return given.length === token.length && timingSafeEqual(given, token);
+    return !!m && tokenIs(m[1]);
   };
 
   return async (req: Request): Promise<Response> => {
@@ -131,6 +134,11 @@ export function httpHandler(
       }
       if (!originAllowed(req.headers.get("origin"))) {
         return rpcErrorResponse(403, -32000, "Forbidden: Origin is not allowed", { code: "forbidden" });
+      }
+      // The status page: a browser cannot send a bearer header when opening it, so `?token=` stands in.
+      const url = new URL(req.url);
+      if (wantsStatusPage(req, url.pathname) && (authorized(req) || tokenIs(url.searchParams.get("token") ?? ""))) {
+        return statusPageResponse(req);
       }
       if (!authorized(req)) {
         return json(
@@ -146,7 +154,7 @@ export function httpHandler(
         if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed("GET");
         return json(200, buildHealth(rt), { "cache-control": "no-store" });
       }
-      if (path !== "/") {
+      if (!MCP_PATHS.includes(path)) {
         return rpcErrorResponse(404, -32000, `Not found: ${path}`, { code: "invalid_input" });
       }
       if (req.method !== "POST") return methodNotAllowed("POST");
@@ -234,6 +242,9 @@ async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Reques
   return new Response(body, { status: res.status, headers: res.headers });
 }
 
+/** Paths serving the MCP endpoint: `/mcp`, where most clients look, and `/`. */
+export const MCP_PATHS = ["/mcp", "/"];
+
 /** Starts listening; `Port N is already in use` is an `invalid_input` error. */
 export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOptions): HttpHandle {
   if (!isLoopback(o.bind)) {
@@ -251,7 +262,7 @@ export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOpti
       maxHeadBytes: MAX_HEAD_BYTES,
       onListen: (addr) => {
         port = addr.port;
-        info(`MCP over HTTP on http://${o.bind}:${addr.port}/ (health: /health)`);
+        debug(`listening on ${addr.hostname}:${addr.port}`); // the CLI prints the URLs people use
         o.onListen?.({ hostname: addr.hostname, port: addr.port });
       },
       onError: (e) => {

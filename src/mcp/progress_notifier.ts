@@ -1,7 +1,9 @@
 /**
  * MCP `notifications/progress` for index jobs. Each message carries MCP's
  * `progress`/`total`/`message` and the spec's `value {kind, title, message,
- * percentage}`, so clients of either kind understand it. A report goes out at
+ * percentage}`, so clients of either kind understand it. `progress` strictly
+ * increases from one notification to the next (MCP's rule), also when the
+ * percentage repeats; `value.percentage` is the job's percentage. A report goes out at
  * every stage change the job emits and at least every 2 s (the last report is
  * repeated), then one `kind: "end"` with files, symbols and duration, or the
  * error.
@@ -59,9 +61,28 @@ function endMessage(job: JobRow, summary: IndexSummary | null, error: string | n
   return `Error: ${error ?? job.error_message ?? `job ${job.status}`}`;
 }
 
-/** Formats one job's events for one token, keeping `progress` monotonic and repeating reports as a heartbeat. */
+/** Step of MCP's `progress` when the percentage has not moved (a heartbeat, or a report within the same percent). */
+const PROGRESS_STEP = 0.0001;
+
+/**
+ * MCP's `progress` after `last` for a report at `percentage`: strictly greater
+ * than `last` (MCP requires every notification to increase it), the
+ * percentage itself when that moved forward, and below 100 (the end's value).
+ */
+export function nextMcpProgress(last: number | null, percentage: number): number {
+  if (last === null || percentage > last) return percentage;
+  // 10,000 steps per percent (5.5 hours of heartbeats); past 99.9999 steps of 1e-12 (years of them).
+  const next = Math.round((last + PROGRESS_STEP) / PROGRESS_STEP) * PROGRESS_STEP;
+  return next < 100 - PROGRESS_STEP / 2 ? Number(next.toFixed(4)) : last + 1e-12;
+}
+
+/**
+ * Formats one job's events for one token and repeats reports as a heartbeat.
+ * `value.percentage` never goes back; MCP's `progress` strictly increases.
+ */
 class JobStream {
   private progress = 0;
+  private mcpProgress: number | null = null;
   private lastReport: ProgressEvent | null;
   private lastSent = 0;
   private timer: number;
@@ -116,9 +137,10 @@ class JobStream {
   }
 
   private push(value: ProgressNotification["params"]["value"]): void {
+    this.mcpProgress = value.kind === "end" ? 100 : nextMcpProgress(this.mcpProgress, this.progress);
     this.send({
       method: "notifications/progress",
-      params: { progressToken: this.token, progress: this.progress, total: 100, message: value.message, value },
+      params: { progressToken: this.token, progress: this.mcpProgress, total: 100, message: value.message, value },
     }).catch(() => {/* best effort: a gone client just misses progress */});
   }
 }

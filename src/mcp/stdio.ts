@@ -6,7 +6,9 @@
  * batch or a request with bad params is refused by `screenMessage` (the same
  * answer as over HTTP), an over-long line (> MAX_LINE_BYTES) is skipped without buffering it and
  * answered with `invalid_input`, and serving goes on. stdin closing ends the
- * session. Requires no permission beyond stdio.
+ * session once every request read before it (a last line without its newline
+ * included) has been answered, so `echo '{…}' | cruxe serve-mcp` gets its
+ * answer. Requires no permission beyond stdio.
  */
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -29,6 +31,9 @@ export class LineTransport implements Transport {
   private closed = false;
   private encoder = new TextEncoder();
   private decoder = new TextDecoder();
+  /** Ids of requests read and not yet answered; end of input waits for them. */
+  private unanswered = new Set<string | number>();
+  private allAnswered: (() => void) | null = null;
 
   constructor(
     private input: ReadableStream<Uint8Array>,
@@ -74,6 +79,21 @@ export class LineTransport implements Transport {
         start = nl + 1;
       }
     }
+    if (this.closed) return;
+    // End of input: a last request without its newline is still a request.
+    if (!oversized && size) this.handleLine(concatChunks(parts, size));
+    if (this.unanswered.size) await new Promise<void>((resolve) => this.allAnswered = resolve);
+  }
+
+  /** Notes a request (it has a method and an id) that must be answered before end of input closes the session. */
+  private expectAnswer(m: JSONRPCMessage): void {
+    if ("method" in m && "id" in m && (typeof m.id === "string" || typeof m.id === "number")) this.unanswered.add(m.id);
+  }
+
+  /** Notes a response going out; the last one owed after end of input lets the session close. */
+  private answered(m: JSONRPCMessage): void {
+    if ("method" in m || !("id" in m) || (typeof m.id !== "string" && typeof m.id !== "number")) return;
+    if (this.unanswered.delete(m.id) && !this.unanswered.size) this.allAnswered?.();
   }
 
   private handleLine(bytes: Uint8Array): void {
@@ -87,8 +107,12 @@ export class LineTransport implements Transport {
       return;
     }
     const screened = screenMessage(raw);
-    if (screened.refusal) this.reply(screened.refusal);
-    else this.onmessage?.(screened.message);
+    if (screened.refusal) {
+      this.reply(screened.refusal);
+      return;
+    }
+    this.expectAnswer(screened.message);
+    this.onmessage?.(screened.message);
   }
 
   private reply(message: ReturnType<typeof jsonRpcError>): void {
@@ -97,9 +121,11 @@ export class LineTransport implements Transport {
 
   /** Writes one message as one line; writes are serialized so lines never interleave. */
   send(message: JSONRPCMessage): Promise<void> {
+    this.answered(message);
     const bytes = this.encoder.encode(JSON.stringify(message) + "\n");
+    // A message sent before close() is written (close waits for it); one sent after is dropped.
+    if (this.closed) return Promise.resolve();
     const next = this.writing.then(async () => {
-      if (this.closed) return;
       let off = 0;
       while (off < bytes.length) off += await this.output.write(bytes.subarray(off));
     });

@@ -5,7 +5,8 @@
  * members, callees). Both add the imports of the files involved and the
  * signatures of what the top definitions call, while budget remains. Blocks
  * are taken greedily in priority order; a block that does not fit is skipped
- * (the first body is cut to fit instead) and the answer is `truncated`.
+ * (the first body is cut to fit instead, around the lines that match the
+ * query, with `elided_lines`) and the answer is `truncated`.
  * Reads only the open index.
  */
 import type { Db } from "../state/db.ts";
@@ -17,6 +18,7 @@ import { TargetResolver } from "./_resolve_target.ts";
 import { symbolByRowId } from "./_resolve_symbol.ts";
 import { containmentChain, goMethodsOf } from "./symbol_hierarchy.ts";
 import { estimateTokens, ITEM_OVERHEAD_TOKENS, TOKEN_ESTIMATOR } from "./_token_estimate.ts";
+import { cutAroundMatches, queryStems } from "./_cut_around_matches.ts";
 import { CALLABLE_KINDS, SYMBOL_COLUMNS, type SymbolRow, TYPE_KINDS } from "./_symbol_row.ts";
 
 /** Inputs of get_code_context. */
@@ -44,6 +46,11 @@ export interface ContextItem {
   content: string;
   /** True when `content` was cut to fit the budget. */
   content_truncated?: boolean;
+  /**
+   * Line ranges (inclusive, file line numbers) left out of a body cut to the
+   * budget; each appears in `content` as one `⋯ lines A-B elided` line.
+   */
+  elided_lines?: [number, number][];
   estimated_tokens: number;
 }
 
@@ -55,7 +62,11 @@ export interface CodeContextResult {
   estimated_tokens: number;
   token_estimator: string;
   items: ContextItem[];
-  /** Candidate definitions found for the query, and how many made it in as a definition or signature. */
+  /**
+   * Candidate definitions found for the query, and how many of them are in
+   * the answer (as their own item, or inside another item that shows their
+   * lines); imports, containers and callees are items but not candidates.
+   */
   total_candidates: number;
   included_candidates: number;
   query_truncated: boolean;
@@ -112,6 +123,7 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
   const candidates = contextCandidates(db, q.text, n);
   const builder = new BlockBuilder(db);
   const blocks = strategy === "depth" ? builder.depth(candidates) : builder.breadth(candidates);
+  const stems = queryStems(q.text);
 
   const items: ContextItem[] = [];
   let used = 0;
@@ -120,7 +132,12 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
   const taken = new Set<string>();
   for (const b of blocks) {
     const id = `${b.item.role}:${b.item.path}:${b.item.line_start}:${b.item.line_end}`;
-    if (taken.has(id) || covered(items, b.item)) continue;
+    if (taken.has(id)) continue;
+    if (covered(items, b.item)) {
+      // Its lines are already in the answer inside another item: it is included.
+      if (b.primary) included++;
+      continue;
+    }
     const cost = estimateTokens(b.item.content) + ITEM_OVERHEAD_TOKENS;
     if (used + cost <= maxTokens) {
       taken.add(id);
@@ -132,14 +149,14 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
     truncated = true;
     const room = maxTokens - used - ITEM_OVERHEAD_TOKENS;
     if (b.cuttable && items.every((i) => i.role !== "definition") && room > 40) {
-      const cut = cutToTokens(b.item.content, room - 4);
-      const c = estimateTokens(cut) + ITEM_OVERHEAD_TOKENS;
-      const lines = cut.split("\n").length;
+      // Keep the lines that answer the query (and the signature), not just the first ones.
+      const cut = cutAroundMatches(b.item.content.split("\n"), b.item.line_start, stems, room - 4);
+      const c = estimateTokens(cut.content) + ITEM_OVERHEAD_TOKENS;
       items.push({
         ...b.item,
-        line_end: b.item.line_start + lines - 1,
-        content: cut,
+        content: cut.content,
         content_truncated: true,
+        elided_lines: cut.elided,
         estimated_tokens: c,
       });
       taken.add(id);
@@ -167,20 +184,6 @@ function covered(items: ContextItem[], b: Block["item"]): boolean {
     i.path === b.path && i.role === "definition" && !i.content_truncated && i.line_start <= b.line_start &&
     i.line_end >= b.line_end && b.role !== "imports"
   );
-}
-
-/** The longest prefix of whole lines of `text` within `tokens`. */
-function cutToTokens(text: string, tokens: number): string {
-  const lines = text.split("\n");
-  const out: string[] = [];
-  let used = 0;
-  for (const l of lines) {
-    const c = estimateTokens(l + "\n");
-    if (used + c > tokens) break;
-    out.push(l);
-    used += c;
-  }
-  return out.join("\n");
 }
 
 /** Turns candidates into prioritized blocks of code. */

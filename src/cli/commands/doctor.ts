@@ -14,6 +14,8 @@ import { hasGrammar } from "../../index/grammar_assets.ts";
 import { parseAndExtract } from "../../index/parser.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { VERSION } from "../../core/version.ts";
+import { userCwd } from "../user_cwd.ts";
+import { indexGapCheck } from "./doctor_gap.ts";
 
 /** One doctor finding. */
 export interface Check {
@@ -213,11 +215,13 @@ export async function runDoctor(configPath: string | undefined, json: boolean, r
     homeWriteCheck(config.home),
     diskCheck(config.home),
     gitCheck(),
-    await ignoreCheck(Deno.cwd(), config.maxFileBytes),
+    await ignoreCheck(userCwd(), config.maxFileBytes),
   ];
   const { check, registry } = registryCheck(config.home, repair);
   checks.push(check);
   if (registry) {
+    const gap = await indexGapCheck({ config, registry }, userCwd());
+    if (gap) checks.push(gap);
     const readers = new IndexReaders(registry);
     for (const p of registry.listProjects()) {
       const v = readers.view(p);

@@ -4,6 +4,7 @@ import { projectForPath } from "../project_arg.ts";
 import { JobRunner } from "../../index/job_runner.ts";
 import { ProgressBar } from "../progress_bar.ts";
 import { printJson } from "../output.ts";
+import { describeEmptyScan, describeSkipped } from "../explain.ts";
 import { CruxeError, type ErrorCode } from "../../core/errors.ts";
 import type { IndexSummary } from "../../index/indexer.ts";
 
@@ -54,9 +55,15 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
         `${s.filesIndexed} files parsed, ${s.symbols} symbols; +${s.added} ~${s.modified} -${s.deleted} ` +
         `renamed ${s.renamed}, unchanged ${s.unchanged}. Index: ${s.totalFiles} files, ${s.totalSymbols} symbols.`,
     );
-    if (s.parseErrors) console.log(`${s.parseErrors} files had syntax errors (indexed partially).`);
-    const sk = Object.entries(s.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`);
-    if (sk.length) console.log(`Skipped: ${sk.join(", ")}.`);
+    if (s.parseErrors) {
+      console.log(`${s.parseErrors} files had syntax errors (indexed partially); list them: cruxe status --errors`);
+    }
+    const sk = describeSkipped(s.skipped, ctx.config.maxFileBytes);
+    if (sk.length) console.log(`Skipped:\n${sk.join("\n")}`);
+    if (s.totalFiles === 0) {
+      const why = describeEmptyScan(project.repo_root);
+      if (why) console.log(why);
+    }
   }
   return 0;
 }

@@ -5,12 +5,14 @@
  */
 import type { CliContext } from "../context.ts";
 import { projectForPath } from "../project_arg.ts";
-import { printJson, printTable } from "../output.ts";
+import { printJson } from "../output.ts";
+import { type Hit, printHits } from "../hits.ts";
+import { userCwd } from "../user_cwd.ts";
 import { IndexReaders, requireIndex } from "../../query/index_reader.ts";
 import { searchCode } from "../../query/search_code.ts";
 import { locateSymbol } from "../../query/locate_symbol.ts";
 import { getFileOutline, type OutlineNode } from "../../query/file_outline.ts";
-import { getSymbolHierarchy } from "../../query/symbol_hierarchy.ts";
+import { getSymbolHierarchy, type TypeNode } from "../../query/symbol_hierarchy.ts";
 import { findRelatedSymbols } from "../../query/related_symbols.ts";
 import { getCodeContext } from "../../query/code_context.ts";
 import type { Db } from "../../state/db.ts";
@@ -18,16 +20,21 @@ import type { Db } from "../../state/db.ts";
 /** Arguments shared by the query commands. */
 export interface QueryArgs {
   workspace?: string;
+  /** The command's name, for the line naming the project searched. */
+  command: string;
   json: boolean;
   text: string;
   flags: Record<string, string | undefined>;
 }
 
 function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) => T): T {
-  const project = projectForPath(ctx.registry, a.workspace ?? Deno.cwd(), false);
+  const project = projectForPath(ctx.registry, a.workspace ?? userCwd(), false);
   const readers = new IndexReaders(ctx.registry);
   try {
-    return fn(requireIndex(readers.view(project)));
+    const r = fn(requireIndex(readers.view(project)));
+    // Say which project answered: from a checkout or a subdirectory it is not always the obvious one.
+    if (!a.json) console.log(`${a.command} in ${project.name} (${project.repo_root}):`);
+    return r;
   } catch (e) {
     throw readers.fault(project, e);
   } finally {
@@ -55,16 +62,13 @@ export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): num
           }),
       );
       if (a.json) return printJson(r), 0;
-      console.log(`intent: ${r.query_intent}, ${r.total_candidates} candidates`);
-      printTable(
-        ["score", "type", "location", "name", "snippet"],
-        r.results.map((x) => [
-          x.score.toFixed(2),
-          x.result_type,
-          `${x.path}:${x.line_start}`,
-          x.qualified_name ?? x.name ?? "",
-          (x.snippet ?? "").split("\n").find((l) => l.trim())?.trim() ?? "",
-        ]),
+      printHits(
+        r.results.map((x) => ({
+          path: x.path,
+          line: x.line_start,
+          text: (x.snippet ?? "").split("\n").find((l) => l.trim()) ?? x.qualified_name ?? x.name ?? "",
+        })),
+        [a.text],
       );
       return 0;
     }
@@ -75,9 +79,13 @@ export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): num
         (db) => locateSymbol(db, { name: a.text, kind: f.kind, language: f.lang, limit: num(f.limit) }),
       );
       if (a.json) return printJson(r), 0;
-      printTable(
-        ["score", "kind", "qualified name", "location", "signature"],
-        r.results.map((x) => [x.score.toFixed(2), x.kind, x.qualified_name, `${x.path}:${x.line_start}`, x.signature]),
+      printHits(
+        r.results.map((x) => ({
+          path: x.path,
+          line: x.line_start,
+          text: `${x.kind} ${x.qualified_name}${x.signature ? ` — ${x.signature}` : ""}`,
+        })),
+        [a.text],
       );
       return 0;
     }
@@ -105,7 +113,33 @@ export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): num
           path: f.path,
           direction: f.direction as "ancestors" | "descendants" | undefined,
         }));
-      printJson(r);
+      if (a.json) return printJson(r), 0;
+      const s = r.symbol;
+      printHits([{ path: s.path, line: s.line_start, text: `${s.kind} ${s.qualified_name}` }]);
+      console.log(r.direction === "ancestors" ? "contained in:" : "members:");
+      const members = (nodes: typeof r.containment): Hit[] =>
+        nodes.flatMap((n) => [
+          {
+            path: n.path,
+            line: "line_start" in n ? n.line_start : 1,
+            text: `${n.kind} ${n.qualified_name}`,
+          },
+          ...members(("children" in n ? n.children : []) as typeof r.containment),
+        ]);
+      printHits(members(r.containment));
+      const types = (nodes: TypeNode[]): Hit[] =>
+        nodes.flatMap((t) => [
+          {
+            path: t.symbol?.path ?? "?",
+            line: t.symbol?.line_start ?? 0,
+            text: `${t.relation} ${t.symbol?.qualified_name ?? t.name}`,
+          },
+          ...types(t.children),
+        ]);
+      if (r.type_hierarchy.length) {
+        console.log("type hierarchy:");
+        printHits(types(r.type_hierarchy));
+      }
       return 0;
     }
     case "related": {
@@ -117,9 +151,12 @@ export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): num
           limit: num(f.limit),
         }));
       if (a.json) return printJson(r), 0;
-      printTable(
-        ["relation", "kind", "qualified name", "location"],
-        r.related.map((x) => [x.relation, x.kind, x.qualified_name, `${x.path}:${x.line ?? x.line_start}`]),
+      printHits(
+        r.related.map((x) => ({
+          path: x.path,
+          line: x.line ?? x.line_start,
+          text: `${x.relation} ${x.kind} ${x.qualified_name ?? x.name}`,
+        })),
       );
       return 0;
     }

@@ -6,11 +6,11 @@
  * and the workspaces, `--allow-env`, `--allow-run=git`, and for HTTP
  * `--allow-net` on the listen address.
  */
-import { parseArgs } from "node:util";
 import { CruxeError } from "../../core/errors.ts";
 import { info, setLogLevel, warn } from "../../core/log.ts";
 import { registerProject } from "../../index/project_setup.ts";
 import { openContext } from "../context.ts";
+import { GLOBAL_OPTIONS, type OptionTable, parseCommandArgs } from "../args.ts";
 import { sandboxedServe } from "../sandbox.ts";
 import { runRawProbeIfAsked } from "../test_raw_probe.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
@@ -20,40 +20,34 @@ import { createProtocolServer } from "../../mcp/protocol_server.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { serveHttp } from "../../mcp/http.ts";
 
-const SERVE_USAGE = `Usage:
-  cruxe serve-mcp [--transport stdio|http] [--port 9100] [--bind 127.0.0.1] [--workspace PATH]...
-                  [--auto-workspace] [--allowed-root PATH]... [--max-auto-workspaces N] [--no-prewarm]
-                  [--auth-token TOKEN] [-v] [--config PATH]
-  cruxe serve [--workspace PATH] [-v] [--config PATH]
+/** Options of `cruxe serve-mcp` (help, completions and parsing read this one table). */
+export const SERVE_MCP_OPTIONS = {
+  transport: { type: "string", arg: "stdio|http", choices: ["stdio", "http"], help: "transport (default: stdio)" },
+  port: { type: "string", arg: "N", help: "HTTP port (default: 9100)" },
+  bind: { type: "string", arg: "ADDR", help: "HTTP listen address (default: 127.0.0.1; others need a token)" },
+  workspace: {
+    type: "string",
+    multiple: true,
+    arg: "PATH",
+    help: "serve this workspace (the first is the default for calls)",
+  },
+  "auto-workspace": { type: "boolean", help: "register workspaces that calls name (needs --allowed-root)" },
+  "allowed-root": { type: "string", multiple: true, arg: "PATH", help: "root auto-workspaces must be inside" },
+  "max-auto-workspaces": { type: "string", arg: "N", help: "auto-workspaces kept before LRU eviction (default: 10)" },
+  "no-prewarm": { type: "boolean", help: "do not prewarm recently used workspaces at start" },
+  "auth-token": { type: "string", arg: "TOKEN", help: "bearer token for HTTP (or CRUXE_AUTH_TOKEN)" },
+} as const satisfies OptionTable;
 
-Progress for jobs started without a client progress token is sent only to clients that set
-capabilities.experimental["cruxe/index_progress"] = {} in initialize.`;
+/** Options of `cruxe serve`. */
+export const SERVE_OPTIONS = {
+  workspace: { type: "string", arg: "PATH", help: "workspace to index and serve (default: current directory)" },
+} as const satisfies OptionTable;
 
 /** Parses `serve-mcp` / `serve` arguments into options (not yet checked). */
 export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): ServeOptions | "help" {
-  let v;
-  try {
-    ({ values: v } = parseArgs({
-      args,
-      options: {
-        transport: { type: "string" },
-        port: { type: "string" },
-        bind: { type: "string" },
-        workspace: { type: "string", multiple: true },
-        "auto-workspace": { type: "boolean" },
-        "allowed-root": { type: "string", multiple: true },
-        "max-auto-workspaces": { type: "string" },
-        "no-prewarm": { type: "boolean" },
-        "auth-token": { type: "string" },
-        verbose: { type: "boolean", short: "v", multiple: true },
-        config: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    throw new CruxeError("invalid_input", `${(e as Error).message}\n\n${SERVE_USAGE}`);
+  const { values: v, positionals } = parseCommandArgs(cmd, args, SERVE_MCP_OPTIONS);
+  if (positionals.length) {
+    throw new CruxeError("invalid_input", `cruxe ${cmd} takes no arguments (got "${positionals[0]}")`);
   }
   if (v.help) return "help";
   const num = (s: string | undefined, flag: string): number | undefined => {
@@ -62,8 +56,11 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
     if (!Number.isInteger(n)) throw new CruxeError("invalid_input", `${flag} must be an integer (got ${s})`);
     return n;
   };
-  if (cmd === "serve" && (v.transport || v["auto-workspace"] || v["allowed-root"])) {
-    throw new CruxeError("invalid_input", `cruxe serve takes only --workspace, -v and --config\n\n${SERVE_USAGE}`);
+  if (cmd === "serve" && Object.keys(v).some((k) => !(k in SERVE_OPTIONS) && !(k in GLOBAL_OPTIONS))) {
+    throw new CruxeError(
+      "invalid_input",
+      "cruxe serve takes only --workspace, -v and --config (see cruxe serve --help)",
+    );
   }
   return {
     transport: (v.transport ?? "stdio") as ServeOptions["transport"],
@@ -85,10 +82,7 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
 /** Runs `cruxe serve-mcp` / `cruxe serve`; resolves to the exit code. */
 export async function runServeCommand(cmd: "serve-mcp" | "serve", args: string[]): Promise<number> {
   const parsed = parseServeArgs(cmd, args);
-  if (parsed === "help") {
-    console.error(SERVE_USAGE); // stdout is reserved for the protocol
-    return 0;
-  }
+  if (parsed === "help") return 0; // the CLI printed the command's help before getting here
   // Serve inside Deno's permission sandbox (narrow re-exec or worker) unless this already is the sandbox.
   const code = await sandboxedServe([cmd, ...args], parsed);
   if (code !== null) return code;
@@ -155,7 +149,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
         stopped,
       ]);
     } else {
-      const http = serveHttp(rt, dispatcher, { port: o.port, bind: o.bind, authToken: o.authToken, onListen: prewarm });
+      const onListen = (addr: { port: number }) => {
+        announceHttp(o.bind, addr.port, pinned[0]?.repo_root);
+        prewarm();
+      };
+      const http = serveHttp(rt, dispatcher, { port: o.port, bind: o.bind, authToken: o.authToken, onListen });
       stopHttp = () => http.shutdown(5000);
       await Promise.race([http.finished, stopped]);
     }
@@ -168,4 +166,18 @@ export async function runServe(options: ServeOptions): Promise<number> {
     rt.close();
   }
   return 0;
+}
+
+/**
+ * Says on stderr where the HTTP server listens: the MCP endpoint a client is
+ * given and the health probe (stdout stays free; always printed, since a person
+ * or a log needs the port, which may have been chosen by the system).
+ */
+function announceHttp(bind: string, port: number, workspace: string | undefined): void {
+  const host = bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
+  const base = `http://${host}:${port}`;
+  console.error(
+    `cruxe: MCP over HTTP on ${base}/mcp (also ${base}/)${workspace ? ` for ${workspace}` : ""}; ` +
+      `health: ${base}/health. Ctrl-C stops it.`,
+  );
 }

@@ -3,6 +3,7 @@
  * files aggregated (and diversified for prose queries), each result given its
  * handles, lines, a short snippet and a 0..1 score.
  */
+import { splitIdentifier } from "../../core/identifiers.ts";
 import type { Db } from "../../state/db.ts";
 import { resultId } from "../../core/ids.ts";
 import type { Unit } from "./fuse.ts";
@@ -61,7 +62,10 @@ export function mergeOverlaps(units: Unit[]): Unit[] {
   for (const u of units) {
     const same = byPath.get(u.path) ?? [];
     const r = lines(u);
-    const host = u.file ? undefined : same.find((k) => !k.file && overlaps(lines(k), r) && nested(lines(k), r));
+    // A definition the query names keeps its own place (a class is not folded into one of its methods).
+    const host = u.file || u.reasons.name_in_query
+      ? undefined
+      : same.find((k) => !k.file && overlaps(lines(k), r) && nested(lines(k), r));
     if (host) {
       host.score += 0.25 * u.score;
       host.reasons.merged_overlap = (Number(host.reasons.merged_overlap) || 0) + 1;
@@ -102,7 +106,13 @@ export function aggregateFiles(
     const extra = g.slice(1).reduce((acc, u, i) => acc + u.score * (i === 0 ? 0.3 : i === 1 ? 0.15 : 0.05), 0);
     if (onePerFile) {
       // Prefer a unit with lines (symbol or chunk) as the file's representative.
-      const rep = (preferFiles ? g.find((u) => u.file) : g.find((u) => !u.file)) ?? g[0];
+      // A definition the query names word for word (`workspace router` → `WorkspaceRouter`) represents its
+      // file rather than a passage that merely matches; a one-word name only when it scores close.
+      const named = preferFiles ? undefined : g.find((u) =>
+        u.symbol && u.reasons.name_in_query &&
+        (new Set(splitIdentifier(u.symbol.name)).size >= 2 || u.score >= 0.5 * g[0].score)
+      );
+      const rep = named ?? (preferFiles ? g.find((u) => u.file) : g.find((u) => !u.file)) ?? g[0];
       const best = g[0].score;
       if (extra) rep.reasons.file_aggregate = Math.round(extra * 1e4) / 1e4;
       rep.score = best + extra;

@@ -101,8 +101,34 @@ function factor(u: Unit, name: string, f: number): void {
   u.score *= f;
 }
 
+/** Names of a type's companion declarations: `RouterOptions`, `ButtonProps`, `ServerConfig` … */
+const COMPANION = /^([A-Za-z0-9_]{3,}?)(Options|Opts|Props|Config|Configuration|Settings|Params|Args|Init|Hooks)$/;
+
+/**
+ * For each candidate named like a companion of a type that is also a
+ * candidate (`RouterOptions` beside `WorkspaceRouter` or `Router`), that
+ * type's name: the question is about the type, its options come second.
+ */
+export function companionsOfCandidateTypes(units: Unit[]): Map<Unit, string> {
+  const types = new Set<string>();
+  for (const u of units) if (u.symbol && TYPE_KINDS.has(u.symbol.kind)) types.add(u.symbol.name);
+  const out = new Map<Unit, string>();
+  for (const u of units) {
+    const m = u.symbol ? COMPANION.exec(u.symbol.name) : null;
+    if (!m) continue;
+    for (const t of types) {
+      if (t !== u.symbol!.name && (t === m[1] || t.endsWith(m[1]))) {
+        out.set(u, t);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 /** Applies every signal to every unit (in place) and returns them sorted best first. */
 export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
+  const companions = companionsOfCandidateTypes(units);
   const termSet = new Set(q.terms);
   const stemSet = new Set(q.terms.map(lightStem));
   if (q.identifier) { for (const p of splitIdentifier(q.identifier)) stemSet.add(lightStem(p)); }
@@ -160,6 +186,8 @@ export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
       const line = u.chunk.content.split("\n")[u.focus[0] - u.chunk.line_start] ?? "";
       if (isErrorSite(line)) factor(u, "error_site", 1.3);
     }
+    // `RouterOptions` when `WorkspaceRouter` is a candidate too: the type first, unless the query names the companion.
+    if (companions.has(u) && q.identifier !== sym?.name) factor(u, "companion_of_type", 0.6);
     if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", 0.4);
     if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
     if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);

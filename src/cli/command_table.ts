@@ -1,0 +1,294 @@
+/**
+ * Every `cruxe` command in one table: its arguments, options with help text,
+ * an example, and the function that runs it. Help, shell completions and the
+ * parser all read this table, so a new command is one more entry here.
+ */
+import { CruxeError } from "../core/errors.ts";
+import { type OptionTable, type Parsed } from "./args.ts";
+import { openContext } from "./context.ts";
+import { userCwd } from "./user_cwd.ts";
+import { printJson } from "./output.ts";
+import { runIndexCommand } from "./commands/index_cmd.ts";
+import { runDoctor } from "./commands/doctor.ts";
+import { runStatus } from "./commands/status.ts";
+import { runQueryCommand } from "./commands/query_cmds.ts";
+import { runServeCommand, SERVE_MCP_OPTIONS, SERVE_OPTIONS } from "./commands/serve_mcp.ts";
+import { registerProject } from "../index/project_setup.ts";
+import { IndexWriter } from "../state/project_index.ts";
+import { completionScript, SHELLS } from "./completions.ts";
+
+/** One command: what help shows and what runs it. */
+export interface CommandDef<T extends OptionTable = OptionTable> {
+  name: string;
+  /** Positional arguments as shown in usage (`QUERY`, `PATH`), if any. */
+  args?: string;
+  /** True when the positional argument must be given. */
+  argsRequired?: boolean;
+  summary: string;
+  options: T;
+  /** Command lines that work as shown, each with a `#` comment. */
+  examples: string[];
+  /** A paragraph shown in the command's help after the options. */
+  notes?: string;
+  /** Runs the command with its parsed arguments (`raw`: the arguments as typed, for commands that re-execute). */
+  run(p: Parsed<T>, raw: string[]): number | Promise<number>;
+}
+
+/** Erases a command's option types so commands with different tables share one list. */
+function command<T extends OptionTable>(def: CommandDef<T>): CommandDef {
+  return def as unknown as CommandDef;
+}
+
+const workspace = {
+  workspace: {
+    type: "string",
+    arg: "PATH",
+    help: "project to query (default: the one containing the current directory)",
+  },
+} as const satisfies OptionTable;
+const limit = { limit: { type: "string", arg: "N", help: "at most N results (1-1000, default 10)" } } as const;
+const lang = {
+  lang: { type: "string", arg: "LANG", help: "only this language (go, python, typescript, ...)" },
+} as const;
+const ref = { ref: { type: "string", arg: "REF", help: "git ref (default: the checked-out branch)" } } as const;
+const path = {
+  path: { type: "string", arg: "PATH", help: "file that holds the symbol (when the name is ambiguous)" },
+} as const;
+
+/** Runs a query command with the text of its positional arguments. */
+function query<T extends OptionTable>(name: string, p: Parsed<T>): number {
+  const { verbose: _v, config, json, help: _h, workspace, ...flags } = p.values as Record<string, unknown>;
+  const text = p.positionals.join(" ").trim();
+  if (!text) throw new CruxeError("invalid_input", `cruxe ${name} needs an argument (see cruxe ${name} --help)`);
+  return runQueryCommand(openContext(config as string | undefined), name, {
+    workspace: (workspace as string | undefined) ?? userCwd(),
+    command: name,
+    json: json === true,
+    text,
+    flags: flags as Record<string, string | undefined>,
+  });
+}
+
+/** All commands, in the order help lists them. */
+export const COMMANDS: CommandDef[] = [
+  command({
+    name: "init",
+    summary: "register a workspace and create its store",
+    options: workspace,
+    examples: ["cruxe init --workspace ~/src/app   # register ~/src/app (git or plain directory)"],
+    run: ({ values: v }) => {
+      const ctx = openContext(v.config);
+      const p = registerProject(ctx.registry, v.workspace ?? userCwd());
+      IndexWriter.open(ctx.registry.projectDir(p.project_id), false).close();
+      if (v.json) printJson({ ...p, store: ctx.registry.projectDir(p.project_id) });
+      else {
+        console.log(
+          `Registered ${p.repo_root} as "${p.name}" (project ${p.project_id}, ${p.vcs_mode}, ref ${p.default_ref}).`,
+        );
+        console.log(`Store: ${ctx.registry.projectDir(p.project_id)}. Next: cruxe index --path ${p.repo_root}`);
+      }
+      return 0;
+    },
+  }),
+  ...(["index", "sync"] as const).map((name) =>
+    command({
+      name,
+      summary: name === "index"
+        ? "index a workspace (only changed files unless --force), with a progress bar"
+        : "incremental sync of added, changed, deleted and renamed files",
+      options: {
+        force: { type: "boolean", help: "re-parse every file" },
+        path: { type: "string", arg: "PATH", help: "workspace to index (default: current directory)" },
+        workspace: { type: "string", arg: "PATH", help: "same as --path" },
+        ...ref,
+      },
+      examples: name === "index"
+        ? [
+          "cruxe index --path ~/src/app   # index (and register) ~/src/app",
+          "cruxe index --force   # rebuild the index of the current directory",
+        ]
+        : ["cruxe sync   # pick up what changed since the last index"],
+      run: async ({ values: v }) =>
+        await runIndexCommand(openContext(v.config), {
+          path: v.path ?? v.workspace ?? userCwd(),
+          force: v.force ?? false,
+          ref: v.ref,
+          mode: name === "index" ? "full" : "incremental",
+          json: v.json ?? false,
+        }),
+    })
+  ),
+  command({
+    name: "search",
+    args: "QUERY",
+    argsRequired: true,
+    summary: "search code: symbols, snippets and files, as path:line: snippet lines",
+    options: {
+      ...lang,
+      ...limit,
+      "path-prefix": { type: "string", arg: "P", help: "only paths starting with P" },
+      ...ref,
+      ...workspace,
+    },
+    examples: ['cruxe search "rate limit" --lang go   # where is rate limiting done?'],
+    run: (p) => query("search", p),
+  }),
+  command({
+    name: "locate",
+    args: "NAME",
+    argsRequired: true,
+    summary: "find definitions by name (qualified names and typos work)",
+    options: {
+      kind: { type: "string", arg: "KIND", help: "only this kind (function, class, method, ...)" },
+      ...lang,
+      ...limit,
+      ...workspace,
+    },
+    examples: ["cruxe locate ValidateToken   # where is ValidateToken defined?"],
+    run: (p) => query("locate", p),
+  }),
+  command({
+    name: "outline",
+    args: "PATH",
+    argsRequired: true,
+    summary: "symbol tree of one file",
+    options: {
+      depth: {
+        type: "string",
+        arg: "top|all",
+        choices: ["top", "all"],
+        help: "top-level symbols only, or all (default: all)",
+      },
+      ...workspace,
+    },
+    examples: ["cruxe outline src/mcp/http.ts --depth top   # what does this file define?"],
+    run: (p) => query("outline", p),
+  }),
+  command({
+    name: "hierarchy",
+    args: "NAME",
+    argsRequired: true,
+    summary: "what contains a symbol, and its type hierarchy",
+    options: {
+      ...path,
+      direction: {
+        type: "string",
+        arg: "ancestors|descendants",
+        choices: ["ancestors", "descendants"],
+        help: "walk up or down (default: ancestors)",
+      },
+      ...workspace,
+    },
+    examples: ["cruxe hierarchy CheckRateLimit   # its class, module and supertypes"],
+    run: (p) => query("hierarchy", p),
+  }),
+  command({
+    name: "related",
+    args: "NAME",
+    argsRequired: true,
+    summary: "symbols related to one: calls, callers, imports, siblings",
+    options: {
+      ...path,
+      scope: {
+        type: "string",
+        arg: "file|module|package",
+        choices: ["file", "module", "package"],
+        help: "how far to look (default: file)",
+      },
+      ...limit,
+      ...workspace,
+    },
+    examples: ["cruxe related ValidateToken --limit 5   # what it calls and what calls it"],
+    run: (p) => query("related", p),
+  }),
+  command({
+    name: "context",
+    args: "QUERY",
+    argsRequired: true,
+    summary: "the code that answers a question, within a token budget",
+    options: {
+      "max-tokens": { type: "string", arg: "N", help: "token budget (100-100000, default 4000)" },
+      strategy: {
+        type: "string",
+        arg: "breadth|depth",
+        choices: ["breadth", "depth"],
+        help: "many places or one in depth",
+      },
+      ...workspace,
+    },
+    examples: ['cruxe context "how are tokens validated" --max-tokens 800'],
+    run: (p) => query("context", p),
+  }),
+  command({
+    name: "status",
+    summary: "projects, index state and jobs; --errors lists files with syntax errors",
+    options: { errors: { type: "boolean", help: "list the files whose parse reported syntax errors" } },
+    examples: [
+      "cruxe status   # every project and its last job",
+      "cruxe status --errors --json   # files with syntax errors, as JSON",
+    ],
+    run: ({ values: v }) => runStatus(openContext(v.config), { json: v.json ?? false, errors: v.errors ?? false }),
+  }),
+  command({
+    name: "doctor",
+    summary: "check store, disk, git, ignore rules, grammars and permissions",
+    options: {
+      repair: {
+        type: "boolean",
+        help: "rebuild a damaged registry from the project stores (the damaged file is kept aside)",
+      },
+    },
+    examples: [
+      "cruxe doctor   # each problem with the command that fixes it",
+      "cruxe doctor --repair   # after doctor says registry.db is damaged",
+    ],
+    run: async ({ values: v }) => await runDoctor(v.config, v.json ?? false, v.repair ?? false),
+  }),
+  command({
+    name: "serve-mcp",
+    summary: "serve MCP over stdio (default) or HTTP",
+    options: SERVE_MCP_OPTIONS,
+    examples: [
+      "cruxe serve-mcp --workspace ~/src/app   # stdio, for an agent that starts it",
+      "cruxe serve-mcp --transport http --port 9100 --workspace ~/src/app   # http://127.0.0.1:9100/mcp",
+    ],
+    notes: "Over HTTP the MCP endpoint is /mcp (and /); GET /health is the readiness probe. Progress for jobs " +
+      'started without a client progress token goes only to clients that set capabilities.experimental["cruxe/index_progress"] = {} in initialize.',
+    run: async (_p, raw) => await runServeCommand("serve-mcp", raw),
+  }),
+  command({
+    name: "serve",
+    summary: "index a workspace in the background and serve it on stdio",
+    options: SERVE_OPTIONS,
+    examples: ["deno task serve --workspace ~/src/app   # from a Cruxe checkout"],
+    run: async (_p, raw) => await runServeCommand("serve", raw),
+  }),
+  command({
+    name: "completions",
+    args: "bash|zsh|fish",
+    argsRequired: true,
+    summary: "print a shell completion script",
+    options: {},
+    examples: [
+      "cruxe completions bash > ~/.local/share/bash-completion/completions/cruxe",
+      "cruxe completions zsh > ~/.zfunc/_cruxe   # with fpath+=(~/.zfunc) before compinit",
+      "cruxe completions fish > ~/.config/fish/completions/cruxe.fish",
+    ],
+    run: ({ positionals }) => {
+      const shell = positionals[0];
+      if (!SHELLS.includes(shell as typeof SHELLS[number])) {
+        throw new CruxeError(
+          "invalid_input",
+          `cruxe completions takes one of ${SHELLS.join(", ")} (got "${shell ?? ""}")`,
+        );
+      }
+      console.log(completionScript(shell as typeof SHELLS[number], COMMANDS));
+      return 0;
+    },
+  }),
+];
+
+/** The command named `name`, or undefined. */
+export function findCommand(name: string): CommandDef | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}

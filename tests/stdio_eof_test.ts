@@ -1,0 +1,66 @@
+/**
+ * `echo '{…}' | cruxe serve-mcp`: every complete request read before the end
+ * of input is answered (a last line without its newline too), then the
+ * process exits by itself.
+ */
+import assert from "node:assert/strict";
+import { copyFixture } from "./helpers/fixture_repo.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+Deno.test("serve-mcp on stdio answers every request read before EOF, then exits", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "cruxe-eof-home-" });
+  const repo = copyFixture("go_basic");
+  try {
+    const index = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "index", "--path", repo],
+      env: { CRUXE_HOME: home },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.ok(index.success, new TextDecoder().decode(index.stderr));
+    const lines = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "locate_symbol", arguments: { name: "ValidateToken" } },
+      },
+      { jsonrpc: "2.0", id: "three", method: "tools/list" },
+      { jsonrpc: "2.0", id: 4, method: "ping" },
+    ].map((m) => JSON.stringify(m));
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "serve-mcp", "--workspace", repo, "--no-prewarm"],
+      env: { CRUXE_HOME: home },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const w = child.stdin.getWriter();
+    // The last request has no newline: end of input completes it.
+    await w.write(new TextEncoder().encode(lines.slice(0, -1).join("\n") + "\n" + lines.at(-1)));
+    await w.close();
+    const killer = setTimeout(() => child.kill("SIGKILL"), 60_000); // a bound for a hang, not a race
+    const out = await child.output();
+    clearTimeout(killer);
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, stderr);
+    const answers = new TextDecoder().decode(out.stdout).trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(answers.map((a) => a.id).sort(), [1, 2, 4, "three"].sort());
+    const byId = new Map(answers.map((a) => [a.id, a]));
+    assert.equal(byId.get(1).result.serverInfo.name, "cruxe");
+    assert.match(byId.get(2).result.content[0].text, /auth\/jwt\.go/);
+    assert.ok(byId.get("three").result.tools.length >= 10);
+    assert.deepEqual(byId.get(4).result, {});
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+    Deno.removeSync(repo, { recursive: true });
+  }
+});

@@ -1,7 +1,7 @@
 /**
- * Progress notifications (spec 000 "Index Progress Notifications"): MCP
- * `progress`/`total`/`message` plus the spec's `value`, monotonic progress,
- * a repeated report at least every 2 s when the job is quiet (SC-302), one
+ * Progress notifications : MCP
+ * `progress`/`total`/`message` plus Cruxe's `value`, monotonic progress,
+ * a repeated report at least every 2 s when the job is quiet, one
  * `end` with files, symbols and duration or the error, and job-token
  * progress only for sessions that opted in at initialize.
  */

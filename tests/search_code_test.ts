@@ -18,7 +18,7 @@ function assertInvalid(fn: () => unknown, field?: string) {
   });
 }
 
-Deno.test("intent classification follows the spec table", () => {
+Deno.test("intent classification follows the intent table", () => {
   const cases: [string, string][] = [
     ["checkRateLimit", "symbol"],
     ["rate_limiter", "symbol"],

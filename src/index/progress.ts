@@ -1,4 +1,4 @@
-/** Progress events of an index job, and how they map to the spec's stages. */
+/** Progress events of an index job, and how they map to the stages a client sees. */
 
 export type Stage = "discovery" | "parsing" | "indexing" | "finalizing" | "done" | "failed";
 

@@ -1,5 +1,6 @@
 /**
- * The one dispatch pipeline every transport uses (spec 004 D4): look up the
+ * The one dispatch pipeline every transport uses (so stdio and HTTP give
+ * byte-identical answers for the same call): look up the
  * tool → validate the arguments with its zod schema → route the workspace
  * (middleware) → run the handler → wrap the body in the Protocol v1
  * envelope. Errors from any step become an `isError` result in
@@ -170,7 +171,8 @@ export class Dispatcher {
     }
     const active = ctx.activeJob();
     if (active && view.schemaStatus === "not_indexed") {
-      // First index still running: answer at once with what exists (nothing yet) and how to follow it (D2).
+      // First index still running: answer at once with what exists (nothing yet) and how to follow it
+      // (never block a call on a first index).
       return {
         results: [],
         total_candidates: 0,

@@ -34,7 +34,7 @@ function body(tool: JobCallRequest["tool"], row: JobRow, mode: string, count: nu
   return out;
 }
 
-/** Starts (or, right after a bootstrap, joins) the routed project's job and answers per the spec. */
+/** Starts (or, right after a bootstrap, joins) the routed project's job and answers with the job's status. */
 export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise<ToolBody> {
   const { runtime, route } = ctx;
   const mode = effectiveMode(ctx, req.force);

@@ -1,6 +1,6 @@
 /**
  * MCP `notifications/progress` for index jobs. Each message carries MCP's
- * `progress`/`total`/`message` and the spec's `value {kind, title, message,
+ * `progress`/`total`/`message` and Cruxe's `value {kind, title, message,
  * percentage}`, so clients of either kind understand it. A report goes out at
  * every stage change the job emits and at least every 2 s (the last report is
  * repeated), then one `kind: "end"` with files, symbols and duration, or the
@@ -37,7 +37,7 @@ export interface ProgressNotification {
   };
 }
 
-/** Sends one notification; failures are the sender's to swallow (notifications are best effort, D3). */
+/** Sends one notification; failures are the sender's to swallow (notifications are best effort: a lost one never fails the job or the call). */
 export type NotificationSend = (n: ProgressNotification) => Promise<void>;
 
 /**

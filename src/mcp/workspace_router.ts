@@ -1,7 +1,8 @@
 /**
  * The workspace router: middleware that turns a call's optional `workspace`
- * into a registered project before any tool runs (spec 000 "Workspace
- * Resolution Logic", spec 004 D1/D2/D5). Tools never resolve workspaces.
+ * into a registered project before any tool runs, by the rules below, so
+ * every transport resolves workspaces the same way. Tools never resolve
+ * workspaces.
  *
  * - omitted: the first `--workspace` of the server, else the registered
  *   project containing the server's working directory, else the most

@@ -1,5 +1,5 @@
 /**
- * ask_code (spec file 001): retrieve evidence for a question over a scope,
+ * ask_code: retrieve evidence for a question over a scope,
  * re-read every evidence window from disk through `openFile` (so the model
  * sees what is on disk now, under the same path rules), and — only when an
  * endpoint is configured and `grounded` is not set — ask a language model to

@@ -1,5 +1,5 @@
 /**
- * The status of one project's index: the spec's `index_status` body (also
+ * The status of one project's index: the `index_status` tool's body (also
  * what `/health` lists per project and what `cruxe status` prints).
  */
 import type { JobRow, ProjectRow, Registry } from "../state/registry.ts";

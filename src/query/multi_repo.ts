@@ -1,5 +1,5 @@
 /**
- * Multi-repo scope (spec file 001): which registered repositories a request
+ * Multi-repo scope: which registered repositories a request
  * covers, and one ranked list merged from their searches.
  *
  * Repository names: a repo is addressed by its project's `name` column, which

@@ -1,4 +1,4 @@
-/** `ask_code` (spec file 001): evidence for a question over a scope, answered by a model only from that evidence. */
+/** `ask_code`: evidence for a question over a scope, answered by a model only from that evidence. */
 import { z } from "zod";
 import { askCode } from "../../query/ask_code.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";

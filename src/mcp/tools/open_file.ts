@@ -1,4 +1,4 @@
-/** `open_file` (spec file 001): a line window of one file of a registered repository, read from disk. */
+/** `open_file`: a line window of one file of a registered repository, read from disk. */
 import { z } from "zod";
 import { checkRegisteredRoot, openFile } from "../../query/open_file.ts";
 import { resolveScope } from "../../query/multi_repo.ts";

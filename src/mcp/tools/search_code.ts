@@ -24,7 +24,7 @@ export const searchCodeTool = defineTool({
     ranking_explain_level: z.enum(["off", "basic", "full"]).optional().describe(
       "Include why each result ranked where it did. Default: off.",
     ),
-    // Multi-repo contract (spec file 001): with `scope` or `repo`, results from several repositories merged.
+    // Multi-repo: with `scope` or `repo`, results from several repositories merged.
     scope: scopeArg.optional(),
     repo: repoArg.optional(),
     topK: z.number().int().min(1).max(100).optional().describe("Alias of limit (multi-repo contract)."),

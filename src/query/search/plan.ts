@@ -1,6 +1,6 @@
 /**
- * Which sources answer a query, with which weight, per intent (the spec's
- * "index priority"): symbol → symbols first; path → files first; error →
+ * Which sources answer a query, with which weight, per intent (the
+ * index priority): symbol → symbols first; path → files first; error →
  * literal snippets first; natural language → all three, plus per-file
  * evidence. Every MATCH expression is built from planned terms only.
  */

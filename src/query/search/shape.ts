@@ -8,7 +8,7 @@ import { resultId } from "../../core/ids.ts";
 import type { Unit } from "./fuse.ts";
 import { chunkAt, firstChunk, symbolsByIds } from "./candidates.ts";
 
-/** One search result (the spec's `search_code` result item). */
+/** One search result (one item of `search_code`'s `results`). */
 export interface SearchResult {
   result_id: string;
   result_type: "symbol" | "snippet" | "file";

@@ -21,8 +21,9 @@ import type { ProjectRow } from "../state/registry.ts";
 import { errorResult, successResult, type ToolResult, unroutedMetadata } from "./envelope.ts";
 import { type NotificationSend, ProgressSink } from "./progress_notifier.ts";
 import type { ServerRuntime } from "./runtime.ts";
+import type { RoutedWorkspace } from "./workspace_router.ts";
 import { TOOLS } from "./tools/registry.ts";
-import { type RoutedWorkspace, type ToolBody, type ToolContext, type ToolDef, workspaceArg } from "./tools/tool.ts";
+import { type ToolBody, type ToolContext, type ToolDef, workspaceArg } from "./tools/tool.ts";
 
 /** What a transport knows about one `tools/call`. */
 export interface CallInfo {

@@ -27,7 +27,15 @@ import { outsideSandbox, registerProject } from "../index/project_setup.ts";
 import type { JobRunner } from "../index/job_runner.ts";
 import type { IndexReaders } from "../query/index_reader.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
-import type { RoutedWorkspace } from "./tools/tool.ts";
+
+/** The workspace a call was routed to by the router middleware. */
+export interface RoutedWorkspace {
+  project: ProjectRow;
+  /** The registered workspace path the call resolved to. */
+  workspace: string;
+  /** True when this call registered the workspace and started its bootstrap index. */
+  bootstrapped: boolean;
+}
 
 /** How the router is configured (from `serve-mcp` flags). */
 export interface RouterOptions {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { buildHealth } from "../health.ts";
 import { interruptedReport } from "../../query/index_status.ts";
 import { defineTool } from "./tool.ts";
-import { activeJobSummary } from "../job_call.ts";
+import { activeJobSummary } from "./job_call.ts";
 
 /** The health_check tool. */
 export const healthCheckTool = defineTool({

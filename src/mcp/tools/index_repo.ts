@@ -1,6 +1,6 @@
 /** `index_repo`: start indexing the routed workspace in the background. */
 import { z } from "zod";
-import { runJobCall } from "../job_call.ts";
+import { runJobCall } from "./job_call.ts";
 import { defineTool } from "./tool.ts";
 
 /** The index_repo tool. */

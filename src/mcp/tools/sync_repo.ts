@@ -1,6 +1,6 @@
 /** `sync_repo`: incremental sync of what changed since the last index. */
 import { z } from "zod";
-import { runJobCall } from "../job_call.ts";
+import { runJobCall } from "./job_call.ts";
 import { defineTool } from "./tool.ts";
 
 /** The sync_repo tool. */

@@ -6,10 +6,10 @@
  */
 import { z } from "zod";
 import type { Db } from "../../state/db.ts";
-import type { ProjectRow } from "../../state/registry.ts";
 import type { IndexView } from "../../query/index_reader.ts";
 import type { ActiveJob } from "../../index/job_runner.ts";
 import type { ServerRuntime } from "../runtime.ts";
+import type { RoutedWorkspace } from "../workspace_router.ts";
 import type { ProgressSink } from "../progress_notifier.ts";
 
 /** Longest string accepted in any tool argument (bigger inputs are refused, not cut). */
@@ -19,15 +19,6 @@ export const MAX_ARG_CHARS = 64 * 1024;
 export const workspaceArg = z.string().min(1).max(4096).describe(
   "Absolute path of the repository to act on. Omit to use the server's default workspace.",
 );
-
-/** The workspace a call was routed to by the router middleware. */
-export interface RoutedWorkspace {
-  project: ProjectRow;
-  /** The registered workspace path the call resolved to. */
-  workspace: string;
-  /** True when this call registered the workspace and started its bootstrap index. */
-  bootstrapped: boolean;
-}
 
 /** What a handler receives besides its arguments. */
 export interface ToolContext {

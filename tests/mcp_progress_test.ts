@@ -6,8 +6,8 @@
  * progress only for sessions that opted in at initialize.
  */
 import assert from "node:assert/strict";
-import type { ActiveJob, JobEvent, JobRunner } from "../src/index/job_runner.ts";
-import type { ProgressEvent } from "../src/index/progress.ts";
+import type { JobRunner } from "../src/index/job_runner.ts";
+import type { ActiveJob, JobEvent, ProgressEvent } from "../src/state/jobs.ts";
 import type { JobRow, ProjectRow } from "../src/state/registry.ts";
 import {
   clientWantsJobProgress,

@@ -12,10 +12,11 @@ import { nowIso } from "../state/db.ts";
 import { readRepoFile } from "../state/safe_open.ts";
 import { type ScannedFile, scanRepository } from "./scan.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
-import { textLanguageForPath } from "./text_languages.ts";
+import { textLanguageForPath } from "../core/languages.ts";
 import { outsideSandbox } from "./project_setup.ts";
 import { type SpawnParser, WorkerPool } from "./worker_pool.ts";
-import { type ProgressEvent, type Stage, stageMessage, stagePercent } from "./progress.ts";
+import { stageMessage, stagePercent } from "./progress.ts";
+import type { IndexSummary, ProgressEvent, Stage } from "../state/jobs.ts";
 
 /** What an index run needs to know. */
 export interface IndexOptions {
@@ -34,25 +35,6 @@ export interface IndexOptions {
   spawnParser?: SpawnParser;
   /** The project's registry facts, recorded in the index so `cruxe doctor --repair` can rebuild the registry. */
   project?: { id: string; name: string; autoDiscovered: boolean };
-}
-
-/** What an index run did. */
-export interface IndexSummary {
-  mode: "full" | "incremental";
-  filesScanned: number;
-  filesIndexed: number;
-  changedFiles: number;
-  added: number;
-  modified: number;
-  deleted: number;
-  renamed: number;
-  unchanged: number;
-  symbols: number;
-  parseErrors: number;
-  skipped: Record<string, number>;
-  durationMs: number;
-  totalFiles: number;
-  totalSymbols: number;
 }
 
 /** The first line of a file (for `#!` detection), at most 200 bytes of it. */

@@ -9,42 +9,13 @@ import { newJobId } from "../core/ids.ts";
 import { warn } from "../core/log.ts";
 import { nowIso } from "../state/db.ts";
 import type { JobProgress, JobRow, ProjectRow, Registry } from "../state/registry.ts";
-import type { IndexSummary } from "./indexer.ts";
 import type { JobWorkerIn, JobWorkerOut } from "./job_worker.ts";
-import type { ProgressEvent } from "./progress.ts";
+import type { ActiveJob, IndexSummary, JobEvent } from "../state/jobs.ts";
 import { PARSE_WORKER_URL } from "./worker_pool.ts";
 import { refFor } from "./project_setup.ts";
 import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
 import { indexPath } from "../state/project_index.ts";
-
-/** What listeners hear about a job. */
-export type JobEvent =
-  | { type: "progress"; job: JobRow; project: ProjectRow; event: ProgressEvent }
-  | {
-    type: "end";
-    job: JobRow;
-    project: ProjectRow;
-    summary: IndexSummary | null;
-    error: string | null;
-    /** Registry code of the failure (e.g. `index_incompatible`), when the job failed. */
-    errorCode?: ErrorCode;
-    /** The failure's `data` (e.g. `path` and `reason` of `storage_unavailable`). */
-    errorData?: Record<string, unknown>;
-  };
-
-/** A job this process is running. */
-export interface ActiveJob {
-  job: JobRow;
-  project: ProjectRow;
-  done: Promise<JobRow>;
-  last: ProgressEvent | null;
-  worker: Worker;
-  /** Parse workers this job uses (terminated with it). */
-  parsers: Map<number, Worker>;
-  /** Why the job failed (set when it ends failed): its registry error. */
-  error?: CruxeError;
-}
 
 const JOB_WORKER_URL = new URL("./job_worker.ts", import.meta.url);
 

@@ -13,7 +13,7 @@ import { ErrorCode, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { RpcError } from "./jsonrpc_errors.ts";
 import { CruxeError } from "../core/errors.ts";
 import { buildMetadata, type IndexingStatus, type ProtocolMetadata } from "../core/metadata.ts";
-import { languageIds } from "../index/languages/registry.ts";
+import { languageIds } from "../core/languages.ts";
 import { requireIndex } from "../query/index_reader.ts";
 import { jobElsewhere } from "../query/index_status.ts";
 import { storageFix } from "../state/storage_errors.ts";

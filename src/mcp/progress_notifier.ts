@@ -14,9 +14,8 @@
  *   no standard "send me unsolicited progress" capability. See
  *   `clientWantsJobProgress`.
  */
-import type { ActiveJob, JobEvent, JobRunner } from "../index/job_runner.ts";
-import type { IndexSummary } from "../index/indexer.ts";
-import type { ProgressEvent } from "../index/progress.ts";
+import type { JobRunner } from "../index/job_runner.ts";
+import type { ActiveJob, IndexSummary, JobEvent, ProgressEvent } from "../state/jobs.ts";
 import type { JobRow, ProjectRow } from "../state/registry.ts";
 
 /** How often a report is repeated when the job says nothing new. */

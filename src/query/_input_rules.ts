@@ -13,8 +13,7 @@
  */
 import { CruxeError } from "../core/errors.ts";
 import { normalizeKind, SYMBOL_KINDS, type SymbolKind } from "../core/types.ts";
-import { languageIds } from "../index/languages/registry.ts";
-import { textLanguageIds } from "../index/text_languages.ts";
+import { languageIds, textLanguageIds } from "../core/languages.ts";
 import { MAX_REQUEST_PATH, relativePathProblem } from "../core/path_policy.ts";
 import { type Db, getMeta } from "../state/db.ts";
 

@@ -4,7 +4,7 @@
  */
 import type { JobRow, ProjectRow, Registry } from "../state/registry.ts";
 import type { IndexReaders, IndexView } from "./index_reader.ts";
-import type { ActiveJob } from "../index/job_runner.ts";
+import type { ActiveJob } from "../state/jobs.ts";
 import type { IndexingStatus } from "../core/metadata.ts";
 import { processAlive } from "../state/process_lock.ts";
 

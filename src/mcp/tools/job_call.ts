@@ -3,7 +3,7 @@
  * handles, or (`wait: true`) stay open until it ends, streaming progress to
  * the caller's token. The job itself runs in the JobRunner's worker.
  */
-import type { ActiveJob } from "../../index/job_runner.ts";
+import type { ActiveJob } from "../../state/jobs.ts";
 import type { JobRow } from "../../state/registry.ts";
 import type { ToolBody, ToolContext } from "./tool.ts";
 

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { Db } from "../../state/db.ts";
 import type { IndexView } from "../../query/index_reader.ts";
-import type { ActiveJob } from "../../index/job_runner.ts";
+import type { ActiveJob } from "../../state/jobs.ts";
 import type { ServerRuntime } from "../runtime.ts";
 import type { RoutedWorkspace } from "../workspace_router.ts";
 import type { ProgressSink } from "../progress_notifier.ts";

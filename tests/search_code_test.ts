@@ -5,7 +5,8 @@ import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { MAX_LIMIT, searchCode } from "../src/query/search_code.ts";
 import { classifyIntent } from "../src/query/search/intent.ts";
 import { CruxeError } from "../src/core/errors.ts";
-import { MAX_QUERY_CHARS, planTerms, queryTerms, truncateQuery } from "../src/query/search/fts_query.ts";
+import { planTerms, queryTerms } from "../src/query/search/fts_query.ts";
+import { cutQuery, MAX_QUERY_CHARS } from "../src/query/_input_rules.ts";
 import { errorMessage, isErrorSite, literalFragments, messageText } from "../src/query/search/error_text.ts";
 import { ndcgAt, recallAt, reciprocalRank } from "../scripts/eval/metrics.ts";
 
@@ -44,7 +45,7 @@ Deno.test("query terms split identifiers the way the indexer does", () => {
   const terms = queryTerms("checkRateLimit rate_limiter").map((t) => t.term);
   for (const t of ["checkratelimit", "check", "rate", "limit", "limiter"]) assert.ok(terms.includes(t), t);
   const long = "x".repeat(60) + " " + "word ".repeat(30_000);
-  const cut = truncateQuery(long);
+  const cut = cutQuery(long);
   assert.ok(cut.truncated && cut.text.length <= MAX_QUERY_CHARS);
 });
 
@@ -365,6 +366,10 @@ Deno.test("search_code limits on more than 100 matches: default 10, topK alias, 
     const big = searchCode(db, { query: "widget", limit: 10_000 });
     assert.equal(big.results.length, 100, "clamped to 100");
     assert.equal(MAX_LIMIT, 100);
+    // A query over MAX_QUERY_CHARS is cut and the answer says so.
+    const long = searchCode(db, { query: "widget " + "gadget ".repeat(MAX_QUERY_CHARS) });
+    assert.equal(long.query_truncated, true);
+    assert.equal(dflt.query_truncated, false);
   } finally {
     readers.closeAll();
     h.close();

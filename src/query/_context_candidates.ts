@@ -8,7 +8,8 @@ import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { locateSymbol } from "./locate_symbol.ts";
-import { isTestPath, SYMBOL_COLUMNS, type SymbolRow } from "./_symbol_row.ts";
+import { SYMBOL_COLUMNS, type SymbolRow } from "./_symbol_row.ts";
+import { isTestPath } from "../core/test_paths.ts";
 
 /** A ranked candidate: a symbol, or a chunk of code outside any symbol. */
 export type ContextCandidate =

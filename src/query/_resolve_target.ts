@@ -5,7 +5,8 @@
  * same file > a file the source imports > same directory > same language.
  */
 import type { Db } from "../state/db.ts";
-import { byCodeUnits, dirOf, isTestPath, SYMBOL_COLUMNS, type SymbolRow } from "./_symbol_row.ts";
+import { byCodeUnits, dirOf, SYMBOL_COLUMNS, type SymbolRow } from "./_symbol_row.ts";
+import { isTestPath } from "../core/test_paths.ts";
 
 /** Why a target was chosen, strongest first. */
 export type Affinity = "same_file" | "imported" | "same_directory" | "same_language" | "elsewhere";

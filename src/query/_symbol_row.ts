@@ -62,13 +62,6 @@ export const TYPE_KINDS = new Set(["class", "struct", "interface", "trait", "enu
 /** Kinds whose body is code that runs (callers and callees hang off these). */
 export const CALLABLE_KINDS = new Set(["function", "method", "constructor", "macro"]);
 
-/** True for files that hold tests or test data: a bounded ranking demotion, never a filter. */
-export function isTestPath(path: string): boolean {
-  return /(^|\/)(tests?|testdata|__tests__|spec)\//.test(path) ||
-    /(_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?)$/.test(path) ||
-    /(^|\/)test_[^/]*\.py$/.test(path);
-}
-
 /** Directory part of a repository-relative path ("" at the root). */
 export function dirOf(path: string): string {
   const i = path.lastIndexOf("/");

@@ -11,15 +11,9 @@ import { CruxeError } from "../core/errors.ts";
 import { resultId } from "../core/ids.ts";
 import { definitionsNamed, definitionsWithPrefix, fuzzyNames, type NameEntry } from "./symbol_name_index.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
-import {
-  byCodeUnits,
-  isTestPath,
-  SYMBOL_COLUMNS,
-  type SymbolFields,
-  symbolFields,
-  type SymbolRow,
-} from "./_symbol_row.ts";
+import { byCodeUnits, SYMBOL_COLUMNS, type SymbolFields, symbolFields, type SymbolRow } from "./_symbol_row.ts";
 import { parseKind, parseLanguage, parseLimit, requireName } from "./_input_rules.ts";
+import { isTestPath } from "../core/test_paths.ts";
 
 export { warmSymbolIndex } from "./symbol_name_index.ts";
 

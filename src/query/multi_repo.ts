@@ -55,6 +55,8 @@ export interface ResolvedScope {
 /** One hit of a per-repository search (the shape `searchCode` returns). */
 export interface SearchHit {
   path: string;
+  /** The symbol the hit is in, when the search knows one. */
+  name?: string | null;
   line_start: number;
   line_end: number;
   score: number;

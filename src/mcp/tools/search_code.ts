@@ -1,8 +1,7 @@
 /** `search_code`: search symbols, code snippets and files with query-intent classification. */
 import { z } from "zod";
-import { searchCode } from "../../query/search_code.ts";
+import { searchCode, searchCodeInScope } from "../../query/search_code.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
-import { checkPathPrefix, searchScope } from "../../query/multi_repo.ts";
 import { repoArg, scopeArg, scopeDeps, scopedSearch, scopeOfCall } from "./scope_args.ts";
 
 /** The search_code tool. */
@@ -30,39 +29,10 @@ export const searchCodeTool = defineTool({
     topK: z.number().int().min(1).max(100).optional().describe("Alias of limit (multi-repo contract)."),
     pathPrefix: z.string().max(4096).optional().describe("Alias of path_prefix (multi-repo contract)."),
   }),
-  handler: async (args, ctx) => {
+  handler: function searchCodeHandler(args, ctx) {
     if (args.scope !== undefined || args.repo !== undefined) {
-      const resolved = scopeOfCall(args, ctx);
-      const topK = args.topK ?? args.limit ?? 10;
-      const pathPrefix = args.path_prefix !== undefined
-        ? checkPathPrefix(args.path_prefix, "path_prefix")
-        : checkPathPrefix(args.pathPrefix);
-      const r = await searchScope(
-        scopeDeps(ctx),
-        resolved,
-        { query: args.query, topK, language: args.language, pathPrefix },
-        scopedSearch,
-      );
-      return {
-        results: r.results,
-        total_candidates: r.total_candidates,
-        meta: {
-          scope: resolved.scope,
-          topK,
-          pathPrefix: pathPrefix ?? null,
-          result_completeness: r.result_completeness,
-          repos: r.repos,
-        },
-      };
+      return searchCodeInScope(scopeDeps(ctx), scopeOfCall(args, ctx), args, scopedSearch);
     }
-    return searchCode(ctx.db(), {
-      query: args.query,
-      language: args.language,
-      limit: args.limit ?? args.topK,
-      ref: args.ref,
-      path_prefix: args.path_prefix,
-      pathPrefix: args.pathPrefix,
-      ranking_explain_level: args.ranking_explain_level,
-    });
+    return searchCode(ctx.db(), args);
   },
 });

@@ -37,7 +37,7 @@ import {
 import type { RankedList } from "./fuse.ts";
 import { termStats } from "./term_stats.ts";
 import { isErrorSite, literalFragments, messageText } from "./error_text.ts";
-import { isTestPath } from "./signals.ts";
+import { isTestPath } from "../../core/test_paths.ts";
 
 /** Depth of each source's list. */
 export const DEPTH = { symbols: 60, chunks: 150, chunksDeep: 400, files: 40, exact: 40, literal: 60 };

@@ -198,8 +198,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       }
       emit("finalizing", true);
       if (bulk) writer.createSecondaryIndexes();
-      const totals = writer.db.prepare("SELECT (SELECT count(*) FROM files) AS f, (SELECT count(*) FROM symbols) AS s")
-        .get() as { f: number; s: number };
+      const totals = writer.totals();
       writer.setMeta("ref", opts.ref);
       writer.setMeta("repo_root", opts.root);
       writer.setMeta("vcs_mode", opts.vcsMode);
@@ -211,8 +210,8 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       writer.setMeta("last_indexed_at", nowIso());
       // Millisecond publish time: tells two publishes within one second apart (freshness, caches).
       writer.setMeta("published_at_ms", String(Date.now()));
-      writer.setMeta("file_count", String(totals.f));
-      writer.setMeta("symbol_count", String(totals.s));
+      writer.setMeta("file_count", String(totals.files));
+      writer.setMeta("symbol_count", String(totals.symbols));
       writer.commit();
       if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();
       const summary: IndexSummary = {
@@ -229,8 +228,8 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
         parseErrors,
         skipped: { ...scan.skipped, unreadable: scan.skipped.unreadable + unreadable, binary },
         durationMs: Math.round(performance.now() - t0),
-        totalFiles: Number(totals.f),
-        totalSymbols: Number(totals.s),
+        totalFiles: Number(totals.files),
+        totalSymbols: Number(totals.symbols),
       };
       return summary;
     } catch (e) {

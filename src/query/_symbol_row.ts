@@ -1,32 +1,11 @@
 /**
- * The one way query code reads a symbol row and turns it into the
- * result fields every navigation tool shares (handles, location, identity).
+ * The one way query code turns a symbol row (`SymbolRow`, read through
+ * `src/state/read/`) into the result fields every navigation tool shares
+ * (handles, location, identity), and the kind sets relations use.
  */
+import type { SymbolRow } from "../state/read/rows.ts";
 
-/** Columns selected for a symbol row; prefix-free so it works in simple joins. */
-export const SYMBOL_COLUMNS =
-  "id, symbol_id, stable_id, path, line_start, line_end, kind, name, qualified_name, signature, language, " +
-  "parent_id, visibility, doc";
-
-/** A row of `symbols` as selected with SYMBOL_COLUMNS. */
-export interface SymbolRow {
-  id: number;
-  symbol_id: string;
-  stable_id: string;
-  path: string;
-  line_start: number;
-  line_end: number;
-  kind: string;
-  name: string;
-  qualified_name: string;
-  signature: string;
-  language: string;
-  parent_id: number | null;
-  visibility: string | null;
-  doc: string | null;
-}
-
-/** The symbol fields of every navigation result (spec: stable follow-up handles). */
+/** The symbol fields of every navigation result (stable follow-up handles). */
 export interface SymbolFields {
   symbol_id: string;
   symbol_stable_id: string;

@@ -9,18 +9,14 @@
 import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { parseEnum, parseLimit } from "./_input_rules.ts";
-import { resolveSymbol, symbolByRowId } from "./_resolve_symbol.ts";
+import { resolveSymbol } from "./_resolve_symbol.ts";
+import type { SymbolRow } from "../state/read/rows.ts";
+import { childrenOf, symbolById, symbolByRowId, topLevelInDirectory, topLevelNear } from "../state/read/symbols.ts";
+import { calleesOf, callersOf, heritageOf, importsOf, languageHasEdges, subtypesOf } from "../state/read/edges.ts";
+import { firstIndexedOf, hasFileUnder, languageOfFile } from "../state/read/files.ts";
 import { TargetResolver } from "./_resolve_target.ts";
 import { containmentChain, goMethodsOf } from "./symbol_hierarchy.ts";
-import {
-  CALLABLE_KINDS,
-  dirOf,
-  SYMBOL_COLUMNS,
-  type SymbolFields,
-  symbolFields,
-  type SymbolRow,
-  TYPE_KINDS,
-} from "./_symbol_row.ts";
+import { CALLABLE_KINDS, dirOf, type SymbolFields, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
 
 /** Inputs of find_related_symbols. */
 export interface RelatedInput {
@@ -102,33 +98,23 @@ export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
   const chain = containmentChain(db, sym);
   const parent = chain[0] && "symbol_id" in chain[0] ? chain[0] : null;
   if (parent) {
-    const row = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE symbol_id = ?`).get(
-      parent.symbol_id,
-    ) as unknown as
-      | SymbolRow
-      | undefined;
+    const row = symbolById(db, parent.symbol_id);
     if (row) add("parent", row);
   }
-  const children = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE parent_id = ? ORDER BY line_start LIMIT ?`)
-    .all(sym.id, PER_RELATION) as unknown as SymbolRow[];
+  const children = childrenOf(db, sym.id, PER_RELATION);
   if (TYPE_KINDS.has(sym.kind) && sym.language === "go") {
     children.push(...goMethodsOf(db, sym, PER_RELATION));
   }
   for (const c of children) add("child", c);
 
   // Type hierarchy, one level each way.
-  const heritage = db.prepare(
-    "SELECT kind, target, line FROM edges WHERE source_id = ? AND kind IN ('extends', 'implements') ORDER BY id",
-  ).all(sym.id) as { kind: "extends" | "implements"; target: string; line: number }[];
+  const heritage = heritageOf(db, sym.id);
   for (const e of heritage) {
     const t = resolver.resolve(e.target, sym.path, sym.language, TYPE_KINDS);
     if (t) add(e.kind, t.row, { line: e.line });
   }
   if (TYPE_KINDS.has(sym.kind)) {
-    const subs = db.prepare(
-      `SELECT kind, source_id, line FROM edges WHERE target_lower = ? AND target = ?
-         AND kind IN ('extends', 'implements') AND source_id IS NOT NULL ORDER BY path, line LIMIT ?`,
-    ).all(sym.name.toLowerCase(), sym.name, PER_RELATION) as { kind: string; source_id: number; line: number }[];
+    const subs = subtypesOf(db, sym.name, PER_RELATION);
     for (const e of subs) {
       const sub = symbolByRowId(db, e.source_id);
       if (!sub) continue;
@@ -139,33 +125,20 @@ export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
 
   // Calls out of the symbol (and out of its members, for a type), resolved by proximity.
   const sources = [sym.id, ...children.filter((c) => CALLABLE_KINDS.has(c.kind)).map((c) => c.id)];
-  const calls = db.prepare(
-    `SELECT target, min(line) AS line FROM edges WHERE kind = 'calls' AND source_id IN (${
-      sources.map(() => "?").join(",")
-    })
-     GROUP BY target ORDER BY line LIMIT ?`,
-  ).all(...sources, PER_RELATION) as { target: string; line: number }[];
+  const calls = calleesOf(db, sources, PER_RELATION);
   for (const c of calls) {
     const t = resolver.resolve(c.target, sym.path, sym.language, CALL_TARGET_KINDS);
     if (t && !sources.includes(t.row.id)) add("calls", t.row, { line: c.line });
   }
 
   // Callers: uses of the name whose resolution from the caller's file is this symbol.
-  const callers = db.prepare(
-    `SELECT e.path, e.line, e.source_id FROM edges e WHERE e.target_lower = ? AND e.target = ? AND e.kind = 'calls'
-       AND e.source_id IS NOT NULL ORDER BY (e.path = ?) DESC, e.path, e.line LIMIT ?`,
-  ).all(sym.name.toLowerCase(), sym.name, sym.path, MAX_CALLER_EDGES) as {
-    path: string;
-    line: number;
-    source_id: number;
-  }[];
+  const callers = callersOf(db, sym.name, sym.path, MAX_CALLER_EDGES);
   const resolvesHere = new Map<string, boolean>();
-  const languageOf = db.prepare("SELECT language FROM files WHERE path = ?");
   for (const c of callers) {
     if (!inScope(c.path)) continue;
     let ok = resolvesHere.get(c.path);
     if (ok === undefined) {
-      const lang = (languageOf.get(c.path) as { language: string } | undefined)?.language ?? sym.language;
+      const lang = languageOfFile(db, c.path) ?? sym.language;
       ok = resolver.resolvesTo(sym, c.path, lang, CALL_TARGET_KINDS);
       resolvesHere.set(c.path, ok);
     }
@@ -175,9 +148,7 @@ export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
   }
 
   // The file's imports: module names, with the indexed file or directory they name when found.
-  const imports = db.prepare(
-    "SELECT target, min(line) AS line FROM edges WHERE path = ? AND kind = 'imports' GROUP BY target ORDER BY line LIMIT ?",
-  ).all(sym.path, PER_RELATION) as { target: string; line: number }[];
+  const imports = importsOf(db, sym.path, PER_RELATION);
   for (const i of imports) {
     out.push({
       relation: "imports",
@@ -197,30 +168,17 @@ export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
   }
 
   // Neighbours: top-level symbols of the same file (nearest first), then of the same directory.
-  const sameFile = db.prepare(
-    `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE path = ? AND parent_id IS NULL ORDER BY abs(line_start - ?) LIMIT ?`,
-  ).all(sym.path, sym.line_start, PER_RELATION) as unknown as SymbolRow[];
+  const sameFile = topLevelNear(db, sym.path, sym.line_start, PER_RELATION);
   const ancestors = new Set(chain.filter((c) => "symbol_id" in c).map((c) => (c as SymbolFields).symbol_id));
   for (const r of sameFile) if (!ancestors.has(r.symbol_id)) add("same_file", r);
   let moreNeighbours = 0;
   if (scope !== "file") {
-    const rows = db.prepare(
-      `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE path > ? AND path < ? AND path != ? AND +parent_id IS NULL
-         AND instr(substr(path, ?), '/') = 0 ORDER BY (visibility = 'public') DESC, path, line_start LIMIT ?`,
-    ).all(
-      dir ? dir + "/" : "",
-      dir ? dir + "/\uffff" : "\uffff",
-      sym.path,
-      dir ? dir.length + 2 : 1,
-      PER_RELATION + 1,
-    ) as unknown as SymbolRow[];
+    const rows = topLevelInDirectory(db, dir, sym.path, PER_RELATION + 1);
     if (rows.length > PER_RELATION) moreNeighbours = 1;
     for (const r of rows.slice(0, PER_RELATION)) add("same_module", r);
   }
 
-  const edgesAvailable = !!db.prepare(
-    "SELECT 1 FROM edges JOIN files ON files.path = edges.path WHERE files.language = ? LIMIT 1",
-  ).get(sym.language);
+  const edgesAvailable = languageHasEdges(db, sym.language);
   if (out.length === 0 && !edgesAvailable) {
     throw new CruxeError(
       "no_edges_available",
@@ -256,11 +214,9 @@ function resolveImportPath(db: Db, fromPath: string, target: string): string | n
     const segs = (target.includes("/") ? target : slashed).split("/");
     for (let i = 1; i < segs.length; i++) tries.push(segs.slice(i).join("/"));
   }
-  const file = db.prepare("SELECT path FROM files WHERE path IN (?, ?, ?, ?, ?, ?, ?) LIMIT 1");
-  const inDir = db.prepare("SELECT path FROM files WHERE path > ? AND path < ? LIMIT 1");
   for (const t of tries) {
     if (!t) continue;
-    const f = file.get(
+    const f = firstIndexedOf(db, [
       t,
       t + ".py",
       t + ".ts",
@@ -268,9 +224,9 @@ function resolveImportPath(db: Db, fromPath: string, target: string): string | n
       t + "/__init__.py",
       t + "/index.ts",
       t.replace(/\.[jt]sx?$/, "") + ".ts",
-    ) as { path: string } | undefined;
-    if (f) return f.path;
-    if (inDir.get(t + "/", t + "/\uffff")) return t;
+    ]);
+    if (f) return f;
+    if (hasFileUnder(db, t + "/")) return t;
   }
   return null;
 }

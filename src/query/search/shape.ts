@@ -6,7 +6,8 @@
 import type { Db } from "../../state/db.ts";
 import { resultId } from "../../core/ids.ts";
 import type { Unit } from "./fuse.ts";
-import { chunkAt, firstChunk, symbolsByIds } from "./candidates.ts";
+import { symbolsByIds } from "./candidates.ts";
+import { chunkAt, firstChunk } from "../../state/read/chunks.ts";
 
 /** One search result (one item of `search_code`'s `results`). */
 export interface SearchResult {

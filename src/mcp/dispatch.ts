@@ -86,14 +86,14 @@ export class Dispatcher {
       project = route.project;
       leave = this.rt.router.enter(project.project_id);
       const body = await this.run(tool.def, args, route, call);
-      const metadata = this.metadata(route.project, (body as { truncated?: unknown }).truncated === true);
+      const metadata = this.metadata(route.project, body.truncated === true);
       // A multi-repo answer (scope/repo) knows when one of its repositories was still indexing, or when it
       // cut something (ask_code's answer); partial outranks truncated, which outranks complete.
-      const own = (body as { meta?: { result_completeness?: unknown } }).meta?.result_completeness;
+      const own = body.meta?.result_completeness;
       if (own === "partial" || (own === "truncated" && metadata.result_completeness === "complete")) {
         metadata.result_completeness = own;
       }
-      return successResult(body as Record<string, unknown>, metadata);
+      return successResult(body, metadata);
     } catch (err) {
       // A damaged or unusable index answers with its registry code (and marks the project), never internal_error.
       const fault = project ? this.rt.readers.fault(project, err) : err;
@@ -160,7 +160,7 @@ export class Dispatcher {
       signal: call.signal,
     };
     const { workspace: _ws, ...toolArgs } = args;
-    if (def.kind === "control") return await def.handler(toolArgs, ctx);
+    if (!def.indexGate) return await def.handler(toolArgs, ctx);
     const view = ctx.view();
     if (typeof args.ref === "string" && view.ref && args.ref !== view.ref) {
       throw new CruxeError(
@@ -174,7 +174,7 @@ export class Dispatcher {
     if (active && view.schemaStatus === "not_indexed") {
       // First index still running: answer at once with what exists (nothing yet) and how to follow it
       // (never block a call on a first index).
-      return {
+      const partial = {
         results: [],
         total_candidates: 0,
         indexing: {
@@ -185,6 +185,7 @@ export class Dispatcher {
             "metadata.indexing_status is ready (poll index_status or follow the progress token).",
         },
       };
+      return partial;
     }
     return await def.handler(toolArgs, ctx);
   }

@@ -71,14 +71,14 @@ export interface SearchInput {
   pathPrefix?: string;
 }
 
+/** What a per-repository search answers: its best hits and how many candidates it had in all. */
+export interface SearchAnswer {
+  results: SearchHit[];
+  total_candidates: number;
+}
+
 /** A per-repository search, e.g. `searchCode` from `search_code.ts`. Its `score` must be comparable across repositories. */
-export type SearchFn = (
-  db: Db,
-  input: SearchInput,
-) =>
-  | { results: SearchHit[]; total_candidates?: number }
-  | SearchHit[]
-  | Promise<{ results: SearchHit[]; total_candidates?: number } | SearchHit[]>;
+export type SearchFn = (db: Db, input: SearchInput) => SearchAnswer | Promise<SearchAnswer>;
 
 /** A merged hit: the repository's hit (all its fields) plus `repo` and the file-001 line fields. */
 export type ScopedHit = SearchHit & { repo: string; startLine: number; endLine: number };
@@ -313,7 +313,7 @@ export async function searchScope(
       unusable(e);
       continue;
     }
-    let out: Awaited<ReturnType<SearchFn>>;
+    let out: SearchAnswer;
     try {
       out = await search(db, {
         query: input.query,
@@ -329,9 +329,8 @@ export async function searchScope(
       continue;
     }
     if (indexing) completeness = "partial";
-    const hits = (Array.isArray(out) ? out : out.results)
-      .filter((h) => !input.pathPrefix || h.path.startsWith(input.pathPrefix));
-    status.total_candidates = Array.isArray(out) ? hits.length : out.total_candidates ?? hits.length;
+    const hits = out.results.filter((h) => !input.pathPrefix || h.path.startsWith(input.pathPrefix));
+    status.total_candidates = out.total_candidates;
     total += status.total_candidates;
     lists.push({ repo: t.name, hits });
   }

@@ -7,7 +7,7 @@ import { repoArg, scopeArg, scopeDeps, scopedSearch, scopeOfCall } from "./scope
 /** The search_code tool. */
 export const searchCodeTool = defineTool({
   name: "search_code",
-  kind: "query",
+  indexGate: true,
   description: (languages) =>
     "Search the workspace's code by anything: an identifier (CamelCase, snake_case), a path or file name, an " +
     "error message or quoted string, or a natural-language description. The query's intent is classified and " +

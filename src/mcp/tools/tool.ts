@@ -10,6 +10,7 @@ import type { IndexView } from "../../query/index_reader.ts";
 import type { ActiveJob } from "../../state/jobs.ts";
 import type { ServerRuntime } from "../runtime.ts";
 import type { RoutedWorkspace } from "../workspace_router.ts";
+import type { ResultCompleteness } from "../../core/metadata.ts";
 import type { ProgressSink } from "../progress_notifier.ts";
 
 /** Longest string accepted in any tool argument (bigger inputs are refused, not cut). */
@@ -38,8 +39,15 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-/** What a handler returns: the tool's body (without metadata). */
-export type ToolBody = object;
+/**
+ * What a handler returns: the tool's body (without metadata). Besides its
+ * own fields, the dispatcher reads two: `truncated` (the envelope then says
+ * `truncated`) and a multi-repo answer's `meta.result_completeness`.
+ */
+export type ToolBody = object & {
+  truncated?: boolean;
+  meta?: { result_completeness?: ResultCompleteness };
+};
 
 /** One tool of the server. */
 export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
@@ -49,10 +57,15 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   /** Input schema without `workspace` (the registry adds it). Strict: unknown keys are refused. */
   input: S;
   /**
-   * `query` tools read an index (and answer a partial body while a first
-   * index is being built); `control` tools (jobs, status, health) always run.
+   * Whether the dispatcher gates the call on the routed workspace's index:
+   * `true` checks `ref` against the indexed ref (`ref_not_indexed`) and, while
+   * that workspace's first index is still being built, answers an empty
+   * partial body instead of running the handler (tools that read the routed
+   * index). `false` always runs the handler: jobs, status and health, and
+   * tools that read files from disk or judge readiness per repository of
+   * their own scope (open_file, ask_code).
    */
-  kind: "query" | "control";
+  indexGate: boolean;
   /** Answers even when no workspace can be routed (health_check on a fresh server). */
   serverWide?: boolean;
   handler(args: z.infer<S>, ctx: ToolContext): ToolBody | Promise<ToolBody>;

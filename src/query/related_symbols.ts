@@ -70,21 +70,25 @@ const PER_RELATION = 300;
 const MAX_CALLER_EDGES = 400;
 const CALL_TARGET_KINDS = new Set([...CALLABLE_KINDS, ...TYPE_KINDS]);
 
-/**
- * Symbols related to one symbol. `scope` bounds where related symbols may
- * live: `file` (same file), `module` (same directory: a Go package, a Python
- * package, a JS folder) or `package` (anywhere in the project; default).
- * Throws like get_symbol_hierarchy; `no_edges_available` only when nothing at
- * all is related and the index holds no references for the symbol's language.
- */
-export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
-  const scope = parseEnum(input?.scope, "scope", ["file", "module", "package"] as const, "package");
-  const limit = parseLimit(input?.limit, RELATED_DEFAULT_LIMIT, RELATED_MAX_LIMIT);
-  const sym = resolveSymbol(db, input?.symbol_name, input?.path);
+/** What every relation step shares: the symbol, the scope, the resolver and the growing answer. */
+interface Collect {
+  db: Db;
+  sym: SymbolRow;
+  scope: "file" | "module" | "package";
+  /** The symbol's directory ("" at the root). */
+  dir: string;
+  resolver: TargetResolver;
+  out: RelatedSymbol[];
+  /** Adds `r` under `relation` once, unless it is the symbol itself or out of scope. */
+  add(relation: Relation, r: SymbolRow, extra?: Partial<RelatedSymbol>): void;
+  inScope(path: string): boolean;
+}
+
+/** The collector of one call: dedupes by relation and row, and keeps to the scope. */
+function collector(db: Db, sym: SymbolRow, scope: Collect["scope"]): Collect {
   const dir = dirOf(sym.path);
   const inScope = (path: string) =>
     scope === "package" || path === sym.path || (scope === "module" && dirOf(path) === dir);
-  const resolver = new TargetResolver(db);
   const out: RelatedSymbol[] = [];
   const seen = new Set<string>();
   const add = (relation: Relation, r: SymbolRow, extra: Partial<RelatedSymbol> = {}) => {
@@ -93,64 +97,74 @@ export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
     seen.add(key);
     out.push({ relation, ...symbolFields(r), ...extra });
   };
+  return { db, sym, scope, dir, resolver: new TargetResolver(db), out, add, inScope };
+}
 
-  // Containment: the direct container, then members (Go methods count as members of their type).
-  const chain = containmentChain(db, sym);
+/** Containment: the direct container, then members (Go methods count as members of their type). Returns the members. */
+function addContainment(c: Collect, chain: ReturnType<typeof containmentChain>): SymbolRow[] {
+  const { db, sym } = c;
   const parent = chain[0] && "symbol_id" in chain[0] ? chain[0] : null;
   if (parent) {
     const row = symbolById(db, parent.symbol_id);
-    if (row) add("parent", row);
+    if (row) c.add("parent", row);
   }
   const children = childrenOf(db, sym.id, PER_RELATION);
   if (TYPE_KINDS.has(sym.kind) && sym.language === "go") {
     children.push(...goMethodsOf(db, sym, PER_RELATION));
   }
-  for (const c of children) add("child", c);
+  for (const ch of children) c.add("child", ch);
+  return children;
+}
 
-  // Type hierarchy, one level each way.
-  const heritage = heritageOf(db, sym.id);
-  for (const e of heritage) {
+/** Type hierarchy, one level each way; a subtype counts only if its base name resolves back to this symbol. */
+function addTypeHierarchy(c: Collect): void {
+  const { db, sym, resolver } = c;
+  for (const e of heritageOf(db, sym.id)) {
     const t = resolver.resolve(e.target, sym.path, sym.language, TYPE_KINDS);
-    if (t) add(e.kind, t.row, { line: e.line });
+    if (t) c.add(e.kind, t.row, { line: e.line });
   }
-  if (TYPE_KINDS.has(sym.kind)) {
-    const subs = subtypesOf(db, sym.name, PER_RELATION);
-    for (const e of subs) {
-      const sub = symbolByRowId(db, e.source_id);
-      if (!sub) continue;
-      const back = resolver.resolve(sym.name, sub.path, sub.language, TYPE_KINDS);
-      if (back?.row.id === sym.id) add(e.kind === "extends" ? "extended_by" : "implemented_by", sub, { line: e.line });
-    }
+  if (!TYPE_KINDS.has(sym.kind)) return;
+  for (const e of subtypesOf(db, sym.name, PER_RELATION)) {
+    const sub = symbolByRowId(db, e.source_id);
+    if (!sub) continue;
+    const back = resolver.resolve(sym.name, sub.path, sub.language, TYPE_KINDS);
+    if (back?.row.id === sym.id) c.add(e.kind === "extends" ? "extended_by" : "implemented_by", sub, { line: e.line });
   }
+}
 
-  // Calls out of the symbol (and out of its members, for a type), resolved by proximity.
-  const sources = [sym.id, ...children.filter((c) => CALLABLE_KINDS.has(c.kind)).map((c) => c.id)];
-  const calls = calleesOf(db, sources, PER_RELATION);
-  for (const c of calls) {
-    const t = resolver.resolve(c.target, sym.path, sym.language, CALL_TARGET_KINDS);
-    if (t && !sources.includes(t.row.id)) add("calls", t.row, { line: c.line });
+/** Calls out of the symbol (and out of its members, for a type), resolved by proximity. */
+function addCallees(c: Collect, children: SymbolRow[]): void {
+  const { db, sym } = c;
+  const sources = [sym.id, ...children.filter((ch) => CALLABLE_KINDS.has(ch.kind)).map((ch) => ch.id)];
+  for (const call of calleesOf(db, sources, PER_RELATION)) {
+    const t = c.resolver.resolve(call.target, sym.path, sym.language, CALL_TARGET_KINDS);
+    if (t && !sources.includes(t.row.id)) c.add("calls", t.row, { line: call.line });
   }
+}
 
-  // Callers: uses of the name whose resolution from the caller's file is this symbol.
-  const callers = callersOf(db, sym.name, sym.path, MAX_CALLER_EDGES);
+/** Callers: uses of the name whose resolution from the caller's file is this symbol (decided once per file). */
+function addCallers(c: Collect): void {
+  const { db, sym } = c;
   const resolvesHere = new Map<string, boolean>();
-  for (const c of callers) {
-    if (!inScope(c.path)) continue;
-    let ok = resolvesHere.get(c.path);
+  for (const site of callersOf(db, sym.name, sym.path, MAX_CALLER_EDGES)) {
+    if (!c.inScope(site.path)) continue;
+    let ok = resolvesHere.get(site.path);
     if (ok === undefined) {
-      const lang = languageOfFile(db, c.path) ?? sym.language;
-      ok = resolver.resolvesTo(sym, c.path, lang, CALL_TARGET_KINDS);
-      resolvesHere.set(c.path, ok);
+      const lang = languageOfFile(db, site.path) ?? sym.language;
+      ok = c.resolver.resolvesTo(sym, site.path, lang, CALL_TARGET_KINDS);
+      resolvesHere.set(site.path, ok);
     }
     if (!ok) continue;
-    const caller = symbolByRowId(db, c.source_id);
-    if (caller) add("called_by", caller, { line: c.line });
+    const caller = symbolByRowId(db, site.source_id);
+    if (caller) c.add("called_by", caller, { line: site.line });
   }
+}
 
-  // The file's imports: module names, with the indexed file or directory they name when found.
-  const imports = importsOf(db, sym.path, PER_RELATION);
-  for (const i of imports) {
-    out.push({
+/** The file's imports: module names, with the indexed file or directory they name when found. */
+function addImports(c: Collect): void {
+  const { db, sym } = c;
+  for (const i of importsOf(db, sym.path, PER_RELATION)) {
+    c.out.push({
       relation: "imports",
       symbol_id: "",
       symbol_stable_id: "",
@@ -166,31 +180,60 @@ export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
       resolved_path: resolveImportPath(db, sym.path, i.target),
     });
   }
+}
 
-  // Neighbours: top-level symbols of the same file (nearest first), then of the same directory.
-  const sameFile = topLevelNear(db, sym.path, sym.line_start, PER_RELATION);
-  const ancestors = new Set(chain.filter((c) => "symbol_id" in c).map((c) => (c as SymbolFields).symbol_id));
-  for (const r of sameFile) if (!ancestors.has(r.symbol_id)) add("same_file", r);
-  let moreNeighbours = 0;
-  if (scope !== "file") {
-    const rows = topLevelInDirectory(db, dir, sym.path, PER_RELATION + 1);
-    if (rows.length > PER_RELATION) moreNeighbours = 1;
-    for (const r of rows.slice(0, PER_RELATION)) add("same_module", r);
+/**
+ * Neighbours: top-level symbols of the same file (nearest first, not the
+ * symbol's own containers), then of the same directory. Returns 1 when the
+ * directory had more than were read (the total then says "more").
+ */
+function addNeighbours(c: Collect, chain: ReturnType<typeof containmentChain>): number {
+  const { db, sym } = c;
+  const ancestors = new Set(chain.filter((x) => "symbol_id" in x).map((x) => (x as SymbolFields).symbol_id));
+  for (const r of topLevelNear(db, sym.path, sym.line_start, PER_RELATION)) {
+    if (!ancestors.has(r.symbol_id)) c.add("same_file", r);
   }
+  if (c.scope === "file") return 0;
+  const rows = topLevelInDirectory(db, c.dir, sym.path, PER_RELATION + 1);
+  for (const r of rows.slice(0, PER_RELATION)) c.add("same_module", r);
+  return rows.length > PER_RELATION ? 1 : 0;
+}
+
+/**
+ * Symbols related to one symbol. `scope` bounds where related symbols may
+ * live: `file` (same file), `module` (same directory: a Go package, a Python
+ * package, a JS folder) or `package` (anywhere in the project; default).
+ * Throws like get_symbol_hierarchy; `no_edges_available` only when nothing at
+ * all is related and the index holds no references for the symbol's language.
+ * Relations are collected in this order, one step each: containment, type
+ * hierarchy, callees, callers, imports, neighbours.
+ */
+export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
+  const scope = parseEnum(input?.scope, "scope", ["file", "module", "package"] as const, "package");
+  const limit = parseLimit(input?.limit, RELATED_DEFAULT_LIMIT, RELATED_MAX_LIMIT);
+  const sym = resolveSymbol(db, input?.symbol_name, input?.path);
+  const c = collector(db, sym, scope);
+  const chain = containmentChain(db, sym);
+  const children = addContainment(c, chain);
+  addTypeHierarchy(c);
+  addCallees(c, children);
+  addCallers(c);
+  addImports(c);
+  const moreNeighbours = addNeighbours(c, chain);
 
   const edgesAvailable = languageHasEdges(db, sym.language);
-  if (out.length === 0 && !edgesAvailable) {
+  if (c.out.length === 0 && !edgesAvailable) {
     throw new CruxeError(
       "no_edges_available",
       `No references are extracted for ${sym.language} files, and ${sym.qualified_name} has no neighbours in scope`,
       { language: sym.language, symbol_id: sym.symbol_id },
     );
   }
-  const total = out.length + moreNeighbours;
+  const total = c.out.length + moreNeighbours;
   return {
     symbol: symbolFields(sym),
     scope,
-    related: out.slice(0, limit),
+    related: c.out.slice(0, limit),
     total_candidates: total,
     edges_available: edgesAvailable,
     truncated: total > limit,

@@ -60,7 +60,7 @@ export function searchTerms(terms: QueryTerm[]): string[] {
 
 /**
  * A light English stem (plural, -ing, -ed, -ion, -er): `transfers` →
- * `transfer`, `validated`/`validation` → `validat`. Used for prefix matching,
+ * `transfer`, `validated` → `validat`, `validation` → `valid`. Used for prefix matching,
  * which stands in for the stemming the unicode61 tokenizer does not do.
  */
 export function lightStem(word: string): string {

@@ -5,19 +5,10 @@
  */
 import type { SymbolRow } from "../state/read/rows.ts";
 
-/** The symbol fields of every navigation result (stable follow-up handles). */
-export interface SymbolFields {
-  symbol_id: string;
-  symbol_stable_id: string;
-  path: string;
-  line_start: number;
-  line_end: number;
-  kind: string;
-  name: string;
-  qualified_name: string;
-  signature: string;
-  language: string;
-}
+/** The symbol fields of every navigation result (stable follow-up handles): a symbol row's identity and place. */
+export type SymbolFields =
+  & Pick<SymbolRow, "path" | "line_start" | "line_end" | "kind" | "name" | "qualified_name" | "signature" | "language">
+  & { symbol_id: string; symbol_stable_id: string };
 
 /** Maps a row to the shared result fields. */
 export function symbolFields(r: SymbolRow): SymbolFields {

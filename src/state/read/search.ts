@@ -207,15 +207,20 @@ export function chunksContaining(db: Db, needleLower: string, f: SourceFilter, l
   );
 }
 
-/** Symbols for a context query: BM25 over name, qualified name and detail (8/3/1), best first. */
-export function symbolsForText(db: Db, match: string, limit: number): SymbolRow[] {
+/** Symbols matching `match` by BM25 with the given column weights (name, qualified name, detail), best first. */
+function symbolsByBm25(db: Db, weights: string, match: string, limit: number): SymbolRow[] {
   return allRows<SymbolRow>(
     db,
-    `SELECT ${symbolColumns()} FROM (SELECT rowid AS rid, bm25(symbols_fts, 8.0, 3.0, 1.0) AS rank FROM symbols_fts
+    `SELECT ${symbolColumns()} FROM (SELECT rowid AS rid, bm25(symbols_fts, ${weights}) AS rank FROM symbols_fts
        WHERE symbols_fts MATCH ? ORDER BY rank LIMIT ?) AS hit JOIN symbols ON symbols.id = hit.rid ORDER BY hit.rank`,
     match,
     limit,
   );
+}
+
+/** Symbols for a context query: BM25 over name, qualified name and detail (8/3/1), best first. */
+export function symbolsForText(db: Db, match: string, limit: number): SymbolRow[] {
+  return symbolsByBm25(db, "8.0, 3.0, 1.0", match, limit);
 }
 
 /** Where a context query's words occur: chunk places by BM25 over body and path (1/2), best first. */
@@ -236,14 +241,7 @@ export function chunkPlacesForText(
 
 /** Symbols sharing words with a misspelt name: BM25 over name, qualified name and detail (5/2/0.5). */
 export function symbolsForWords(db: Db, match: string, limit: number): SymbolRow[] {
-  return allRows<SymbolRow>(
-    db,
-    `SELECT ${symbolColumns()} FROM (SELECT rowid AS rid, bm25(symbols_fts, 5.0, 2.0, 0.5) AS rank
-       FROM symbols_fts WHERE symbols_fts MATCH ? ORDER BY rank LIMIT ?) AS hit
-     JOIN symbols ON symbols.id = hit.rid ORDER BY hit.rank`,
-    match,
-    limit,
-  );
+  return symbolsByBm25(db, "5.0, 2.0, 0.5", match, limit);
 }
 
 /** Indexed paths whose path words match `match` (BM25 over the path column only), best first. */

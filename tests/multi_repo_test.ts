@@ -294,6 +294,8 @@ Deno.test("MCP search_code: scope/repo over three named repositories, meta.scope
     assert.deepEqual(fields(scopedOne), fields(plain));
     assert.equal(scopedOne.query_intent, plain.query_intent);
     assert.equal(scopedOne.query_truncated, false);
+    const follow = scopedOne.suggested_next_actions as { workspace?: string }[];
+    assert.ok(follow.length > 0 && follow.every((x) => x.workspace === dirs[0]), JSON.stringify(follow));
     // `limit` wins over its alias `topK` on both paths.
     const both = { query: "limiter", limit: 1, topK: 3 };
     const scopedLimit = bodyOf(await s.call("search_code", { ...both, repo: "alpha" }));

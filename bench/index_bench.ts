@@ -10,7 +10,7 @@ import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
 import { JobRunner } from "../src/index/job_runner.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import type { IndexSummary } from "../src/index/indexer.ts";
+import type { IndexSummary } from "../src/state/jobs.ts";
 
 function peakRssMiB(): number {
   try {

@@ -30,7 +30,7 @@ const rt = new ServerRuntime(config, registry, {
 });
 const noop = defineTool({
   name: "noop",
-  kind: "control",
+  indexGate: false,
   description: () => "no-op (benchmark only)",
   input: z.strictObject({ n: z.number().optional() }),
   handler: () => ({}),

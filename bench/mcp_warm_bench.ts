@@ -4,7 +4,7 @@
  * is a big index, and measure
  * - time-to-ready: spawn -> `health_check` status no longer `warming`;
  * - first-query latency right after ready: locate_symbol and search_code
- *   (goal: p95 <= 100 ms warm; spec SC-307 says < 400 ms);
+ *   (goal: p95 <= 100 ms warm; the hard bound is < 400 ms);
  * - prewarm's share of time-to-serving (spawn -> initialize answered; goal: <= 15 % more than
  *   without), and how long the background warm-up keeps health at `warming`.
  * Usage: deno run -A bench/mcp_warm_bench.ts HOME WORKSPACE [RUNS=8]

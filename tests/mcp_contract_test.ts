@@ -1,5 +1,5 @@
 /**
- * Contract tests of the dispatch pipeline (SC-306 and DESIGN.md §3): every
+ * Contract tests of the dispatch pipeline: every
  * tool publishes `workspace`, every tool response carries Protocol v1
  * metadata, every error code is in the registry, bad arguments are
  * `invalid_input`.

@@ -2,7 +2,7 @@
  * MCP over HTTP against the real server process: the SDK's
  * StreamableHTTPClientTransport end to end (progress over SSE), the status
  * code table, Host/Origin refusal (DNS rebinding), the bearer token, port in
- * use, and tool results byte-identical to stdio for the same inputs (SC-304).
+ * use, and tool results byte-identical to stdio for the same inputs.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -176,7 +176,7 @@ Deno.test({
       assert.equal(okOrigin.status, 200);
       await okOrigin.body?.cancel();
 
-      // SC-304: same inputs, byte-identical tool results over stdio and HTTP.
+      // Same inputs, byte-identical tool results over stdio and HTTP.
       const stdio = await stdioClient(home, ["--workspace", repo, "--no-prewarm"]);
       try {
         const inputs: [string, Record<string, unknown>][] = [

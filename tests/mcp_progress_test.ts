@@ -1,13 +1,13 @@
 /**
- * Progress notifications (spec 000 "Index Progress Notifications"): MCP
- * `progress`/`total`/`message` plus the spec's `value`, monotonic progress,
- * a repeated report at least every 2 s when the job is quiet (SC-302), one
+ * Progress notifications : MCP
+ * `progress`/`total`/`message` plus Cruxe's `value`, monotonic progress,
+ * a repeated report at least every 2 s when the job is quiet, one
  * `end` with files, symbols and duration or the error, and job-token
  * progress only for sessions that opted in at initialize.
  */
 import assert from "node:assert/strict";
-import type { ActiveJob, JobEvent, JobRunner } from "../src/index/job_runner.ts";
-import type { ProgressEvent } from "../src/index/progress.ts";
+import type { JobRunner } from "../src/index/job_runner.ts";
+import type { ActiveJob, JobEvent, ProgressEvent } from "../src/state/jobs.ts";
 import type { JobRow, ProjectRow } from "../src/state/registry.ts";
 import {
   clientWantsJobProgress,

@@ -1,5 +1,5 @@
 /**
- * The workspace router as middleware (spec 000/002, issue 5): routing between
+ * The workspace router as middleware: routing between
  * registered projects, several workspaces in one session, relative paths,
  * auto-discovery (indexing/partial, then full results; concurrent first
  * requests share one job), allowed roots, LRU eviction of the 11th,

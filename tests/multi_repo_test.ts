@@ -287,6 +287,22 @@ Deno.test("MCP search_code: scope/repo over three named repositories, meta.scope
     // Without scope or repo, search_code is unchanged (no `meta`, no `repo`).
     const plain = bodyOf(await s.call("search_code", { query: "RateLimiter", workspace: dirs[0] }));
     assert.equal(plain.meta, undefined);
+    // Scoped and unscoped answers carry the same fields (the scoped one adds `meta`).
+    const scopedOne = bodyOf(await s.call("search_code", { query: "RateLimiter", repo: "alpha" }));
+    const fields = (b: Record<string, unknown>) =>
+      Object.keys(b).filter((k) => k !== "meta" && k !== "metadata").sort();
+    assert.deepEqual(fields(scopedOne), fields(plain));
+    assert.equal(scopedOne.query_intent, plain.query_intent);
+    assert.equal(scopedOne.query_truncated, false);
+    const follow = scopedOne.suggested_next_actions as { workspace?: string }[];
+    assert.ok(follow.length > 0 && follow.every((x) => x.workspace === dirs[0]), JSON.stringify(follow));
+    // `limit` wins over its alias `topK` on both paths.
+    const both = { query: "limiter", limit: 1, topK: 3 };
+    const scopedLimit = bodyOf(await s.call("search_code", { ...both, repo: "alpha" }));
+    assert.equal((scopedLimit.meta as { topK: number }).topK, 1);
+    assert.equal((scopedLimit.results as unknown[]).length, 1);
+    const plainLimit = bodyOf(await s.call("search_code", { ...both, workspace: dirs[0] }));
+    assert.equal((plainLimit.results as unknown[]).length, 1);
   } finally {
     s.close();
     for (const d of dirs) Deno.removeSync(d, { recursive: true });

@@ -3,10 +3,8 @@ import { join } from "node:path";
 import { copyFixture, indexDir, tempHome } from "./helpers/fixture_repo.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { MAX_LIMIT, searchCode } from "../src/query/search_code.ts";
-import { classifyIntent } from "../src/query/search/intent.ts";
+import { MAX_QUERY_CHARS } from "../src/query/_input_rules.ts";
 import { CruxeError } from "../src/core/errors.ts";
-import { MAX_QUERY_CHARS, planTerms, queryTerms, truncateQuery } from "../src/query/search/fts_query.ts";
-import { errorMessage, isErrorSite, literalFragments, messageText } from "../src/query/search/error_text.ts";
 import { ndcgAt, recallAt, reciprocalRank } from "../scripts/eval/metrics.ts";
 
 function assertInvalid(fn: () => unknown, field?: string) {
@@ -17,69 +15,6 @@ function assertInvalid(fn: () => unknown, field?: string) {
     return true;
   });
 }
-
-Deno.test("intent classification follows the spec table", () => {
-  const cases: [string, string][] = [
-    ["checkRateLimit", "symbol"],
-    ["rate_limiter", "symbol"],
-    ["SessionStore", "symbol"],
-    ["auth::jwt::validate_token", "symbol"],
-    ["django.db.models.Model", "symbol"],
-    ["middleware/rate_limiter.go", "path"],
-    ["rate_limiter.go", "path"],
-    ["src/limits", "path"],
-    ['"config file not found"', "error"],
-    ["ValueError: invalid literal for int() with base 10", "error"],
-    ["panic: runtime error: index out of range", "error"],
-    ["error[E0308]: mismatched types", "error"],
-    ["open failed with ENOENT", "error"],
-    ["where is rate limiting implemented", "natural_language"],
-    ["how safeParse returns a success/error result without throwing", "natural_language"],
-    ["session", "natural_language"],
-  ];
-  for (const [q, want] of cases) assert.equal(classifyIntent(q), want, q);
-});
-
-Deno.test("query terms split identifiers the way the indexer does", () => {
-  const terms = queryTerms("checkRateLimit rate_limiter").map((t) => t.term);
-  for (const t of ["checkratelimit", "check", "rate", "limit", "limiter"]) assert.ok(terms.includes(t), t);
-  const long = "x".repeat(60) + " " + "word ".repeat(30_000);
-  const cut = truncateQuery(long);
-  assert.ok(cut.truncated && cut.text.length <= MAX_QUERY_CHARS);
-});
-
-Deno.test("error queries are read as pasted: prefixes dropped, runtime values split out", () => {
-  assert.equal(
-    errorMessage("java.lang.IllegalStateException: stream has already been closed"),
-    "stream has already been closed",
-  );
-  assert.equal(errorMessage("panic: runtime error: index out of range [3]"), "index out of range [3]");
-  assert.equal(errorMessage("thread 'main' panicked at 'capacity overflow', src/main.rs:2:5"), "capacity overflow");
-  assert.equal(errorMessage("Forbidden (CSRF cookie not set.)"), "CSRF cookie not set.");
-  const frags = literalFragments("index out of bounds: the len is 3 but the index is 5");
-  assert.ok(frags.includes("index out of bounds: the len is"), frags.join(" | "));
-  assert.ok(frags.includes("but the index is"), frags.join(" | "));
-  assert.ok(!messageText("Reverse for 'home' not found").includes("home"));
-  assert.ok(isErrorSite('    raise ValueError("bad token")'));
-  assert.ok(isErrorSite('var ErrClosed = errors.New("closed")'));
-  assert.ok(!isErrorSite("    total += count"));
-});
-
-Deno.test("term planning drops words that are everywhere, keeps the rarest", () => {
-  const df: Record<string, number> = { the: 90_000, string: 60_000, hashmap: 2_000, hash: 9_000, map: 30_000 };
-  const stats = {
-    docs: 100_000,
-    df: (t: string) => df[t] ?? 0,
-    dfPrefix: (p: string) => Object.entries(df).filter(([t]) => t.startsWith(p)).reduce((n, [, d]) => n + d, 0),
-  };
-  const planned = planTerms(["the", "string", "hashmap", "hash", "map", "absent"], stats, { stem: false });
-  assert.deepEqual(planned.map((p) => p.text), ["hashmap", "hash"]);
-  // Small indexes keep everything (nothing there is costly to rank).
-  const small = { docs: 500, df: (_: string) => 400, dfPrefix: (_: string) => 450 };
-  assert.equal(planTerms(["alpha", "beta", "gamma"], small, { stem: false }).length, 3);
-  const stemmed = planTerms(["serializes"], small, { stem: true });
-  assert.deepEqual(stemmed.map((p) => [p.text, p.prefix]), [["serializ", true]]);
-});
 
 Deno.test("eval metrics follow the benchmark rules", () => {
   const t = ["a/x.py", { path: "b.py", start_line: 10, end_line: 20 }];
@@ -365,6 +300,10 @@ Deno.test("search_code limits on more than 100 matches: default 10, topK alias, 
     const big = searchCode(db, { query: "widget", limit: 10_000 });
     assert.equal(big.results.length, 100, "clamped to 100");
     assert.equal(MAX_LIMIT, 100);
+    // A query over MAX_QUERY_CHARS is cut and the answer says so.
+    const long = searchCode(db, { query: "widget " + "gadget ".repeat(MAX_QUERY_CHARS) });
+    assert.equal(long.query_truncated, true);
+    assert.equal(dflt.query_truncated, false);
   } finally {
     readers.closeAll();
     h.close();

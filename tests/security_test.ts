@@ -1,5 +1,5 @@
 /**
- * SC-305: hostile paths against every check that keeps requests inside their
+ * Hostile paths against every check that keeps requests inside their
  * roots — open_file, isWithinRoot / isWithinAnyRoot, relativePathProblem,
  * canonicalDir and the workspace router with --auto-workspace. Zero false
  * negatives (nothing outside a root is read or registered) and zero false

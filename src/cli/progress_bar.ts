@@ -1,5 +1,5 @@
 /** A live progress line on stderr for a TTY (files, symbols, rate, ETA); silent otherwise. */
-import type { ProgressEvent } from "../index/progress.ts";
+import type { ProgressEvent } from "../state/jobs.ts";
 
 /** Draws progress events on stderr when it is a terminal. */
 export class ProgressBar {

@@ -1,6 +1,6 @@
 /**
- * Deno's permissions as a second wall around the serving process (DESIGN.md
- * §5): whatever our own path checks get wrong, the process that answers
+ * Deno's permissions as a second wall around the serving process (least
+ * privilege: the answering process holds only what it needs): whatever our own path checks get wrong, the process that answers
  * requests can read only the allowed roots, the registered workspaces, the
  * Cruxe home, the config file and Cruxe's own files; write only the home;
  * reach only its listen address and the LLM endpoint; run only `git`.

@@ -1,6 +1,7 @@
 /**
- * The error-code registry (DESIGN.md §4) and the one error type that carries a
- * code. Codes are only ever added; a code never changes meaning.
+ * The error-code registry — the closed list of codes a client may see, each
+ * with one meaning — and the one error type that carries a code. Codes are
+ * only ever added; a code never changes meaning.
  */
 
 /** Every error code a Cruxe client can ever see. */

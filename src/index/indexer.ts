@@ -12,10 +12,11 @@ import { nowIso } from "../state/db.ts";
 import { readRepoFile } from "../state/safe_open.ts";
 import { type ScannedFile, scanRepository } from "./scan.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
-import { textLanguageForPath } from "./text_languages.ts";
+import { textLanguageForPath } from "../core/languages.ts";
 import { outsideSandbox } from "./project_setup.ts";
 import { type SpawnParser, WorkerPool } from "./worker_pool.ts";
-import { type ProgressEvent, type Stage, stageMessage, stagePercent } from "./progress.ts";
+import { stageMessage, stagePercent } from "./progress.ts";
+import type { IndexSummary, ProgressEvent, Stage } from "../state/jobs.ts";
 
 /** What an index run needs to know. */
 export interface IndexOptions {
@@ -36,25 +37,6 @@ export interface IndexOptions {
   project?: { id: string; name: string; autoDiscovered: boolean };
 }
 
-/** What an index run did. */
-export interface IndexSummary {
-  mode: "full" | "incremental";
-  filesScanned: number;
-  filesIndexed: number;
-  changedFiles: number;
-  added: number;
-  modified: number;
-  deleted: number;
-  renamed: number;
-  unchanged: number;
-  symbols: number;
-  parseErrors: number;
-  skipped: Record<string, number>;
-  durationMs: number;
-  totalFiles: number;
-  totalSymbols: number;
-}
-
 /** The first line of a file (for `#!` detection), at most 200 bytes of it. */
 export function firstLine(bytes: Uint8Array): string {
   let end = bytes.indexOf(0x0a);
@@ -69,21 +51,49 @@ export function isBinary(bytes: Uint8Array): boolean {
   return false;
 }
 
-/** Runs one index job to completion (or throws, leaving the previous index intact). */
-export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent) => void): Promise<IndexSummary> {
-  const t0 = performance.now();
+/** Progress counters of one run, reported through `emit`. */
+interface Counters {
+  filesScanned: number;
+  filesIndexed: number;
+  filesTotal: number;
+  symbols: number;
+}
+
+/** A changed file waiting for its parse; `bytes` moves to the parse worker (then null). */
+interface ParseItem {
+  file: ScannedFile;
+  bytes: Uint8Array | null;
+  hash: string;
+  language: string;
+}
+
+/** What the diff found: files to parse, files whose stat moved but content did not, and what was skipped. */
+interface FileDiff {
+  toParse: ParseItem[];
+  touched: ScannedFile[];
+  /** Paths still present and indexable (everything else of the previous manifest is deleted). */
+  seen: Set<string>;
+  unchanged: number;
+  unreadable: number;
+  binary: number;
+}
+
+/** The workspace root must be a readable directory; anything else is `project_not_found` (or outside the sandbox). */
+function checkRoot(root: string): void {
   let stat: Deno.FileInfo;
   try {
-    stat = Deno.statSync(opts.root);
+    stat = Deno.statSync(root);
   } catch (e) {
-    if (e instanceof Deno.errors.NotCapable) throw outsideSandbox(opts.root);
-    throw new CruxeError("project_not_found", `Workspace ${opts.root} cannot be read: ${(e as Error).message}`);
+    if (e instanceof Deno.errors.NotCapable) throw outsideSandbox(root);
+    throw new CruxeError("project_not_found", `Workspace ${root} cannot be read: ${(e as Error).message}`);
   }
-  if (!stat.isDirectory) throw new CruxeError("project_not_found", `Workspace ${opts.root} is not a directory`);
+  if (!stat.isDirectory) throw new CruxeError("project_not_found", `Workspace ${root} is not a directory`);
+}
 
-  const counters = { filesScanned: 0, filesIndexed: 0, filesTotal: 0, symbols: 0 };
+/** A progress reporter over `counters`: at most one event per 250 ms per stage unless forced. */
+function progressEmitter(counters: Counters, onProgress: (e: ProgressEvent) => void) {
   let lastEmit = 0;
-  const emit = (stage: Stage, force = false) => {
+  return (stage: Stage, force = false) => {
     const now = performance.now();
     if (!force && now - lastEmit < 250) return;
     lastEmit = now;
@@ -95,6 +105,162 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       message: stageMessage(stage, counters),
     });
   };
+}
+
+/**
+ * Diff of the scanned files against `manifest`: cheap stat comparison first,
+ * content hash only when stat moved. Unreadable and binary files are
+ * skipped; a file with no language by name gets one from its `#!` line or
+ * is skipped. Raw bytes travel to the parse workers by transfer (no copy).
+ */
+function diffFiles(files: ScannedFile[], manifest: Map<string, ManifestEntry>, opts: IndexOptions): FileDiff {
+  const d: FileDiff = { toParse: [], touched: [], seen: new Set(), unchanged: 0, unreadable: 0, binary: 0 };
+  for (const f of files) {
+    let language = languageForPath(f.path)?.id ?? textLanguageForPath(f.path);
+    const old = manifest.get(f.path);
+    if (old && language && old.size === f.size && old.mtime_ms === f.mtimeMs) {
+      d.seen.add(f.path);
+      d.unchanged++;
+      continue;
+    }
+    let bytes: Uint8Array;
+    try {
+      // The safe open refuses a file that became (or moved below) a symlink since the scan.
+      bytes = readRepoFile(opts.root, f.path, { maxBytes: opts.maxFileBytes }).bytes;
+    } catch {
+      d.unreadable++;
+      continue;
+    }
+    if (isBinary(bytes)) {
+      d.binary++;
+      continue;
+    }
+    if (!language) {
+      language = bytes[0] === 0x23 && bytes[1] === 0x21 ? languageForShebang(firstLine(bytes))?.id : undefined;
+      if (!language) continue;
+    }
+    d.seen.add(f.path);
+    const hash = contentHash(bytes);
+    if (old && old.hash === hash) {
+      d.touched.push(f);
+      d.unchanged++;
+      continue;
+    }
+    d.toParse.push({ file: f, bytes, hash, language });
+  }
+  return d;
+}
+
+/**
+ * How the changed files divide: `modified` (path indexed before), `renamed`
+ * (new path whose content hash a deleted path had), `added` (the rest).
+ */
+export function classifyChanges(
+  changed: readonly { path: string; hash: string }[],
+  previous: ReadonlyMap<string, { hash: string }>,
+  deletedPaths: readonly string[],
+): { added: number; modified: number; renamed: number } {
+  const oldHashes = new Set(deletedPaths.map((p) => previous.get(p)!.hash));
+  let renamed = 0;
+  let added = 0;
+  let modified = 0;
+  for (const t of changed) {
+    if (previous.has(t.path)) modified++;
+    else if (oldHashes.has(t.hash)) renamed++;
+    else added++;
+  }
+  return { added, modified, renamed };
+}
+
+/**
+ * Parses `toParse` on the pool and writes each file as its parse returns,
+ * with a bounded number of files in flight so memory stays flat. Checks
+ * `cancelled` between files. Returns how many files had parse problems.
+ */
+async function parseAndWrite(
+  ctx: {
+    pool: WorkerPool;
+    writer: IndexWriter;
+    opts: IndexOptions;
+    counters: Counters;
+    emit: (s: Stage, force?: boolean) => void;
+  },
+  toParse: ParseItem[],
+  previous: Map<string, ManifestEntry>,
+): Promise<number> {
+  const { pool, writer, opts, counters, emit } = ctx;
+  let parseErrors = 0;
+  const inflight = new Map<number, Promise<{ i: number; r: Awaited<ReturnType<WorkerPool["parse"]>> }>>();
+  const window = Math.max(4, opts.workers * 8);
+  let next = 0;
+  let stage: Stage = "parsing";
+  const launch = () => {
+    while (next < toParse.length && inflight.size < window) {
+      const i = next++;
+      const t = toParse[i];
+      const facts = {
+        path: t.file.path,
+        hash: t.hash,
+        size: t.file.size,
+        mtimeMs: t.file.mtimeMs,
+        language: t.language,
+        lineCount: 0, // counted by the worker
+        parseError: null,
+      };
+      inflight.set(i, pool.parse({ id: i, facts, bytes: t.bytes! }).then((r) => ({ i, r })));
+      t.bytes = null; // transferred to the worker
+    }
+  };
+  launch();
+  while (inflight.size) {
+    if (opts.cancelled?.()) throw new CruxeError("internal_error", "index job cancelled");
+    const { i, r } = await Promise.race(inflight.values());
+    inflight.delete(i);
+    if (r.problem) parseErrors++;
+    if (previous.has(r.rows.path)) writer.deleteFile(r.rows.path);
+    writer.insertFile(r.rows);
+    counters.filesIndexed++;
+    counters.symbols += r.rows.symbols.length;
+    if (next >= toParse.length && stage === "parsing") {
+      stage = "indexing";
+      emit(stage, true);
+    }
+    emit(stage);
+    launch();
+  }
+  return parseErrors;
+}
+
+/** Records what the published index describes (ref, root, project facts, time, totals); returns the totals. */
+function writeIndexMeta(writer: IndexWriter, opts: IndexOptions): { files: number; symbols: number } {
+  const totals = writer.totals();
+  writer.setMeta("ref", opts.ref);
+  writer.setMeta("repo_root", opts.root);
+  writer.setMeta("vcs_mode", opts.vcsMode);
+  if (opts.project) {
+    writer.setMeta("project_id", opts.project.id);
+    writer.setMeta("project_name", opts.project.name);
+    writer.setMeta("auto_discovered", opts.project.autoDiscovered ? "1" : "0");
+  }
+  writer.setMeta("last_indexed_at", nowIso());
+  // Millisecond publish time: tells two publishes within one second apart (freshness, caches).
+  writer.setMeta("published_at_ms", String(Date.now()));
+  writer.setMeta("file_count", String(totals.files));
+  writer.setMeta("symbol_count", String(totals.symbols));
+  return totals;
+}
+
+/**
+ * Runs one index job to completion (or throws, leaving the previous index
+ * intact): check the root, scan, diff against the manifest, then in one
+ * write transaction delete, touch, parse and insert, record the meta and
+ * publish by commit.
+ */
+export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent) => void): Promise<IndexSummary> {
+  const t0 = performance.now();
+  checkRoot(opts.root);
+  const counters: Counters = { filesScanned: 0, filesIndexed: 0, filesTotal: 0, symbols: 0 };
+  const emit = progressEmitter(counters, onProgress);
 
   // One parser starts now, while the scan and diff run; more join once the work is known.
   const pool = new WorkerPool(1, opts.workerRecycleFiles, opts.spawnParser);
@@ -112,129 +278,32 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     const hadIndex = writer.getMeta("last_indexed_at") !== null;
     const mode: "full" | "incremental" = opts.force || !hadIndex ? "full" : "incremental";
 
-    // Diff: cheap stat comparison first, content hash only when stat moved.
-    // Raw bytes travel to the parse workers by transfer (no copy); they decode them.
-    const toParse: { file: ScannedFile; bytes: Uint8Array | null; hash: string; language: string }[] = [];
-    const touched: ScannedFile[] = [];
-    const seen = new Set<string>();
-    let unchanged = 0;
-    let unreadable = 0;
-    let binary = 0;
-    for (const f of scan.files) {
-      let language = languageForPath(f.path)?.id ?? textLanguageForPath(f.path);
-      const old = manifest.get(f.path);
-      if (old && language && old.size === f.size && old.mtime_ms === f.mtimeMs) {
-        seen.add(f.path);
-        unchanged++;
-        continue;
-      }
-      let bytes: Uint8Array;
-      try {
-        // The safe open refuses a file that became (or moved below) a symlink since the scan.
-        bytes = readRepoFile(opts.root, f.path, { maxBytes: opts.maxFileBytes }).bytes;
-      } catch {
-        unreadable++;
-        continue;
-      }
-      if (isBinary(bytes)) {
-        binary++;
-        continue;
-      }
-      if (!language) {
-        language = bytes[0] === 0x23 && bytes[1] === 0x21 ? languageForShebang(firstLine(bytes))?.id : undefined;
-        if (!language) continue;
-      }
-      seen.add(f.path);
-      const hash = contentHash(bytes);
-      if (old && old.hash === hash) {
-        touched.push(f);
-        unchanged++;
-        continue;
-      }
-      toParse.push({ file: f, bytes, hash, language });
-    }
-    const deletedPaths = [...previous.keys()].filter((p) => !seen.has(p));
-    const oldHashes = new Map<string, string>();
-    for (const p of deletedPaths) oldHashes.set(previous.get(p)!.hash, p);
-    let renamed = 0;
-    let added = 0;
-    let modified = 0;
-    for (const t of toParse) {
-      if (previous.has(t.file.path)) modified++;
-      else if (oldHashes.has(t.hash)) renamed++;
-      else added++;
-    }
+    const diff = diffFiles(scan.files, manifest, opts);
+    const { toParse } = diff;
+    const deletedPaths = [...previous.keys()].filter((p) => !diff.seen.has(p));
+    const { added, modified, renamed } = classifyChanges(
+      toParse.map((t) => ({ path: t.file.path, hash: t.hash })),
+      previous,
+      deletedPaths,
+    );
     counters.filesTotal = toParse.length;
 
     writer.begin();
-    let parseErrors = 0;
     try {
       // A cold bulk load is faster with indexes built once at the end.
       const bulk = previous.size === 0 && toParse.length > 500;
       if (bulk) writer.dropSecondaryIndexes();
       for (const p of deletedPaths) writer.deleteFile(p);
-      for (const f of touched) writer.touchFile(f.path, f.mtimeMs, f.size);
+      for (const f of diff.touched) writer.touchFile(f.path, f.mtimeMs, f.size);
       emit("parsing", true);
       if (toParse.length > 4) pool.grow(Math.max(1, opts.workers));
-      // Keep a bounded number of files in flight so memory stays flat.
-      const inflight = new Map<number, Promise<{ i: number; r: Awaited<ReturnType<WorkerPool["parse"]>> }>>();
-      const window = Math.max(4, opts.workers * 8);
-      let next = 0;
-      let stage: Stage = "parsing";
-      const launch = () => {
-        while (next < toParse.length && inflight.size < window) {
-          const i = next++;
-          const t = toParse[i];
-          const facts = {
-            path: t.file.path,
-            hash: t.hash,
-            size: t.file.size,
-            mtimeMs: t.file.mtimeMs,
-            language: t.language,
-            lineCount: 0, // counted by the worker
-            parseError: null,
-          };
-          inflight.set(i, pool.parse({ id: i, facts, bytes: t.bytes! }).then((r) => ({ i, r })));
-          t.bytes = null; // transferred to the worker
-        }
-      };
-      launch();
-      while (inflight.size) {
-        if (opts.cancelled?.()) throw new CruxeError("internal_error", "index job cancelled");
-        const { i, r } = await Promise.race(inflight.values());
-        inflight.delete(i);
-        if (r.problem) parseErrors++;
-        if (previous.has(r.rows.path)) writer.deleteFile(r.rows.path);
-        writer.insertFile(r.rows);
-        counters.filesIndexed++;
-        counters.symbols += r.rows.symbols.length;
-        if (next >= toParse.length && stage === "parsing") {
-          stage = "indexing";
-          emit(stage, true);
-        }
-        emit(stage);
-        launch();
-      }
+      const parseErrors = await parseAndWrite({ pool, writer, opts, counters, emit }, toParse, previous);
       emit("finalizing", true);
       if (bulk) writer.createSecondaryIndexes();
-      const totals = writer.db.prepare("SELECT (SELECT count(*) FROM files) AS f, (SELECT count(*) FROM symbols) AS s")
-        .get() as { f: number; s: number };
-      writer.setMeta("ref", opts.ref);
-      writer.setMeta("repo_root", opts.root);
-      writer.setMeta("vcs_mode", opts.vcsMode);
-      if (opts.project) {
-        writer.setMeta("project_id", opts.project.id);
-        writer.setMeta("project_name", opts.project.name);
-        writer.setMeta("auto_discovered", opts.project.autoDiscovered ? "1" : "0");
-      }
-      writer.setMeta("last_indexed_at", nowIso());
-      // Millisecond publish time: tells two publishes within one second apart (freshness, caches).
-      writer.setMeta("published_at_ms", String(Date.now()));
-      writer.setMeta("file_count", String(totals.f));
-      writer.setMeta("symbol_count", String(totals.s));
+      const totals = writeIndexMeta(writer, opts);
       writer.commit();
       if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();
-      const summary: IndexSummary = {
+      return {
         mode,
         filesScanned: scan.files.length,
         filesIndexed: counters.filesIndexed,
@@ -243,15 +312,14 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
         modified,
         deleted: deletedPaths.length - renamed,
         renamed,
-        unchanged,
+        unchanged: diff.unchanged,
         symbols: counters.symbols,
         parseErrors,
-        skipped: { ...scan.skipped, unreadable: scan.skipped.unreadable + unreadable, binary },
+        skipped: { ...scan.skipped, unreadable: scan.skipped.unreadable + diff.unreadable, binary: diff.binary },
         durationMs: Math.round(performance.now() - t0),
-        totalFiles: Number(totals.f),
-        totalSymbols: Number(totals.s),
+        totalFiles: Number(totals.files),
+        totalSymbols: Number(totals.symbols),
       };
-      return summary;
     } catch (e) {
       writer.rollback();
       throw e;

@@ -9,42 +9,21 @@ import { newJobId } from "../core/ids.ts";
 import { warn } from "../core/log.ts";
 import { nowIso } from "../state/db.ts";
 import type { JobProgress, JobRow, ProjectRow, Registry } from "../state/registry.ts";
-import type { IndexSummary } from "./indexer.ts";
 import type { JobWorkerIn, JobWorkerOut } from "./job_worker.ts";
-import type { ProgressEvent } from "./progress.ts";
+import type { ActiveJob, IndexSummary, JobEvent } from "../state/jobs.ts";
 import { PARSE_WORKER_URL } from "./worker_pool.ts";
 import { refFor } from "./project_setup.ts";
 import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
 import { indexPath } from "../state/project_index.ts";
 
-/** What listeners hear about a job. */
-export type JobEvent =
-  | { type: "progress"; job: JobRow; project: ProjectRow; event: ProgressEvent }
-  | {
-    type: "end";
-    job: JobRow;
-    project: ProjectRow;
-    summary: IndexSummary | null;
-    error: string | null;
-    /** Registry code of the failure (e.g. `index_incompatible`), when the job failed. */
-    errorCode?: ErrorCode;
-    /** The failure's `data` (e.g. `path` and `reason` of `storage_unavailable`). */
-    errorData?: Record<string, unknown>;
-  };
-
-/** A job this process is running. */
-export interface ActiveJob {
-  job: JobRow;
-  project: ProjectRow;
-  done: Promise<JobRow>;
-  last: ProgressEvent | null;
-  worker: Worker;
-  /** Parse workers this job uses (terminated with it). */
-  parsers: Map<number, Worker>;
-  /** Why the job failed (set when it ends failed): its registry error. */
-  error?: CruxeError;
-}
+/** Ends a job with its summary, or with the failure's message, registry code and data. */
+type Finish = (
+  summary: IndexSummary | null,
+  error: string | null,
+  errorCode?: ErrorCode,
+  errorData?: Record<string, unknown>,
+) => void;
 
 const JOB_WORKER_URL = new URL("./job_worker.ts", import.meta.url);
 
@@ -84,17 +63,17 @@ export class JobRunner {
   }
 
   /**
-   * Starts a job, or returns the running one (`joined: true`) when the project
-   * already has one and `joinExisting` is set; otherwise a running job is an
-   * `index_in_progress` / `sync_in_progress` error.
+   * The project's running job when `joinExisting` allows joining it;
+   * otherwise a job running here or in another live Cruxe process is
+   * `index_in_progress` / `sync_in_progress`. Undefined when none runs.
    */
-  start(
+  private refuseConcurrent(
     project: ProjectRow,
-    opts: { mode: "full" | "incremental"; force: boolean; ref?: string; joinExisting?: boolean },
-  ): { active: ActiveJob; joined: boolean } {
+    opts: { mode: "full" | "incremental"; joinExisting?: boolean },
+  ): ActiveJob | undefined {
     const running = this.active.get(project.project_id);
     if (running) {
-      if (opts.joinExisting) return { active: running, joined: true };
+      if (opts.joinExisting) return running;
       throw new CruxeError(
         opts.mode === "full" ? "index_in_progress" : "sync_in_progress",
         `An index job (${running.job.job_id}) is already running for ${project.repo_root}`,
@@ -112,6 +91,87 @@ export class JobRunner {
         );
       }
     }
+    return undefined;
+  }
+
+  /**
+   * Ends a job once: terminates its workers, records the end when the worker
+   * could not (kept for later when the registry refuses writes), sets the
+   * workspace status, keeps the failure as `entry.error`, tells listeners
+   * and resolves `done`. Never throws (it runs inside worker event handlers).
+   */
+  private finish(
+    entry: ActiveJob,
+    resolveDone: (j: JobRow) => void,
+    summary: IndexSummary | null,
+    error: string | null,
+    errorCode?: ErrorCode,
+    errorData?: Record<string, unknown>,
+  ): void {
+    const { project, job, worker, parsers } = entry;
+    if (this.active.get(project.project_id) !== entry) return;
+    this.active.delete(project.project_id);
+    worker.terminate();
+    for (const pw of parsers.values()) pw.terminate();
+    parsers.clear();
+    // Runs inside worker event handlers: a registry that cannot be written (full disk) must not throw here.
+    const row = this.attempt(() => this.registry.getJob(job.job_id)) ?? job;
+    let final: JobRow = row;
+    if (row.status === "running" || row.status === "queued") {
+      // The worker could not record the end (or died): record it here.
+      const end = summary
+        ? { status: "published" as const, error_message: null, finished_at: nowIso() }
+        : { status: "failed" as const, error_message: error ?? "job ended", finished_at: nowIso() };
+      const recorded = this.attempt(() => (this.registry.updateJob(job.job_id, end), true)) ?? false;
+      if (!recorded) this.unrecorded.set(job.job_id, end);
+      final = (recorded ? this.attempt(() => this.registry.getJob(job.job_id)) : undefined) ?? { ...row, ...end };
+    }
+    this.attempt(() =>
+      this.registry.setWorkspaceStatus(project.project_id, final.status === "published" ? "ready" : "failed")
+    );
+    if (final.status !== "published" && error) {
+      entry.error = new CruxeError(errorCode ?? "internal_error", error, { ...errorData, job_id: job.job_id });
+    }
+    this.emit({ type: "end", job: final, project, summary, error, errorCode, errorData });
+    resolveDone(final);
+  }
+
+  /** One message of a job worker: parse-worker plumbing, progress, or the job's end. */
+  private onWorkerMessage(entry: ActiveJob, m: JobWorkerOut, finish: Finish): void {
+    const { job, project, worker, parsers } = entry;
+    if (m.type === "spawn-parser") {
+      const channel = new MessageChannel();
+      const pw = new Worker(PARSE_WORKER_URL, { type: "module" });
+      pw.onerror = (ev: ErrorEvent) => {
+        ev.preventDefault();
+        worker.postMessage({ type: "parser-crashed", slot: m.slot, message: ev.message } satisfies JobWorkerIn);
+      };
+      parsers.set(m.slot, pw);
+      pw.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
+      worker.postMessage({ type: "parser", slot: m.slot, port: channel.port2 } satisfies JobWorkerIn, [
+        channel.port2,
+      ]);
+    } else if (m.type === "kill-parser") {
+      parsers.get(m.slot)?.terminate();
+      parsers.delete(m.slot);
+    } else if (m.type === "progress") {
+      entry.last = m.event;
+      this.emit({ type: "progress", job, project, event: m.event });
+    } else if (m.type === "done") finish(m.summary, null);
+    else finish(null, m.message, isErrorCode(m.code) ? m.code : "internal_error", m.data);
+  }
+
+  /**
+   * Starts a job, or returns the running one (`joined: true`) when the project
+   * already has one and `joinExisting` is set; otherwise a running job is an
+   * `index_in_progress` / `sync_in_progress` error.
+   */
+  start(
+    project: ProjectRow,
+    opts: { mode: "full" | "incremental"; force: boolean; ref?: string; joinExisting?: boolean },
+  ): { active: ActiveJob; joined: boolean } {
+    const running = this.refuseConcurrent(project, opts);
+    if (running) return { active: running, joined: true };
     const ref = refFor(project.repo_root, project.vcs_mode);
     if (opts.ref && opts.ref !== ref) {
       throw new CruxeError(
@@ -135,61 +195,9 @@ export class JobRunner {
     const parsers = new Map<number, Worker>();
     const entry: ActiveJob = { job, project, done, last: null, worker, parsers };
     this.active.set(project.project_id, entry);
-    const finish = (
-      summary: IndexSummary | null,
-      error: string | null,
-      errorCode?: ErrorCode,
-      errorData?: Record<string, unknown>,
-    ) => {
-      if (this.active.get(project.project_id) !== entry) return;
-      this.active.delete(project.project_id);
-      worker.terminate();
-      for (const pw of parsers.values()) pw.terminate();
-      parsers.clear();
-      // Runs inside worker event handlers: a registry that cannot be written (full disk) must not throw here.
-      const row = this.attempt(() => this.registry.getJob(job.job_id)) ?? job;
-      let final: JobRow = row;
-      if (row.status === "running" || row.status === "queued") {
-        // The worker could not record the end (or died): record it here.
-        const end = summary
-          ? { status: "published" as const, error_message: null, finished_at: nowIso() }
-          : { status: "failed" as const, error_message: error ?? "job ended", finished_at: nowIso() };
-        const recorded = this.attempt(() => (this.registry.updateJob(job.job_id, end), true)) ?? false;
-        if (!recorded) this.unrecorded.set(job.job_id, end);
-        final = (recorded ? this.attempt(() => this.registry.getJob(job.job_id)) : undefined) ?? { ...row, ...end };
-      }
-      this.attempt(() =>
-        this.registry.setWorkspaceStatus(project.project_id, final.status === "published" ? "ready" : "failed")
-      );
-      if (final.status !== "published" && error) {
-        entry.error = new CruxeError(errorCode ?? "internal_error", error, { ...errorData, job_id: job.job_id });
-      }
-      this.emit({ type: "end", job: final, project, summary, error, errorCode, errorData });
-      resolveDone(final);
-    };
-    worker.onmessage = (e: MessageEvent<JobWorkerOut>) => {
-      const m = e.data;
-      if (m.type === "spawn-parser") {
-        const channel = new MessageChannel();
-        const pw = new Worker(PARSE_WORKER_URL, { type: "module" });
-        pw.onerror = (ev: ErrorEvent) => {
-          ev.preventDefault();
-          worker.postMessage({ type: "parser-crashed", slot: m.slot, message: ev.message } satisfies JobWorkerIn);
-        };
-        parsers.set(m.slot, pw);
-        pw.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
-        worker.postMessage({ type: "parser", slot: m.slot, port: channel.port2 } satisfies JobWorkerIn, [
-          channel.port2,
-        ]);
-      } else if (m.type === "kill-parser") {
-        parsers.get(m.slot)?.terminate();
-        parsers.delete(m.slot);
-      } else if (m.type === "progress") {
-        entry.last = m.event;
-        this.emit({ type: "progress", job, project, event: m.event });
-      } else if (m.type === "done") finish(m.summary, null);
-      else finish(null, m.message, isErrorCode(m.code) ? m.code : "internal_error", m.data);
-    };
+    const finish: Finish = (summary, error, errorCode, errorData) =>
+      this.finish(entry, resolveDone, summary, error, errorCode, errorData);
+    worker.onmessage = (e: MessageEvent<JobWorkerOut>) => this.onWorkerMessage(entry, e.data, finish);
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
       // A storage fault that escaped the worker is still that fault; anything else is a bug.

@@ -11,7 +11,7 @@ import { CruxeError, toCruxeError } from "../core/errors.ts";
 import { warn } from "../core/log.ts";
 import { asStorageError, isCorruption } from "../state/storage_errors.ts";
 import { indexPath, markDamaged } from "../state/project_index.ts";
-import type { ProgressEvent } from "./progress.ts";
+import type { ProgressEvent } from "../state/jobs.ts";
 import { type ParserEndpoint, type ParseResult, postTask, type SpawnParser } from "./worker_pool.ts";
 
 /** Messages the job runner sends. */

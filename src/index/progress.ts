@@ -1,17 +1,5 @@
-/** Progress events of an index job, and how they map to the spec's stages. */
-
-export type Stage = "discovery" | "parsing" | "indexing" | "finalizing" | "done" | "failed";
-
-/** One progress report of a running job. */
-export interface ProgressEvent {
-  stage: Stage;
-  filesScanned: number;
-  filesIndexed: number;
-  filesTotal: number;
-  symbols: number;
-  percentage: number;
-  message: string;
-}
+/** Progress events of an index job, and how they map to the stages a client sees. */
+import type { ProgressEvent, Stage } from "../state/jobs.ts";
 
 /** Percentage inside a stage's band (Discovery 0–10, Parsing 10–70, Indexing 70–95, Finalizing 95–99). */
 export function stagePercent(stage: Stage, done: number, total: number): number {
@@ -32,7 +20,7 @@ export function stagePercent(stage: Stage, done: number, total: number): number 
   }
 }
 
-/** The spec's message for a stage. */
+/** The human message a client shows for a stage. */
 export function stageMessage(stage: Stage, e: Omit<ProgressEvent, "message" | "stage" | "percentage">): string {
   switch (stage) {
     case "discovery":

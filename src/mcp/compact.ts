@@ -94,7 +94,7 @@ export function hasCompactForm(tool: string): boolean {
 }
 
 /** The compact form of `tool`'s answer `body` (the body itself when the tool has none). */
-export function compactAnswer(tool: string, body: object): object {
+export function compactAnswer<T extends object>(tool: string, body: T): T {
   const f = COMPACTORS[tool];
-  return f ? f(body as Json) : body;
+  return f ? f(body as Json) as T : body;
 }

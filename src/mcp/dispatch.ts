@@ -1,5 +1,6 @@
 /**
- * The one dispatch pipeline every transport uses (spec 004 D4): look up the
+ * The one dispatch pipeline every transport uses (so stdio and HTTP give
+ * byte-identical answers for the same call): look up the
  * tool → validate the arguments with its zod schema → route the workspace
  * (middleware) → run the handler → wrap the body in the Protocol v1
  * envelope. Errors from any step become an `isError` result in
@@ -12,7 +13,7 @@ import { ErrorCode, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { RpcError } from "./jsonrpc_errors.ts";
 import { CruxeError } from "../core/errors.ts";
 import { buildMetadata, type IndexingStatus, type ProtocolMetadata } from "../core/metadata.ts";
-import { languageIds } from "../index/languages/registry.ts";
+import { languageIds } from "../core/languages.ts";
 import { requireIndex } from "../query/index_reader.ts";
 import { jobElsewhere } from "../query/index_status.ts";
 import { storageFix } from "../state/storage_errors.ts";
@@ -21,8 +22,9 @@ import { errorResult, successResult, type ToolResult, unroutedMetadata } from ".
 import { compactAnswer, hasCompactForm, verboseArg } from "./compact.ts";
 import { type NotificationSend, ProgressSink } from "./progress_notifier.ts";
 import type { ServerRuntime } from "./runtime.ts";
+import type { RoutedWorkspace } from "./workspace_router.ts";
 import { TOOLS } from "./tools/registry.ts";
-import { type RoutedWorkspace, type ToolBody, type ToolContext, type ToolDef, workspaceArg } from "./tools/tool.ts";
+import { type ToolBody, type ToolContext, type ToolDef, workspaceArg } from "./tools/tool.ts";
 
 /** What a transport knows about one `tools/call`. */
 export interface CallInfo {
@@ -90,14 +92,14 @@ export class Dispatcher {
       const { verbose, ...routedArgs } = args;
       const full = await this.run(tool.def, routedArgs, route, call);
       const body = verbose === true ? full : compactAnswer(tool.def.name, full);
-      const metadata = this.metadata(route.project, (body as { truncated?: unknown }).truncated === true);
+      const metadata = this.metadata(route.project, body.truncated === true);
       // A multi-repo answer (scope/repo) knows when one of its repositories was still indexing, or when it
       // cut something (ask_code's answer); partial outranks truncated, which outranks complete.
-      const own = (body as { meta?: { result_completeness?: unknown } }).meta?.result_completeness;
+      const own = body.meta?.result_completeness;
       if (own === "partial" || (own === "truncated" && metadata.result_completeness === "complete")) {
         metadata.result_completeness = own;
       }
-      return successResult(body as Record<string, unknown>, metadata);
+      return successResult(body, metadata);
     } catch (err) {
       // A damaged or unusable index answers with its registry code (and marks the project), never internal_error.
       const fault = project ? this.rt.readers.fault(project, err) : err;
@@ -164,7 +166,7 @@ export class Dispatcher {
       signal: call.signal,
     };
     const { workspace: _ws, ...toolArgs } = args;
-    if (def.kind === "control") return await def.handler(toolArgs, ctx);
+    if (!def.indexGate) return await def.handler(toolArgs, ctx);
     const view = ctx.view();
     if (typeof args.ref === "string" && view.ref && args.ref !== view.ref) {
       throw new CruxeError(
@@ -176,8 +178,9 @@ export class Dispatcher {
     }
     const active = ctx.activeJob();
     if (active && view.schemaStatus === "not_indexed") {
-      // First index still running: answer at once with what exists (nothing yet) and how to follow it (D2).
-      return {
+      // First index still running: answer at once with what exists (nothing yet) and how to follow it
+      // (never block a call on a first index).
+      const partial = {
         results: [],
         total_candidates: 0,
         indexing: {
@@ -188,6 +191,7 @@ export class Dispatcher {
             "metadata.indexing_status is ready (poll index_status or follow the progress token).",
         },
       };
+      return partial;
     }
     return await def.handler(toolArgs, ctx);
   }

@@ -7,7 +7,7 @@
  */
 import { indexFacts, jobElsewhere } from "../query/index_status.ts";
 import { VERSION } from "../core/version.ts";
-import { LANGUAGES } from "../index/languages/registry.ts";
+import { LANGUAGE_IDENTITIES } from "../core/languages.ts";
 import { hasGrammar } from "../index/grammar_assets.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import type { ServerRuntime } from "./runtime.ts";
@@ -22,7 +22,7 @@ export function grammarCheck(): { available: string[]; missing: string[] } {
   if (!grammarCache) {
     const available: string[] = [];
     const missing: string[] = [];
-    for (const l of LANGUAGES) (hasGrammar(l.grammar) ? available : missing).push(l.id);
+    for (const l of LANGUAGE_IDENTITIES) (hasGrammar(l.grammar) ? available : missing).push(l.id);
     grammarCache = { available, missing };
   }
   return grammarCache;

@@ -323,7 +323,9 @@ function reason(status: number): string {
 
 /**
  * Listens on `opts.hostname:opts.port` and serves `handler` under the limits in the module comment.
- * Throws `Deno.errors.AddrInUse` (synchronously) when the port is taken.
+ * Throws `Deno.errors.AddrInUse` (synchronously) when the port is taken. Long on purpose: the
+ * listener, the idle-connection set and the closing flag are shared by the accept loop, each
+ * connection (`serveConn`, its own function inside) and `shutdown`, so they live in one closure.
  */
 export function serveHttp1(opts: Http1Options, handler: (req: Request) => Promise<Response>): Http1Server {
   const listener = Deno.listen({ hostname: opts.hostname, port: opts.port, transport: "tcp" });

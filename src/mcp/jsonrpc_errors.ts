@@ -1,6 +1,6 @@
 /**
- * JSON-RPC level errors carry a registry code in `error.data.code`
- * (DESIGN.md §3): malformed or invalid messages, unknown methods and bad
+ * JSON-RPC level errors carry a registry code in `error.data.code` (so a
+ * client reads one code list whatever layer failed): malformed or invalid messages, unknown methods and bad
  * params are `invalid_input`; anything else the protocol layer reports is
  * `internal_error`. Applied to every outgoing message of a transport.
  */

@@ -1,6 +1,6 @@
 /**
  * MCP `notifications/progress` for index jobs. Each message carries MCP's
- * `progress`/`total`/`message` and the spec's `value {kind, title, message,
+ * `progress`/`total`/`message` and Cruxe's `value {kind, title, message,
  * percentage}`, so clients of either kind understand it. `progress` strictly
  * increases from one notification to the next (MCP's rule), also when the
  * percentage repeats; `value.percentage` is the job's percentage. A report goes out at
@@ -16,9 +16,8 @@
  *   no standard "send me unsolicited progress" capability. See
  *   `clientWantsJobProgress`.
  */
-import type { ActiveJob, JobEvent, JobRunner } from "../index/job_runner.ts";
-import type { IndexSummary } from "../index/indexer.ts";
-import type { ProgressEvent } from "../index/progress.ts";
+import type { JobRunner } from "../index/job_runner.ts";
+import type { ActiveJob, IndexSummary, JobEvent, ProgressEvent } from "../state/jobs.ts";
 import type { JobRow, ProjectRow } from "../state/registry.ts";
 
 /** How often a report is repeated when the job says nothing new. */
@@ -39,7 +38,7 @@ export interface ProgressNotification {
   };
 }
 
-/** Sends one notification; failures are the sender's to swallow (notifications are best effort, D3). */
+/** Sends one notification; failures are the sender's to swallow (notifications are best effort: a lost one never fails the job or the call). */
 export type NotificationSend = (n: ProgressNotification) => Promise<void>;
 
 /**

@@ -1,6 +1,6 @@
 /**
- * The `serve-mcp` flags, checked before anything starts (spec 000 "Flag
- * Validation Rules"): `--auto-workspace` needs an `--allowed-root`, every
+ * The `serve-mcp` flags, checked before anything starts (a bad flag stops
+ * the server at once, never at the first request): `--auto-workspace` needs an `--allowed-root`, every
  * `--allowed-root` must exist (it is realpath'd), `--workspace` is
  * repeatable, a non-loopback `--bind` needs an auth token.
  * Requires `--allow-read` on the given paths.
@@ -48,7 +48,7 @@ export function existingDir(flag: string, path: string, cwd = Deno.cwd()): strin
   }
 }
 
-/** Checks the flags and canonicalizes paths; throws `invalid_input` with the spec's messages. */
+/** Checks the flags and canonicalizes paths; throws `invalid_input` naming the bad flag. */
 export function checkServeOptions(o: ServeOptions, cwd = Deno.cwd()): ServeOptions {
   if (o.transport !== "stdio" && o.transport !== "http") {
     throw new CruxeError("invalid_input", `--transport must be stdio or http (got ${o.transport})`);

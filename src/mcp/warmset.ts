@@ -1,5 +1,5 @@
 /**
- * The workspace warmset (FR-326): the most recently used workspaces (by
+ * The workspace warmset: the most recently used workspaces (by
  * `known_workspaces.last_used_at`, capacity `warmsetCapacity`, default 3)
  * are prewarmed at startup: their index is opened, the in-memory symbol name
  * index is built, and the index file is read once so the OS page cache holds

@@ -1,7 +1,8 @@
 /**
  * The workspace router: middleware that turns a call's optional `workspace`
- * into a registered project before any tool runs (spec 000 "Workspace
- * Resolution Logic", spec 004 D1/D2/D5). Tools never resolve workspaces.
+ * into a registered project before any tool runs, by the rules below, so
+ * every transport resolves workspaces the same way. Tools never resolve
+ * workspaces.
  *
  * - omitted: the first `--workspace` of the server, else the registered
  *   project containing the server's working directory, else the most
@@ -26,7 +27,15 @@ import { outsideSandbox, registerProject } from "../index/project_setup.ts";
 import type { JobRunner } from "../index/job_runner.ts";
 import type { IndexReaders } from "../query/index_reader.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
-import type { RoutedWorkspace } from "./tools/tool.ts";
+
+/** The workspace a call was routed to by the router middleware. */
+export interface RoutedWorkspace {
+  project: ProjectRow;
+  /** The registered workspace path the call resolved to. */
+  workspace: string;
+  /** True when this call registered the workspace and started its bootstrap index. */
+  bootstrapped: boolean;
+}
 
 /** How the router is configured (from `serve-mcp` flags). */
 export interface RouterOptions {

@@ -8,7 +8,10 @@ import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { locateSymbol } from "./locate_symbol.ts";
-import { isTestPath, SYMBOL_COLUMNS, type SymbolRow } from "./_symbol_row.ts";
+import type { SymbolRow } from "../state/read/rows.ts";
+import { symbolById, symbolByRowId } from "../state/read/symbols.ts";
+import { chunkPlacesForText, symbolsForText } from "../state/read/search.ts";
+import { isTestPath } from "../core/test_paths.ts";
 
 /** A ranked candidate: a symbol, or a chunk of code outside any symbol. */
 export type ContextCandidate =
@@ -51,12 +54,10 @@ export function contextCandidates(db: Db, query: string, n: number): ContextCand
         r.match === "definition" && r.match_tier !== "fuzzy"
       );
       if (located.length) {
-        const byId = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE symbol_id = ?`);
-        return located.map((l) => ({
-          type: "symbol" as const,
-          row: byId.get(l.symbol_id) as unknown as SymbolRow,
-          score: l.score,
-        })).filter((c) => c.row);
+        return located.flatMap((l) => {
+          const row = symbolById(db, l.symbol_id);
+          return row ? [{ type: "symbol" as const, row, score: l.score }] : [];
+        });
       }
     } catch (e) {
       if (!(e instanceof CruxeError) || e.code !== "symbol_not_found") throw e;
@@ -88,21 +89,8 @@ function key(c: ContextCandidate): string {
 /** Symbols and chunks matching an FTS query, fused by reciprocal rank (k = 10), tests demoted. */
 function textCandidates(db: Db, match: string, n: number): ContextCandidate[] {
   const pool = Math.max(30, n * 4);
-  const symHits = db.prepare(
-    `SELECT ${SYMBOL_COLUMNS} FROM (SELECT rowid AS rid, bm25(symbols_fts, 8.0, 3.0, 1.0) AS rank FROM symbols_fts
-       WHERE symbols_fts MATCH ? ORDER BY rank LIMIT ?) AS hit JOIN symbols ON symbols.id = hit.rid ORDER BY hit.rank`,
-  ).all(match, pool) as unknown as SymbolRow[];
-  const chunkHits = db.prepare(
-    `SELECT c.path, c.language, c.line_start, c.line_end, c.symbol_row FROM (SELECT rowid AS rid, bm25(chunks_fts, 1.0, 2.0)
-       AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS hit JOIN chunks c ON c.id = hit.rid
-     ORDER BY hit.rank`,
-  ).all(match, pool) as {
-    path: string;
-    language: string;
-    line_start: number;
-    line_end: number;
-    symbol_row: number | null;
-  }[];
+  const symHits = symbolsForText(db, match, pool);
+  const chunkHits = chunkPlacesForText(db, match, pool);
   const scores = new Map<string, ContextCandidate>();
   const bump = (k: string, make: () => ContextCandidate, s: number) => {
     const have = scores.get(k);
@@ -115,12 +103,11 @@ function textCandidates(db: Db, match: string, n: number): ContextCandidate[] {
   };
   const rrf = (rank: number) => 1 / (10 + rank);
   symHits.forEach((r, i) => bump(`s${r.id}`, () => ({ type: "symbol", row: r, score: 0 }), rrf(i)));
-  const byRow = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE id = ?`);
   chunkHits.forEach((c, i) => {
     if (c.symbol_row !== null) {
       bump(
         `s${c.symbol_row}`,
-        () => ({ type: "symbol", row: byRow.get(c.symbol_row) as unknown as SymbolRow, score: 0 }),
+        () => ({ type: "symbol", row: symbolByRowId(db, c.symbol_row!)!, score: 0 }),
         rrf(i),
       );
     } else {

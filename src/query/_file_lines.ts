@@ -4,12 +4,11 @@
  * exactly what was indexed.
  */
 import type { Db } from "../state/db.ts";
+import { chunksOverlapping } from "../state/read/chunks.ts";
 
 /** Lines `from`..`to` (1-based, inclusive) of `path`; blank where no chunk covers a line. */
 export function fileLines(db: Db, path: string, from: number, to: number): string[] {
-  const rows = db.prepare(
-    "SELECT line_start, line_end, content FROM chunks WHERE path = ? AND line_start <= ? AND line_end >= ? ORDER BY line_start",
-  ).all(path, to, from) as { line_start: number; line_end: number; content: string }[];
+  const rows = chunksOverlapping(db, path, from, to);
   const out = new Array<string>(Math.max(0, to - from + 1)).fill("");
   for (const r of rows) {
     const lines = r.content.split("\n");

@@ -13,8 +13,7 @@
  */
 import { CruxeError } from "../core/errors.ts";
 import { normalizeKind, SYMBOL_KINDS, type SymbolKind } from "../core/types.ts";
-import { languageIds } from "../index/languages/registry.ts";
-import { textLanguageIds } from "../index/text_languages.ts";
+import { languageIds, textLanguageIds } from "../core/languages.ts";
 import { MAX_REQUEST_PATH, relativePathProblem } from "../core/path_policy.ts";
 import { type Db, getMeta } from "../state/db.ts";
 
@@ -22,6 +21,18 @@ import { type Db, getMeta } from "../state/db.ts";
 export const MAX_NAME_CHARS = 512;
 /** Longest free-text query used (longer ones are cut, not refused). */
 export const MAX_QUERY_CHARS = 2000;
+
+/**
+ * The one way a free-text query is cut to MAX_QUERY_CHARS: at the last
+ * whitespace when that keeps more than half of the allowance (no half word
+ * at the end), else exactly at the limit.
+ */
+export function cutQuery(q: string): { text: string; truncated: boolean } {
+  if (q.length <= MAX_QUERY_CHARS) return { text: q, truncated: false };
+  const cut = q.slice(0, MAX_QUERY_CHARS);
+  const ws = cut.search(/\s\S*$/);
+  return { text: ws > MAX_QUERY_CHARS / 2 ? cut.slice(0, ws) : cut, truncated: true };
+}
 
 /** A required, non-blank string input (trimmed); refuses non-strings and names over `maxChars`. */
 export function requireName(value: unknown, field: string, maxChars = MAX_NAME_CHARS): string {
@@ -39,16 +50,14 @@ export function requireName(value: unknown, field: string, maxChars = MAX_NAME_C
   return s;
 }
 
-/** A required free-text query, trimmed and cut to MAX_QUERY_CHARS. */
+/** A required free-text query, trimmed and cut by `cutQuery`. */
 export function requireQuery(value: unknown, field = "query"): { text: string; truncated: boolean } {
   if (typeof value !== "string") {
     throw new CruxeError("invalid_input", `${field} is required and must be a string`, { field });
   }
   const s = value.trim();
   if (!s) throw new CruxeError("invalid_input", `${field} must not be empty`, { field });
-  return s.length > MAX_QUERY_CHARS
-    ? { text: s.slice(0, MAX_QUERY_CHARS), truncated: true }
-    : { text: s, truncated: false };
+  return cutQuery(s);
 }
 
 /** `limit`: default when absent, `invalid_input` when not an integer >= 1, clamped to `max`. */

@@ -10,15 +10,13 @@ import { parseIndexPath, requireName } from "./_input_rules.ts";
 import { suggestPaths } from "./_path_suggestions.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
 import { parseSymbolName, qualifierMatch } from "./locate_symbol.ts";
-import { byCodeUnits, SYMBOL_COLUMNS, symbolFields, type SymbolRow } from "./_symbol_row.ts";
+import { byCodeUnits, symbolFields } from "./_symbol_row.ts";
+import type { SymbolRow } from "../state/read/rows.ts";
+import { symbolById, symbolsByName } from "../state/read/symbols.ts";
+import { hasFile } from "../state/read/files.ts";
 
 /** Most candidates listed in an `ambiguous_symbol` error. */
 const MAX_LISTED = 20;
-
-/** Loads one symbol row by its table id. */
-export function symbolByRowId(db: Db, id: number): SymbolRow | undefined {
-  return db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE id = ?`).get(id) as unknown as SymbolRow | undefined;
-}
 
 /** The single definition meant by `symbolName` (narrowed by `path`), or a registry error. */
 export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown): SymbolRow {
@@ -26,7 +24,7 @@ export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown):
   let path: string | undefined;
   if (pathInput !== undefined && pathInput !== null && pathInput !== "") {
     path = parseIndexPath(db, pathInput);
-    if (!db.prepare("SELECT 1 FROM files WHERE path = ?").get(path)) {
+    if (!hasFile(db, path)) {
       throw new CruxeError("file_not_found", `${path.slice(0, 300)} is not in the index`, {
         path: path.slice(0, 300),
         suggestions: suggestPaths(db, path),
@@ -34,9 +32,7 @@ export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown):
     }
   }
   if (/^sym_[0-9a-f]{24}$/.test(name)) {
-    const row = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE symbol_id = ?`).get(name) as unknown as
-      | SymbolRow
-      | undefined;
+    const row = symbolById(db, name);
     if (row) return row;
     throw new CruxeError("symbol_not_found", `No symbol with id ${name} (the index may have changed)`, {
       name,
@@ -44,8 +40,7 @@ export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown):
     });
   }
   const parsed = parseSymbolName(name);
-  let rows = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE name_lower = ? ${path ? "AND path = ?" : ""}`)
-    .all(...(path ? [parsed.leaf.toLowerCase(), path] : [parsed.leaf.toLowerCase()])) as unknown as SymbolRow[];
+  let rows = symbolsByName(db, parsed.leaf, { path });
   // Exact spelling wins over a case-insensitive match; a fully matching qualified name over a partial one.
   if (rows.some((r) => r.name === parsed.leaf)) rows = rows.filter((r) => r.name === parsed.leaf);
   if (parsed.qualifiers.length && rows.length) {

@@ -5,7 +5,11 @@
  * same file > a file the source imports > same directory > same language.
  */
 import type { Db } from "../state/db.ts";
-import { byCodeUnits, dirOf, isTestPath, SYMBOL_COLUMNS, type SymbolRow } from "./_symbol_row.ts";
+import { byCodeUnits, dirOf } from "./_symbol_row.ts";
+import type { SymbolRow } from "../state/read/rows.ts";
+import { symbolsByName } from "../state/read/symbols.ts";
+import { importTargetsOf } from "../state/read/edges.ts";
+import { isTestPath } from "../core/test_paths.ts";
 
 /** Why a target was chosen, strongest first. */
 export type Affinity = "same_file" | "imported" | "same_directory" | "same_language" | "elsewhere";
@@ -51,13 +55,8 @@ export class TargetResolver {
   private imports = new Map<string, Set<string>>();
   private prefixes = new Map<string, string[]>();
   private rowsByName = new Map<string, SymbolRow[]>();
-  private byName;
-  private importsOf;
 
-  constructor(private db: Db) {
-    this.byName = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE name_lower = ? LIMIT 2000`);
-    this.importsOf = db.prepare("SELECT DISTINCT target FROM edges WHERE path = ? AND kind = 'imports'");
-  }
+  constructor(private db: Db) {}
 
   /**
    * What `path` imports, as lower-case slash paths relative to the indexed
@@ -69,7 +68,7 @@ export class TargetResolver {
     let keys = this.imports.get(path);
     if (keys) return keys;
     keys = new Set<string>();
-    for (const { target: t } of this.importsOf.all(path) as { target: string }[]) {
+    for (const t of importTargetsOf(this.db, path)) {
       if (/^\.\.?\//.test(t)) {
         keys.add(joinRelative(dirOf(path), t.replace(/\.[jt]sx?$/, "")).toLowerCase());
         continue;
@@ -112,7 +111,7 @@ export class TargetResolver {
   private rows(name: string): SymbolRow[] {
     let all = this.rowsByName.get(name);
     if (!all) {
-      all = (this.byName.all(name.toLowerCase()) as unknown as SymbolRow[]).filter((r) => r.name === name);
+      all = symbolsByName(this.db, name, { limit: 2000 }).filter((r) => r.name === name);
       this.rowsByName.set(name, all);
     }
     return all;

@@ -6,7 +6,9 @@
 import type { Db } from "../state/db.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { fuzzyNames } from "./symbol_name_index.ts";
-import { SYMBOL_COLUMNS, type SymbolRow } from "./_symbol_row.ts";
+import type { SymbolRow } from "../state/read/rows.ts";
+import { symbolsByName } from "../state/read/symbols.ts";
+import { symbolsForWords } from "../state/read/search.ts";
 
 /** A suggested symbol: enough to call the tool again with a real name. */
 export interface SymbolSuggestion {
@@ -33,19 +35,13 @@ export function suggestSymbols(db: Db, name: string, n = 5): SymbolSuggestion[] 
     out.push({ name: r.name, qualified_name: r.qualified_name, kind: r.kind, path: r.path, line_start: r.line_start });
   };
   const leaf = name.split(/::|[.#/\\]/).filter(Boolean).pop() ?? name;
-  const byName = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE name_lower = ? LIMIT 3`);
   for (const f of fuzzyNames(db, leaf, n)) {
-    for (const r of byName.all(f.name_lower) as unknown as SymbolRow[]) add(r);
+    for (const r of symbolsByName(db, f.name_lower, { limit: 3 })) add(r);
   }
   if (out.length < n) {
     const q = ftsAnyWords(splitIdentifier(name.slice(0, 500)));
     if (q) {
-      const rows = db.prepare(
-        `SELECT ${SYMBOL_COLUMNS} FROM (SELECT rowid AS rid, bm25(symbols_fts, 5.0, 2.0, 0.5) AS rank
-           FROM symbols_fts WHERE symbols_fts MATCH ? ORDER BY rank LIMIT ?) AS hit
-         JOIN symbols ON symbols.id = hit.rid ORDER BY hit.rank`,
-      ).all(q, n * 2) as unknown as SymbolRow[];
-      for (const r of rows) add(r);
+      for (const r of symbolsForWords(db, q, n * 2)) add(r);
     }
   }
   return out;

@@ -1,44 +1,14 @@
 /**
- * The one way query code reads a symbol row and turns it into the
- * result fields every navigation tool shares (handles, location, identity).
+ * The one way query code turns a symbol row (`SymbolRow`, read through
+ * `src/state/read/`) into the result fields every navigation tool shares
+ * (handles, location, identity), and the kind sets relations use.
  */
+import type { SymbolRow } from "../state/read/rows.ts";
 
-/** Columns selected for a symbol row; prefix-free so it works in simple joins. */
-export const SYMBOL_COLUMNS =
-  "id, symbol_id, stable_id, path, line_start, line_end, kind, name, qualified_name, signature, language, " +
-  "parent_id, visibility, doc";
-
-/** A row of `symbols` as selected with SYMBOL_COLUMNS. */
-export interface SymbolRow {
-  id: number;
-  symbol_id: string;
-  stable_id: string;
-  path: string;
-  line_start: number;
-  line_end: number;
-  kind: string;
-  name: string;
-  qualified_name: string;
-  signature: string;
-  language: string;
-  parent_id: number | null;
-  visibility: string | null;
-  doc: string | null;
-}
-
-/** The symbol fields of every navigation result (spec: stable follow-up handles). */
-export interface SymbolFields {
-  symbol_id: string;
-  symbol_stable_id: string;
-  path: string;
-  line_start: number;
-  line_end: number;
-  kind: string;
-  name: string;
-  qualified_name: string;
-  signature: string;
-  language: string;
-}
+/** The symbol fields of every navigation result (stable follow-up handles): a symbol row's identity and place. */
+export type SymbolFields =
+  & Pick<SymbolRow, "path" | "line_start" | "line_end" | "kind" | "name" | "qualified_name" | "signature" | "language">
+  & { symbol_id: string; symbol_stable_id: string };
 
 /** Maps a row to the shared result fields. */
 export function symbolFields(r: SymbolRow): SymbolFields {
@@ -61,13 +31,6 @@ export const TYPE_KINDS = new Set(["class", "struct", "interface", "trait", "enu
 
 /** Kinds whose body is code that runs (callers and callees hang off these). */
 export const CALLABLE_KINDS = new Set(["function", "method", "constructor", "macro"]);
-
-/** True for files that hold tests or test data: a bounded ranking demotion, never a filter. */
-export function isTestPath(path: string): boolean {
-  return /(^|\/)(tests?|testdata|__tests__|spec)\//.test(path) ||
-    /(_test\.go|_test\.py|\.test\.[jt]sx?|\.spec\.[jt]sx?)$/.test(path) ||
-    /(^|\/)test_[^/]*\.py$/.test(path);
-}
 
 /** Directory part of a repository-relative path ("" at the root). */
 export function dirOf(path: string): string {

@@ -1,5 +1,5 @@
 /**
- * ask_code (spec file 001): retrieve evidence for a question over a scope,
+ * ask_code: retrieve evidence for a question over a scope,
  * re-read every evidence window from disk through `openFile` (so the model
  * sees what is on disk now, under the same path rules), and — only when an
  * endpoint is configured and `grounded` is not set — ask a language model to
@@ -21,6 +21,7 @@ import {
   type EffectiveScope,
   type ResolvedScope,
   type ScopeDeps,
+  type ScopedHit,
   type SearchFn,
   searchScope,
 } from "./multi_repo.ts";
@@ -154,27 +155,22 @@ function numberIn(v: unknown, name: string, lo: number, hi: number, dflt: number
 }
 
 /**
- * Answers `input.query` over `resolved` (see the module comment). Throws
- * `invalid_input` for bad arguments and `llm_unavailable` (with
- * `data.evidences` and `data.meta`) when the model cannot answer.
+ * Evidence windows for the hits at or above `minScore`, re-read from disk
+ * through `openFile` within PROMPT_EVIDENCE_BUDGET bytes. A hit whose
+ * repository root is no longer a registered directory, or whose window is
+ * gone, empty or refused now, is dropped (and counted).
  */
-export async function askCode(deps: AskDeps, resolved: ResolvedScope, input: AskInput): Promise<AskResult> {
-  const t0 = performance.now();
-  if (typeof input.query !== "string" || !input.query.trim()) {
-    throw new CruxeError("invalid_input", "query must not be empty");
-  }
-  const query = input.query.trim();
-  const topK = Math.floor(numberIn(input.topK, "topK", 1, MAX_TOP_K, DEFAULT_TOP_K));
-  const minScore = numberIn(input.minScore, "minScore", -1e9, 1e9, 0);
-  const pathPrefix = checkPathPrefix(input.pathPrefix);
-
-  const found = await searchScope(deps, resolved, { query, topK, language: input.language, pathPrefix }, deps.search);
+function gatherEvidence(
+  hits: ScopedHit[],
+  resolved: ResolvedScope,
+  minScore: number,
+): { evidences: Evidence[]; dropped: number } {
   const byRoot = new Map(resolved.targets.map((t) => [t.name, t.project.repo_root]));
   const rootOk = new Map<string, boolean>();
   const evidences: Evidence[] = [];
   let dropped = 0;
   let budget = PROMPT_EVIDENCE_BUDGET;
-  for (const hit of found.results) {
+  for (const hit of hits) {
     if (hit.score < minScore) continue;
     const root = byRoot.get(hit.repo);
     if (!root) continue;
@@ -217,6 +213,27 @@ export async function askCode(deps: AskDeps, resolved: ResolvedScope, input: Ask
       dropped++;
     }
   }
+
+  return { evidences, dropped };
+}
+
+/**
+ * Answers `input.query` over `resolved` (see the module comment). Throws
+ * `invalid_input` for bad arguments and `llm_unavailable` (with
+ * `data.evidences` and `data.meta`) when the model cannot answer.
+ */
+export async function askCode(deps: AskDeps, resolved: ResolvedScope, input: AskInput): Promise<AskResult> {
+  const t0 = performance.now();
+  if (typeof input.query !== "string" || !input.query.trim()) {
+    throw new CruxeError("invalid_input", "query must not be empty");
+  }
+  const query = input.query.trim();
+  const topK = Math.floor(numberIn(input.topK, "topK", 1, MAX_TOP_K, DEFAULT_TOP_K));
+  const minScore = numberIn(input.minScore, "minScore", -1e9, 1e9, 0);
+  const pathPrefix = checkPathPrefix(input.pathPrefix);
+
+  const found = await searchScope(deps, resolved, { query, topK, language: input.language, pathPrefix }, deps.search);
+  const { evidences, dropped } = gatherEvidence(found.results, resolved, minScore);
 
   const meta: AskMeta = {
     scope: resolved.scope,

@@ -15,11 +15,13 @@ import { parseEnum, requireQuery } from "./_input_rules.ts";
 import { type ContextCandidate, contextCandidates } from "./_context_candidates.ts";
 import { fileLines } from "./_file_lines.ts";
 import { TargetResolver } from "./_resolve_target.ts";
-import { symbolByRowId } from "./_resolve_symbol.ts";
 import { containmentChain, goMethodsOf } from "./symbol_hierarchy.ts";
 import { estimateTokens, ITEM_OVERHEAD_TOKENS, TOKEN_ESTIMATOR } from "./_token_estimate.ts";
 import { cutAroundMatches, queryStems } from "./_cut_around_matches.ts";
-import { CALLABLE_KINDS, SYMBOL_COLUMNS, type SymbolRow, TYPE_KINDS } from "./_symbol_row.ts";
+import { CALLABLE_KINDS, TYPE_KINDS } from "./_symbol_row.ts";
+import type { SymbolRow } from "../state/read/rows.ts";
+import { childrenOf, symbolById, symbolByRowId } from "../state/read/symbols.ts";
+import { calleesOf, importLineRange } from "../state/read/edges.ts";
 
 /** Inputs of get_code_context. */
 export interface CodeContextInput {
@@ -189,21 +191,9 @@ function covered(items: ContextItem[], b: Block["item"]): boolean {
 /** Turns candidates into prioritized blocks of code. */
 class BlockBuilder {
   private resolver: TargetResolver;
-  private children;
-  private calls;
-  private importLines;
 
   constructor(private db: Db) {
     this.resolver = new TargetResolver(db);
-    this.children = db.prepare(
-      `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE parent_id = ? ORDER BY line_start LIMIT 200`,
-    );
-    this.calls = db.prepare(
-      "SELECT target, min(line) AS line FROM edges WHERE kind = 'calls' AND source_id = ? GROUP BY target ORDER BY line LIMIT 60",
-    );
-    this.importLines = db.prepare(
-      "SELECT min(line) AS lo, max(line) AS hi FROM edges WHERE path = ? AND kind = 'imports'",
-    );
   }
 
   /** Bodies of the top candidates, each followed by its file's imports and its container's header; callees last. */
@@ -307,7 +297,7 @@ class BlockBuilder {
   }
 
   private imports(path: string, language: string): Block | null {
-    const r = this.importLines.get(path) as { lo: number | null; hi: number | null };
+    const r = importLineRange(this.db, path);
     if (r.lo === null || r.hi === null) return null;
     // Multi-line import statements continue past the last import's first line.
     const hi = Math.min(r.hi + 12, r.lo + MAX_IMPORT_LINES - 1);
@@ -331,11 +321,7 @@ class BlockBuilder {
     if (!p && r.kind === "method") {
       const outer = containmentChain(this.db, r)[0];
       if (outer && "symbol_id" in outer) {
-        p = this.db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE symbol_id = ?`).get(
-          outer.symbol_id,
-        ) as unknown as
-          | SymbolRow
-          | undefined;
+        p = symbolById(this.db, outer.symbol_id);
       }
     }
     return p ? this.signature(p, "container", false) : null;
@@ -343,7 +329,7 @@ class BlockBuilder {
 
   private members(r: SymbolRow): SymbolRow[] {
     if (!TYPE_KINDS.has(r.kind)) return [];
-    const kids = this.children.all(r.id) as unknown as SymbolRow[];
+    const kids = childrenOf(this.db, r.id, 200);
     return r.language === "go" ? kids.concat(goMethodsOf(this.db, r, 50)) : kids;
   }
 
@@ -353,7 +339,7 @@ class BlockBuilder {
     const out: Block[] = [];
     const seen = new Set<number>([r.id]);
     for (const s of sources.slice(0, 20)) {
-      for (const c of this.calls.all(s.id) as { target: string; line: number }[]) {
+      for (const c of calleesOf(this.db, [s.id], 60)) {
         if (out.length >= max) return out;
         const t = this.resolver.resolve(c.target, r.path, r.language, CALLABLE_KINDS);
         if (!t || seen.has(t.row.id)) continue;

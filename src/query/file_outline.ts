@@ -6,7 +6,9 @@ import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { parseEnum, parseIndexPath } from "./_input_rules.ts";
 import { suggestPaths } from "./_path_suggestions.ts";
-import { SYMBOL_COLUMNS, type SymbolFields, symbolFields, type SymbolRow, TYPE_KINDS } from "./_symbol_row.ts";
+import { type SymbolFields, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
+import { fileByPath } from "../state/read/files.ts";
+import { symbolsInFile } from "../state/read/symbols.ts";
 
 /** Inputs of get_file_outline. */
 export interface OutlineInput {
@@ -43,20 +45,14 @@ export const OUTLINE_MAX_NODES = 2000;
 export function getFileOutline(db: Db, input: OutlineInput): OutlineResult {
   const path = parseIndexPath(db, input?.path);
   const depth = parseEnum(input.depth, "depth", ["top", "all"] as const, "all");
-  const file = db.prepare("SELECT path, language, line_count, symbol_count, parse_error FROM files WHERE path = ?")
-    .get(path) as
-      | { path: string; language: string; line_count: number; symbol_count: number; parse_error: string | null }
-      | undefined;
+  const file = fileByPath(db, path);
   if (!file) {
     throw new CruxeError("file_not_found", `${path.slice(0, 300)} is not in the index`, {
       path: path.slice(0, 300),
       suggestions: suggestPaths(db, path),
     });
   }
-  const rows = db.prepare(
-    `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE path = ? ${depth === "top" ? "AND parent_id IS NULL" : ""}
-     ORDER BY line_start, id LIMIT ?`,
-  ).all(path, OUTLINE_MAX_NODES + 1) as unknown as SymbolRow[];
+  const rows = symbolsInFile(db, path, depth === "top", OUTLINE_MAX_NODES + 1);
   const truncated = rows.length > OUTLINE_MAX_NODES;
   if (truncated) rows.length = OUTLINE_MAX_NODES;
   const nodes = new Map<number, OutlineNode>();

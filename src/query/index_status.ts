@@ -1,10 +1,10 @@
 /**
- * The status of one project's index: the spec's `index_status` body (also
+ * The status of one project's index: the `index_status` tool's body (also
  * what `/health` lists per project and what `cruxe status` prints).
  */
 import type { JobRow, ProjectRow, Registry } from "../state/registry.ts";
 import type { IndexReaders, IndexView } from "./index_reader.ts";
-import type { ActiveJob } from "../index/job_runner.ts";
+import type { ActiveJob } from "../state/jobs.ts";
 import type { IndexingStatus } from "../core/metadata.ts";
 import { processAlive } from "../state/process_lock.ts";
 

@@ -11,15 +11,12 @@ import { CruxeError } from "../core/errors.ts";
 import { resultId } from "../core/ids.ts";
 import { definitionsNamed, definitionsWithPrefix, fuzzyNames, type NameEntry } from "./symbol_name_index.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
-import {
-  byCodeUnits,
-  isTestPath,
-  SYMBOL_COLUMNS,
-  type SymbolFields,
-  symbolFields,
-  type SymbolRow,
-} from "./_symbol_row.ts";
+import { byCodeUnits, type SymbolFields, symbolFields } from "./_symbol_row.ts";
+import type { SymbolRow } from "../state/read/rows.ts";
+import { symbolsByRowIds } from "../state/read/symbols.ts";
+import { referenceCount, referencesOf } from "../state/read/edges.ts";
 import { parseKind, parseLanguage, parseLimit, requireName } from "./_input_rules.ts";
+import { isTestPath } from "../core/test_paths.ts";
 
 export { warmSymbolIndex } from "./symbol_name_index.ts";
 
@@ -232,7 +229,7 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
   // References to the exact name, for unqualified, unkinded queries only: a kind or a
   // qualifier describes a definition, and a reference to a misspelling means nothing.
   if (!kind && !parsed.qualifiers.length) {
-    const refTotal = countReferences(db, leafLower, language);
+    const refTotal = referenceCount(db, leafLower, language);
     total += refTotal;
     if (results.length < limit && refTotal > 0) {
       results.push(...references(db, parsed.leaf, language, limit - results.length));
@@ -252,46 +249,15 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
 
 /** Full rows by id, for the few results shown. */
 function fullRows(db: Db, ids: number[]): Map<number, SymbolRow> {
-  const out = new Map<number, SymbolRow>();
-  if (!ids.length) return out;
-  const rows = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE id IN (${ids.map(() => "?").join(",")})`)
-    .all(...ids) as unknown as SymbolRow[];
-  for (const r of rows) out.set(r.id, r);
-  return out;
+  return new Map(symbolsByRowIds(db, ids).map((r) => [r.id, r]));
 }
 
 function round(x: number): number {
   return Math.round(Math.max(0, Math.min(1, x)) * 1000) / 1000;
 }
 
-function countReferences(db: Db, leafLower: string, language: string | undefined): number {
-  const r = language
-    ? db.prepare(
-      `SELECT count(*) AS n FROM edges JOIN files ON files.path = edges.path
-       WHERE edges.target_lower = ? AND files.language = ?`,
-    ).get(leafLower, language)
-    : db.prepare("SELECT count(*) AS n FROM edges WHERE target_lower = ?").get(leafLower);
-  return Number((r as { n: number }).n);
-}
-
-interface RefRow {
-  path: string;
-  kind: string;
-  line: number;
-  target: string;
-  language: string;
-  symbol_id: string | null;
-  stable_id: string | null;
-  qualified_name: string | null;
-}
-
 function references(db: Db, leaf: string, language: string | undefined, n: number): LocatedSymbol[] {
-  const rows = db.prepare(
-    `SELECT e.path, e.kind, e.line, e.target, f.language, s.symbol_id, s.stable_id, s.qualified_name
-     FROM edges e JOIN files f ON f.path = e.path LEFT JOIN symbols s ON s.id = e.source_id
-     WHERE e.target_lower = ? ${language ? "AND f.language = ?" : ""}
-     ORDER BY (e.target = ?) DESC, e.path, e.line LIMIT ?`,
-  ).all(...(language ? [leaf.toLowerCase(), language, leaf, n] : [leaf.toLowerCase(), leaf, n])) as unknown as RefRow[];
+  const rows = referencesOf(db, leaf, language, n);
   return rows.map((r) => ({
     symbol_id: r.symbol_id ?? resultId("snip", r.path, r.line, r.line),
     symbol_stable_id: r.stable_id ?? "",

@@ -1,5 +1,5 @@
 /**
- * Multi-repo scope (spec file 001): which registered repositories a request
+ * Multi-repo scope: which registered repositories a request
  * covers, and one ranked list merged from their searches.
  *
  * Repository names: a repo is addressed by its project's `name` column, which
@@ -55,6 +55,8 @@ export interface ResolvedScope {
 /** One hit of a per-repository search (the shape `searchCode` returns). */
 export interface SearchHit {
   path: string;
+  /** The symbol the hit is in, when the search knows one. */
+  name?: string | null;
   line_start: number;
   line_end: number;
   score: number;
@@ -69,14 +71,14 @@ export interface SearchInput {
   pathPrefix?: string;
 }
 
+/** What a per-repository search answers: its best hits and how many candidates it had in all. */
+export interface SearchAnswer {
+  results: SearchHit[];
+  total_candidates: number;
+}
+
 /** A per-repository search, e.g. `searchCode` from `search_code.ts`. Its `score` must be comparable across repositories. */
-export type SearchFn = (
-  db: Db,
-  input: SearchInput,
-) =>
-  | { results: SearchHit[]; total_candidates?: number }
-  | SearchHit[]
-  | Promise<{ results: SearchHit[]; total_candidates?: number } | SearchHit[]>;
+export type SearchFn = (db: Db, input: SearchInput) => SearchAnswer | Promise<SearchAnswer>;
 
 /** A merged hit: the repository's hit (all its fields) plus `repo` and the file-001 line fields. */
 export type ScopedHit = SearchHit & { repo: string; startLine: number; endLine: number };
@@ -311,7 +313,7 @@ export async function searchScope(
       unusable(e);
       continue;
     }
-    let out: Awaited<ReturnType<SearchFn>>;
+    let out: SearchAnswer;
     try {
       out = await search(db, {
         query: input.query,
@@ -327,9 +329,8 @@ export async function searchScope(
       continue;
     }
     if (indexing) completeness = "partial";
-    const hits = (Array.isArray(out) ? out : out.results)
-      .filter((h) => !input.pathPrefix || h.path.startsWith(input.pathPrefix));
-    status.total_candidates = Array.isArray(out) ? hits.length : out.total_candidates ?? hits.length;
+    const hits = out.results.filter((h) => !input.pathPrefix || h.path.startsWith(input.pathPrefix));
+    status.total_candidates = out.total_candidates;
     total += status.total_candidates;
     lists.push({ repo: t.name, hits });
   }

@@ -23,7 +23,7 @@ import { realpathSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
 import { relativePathProblem } from "../core/path_policy.ts";
 import { readRepoFile } from "../state/safe_open.ts";
-import { languageForPath } from "../index/languages/registry.ts";
+import { languageIdForPath } from "../core/languages.ts";
 
 /** Most lines one call returns. */
 export const MAX_WINDOW_LINES = 200;
@@ -185,7 +185,7 @@ export function openFile(repoRoot: string, input: OpenFileInput): OpenFileResult
   }
   if (totalLines === 0) end = 0;
   const wanted = endArg === undefined ? totalLines : Math.min(endArg, totalLines);
-  const lang = languageForPath(rel)?.id;
+  const lang = languageIdForPath(rel);
   return {
     path: rel.replace(/^(\.\/)+/, ""),
     startLine: totalLines === 0 ? 0 : start,

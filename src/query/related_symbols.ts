@@ -9,18 +9,14 @@
 import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { parseEnum, parseLimit } from "./_input_rules.ts";
-import { resolveSymbol, symbolByRowId } from "./_resolve_symbol.ts";
+import { resolveSymbol } from "./_resolve_symbol.ts";
+import type { SymbolRow } from "../state/read/rows.ts";
+import { childrenOf, symbolById, symbolByRowId, topLevelInDirectory, topLevelNear } from "../state/read/symbols.ts";
+import { calleesOf, callersOf, heritageOf, importsOf, languageHasEdges, subtypesOf } from "../state/read/edges.ts";
+import { firstIndexedOf, hasFileUnder, languageOfFile } from "../state/read/files.ts";
 import { TargetResolver } from "./_resolve_target.ts";
 import { containmentChain, goMethodsOf } from "./symbol_hierarchy.ts";
-import {
-  CALLABLE_KINDS,
-  dirOf,
-  SYMBOL_COLUMNS,
-  type SymbolFields,
-  symbolFields,
-  type SymbolRow,
-  TYPE_KINDS,
-} from "./_symbol_row.ts";
+import { CALLABLE_KINDS, dirOf, type SymbolFields, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
 
 /** Inputs of find_related_symbols. */
 export interface RelatedInput {
@@ -74,21 +70,25 @@ const PER_RELATION = 300;
 const MAX_CALLER_EDGES = 400;
 const CALL_TARGET_KINDS = new Set([...CALLABLE_KINDS, ...TYPE_KINDS]);
 
-/**
- * Symbols related to one symbol. `scope` bounds where related symbols may
- * live: `file` (same file), `module` (same directory: a Go package, a Python
- * package, a JS folder) or `package` (anywhere in the project; default).
- * Throws like get_symbol_hierarchy; `no_edges_available` only when nothing at
- * all is related and the index holds no references for the symbol's language.
- */
-export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
-  const scope = parseEnum(input?.scope, "scope", ["file", "module", "package"] as const, "package");
-  const limit = parseLimit(input?.limit, RELATED_DEFAULT_LIMIT, RELATED_MAX_LIMIT);
-  const sym = resolveSymbol(db, input?.symbol_name, input?.path);
+/** What every relation step shares: the symbol, the scope, the resolver and the growing answer. */
+interface Collect {
+  db: Db;
+  sym: SymbolRow;
+  scope: "file" | "module" | "package";
+  /** The symbol's directory ("" at the root). */
+  dir: string;
+  resolver: TargetResolver;
+  out: RelatedSymbol[];
+  /** Adds `r` under `relation` once, unless it is the symbol itself or out of scope. */
+  add(relation: Relation, r: SymbolRow, extra?: Partial<RelatedSymbol>): void;
+  inScope(path: string): boolean;
+}
+
+/** The collector of one call: dedupes by relation and row, and keeps to the scope. */
+function collector(db: Db, sym: SymbolRow, scope: Collect["scope"]): Collect {
   const dir = dirOf(sym.path);
   const inScope = (path: string) =>
     scope === "package" || path === sym.path || (scope === "module" && dirOf(path) === dir);
-  const resolver = new TargetResolver(db);
   const out: RelatedSymbol[] = [];
   const seen = new Set<string>();
   const add = (relation: Relation, r: SymbolRow, extra: Partial<RelatedSymbol> = {}) => {
@@ -97,89 +97,74 @@ export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
     seen.add(key);
     out.push({ relation, ...symbolFields(r), ...extra });
   };
+  return { db, sym, scope, dir, resolver: new TargetResolver(db), out, add, inScope };
+}
 
-  // Containment: the direct container, then members (Go methods count as members of their type).
-  const chain = containmentChain(db, sym);
+/** Containment: the direct container, then members (Go methods count as members of their type). Returns the members. */
+function addContainment(c: Collect, chain: ReturnType<typeof containmentChain>): SymbolRow[] {
+  const { db, sym } = c;
   const parent = chain[0] && "symbol_id" in chain[0] ? chain[0] : null;
   if (parent) {
-    const row = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE symbol_id = ?`).get(
-      parent.symbol_id,
-    ) as unknown as
-      | SymbolRow
-      | undefined;
-    if (row) add("parent", row);
+    const row = symbolById(db, parent.symbol_id);
+    if (row) c.add("parent", row);
   }
-  const children = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE parent_id = ? ORDER BY line_start LIMIT ?`)
-    .all(sym.id, PER_RELATION) as unknown as SymbolRow[];
+  const children = childrenOf(db, sym.id, PER_RELATION);
   if (TYPE_KINDS.has(sym.kind) && sym.language === "go") {
     children.push(...goMethodsOf(db, sym, PER_RELATION));
   }
-  for (const c of children) add("child", c);
+  for (const ch of children) c.add("child", ch);
+  return children;
+}
 
-  // Type hierarchy, one level each way.
-  const heritage = db.prepare(
-    "SELECT kind, target, line FROM edges WHERE source_id = ? AND kind IN ('extends', 'implements') ORDER BY id",
-  ).all(sym.id) as { kind: "extends" | "implements"; target: string; line: number }[];
-  for (const e of heritage) {
+/** Type hierarchy, one level each way; a subtype counts only if its base name resolves back to this symbol. */
+function addTypeHierarchy(c: Collect): void {
+  const { db, sym, resolver } = c;
+  for (const e of heritageOf(db, sym.id)) {
     const t = resolver.resolve(e.target, sym.path, sym.language, TYPE_KINDS);
-    if (t) add(e.kind, t.row, { line: e.line });
+    if (t) c.add(e.kind, t.row, { line: e.line });
   }
-  if (TYPE_KINDS.has(sym.kind)) {
-    const subs = db.prepare(
-      `SELECT kind, source_id, line FROM edges WHERE target_lower = ? AND target = ?
-         AND kind IN ('extends', 'implements') AND source_id IS NOT NULL ORDER BY path, line LIMIT ?`,
-    ).all(sym.name.toLowerCase(), sym.name, PER_RELATION) as { kind: string; source_id: number; line: number }[];
-    for (const e of subs) {
-      const sub = symbolByRowId(db, e.source_id);
-      if (!sub) continue;
-      const back = resolver.resolve(sym.name, sub.path, sub.language, TYPE_KINDS);
-      if (back?.row.id === sym.id) add(e.kind === "extends" ? "extended_by" : "implemented_by", sub, { line: e.line });
-    }
+  if (!TYPE_KINDS.has(sym.kind)) return;
+  for (const e of subtypesOf(db, sym.name, PER_RELATION)) {
+    const sub = symbolByRowId(db, e.source_id);
+    if (!sub) continue;
+    const back = resolver.resolve(sym.name, sub.path, sub.language, TYPE_KINDS);
+    if (back?.row.id === sym.id) c.add(e.kind === "extends" ? "extended_by" : "implemented_by", sub, { line: e.line });
   }
+}
 
-  // Calls out of the symbol (and out of its members, for a type), resolved by proximity.
-  const sources = [sym.id, ...children.filter((c) => CALLABLE_KINDS.has(c.kind)).map((c) => c.id)];
-  const calls = db.prepare(
-    `SELECT target, min(line) AS line FROM edges WHERE kind = 'calls' AND source_id IN (${
-      sources.map(() => "?").join(",")
-    })
-     GROUP BY target ORDER BY line LIMIT ?`,
-  ).all(...sources, PER_RELATION) as { target: string; line: number }[];
-  for (const c of calls) {
-    const t = resolver.resolve(c.target, sym.path, sym.language, CALL_TARGET_KINDS);
-    if (t && !sources.includes(t.row.id)) add("calls", t.row, { line: c.line });
+/** Calls out of the symbol (and out of its members, for a type), resolved by proximity. */
+function addCallees(c: Collect, children: SymbolRow[]): void {
+  const { db, sym } = c;
+  const sources = [sym.id, ...children.filter((ch) => CALLABLE_KINDS.has(ch.kind)).map((ch) => ch.id)];
+  for (const call of calleesOf(db, sources, PER_RELATION)) {
+    const t = c.resolver.resolve(call.target, sym.path, sym.language, CALL_TARGET_KINDS);
+    if (t && !sources.includes(t.row.id)) c.add("calls", t.row, { line: call.line });
   }
+}
 
-  // Callers: uses of the name whose resolution from the caller's file is this symbol.
-  const callers = db.prepare(
-    `SELECT e.path, e.line, e.source_id FROM edges e WHERE e.target_lower = ? AND e.target = ? AND e.kind = 'calls'
-       AND e.source_id IS NOT NULL ORDER BY (e.path = ?) DESC, e.path, e.line LIMIT ?`,
-  ).all(sym.name.toLowerCase(), sym.name, sym.path, MAX_CALLER_EDGES) as {
-    path: string;
-    line: number;
-    source_id: number;
-  }[];
+/** Callers: uses of the name whose resolution from the caller's file is this symbol (decided once per file). */
+function addCallers(c: Collect): void {
+  const { db, sym } = c;
   const resolvesHere = new Map<string, boolean>();
-  const languageOf = db.prepare("SELECT language FROM files WHERE path = ?");
-  for (const c of callers) {
-    if (!inScope(c.path)) continue;
-    let ok = resolvesHere.get(c.path);
+  for (const site of callersOf(db, sym.name, sym.path, MAX_CALLER_EDGES)) {
+    if (!c.inScope(site.path)) continue;
+    let ok = resolvesHere.get(site.path);
     if (ok === undefined) {
-      const lang = (languageOf.get(c.path) as { language: string } | undefined)?.language ?? sym.language;
-      ok = resolver.resolvesTo(sym, c.path, lang, CALL_TARGET_KINDS);
-      resolvesHere.set(c.path, ok);
+      const lang = languageOfFile(db, site.path) ?? sym.language;
+      ok = c.resolver.resolvesTo(sym, site.path, lang, CALL_TARGET_KINDS);
+      resolvesHere.set(site.path, ok);
     }
     if (!ok) continue;
-    const caller = symbolByRowId(db, c.source_id);
-    if (caller) add("called_by", caller, { line: c.line });
+    const caller = symbolByRowId(db, site.source_id);
+    if (caller) c.add("called_by", caller, { line: site.line });
   }
+}
 
-  // The file's imports: module names, with the indexed file or directory they name when found.
-  const imports = db.prepare(
-    "SELECT target, min(line) AS line FROM edges WHERE path = ? AND kind = 'imports' GROUP BY target ORDER BY line LIMIT ?",
-  ).all(sym.path, PER_RELATION) as { target: string; line: number }[];
-  for (const i of imports) {
-    out.push({
+/** The file's imports: module names, with the indexed file or directory they name when found. */
+function addImports(c: Collect): void {
+  const { db, sym } = c;
+  for (const i of importsOf(db, sym.path, PER_RELATION)) {
+    c.out.push({
       relation: "imports",
       symbol_id: "",
       symbol_stable_id: "",
@@ -195,44 +180,60 @@ export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
       resolved_path: resolveImportPath(db, sym.path, i.target),
     });
   }
+}
 
-  // Neighbours: top-level symbols of the same file (nearest first), then of the same directory.
-  const sameFile = db.prepare(
-    `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE path = ? AND parent_id IS NULL ORDER BY abs(line_start - ?) LIMIT ?`,
-  ).all(sym.path, sym.line_start, PER_RELATION) as unknown as SymbolRow[];
-  const ancestors = new Set(chain.filter((c) => "symbol_id" in c).map((c) => (c as SymbolFields).symbol_id));
-  for (const r of sameFile) if (!ancestors.has(r.symbol_id)) add("same_file", r);
-  let moreNeighbours = 0;
-  if (scope !== "file") {
-    const rows = db.prepare(
-      `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE path > ? AND path < ? AND path != ? AND +parent_id IS NULL
-         AND instr(substr(path, ?), '/') = 0 ORDER BY (visibility = 'public') DESC, path, line_start LIMIT ?`,
-    ).all(
-      dir ? dir + "/" : "",
-      dir ? dir + "/\uffff" : "\uffff",
-      sym.path,
-      dir ? dir.length + 2 : 1,
-      PER_RELATION + 1,
-    ) as unknown as SymbolRow[];
-    if (rows.length > PER_RELATION) moreNeighbours = 1;
-    for (const r of rows.slice(0, PER_RELATION)) add("same_module", r);
+/**
+ * Neighbours: top-level symbols of the same file (nearest first, not the
+ * symbol's own containers), then of the same directory. Returns 1 when the
+ * directory had more than were read (the total then says "more").
+ */
+function addNeighbours(c: Collect, chain: ReturnType<typeof containmentChain>): number {
+  const { db, sym } = c;
+  const ancestors = new Set(chain.filter((x) => "symbol_id" in x).map((x) => (x as SymbolFields).symbol_id));
+  for (const r of topLevelNear(db, sym.path, sym.line_start, PER_RELATION)) {
+    if (!ancestors.has(r.symbol_id)) c.add("same_file", r);
   }
+  if (c.scope === "file") return 0;
+  const rows = topLevelInDirectory(db, c.dir, sym.path, PER_RELATION + 1);
+  for (const r of rows.slice(0, PER_RELATION)) c.add("same_module", r);
+  return rows.length > PER_RELATION ? 1 : 0;
+}
 
-  const edgesAvailable = !!db.prepare(
-    "SELECT 1 FROM edges JOIN files ON files.path = edges.path WHERE files.language = ? LIMIT 1",
-  ).get(sym.language);
-  if (out.length === 0 && !edgesAvailable) {
+/**
+ * Symbols related to one symbol. `scope` bounds where related symbols may
+ * live: `file` (same file), `module` (same directory: a Go package, a Python
+ * package, a JS folder) or `package` (anywhere in the project; default).
+ * Throws like get_symbol_hierarchy; `no_edges_available` only when nothing at
+ * all is related and the index holds no references for the symbol's language.
+ * Relations are collected in this order, one step each: containment, type
+ * hierarchy, callees, callers, imports, neighbours.
+ */
+export function findRelatedSymbols(db: Db, input: RelatedInput): RelatedResult {
+  const scope = parseEnum(input?.scope, "scope", ["file", "module", "package"] as const, "package");
+  const limit = parseLimit(input?.limit, RELATED_DEFAULT_LIMIT, RELATED_MAX_LIMIT);
+  const sym = resolveSymbol(db, input?.symbol_name, input?.path);
+  const c = collector(db, sym, scope);
+  const chain = containmentChain(db, sym);
+  const children = addContainment(c, chain);
+  addTypeHierarchy(c);
+  addCallees(c, children);
+  addCallers(c);
+  addImports(c);
+  const moreNeighbours = addNeighbours(c, chain);
+
+  const edgesAvailable = languageHasEdges(db, sym.language);
+  if (c.out.length === 0 && !edgesAvailable) {
     throw new CruxeError(
       "no_edges_available",
       `No references are extracted for ${sym.language} files, and ${sym.qualified_name} has no neighbours in scope`,
       { language: sym.language, symbol_id: sym.symbol_id },
     );
   }
-  const total = out.length + moreNeighbours;
+  const total = c.out.length + moreNeighbours;
   return {
     symbol: symbolFields(sym),
     scope,
-    related: out.slice(0, limit),
+    related: c.out.slice(0, limit),
     total_candidates: total,
     edges_available: edgesAvailable,
     truncated: total > limit,
@@ -256,11 +257,9 @@ function resolveImportPath(db: Db, fromPath: string, target: string): string | n
     const segs = (target.includes("/") ? target : slashed).split("/");
     for (let i = 1; i < segs.length; i++) tries.push(segs.slice(i).join("/"));
   }
-  const file = db.prepare("SELECT path FROM files WHERE path IN (?, ?, ?, ?, ?, ?, ?) LIMIT 1");
-  const inDir = db.prepare("SELECT path FROM files WHERE path > ? AND path < ? LIMIT 1");
   for (const t of tries) {
     if (!t) continue;
-    const f = file.get(
+    const f = firstIndexedOf(db, [
       t,
       t + ".py",
       t + ".ts",
@@ -268,9 +267,9 @@ function resolveImportPath(db: Db, fromPath: string, target: string): string | n
       t + "/__init__.py",
       t + "/index.ts",
       t.replace(/\.[jt]sx?$/, "") + ".ts",
-    ) as { path: string } | undefined;
-    if (f) return f.path;
-    if (inDir.get(t + "/", t + "/\uffff")) return t;
+    ]);
+    if (f) return f;
+    if (hasFileUnder(db, t + "/")) return t;
   }
   return null;
 }

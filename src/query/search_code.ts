@@ -6,17 +6,27 @@
  *   → signals.ts (bounded named factors) → shape.ts (merge, aggregate, results).
  * Reads the index only; needs no Deno permission beyond the open database.
  */
-import { parseLanguage, parsePathPrefix } from "./_input_rules.ts";
+import { parseEnum, parseLanguage, parseLimit, parsePathPrefix, requireQuery } from "./_input_rules.ts";
 import { type Db, getMeta } from "../state/db.ts";
-import { CruxeError } from "../core/errors.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { classifyIntent, type QueryIntent } from "./search/intent.ts";
-import { queryTerms, searchTerms, truncateQuery } from "./search/fts_query.ts";
-import { indexedLanguages, type SourceFilter } from "./search/candidates.ts";
+import { queryTerms, searchTerms } from "./search/fts_query.ts";
+import type { SourceFilter } from "./search/candidates.ts";
+import { indexedLanguages } from "../state/read/files.ts";
 import { identifierOf, sourceLists } from "./search/plan.ts";
 import { fuse } from "./search/fuse.ts";
 import { applySignals, kindsMentioned, type QueryFacts } from "./search/signals.ts";
 import { aggregateFiles, attachSymbols, mergeOverlaps, type SearchResult, toResult } from "./search/shape.ts";
+
+import {
+  checkPathPrefix,
+  type ResolvedScope,
+  type ScopeDeps,
+  type ScopedHit,
+  type ScopedSearchResult,
+  type SearchFn,
+  searchScope,
+} from "./multi_repo.ts";
 
 export type { SearchResult } from "./search/shape.ts";
 export type { QueryIntent } from "./search/intent.ts";
@@ -40,7 +50,10 @@ export interface SearchCodeResult {
   query_intent: QueryIntent;
   total_candidates: number;
   suggested_next_actions: Record<string, unknown>[];
+  /** More results existed than `limit` returned. */
   truncated: boolean;
+  /** The query was longer than MAX_QUERY_CHARS and was cut before use. */
+  query_truncated: boolean;
 }
 
 /** Default number of results. */
@@ -48,41 +61,50 @@ export const DEFAULT_LIMIT = 10;
 /** Most results one call returns; larger limits are clamped to it. */
 export const MAX_LIMIT = 100;
 
+const EXPLAIN_LEVELS = ["off", "basic", "full"] as const;
+
 /**
- * Validates and normalizes inputs. Limit rules: missing → 10; a non-integer,
- * zero or negative limit → `invalid_input`; above 100 → clamped to 100.
+ * The one precedence rule for the two names of one argument: the canonical
+ * name wins over its alias (`limit` over `topK`, `path_prefix` over
+ * `pathPrefix`), whichever path (scoped or not) reads them.
+ */
+export function canonicalFirst<T>(canonical: T | undefined, alias: T | undefined): T | undefined {
+  return canonical !== undefined && canonical !== null ? canonical : alias;
+}
+
+/** The result count of a call: `limit` (or its alias `topK`) by `parseLimit`'s rule (default 10, clamped to 100). */
+export function searchLimit(input: { limit?: unknown; topK?: unknown }): number {
+  const field = input.limit !== undefined && input.limit !== null ? "limit" : "topK";
+  return parseLimit(canonicalFirst(input.limit, input.topK), DEFAULT_LIMIT, MAX_LIMIT, field);
+}
+
+/** The path-prefix filter of a call, under `parsePathPrefix`'s rule, named after the field it came from. */
+function pathPrefixOf(input: SearchCodeInput, root: string | null | undefined): string | undefined {
+  return input.path_prefix !== undefined
+    ? parsePathPrefix(input.path_prefix, "path_prefix", root)
+    : parsePathPrefix(input.pathPrefix, "pathPrefix", root);
+}
+
+/**
+ * Validates and normalizes inputs with the rules every tool shares
+ * (`_input_rules.ts`): query required and cut, limit by `searchLimit`,
+ * language among the indexed ones, path prefix relative to the root.
  */
 function normalizeInput(db: Db, input: SearchCodeInput) {
-  if (typeof input.query !== "string" || !input.query.trim()) {
-    throw new CruxeError("invalid_input", "query must be a non-empty string", { field: "query" });
-  }
-  const rawLimit = input.limit ?? input.topK ?? DEFAULT_LIMIT;
-  if (typeof rawLimit !== "number" || !Number.isFinite(rawLimit) || !Number.isInteger(rawLimit) || rawLimit < 1) {
-    throw new CruxeError("invalid_input", `limit must be a positive integer (got ${String(rawLimit)})`, {
-      field: "limit",
-      max: MAX_LIMIT,
-    });
-  }
-  const limit = Math.min(rawLimit, MAX_LIMIT);
+  const query = requireQuery(input.query);
+  const limit = searchLimit(input);
   const language = input.language === undefined || input.language === null
     ? undefined
     : parseLanguage(input.language, indexedLanguages(db).sort());
-  const pathPrefix = input.path_prefix !== undefined
-    ? parsePathPrefix(input.path_prefix, "path_prefix", getMeta(db, "repo_root"))
-    : parsePathPrefix(input.pathPrefix, "pathPrefix", getMeta(db, "repo_root"));
-  const explain = input.ranking_explain_level ?? "off";
-  if (!["off", "basic", "full"].includes(explain)) {
-    throw new CruxeError("invalid_input", `ranking_explain_level must be off, basic or full`, {
-      field: "ranking_explain_level",
-    });
-  }
-  return { limit, language, pathPrefix, explain };
+  const pathPrefix = pathPrefixOf(input, getMeta(db, "repo_root"));
+  const explain = parseEnum(input.ranking_explain_level, "ranking_explain_level", EXPLAIN_LEVELS, "off");
+  return { query, limit, language, pathPrefix, explain };
 }
 
 /** Runs one search_code query against one project index. */
 export function searchCode(db: Db, input: SearchCodeInput): SearchCodeResult {
   const opts = normalizeInput(db, input);
-  const { text } = truncateQuery(input.query.trim());
+  const text = opts.query.text;
   const intent = classifyIntent(text);
   const qTerms = queryTerms(text);
   const terms = searchTerms(qTerms);
@@ -115,11 +137,73 @@ export function searchCode(db: Db, input: SearchCodeInput): SearchCodeResult {
     total_candidates: final.length,
     suggested_next_actions: nextActions(results, text, intent, input.ref),
     truncated: final.length > results.length,
+    query_truncated: opts.query.truncated,
+  };
+}
+
+/** The scoped search_code answer: the unscoped shape plus `meta` (scope, per-repository status). */
+export interface ScopedSearchCodeResult extends Omit<SearchCodeResult, "results"> {
+  results: ScopedHit[];
+  meta: {
+    scope: ResolvedScope["scope"];
+    topK: number;
+    pathPrefix: string | null;
+    result_completeness: ScopedSearchResult["result_completeness"];
+    repos: ScopedSearchResult["repos"];
+  };
+}
+
+/**
+ * search_code over the repositories of `resolved`, merged (`searchScope`),
+ * with the same fields as an unscoped answer; follow-up actions name the
+ * workspace of the hit they follow. `search` runs the query in one repository.
+ */
+export async function searchCodeInScope(
+  deps: ScopeDeps,
+  resolved: ResolvedScope,
+  input: SearchCodeInput,
+  search: SearchFn,
+): Promise<ScopedSearchCodeResult> {
+  const query = requireQuery(input.query);
+  const topK = searchLimit(input);
+  const pathPrefix = input.path_prefix !== undefined
+    ? checkPathPrefix(input.path_prefix, "path_prefix")
+    : checkPathPrefix(input.pathPrefix);
+  const r = await searchScope(
+    deps,
+    resolved,
+    { query: query.text, topK, language: input.language, pathPrefix },
+    search,
+  );
+  const intent = classifyIntent(query.text);
+  const top = r.results[0];
+  const root = top && resolved.targets.find((t) => t.name === top.repo)?.project.repo_root;
+  const actions = nextActions(r.results, query.text, intent, input.ref)
+    .map((a) => (root ? { ...a, workspace: root } : a));
+  return {
+    results: r.results,
+    query_intent: intent,
+    total_candidates: r.total_candidates,
+    suggested_next_actions: actions,
+    truncated: r.total_candidates > r.results.length,
+    query_truncated: query.truncated,
+    meta: {
+      scope: resolved.scope,
+      topK,
+      pathPrefix: pathPrefix ?? null,
+      result_completeness: r.result_completeness,
+      repos: r.repos,
+    },
   };
 }
 
 /** Follow-up calls an agent can make as-is. */
-function nextActions(results: SearchResult[], query: string, intent: QueryIntent, ref?: string) {
+function nextActions(
+  results: { name?: string | null; path: string }[],
+  query: string,
+  intent: QueryIntent,
+  ref?: string,
+) {
   const withRef = (o: Record<string, unknown>) => (ref ? { ...o, ref } : o);
   const out: Record<string, unknown>[] = [];
   const top = results[0];

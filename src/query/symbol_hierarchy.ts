@@ -6,9 +6,12 @@
  */
 import type { Db } from "../state/db.ts";
 import { parseEnum } from "./_input_rules.ts";
-import { resolveSymbol, symbolByRowId } from "./_resolve_symbol.ts";
+import { resolveSymbol } from "./_resolve_symbol.ts";
 import { type Affinity, TargetResolver } from "./_resolve_target.ts";
-import { dirOf, SYMBOL_COLUMNS, type SymbolFields, symbolFields, type SymbolRow, TYPE_KINDS } from "./_symbol_row.ts";
+import { dirOf, type SymbolFields, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
+import type { SymbolRow } from "../state/read/rows.ts";
+import { childrenOf, symbolByRowId, symbolsByName, topLevelMethodsUnder } from "../state/read/symbols.ts";
+import { heritageOf, subtypesOf } from "../state/read/edges.ts";
 
 /** Inputs of get_symbol_hierarchy. */
 export interface HierarchyInput {
@@ -124,18 +127,16 @@ function receiverOwner(db: Db, m: SymbolRow): SymbolRow | undefined {
   const ownerName = owner.split(".").pop();
   if (!owner || !ownerName || owner === m.qualified_name) return undefined;
   // By name first (indexed), then the qualified name.
-  const rows = (db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE name_lower = ? LIMIT 2000`)
-    .all(ownerName.toLowerCase()) as unknown as SymbolRow[])
+  const rows = symbolsByName(db, ownerName, { limit: 2000 })
     .filter((r) => r.qualified_name === owner && r.language === m.language && TYPE_KINDS.has(r.kind));
   const dir = dirOf(m.path);
   return rows.find((r) => r.path === m.path) ?? rows.find((r) => dirOf(r.path) === dir);
 }
 
 function memberTree(db: Db, sym: SymbolRow, budget: { nodes: number; truncated: boolean }): MemberNode[] {
-  const children = db.prepare(`SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE parent_id = ? ORDER BY line_start`);
   const walk = (row: SymbolRow, depth: number): MemberNode[] => {
     const out: MemberNode[] = [];
-    let kids = children.all(row.id) as unknown as SymbolRow[];
+    let kids = childrenOf(db, row.id);
     // Go methods live outside the type declaration: attach them as members.
     if (depth === 0 && TYPE_KINDS.has(row.kind) && row.language === "go") {
       kids = kids.concat(goMethodsOf(db, row));
@@ -159,10 +160,7 @@ function memberTree(db: Db, sym: SymbolRow, budget: { nodes: number; truncated: 
 export function goMethodsOf(db: Db, t: SymbolRow, max = MAX_MEMBERS): SymbolRow[] {
   const dir = dirOf(t.path);
   const lo = dir ? dir + "/" : "";
-  return (db.prepare(
-    `SELECT ${SYMBOL_COLUMNS} FROM symbols WHERE path >= ? AND path < ? AND kind = 'method'
-       AND +parent_id IS NULL ORDER BY path, line_start`,
-  ).all(lo, lo + "\uffff") as unknown as SymbolRow[])
+  return topLevelMethodsUnder(db, lo)
     .filter((m) => m.language === "go" && dirOf(m.path) === dir && m.qualified_name === `${t.qualified_name}.${m.name}`)
     .slice(0, max);
 }
@@ -175,9 +173,7 @@ function supertypes(
   seen: Set<number>,
   budget: { nodes: number; truncated: boolean },
 ): TypeNode[] {
-  const edges = db.prepare(
-    "SELECT kind, target FROM edges WHERE source_id = ? AND kind IN ('extends', 'implements') ORDER BY id",
-  ).all(sym.id) as { kind: "extends" | "implements"; target: string }[];
+  const edges = heritageOf(db, sym.id);
   const out: TypeNode[] = [];
   for (const e of edges) {
     if (budget.nodes >= HIERARCHY_MAX_NODES) {
@@ -214,10 +210,7 @@ function subtypes(
   seen: Set<number>,
   budget: { nodes: number; truncated: boolean },
 ): TypeNode[] {
-  const edges = db.prepare(
-    `SELECT e.kind, e.source_id FROM edges e WHERE e.target_lower = ? AND e.target = ?
-       AND e.kind IN ('extends', 'implements') AND e.source_id IS NOT NULL ORDER BY e.path, e.line LIMIT 2000`,
-  ).all(sym.name.toLowerCase(), sym.name) as { kind: "extends" | "implements"; source_id: number }[];
+  const edges = subtypesOf(db, sym.name, 2000);
   const out: TypeNode[] = [];
   for (const e of edges) {
     if (budget.nodes >= HIERARCHY_MAX_NODES) {

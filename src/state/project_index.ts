@@ -415,6 +415,13 @@ export class IndexWriter {
     }
   }
 
+  /** How many files and symbols the index holds now (inside the write, before publishing). */
+  totals(): { files: number; symbols: number } {
+    const r = this.db.prepare("SELECT (SELECT count(*) FROM files) AS f, (SELECT count(*) FROM symbols) AS s")
+      .get() as { f: number; s: number };
+    return { files: r.f, symbols: r.s };
+  }
+
   setMeta(key: string, value: string): void {
     setMeta(this.db, key, value);
   }

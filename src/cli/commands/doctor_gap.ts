@@ -10,9 +10,10 @@ import type { Registry } from "../../state/registry.ts";
 import { scanRepository } from "../../index/scan.ts";
 import { firstLine, isBinary } from "../../index/indexer.ts";
 import { languageForPath, languageForShebang } from "../../index/languages/registry.ts";
-import { textLanguageForPath } from "../../index/text_languages.ts";
+import { textLanguageForPath } from "../../core/languages.ts";
 import { readRepoFile } from "../../state/safe_open.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
+import { allIndexedPaths } from "../../state/read/files.ts";
 import { canonicalDir } from "../../index/project_setup.ts";
 
 /** Why a scanned file is not in the index. */
@@ -51,9 +52,7 @@ export async function indexGapCheck(
   try {
     const view = readers.view(project);
     if (!view.db || view.schemaStatus !== "compatible") return null;
-    const indexed = new Set(
-      (view.db.prepare("SELECT path FROM files").all() as { path: string }[]).map((r) => r.path),
-    );
+    const indexed = new Set(allIndexedPaths(view.db));
     const scan = await scanRepository(project.repo_root, { maxFileBytes: ctx.config.maxFileBytes });
     const counts: Record<Reason | "deleted_since_index", number> = {
       no_language: 0,

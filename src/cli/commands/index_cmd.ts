@@ -6,7 +6,7 @@ import { ProgressBar } from "../progress_bar.ts";
 import { printJson } from "../output.ts";
 import { describeEmptyScan, describeSkipped } from "../explain.ts";
 import { CruxeError, type ErrorCode } from "../../core/errors.ts";
-import type { IndexSummary } from "../../index/indexer.ts";
+import type { IndexSummary } from "../../state/jobs.ts";
 
 /** Options of the index/sync commands. */
 export interface IndexCmdOptions {

@@ -3,7 +3,7 @@ import type { CliContext } from "../context.ts";
 import { printJson, printTable } from "../output.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { projectStatus } from "../../query/index_status.ts";
-import { type FileProblem, filesWithParseProblems } from "../../query/parse_errors.ts";
+import { type FileProblem, filesWithParseProblems } from "../../state/read/files.ts";
 
 /** Options of `cruxe status`. */
 export interface StatusOptions {

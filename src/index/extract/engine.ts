@@ -158,6 +158,44 @@ function ruleTypes(
   return types;
 }
 
+/** The callee a call node names, by its rule (fields tried in order, or a function). */
+function calleeOf(node: Node, call: CallRule): string | null {
+  if (typeof call === "function") return call(node);
+  for (const field of call) {
+    const callee = field === "" ? node : node.childForFieldName(field);
+    if (callee) return calleeName(callee.text.slice(0, 200));
+  }
+  return null;
+}
+
+/** The names one definition node declares (usually one; `a, b int` declares two). */
+function definitionNames(node: Node, rule: DefRule, ctx: RuleContext): string[] {
+  if (rule.names) return rule.names(node, ctx);
+  const one = typeof rule.name === "function"
+    ? rule.name(node, ctx)
+    : node.childForFieldName(rule.name ?? "name")?.text ?? null;
+  return one ? [one] : [];
+}
+
+/** A function declared directly inside a class-like container is a method (not inside a module or namespace). */
+function kindInside(kind: SymbolKind, top: Frame | null): SymbolKind {
+  const inType = top && CONTAINER_KINDS.has(top.kind) && top.kind !== "module" && top.kind !== "namespace";
+  return kind === "function" && inType ? "method" : kind;
+}
+
+/** `prefix` + the rule's qualifier (Go receivers) + `name`, joined by the spec's separator or the rule's joiner. */
+function qualifiedName(node: Node, rule: DefRule, spec: LanguageSpec, prefix: string | null, name: string): string {
+  const qualifier = rule.qualifier?.(node) ?? null;
+  let qname = prefix ?? "";
+  if (qualifier) qname = qname ? qname + spec.separator + qualifier : qualifier;
+  const joiner = rule.joiner === undefined
+    ? spec.separator
+    : typeof rule.joiner === "string"
+    ? rule.joiner
+    : rule.joiner(node);
+  return qname ? qname + joiner + name : name;
+}
+
 /** Extracts symbols and references from a parsed tree. */
 export function extract(tree: Tree, spec: LanguageSpec, path: string, source: string): FileExtraction {
   const symbols: ExtractedSymbol[] = [];
@@ -185,16 +223,7 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
         if (frame && !rule.leaf) stack.push(frame);
       }
       if (call) {
-        let name: string | null = null;
-        if (typeof call === "function") name = call(node);
-        else {
-          for (const field of call) {
-            const callee = field === "" ? node : node.childForFieldName(field);
-            if (!callee) continue;
-            name = calleeName(callee.text.slice(0, 200));
-            break;
-          }
-        }
+        const name = calleeOf(node, call);
         if (name) {
           refs.push({ kind: "calls", target: name, line: node.startPosition.row + 1, from: top?.index ?? null });
         }
@@ -219,38 +248,17 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
   };
 
   const defineSymbol = (node: Node, rule: DefRule, top: Frame | null): Frame | null => {
-    const kind0 = typeof rule.kind === "function" ? rule.kind(node, ctx) : rule.kind;
-    if (!kind0) return null;
-    let names: string[];
-    if (rule.names) names = rule.names(node, ctx);
-    else {
-      const one = typeof rule.name === "function"
-        ? rule.name(node, ctx)
-        : node.childForFieldName(rule.name ?? "name")?.text ?? null;
-      names = one ? [one] : [];
-    }
-    let kind = kind0;
-    if (
-      kind === "function" && top && CONTAINER_KINDS.has(top.kind) && top.kind !== "module" && top.kind !== "namespace"
-    ) {
-      kind = "method";
-    }
+    const declared = typeof rule.kind === "function" ? rule.kind(node, ctx) : rule.kind;
+    if (!declared) return null;
+    const names = definitionNames(node, rule, ctx);
+    const kind = kindInside(declared, top);
     let frame: Frame | null = null;
     for (const raw of names) {
       const name = raw.trim();
       if (!name || name.length > 200) continue;
       const outer = rule.outer ? rule.outer(node) : node;
       const last = rule.until ? rule.until(node) : node;
-      const qualifier = rule.qualifier?.(node) ?? null;
-      const prefix = top ? top.qname : module;
-      let qname = prefix ?? "";
-      if (qualifier) qname = qname ? qname + spec.separator + qualifier : qualifier;
-      const joiner = rule.joiner === undefined
-        ? spec.separator
-        : typeof rule.joiner === "string"
-        ? rule.joiner
-        : rule.joiner(node);
-      qname = qname ? qname + joiner + name : name;
+      const qname = qualifiedName(node, rule, spec, top ? top.qname : module, name);
       const sym: ExtractedSymbol = {
         name,
         kind,

@@ -21,6 +21,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import type { SymbolKind } from "../../core/types.ts";
+import type { LanguageIdentity } from "../../core/languages.ts";
 
 /** Context given to rules: the enclosing symbol's kind and name, if any. */
 export interface RuleContext {
@@ -61,14 +62,7 @@ export interface DefRule {
 }
 
 /** A language: detection, grammar and extraction rules. */
-export interface LanguageSpec {
-  id: string;
-  /** Grammar file name under `grammars/`. */
-  grammar: string;
-  extensions: string[];
-  filenames?: string[];
-  /** Interpreter names recognised in a `#!` line. */
-  shebangs?: string[];
+export interface LanguageSpec extends LanguageIdentity {
   defs: Record<string, DefRule>;
   /** Call-like node types and how to find the callee. */
   calls?: Record<string, CallRule>;

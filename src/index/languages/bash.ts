@@ -1,6 +1,7 @@
 /** Bash and other POSIX-ish shells: functions, top-level variables, sourced files, commands run. */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import type { SymbolKind } from "../../core/types.ts";
 
 function assignmentKind(n: Node): SymbolKind | null {
@@ -19,11 +20,7 @@ function commandName(n: Node): string | null {
 }
 
 export const bash: LanguageSpec = {
-  id: "bash",
-  grammar: "tree-sitter-bash.wasm",
-  extensions: [".sh", ".bash", ".zsh", ".ksh", ".bats"],
-  filenames: [".bashrc", ".bash_profile", ".bash_aliases", ".profile", ".zshrc", ".zprofile", "PKGBUILD"],
-  shebangs: ["bash", "sh", "zsh", "ksh", "dash", "ash"],
+  ...languageIdentity("bash"),
   separator: ".",
   commentTypes: ["comment"],
   defs: {

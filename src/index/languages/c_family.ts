@@ -5,6 +5,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import type { DefRule, LanguageSpec, RuleContext } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import type { SymbolKind } from "../../core/types.ts";
 import { namesOfType, unquote } from "./_common.ts";
 
@@ -166,9 +167,7 @@ const common: Record<string, DefRule> = {
 };
 
 export const c: LanguageSpec = {
-  id: "c",
-  grammar: "tree-sitter-c.wasm",
-  extensions: [".c", ".h"],
+  ...languageIdentity("c"),
   separator: ".",
   commentTypes: ["comment"],
   defs: {
@@ -199,9 +198,7 @@ function memberDeclName(n: Node): string | null {
 }
 
 export const cpp: LanguageSpec = {
-  id: "cpp",
-  grammar: "tree-sitter-cpp.wasm",
-  extensions: [".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"],
+  ...languageIdentity("cpp"),
   separator: "::",
   commentTypes: ["comment"],
   defs: {

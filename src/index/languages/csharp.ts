@@ -4,6 +4,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import { childOfType } from "./_common.ts";
 
 function visibility(n: Node): string | null {
@@ -54,9 +55,7 @@ function declaratorSignature(n: Node): string {
 const member = { visibility, signature };
 
 export const csharp: LanguageSpec = {
-  id: "csharp",
-  grammar: "tree-sitter-c-sharp.wasm",
-  extensions: [".cs", ".csx"],
+  ...languageIdentity("csharp"),
   separator: ".",
   commentTypes: ["comment"],
   module: (_path, root) => {

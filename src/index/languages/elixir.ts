@@ -4,6 +4,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import type { SymbolKind } from "../../core/types.ts";
 
 const MODULES: Record<string, SymbolKind> = {
@@ -121,10 +122,7 @@ function elixirDoc(n: Node): string | null {
 }
 
 export const elixir: LanguageSpec = {
-  id: "elixir",
-  grammar: "tree-sitter-elixir.wasm",
-  extensions: [".ex", ".exs"],
-  shebangs: ["elixir"],
+  ...languageIdentity("elixir"),
   separator: ".",
   commentTypes: ["comment"],
   doc: elixirDoc,

@@ -1,6 +1,7 @@
 /** Go: packages, functions, methods (qualified by receiver), types, consts, vars. */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import { childOfType, unquote } from "./_common.ts";
 import type { SymbolKind } from "../../core/types.ts";
 
@@ -47,9 +48,7 @@ function typeSpecSignature(n: Node, source: string): string {
 }
 
 export const go: LanguageSpec = {
-  id: "go",
-  grammar: "tree-sitter-go.wasm",
-  extensions: [".go"],
+  ...languageIdentity("go"),
   separator: ".",
   commentTypes: ["comment"],
   module: (_path, root) => {

@@ -6,6 +6,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import type { SymbolKind } from "../../core/types.ts";
 
 const TOP = new Set(["declarations", "class_declarations", "instance_declarations"]);
@@ -55,10 +56,7 @@ function firstDeclarationDoc(n: Node): string | null {
 }
 
 export const haskell: LanguageSpec = {
-  id: "haskell",
-  grammar: "tree-sitter-haskell.wasm",
-  extensions: [".hs", ".lhs", ".hsc"],
-  shebangs: ["runhaskell", "runghc", "stack"],
+  ...languageIdentity("haskell"),
   separator: ".",
   commentTypes: ["haddock", "comment"],
   doc: firstDeclarationDoc,

@@ -4,6 +4,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import { childOfType, namesOfType } from "./_common.ts";
 
 function modifiers(n: Node): string {
@@ -54,9 +55,7 @@ function signatureAfterAnnotations(n: Node, source: string): string | null {
 const member = { visibility, signature: signatureAfterAnnotations };
 
 export const java: LanguageSpec = {
-  id: "java",
-  grammar: "tree-sitter-java.wasm",
-  extensions: [".java"],
+  ...languageIdentity("java"),
   separator: ".",
   commentTypes: ["block_comment", "line_comment"],
   module: (_path, root) => {

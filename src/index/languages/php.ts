@@ -4,6 +4,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import { childOfType, namesOfType, unquote } from "./_common.ts";
 
 function visibility(n: Node): string | null {
@@ -47,10 +48,7 @@ function useClauses(n: Node): string[] {
 const INCLUDES = ["include_expression", "include_once_expression", "require_expression", "require_once_expression"];
 
 export const php: LanguageSpec = {
-  id: "php",
-  grammar: "tree-sitter-php.wasm",
-  extensions: [".php", ".phtml", ".php5", ".php7", ".phps"],
-  shebangs: ["php"],
+  ...languageIdentity("php"),
   separator: "\\",
   commentTypes: ["comment"],
   module: (_path, root) => {

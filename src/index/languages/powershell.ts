@@ -4,6 +4,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import { childOfType } from "./_common.ts";
 
 const simpleName = (n: Node) => childOfType(n, ["simple_name"])?.text ?? null;
@@ -23,10 +24,7 @@ function commandArgs(n: Node): string[] {
 }
 
 export const powershell: LanguageSpec = {
-  id: "powershell",
-  grammar: "tree-sitter-powershell.wasm",
-  extensions: [".ps1", ".psm1", ".psd1"],
-  shebangs: ["pwsh", "powershell"],
+  ...languageIdentity("powershell"),
   separator: ".",
   commentTypes: ["comment"],
   defs: {

@@ -1,6 +1,7 @@
 /** Python: classes, functions, methods, module-level assignments; dotted module names. */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import { namesOfType, pathStem } from "./_common.ts";
 
 function decorated(n: Node): Node {
@@ -43,10 +44,7 @@ function targetNames(n: Node): string[] {
 const privacy = (_n: Node, name: string) => name.startsWith("_") && !name.endsWith("__") ? "private" : "public";
 
 export const python: LanguageSpec = {
-  id: "python",
-  grammar: "tree-sitter-python.wasm",
-  extensions: [".py", ".pyi", ".pyw"],
-  shebangs: ["python", "python3", "python2"],
+  ...languageIdentity("python"),
   separator: ".",
   docstring: true,
   commentTypes: ["comment"],

@@ -1,5 +1,9 @@
-/** The language registry: which spec handles a file (extension, special name, shebang). */
+/**
+ * The extraction specs of every parsed language, looked up by the identity
+ * facts of `src/core/languages.ts` (which file selects which language).
+ */
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdForPath, languageIdForShebang } from "../../core/languages.ts";
 import { go } from "./go.ts";
 import { python } from "./python.ts";
 import { javascript, tsx, typescript } from "./typescript.ts";
@@ -36,43 +40,21 @@ export const LANGUAGES: LanguageSpec[] = [
   powershell,
 ];
 
-const byExt = new Map<string, LanguageSpec>();
-const byName = new Map<string, LanguageSpec>();
-const byShebang = new Map<string, LanguageSpec>();
-const byId = new Map<string, LanguageSpec>();
-for (const l of LANGUAGES) {
-  byId.set(l.id, l);
-  for (const e of l.extensions) byExt.set(e, l);
-  for (const f of l.filenames ?? []) byName.set(f, l);
-  for (const s of l.shebangs ?? []) byShebang.set(s, l);
-}
-
-/** Language ids, in registry order. */
-export function languageIds(): string[] {
-  return LANGUAGES.map((l) => l.id);
-}
+const byId = new Map<string, LanguageSpec>(LANGUAGES.map((l) => [l.id, l]));
 
 /** The spec for a language id. */
 export function languageById(id: string): LanguageSpec | undefined {
   return byId.get(id.toLowerCase());
 }
 
-/** Language from a path alone (extension or special file name). */
+/** Language spec from a path alone (extension or special file name; see `languageIdForPath`). */
 export function languageForPath(path: string): LanguageSpec | undefined {
-  const base = path.slice(path.lastIndexOf("/") + 1);
-  const named = byName.get(base);
-  if (named) return named;
-  const dot = base.lastIndexOf(".");
-  if (dot <= 0) return undefined;
-  return byExt.get(base.slice(dot).toLowerCase());
+  const id = languageIdForPath(path);
+  return id === undefined ? undefined : byId.get(id);
 }
 
-/** Language from a `#!` first line (`#!/usr/bin/env python3`). */
+/** Language spec from a `#!` first line (`#!/usr/bin/env python3`). */
 export function languageForShebang(firstLine: string): LanguageSpec | undefined {
-  const m = firstLine.match(/^#!\s*(\S+)(?:\s+(\S+))?/);
-  if (!m) return undefined;
-  let prog = m[1].split("/").pop()!;
-  if (prog === "env" && m[2]) prog = m[2];
-  prog = prog.replace(/[0-9.]+$/, "");
-  return byShebang.get(prog) ?? byShebang.get(m[1].split("/").pop()!);
+  const id = languageIdForShebang(firstLine);
+  return id === undefined ? undefined : byId.get(id);
 }

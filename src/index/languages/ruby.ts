@@ -5,6 +5,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import { unquote } from "./_common.ts";
 
 const ATTR = new Set(["attr_reader", "attr_writer", "attr_accessor"]);
@@ -86,11 +87,7 @@ function methodSignature(n: Node, source: string): string {
 }
 
 export const ruby: LanguageSpec = {
-  id: "ruby",
-  grammar: "tree-sitter-ruby.wasm",
-  extensions: [".rb", ".rake", ".gemspec", ".ru", ".rbw", ".jbuilder"],
-  filenames: ["Rakefile", "Gemfile", "Guardfile", "Vagrantfile", "Podfile", "Fastfile", "Capfile", "Brewfile"],
-  shebangs: ["ruby", "jruby"],
+  ...languageIdentity("ruby"),
   separator: "::",
   commentTypes: ["comment"],
   defs: {

@@ -5,6 +5,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import { namesOfType } from "./_common.ts";
 
 /** Module path of a Rust file: the part after the last `src/`, without lib/main/mod. */
@@ -83,9 +84,7 @@ const item = { visibility, outer: withAttributes };
 const firstLine = (n: Node) => n.text.split("\n")[0].replace(/[;{\s]+$/, "");
 
 export const rust: LanguageSpec = {
-  id: "rust",
-  grammar: "tree-sitter-rust.wasm",
-  extensions: [".rs"],
+  ...languageIdentity("rust"),
   separator: "::",
   commentTypes: ["line_comment", "block_comment"],
   // Outer doc comments only: `//!` documents the enclosing module, plain `//` is not documentation.

@@ -1,6 +1,7 @@
 /** Scala: package + classes, objects, traits, enums and members joined with `.`. */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec, RuleContext } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import type { SymbolKind } from "../../core/types.ts";
 import { childOfType, namesOfType } from "./_common.ts";
 
@@ -53,9 +54,7 @@ const value = {
 };
 
 export const scala: LanguageSpec = {
-  id: "scala",
-  grammar: "tree-sitter-scala.wasm",
-  extensions: [".scala", ".sc", ".sbt"],
+  ...languageIdentity("scala"),
   separator: ".",
   commentTypes: ["block_comment", "comment"],
   module: (_path, root) => {

@@ -1,6 +1,7 @@
 /** TypeScript, TSX and JavaScript (one rule set; the grammars share node types). */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
 import type { SymbolKind } from "../../core/types.ts";
 import { namesOfType, pathStem, unquote } from "./_common.ts";
 
@@ -179,9 +180,7 @@ const module = (path: string) => {
 };
 
 export const typescript: LanguageSpec = {
-  id: "typescript",
-  grammar: "tree-sitter-typescript.wasm",
-  extensions: [".ts", ".mts", ".cts"],
+  ...languageIdentity("typescript"),
   separator: ".",
   commentTypes: ["comment"],
   module,
@@ -190,12 +189,9 @@ export const typescript: LanguageSpec = {
   imports,
 };
 
-export const tsx: LanguageSpec = { ...typescript, id: "tsx", grammar: "tree-sitter-tsx.wasm", extensions: [".tsx"] };
+export const tsx: LanguageSpec = { ...typescript, ...languageIdentity("tsx") };
 
 export const javascript: LanguageSpec = {
   ...typescript,
-  id: "javascript",
-  grammar: "tree-sitter-javascript.wasm",
-  extensions: [".js", ".mjs", ".cjs", ".jsx"],
-  shebangs: ["node", "deno", "bun"],
+  ...languageIdentity("javascript"),
 };

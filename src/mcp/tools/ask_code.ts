@@ -1,4 +1,4 @@
-/** `ask_code` (spec file 001): evidence for a question over a scope, answered by a model only from that evidence. */
+/** `ask_code`: evidence for a question over a scope, answered by a model only from that evidence. */
 import { z } from "zod";
 import { askCode } from "../../query/ask_code.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
@@ -8,7 +8,7 @@ import { repoArg, scopeArg, scopeDeps, scopedSearch, scopeOfCall } from "./scope
 export const askCodeTool = defineTool({
   name: "ask_code",
   // Readiness is per repository of the scope (a repo still indexing makes the answer partial), not the routed one.
-  kind: "control",
+  indexGate: false,
   description: (languages) =>
     "Ask a question about the code of one or more repositories. Cruxe retrieves evidence (file windows re-read " +
     "from disk) and, when a language model endpoint is configured, has it answer only from that evidence, citing " +
@@ -25,8 +25,8 @@ export const askCodeTool = defineTool({
     pathPrefix: z.string().max(4096).optional().describe("Only evidence under this relative path prefix."),
     grounded: z.boolean().optional().describe("Return the evidence only; never ask a model."),
   }),
-  handler: (args, ctx) =>
-    askCode(
+  handler: function askCodeHandler(args, ctx) {
+    return askCode(
       { ...scopeDeps(ctx), search: scopedSearch, llm: ctx.runtime.config.llm },
       scopeOfCall(args, ctx),
       {
@@ -37,5 +37,6 @@ export const askCodeTool = defineTool({
         pathPrefix: args.pathPrefix,
         grounded: args.grounded,
       },
-    ),
+    );
+  },
 });

@@ -6,7 +6,7 @@ import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
 /** The find_related_symbols tool. */
 export const findRelatedSymbolsTool = defineTool({
   name: "find_related_symbols",
-  kind: "query",
+  indexGate: true,
   description: (languages) =>
     "List symbols related to one symbol: who calls it and what it calls, its parent and children, what it " +
     "extends or implements and what extends or implements it, what its file imports, and its neighbours in the " +
@@ -18,11 +18,12 @@ export const findRelatedSymbolsTool = defineTool({
     scope: z.enum(["file", "module", "package"]).optional().describe("Default: package (the whole workspace)."),
     limit: z.number().int().optional().describe("Max related symbols. Default: 20."),
   }),
-  handler: (args, ctx) =>
-    findRelatedSymbols(ctx.db(), {
+  handler: function findRelatedSymbolsHandler(args, ctx) {
+    return findRelatedSymbols(ctx.db(), {
       symbol_name: args.symbol_name,
       path: args.path,
       scope: args.scope,
       limit: args.limit,
-    }),
+    });
+  },
 });

@@ -6,7 +6,7 @@ import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
 /** The get_code_context tool. */
 export const getCodeContextTool = defineTool({
   name: "get_code_context",
-  kind: "query",
+  indexGate: true,
   description: (languages) =>
     "Assemble the code relevant to a question or task (definitions, their bodies, related symbols) as ready-to-" +
     "read blocks that fit within max_tokens, instead of reading whole files. strategy `depth` (default) gives " +
@@ -17,10 +17,11 @@ export const getCodeContextTool = defineTool({
     max_tokens: z.number().optional().describe("Token budget for the returned code. Default set by the server."),
     strategy: z.string().max(64).optional().describe("`depth` (default) or `breadth`."),
   }),
-  handler: (args, ctx) =>
-    getCodeContext(ctx.db(), {
+  handler: function getCodeContextHandler(args, ctx) {
+    return getCodeContext(ctx.db(), {
       query: args.query,
       max_tokens: args.max_tokens,
       strategy: args.strategy as "breadth" | "depth" | undefined,
-    }),
+    });
+  },
 });

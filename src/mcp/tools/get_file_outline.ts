@@ -6,7 +6,7 @@ import { defineTool } from "./tool.ts";
 /** The get_file_outline tool. */
 export const getFileOutlineTool = defineTool({
   name: "get_file_outline",
-  kind: "query",
+  indexGate: true,
   description: (languages) =>
     "Outline one file: its symbols (classes, functions, methods, fields...) as a nested tree with kinds, " +
     "signatures, line ranges and stable handles, read from the index without opening the file. Use it to see a " +
@@ -16,5 +16,7 @@ export const getFileOutlineTool = defineTool({
     path: z.string().max(4096).describe("File path relative to the workspace root, e.g. src/auth/jwt.go."),
     depth: z.enum(["top", "all"]).optional().describe("`top`: top-level symbols only; `all` (default): nested."),
   }),
-  handler: (args, ctx) => getFileOutline(ctx.db(), { path: args.path, depth: args.depth }),
+  handler: function getFileOutlineHandler(args, ctx) {
+    return getFileOutline(ctx.db(), { path: args.path, depth: args.depth });
+  },
 });

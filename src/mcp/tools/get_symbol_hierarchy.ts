@@ -6,7 +6,7 @@ import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
 /** The get_symbol_hierarchy tool. */
 export const getSymbolHierarchyTool = defineTool({
   name: "get_symbol_hierarchy",
-  kind: "query",
+  indexGate: true,
   description: (languages) =>
     "Walk a symbol's hierarchy: direction `ancestors` (default) gives the containing scopes (class, module) and " +
     "the types it extends or implements; `descendants` gives its members and the types that extend or implement " +
@@ -17,10 +17,11 @@ export const getSymbolHierarchyTool = defineTool({
     path: z.string().max(4096).optional().describe("File that defines the symbol (relative to the workspace)."),
     direction: z.enum(["ancestors", "descendants"]).optional().describe("Default: ancestors."),
   }),
-  handler: (args, ctx) =>
-    getSymbolHierarchy(ctx.db(), {
+  handler: function getSymbolHierarchyHandler(args, ctx) {
+    return getSymbolHierarchy(ctx.db(), {
       symbol_name: args.symbol_name,
       path: args.path,
       direction: args.direction,
-    }),
+    });
+  },
 });

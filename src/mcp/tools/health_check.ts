@@ -3,12 +3,12 @@ import { z } from "zod";
 import { buildHealth } from "../health.ts";
 import { interruptedReport } from "../../query/index_status.ts";
 import { defineTool } from "./tool.ts";
-import { activeJobSummary } from "../job_call.ts";
+import { activeJobSummary } from "./job_call.ts";
 
 /** The health_check tool. */
 export const healthCheckTool = defineTool({
   name: "health_check",
-  kind: "control",
+  indexGate: false,
   description: (languages) =>
     "Check that the Cruxe server is ready before relying on it: overall status (error > warming > indexing > " +
     "ready), version, uptime, store and grammar checks, every registered project's index state, the workspace " +
@@ -16,7 +16,7 @@ export const healthCheckTool = defineTool({
     `Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({}),
   serverWide: true,
-  handler: (_args, ctx) => {
+  handler: function healthCheckHandler(_args, ctx) {
     if (!ctx.routed) return { ...buildHealth(ctx.runtime), workspace: null, active_job: null };
     const active = ctx.activeJob();
     const report = interruptedReport(ctx.runtime.registry, ctx.route.project.project_id);

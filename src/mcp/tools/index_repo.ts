@@ -1,12 +1,12 @@
 /** `index_repo`: start indexing the routed workspace in the background. */
 import { z } from "zod";
-import { runJobCall } from "../job_call.ts";
+import { runJobCall } from "./job_call.ts";
 import { defineTool } from "./tool.ts";
 
 /** The index_repo tool. */
 export const indexRepoTool = defineTool({
   name: "index_repo",
-  kind: "control",
+  indexGate: false,
   description: (languages) =>
     "Index (or re-index with force) a workspace so the other tools can answer. Returns at once with job_id and " +
     "progress_token (progress arrives as notifications/progress and is pollable with index_status); pass " +
@@ -17,6 +17,7 @@ export const indexRepoTool = defineTool({
     ref: z.string().max(512).optional().describe("Branch/ref to index. Cruxe indexes the checked-out working tree."),
     wait: z.boolean().optional().describe("Keep the call open until the job ends. Default: false."),
   }),
-  handler: (args, ctx) =>
-    runJobCall(ctx, { tool: "index_repo", force: args.force ?? false, ref: args.ref, wait: args.wait ?? false }),
+  handler: function indexRepoHandler(args, ctx) {
+    return runJobCall(ctx, { tool: "index_repo", force: args.force ?? false, ref: args.ref, wait: args.wait ?? false });
+  },
 });

@@ -6,7 +6,7 @@ import { defineTool } from "./tool.ts";
 /** The index_status tool. */
 export const indexStatusTool = defineTool({
   name: "index_status",
-  kind: "control",
+  indexGate: false,
   description: (languages) =>
     "Report a workspace's index: status, schema compatibility, file and symbol counts, the active job's progress " +
     "(files_scanned, files_indexed, symbols_extracted, estimated_completion_pct, progress_token), recent jobs and " +
@@ -15,7 +15,7 @@ export const indexStatusTool = defineTool({
   input: z.strictObject({
     ref: z.string().max(512).optional().describe("Branch/ref to report on. Default: the indexed ref."),
   }),
-  handler: (_args, ctx) => {
+  handler: function indexStatusHandler(_args, ctx) {
     const rt = ctx.runtime;
     return projectStatus(rt.registry, rt.readers, ctx.route.project, ctx.activeJob(), (j) => rt.runner.jobView(j));
   },

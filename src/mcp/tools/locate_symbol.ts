@@ -6,7 +6,7 @@ import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
 /** The locate_symbol tool. */
 export const locateSymbolTool = defineTool({
   name: "locate_symbol",
-  kind: "query",
+  indexGate: true,
   description: (languages) =>
     "Find where a symbol (function, method, class, struct, interface, type, constant...) is defined, by name. " +
     "Use it when you know or can guess an identifier and need its file:line, signature and stable handles " +
@@ -19,6 +19,7 @@ export const locateSymbolTool = defineTool({
     ref: z.string().max(512).optional().describe("Branch/ref scope. Default: the indexed ref."),
     limit: z.number().int().optional().describe("Max results. Default: 10."),
   }),
-  handler: (args, ctx) =>
-    locateSymbol(ctx.db(), { name: args.name, kind: args.kind, language: args.language, limit: args.limit }),
+  handler: function locateSymbolHandler(args, ctx) {
+    return locateSymbol(ctx.db(), { name: args.name, kind: args.kind, language: args.language, limit: args.limit });
+  },
 });

@@ -1,4 +1,4 @@
-/** `open_file` (spec file 001): a line window of one file of a registered repository, read from disk. */
+/** `open_file`: a line window of one file of a registered repository, read from disk. */
 import { z } from "zod";
 import { checkRegisteredRoot, openFile } from "../../query/open_file.ts";
 import { resolveScope } from "../../query/multi_repo.ts";
@@ -9,7 +9,7 @@ import { repoArg, scopeOfCall } from "./scope_args.ts";
 export const openFileTool = defineTool({
   name: "open_file",
   // It reads the file from disk, not the index: it works while a repository is still indexing.
-  kind: "control",
+  indexGate: false,
   description: (languages) =>
     "Read lines of a file of a registered repository (or of `workspace`), straight from disk: use it after " +
     "search_code/locate_symbol to see a definition in full. `path` is relative to the repository root; absolute " +
@@ -24,7 +24,7 @@ export const openFileTool = defineTool({
     endLine: z.number().int().optional().describe("Last line (inclusive). Default: startLine + 199."),
     maxBytes: z.number().int().optional().describe("Byte cap of content. Default 65536, max 262144."),
   }),
-  handler: (args, ctx) => {
+  handler: function openFileHandler(args, ctx) {
     const scope = args.repo !== undefined
       ? resolveScope({ repo: args.repo }, {
         projects: ctx.runtime.registry.listProjects(),

@@ -1,5 +1,5 @@
 /**
- * The multi-repo arguments of spec file 001 (`scope`, `repo`) shared by
+ * The multi-repo arguments (`scope`, `repo`) shared by
  * search_code, ask_code and open_file, and the glue from a tool call to
  * `src/query/multi_repo.ts`. No search logic lives here.
  */

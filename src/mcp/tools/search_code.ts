@@ -1,14 +1,13 @@
 /** `search_code`: search symbols, code snippets and files with query-intent classification. */
 import { z } from "zod";
-import { searchCode } from "../../query/search_code.ts";
+import { searchCode, searchCodeInScope } from "../../query/search_code.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
-import { checkPathPrefix, searchScope } from "../../query/multi_repo.ts";
 import { repoArg, scopeArg, scopeDeps, scopedSearch, scopeOfCall } from "./scope_args.ts";
 
 /** The search_code tool. */
 export const searchCodeTool = defineTool({
   name: "search_code",
-  kind: "query",
+  indexGate: true,
   description: (languages) =>
     "Search the workspace's code by anything: an identifier (CamelCase, snake_case), a path or file name, an " +
     "error message or quoted string, or a natural-language description. The query's intent is classified and " +
@@ -24,45 +23,16 @@ export const searchCodeTool = defineTool({
     ranking_explain_level: z.enum(["off", "basic", "full"]).optional().describe(
       "Include why each result ranked where it did. Default: off.",
     ),
-    // Multi-repo contract (spec file 001): with `scope` or `repo`, results from several repositories merged.
+    // Multi-repo: with `scope` or `repo`, results from several repositories merged.
     scope: scopeArg.optional(),
     repo: repoArg.optional(),
     topK: z.number().int().min(1).max(100).optional().describe("Alias of limit (multi-repo contract)."),
     pathPrefix: z.string().max(4096).optional().describe("Alias of path_prefix (multi-repo contract)."),
   }),
-  handler: async (args, ctx) => {
+  handler: function searchCodeHandler(args, ctx) {
     if (args.scope !== undefined || args.repo !== undefined) {
-      const resolved = scopeOfCall(args, ctx);
-      const topK = args.topK ?? args.limit ?? 10;
-      const pathPrefix = args.path_prefix !== undefined
-        ? checkPathPrefix(args.path_prefix, "path_prefix")
-        : checkPathPrefix(args.pathPrefix);
-      const r = await searchScope(
-        scopeDeps(ctx),
-        resolved,
-        { query: args.query, topK, language: args.language, pathPrefix },
-        scopedSearch,
-      );
-      return {
-        results: r.results,
-        total_candidates: r.total_candidates,
-        meta: {
-          scope: resolved.scope,
-          topK,
-          pathPrefix: pathPrefix ?? null,
-          result_completeness: r.result_completeness,
-          repos: r.repos,
-        },
-      };
+      return searchCodeInScope(scopeDeps(ctx), scopeOfCall(args, ctx), args, scopedSearch);
     }
-    return searchCode(ctx.db(), {
-      query: args.query,
-      language: args.language,
-      limit: args.limit ?? args.topK,
-      ref: args.ref,
-      path_prefix: args.path_prefix,
-      pathPrefix: args.pathPrefix,
-      ranking_explain_level: args.ranking_explain_level,
-    });
+    return searchCode(ctx.db(), args);
   },
 });

@@ -1,12 +1,12 @@
 /** `sync_repo`: incremental sync of what changed since the last index. */
 import { z } from "zod";
-import { runJobCall } from "../job_call.ts";
+import { runJobCall } from "./job_call.ts";
 import { defineTool } from "./tool.ts";
 
 /** The sync_repo tool. */
 export const syncRepoTool = defineTool({
   name: "sync_repo",
-  kind: "control",
+  indexGate: false,
   description: (languages) =>
     "Re-index only the files that changed since the last index (added, modified, deleted, renamed). Use it when " +
     "metadata.freshness_status is stale, after editing files, or to clear an interrupted_recovery_report. Returns " +
@@ -17,6 +17,7 @@ export const syncRepoTool = defineTool({
     ref: z.string().max(512).optional().describe("Branch/ref to sync. Cruxe indexes the checked-out working tree."),
     wait: z.boolean().optional().describe("Keep the call open until the job ends. Default: false."),
   }),
-  handler: (args, ctx) =>
-    runJobCall(ctx, { tool: "sync_repo", force: args.force ?? false, ref: args.ref, wait: args.wait ?? false }),
+  handler: function syncRepoHandler(args, ctx) {
+    return runJobCall(ctx, { tool: "sync_repo", force: args.force ?? false, ref: args.ref, wait: args.wait ?? false });
+  },
 });

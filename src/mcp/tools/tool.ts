@@ -6,10 +6,11 @@
  */
 import { z } from "zod";
 import type { Db } from "../../state/db.ts";
-import type { ProjectRow } from "../../state/registry.ts";
 import type { IndexView } from "../../query/index_reader.ts";
-import type { ActiveJob } from "../../index/job_runner.ts";
+import type { ActiveJob } from "../../state/jobs.ts";
 import type { ServerRuntime } from "../runtime.ts";
+import type { RoutedWorkspace } from "../workspace_router.ts";
+import type { ResultCompleteness } from "../../core/metadata.ts";
 import type { ProgressSink } from "../progress_notifier.ts";
 
 /** Longest string accepted in any tool argument (bigger inputs are refused, not cut). */
@@ -19,15 +20,6 @@ export const MAX_ARG_CHARS = 64 * 1024;
 export const workspaceArg = z.string().min(1).max(4096).describe(
   "Absolute path of the repository to act on. Omit to use the server's default workspace.",
 );
-
-/** The workspace a call was routed to by the router middleware. */
-export interface RoutedWorkspace {
-  project: ProjectRow;
-  /** The registered workspace path the call resolved to. */
-  workspace: string;
-  /** True when this call registered the workspace and started its bootstrap index. */
-  bootstrapped: boolean;
-}
 
 /** What a handler receives besides its arguments. */
 export interface ToolContext {
@@ -47,8 +39,15 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-/** What a handler returns: the tool's body (without metadata). */
-export type ToolBody = object;
+/**
+ * What a handler returns: the tool's body (without metadata). Besides its
+ * own fields, the dispatcher reads two: `truncated` (the envelope then says
+ * `truncated`) and a multi-repo answer's `meta.result_completeness`.
+ */
+export type ToolBody = object & {
+  truncated?: boolean;
+  meta?: { result_completeness?: ResultCompleteness };
+};
 
 /** One tool of the server. */
 export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
@@ -58,10 +57,15 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   /** Input schema without `workspace` (the registry adds it). Strict: unknown keys are refused. */
   input: S;
   /**
-   * `query` tools read an index (and answer a partial body while a first
-   * index is being built); `control` tools (jobs, status, health) always run.
+   * Whether the dispatcher gates the call on the routed workspace's index:
+   * `true` checks `ref` against the indexed ref (`ref_not_indexed`) and, while
+   * that workspace's first index is still being built, answers an empty
+   * partial body instead of running the handler (tools that read the routed
+   * index). `false` always runs the handler: jobs, status and health, and
+   * tools that read files from disk or judge readiness per repository of
+   * their own scope (open_file, ask_code).
    */
-  kind: "query" | "control";
+  indexGate: boolean;
   /** Answers even when no workspace can be routed (health_check on a fresh server). */
   serverWide?: boolean;
   handler(args: z.infer<S>, ctx: ToolContext): ToolBody | Promise<ToolBody>;

@@ -5,8 +5,6 @@
  */
 import { splitIdentifier } from "../../core/identifiers.ts";
 
-/** Longest query text considered (longer input is cut, at a word boundary). */
-export const MAX_QUERY_CHARS = 2000;
 /** Most terms put into one MATCH expression. */
 export const MAX_TERMS = 32;
 
@@ -17,14 +15,6 @@ const STOPWORDS = new Set(
     "implemented implementation implement handled handle handles work works working used use uses using code " +
     "function functions find show get gets where's").split(" "),
 );
-
-/** Cuts a query to MAX_QUERY_CHARS at a whitespace boundary when possible. */
-export function truncateQuery(q: string): { text: string; truncated: boolean } {
-  if (q.length <= MAX_QUERY_CHARS) return { text: q, truncated: false };
-  const cut = q.slice(0, MAX_QUERY_CHARS);
-  const ws = cut.search(/\s\S*$/);
-  return { text: ws > MAX_QUERY_CHARS / 2 ? cut.slice(0, ws) : cut, truncated: true };
-}
 
 /** One query term and where it came from. */
 export interface QueryTerm {
@@ -70,7 +60,7 @@ export function searchTerms(terms: QueryTerm[]): string[] {
 
 /**
  * A light English stem (plural, -ing, -ed, -ion, -er): `transfers` →
- * `transfer`, `validated`/`validation` → `validat`. Used for prefix matching,
+ * `transfer`, `validated` → `validat`, `validation` → `valid`. Used for prefix matching,
  * which stands in for the stemming the unicode61 tokenizer does not do.
  */
 export function lightStem(word: string): string {

@@ -1,11 +1,11 @@
 /**
- * Query intent classification (spec table): `error` when the query quotes
+ * Query intent classification: `error` when the query quotes
  * text or looks like a stack trace / error code, `path` when it names a file,
  * `symbol` when it is one identifier (CamelCase, snake_case, qualified),
  * otherwise `natural_language`.
  */
 
-/** The four intents of the spec. */
+/** The four query intents. */
 export type QueryIntent = "symbol" | "path" | "error" | "natural_language";
 
 /** Extensions that make a token a file name rather than a qualified name. */

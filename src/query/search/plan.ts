@@ -1,6 +1,6 @@
 /**
- * Which sources answer a query, with which weight, per intent (the spec's
- * "index priority"): symbol → symbols first; path → files first; error →
+ * Which sources answer a query, with which weight, per intent (the
+ * index priority): symbol → symbols first; path → files first; error →
  * literal snippets first; natural language → all three, plus per-file
  * evidence. Every MATCH expression is built from planned terms only.
  */
@@ -37,7 +37,7 @@ import {
 import type { RankedList } from "./fuse.ts";
 import { termStats } from "./term_stats.ts";
 import { isErrorSite, literalFragments, messageText } from "./error_text.ts";
-import { isTestPath } from "./signals.ts";
+import { isTestPath } from "../../core/test_paths.ts";
 
 /** Depth of each source's list. */
 export const DEPTH = { symbols: 60, chunks: 150, chunksDeep: 400, files: 40, exact: 40, literal: 60 };

@@ -7,9 +7,10 @@ import { splitIdentifier } from "../../core/identifiers.ts";
 import type { Db } from "../../state/db.ts";
 import { resultId } from "../../core/ids.ts";
 import type { Unit } from "./fuse.ts";
-import { chunkAt, firstChunk, symbolsByIds } from "./candidates.ts";
+import { symbolsByIds } from "./candidates.ts";
+import { chunkAt, firstChunk } from "../../state/read/chunks.ts";
 
-/** One search result (the spec's `search_code` result item). */
+/** One search result (one item of `search_code`'s `results`). */
 export interface SearchResult {
   result_id: string;
   result_type: "symbol" | "snippet" | "file";

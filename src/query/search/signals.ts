@@ -8,6 +8,7 @@ import type { Unit } from "./fuse.ts";
 import { splitIdentifier } from "../../core/identifiers.ts";
 import { lightStem } from "./fts_query.ts";
 import { isErrorSite } from "./error_text.ts";
+import { isTestPath } from "../../core/test_paths.ts";
 
 /** What signals know about the query. */
 export interface QueryFacts {
@@ -52,20 +53,11 @@ export function kindsMentioned(words: string[]): Set<string> {
   return out;
 }
 
-const TEST_PATH =
-  /(^|\/)(tests?|__tests__|spec|specs|testing|testdata|test_?utils?)(\/|$)|(^|\/)test_[^/]*\.py$|_test\.[a-z]+$|[._-](test|spec)s?\.[a-z]+$/i;
-/** `FooTest.java`, `BarTests.cs`: case matters, or `latest.go` would be a test. */
-const TEST_CLASS_FILE = /[a-z0-9]Tests?\.(java|kt|cs|scala|swift|groovy|php)$/;
 const NON_CODE =
   /\.(md|rst|txt|adoc|json|ya?ml|toml|lock|csv|svg|html?)$|(^|\/)(docs?|_?examples?|samples?|vendor|third_?party|external|deps|benchmarks?)\//i;
 const LEGACY = /(^|\/)(deprecated|legacy|obsolete)(\/|$)/i;
 const DECLARATION_KINDS = new Set(["interface", "trait"]);
 const TYPE_KINDS = new Set(["class", "struct", "interface", "trait", "enum", "type", "module", "namespace"]);
-
-/** True for paths of tests, specs and test data. */
-export function isTestPath(path: string): boolean {
-  return TEST_PATH.test(path) || TEST_CLASS_FILE.test(path);
-}
 
 /**
  * Share of a file name the query covers: word by word for split names

@@ -5,6 +5,8 @@
  * to query time, so the query builder leaves them out.
  */
 import type { Db } from "../../state/db.ts";
+import { chunkVocabulary } from "../../state/read/search.ts";
+import { chunkCountBound } from "../../state/read/chunks.ts";
 
 /** Document frequencies over the chunk index. */
 export interface TermStats {
@@ -24,26 +26,21 @@ const TTL_MS = 30_000;
 export function termStats(db: Db): TermStats {
   const hit = cache.get(db);
   if (hit && performance.now() - hit.at < TTL_MS) return hit.stats;
-  try {
-    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.cruxe_chunks_vocab USING fts5vocab(main, chunks_fts, row)");
-  } catch {
-    // No vocabulary access: plan as if every term were present and rare (search everything, as before planning).
-    return { docs: 0, df: () => 1, dfPrefix: () => 1 };
-  }
-  const one = db.prepare("SELECT doc FROM temp.cruxe_chunks_vocab WHERE term = ?");
-  const range = db.prepare("SELECT sum(doc) AS d FROM temp.cruxe_chunks_vocab WHERE term >= ? AND term < ?");
-  const docs = Number((db.prepare("SELECT max(id) AS n FROM chunks").get() as { n: number | null }).n ?? 0);
+  const vocab = chunkVocabulary(db);
+  // No vocabulary access: plan as if every term were present and rare (search everything, as before planning).
+  if (!vocab) return { docs: 0, df: () => 1, dfPrefix: () => 1 };
+  const docs = chunkCountBound(db);
   const memo = new Map<string, number>();
   const stats: TermStats = {
     docs,
     df(term) {
       const k = "=" + term;
-      if (!memo.has(k)) memo.set(k, Number((one.get(term) as { doc?: number } | undefined)?.doc ?? 0));
+      if (!memo.has(k)) memo.set(k, vocab.df(term));
       return memo.get(k)!;
     },
     dfPrefix(prefix) {
       const k = "*" + prefix;
-      if (!memo.has(k)) memo.set(k, Number((range.get(prefix, prefix + "\uffff") as { d: number | null }).d ?? 0));
+      if (!memo.has(k)) memo.set(k, vocab.dfPrefix(prefix));
       return memo.get(k)!;
     },
   };

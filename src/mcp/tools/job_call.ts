@@ -3,9 +3,9 @@
  * handles, or (`wait: true`) stay open until it ends, streaming progress to
  * the caller's token. The job itself runs in the JobRunner's worker.
  */
-import type { ActiveJob } from "../index/job_runner.ts";
-import type { JobRow } from "../state/registry.ts";
-import type { ToolBody, ToolContext } from "./tools/tool.ts";
+import type { ActiveJob } from "../../state/jobs.ts";
+import type { JobRow } from "../../state/registry.ts";
+import type { ToolBody, ToolContext } from "./tool.ts";
 
 /** What index_repo / sync_repo ask for. */
 export interface JobCallRequest {
@@ -34,7 +34,7 @@ function body(tool: JobCallRequest["tool"], row: JobRow, mode: string, count: nu
   return out;
 }
 
-/** Starts (or, right after a bootstrap, joins) the routed project's job and answers per the spec. */
+/** Starts (or, right after a bootstrap, joins) the routed project's job and answers with the job's status. */
 export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise<ToolBody> {
   const { runtime, route } = ctx;
   const mode = effectiveMode(ctx, req.force);

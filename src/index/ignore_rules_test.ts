@@ -1,0 +1,32 @@
+import assert from "node:assert/strict";
+import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
+
+Deno.test("gitignore patterns: unanchored names, anchored paths, directories only, negation", () => {
+  const f = new IgnoreFile("", "# comment\n*.log\n/build\ncache/\n!keep.log\ndocs/**/*.tmp\n");
+  assert.equal(f.match("app.log", false), true);
+  assert.equal(f.match("sub/app.log", false), true);
+  assert.equal(f.match("keep.log", false), false, "re-included");
+  assert.equal(f.match("build", true), true);
+  assert.equal(f.match("src/build", true), undefined, "anchored to the base");
+  assert.equal(f.match("cache", true), true);
+  assert.equal(f.match("cache", false), undefined, "cache/ matches directories only");
+  assert.equal(f.match("cache/x.go", false), true, "everything under an ignored directory");
+  assert.equal(f.match("docs/a/b/c.tmp", false), true);
+  assert.equal(f.match("main.go", false), undefined);
+});
+
+Deno.test("a deeper ignore file overrides a shallower one, only under its own directory", () => {
+  const stack = new IgnoreStack().with(new IgnoreFile("", "*.gen.go\n")).with(new IgnoreFile("api", "!*.gen.go\n"));
+  assert.equal(stack.ignored("x.gen.go", false), true);
+  assert.equal(stack.ignored("api/x.gen.go", false), false);
+  assert.equal(stack.ignored("apix/x.gen.go", false), true);
+  assert.equal(stack.with(null), stack);
+});
+
+Deno.test("built-in skips: VCS and dependency directories anywhere, build output at the root only", () => {
+  assert.equal(builtinSkip("node_modules/x/index.js"), true);
+  assert.equal(builtinSkip("a/.git/config"), true);
+  assert.equal(builtinSkip("dist/app.js"), true);
+  assert.equal(builtinSkip("src/dist/app.js"), false);
+  assert.equal(builtinSkip("src/main.go"), false);
+});

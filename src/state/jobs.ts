@@ -1,0 +1,69 @@
+/**
+ * What a running or finished index job looks like to its readers: the
+ * progress events it emits, the summary it ends with, and the in-process
+ * handle of a running job. The job runner (`src/index/job_runner.ts`)
+ * produces these; status, progress and tool code only read them.
+ */
+import type { CruxeError, ErrorCode } from "../core/errors.ts";
+import type { JobRow, ProjectRow } from "./registry.ts";
+
+/** A job's stage, in the order a job goes through them. */
+export type Stage = "discovery" | "parsing" | "indexing" | "finalizing" | "done" | "failed";
+
+/** One progress report of a running job. */
+export interface ProgressEvent {
+  stage: Stage;
+  filesScanned: number;
+  filesIndexed: number;
+  filesTotal: number;
+  symbols: number;
+  percentage: number;
+  message: string;
+}
+
+/** What an index run did. */
+export interface IndexSummary {
+  mode: "full" | "incremental";
+  filesScanned: number;
+  filesIndexed: number;
+  changedFiles: number;
+  added: number;
+  modified: number;
+  deleted: number;
+  renamed: number;
+  unchanged: number;
+  symbols: number;
+  parseErrors: number;
+  skipped: Record<string, number>;
+  durationMs: number;
+  totalFiles: number;
+  totalSymbols: number;
+}
+
+/** What listeners hear about a job. */
+export type JobEvent =
+  | { type: "progress"; job: JobRow; project: ProjectRow; event: ProgressEvent }
+  | {
+    type: "end";
+    job: JobRow;
+    project: ProjectRow;
+    summary: IndexSummary | null;
+    error: string | null;
+    /** Registry code of the failure (e.g. `index_incompatible`), when the job failed. */
+    errorCode?: ErrorCode;
+    /** The failure's `data` (e.g. `path` and `reason` of `storage_unavailable`). */
+    errorData?: Record<string, unknown>;
+  };
+
+/** A job this process is running. */
+export interface ActiveJob {
+  job: JobRow;
+  project: ProjectRow;
+  done: Promise<JobRow>;
+  last: ProgressEvent | null;
+  worker: Worker;
+  /** Parse workers this job uses (terminated with it). */
+  parsers: Map<number, Worker>;
+  /** Why the job failed (set when it ends failed): its registry error. */
+  error?: CruxeError;
+}

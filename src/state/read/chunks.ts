@@ -1,0 +1,39 @@
+/** Named reads of the `chunks` table (the stored text of every indexed file, in line windows). */
+import type { Db } from "../db.ts";
+import { allRows, chunkColumns, type ChunkRow, oneRow } from "./rows.ts";
+
+const COLS = chunkColumns("c");
+
+/** Chunks of `path` overlapping lines `from`..`to`, in line order. */
+export function chunksOverlapping(db: Db, path: string, from: number, to: number): ChunkRow[] {
+  return allRows<ChunkRow>(
+    db,
+    `SELECT ${COLS} FROM chunks c WHERE c.path = ? AND c.line_start <= ? AND c.line_end >= ? ORDER BY c.line_start`,
+    path,
+    to,
+    from,
+  );
+}
+
+/** The chunk of `path` covering `line`, preferring the one that belongs to symbol row `symbolRow`. */
+export function chunkAt(db: Db, path: string, line: number, symbolRow: number | null): ChunkRow | undefined {
+  return oneRow<ChunkRow>(
+    db,
+    `SELECT ${COLS} FROM chunks c WHERE c.path = ? AND c.line_start <= ? AND c.line_end >= ?
+     ORDER BY (c.symbol_row IS ?) DESC, c.line_start LIMIT 1`,
+    path,
+    line,
+    line,
+    symbolRow,
+  );
+}
+
+/** The first chunk of a file. */
+export function firstChunk(db: Db, path: string): ChunkRow | undefined {
+  return oneRow<ChunkRow>(db, `SELECT ${COLS} FROM chunks c WHERE c.path = ? ORDER BY c.line_start LIMIT 1`, path);
+}
+
+/** An upper bound of the number of chunks (the largest chunk id; 0 when empty). */
+export function chunkCountBound(db: Db): number {
+  return Number(oneRow<{ n: number | null }>(db, "SELECT max(id) AS n FROM chunks")?.n ?? 0);
+}

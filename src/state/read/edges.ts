@@ -1,0 +1,149 @@
+/**
+ * Named reads of the `edges` table: what a symbol extends and calls, who
+ * extends or calls a name, what a file imports, and the references to a
+ * name. Edges name their target by text; resolving a target to a symbol is
+ * the query layer's job.
+ */
+import type { Db } from "../db.ts";
+import { allRows, allRowsOnce, type EdgeRow, oneRow, placeholders } from "./rows.ts";
+
+/** A type edge: `extends` or `implements`. */
+export type HeritageKind = "extends" | "implements";
+
+/** The types a symbol (by row id) extends or implements, in source order. */
+export function heritageOf(db: Db, rowId: number): (Pick<EdgeRow, "target" | "line"> & { kind: HeritageKind })[] {
+  return allRows(
+    db,
+    "SELECT kind, target, line FROM edges WHERE source_id = ? AND kind IN ('extends', 'implements') ORDER BY id",
+    rowId,
+  );
+}
+
+/**
+ * Symbols that extend or implement a type spelled exactly `name`, by path
+ * and line, at most `limit`.
+ */
+export function subtypesOf(
+  db: Db,
+  name: string,
+  limit: number,
+): (Pick<EdgeRow, "path" | "line"> & { kind: HeritageKind; source_id: number })[] {
+  return allRows(
+    db,
+    `SELECT kind, source_id, path, line FROM edges WHERE target_lower = ? AND target = ?
+       AND kind IN ('extends', 'implements') AND source_id IS NOT NULL ORDER BY path, line LIMIT ?`,
+    name.toLowerCase(),
+    name,
+    limit,
+  );
+}
+
+/** Names called from the given symbols (row ids), each once at its first line, in line order. */
+export function calleesOf(db: Db, rowIds: readonly number[], limit: number): Pick<EdgeRow, "target" | "line">[] {
+  if (rowIds.length === 1) {
+    return allRows(
+      db,
+      "SELECT target, min(line) AS line FROM edges WHERE kind = 'calls' AND source_id = ? GROUP BY target ORDER BY line LIMIT ?",
+      rowIds[0],
+      limit,
+    );
+  }
+  return allRowsOnce(
+    db,
+    `SELECT target, min(line) AS line FROM edges WHERE kind = 'calls' AND source_id IN (${placeholders(rowIds.length)})
+     GROUP BY target ORDER BY line LIMIT ?`,
+    ...rowIds,
+    limit,
+  );
+}
+
+/** Call sites of a name spelled exactly `name` inside a symbol, `preferPath`'s first, then by path and line. */
+export function callersOf(
+  db: Db,
+  name: string,
+  preferPath: string,
+  limit: number,
+): (Pick<EdgeRow, "path" | "line"> & { source_id: number })[] {
+  return allRows(
+    db,
+    `SELECT e.path, e.line, e.source_id FROM edges e WHERE e.target_lower = ? AND e.target = ? AND e.kind = 'calls'
+       AND e.source_id IS NOT NULL ORDER BY (e.path = ?) DESC, e.path, e.line LIMIT ?`,
+    name.toLowerCase(),
+    name,
+    preferPath,
+    limit,
+  );
+}
+
+/** Modules `path` imports, each once at its first line, in line order. */
+export function importsOf(db: Db, path: string, limit: number): Pick<EdgeRow, "target" | "line">[] {
+  return allRows(
+    db,
+    "SELECT target, min(line) AS line FROM edges WHERE path = ? AND kind = 'imports' GROUP BY target ORDER BY line LIMIT ?",
+    path,
+    limit,
+  );
+}
+
+/** Every distinct module name `path` imports. */
+export function importTargetsOf(db: Db, path: string): string[] {
+  return allRows<Pick<EdgeRow, "target">>(
+    db,
+    "SELECT DISTINCT target FROM edges WHERE path = ? AND kind = 'imports'",
+    path,
+  ).map((r) => r.target);
+}
+
+/** First and last import line of `path` (both null when it imports nothing). */
+export function importLineRange(db: Db, path: string): { lo: number | null; hi: number | null } {
+  return oneRow<{ lo: number | null; hi: number | null }>(
+    db,
+    "SELECT min(line) AS lo, max(line) AS hi FROM edges WHERE path = ? AND kind = 'imports'",
+    path,
+  ) ?? { lo: null, hi: null };
+}
+
+/** True when any file of `language` has edges (the indexer extracts relations for it). */
+export function languageHasEdges(db: Db, language: string): boolean {
+  return !!oneRow(
+    db,
+    "SELECT 1 FROM edges JOIN files ON files.path = edges.path WHERE files.language = ? LIMIT 1",
+    language,
+  );
+}
+
+/** How many uses of a name (case-insensitive, lower-cased `nameLower`) there are, in `language` files if given. */
+export function referenceCount(db: Db, nameLower: string, language: string | undefined): number {
+  const r = language
+    ? oneRow<{ n: number }>(
+      db,
+      `SELECT count(*) AS n FROM edges JOIN files ON files.path = edges.path
+       WHERE edges.target_lower = ? AND files.language = ?`,
+      nameLower,
+      language,
+    )
+    : oneRow<{ n: number }>(db, "SELECT count(*) AS n FROM edges WHERE target_lower = ?", nameLower);
+  return Number(r?.n ?? 0);
+}
+
+/** A use of a name with its file's language and the symbol it sits in (null outside any symbol). */
+export type ReferenceRow = Pick<EdgeRow, "path" | "kind" | "line" | "target"> & {
+  language: string;
+  symbol_id: string | null;
+  stable_id: string | null;
+  qualified_name: string | null;
+};
+
+/**
+ * Uses of `name` (case-insensitive), exact spellings first, then by path and
+ * line, in `language` files if given, at most `limit`.
+ */
+export function referencesOf(db: Db, name: string, language: string | undefined, limit: number): ReferenceRow[] {
+  const sql = `SELECT e.path, e.kind, e.line, e.target, f.language, s.symbol_id, s.stable_id, s.qualified_name
+     FROM edges e JOIN files f ON f.path = e.path LEFT JOIN symbols s ON s.id = e.source_id
+     WHERE e.target_lower = ? ${language ? "AND f.language = ?" : ""}
+     ORDER BY (e.target = ?) DESC, e.path, e.line LIMIT ?`;
+  return language
+    ? allRows<ReferenceRow>(db, sql, name.toLowerCase(), language, name, limit)
+    : allRows<ReferenceRow>(db, sql, name.toLowerCase(), name, limit);
+}

@@ -1,0 +1,286 @@
+/**
+ * The reads behind search: BM25-ranked rows of the full-text tables
+ * (`symbols_fts`, `chunks_fts`, `files_fts`), exact-name and literal
+ * lookups, and the chunk vocabulary. MATCH expressions come from the caller,
+ * already made safe (`src/query/search/fts_query.ts`); filters are bound
+ * parameters, never spliced text.
+ */
+import type { Db } from "../db.ts";
+import {
+  allRows,
+  allRowsOnce,
+  chunkColumns,
+  type ChunkRow,
+  type FileRow,
+  likeEscape,
+  likePrefix,
+  oneRow,
+  placeholders,
+  symbolColumns,
+  type SymbolRow,
+} from "./rows.ts";
+
+/** Filters every search source applies. */
+export interface SourceFilter {
+  language?: string;
+  pathPrefix?: string;
+}
+
+/** The part of a file row search results use. */
+export type FileHit = Pick<FileRow, "path" | "language" | "line_count">;
+
+/** A row ranked by BM25: `r` is the rank value (more negative is better). */
+export type Ranked<T> = T & { r: number };
+
+const SYMBOL_COLS = symbolColumns("s");
+const CHUNK_COLS = chunkColumns("c");
+
+function filterSql(alias: string, f: SourceFilter): { sql: string; args: string[] } {
+  const parts: string[] = [];
+  const args: string[] = [];
+  if (f.language) parts.push(`${alias}.language = ?`), args.push(f.language);
+  if (f.pathPrefix) parts.push(`${alias}.path LIKE ? ESCAPE '\\'`), args.push(likePrefix(f.pathPrefix));
+  return { sql: parts.length ? " AND " + parts.join(" AND ") : "", args };
+}
+
+/**
+ * Rows of an FTS table ranked by BM25, best first, as `{id, r}`. Ranking
+ * selects ids and scores only (joining the row tables only when a filter
+ * needs them), so sorting many matches never drags their content along.
+ */
+function rankIds(
+  db: Db,
+  fts: string,
+  weights: string,
+  join: { table: string; alias: string; key: string },
+  match: string,
+  f: SourceFilter,
+  limit: number,
+): { id: number; r: number }[] {
+  if (!f.language && !f.pathPrefix) {
+    return allRows(
+      db,
+      `SELECT rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${fts} WHERE ${fts} MATCH ? ORDER BY r LIMIT ?`,
+      match,
+      limit,
+    );
+  }
+  const w = filterSql(join.alias, f);
+  return allRows(
+    db,
+    `SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r
+     FROM ${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid
+     WHERE ${fts} MATCH ?${w.sql} ORDER BY r LIMIT ?`,
+    match,
+    ...w.args,
+    limit,
+  );
+}
+
+/** Loads rows by id in the order of `ranked`, attaching each row's BM25 value as `r`. */
+function loadRanked<T>(db: Db, sql: string, ranked: { id: number; r: number }[]): Ranked<T>[] {
+  if (!ranked.length) return [];
+  const rows = allRowsOnce<T & { _id: number }>(
+    db,
+    `${sql} IN (${placeholders(ranked.length)})`,
+    ...ranked.map((x) => x.id),
+  );
+  const byId = new Map(rows.map((row) => [Number(row._id), row]));
+  const out: Ranked<T>[] = [];
+  for (const x of ranked) {
+    const row = byId.get(x.id);
+    if (!row) continue;
+    const { _id: _, ...rest } = row;
+    out.push({ ...(rest as unknown as T), r: x.r });
+  }
+  return out;
+}
+
+/** Symbols ranked by BM25 over name (weighted most), qualified name and detail. */
+export function symbolsRanked(db: Db, match: string, f: SourceFilter, limit: number): Ranked<SymbolRow>[] {
+  const ranked = rankIds(
+    db,
+    "symbols_fts",
+    "8.0, 3.0, 1.0",
+    { table: "symbols", alias: "s", key: "id" },
+    match,
+    f,
+    limit,
+  );
+  return loadRanked<SymbolRow>(db, `SELECT ${SYMBOL_COLS}, s.id AS _id FROM symbols s WHERE s.id`, ranked);
+}
+
+/** Chunks ranked by BM25 over body and path. */
+export function chunksRanked(db: Db, match: string, f: SourceFilter, limit: number): Ranked<ChunkRow>[] {
+  const ranked = rankIds(db, "chunks_fts", "1.0, 0.2", { table: "chunks", alias: "c", key: "id" }, match, f, limit);
+  return loadRanked<ChunkRow>(db, `SELECT ${CHUNK_COLS}, c.id AS _id FROM chunks c WHERE c.id`, ranked);
+}
+
+/** Files ranked by BM25 over path words and the names they define. */
+export function filesRanked(db: Db, match: string, f: SourceFilter, limit: number): Ranked<FileHit>[] {
+  const ranked = rankIds(db, "files_fts", "4.0, 1.0", { table: "files", alias: "fl", key: "rowid" }, match, f, limit);
+  return loadRanked<FileHit>(
+    db,
+    "SELECT fl.path, fl.language, fl.line_count, fl.rowid AS _id FROM files fl WHERE fl.rowid",
+    ranked,
+  );
+}
+
+/**
+ * Symbols whose name is one of `names` case-insensitively: definitions
+ * before impl blocks of the same name, top-level before nested, larger
+ * before smaller. With `qualifier`, only those whose qualified name or path
+ * contains it.
+ */
+export function symbolsNamedAny(
+  db: Db,
+  names: readonly string[],
+  f: SourceFilter,
+  limit: number,
+  qualifier?: string,
+): SymbolRow[] {
+  const w = filterSql("s", f);
+  const qs = placeholders(names.length);
+  const lower = names.map((n) => n.toLowerCase());
+  const order = "ORDER BY (s.kind = 'impl'), (s.parent_id IS NULL) DESC, s.line_end - s.line_start DESC LIMIT ?";
+  if (qualifier === undefined) {
+    return allRowsOnce<SymbolRow>(
+      db,
+      `SELECT ${SYMBOL_COLS} FROM symbols s WHERE s.name_lower IN (${qs})${w.sql} ${order}`,
+      ...lower,
+      ...w.args,
+      limit,
+    );
+  }
+  const pat = "%" + likeEscape(qualifier) + "%";
+  return allRowsOnce<SymbolRow>(
+    db,
+    `SELECT ${SYMBOL_COLS} FROM symbols s WHERE s.name_lower IN (${qs})
+       AND (s.qualified_name LIKE ? ESCAPE '\\' OR s.path LIKE ? ESCAPE '\\')${w.sql} ${order}`,
+    ...lower,
+    pat,
+    pat,
+    ...w.args,
+    limit,
+  );
+}
+
+/** Files whose path ends with `suffix` at a `/` (or equals it), the exact path first, then shortest. */
+export function filesWithPathSuffix(db: Db, suffix: string, f: SourceFilter, limit: number): FileHit[] {
+  const w = filterSql("fl", f);
+  return allRows<FileHit>(
+    db,
+    `SELECT fl.path, fl.language, fl.line_count FROM files fl
+     WHERE (fl.path = ? OR fl.path LIKE ? ESCAPE '\\' OR fl.path LIKE ? ESCAPE '\\')${w.sql}
+     ORDER BY (fl.path = ?) DESC, length(fl.path) LIMIT ?`,
+    suffix,
+    "%/" + likeEscape(suffix),
+    "%" + likePrefix(suffix),
+    ...w.args,
+    suffix,
+    limit,
+  );
+}
+
+/** Chunks matching the FTS `phrase` (unranked), at most `limit`. */
+export function chunksMatching(db: Db, phrase: string, f: SourceFilter, limit: number): ChunkRow[] {
+  const w = filterSql("c", f);
+  return allRows<ChunkRow>(
+    db,
+    `SELECT ${CHUNK_COLS} FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+       WHERE chunks_fts MATCH ?${w.sql} LIMIT ?`,
+    phrase,
+    ...w.args,
+    limit,
+  );
+}
+
+/** Chunks whose text contains `needleLower` (compared lower-cased): a bounded scan, at most `limit`. */
+export function chunksContaining(db: Db, needleLower: string, f: SourceFilter, limit: number): ChunkRow[] {
+  const w = filterSql("c", f);
+  return allRows<ChunkRow>(
+    db,
+    `SELECT ${CHUNK_COLS} FROM chunks c WHERE instr(lower(c.content), ?) > 0${w.sql} LIMIT ?`,
+    needleLower,
+    ...w.args,
+    limit,
+  );
+}
+
+/** Symbols matching `match` by BM25 with the given column weights (name, qualified name, detail), best first. */
+function symbolsByBm25(db: Db, weights: string, match: string, limit: number): SymbolRow[] {
+  return allRows<SymbolRow>(
+    db,
+    `SELECT ${symbolColumns()} FROM (SELECT rowid AS rid, bm25(symbols_fts, ${weights}) AS rank FROM symbols_fts
+       WHERE symbols_fts MATCH ? ORDER BY rank LIMIT ?) AS hit JOIN symbols ON symbols.id = hit.rid ORDER BY hit.rank`,
+    match,
+    limit,
+  );
+}
+
+/** Symbols for a context query: BM25 over name, qualified name and detail (8/3/1), best first. */
+export function symbolsForText(db: Db, match: string, limit: number): SymbolRow[] {
+  return symbolsByBm25(db, "8.0, 3.0, 1.0", match, limit);
+}
+
+/** Where a context query's words occur: chunk places by BM25 over body and path (1/2), best first. */
+export function chunkPlacesForText(
+  db: Db,
+  match: string,
+  limit: number,
+): Pick<ChunkRow, "path" | "language" | "line_start" | "line_end" | "symbol_row">[] {
+  return allRows(
+    db,
+    `SELECT c.path, c.language, c.line_start, c.line_end, c.symbol_row FROM (SELECT rowid AS rid, bm25(chunks_fts, 1.0, 2.0)
+       AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS hit JOIN chunks c ON c.id = hit.rid
+     ORDER BY hit.rank`,
+    match,
+    limit,
+  );
+}
+
+/** Symbols sharing words with a misspelt name: BM25 over name, qualified name and detail (5/2/0.5). */
+export function symbolsForWords(db: Db, match: string, limit: number): SymbolRow[] {
+  return symbolsByBm25(db, "5.0, 2.0, 0.5", match, limit);
+}
+
+/** Indexed paths whose path words match `match` (BM25 over the path column only), best first. */
+export function pathsForWords(db: Db, match: string, limit: number): string[] {
+  return allRows<Pick<FileRow, "path">>(
+    db,
+    `SELECT files.path FROM (SELECT rowid AS rid, bm25(files_fts, 1.0, 0.0) AS rank FROM files_fts
+       WHERE files_fts MATCH ? ORDER BY rank LIMIT ?) AS hit JOIN files ON files.rowid = hit.rid ORDER BY hit.rank`,
+    `{path} : (${match})`,
+    limit,
+  ).map((r) => r.path);
+}
+
+/** Document frequencies from the chunk index's FTS vocabulary. */
+export interface ChunkVocabulary {
+  /** Chunks containing `term`. */
+  df(term: string): number;
+  /** Sum over terms starting with `prefix` of the chunks containing them. */
+  dfPrefix(prefix: string): number;
+}
+
+/** The chunk vocabulary of `db`, or null when this SQLite cannot expose it (no `fts5vocab`). */
+export function chunkVocabulary(db: Db): ChunkVocabulary | null {
+  try {
+    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.cruxe_chunks_vocab USING fts5vocab(main, chunks_fts, row)");
+  } catch {
+    return null;
+  }
+  return {
+    df: (term) =>
+      Number(oneRow<{ doc?: number }>(db, "SELECT doc FROM temp.cruxe_chunks_vocab WHERE term = ?", term)?.doc ?? 0),
+    dfPrefix: (prefix) =>
+      Number(
+        oneRow<{ d: number | null }>(
+          db,
+          "SELECT sum(doc) AS d FROM temp.cruxe_chunks_vocab WHERE term >= ? AND term < ?",
+          prefix,
+          prefix + "\uffff",
+        )?.d ?? 0,
+      ),
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Named reads of the `symbols` table: by handle, by name, by place, by
+ * parent. Every query returns `SymbolRow`.
+ */
+import type { Db } from "../db.ts";
+import { allRows, allRowsOnce, oneRow, placeholders, symbolColumns, type SymbolRow } from "./rows.ts";
+
+const COLS = symbolColumns();
+
+/** The symbol with this row id. */
+export function symbolByRowId(db: Db, id: number): SymbolRow | undefined {
+  return oneRow<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE id = ?`, id);
+}
+
+/** The symbol with this `symbol_id` handle. */
+export function symbolById(db: Db, symbolId: string): SymbolRow | undefined {
+  return oneRow<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE symbol_id = ?`, symbolId);
+}
+
+/** Symbols by row id, in no particular order (read in batches of 500). */
+export function symbolsByRowIds(db: Db, ids: readonly number[]): SymbolRow[] {
+  const out: SymbolRow[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const part = ids.slice(i, i + 500);
+    out.push(
+      ...allRowsOnce<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE id IN (${placeholders(part.length)})`, ...part),
+    );
+  }
+  return out;
+}
+
+/**
+ * Symbols whose name is `name` case-insensitively, in table order; only in
+ * `path` when given; at most `limit` when given.
+ */
+export function symbolsByName(db: Db, name: string, opts: { path?: string; limit?: number } = {}): SymbolRow[] {
+  const lower = name.toLowerCase();
+  if (opts.path !== undefined) {
+    return allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE name_lower = ? AND path = ?`, lower, opts.path);
+  }
+  if (opts.limit !== undefined) {
+    return allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE name_lower = ? LIMIT ?`, lower, opts.limit);
+  }
+  return allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE name_lower = ?`, lower);
+}
+
+/** Direct children of a symbol (by row id), in line order; at most `limit` when given. */
+export function childrenOf(db: Db, rowId: number, limit?: number): SymbolRow[] {
+  return limit === undefined
+    ? allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE parent_id = ? ORDER BY line_start`, rowId)
+    : allRows<SymbolRow>(
+      db,
+      `SELECT ${COLS} FROM symbols WHERE parent_id = ? ORDER BY line_start LIMIT ?`,
+      rowId,
+      limit,
+    );
+}
+
+/** Symbols of one file in line order (only top-level ones with `topLevelOnly`), at most `limit`. */
+export function symbolsInFile(db: Db, path: string, topLevelOnly: boolean, limit: number): SymbolRow[] {
+  return allRows<SymbolRow>(
+    db,
+    `SELECT ${COLS} FROM symbols WHERE path = ? ${topLevelOnly ? "AND parent_id IS NULL" : ""}
+     ORDER BY line_start, id LIMIT ?`,
+    path,
+    limit,
+  );
+}
+
+/** Top-level symbols of `path`, nearest to `line` first. */
+export function topLevelNear(db: Db, path: string, line: number, limit: number): SymbolRow[] {
+  return allRows<SymbolRow>(
+    db,
+    `SELECT ${COLS} FROM symbols WHERE path = ? AND parent_id IS NULL ORDER BY abs(line_start - ?) LIMIT ?`,
+    path,
+    line,
+    limit,
+  );
+}
+
+/**
+ * Top-level symbols of the other files directly in directory `dir` ("" is
+ * the root), public ones first, then by path and line.
+ */
+export function topLevelInDirectory(db: Db, dir: string, exceptPath: string, limit: number): SymbolRow[] {
+  return allRows<SymbolRow>(
+    db,
+    `SELECT ${COLS} FROM symbols WHERE path > ? AND path < ? AND path != ? AND +parent_id IS NULL
+       AND instr(substr(path, ?), '/') = 0 ORDER BY (visibility = 'public') DESC, path, line_start LIMIT ?`,
+    dir ? dir + "/" : "",
+    dir ? dir + "/\uffff" : "\uffff",
+    exceptPath,
+    dir ? dir.length + 2 : 1,
+    limit,
+  );
+}
+
+/** Top-level methods (no enclosing symbol) under path prefix `prefix`, by path and line. */
+export function topLevelMethodsUnder(db: Db, prefix: string): SymbolRow[] {
+  return allRows<SymbolRow>(
+    db,
+    `SELECT ${COLS} FROM symbols WHERE path >= ? AND path < ? AND kind = 'method'
+       AND +parent_id IS NULL ORDER BY path, line_start`,
+    prefix,
+    prefix + "\uffff",
+  );
+}

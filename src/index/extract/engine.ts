@@ -5,6 +5,7 @@
 import type { Language, Node, Tree } from "web-tree-sitter";
 import type { ExtractedRef, ExtractedSymbol, FileExtraction, SymbolKind } from "../../core/types.ts";
 import type { CallRule, DefRule, LanguageSpec, RuleContext } from "./spec.ts";
+import { extractOccurrences } from "./occurrences.ts";
 
 const CONTAINER_KINDS = new Set<SymbolKind>([
   "class",
@@ -278,5 +279,10 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
 
   walk();
 
-  return { symbols, refs, parseError: root.hasError ? "syntax errors in file (partial extraction)" : null };
+  return {
+    symbols,
+    refs,
+    occurrences: extractOccurrences(tree, spec, symbols, source),
+    parseError: root.hasError ? "syntax errors in file (partial extraction)" : null,
+  };
 }

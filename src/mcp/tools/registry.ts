@@ -16,6 +16,7 @@ import { searchCodeTool } from "./search_code.ts";
 import { getCodeContextTool } from "./get_code_context.ts";
 import { openFileTool } from "./open_file.ts";
 import { askCodeTool } from "./ask_code.ts";
+import { findReferencesTool } from "./find_references.ts";
 
 /** The tools, by name. */
 export const TOOLS: ToolDef[] = [
@@ -31,4 +32,5 @@ export const TOOLS: ToolDef[] = [
   getCodeContextTool,
   openFileTool,
   askCodeTool,
+  findReferencesTool,
 ] as unknown as ToolDef[];

@@ -85,7 +85,8 @@ export const REFERENCES_MAX_LIMIT = 500;
 const GROUP_THRESHOLD = 20;
 /** Stored occurrences examined per call at most (a page of a very common name stops early with a cursor). */
 const MAX_SCAN = 50_000;
-const SELF_NAMES = new Set(["self", "this", "cls", "super", "Self"]);
+/** Receivers that name the current object or type. */
+export const SELF_NAMES = new Set(["self", "this", "cls", "super", "Self"]);
 const ALL_KINDS = new Set<string>(SYMBOL_KINDS);
 const AFFINITY_RANK: Record<Affinity, number> = {
   same_file: 4,

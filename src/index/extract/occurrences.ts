@@ -146,7 +146,7 @@ function leavesUnder(n: Node, out: Node[], skipFields?: Set<string>, depth = 0):
 /** Per-line innermost enclosing symbol (by line spans: the smallest span wins). */
 function enclosingByLine(symbols: ExtractedSymbol[], lines: number): Int32Array {
   const at = new Int32Array(lines + 2).fill(-1);
-  const order = symbols.map((s, i) => i).filter((i) => !NOT_ENCLOSING.has(symbols[i].kind))
+  const order = symbols.map((_s, i) => i).filter((i) => !NOT_ENCLOSING.has(symbols[i].kind))
     .sort((a, b) => (symbols[b].lineEnd - symbols[b].lineStart) - (symbols[a].lineEnd - symbols[a].lineStart) || a - b);
   for (const i of order) {
     const s = symbols[i];

@@ -17,6 +17,7 @@ import { getCodeContextTool } from "./get_code_context.ts";
 import { openFileTool } from "./open_file.ts";
 import { askCodeTool } from "./ask_code.ts";
 import { findReferencesTool } from "./find_references.ts";
+import { getCallGraphTool } from "./get_call_graph.ts";
 
 /** The tools, by name. */
 export const TOOLS: ToolDef[] = [
@@ -33,4 +34,5 @@ export const TOOLS: ToolDef[] = [
   openFileTool,
   askCodeTool,
   findReferencesTool,
+  getCallGraphTool,
 ] as unknown as ToolDef[];

@@ -9,12 +9,7 @@
  */
 import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
-import {
-  referenceNameId,
-  type ReferencePosition,
-  referencesAfter,
-  referencesInLines,
-} from "../state/references.ts";
+import { referenceNameId, type ReferencePosition, referencesAfter, referencesInLines } from "../state/references.ts";
 import { parseEnum, parseLimit } from "./_input_rules.ts";
 import { symbolByRowId } from "./_resolve_symbol.ts";
 import { type Affinity, TargetResolver } from "./_resolve_target.ts";

@@ -108,3 +108,16 @@ export function languageHasReferences(db: Db, language: string): boolean {
     "SELECT 1 FROM files f WHERE f.language = ? AND EXISTS (SELECT 1 FROM refs r WHERE r.file_id = f.rowid) LIMIT 1",
   ).get(language);
 }
+
+/** How many definitions are spelled exactly `name` (for follow-up suggestions). */
+export function definitionCount(db: Db, name: string): number {
+  const r = db.prepare("SELECT count(*) AS n FROM symbols WHERE name_lower = ? AND name = ?")
+    .get(name.toLowerCase(), name) as { n: number };
+  return Number(r.n);
+}
+
+/** How many symbols a symbol directly contains. */
+export function memberCount(db: Db, symbolRowId: number): number {
+  const r = db.prepare("SELECT count(*) AS n FROM symbols WHERE parent_id = ?").get(symbolRowId) as { n: number };
+  return Number(r.n);
+}

@@ -18,6 +18,8 @@ import { openFileTool } from "./open_file.ts";
 import { askCodeTool } from "./ask_code.ts";
 import { findReferencesTool } from "./find_references.ts";
 import { getCallGraphTool } from "./get_call_graph.ts";
+import { explainRankingTool } from "./explain_ranking.ts";
+import { suggestFollowupQueriesTool } from "./suggest_followup_queries.ts";
 
 /** The tools, by name. */
 export const TOOLS: ToolDef[] = [
@@ -35,4 +37,6 @@ export const TOOLS: ToolDef[] = [
   askCodeTool,
   findReferencesTool,
   getCallGraphTool,
+  explainRankingTool,
+  suggestFollowupQueriesTool,
 ] as unknown as ToolDef[];

@@ -114,6 +114,13 @@ Deno.test("reference index: find_references, call graph, explain_ranking, follow
       assert.ok(refs.every((r) => r.resolution === "exact"));
     });
 
+    await t.step("find_references: a name in another language's file is not a use", () => {
+      const ts = flat(findReferences(db, { symbol_name: "validateToken", path: "src/cache.ts" })).map(where);
+      assert.deepEqual(ts.sort(), ["src/app.ts:1:import", "src/app.ts:6:call"]);
+      const go = flat(findReferences(db, { symbol_name: "validateToken", path: "auth/token.go" })).map(where);
+      assert.deepEqual(go, ["auth/token.go:31:call"]);
+    });
+
     await t.step("find_references: ambiguous names list candidates unless path, kind or symbol_id pins them", () => {
       const e = throwsCode(() => findReferences(db, { symbol_name: "area" }), "ambiguous_symbol");
       const cands = (e.data as { candidates: { path: string; symbol_id: string }[] }).candidates;

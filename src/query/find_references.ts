@@ -8,7 +8,8 @@
  * - `import`: the referencing file imports the defining file or package;
  * - `name_only`: only the name matches (a method call on a value of unknown type).
  * A use that resolves better to another definition of the same name is not
- * listed, and a bare Go name outside the defining package is not a use of it.
+ * listed, nor a use in a file of another language family, nor a bare Go name
+ * outside the defining package.
  * Reads only the open index.
  */
 import type { Db } from "../state/db.ts";
@@ -134,6 +135,13 @@ export function targetSymbol(
   }
 }
 
+/** Languages whose files can name each other's definitions (one grammar family). */
+const LANGUAGE_FAMILY: Record<string, string> = { tsx: "typescript", javascript: "typescript", cpp: "c" };
+
+function family(language: string): string {
+  return LANGUAGE_FAMILY[language] ?? language;
+}
+
 /** The Go package a Go symbol lives in (the first segment of its qualified name). */
 function goPackage(sym: SymbolRow): string {
   const i = sym.qualified_name.indexOf(".");
@@ -179,6 +187,8 @@ export class ReferenceJudge {
   /** The resolution of one occurrence of the symbol's name, or null when it does not refer to the symbol. */
   judge(r: ReferenceRow): Resolution | null {
     const sym = this.sym;
+    // A name in a file of another language family names something else (a JS `get_format` is not Python's).
+    if (family(r.language) !== family(sym.language)) return null;
     const affinity = this.resolver.affinity(r.path, r.language, sym);
     const go = sym.language === "go" && r.language === "go";
     if (r.qualifier === null) {

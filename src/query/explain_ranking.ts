@@ -131,7 +131,7 @@ export function explainRanking(db: Db, input: ExplainRankingInput): ExplainRanki
       }
       : null,
     summary: `Rank ${i + 1} of ${r.total_candidates}: found by ${sources.join(", ") || "no source"}` +
-      (top ? `; largest adjustment ${top.name} (×${top.value})` : "") +
+      (top ? `; largest adjustment ${top.name} (${top.stage === "signal" ? "×" : "+"}${top.value})` : "") +
       (above ? `; trails rank ${i} by ${round(Number(above.ranking_reasons?.final ?? 0) - num("final"))}` : "") +
       ".",
   };

@@ -10,7 +10,13 @@
 import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
-import { definitionCount, memberCount, referenceCount, referenceNameId } from "../state/references.ts";
+import {
+  definitionCount,
+  memberCount,
+  referenceCount,
+  referenceNameId,
+  referencesInLines,
+} from "../state/references.ts";
 import { parseLimit, requireQuery } from "./_input_rules.ts";
 import { resolveSymbol } from "./_resolve_symbol.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
@@ -104,6 +110,16 @@ export function suggestFollowupQueries(db: Db, input: FollowupInput): FollowupRe
           { symbol_id: sym.symbol_id, direction: "callers", depth: 2 },
           `who calls ${sym.qualified_name}, two levels up`,
         );
+      }
+      if (CALLABLE_KINDS.has(sym.kind)) {
+        const calls = referencesInLines(db, sym.path, sym.line_start, sym.line_end).filter((r) => r.kind === "call");
+        if (calls.length) {
+          add(
+            "get_call_graph",
+            { symbol_id: sym.symbol_id, direction: "callees", depth: 1 },
+            `${sym.qualified_name} makes ${calls.length} call${calls.length === 1 ? "" : "s"}; see what they reach`,
+          );
+        }
       }
       if (TYPE_KINDS.has(sym.kind)) {
         const members = memberCount(db, sym.id);

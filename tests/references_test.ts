@@ -50,6 +50,8 @@ const GENERATED: Record<string, string> = {
     ...Array.from({ length: 24 }, (_, i) => `    total_area([${i}])`),
     "",
   ].join("\n"),
+  // A module-qualified call: `report.total_area` through `from . import report`.
+  "shapes/modcall.py": "from . import report\n\n\ndef via_module():\n    return report.total_area([])\n",
   // A bare name in another Go package is not a use of auth's checkExpiry.
   "server/expiry.go": ["package server", "", "func local() error {", '\treturn checkExpiry("x")', "}", ""].join("\n"),
 };
@@ -152,6 +154,9 @@ Deno.test("reference index: find_references, call graph, explain_ranking, follow
         pages++;
       } while (cursor && pages < 20);
       assert.deepEqual(paged, whole);
+      const viaModule = flat(all).find((r) => r.path === "shapes/modcall.py")!;
+      assert.equal(viaModule.qualifier, "report");
+      assert.equal(viaModule.resolution, "import");
       assert.ok(pages >= 4);
       const calls = flat(findReferences(db, { symbol_name: "total_area", reference_kind: "call", limit: 500 }));
       assert.ok(calls.length && calls.every((r) => r.reference_kind === "call"));
@@ -191,7 +196,7 @@ Deno.test("reference index: find_references, call graph, explain_ranking, follow
 
       const callers = getCallGraph(db, { symbol_name: "total_area", direction: "callers", depth: 1 });
       const callerNames = callers.nodes.map((n) => n.name).sort();
-      assert.deepEqual(callerNames, ["build_report", "many", "ping", "test_total_area", "total_area"]);
+      assert.deepEqual(callerNames, ["build_report", "many", "ping", "test_total_area", "total_area", "via_module"]);
 
       const cut = getCallGraph(db, { symbol_name: "build_report", depth: 2, max_nodes: 2 });
       assert.equal(cut.nodes.length, 2);

@@ -15,6 +15,7 @@ import { IndexWriter } from "../state/project_index.ts";
 import { IndexReaders } from "../query/index_reader.ts";
 import { projectStatus } from "../query/index_status.ts";
 import { runQueryCommand } from "./commands/query_cmds.ts";
+import { runReferenceCommand } from "./commands/reference_cmds.ts";
 import { runServeCommand } from "./commands/serve_mcp.ts";
 
 const USAGE = `cruxe ${VERSION} — code navigation for AI coding agents
@@ -31,6 +32,8 @@ Commands:
   hierarchy NAME [--path P] [--direction ancestors|descendants]   containment and type hierarchy
   related NAME [--path P] [--scope file|module|package] [--limit N]  related symbols
   context QUERY [--max-tokens N] [--strategy breadth|depth]         context within a token budget
+  refs NAME [--path P] [--kind K] [--reference-kind K] [--limit N] [--cursor C]   where a symbol is used
+  callgraph NAME [--path P] [--direction callers|callees|both] [--depth 1-3] [--max-nodes N]   call graph
   (query commands accept --workspace PATH; default: the project containing the current directory)
   status                                        projects, index state and jobs
   doctor [--repair]                             check store, grammars, git, permissions;
@@ -155,6 +158,31 @@ async function dispatch(cmd: string, rest: string[]): Promise<number> {
       if (v.limit !== undefined) int(v.limit, "limit", 10);
       const { verbose: _v, config: _c, json, help: _h, workspace, ...flags } = v;
       return runQueryCommand(openContext(v.config), cmd, {
+        workspace,
+        json: json ?? false,
+        text,
+        flags: flags as Record<string, string | undefined>,
+      });
+    }
+    case "refs":
+    case "callgraph": {
+      const { values: v, positionals } = parse(rest, {
+        workspace: { type: "string" },
+        path: { type: "string" },
+        kind: { type: "string" },
+        "reference-kind": { type: "string" },
+        limit: { type: "string" },
+        cursor: { type: "string" },
+        direction: { type: "string" },
+        depth: { type: "string" },
+        "max-nodes": { type: "string" },
+      });
+      if (v.help) return help();
+      setLogLevel(v.verbose?.length ?? 0);
+      const text = positionals.join(" ").trim();
+      if (!text) throw new CruxeError("invalid_input", `${cmd} needs a symbol name (see cruxe --help)`);
+      const { verbose: _v, config: _c, json, help: _h, workspace, ...flags } = v;
+      return runReferenceCommand(openContext(v.config), cmd, {
         workspace,
         json: json ?? false,
         text,

@@ -142,6 +142,13 @@ function family(language: string): string {
   return LANGUAGE_FAMILY[language] ?? language;
 }
 
+/** The name a module is imported as by default: the file's stem, or its directory for `__init__`/`index`. */
+function moduleName(sym: SymbolRow): string {
+  const parts = sym.path.replace(/\.[^./]+$/, "").split("/");
+  const last = parts.pop() ?? "";
+  return last === "__init__" || last === "index" || last === "mod" ? parts.pop() ?? last : last;
+}
+
 /** The Go package a Go symbol lives in (the first segment of its qualified name). */
 function goPackage(sym: SymbolRow): string {
   const i = sym.qualified_name.indexOf(".");
@@ -205,10 +212,10 @@ export class ReferenceJudge {
     if (this.parent && r.qualifier === this.parent.name) {
       return affinity === "same_file" ? "exact" : affinity === "imported" ? "import" : "name_only";
     }
-    if (go && sym.parent_id === null && !sym.qualified_name.slice(goPackage(sym).length + 1).includes(".")) {
-      // `pkg.Func`: a package-level Go name reached through its package's name.
-      if (r.qualifier === goPackage(sym) && affinity === "imported") return "import";
-      if (r.qualifier === goPackage(sym)) return "name_only";
+    const module = go ? goPackage(sym) : moduleName(sym);
+    if (sym.parent_id === null && sym.kind !== "method" && r.qualifier === module) {
+      // `pkg.Func`, `formats.get_format`: a top-level name reached through its module's name.
+      return affinity === "imported" || affinity === "same_file" ? "import" : "name_only";
     }
     return "name_only";
   }

@@ -27,7 +27,7 @@ import {
 import { parseEnum, parseKind, parseLimit } from "./_input_rules.ts";
 import { resolveSymbol, symbolByRowId } from "./_resolve_symbol.ts";
 import { type Affinity, TargetResolver } from "./_resolve_target.ts";
-import { type SymbolFields, symbolFields, type SymbolRow } from "./_symbol_row.ts";
+import { dirOf, type SymbolFields, symbolFields, type SymbolRow } from "./_symbol_row.ts";
 import { fileLines } from "./_file_lines.ts";
 
 /** How sure a reference is to mean the symbol asked about. */
@@ -200,9 +200,10 @@ export class ReferenceJudge {
     const go = sym.language === "go" && r.language === "go";
     if (r.qualifier === null) {
       if (r.kind === "import") return affinity === "same_file" || affinity === "imported" ? "import" : "name_only";
-      if (go && affinity !== "same_file" && affinity !== "same_directory") return null;
+      // A bare Go name means a definition of the same package (directory), whatever the file imports.
+      if (go) return dirOf(r.path) === dirOf(sym.path) ? "exact" : null;
       if (this.shadowed(r.path, r.language, affinity)) return null;
-      if (affinity === "same_file" || (go && affinity === "same_directory")) return "exact";
+      if (affinity === "same_file") return "exact";
       return affinity === "imported" ? "import" : "name_only";
     }
     if (SELF_NAMES.has(r.qualifier) && this.parent) {

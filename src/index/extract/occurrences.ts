@@ -199,12 +199,14 @@ export function extractOccurrences(
     const name = p.childForFieldName("name");
     return !!name && name.startIndex === leaf.startIndex;
   };
-  const add = (leaf: Node, kind: ReferenceKind, qualifier: string | null): void => {
+  const add = (leaf: Node, kind: ReferenceKind, qualifier: string | null | (() => string | null)): void => {
     if (seen.has(leaf.startIndex)) return;
     seen.add(leaf.startIndex);
+    if (typeof qualifier === "function") qualifier = qualifier();
     const name = leaf.text;
     if (!name || name.length > MAX_NAME || !/^[\p{L}_$@][\p{L}\p{N}_$!?]*$/u.test(name)) return;
-    if (isDefinitionName(leaf)) return;
+    // A callee or a member access is never a definition's own name; only type, import and base-type leaves can be.
+    if (kind !== "call" && kind !== "attribute" && isDefinitionName(leaf)) return;
     const line = leaf.startPosition.row + 1;
     const from = enclosing[line];
     out.push({ name, kind, line, column: leaf.startPosition.column + 1, qualifier, from: from < 0 ? null : from });
@@ -222,10 +224,9 @@ export function extractOccurrences(
   for (const t of heritageDefs) {
     for (const def of of(t)) {
       const leaves: Node[] = [];
+      const field = def.childForFieldName("superclasses");
       for (const c of def.namedChildren) {
-        if (!c) continue;
-        const field = def.childForFieldName("superclasses");
-        if (HERITAGE.has(c.type) || (field && field.id === c.id)) leavesUnder(c, leaves);
+        if (c && (HERITAGE.has(c.type) || (field && field.id === c.id))) leavesUnder(c, leaves);
       }
       // Go embeds and TS interface `extends` live one level down (in the type / body).
       for (const l of leaves) {
@@ -282,9 +283,11 @@ export function extractOccurrences(
     for (const n of of(t)) {
       const leaf = n.childForFieldName(member);
       if (!leaf || !NAME_LEAVES.has(leaf.type)) continue;
-      const obj = n.childForFieldName(object) ?? n.childForFieldName("argument");
       const kind: ReferenceKind = leaf.type === "type_identifier" || t === "qualified_type" ? "type" : "attribute";
-      add(leaf, kind, obj ? qualifierText(obj) : null);
+      add(leaf, kind, () => {
+        const obj = n.childForFieldName(object) ?? n.childForFieldName("argument");
+        return obj ? qualifierText(obj) : null;
+      });
     }
   }
   for (const n of of("type_identifier")) if (!builtins?.has(n.text)) add(n, "type", null);

@@ -16,6 +16,8 @@ import { suggestFollowupQueries } from "../src/query/followups.ts";
 import { searchCode } from "../src/query/search_code.ts";
 import { openDb } from "../src/state/db.ts";
 import { migrate, PROJECT_MIGRATIONS, projectSchemaStatus } from "../src/state/schema.ts";
+import { parseAndExtract } from "../src/index/parser.ts";
+import { languageForPath, LANGUAGES } from "../src/index/languages/registry.ts";
 
 function throwsCode(fn: () => unknown, code: string): CruxeError {
   try {
@@ -314,4 +316,35 @@ Deno.test("schema 2: an index of schema 1 is reindex_required; migrating it empt
   } finally {
     db.close();
   }
+});
+
+Deno.test("occurrences: every language with full symbols records its calls (each call edge has its occurrence)", async () => {
+  const root = new URL("../fixtures/repos/", import.meta.url).pathname;
+  const walk = (dir: string): string[] =>
+    [...Deno.readDirSync(dir)].flatMap((e) => e.isDirectory ? walk(join(dir, e.name)) : [join(dir, e.name)]);
+  const withCalls = new Set<string>();
+  const seen = new Set<string>();
+  const kinds = new Map<string, Set<string>>();
+  for (const path of walk(root)) {
+    const lang = languageForPath(path);
+    if (!lang) continue;
+    const ex = await parseAndExtract(lang.id, path, Deno.readTextFileSync(path));
+    const occ = ex.occurrences ?? [];
+    const calls = new Set(occ.filter((o) => o.kind === "call").map((o) => `${o.line}:${o.name}`));
+    for (const e of ex.refs.filter((r) => r.kind === "calls")) {
+      assert.ok(calls.has(`${e.line}:${e.target}`), `${path}: call of ${e.target} at line ${e.line} not recorded`);
+    }
+    seen.add(lang.id);
+    if (calls.size) withCalls.add(lang.id);
+    for (const o of occ) {
+      (kinds.get(lang.id) ?? kinds.set(lang.id, new Set()).get(lang.id)!).add(o.kind);
+      assert.ok(o.line >= 1 && o.column >= 1, `${path}: bad position`);
+      assert.ok(o.from === null || (o.from >= 0 && o.from < ex.symbols.length), `${path}: bad enclosing symbol`);
+    }
+  }
+  // Every language with a fixture (all but TSX and JavaScript, which share TypeScript's rules).
+  assert.ok(seen.size >= LANGUAGES.length - 2, [...seen].join(" "));
+  for (const l of seen) assert.ok(withCalls.has(l), `no call occurrences for ${l}`);
+  for (const l of ["go", "typescript", "java", "rust", "c", "cpp", "scala"]) assert.ok(kinds.get(l)?.has("type"), l);
+  for (const l of ["python", "typescript", "java", "csharp", "ruby", "cpp"]) assert.ok(kinds.get(l)?.has("inherit"), l);
 });

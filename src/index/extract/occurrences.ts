@@ -111,12 +111,15 @@ function qualifierText(obj: Node): string {
   return "";
 }
 
-/** The first leaf spelled `name` in a call node outside its arguments (custom call rules return only the name). */
+/**
+ * The first leaf spelled `name` in a call node outside its arguments, in source order (custom call rules return
+ * only the name; the grammar's leaf type varies: Bash `word`, Haskell `variable`, PowerShell `simple_name`).
+ */
 function leafNamed(n: Node, name: string, depth = 0): Node | null {
   for (const c of n.namedChildren) {
     if (!c || /argument/.test(c.type)) continue;
-    if (NAME_LEAVES.has(c.type) && c.text === name) return c;
-    if (depth < 3) {
+    if (c.text === name && (NAME_LEAVES.has(c.type) || c.namedChildCount === 0)) return c;
+    if (depth < 4) {
       const r = leafNamed(c, name, depth + 1);
       if (r) return r;
     }
@@ -204,7 +207,7 @@ export function extractOccurrences(
     seen.add(leaf.startIndex);
     if (typeof qualifier === "function") qualifier = qualifier();
     const name = leaf.text;
-    if (!name || name.length > MAX_NAME || !/^[\p{L}_$@][\p{L}\p{N}_$!?]*$/u.test(name)) return;
+    if (!name || name.length > MAX_NAME || !/^[\p{L}_$@][\p{L}\p{N}_$!?.:-]*$/u.test(name)) return;
     // A callee or a member access is never a definition's own name; only type, import and base-type leaves can be.
     if (kind !== "call" && kind !== "attribute" && isDefinitionName(leaf)) return;
     const line = leaf.startPosition.row + 1;
@@ -266,6 +269,8 @@ export function extractOccurrences(
   }
   for (const t of importTypes) {
     for (const imp of of(t)) {
+      // Some languages' import rules share a node type with calls (`require`, `alias`): only real imports count.
+      if (!spec.imports![t](imp).some(Boolean)) continue;
       const leaves: Node[] = [];
       leavesUnder(imp, leaves, IMPORT_SKIP_FIELDS);
       for (const l of leaves) {

@@ -21,7 +21,8 @@
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
-import { type Db, getMeta, openDb } from "../src/state/db.ts";
+import type { Db } from "../src/state/db.ts";
+import { findIndex } from "./find_index.ts";
 import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
 import { getCallGraph } from "../src/query/call_graph.ts";
 import { CruxeError } from "../src/core/errors.ts";
@@ -39,19 +40,6 @@ const { values, positionals } = parseArgs({
 const roots = positionals.length ? positionals : ["/work/corpora/django", "/work/corpora/go"];
 const SAMPLE = Number(values.sample);
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-
-function findIndex(home: string, root: string): Db | null {
-  try {
-    for (const e of Deno.readDirSync(join(home, "projects"))) {
-      try {
-        const db = openDb(join(home, "projects", e.name, "index.db"));
-        if (getMeta(db, "repo_root") === root) return db;
-        db.close();
-      } catch { /* not an index */ }
-    }
-  } catch { /* no home */ }
-  return null;
-}
 
 /** Indexes `root` into the home with the CLI; returns the wall time in seconds. */
 async function indexRoot(home: string, root: string, force: boolean): Promise<number> {

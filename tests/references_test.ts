@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { commitAll, copyFixture, git, indexDir, tempHome } from "./helpers/fixture_repo.ts";
+import { indexDir, tempHome } from "./helpers/fixture_repo.ts";
+import { polyglotRepo, throwsCode } from "./helpers/nav_repo.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
-import { CruxeError } from "../src/core/errors.ts";
 import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
 import { getCallGraph } from "../src/query/call_graph.ts";
 import { explainRanking } from "../src/query/explain_ranking.ts";
@@ -18,17 +18,6 @@ import { openDb } from "../src/state/db.ts";
 import { migrate, PROJECT_MIGRATIONS, projectSchemaStatus } from "../src/state/schema.ts";
 import { parseAndExtract } from "../src/index/parser.ts";
 import { languageForPath, LANGUAGES } from "../src/index/languages/registry.ts";
-
-function throwsCode(fn: () => unknown, code: string): CruxeError {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof CruxeError, `expected CruxeError ${code}, got ${e}`);
-    assert.equal(e.code, code, e.message);
-    return e;
-  }
-  assert.fail(`expected ${code}, nothing was thrown`);
-}
 
 /** Python helpers that call each other (a cycle) and many uses of one function over two files. */
 const GENERATED: Record<string, string> = {
@@ -58,20 +47,6 @@ const GENERATED: Record<string, string> = {
   "server/expiry.go": ["package server", "", "func local() error {", '\treturn checkExpiry("x")', "}", ""].join("\n"),
 };
 
-/** The three navigation fixtures side by side in one repository (one index job), plus GENERATED. */
-function polyglotRepo(): string {
-  const dir = Deno.makeTempDirSync({ prefix: "cruxe-refs-" });
-  for (const name of ["nav_py", "nav_ts", "nav_go"]) {
-    const src = copyFixture(name);
-    for (const e of Deno.readDirSync(src)) Deno.renameSync(join(src, e.name), join(dir, e.name));
-    Deno.removeSync(src, { recursive: true });
-  }
-  for (const [p, text] of Object.entries(GENERATED)) Deno.writeTextFileSync(join(dir, p), text);
-  git(dir, "init", "-q", "-b", "main");
-  commitAll(dir, "initial");
-  return dir;
-}
-
 /** Every reference of an answer, grouped or not. */
 function flat(r: FindReferencesResult): Reference[] {
   return r.references ?? r.files!.flatMap((f) => f.references.map((x) => ({ ...x, path: f.path }) as Reference));
@@ -83,7 +58,7 @@ Deno.test("reference index: find_references, call graph, explain_ranking, follow
   const h = tempHome();
   const readers = new IndexReaders(h.registry);
   try {
-    const dir = polyglotRepo();
+    const dir = polyglotRepo(GENERATED);
     const { project, status } = await indexDir(h, dir);
     assert.equal(status, "published");
     let db = requireIndex(readers.view(project));

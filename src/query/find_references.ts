@@ -26,7 +26,7 @@ import {
 } from "../state/references.ts";
 import { parseEnum, parseKind, parseLimit } from "./_input_rules.ts";
 import { resolveSymbol, symbolByRowId } from "./_resolve_symbol.ts";
-import { type Affinity, TargetResolver } from "./_resolve_target.ts";
+import { type Affinity, AFFINITY_RANK, TargetResolver } from "./_resolve_target.ts";
 import { dirOf, type SymbolFields, symbolFields, type SymbolRow } from "./_symbol_row.ts";
 import { fileLines } from "./_file_lines.ts";
 
@@ -89,13 +89,6 @@ const MAX_SCAN = 50_000;
 /** Receivers that name the current object or type. */
 export const SELF_NAMES = new Set(["self", "this", "cls", "super", "Self"]);
 const ALL_KINDS = new Set<string>(SYMBOL_KINDS);
-const AFFINITY_RANK: Record<Affinity, number> = {
-  same_file: 4,
-  imported: 3,
-  same_directory: 2,
-  same_language: 1,
-  elsewhere: 0,
-};
 
 /**
  * The one symbol a call names: `symbol_id`, or `symbol_name` narrowed by

@@ -149,11 +149,22 @@ export function getCallGraph(db: Db, input: CallGraphInput): CallGraphResult {
     });
   };
 
+  const rows = new Map<number, SymbolRow | undefined>();
+  const rowOf = (id: number) => {
+    if (!rows.has(id)) rows.set(id, symbolByRowId(db, id));
+    return rows.get(id);
+  };
+  /**
+   * Call sites of `sym` that resolve to it, grouped by caller. Reading stops once more new callers were
+   * found than the graph has room for (`max_nodes` then cuts), or after CALLER_SCAN stored occurrences.
+   */
   const callersOf = (sym: SymbolRow): { caller: SymbolRow; line: number; resolution: Resolution }[] => {
     const nameId = referenceNameId(db, sym.name);
     if (nameId === null) return [];
     const judge = new ReferenceJudge(db, sym);
     const out: { caller: SymbolRow; line: number; resolution: Resolution }[] = [];
+    const fresh = new Set<number>();
+    const room = maxNodes - nodes.size;
     let position: ReferencePosition | null = null;
     let scanned = 0;
     while (scanned < CALLER_SCAN) {
@@ -165,8 +176,14 @@ export function getCallGraph(db: Db, input: CallGraphInput): CallGraphResult {
         if (r.kind !== "call" || r.source_id === null) continue;
         const resolution = judge.judge(r);
         if (!resolution) continue;
-        const caller = symbolByRowId(db, r.source_id);
-        if (caller) out.push({ caller, line: r.line, resolution });
+        const caller = rowOf(r.source_id);
+        if (!caller) continue;
+        if (!nodes.has(caller.id)) fresh.add(caller.id);
+        if (fresh.size > room) {
+          cuts.add("max_nodes");
+          return out;
+        }
+        out.push({ caller, line: r.line, resolution });
       }
     }
     if (referencesAfter(db, nameId, position, 1).length) cuts.add("call_sites");
@@ -194,6 +211,11 @@ export function getCallGraph(db: Db, input: CallGraphInput): CallGraphResult {
   for (let d = 1; d <= depth && frontier.length; d++) {
     const next: typeof frontier = [];
     for (const { row, way } of frontier) {
+      // A full graph adds nothing more: the rest of the frontier stays unexpanded.
+      if (nodes.size >= maxNodes) {
+        cuts.add("max_nodes");
+        break;
+      }
       if (way === "callers") {
         for (const c of callersOf(row)) {
           const known = nodes.has(c.caller.id);

@@ -162,13 +162,29 @@ function enclosingByLine(symbols: ExtractedSymbol[], lines: number): Int32Array 
 /**
  * The identifier occurrences of one parsed file. `symbols` are the file's
  * extracted definitions (for the enclosing symbol); a definition's own name
- * is never an occurrence.
+ * is never an occurrence. `collected`: the tree's nodes of (at least) the
+ * `occurrenceNodeTypes`, when the caller already walked the tree for them.
  */
+/** The node types occurrence extraction reads (a caller walking the tree once can collect them too). */
+export function occurrenceNodeTypes(spec: LanguageSpec): string[] {
+  return [
+    ...new Set<string>([
+      ...Object.keys(spec.calls ?? {}),
+      ...Object.keys(spec.imports ?? {}),
+      ...Object.entries(spec.defs).filter(([, r]) => r.heritage).map(([t]) => t),
+      ...Object.keys(ACCESS),
+      "type_identifier",
+      ...(spec.id === "python" ? ["type"] : []),
+    ]),
+  ];
+}
+
 export function extractOccurrences(
   tree: Tree,
   spec: LanguageSpec,
   symbols: ExtractedSymbol[],
   source: string,
+  collected?: Node[],
 ): ExtractedOccurrence[] {
   const root = tree.rootNode;
   const language = tree.language;
@@ -176,17 +192,12 @@ export function extractOccurrences(
   const importTypes = Object.keys(spec.imports ?? {});
   const heritageDefs = Object.entries(spec.defs).filter(([, r]) => r.heritage).map(([t]) => t);
   const defTypes = new Set(Object.keys(spec.defs));
-  const wanted = new Set<string>([
-    ...callTypes,
-    ...importTypes,
-    ...heritageDefs,
-    ...Object.keys(ACCESS),
-    "type_identifier",
-    ...(spec.id === "python" ? ["type"] : []),
-  ]);
-  const types = [...wanted].filter((t) => language.idForNodeType(t, true));
-  if (!types.length) return [];
-  const nodes = root.descendantsOfType(types).filter((n): n is Node => n !== null);
+  let nodes = collected;
+  if (!nodes) {
+    const types = occurrenceNodeTypes(spec).filter((t) => language.idForNodeType(t, true));
+    if (!types.length) return [];
+    nodes = root.descendantsOfType(types).filter((n): n is Node => n !== null);
+  }
 
   let lineCount = 1;
   for (let i = source.indexOf("\n"); i >= 0; i = source.indexOf("\n", i + 1)) lineCount++;

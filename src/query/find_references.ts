@@ -242,8 +242,8 @@ function decodeCursor(value: unknown, key: string, published: string): Reference
     throw bad("is not valid");
   }
   if (!s || typeof s !== "object" || ![s.f, s.l, s.c].every(Number.isInteger)) throw bad("is not valid");
-  if (s.k !== key) throw bad("belongs to another query");
   if (s.p !== published) throw bad("was issued before the index changed");
+  if (s.k !== key) throw bad("belongs to another query");
   return { file_id: s.f, line: s.l, col: s.c };
 }
 

@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { indexDir, tempHome } from "./helpers/fixture_repo.ts";
+import { copyFixture, indexDir, tempHome } from "./helpers/fixture_repo.ts";
+import { main } from "../src/cli/main.ts";
 import { polyglotRepo, throwsCode } from "./helpers/nav_repo.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
@@ -322,4 +323,35 @@ Deno.test("occurrences: every language with full symbols records its calls (each
   for (const l of seen) assert.ok(withCalls.has(l), `no call occurrences for ${l}`);
   for (const l of ["go", "typescript", "java", "rust", "c", "cpp", "scala"]) assert.ok(kinds.get(l)?.has("type"), l);
   for (const l of ["python", "typescript", "java", "csharp", "ruby", "cpp"]) assert.ok(kinds.get(l)?.has("inherit"), l);
+});
+
+Deno.test("CLI: refs and callgraph print find_references and get_call_graph; bad depth exits 2", async () => {
+  const dir = copyFixture("go_basic");
+  const home = Deno.makeTempDirSync({ prefix: "cruxe-home-" });
+  const before = Deno.env.get("CRUXE_HOME");
+  Deno.env.set("CRUXE_HOME", home);
+  const printed: string[] = [];
+  const log = console.log;
+  const error = console.error;
+  console.log = (...a: unknown[]) => printed.push(a.join(" "));
+  console.error = (...a: unknown[]) => printed.push(a.join(" "));
+  try {
+    assert.equal(await main(["index", "--path", dir, "--json"]), 0);
+    printed.length = 0;
+    assert.equal(await main(["refs", "Claims", "--workspace", dir, "--json"]), 0);
+    const refs = JSON.parse(printed.join("\n")) as FindReferencesResult;
+    assert.equal(refs.symbol.qualified_name, "auth.Claims");
+    assert.equal(flat(refs).length, 5);
+    printed.length = 0;
+    assert.equal(await main(["callgraph", "ValidateToken", "--workspace", dir, "--direction", "callees"]), 0);
+    assert.match(printed.join("\n"), /auth\.ValidateToken\s+auth\.parseClaims\s+27\s+exact/);
+    printed.length = 0;
+    assert.equal(await main(["callgraph", "ValidateToken", "--workspace", dir, "--depth", "10"]), 2);
+    assert.match(printed.join("\n"), /invalid_input.*depth/);
+  } finally {
+    console.log = log;
+    console.error = error;
+    if (before === undefined) Deno.env.delete("CRUXE_HOME");
+    else Deno.env.set("CRUXE_HOME", before);
+  }
 });

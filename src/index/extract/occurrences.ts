@@ -159,12 +159,6 @@ function enclosingByLine(symbols: ExtractedSymbol[], lines: number): Int32Array 
   return at;
 }
 
-/**
- * The identifier occurrences of one parsed file. `symbols` are the file's
- * extracted definitions (for the enclosing symbol); a definition's own name
- * is never an occurrence. `collected`: the tree's nodes of (at least) the
- * `occurrenceNodeTypes`, when the caller already walked the tree for them.
- */
 /** The node types occurrence extraction reads (a caller walking the tree once can collect them too). */
 export function occurrenceNodeTypes(spec: LanguageSpec): string[] {
   return [
@@ -179,6 +173,12 @@ export function occurrenceNodeTypes(spec: LanguageSpec): string[] {
   ];
 }
 
+/**
+ * The identifier occurrences of one parsed file. `symbols` are the file's
+ * extracted definitions (for the enclosing symbol); a definition's own name
+ * is never an occurrence. `collected`: the tree's nodes of (at least) the
+ * `occurrenceNodeTypes`, when the caller already walked the tree for them.
+ */
 export function extractOccurrences(
   tree: Tree,
   spec: LanguageSpec,

@@ -22,6 +22,8 @@ import { getFileOutline } from "../src/query/file_outline.ts";
 import { getCodeContext } from "../src/query/code_context.ts";
 import { getSymbolHierarchy } from "../src/query/symbol_hierarchy.ts";
 import { findRelatedSymbols } from "../src/query/related_symbols.ts";
+import { findReferences } from "../src/query/find_references.ts";
+import { getCallGraph } from "../src/query/call_graph.ts";
 import { searchCode } from "../src/query/search_code.ts";
 import { CruxeError } from "../src/core/errors.ts";
 
@@ -154,6 +156,9 @@ measure("get_symbol_hierarchy", null, types.flatMap((id, i) => [[id, i % 2 ? "an
   return getSymbolHierarchy(db, { symbol_name: id, direction });
 });
 measure("find_related_symbols", null, funcs, (x) => findRelatedSymbols(db, { symbol_name: x as string }));
+// Targets for the reference index's tools: a first page of uses, a call graph two levels deep.
+measure("find_references", 50, [...types, ...funcs], (x) => findReferences(db, { symbol_id: x as string }));
+measure("get_call_graph depth 2", 100, funcs, (x) => getCallGraph(db, { symbol_id: x as string, depth: 2 }));
 
 const searchInputs = [...names.map((d) => d.name).slice(0, n / 2), ...phrases.slice(0, n / 2)];
 measure("search_code", 50, searchInputs, (x) => searchCode(db, { query: x as string, limit: 10 }));

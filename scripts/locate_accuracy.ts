@@ -11,11 +11,8 @@
  * Needs read access to the Cruxe home and the corpora, and to run ctags.
  */
 import { parseArgs } from "node:util";
-import { join } from "node:path";
-import { openDb } from "../src/state/db.ts";
-import type { Db } from "../src/state/db.ts";
-import { getMeta } from "../src/state/db.ts";
 import { locateSymbol, warmSymbolIndex } from "../src/query/locate_symbol.ts";
+import { findIndex } from "./find_index.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -48,19 +45,6 @@ interface Tag {
   line: number;
   kind: string;
   language: string;
-}
-
-function findIndex(home: string, root: string): Db | null {
-  try {
-    for (const e of Deno.readDirSync(join(home, "projects"))) {
-      try {
-        const db = openDb(join(home, "projects", e.name, "index.db"));
-        if (getMeta(db, "repo_root") === root) return db;
-        db.close();
-      } catch { /* not an index */ }
-    }
-  } catch { /* no home */ }
-  return null;
 }
 
 /** Ctags definitions over exactly the files the index holds. */

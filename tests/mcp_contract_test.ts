@@ -25,6 +25,10 @@ const ALL_TOOLS = [
   "get_code_context",
   "open_file",
   "ask_code",
+  "find_references",
+  "get_call_graph",
+  "explain_ranking",
+  "suggest_followup_queries",
 ];
 
 const METADATA_KEYS = [
@@ -95,6 +99,9 @@ Deno.test("every tool answers with metadata on an indexed workspace; errors use 
       ["get_symbol_hierarchy", { symbol_name: "CheckRateLimit" }],
       ["find_related_symbols", { symbol_name: "ValidateToken" }],
       ["get_code_context", { query: "ValidateToken" }],
+      ["find_references", { symbol_name: "ValidateToken" }],
+      ["get_call_graph", { symbol_name: "ValidateToken", direction: "both", depth: 2 }],
+      ["suggest_followup_queries", { query: "validate token" }],
       ["sync_repo", { wait: true }],
       ["index_repo", { wait: true, force: true }],
     ];
@@ -132,6 +139,39 @@ Deno.test("every tool answers with metadata on an indexed workspace; errors use 
       await s.call("search_code", { query: "x", workspace: "/definitely/not/registered" }),
       "workspace_not_registered",
       "unregistered",
+    );
+    // The navigation tools over the reference index: unknown symbol, depth 10, negative limit, a foreign cursor.
+    assertRegistryError(await s.call("find_references", { symbol_name: "NoSuch" }), "symbol_not_found", "refs");
+    assertRegistryError(
+      await s.call("get_call_graph", { symbol_name: "ValidateToken", depth: 10 }),
+      "invalid_input",
+      "depth 10",
+    );
+    assertRegistryError(
+      await s.call("find_references", { symbol_name: "ValidateToken", limit: -1 }),
+      "invalid_input",
+      "negative limit",
+    );
+    assertRegistryError(
+      await s.call("find_references", { symbol_name: "ValidateToken", cursor: "ref1.eyJrIjoieCJ9" }),
+      "invalid_input",
+      "foreign cursor",
+    );
+    assertRegistryError(await s.call("get_call_graph", { symbol_name: "NoSuch" }), "symbol_not_found", "graph");
+    const search = bodyOf(await s.call("search_code", { query: "ValidateToken" }));
+    const top = (search.results as { result_id: string }[])[0];
+    const why = bodyOf(await s.call("explain_ranking", { query: "ValidateToken", result_id: top.result_id }));
+    assert.equal(why.rank, 1);
+    assertMetadata(why, "explain_ranking");
+    assertRegistryError(
+      await s.call("explain_ranking", { query: "ValidateToken", result_id: "snip_nope" }),
+      "result_not_found",
+      "unknown result",
+    );
+    assertRegistryError(
+      await s.call("suggest_followup_queries", { query: "x", previous_results: [{ bogus: 1 }] }),
+      "invalid_input",
+      "bad previous result",
     );
     await assert.rejects(
       s.call("no_such_tool", {}),

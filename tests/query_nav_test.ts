@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { commitAll, copyFixture, git, indexDir, tempHome } from "./helpers/fixture_repo.ts";
+import { commitAll, indexDir, tempHome } from "./helpers/fixture_repo.ts";
+import { polyglotRepo, throwsCode } from "./helpers/nav_repo.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { locateSymbol, warmSymbolIndex } from "../src/query/locate_symbol.ts";
@@ -14,17 +15,6 @@ import { getFileOutline, type OutlineNode } from "../src/query/file_outline.ts";
 import { getSymbolHierarchy, type MemberNode, type TypeNode } from "../src/query/symbol_hierarchy.ts";
 import { findRelatedSymbols } from "../src/query/related_symbols.ts";
 import { getCodeContext } from "../src/query/code_context.ts";
-
-function throwsCode(fn: () => unknown, code: string): CruxeError {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof CruxeError, `expected CruxeError ${code}, got ${e}`);
-    assert.equal(e.code, code, e.message);
-    return e;
-  }
-  assert.fail(`expected ${code}, nothing was thrown`);
-}
 
 const METACHARACTERS = [
   '"',
@@ -46,23 +36,6 @@ const METACHARACTERS = [
   "'; DROP TABLE symbols; --",
   "%_%",
 ];
-
-/**
- * The three fixtures share no top-level directory, so they are laid side by
- * side in one polyglot repository and indexed by one job (each job costs
- * seconds of worker start-up under `deno test`).
- */
-function polyglotRepo(): string {
-  const dir = Deno.makeTempDirSync({ prefix: "cruxe-nav-" });
-  for (const name of ["nav_py", "nav_ts", "nav_go"]) {
-    const src = copyFixture(name);
-    for (const e of Deno.readDirSync(src)) Deno.renameSync(join(src, e.name), join(dir, e.name));
-    Deno.removeSync(src, { recursive: true });
-  }
-  git(dir, "init", "-q", "-b", "main");
-  commitAll(dir, "initial");
-  return dir;
-}
 
 Deno.test("navigation queries over fixture repositories", async (t) => {
   const h = tempHome();

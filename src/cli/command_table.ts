@@ -5,13 +5,14 @@
  */
 import { CruxeError } from "../core/errors.ts";
 import { type OptionTable, type Parsed } from "./args.ts";
-import { openContext } from "./context.ts";
+import { type CliContext, openContext } from "./context.ts";
 import { userCwd } from "./user_cwd.ts";
 import { printJson } from "./output.ts";
 import { runIndexCommand } from "./commands/index_cmd.ts";
 import { runDoctor } from "./commands/doctor.ts";
 import { runStatus } from "./commands/status.ts";
-import { runQueryCommand } from "./commands/query_cmds.ts";
+import { type QueryArgs, runQueryCommand } from "./commands/query_cmds.ts";
+import { runReferenceCommand } from "./commands/reference_cmds.ts";
 import { runServeCommand, SERVE_MCP_OPTIONS, SERVE_OPTIONS } from "./commands/serve_mcp.ts";
 import { registerProject } from "../index/project_setup.ts";
 import { IndexWriter } from "../state/project_index.ts";
@@ -55,12 +56,16 @@ const path = {
   path: { type: "string", arg: "PATH", help: "file that holds the symbol (when the name is ambiguous)" },
 } as const;
 
-/** Runs a query command with the text of its positional arguments. */
-function query<T extends OptionTable>(name: string, p: Parsed<T>): number {
+/** Runs a query command (by default through `runQueryCommand`) with the text of its positional arguments. */
+function query<T extends OptionTable>(
+  name: string,
+  p: Parsed<T>,
+  runner: (ctx: CliContext, name: string, a: QueryArgs) => number = runQueryCommand,
+): number {
   const { verbose: _v, config, json, help: _h, workspace, ...flags } = p.values as Record<string, unknown>;
   const text = p.positionals.join(" ").trim();
   if (!text) throw new CruxeError("invalid_input", `cruxe ${name} needs an argument (see cruxe ${name} --help)`);
-  return runQueryCommand(openContext(config as string | undefined), name, {
+  return runner(openContext(config as string | undefined), name, {
     workspace: (workspace as string | undefined) ?? userCwd(),
     command: name,
     json: json === true,
@@ -200,6 +205,48 @@ export const COMMANDS: CommandDef[] = [
     },
     examples: ["cruxe related ValidateToken --limit 5   # what it calls and what calls it"],
     run: (p) => query("related", p),
+  }),
+  command({
+    name: "refs",
+    args: "NAME",
+    argsRequired: true,
+    summary: "where a symbol is used: calls, type uses, imports, inheritance",
+    options: {
+      ...path,
+      kind: { type: "string", arg: "KIND", help: "only definitions of this kind (function, class, ...)" },
+      "reference-kind": {
+        type: "string",
+        arg: "K",
+        choices: ["call", "type", "import", "inherit", "attribute"],
+        help: "only uses of this kind",
+      },
+      ...limit,
+      cursor: { type: "string", arg: "C", help: "the next page (printed after a full page)" },
+      ...workspace,
+    },
+    examples: ["cruxe refs ValidateToken   # every use, with its enclosing symbol and how sure the match is"],
+    run: (p) => query("refs", p, runReferenceCommand),
+  }),
+  command({
+    name: "callgraph",
+    args: "NAME",
+    argsRequired: true,
+    summary: "callers and callees of a symbol, up to depth 3",
+    options: {
+      ...path,
+      kind: { type: "string", arg: "KIND", help: "only definitions of this kind (function, method, ...)" },
+      direction: {
+        type: "string",
+        arg: "callers|callees|both",
+        choices: ["callers", "callees", "both"],
+        help: "which way to walk (default: both)",
+      },
+      depth: { type: "string", arg: "N", help: "levels to walk (1-3, default 1)" },
+      "max-nodes": { type: "string", arg: "N", help: "at most N nodes (default 50)" },
+      ...workspace,
+    },
+    examples: ["cruxe callgraph ValidateToken --direction callers --depth 2"],
+    run: (p) => query("callgraph", p, runReferenceCommand),
   }),
   command({
     name: "context",

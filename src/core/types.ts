@@ -77,9 +77,38 @@ export interface ExtractedRef {
   from: number | null; // index of the enclosing symbol
 }
 
+/**
+ * How an identifier occurrence uses the symbol it names. Stored as the index
+ * into this list, so entries are only ever appended.
+ */
+export const REFERENCE_KINDS = ["call", "type", "import", "inherit", "attribute"] as const;
+
+/** A kind of identifier occurrence. */
+export type ReferenceKind = typeof REFERENCE_KINDS[number];
+
+/**
+ * One identifier occurrence that refers to another symbol by name: a callee,
+ * a type use, an imported name, a base type, an attribute or field access.
+ */
+export interface ExtractedOccurrence {
+  name: string;
+  kind: ReferenceKind;
+  line: number; // 1-based
+  column: number; // 1-based, in UTF-16 code units
+  /**
+   * What the name is reached through: null for a bare name, the identifier
+   * for `q.name` when `q` is one (`self`, `fmt`, `os`), "" for any other
+   * expression (`a().name`).
+   */
+  qualifier: string | null;
+  from: number | null; // index of the enclosing symbol
+}
+
 /** Everything extraction produces for one file. */
 export interface FileExtraction {
   symbols: ExtractedSymbol[];
   refs: ExtractedRef[];
+  /** Identifier occurrences (absent for languages without full symbols). */
+  occurrences?: ExtractedOccurrence[];
   parseError: string | null; // set when the tree had errors or parsing failed
 }

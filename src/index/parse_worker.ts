@@ -32,7 +32,7 @@ async function handle(t: ParseTask): Promise<ParseResult> {
   try {
     const ex = await parseAndExtract(t.facts.language, t.facts.path, source);
     const facts = { ...t.facts, lineCount: lineCount(source), parseError: encoding ?? ex.parseError };
-    const rows = buildFileRows(facts, ex.symbols, ex.refs, chunkFile(source, ex.symbols));
+    const rows = buildFileRows(facts, ex.symbols, ex.refs, chunkFile(source, ex.symbols), ex.occurrences);
     return { id: t.id, rows, problem: ex.parseError };
   } catch (err) {
     const problem = `extraction failed: ${err instanceof Error ? err.message : String(err)}`;

@@ -14,7 +14,8 @@ import { isTestPath } from "../core/test_paths.ts";
 /** Why a target was chosen, strongest first. */
 export type Affinity = "same_file" | "imported" | "same_directory" | "same_language" | "elsewhere";
 
-const AFFINITY_RANK: Record<Affinity, number> = {
+/** Affinities as numbers, higher is closer. */
+export const AFFINITY_RANK: Record<Affinity, number> = {
   same_file: 4,
   imported: 3,
   same_directory: 2,

@@ -3,7 +3,7 @@
  * stable ids, full-text strings (identifier parts, path words) and
  * de-duplicated edges. The writer only inserts them.
  */
-import type { ExtractedRef, ExtractedSymbol } from "../core/types.ts";
+import type { ExtractedOccurrence, ExtractedRef, ExtractedSymbol } from "../core/types.ts";
 import { compoundTerms, pathTerms, splitIdentifier } from "../core/identifiers.ts";
 import { symbolId, symbolStableId } from "../core/ids.ts";
 
@@ -31,6 +31,8 @@ export interface FileRows extends FileFacts {
   fileFts: { path: string; names: string };
   symbols: (ExtractedSymbol & { stableId: string; symbolId: string; fts: [string, string, string] })[];
   edges: { kind: string; from: number | null; target: string; line: number }[];
+  /** Identifier occurrences (the reference index); `from` indexes `symbols`. */
+  occurrences: ExtractedOccurrence[];
   /** `ftsExtra`: identifier parts added to the chunk's text in the full-text index (not a second copy of it). */
   chunks: (ChunkRecord & { ftsExtra: string })[];
 }
@@ -41,6 +43,7 @@ export function buildFileRows(
   symbols: ExtractedSymbol[],
   refs: ExtractedRef[],
   chunks: ChunkRecord[],
+  occurrences: ExtractedOccurrence[] = [],
 ): FileRows {
   const pTerms = pathTerms(facts.path);
   const names = symbols.map((x) => x.name);
@@ -70,6 +73,7 @@ export function buildFileRows(
       };
     }),
     edges,
+    occurrences,
     chunks: chunks.map((c) => ({ ...c, ftsExtra: compoundTerms(c.content) })),
   };
 }

@@ -17,6 +17,7 @@ import {
 } from "./schema.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { CruxeError } from "../core/errors.ts";
+import { REFERENCE_KINDS } from "../core/types.ts";
 import {
   asStorageError,
   corruptIndex,
@@ -56,6 +57,8 @@ export function storeIdentity(path: string): string | null {
 
 /** Tables every project index has; one missing means the store is damaged. */
 const PROJECT_TABLES = ["meta", "files", "symbols", "edges", "chunks", "chunks_fts", "symbols_fts", "files_fts"];
+/** Tables added by schema 2 (the reference index); an older store lacks them by design, not by damage. */
+const REFERENCE_TABLES = ["refs", "ref_names"];
 
 /** Path of the marker recording that a project index was found damaged (removed when it is rebuilt). */
 export function damagedMarkerPath(projectDir: string): string {
@@ -92,7 +95,10 @@ function missingTables(db: Db): string | null {
   if ([...tables].every((t) => t === "meta") && (!tables.has("meta") || getMeta(db, "schema_version") === null)) {
     return null;
   }
-  const missing = PROJECT_TABLES.filter((t) => !tables.has(t));
+  const required = Number(getMeta(db, "schema_version") ?? 0) >= 2
+    ? [...PROJECT_TABLES, ...REFERENCE_TABLES]
+    : PROJECT_TABLES;
+  const missing = required.filter((t) => !tables.has(t));
   return missing.length ? `missing table ${missing.join(", ")}` : null;
 }
 
@@ -296,6 +302,12 @@ export class IndexWriter {
       delSyms: d.prepare("DELETE FROM symbols WHERE path = ?"),
       delEdges: d.prepare("DELETE FROM edges WHERE path = ?"),
       delFile: d.prepare("DELETE FROM files WHERE path = ?"),
+      delRefs: d.prepare("DELETE FROM refs WHERE file_id = (SELECT rowid FROM files WHERE path = ?)"),
+      nameId: d.prepare("SELECT id FROM ref_names WHERE name = ?"),
+      insName: d.prepare("INSERT INTO ref_names(name) VALUES (?)"),
+      insRef: d.prepare(
+        "INSERT OR IGNORE INTO refs(file_id, line, col, name_id, kind, qual_id, source_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ),
       insFile: d.prepare(
         `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -335,7 +347,22 @@ export class IndexWriter {
   }
 
   rollback(): void {
+    this.names.clear(); // ids handed out inside the transaction are gone with it
     if (this.db.isTransaction) this.db.exec("ROLLBACK");
+  }
+
+  /** Interned name ids of this writer's transaction (names are only ever added). */
+  private names = new Map<string, number>();
+
+  /** The id of `name` in `ref_names`, adding it when new. */
+  private nameId(name: string): number {
+    let id = this.names.get(name);
+    if (id === undefined) {
+      const row = this.stmts.nameId.get(name) as { id: number } | undefined;
+      id = row ? Number(row.id) : Number(this.stmts.insName.run(name).lastInsertRowid);
+      this.names.set(name, id);
+    }
+    return id;
   }
 
   /** Removes every row of one file. */
@@ -344,6 +371,7 @@ export class IndexWriter {
     s.delChunkFts.run(path);
     s.delSymFts.run(path);
     s.delFileFts.run(path);
+    s.delRefs.run(path);
     s.delChunks.run(path);
     s.delSyms.run(path);
     s.delEdges.run(path);
@@ -368,7 +396,8 @@ export class IndexWriter {
       f.symbols.length,
       f.parseError,
     );
-    s.insFileFts.run(Number(fr.lastInsertRowid), f.fileFts.path, f.fileFts.names);
+    const fileId = Number(fr.lastInsertRowid);
+    s.insFileFts.run(fileId, f.fileFts.path, f.fileFts.names);
     const rowIds: number[] = [];
     for (const sym of f.symbols) {
       const r = s.insSym.run(
@@ -400,6 +429,17 @@ export class IndexWriter {
         e.target,
         e.target.toLowerCase(),
         e.line,
+      );
+    }
+    for (const o of f.occurrences) {
+      s.insRef.run(
+        fileId,
+        o.line,
+        o.column,
+        this.nameId(o.name),
+        REFERENCE_KINDS.indexOf(o.kind),
+        o.qualifier === null ? null : o.qualifier === "" ? 0 : this.nameId(o.qualifier),
+        o.from === null ? null : rowIds[o.from] ?? null,
       );
     }
     for (const c of f.chunks) {

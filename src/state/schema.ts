@@ -52,8 +52,8 @@ export const REGISTRY_MIGRATIONS: string[] = [
   `ALTER TABLE index_jobs ADD COLUMN stage TEXT;`,
 ];
 
-/** Secondary indexes of a project index; dropped during a cold bulk load and rebuilt after. */
-export const SECONDARY_INDEXES: [string, string][] = [
+/** Secondary indexes of the first schema's tables. */
+const FIRST_INDEXES: [string, string][] = [
   ["symbols_name", "symbols(name_lower)"],
   ["symbols_path", "symbols(path, line_start)"],
   ["symbols_parent", "symbols(parent_id)"],
@@ -65,9 +65,12 @@ export const SECONDARY_INDEXES: [string, string][] = [
   ["chunks_path", "chunks(path, line_start)"],
 ];
 
-/** SQL creating every secondary index. */
-export function createSecondaryIndexesSql(): string {
-  return SECONDARY_INDEXES.map(([n, on]) => `CREATE INDEX IF NOT EXISTS ${n} ON ${on};`).join("\n");
+/** Secondary indexes of a project index; dropped during a cold bulk load and rebuilt after. */
+export const SECONDARY_INDEXES: [string, string][] = [...FIRST_INDEXES, ["refs_name", "refs(name_id)"]];
+
+/** SQL creating the given secondary indexes (default: all of them). */
+export function createSecondaryIndexesSql(indexes = SECONDARY_INDEXES): string {
+  return indexes.map(([n, on]) => `CREATE INDEX IF NOT EXISTS ${n} ON ${on};`).join("\n");
 }
 
 /** Project index migrations; index i brings an index to version i + 1. */
@@ -124,7 +127,27 @@ export const PROJECT_MIGRATIONS: string[] = [
      tokenize='unicode61 remove_diacritics 2');
    CREATE VIRTUAL TABLE files_fts USING fts5(path, names, content='', contentless_delete=1,
      tokenize='unicode61 remove_diacritics 2');
-   ${createSecondaryIndexesSql()}`,
+   ${createSecondaryIndexesSql(FIRST_INDEXES)}`,
+  // The reference index: identifier occurrences keyed by an interned name, clustered by file so a changed
+  // file's rows are one range. The older store held no occurrences, so its contents are dropped and the
+  // next index run rebuilds everything (until then readers see schema 1 and answer reindex_required).
+  `DELETE FROM files; DELETE FROM symbols; DELETE FROM edges; DELETE FROM chunks;
+   INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all');
+   INSERT INTO symbols_fts(symbols_fts) VALUES ('delete-all');
+   INSERT INTO files_fts(files_fts) VALUES ('delete-all');
+   DELETE FROM meta WHERE key IN ('last_indexed_at', 'published_at_ms', 'file_count', 'symbol_count');
+   CREATE TABLE ref_names (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+   CREATE TABLE refs (
+     file_id INTEGER NOT NULL,
+     line INTEGER NOT NULL,
+     col INTEGER NOT NULL,
+     name_id INTEGER NOT NULL,
+     kind INTEGER NOT NULL,
+     qual_id INTEGER,
+     source_id INTEGER,
+     PRIMARY KEY (file_id, line, col)
+   ) WITHOUT ROWID;
+   CREATE INDEX IF NOT EXISTS refs_name ON refs(name_id);`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

@@ -27,7 +27,8 @@ export interface QueryArgs {
   flags: Record<string, string | undefined>;
 }
 
-function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) => T): T {
+/** Runs `fn` on the index of the workspace the command names (default: the one containing the current directory). */
+export function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) => T): T {
   const project = projectForPath(ctx.registry, a.workspace ?? userCwd(), false);
   const readers = new IndexReaders(ctx.registry);
   try {

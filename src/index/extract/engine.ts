@@ -5,6 +5,7 @@
 import type { Language, Node, Tree } from "web-tree-sitter";
 import type { ExtractedRef, ExtractedSymbol, FileExtraction, SymbolKind } from "../../core/types.ts";
 import type { CallRule, DefRule, LanguageSpec, RuleContext } from "./spec.ts";
+import { extractOccurrences, occurrenceNodeTypes } from "./occurrences.ts";
 
 const CONTAINER_KINDS = new Set<SymbolKind>([
   "class",
@@ -138,20 +139,25 @@ function compiled(spec: LanguageSpec): CompiledSpec {
 const ruleTypeLists = new WeakMap<Language, WeakMap<CompiledSpec["defTypes"], string[]>>();
 
 /**
- * The node types some rule of the spec names that this grammar has: the tree
- * is searched for them in WebAssembly and only matching nodes cross into JS.
+ * The node types some rule of the spec (or occurrence extraction) names that
+ * this grammar has: the tree is searched for them once, in WebAssembly, and
+ * only matching nodes cross into JS.
  */
 function ruleTypes(
   language: Language,
-  defTypes: CompiledSpec["defTypes"],
-  callTypes: CompiledSpec["callTypes"],
-  importTypes: CompiledSpec["importTypes"],
+  spec: LanguageSpec,
+  { defTypes, callTypes, importTypes }: CompiledSpec,
 ): string[] {
   let byDefs = ruleTypeLists.get(language);
   if (!byDefs) ruleTypeLists.set(language, byDefs = new WeakMap());
   let types = byDefs.get(defTypes);
   if (!types) {
-    const names = new Set([...defTypes.keys(), ...callTypes.keys(), ...importTypes.keys()]);
+    const names = new Set([
+      ...defTypes.keys(),
+      ...callTypes.keys(),
+      ...importTypes.keys(),
+      ...occurrenceNodeTypes(spec),
+    ]);
     types = [...names].filter((n) => language.idForNodeType(n, true));
     byDefs.set(defTypes, types);
   }
@@ -239,12 +245,13 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
   };
 
   // Matching nodes in pre-order (start ascending, outer before inner), collected in WebAssembly.
-  const walk = (): void => {
-    const types = ruleTypes(tree.language, defTypes, callTypes, importTypes);
-    if (!types.length) return;
+  const walk = (): Node[] => {
+    const types = ruleTypes(tree.language, spec, compiled(spec));
+    if (!types.length) return [];
     const nodes = root.descendantsOfType(types).filter((n): n is Node => n !== null);
     nodes.sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
     for (const n of nodes) visit(n);
+    return nodes;
   };
 
   const defineSymbol = (node: Node, rule: DefRule, top: Frame | null): Frame | null => {
@@ -284,7 +291,12 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
     return frame;
   };
 
-  walk();
+  const nodes = walk();
 
-  return { symbols, refs, parseError: root.hasError ? "syntax errors in file (partial extraction)" : null };
+  return {
+    symbols,
+    refs,
+    occurrences: extractOccurrences(tree, spec, symbols, source, nodes),
+    parseError: root.hasError ? "syntax errors in file (partial extraction)" : null,
+  };
 }

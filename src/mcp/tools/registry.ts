@@ -16,6 +16,10 @@ import { searchCodeTool } from "./search_code.ts";
 import { getCodeContextTool } from "./get_code_context.ts";
 import { openFileTool } from "./open_file.ts";
 import { askCodeTool } from "./ask_code.ts";
+import { findReferencesTool } from "./find_references.ts";
+import { getCallGraphTool } from "./get_call_graph.ts";
+import { explainRankingTool } from "./explain_ranking.ts";
+import { suggestFollowupQueriesTool } from "./suggest_followup_queries.ts";
 
 /** The tools, by name. */
 export const TOOLS: ToolDef[] = [
@@ -31,4 +35,8 @@ export const TOOLS: ToolDef[] = [
   getCodeContextTool,
   openFileTool,
   askCodeTool,
+  findReferencesTool,
+  getCallGraphTool,
+  explainRankingTool,
+  suggestFollowupQueriesTool,
 ] as unknown as ToolDef[];

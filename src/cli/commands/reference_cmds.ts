@@ -1,0 +1,61 @@
+/**
+ * The reference commands of the CLI (`refs`, `callgraph`): find_references
+ * and get_call_graph from the terminal, printed as tables for people or JSON
+ * with `--json`.
+ */
+import type { CliContext } from "../context.ts";
+import { printJson, printTable } from "../output.ts";
+import { findReferences, type Reference } from "../../query/find_references.ts";
+import { getCallGraph } from "../../query/call_graph.ts";
+import { type QueryArgs, withIndex } from "./query_cmds.ts";
+
+const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
+
+/** Runs `refs` or `callgraph`; returns the exit code. */
+export function runReferenceCommand(ctx: CliContext, cmd: string, a: QueryArgs): number {
+  const f = a.flags;
+  if (cmd === "refs") {
+    const r = withIndex(ctx, a, (db) =>
+      findReferences(db, {
+        symbol_name: a.text,
+        path: f.path,
+        kind: f.kind,
+        reference_kind: f["reference-kind"],
+        limit: num(f.limit),
+        cursor: f.cursor,
+      }));
+    if (a.json) return printJson(r), 0;
+    const refs: Reference[] = r.references ??
+      r.files!.flatMap((g) => g.references.map((x) => ({ ...x, path: g.path }) as Reference));
+    console.log(`${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${r.returned} references`);
+    printTable(
+      ["location", "kind", "resolution", "in", "line"],
+      refs.map((x) => [
+        `${x.path}:${x.line}:${x.column}`,
+        x.reference_kind,
+        x.resolution,
+        x.enclosing?.qualified_name ?? "",
+        x.line_text.trim(),
+      ]),
+    );
+    if (r.next_cursor) console.log(`more: --cursor ${r.next_cursor}`);
+    return 0;
+  }
+  const g = withIndex(ctx, a, (db) =>
+    getCallGraph(db, {
+      symbol_name: a.text,
+      path: f.path,
+      kind: f.kind,
+      direction: f.direction,
+      depth: num(f.depth),
+      max_nodes: num(f["max-nodes"]),
+    }));
+  if (a.json) return printJson(g), 0;
+  const names = new Map(g.nodes.map((n) => [n.symbol_id, n.qualified_name]));
+  printTable(
+    ["caller", "callee", "lines", "resolution", "cycle"],
+    g.edges.map((e) => [names.get(e.from), names.get(e.to), e.lines.join(","), e.resolution, e.cycle ? "yes" : ""]),
+  );
+  if (g.truncated) console.log(`truncated by ${g.truncated_by.join(", ")}`);
+  return 0;
+}

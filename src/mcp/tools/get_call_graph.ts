@@ -1,0 +1,28 @@
+/** `get_call_graph`: callers and callees of a symbol, up to three levels, with cycles marked. */
+import { z } from "zod";
+import { getCallGraph } from "../../query/call_graph.ts";
+import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
+
+/** The get_call_graph tool. */
+export const getCallGraphTool = defineTool({
+  name: "get_call_graph",
+  indexGate: true,
+  description: (languages) =>
+    "Call graph around one symbol: direction callers (who calls it, transitively), callees (what it calls) or " +
+    "both, depth 1..3, at most max_nodes symbols. Answers nodes (symbols with handles) and edges (caller → " +
+    "callee with call lines and resolution); edges on a cycle are marked. Use it to follow a bug upstream or " +
+    "to see the blast radius of a change. Pass path or symbol_id when the name is defined in several places. " +
+    `Indexed languages: ${languages.join(", ")}.`,
+  input: z.strictObject({
+    symbol_name: z.string().max(MAX_ARG_CHARS).optional().describe("Symbol name (plain or qualified)."),
+    symbol_id: z.string().max(64).optional().describe("A symbol_id handle from an earlier answer."),
+    path: z.string().max(4096).optional().describe("File that defines the symbol (relative to the workspace)."),
+    kind: z.string().max(64).optional().describe("Kind of the definition meant (function, method, ...)."),
+    direction: z.enum(["callers", "callees", "both"]).optional().describe("Default: both."),
+    depth: z.number().int().optional().describe("Levels to follow, 1..3. Default: 1."),
+    max_nodes: z.number().int().optional().describe("Most symbols in the graph (1..500). Default: 50."),
+  }),
+  handler: function getCallGraphHandler(args, ctx) {
+    return getCallGraph(ctx.db(), args);
+  },
+});

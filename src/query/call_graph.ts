@@ -1,0 +1,299 @@
+/**
+ * get_call_graph: who calls a symbol and what it calls, a few levels deep,
+ * from the reference index. Callers are the call sites of the symbol's name
+ * that resolve to it (the same judgement as find_references); callees are the
+ * calls inside its body resolved to the closest definition of each name.
+ * Edges inside a cycle (recursion, mutual calls) are marked. Bounded by
+ * depth (at most 3), `max_nodes` and the call sites read per symbol; any cut
+ * is said in `truncated`. Reads only the open index.
+ */
+import type { Db } from "../state/db.ts";
+import { CruxeError } from "../core/errors.ts";
+import { referenceNameId, type ReferencePosition, referencesAfter, referencesInLines } from "../state/references.ts";
+import { parseEnum, parseLimit } from "./_input_rules.ts";
+import { symbolByRowId } from "../state/read/symbols.ts";
+import { type Affinity, TargetResolver } from "./_resolve_target.ts";
+import { CALLABLE_KINDS, TYPE_KINDS } from "./_symbol_row.ts";
+import type { SymbolRow } from "../state/read/rows.ts";
+import { ReferenceJudge, type Resolution, SELF_NAMES, targetSymbol } from "./find_references.ts";
+
+/** Inputs of get_call_graph. */
+export interface CallGraphInput {
+  symbol_name?: string;
+  symbol_id?: string;
+  path?: string;
+  kind?: string;
+  direction?: string;
+  depth?: number;
+  max_nodes?: number;
+}
+
+/** A symbol in the graph; `depth` is its distance from the root (callers and callees both count up). */
+export interface CallGraphNode {
+  symbol_id: string;
+  qualified_name: string;
+  name: string;
+  kind: string;
+  path: string;
+  line_start: number;
+  line_end: number;
+  depth: number;
+}
+
+/** `from` calls `to` (symbol ids) at `lines` of `from`'s file. */
+export interface CallGraphEdge {
+  from: string;
+  to: string;
+  lines: number[];
+  resolution: Resolution;
+  /** The edge lies on a cycle (recursion or mutual calls). */
+  cycle: boolean;
+}
+
+/** The answer of get_call_graph (without the protocol metadata). */
+export interface CallGraphResult {
+  root: string;
+  direction: "callers" | "callees" | "both";
+  depth: number;
+  nodes: CallGraphNode[];
+  edges: CallGraphEdge[];
+  /** Calls inside visited bodies whose callee is defined nowhere in the index (library calls). */
+  unresolved_calls: number;
+  has_cycles: boolean;
+  truncated: boolean;
+  /** What was cut when `truncated`: `max_nodes`, `call_sites` (a symbol with very many callers). */
+  truncated_by: string[];
+}
+
+export const CALL_GRAPH_MAX_DEPTH = 3;
+export const CALL_GRAPH_DEFAULT_NODES = 50;
+export const CALL_GRAPH_MAX_NODES = 500;
+/** Call sites of one name read when looking for callers. */
+const CALLER_SCAN = 5000;
+const CALL_TARGETS = new Set([...CALLABLE_KINDS, ...TYPE_KINDS]);
+const BY_AFFINITY: Record<Affinity, Resolution> = {
+  same_file: "exact",
+  imported: "import",
+  same_directory: "name_only",
+  same_language: "name_only",
+  elsewhere: "name_only",
+};
+
+/**
+ * How sure a resolved callee is: a bare name by its affinity; `self.m()` is
+ * exact only for a member of the caller's own container; a Go `pkg.F()` by
+ * its import; any other receiver is a name match.
+ */
+function calleeResolution(caller: SymbolRow, callee: SymbolRow, affinity: Affinity, qualifier: string | null) {
+  if (qualifier === null) return BY_AFFINITY[affinity];
+  if (SELF_NAMES.has(qualifier)) {
+    return callee.parent_id !== null && callee.parent_id === caller.parent_id ? "exact" : "name_only";
+  }
+  if (callee.language === "go" && affinity === "imported" && callee.qualified_name.startsWith(qualifier + ".")) {
+    return "import";
+  }
+  return "name_only";
+}
+
+/** Builds the call graph around one symbol (see the module comment). */
+export function getCallGraph(db: Db, input: CallGraphInput): CallGraphResult {
+  const direction = parseEnum(input?.direction, "direction", ["callers", "callees", "both"] as const, "both");
+  const depth = input?.depth ?? 1;
+  if (typeof depth !== "number" || !Number.isInteger(depth) || depth < 1 || depth > CALL_GRAPH_MAX_DEPTH) {
+    throw new CruxeError("invalid_input", `depth must be an integer from 1 to ${CALL_GRAPH_MAX_DEPTH}`, {
+      field: "depth",
+      min: 1,
+      max: CALL_GRAPH_MAX_DEPTH,
+    });
+  }
+  const maxNodes = parseLimit(input?.max_nodes, CALL_GRAPH_DEFAULT_NODES, CALL_GRAPH_MAX_NODES, "max_nodes");
+  const root = targetSymbol(db, input);
+  const resolver = new TargetResolver(db);
+  const nodes = new Map<number, CallGraphNode>();
+  const edges = new Map<string, CallGraphEdge & { fromRow: number; toRow: number }>();
+  const cuts = new Set<string>();
+  let unresolved = 0;
+
+  const addNode = (r: SymbolRow, d: number): boolean => {
+    if (nodes.has(r.id)) return true;
+    if (nodes.size >= maxNodes) {
+      cuts.add("max_nodes");
+      return false;
+    }
+    nodes.set(r.id, {
+      symbol_id: r.symbol_id,
+      qualified_name: r.qualified_name,
+      name: r.name,
+      kind: r.kind,
+      path: r.path,
+      line_start: r.line_start,
+      line_end: r.line_end,
+      depth: d,
+    });
+    return true;
+  };
+  const addEdge = (from: SymbolRow, to: SymbolRow, line: number, resolution: Resolution) => {
+    const key = from.id + ">" + to.id;
+    const e = edges.get(key);
+    if (e) {
+      if (!e.lines.includes(line) && e.lines.length < 20) e.lines.push(line);
+      return;
+    }
+    edges.set(key, {
+      from: from.symbol_id,
+      to: to.symbol_id,
+      lines: [line],
+      resolution,
+      cycle: false,
+      fromRow: from.id,
+      toRow: to.id,
+    });
+  };
+
+  const rows = new Map<number, SymbolRow | undefined>();
+  const rowOf = (id: number) => {
+    if (!rows.has(id)) rows.set(id, symbolByRowId(db, id));
+    return rows.get(id);
+  };
+  /**
+   * Call sites of `sym` that resolve to it, grouped by caller. Reading stops once more new callers were
+   * found than the graph has room for (`max_nodes` then cuts), or after CALLER_SCAN stored occurrences.
+   */
+  const callersOf = (sym: SymbolRow): { caller: SymbolRow; line: number; resolution: Resolution }[] => {
+    const nameId = referenceNameId(db, sym.name);
+    if (nameId === null) return [];
+    const judge = new ReferenceJudge(db, sym);
+    const out: { caller: SymbolRow; line: number; resolution: Resolution }[] = [];
+    const fresh = new Set<number>();
+    const room = maxNodes - nodes.size;
+    let position: ReferencePosition | null = null;
+    let scanned = 0;
+    while (scanned < CALLER_SCAN) {
+      const batch = referencesAfter(db, nameId, position, 1000);
+      if (!batch.length) return out;
+      for (const r of batch) {
+        scanned++;
+        position = r;
+        if (r.kind !== "call" || r.source_id === null) continue;
+        const resolution = judge.judge(r);
+        if (!resolution) continue;
+        const caller = rowOf(r.source_id);
+        if (!caller) continue;
+        if (!nodes.has(caller.id)) fresh.add(caller.id);
+        if (fresh.size > room) {
+          cuts.add("max_nodes");
+          return out;
+        }
+        out.push({ caller, line: r.line, resolution });
+      }
+    }
+    if (referencesAfter(db, nameId, position, 1).length) cuts.add("call_sites");
+    return out;
+  };
+
+  const calleesOf = (sym: SymbolRow): { callee: SymbolRow; line: number; resolution: Resolution }[] => {
+    const out: { callee: SymbolRow; line: number; resolution: Resolution }[] = [];
+    for (const r of referencesInLines(db, sym.path, sym.line_start, sym.line_end)) {
+      if (r.kind !== "call") continue;
+      const t = resolver.resolve(r.name, sym.path, sym.language, CALL_TARGETS);
+      if (!t) {
+        unresolved++;
+        continue;
+      }
+      out.push({ callee: t.row, line: r.line, resolution: calleeResolution(sym, t.row, t.affinity, r.qualifier) });
+    }
+    return out;
+  };
+
+  addNode(root, 0);
+  let frontier: { row: SymbolRow; way: "callers" | "callees" }[] = [];
+  if (direction !== "callees") frontier.push({ row: root, way: "callers" });
+  if (direction !== "callers") frontier.push({ row: root, way: "callees" });
+  for (let d = 1; d <= depth && frontier.length; d++) {
+    const next: typeof frontier = [];
+    for (const { row, way } of frontier) {
+      // A full graph adds nothing more: the rest of the frontier stays unexpanded.
+      if (nodes.size >= maxNodes) {
+        cuts.add("max_nodes");
+        break;
+      }
+      if (way === "callers") {
+        for (const c of callersOf(row)) {
+          const known = nodes.has(c.caller.id);
+          if (!addNode(c.caller, d)) continue;
+          addEdge(c.caller, row, c.line, c.resolution);
+          if (!known) next.push({ row: c.caller, way });
+        }
+      } else {
+        for (const c of calleesOf(row)) {
+          const known = nodes.has(c.callee.id);
+          if (!addNode(c.callee, d)) continue;
+          addEdge(row, c.callee, c.line, c.resolution);
+          if (!known) next.push({ row: c.callee, way });
+        }
+      }
+    }
+    frontier = next;
+  }
+
+  const edgeList = [...edges.values()];
+  markCycles(edgeList);
+  return {
+    root: root.symbol_id,
+    direction,
+    depth,
+    nodes: [...nodes.values()],
+    edges: edgeList.map(({ fromRow: _f, toRow: _t, ...e }) => e),
+    unresolved_calls: unresolved,
+    has_cycles: edgeList.some((e) => e.cycle),
+    truncated: cuts.size > 0,
+    truncated_by: [...cuts].sort(),
+  };
+}
+
+/** Marks every edge whose ends lie in one strongly connected component (or that calls itself). */
+function markCycles(edges: { fromRow: number; toRow: number; cycle: boolean }[]): void {
+  const out = new Map<number, number[]>();
+  for (const e of edges) (out.get(e.fromRow) ?? out.set(e.fromRow, []).get(e.fromRow)!).push(e.toRow);
+  // Tarjan's algorithm, iterative (graphs are at most a few hundred nodes, but recursion depth is not ours to pick).
+  const index = new Map<number, number>();
+  const low = new Map<number, number>();
+  const comp = new Map<number, number>();
+  const stack: number[] = [];
+  const onStack = new Set<number>();
+  let counter = 0;
+  let comps = 0;
+  const all = new Set<number>(edges.flatMap((e) => [e.fromRow, e.toRow]));
+  for (const start of all) {
+    if (index.has(start)) continue;
+    const work: { v: number; i: number }[] = [{ v: start, i: 0 }];
+    index.set(start, counter), low.set(start, counter++), stack.push(start), onStack.add(start);
+    while (work.length) {
+      const top = work[work.length - 1];
+      const succ = out.get(top.v) ?? [];
+      if (top.i < succ.length) {
+        const w = succ[top.i++];
+        if (!index.has(w)) {
+          index.set(w, counter), low.set(w, counter++), stack.push(w), onStack.add(w);
+          work.push({ v: w, i: 0 });
+        } else if (onStack.has(w)) low.set(top.v, Math.min(low.get(top.v)!, index.get(w)!));
+        continue;
+      }
+      work.pop();
+      if (work.length) {
+        const parent = work[work.length - 1].v;
+        low.set(parent, Math.min(low.get(parent)!, low.get(top.v)!));
+      }
+      if (low.get(top.v) === index.get(top.v)) {
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack.delete(w);
+          comp.set(w, comps);
+        } while (w !== top.v);
+        comps++;
+      }
+    }
+  }
+  for (const e of edges) e.cycle = e.fromRow === e.toRow || comp.get(e.fromRow) === comp.get(e.toRow);
+}

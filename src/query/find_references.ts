@@ -1,0 +1,398 @@
+/**
+ * find_references: every place a symbol is used — calls, type uses, imports,
+ * base types, attribute/field accesses — from the reference index. Stored
+ * occurrences carry only a name; which definition each one means is decided
+ * here, at query time, so an edit on either side never leaves a stale answer:
+ * - `exact`: the language's scoping rules pin it (same file, the same Go
+ *   package, `self.x` inside the defining class, `Type.x` of the defining type);
+ * - `import`: the referencing file imports the defining file or package;
+ * - `name_only`: only the name matches (a method call on a value of unknown type).
+ * A use that resolves better to another definition of the same name is not
+ * listed, nor a use in a file of another language family, nor a bare Go name
+ * outside the defining package.
+ * Reads only the open index.
+ */
+import type { Db } from "../state/db.ts";
+import { getMeta } from "../state/db.ts";
+import { CruxeError } from "../core/errors.ts";
+import { fastHash } from "../core/ids.ts";
+import { REFERENCE_KINDS, type ReferenceKind, SYMBOL_KINDS } from "../core/types.ts";
+import {
+  referenceCount,
+  referenceNameId,
+  type ReferencePosition,
+  type ReferenceRow,
+  referencesAfter,
+} from "../state/references.ts";
+import { parseEnum, parseKind, parseLimit } from "./_input_rules.ts";
+import { resolveSymbol } from "./_resolve_symbol.ts";
+import { symbolByRowId } from "../state/read/symbols.ts";
+import { type Affinity, AFFINITY_RANK, TargetResolver } from "./_resolve_target.ts";
+import { dirOf, type SymbolFields, symbolFields } from "./_symbol_row.ts";
+import type { SymbolRow } from "../state/read/rows.ts";
+import { fileLines } from "./_file_lines.ts";
+
+/** How sure a reference is to mean the symbol asked about. */
+export type Resolution = "exact" | "import" | "name_only";
+
+/** Inputs of find_references. */
+export interface FindReferencesInput {
+  symbol_name?: string;
+  symbol_id?: string;
+  path?: string;
+  kind?: string;
+  reference_kind?: string;
+  include_definition?: boolean;
+  limit?: number;
+  cursor?: string;
+}
+
+/** One use of the symbol. */
+export interface Reference {
+  path: string;
+  line: number;
+  column: number;
+  line_text: string;
+  reference_kind: ReferenceKind | "definition";
+  resolution: Resolution;
+  /** What the name was reached through (`self`, `fmt`); absent for a bare name. */
+  qualifier?: string;
+  /** The symbol the use sits in; null at file level. */
+  enclosing: { qualified_name: string; symbol_id: string; kind: string } | null;
+}
+
+/** References of one file (the answer's shape when there are many). */
+export interface FileReferences {
+  path: string;
+  count: number;
+  references: Omit<Reference, "path">[];
+}
+
+/** The answer of find_references (without the protocol metadata). */
+export interface FindReferencesResult {
+  symbol: SymbolFields;
+  /** `file` when the page is grouped by file (then `files` is set), else `none` (then `references`). */
+  grouping: "none" | "file";
+  references?: Reference[];
+  files?: FileReferences[];
+  returned: number;
+  /** Stored occurrences of the name (every definition, before resolution): an upper bound of the total. */
+  name_occurrences: number;
+  next_cursor: string | null;
+  truncated: boolean;
+}
+
+export const REFERENCES_DEFAULT_LIMIT = 50;
+export const REFERENCES_MAX_LIMIT = 500;
+/** Above this many references on a page, or spread over this many files, the page is grouped by file. */
+const GROUP_THRESHOLD = 20;
+/** Stored occurrences examined per call at most (a page of a very common name stops early with a cursor). */
+const MAX_SCAN = 50_000;
+/** Receivers that name the current object or type. */
+export const SELF_NAMES = new Set(["self", "this", "cls", "super", "Self"]);
+const ALL_KINDS = new Set<string>(SYMBOL_KINDS);
+
+/**
+ * The one symbol a call names: `symbol_id`, or `symbol_name` narrowed by
+ * `path` and `kind`. Throws `symbol_not_found`, `ambiguous_symbol` (with
+ * candidates), `file_not_found`, `invalid_input`.
+ */
+export function targetSymbol(
+  db: Db,
+  input: { symbol_name?: unknown; symbol_id?: unknown; path?: unknown; kind?: unknown },
+): SymbolRow {
+  const kind = parseKind(input?.kind);
+  const byId = input?.symbol_id;
+  if (byId !== undefined && byId !== null && byId !== "") {
+    if (typeof byId !== "string" || !/^sym_[0-9a-f]{24}$/.test(byId.trim())) {
+      throw new CruxeError("invalid_input", "symbol_id must be a sym_ handle from an earlier answer", {
+        field: "symbol_id",
+      });
+    }
+    return resolveSymbol(db, byId.trim());
+  }
+  if (input?.symbol_name === undefined || input.symbol_name === null) {
+    throw new CruxeError("invalid_input", "symbol_name or symbol_id is required", { field: "symbol_name" });
+  }
+  try {
+    return resolveSymbol(db, input.symbol_name, input.path);
+  } catch (e) {
+    // A kind narrows an ambiguous name to one definition when only one candidate has it.
+    if (!kind || !(e instanceof CruxeError) || e.code !== "ambiguous_symbol") throw e;
+    const cands = ((e.data as { candidates?: SymbolFields[] }).candidates ?? []).filter((c) => c.kind === kind);
+    if (cands.length === 1) return resolveSymbol(db, cands[0].symbol_id);
+    if (cands.length === 0) throw e;
+    throw new CruxeError("ambiguous_symbol", e.message, {
+      ...(e.data as Record<string, unknown>),
+      total_candidates: cands.length,
+      candidates: cands,
+    });
+  }
+}
+
+/** Languages whose files can name each other's definitions (one grammar family). */
+const LANGUAGE_FAMILY: Record<string, string> = { tsx: "typescript", javascript: "typescript", cpp: "c" };
+
+function family(language: string): string {
+  return LANGUAGE_FAMILY[language] ?? language;
+}
+
+/** The name a module is imported as by default: the file's stem, or its directory for `__init__`/`index`. */
+function moduleName(sym: SymbolRow): string {
+  const parts = sym.path.replace(/\.[^./]+$/, "").split("/");
+  const last = parts.pop() ?? "";
+  return last === "__init__" || last === "index" || last === "mod" ? parts.pop() ?? last : last;
+}
+
+/** The Go package a Go symbol lives in (the first segment of its qualified name). */
+function goPackage(sym: SymbolRow): string {
+  const i = sym.qualified_name.indexOf(".");
+  return i < 0 ? sym.qualified_name : sym.qualified_name.slice(0, i);
+}
+
+/** Decides whether and how surely stored occurrences mean one symbol. */
+export class ReferenceJudge {
+  private resolver: TargetResolver;
+  private parent: SymbolRow | undefined;
+  private enclosingParents = new Map<number, number | null>();
+  private competitors = new Map<string, boolean>();
+
+  constructor(private db: Db, private sym: SymbolRow) {
+    this.resolver = new TargetResolver(db);
+    this.parent = sym.parent_id === null ? undefined : symbolByRowId(db, sym.parent_id);
+  }
+
+  /** The container of the symbol a use sits in (for `self.x`), cached. */
+  private containerOf(sourceId: number | null): number | null {
+    if (sourceId === null) return null;
+    let p = this.enclosingParents.get(sourceId);
+    if (p === undefined) {
+      const row = symbolByRowId(this.db, sourceId);
+      p = row ? (row.id === this.sym.parent_id ? row.id : row.parent_id) : null;
+      this.enclosingParents.set(sourceId, p);
+    }
+    return p;
+  }
+
+  /** True when another definition of the name is closer to `path` than the symbol (the use means that one). */
+  private shadowed(path: string, language: string, mine: Affinity): boolean {
+    const key = path;
+    let hit = this.competitors.get(key);
+    if (hit === undefined) {
+      const cands = this.resolver.candidates(this.sym.name, path, language, ALL_KINDS);
+      hit = cands.some((c) => c.row.id !== this.sym.id && AFFINITY_RANK[c.affinity] > AFFINITY_RANK[mine]);
+      this.competitors.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** The resolution of one occurrence of the symbol's name, or null when it does not refer to the symbol. */
+  judge(r: ReferenceRow): Resolution | null {
+    const sym = this.sym;
+    // A name in a file of another language family names something else (a JS `get_format` is not Python's).
+    if (family(r.language) !== family(sym.language)) return null;
+    const affinity = this.resolver.affinity(r.path, r.language, sym);
+    const go = sym.language === "go" && r.language === "go";
+    if (r.qualifier === null) {
+      if (r.kind === "import") return affinity === "same_file" || affinity === "imported" ? "import" : "name_only";
+      // A bare Go name means a definition of the same package (directory), whatever the file imports.
+      if (go) return dirOf(r.path) === dirOf(sym.path) ? "exact" : null;
+      if (this.shadowed(r.path, r.language, affinity)) return null;
+      if (affinity === "same_file") return "exact";
+      return affinity === "imported" ? "import" : "name_only";
+    }
+    if (SELF_NAMES.has(r.qualifier) && this.parent) {
+      if (r.path === sym.path && this.containerOf(r.source_id) === this.parent.id) return "exact";
+      return "name_only";
+    }
+    if (this.parent && r.qualifier === this.parent.name) {
+      return affinity === "same_file" ? "exact" : affinity === "imported" ? "import" : "name_only";
+    }
+    const module = go ? goPackage(sym) : moduleName(sym);
+    if (sym.parent_id === null && sym.kind !== "method" && r.qualifier === module) {
+      // `pkg.Func`, `formats.get_format`: a top-level name reached through its module's name.
+      return affinity === "imported" || affinity === "same_file" ? "import" : "name_only";
+    }
+    return "name_only";
+  }
+}
+
+interface CursorState {
+  k: string;
+  p: string;
+  f: number;
+  l: number;
+  c: number;
+}
+
+function encodeCursor(s: CursorState): string {
+  return "ref1." + btoa(JSON.stringify(s)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The position a cursor continues from; `invalid_input` when it belongs to another query or index. */
+function decodeCursor(value: unknown, key: string, published: string): ReferencePosition | null {
+  if (value === undefined || value === null || value === "") return null;
+  const bad = (why: string) =>
+    new CruxeError("invalid_input", `cursor ${why}; repeat the call without cursor to start again`, {
+      field: "cursor",
+    });
+  if (typeof value !== "string" || !value.startsWith("ref1.") || value.length > 400) throw bad("is not valid");
+  let s: CursorState;
+  try {
+    s = JSON.parse(atob(value.slice(5).replace(/-/g, "+").replace(/_/g, "/")));
+  } catch {
+    throw bad("is not valid");
+  }
+  if (!s || typeof s !== "object" || ![s.f, s.l, s.c].every(Number.isInteger)) throw bad("is not valid");
+  if (s.p !== published) throw bad("was issued before the index changed");
+  if (s.k !== key) throw bad("belongs to another query");
+  return { file_id: s.f, line: s.l, col: s.c };
+}
+
+/** Cached line text of indexed files (one read per file and page). */
+class LineTexts {
+  private cache = new Map<string, Map<number, string>>();
+  constructor(private db: Db) {}
+
+  /** Loads the needed lines of every path at once per path. */
+  prime(rows: { path: string; line: number }[]): void {
+    const byPath = new Map<string, number[]>();
+    for (const r of rows) (byPath.get(r.path) ?? byPath.set(r.path, []).get(r.path)!).push(r.line);
+    for (const [path, lines] of byPath) {
+      const lo = Math.min(...lines);
+      const hi = Math.max(...lines);
+      const m = this.cache.get(path) ?? new Map<number, string>();
+      // One window per file when close together, else one read per line.
+      if (hi - lo < 400) {
+        const text = fileLines(this.db, path, lo, hi);
+        for (const l of lines) m.set(l, text[l - lo] ?? "");
+      } else for (const l of lines) m.set(l, fileLines(this.db, path, l, l)[0] ?? "");
+      this.cache.set(path, m);
+    }
+  }
+
+  get(path: string, line: number): string {
+    const t = this.cache.get(path)?.get(line) ?? "";
+    return t.length > 300 ? t.slice(0, 300) + "…" : t;
+  }
+}
+
+/** Answers find_references (see the module comment for how uses are resolved). */
+export function findReferences(db: Db, input: FindReferencesInput): FindReferencesResult {
+  const limit = parseLimit(input?.limit, REFERENCES_DEFAULT_LIMIT, REFERENCES_MAX_LIMIT);
+  const refKind = input?.reference_kind === undefined || input.reference_kind === null
+    ? undefined
+    : parseEnum(input.reference_kind, "reference_kind", REFERENCE_KINDS, "call");
+  if (input?.include_definition !== undefined && typeof input.include_definition !== "boolean") {
+    throw new CruxeError("invalid_input", "include_definition must be a boolean", { field: "include_definition" });
+  }
+  const sym = targetSymbol(db, input);
+  const published = getMeta(db, "published_at_ms") ?? "";
+  const key = fastHash(sym.symbol_id, refKind ?? "", String(!!input.include_definition)).slice(0, 16);
+  const after = decodeCursor(input?.cursor, key, published);
+  const nameId = referenceNameId(db, sym.name);
+  const judge = new ReferenceJudge(db, sym);
+  const enclosing = new Map<number, Reference["enclosing"]>();
+  const enclosingOf = (id: number | null): Reference["enclosing"] => {
+    if (id === null) return null;
+    let e = enclosing.get(id);
+    if (e === undefined) {
+      const row = symbolByRowId(db, id);
+      e = row ? { qualified_name: row.qualified_name, symbol_id: row.symbol_id, kind: row.kind } : null;
+      enclosing.set(id, e);
+    }
+    return e;
+  };
+
+  const accepted: { row: ReferenceRow; resolution: Resolution }[] = [];
+  let position = after;
+  let scanned = 0;
+  let exhausted = nameId === null;
+  let more = false;
+  while (!exhausted && accepted.length <= limit && scanned < MAX_SCAN) {
+    const batch = referencesAfter(db, nameId!, position, Math.min(2000, limit * 4 + 64));
+    if (!batch.length) {
+      exhausted = true;
+      break;
+    }
+    for (const row of batch) {
+      scanned++;
+      if (refKind && row.kind !== refKind) {
+        position = row;
+        continue;
+      }
+      const resolution = judge.judge(row);
+      if (resolution) {
+        if (accepted.length === limit) {
+          more = true;
+          break;
+        }
+        accepted.push({ row, resolution });
+      }
+      position = row;
+    }
+    if (more) break;
+  }
+  if (!exhausted && !more && scanned >= MAX_SCAN) more = true;
+
+  const texts = new LineTexts(db);
+  const rows = accepted.map((a) => a.row);
+  const definitionFirst = input.include_definition && !after;
+  if (definitionFirst) rows.push({ path: sym.path, line: sym.line_start } as ReferenceRow);
+  texts.prime(rows);
+  const refs: Reference[] = [];
+  if (definitionFirst) {
+    refs.push({
+      path: sym.path,
+      line: sym.line_start,
+      column: 1,
+      line_text: texts.get(sym.path, sym.line_start),
+      reference_kind: "definition",
+      resolution: "exact",
+      enclosing: enclosingOf(sym.parent_id),
+    });
+  }
+  for (const { row, resolution } of accepted) {
+    refs.push({
+      path: row.path,
+      line: row.line,
+      column: row.col,
+      line_text: texts.get(row.path, row.line),
+      reference_kind: row.kind,
+      resolution,
+      ...(row.qualifier !== null ? { qualifier: row.qualifier } : {}),
+      enclosing: enclosingOf(row.source_id),
+    });
+  }
+  const last = accepted.length ? accepted[accepted.length - 1].row : null;
+  const nextCursor = more && last
+    ? encodeCursor({ k: key, p: published, f: last.file_id, l: last.line, c: last.col })
+    : more && position
+    ? encodeCursor({ k: key, p: published, f: position.file_id, l: position.line, c: position.col })
+    : null;
+  const files = new Set(refs.map((r) => r.path));
+  const grouped = refs.length > GROUP_THRESHOLD && files.size > 1;
+  const result: FindReferencesResult = {
+    symbol: symbolFields(sym),
+    grouping: grouped ? "file" : "none",
+    returned: refs.length,
+    name_occurrences: nameId === null ? 0 : referenceCount(db, nameId),
+    next_cursor: nextCursor,
+    truncated: nextCursor !== null,
+  };
+  if (grouped) result.files = groupByFile(refs);
+  else result.references = refs;
+  return result;
+}
+
+/** References grouped by file, files in first-seen order. */
+function groupByFile(refs: Reference[]): FileReferences[] {
+  const out = new Map<string, FileReferences>();
+  for (const { path, ...rest } of refs) {
+    let g = out.get(path);
+    if (!g) out.set(path, g = { path, count: 0, references: [] });
+    g.count++;
+    g.references.push(rest);
+  }
+  return [...out.values()];
+}

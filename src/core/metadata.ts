@@ -14,6 +14,11 @@ export interface ProtocolMetadata {
   result_completeness: ResultCompleteness;
   ref: string;
   schema_status: SchemaStatus;
+  /**
+   * Present while `freshness_status` is `syncing` because changes to the
+   * workspace are known and not yet indexed: how many, and (some of) their paths.
+   */
+  pending_changes?: { count: number; paths: string[] };
 }
 
 /** Builds a metadata block; unspecified fields take the values of a ready, fresh index. */

@@ -81,6 +81,7 @@ export class Dispatcher {
       if (!route) return successResult(await this.runServerWide(tool.def, args, call), unroutedMetadata());
       project = route.project;
       leave = this.rt.router.enter(project.project_id);
+      this.rt.live.use(project);
       const body = await this.run(tool.def, args, route, call);
       const metadata = this.metadata(route.project, (body as { truncated?: unknown }).truncated === true);
       // A multi-repo answer (scope/repo) knows when one of its repositories was still indexing.
@@ -177,7 +178,9 @@ export class Dispatcher {
         },
       };
     }
-    return await def.handler(toolArgs, ctx);
+    // Read-your-writes: a known, not yet indexed change gets a bounded wait; deleted files are never answered.
+    await rt.live.settle(id);
+    return rt.live.dropDeleted(route.project, await def.handler(toolArgs, ctx) as Record<string, unknown>);
   }
 
   /** Protocol v1 metadata for a project as it is now. */
@@ -189,13 +192,16 @@ export class Dispatcher {
     if (active) indexing = "indexing";
     else if (view.schemaStatus === "compatible") indexing = "ready";
     else indexing = rt.registry.getWorkspace(project.repo_root)?.index_status === "failed" ? "failed" : "not_indexed";
-    return buildMetadata({
-      freshness_status: active ? "syncing" : rt.freshness.status(project, view),
+    const live = rt.live.freshness(project);
+    const metadata = buildMetadata({
+      freshness_status: active || live ? "syncing" : rt.freshness.status(project, view),
       indexing_status: indexing,
       result_completeness: active ? "partial" : truncated ? "truncated" : "complete",
       ref: view.ref ?? project.default_ref,
       schema_status: view.schemaStatus,
     });
+    if (live) metadata.pending_changes = rt.live.pendingPaths(project.project_id);
+    return metadata;
   }
 }
 

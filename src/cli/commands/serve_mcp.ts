@@ -23,8 +23,10 @@ import { serveHttp } from "../../mcp/http.ts";
 const SERVE_USAGE = `Usage:
   cruxe serve-mcp [--transport stdio|http] [--port 9100] [--bind 127.0.0.1] [--workspace PATH]...
                   [--auto-workspace] [--allowed-root PATH]... [--max-auto-workspaces N] [--no-prewarm]
-                  [--auth-token TOKEN] [-v] [--config PATH]
-  cruxe serve [--workspace PATH] [-v] [--config PATH]
+                  [--no-watch] [--auth-token TOKEN] [-v] [--config PATH]
+  cruxe serve [--workspace PATH] [--no-watch] [-v] [--config PATH]
+
+The workspaces in use are watched and synced as files change; --no-watch leaves syncing to sync_repo.
 
 Progress for jobs started without a client progress token is sent only to clients that set
 capabilities.experimental["cruxe/index_progress"] = {} in initialize.`;
@@ -44,6 +46,7 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
         "allowed-root": { type: "string", multiple: true },
         "max-auto-workspaces": { type: "string" },
         "no-prewarm": { type: "boolean" },
+        "no-watch": { type: "boolean" },
         "auth-token": { type: "string" },
         verbose: { type: "boolean", short: "v", multiple: true },
         config: { type: "string" },
@@ -63,7 +66,10 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
     return n;
   };
   if (cmd === "serve" && (v.transport || v["auto-workspace"] || v["allowed-root"])) {
-    throw new CruxeError("invalid_input", `cruxe serve takes only --workspace, -v and --config\n\n${SERVE_USAGE}`);
+    throw new CruxeError(
+      "invalid_input",
+      `cruxe serve takes only --workspace, --no-watch, -v and --config\n\n${SERVE_USAGE}`,
+    );
   }
   return {
     transport: (v.transport ?? "stdio") as ServeOptions["transport"],
@@ -75,6 +81,7 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
     allowedRoots: v["allowed-root"] ?? [],
     maxAutoWorkspaces: num(v["max-auto-workspaces"], "--max-auto-workspaces"),
     prewarm: !v["no-prewarm"],
+    watch: !v["no-watch"],
     authToken: v["auth-token"] ?? Deno.env.get("CRUXE_AUTH_TOKEN") ?? undefined,
     verbose: v.verbose?.length ?? 0,
     configPath: v.config,
@@ -109,6 +116,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const pinned = o.workspaces.map((w) => registerProject(ctx.registry, w));
   const rt = new ServerRuntime(ctx.config, ctx.registry, {
     prewarm: o.prewarm,
+    watch: o.watch !== false,
     router: {
       startupWorkspaces: pinned.map((p) => p.repo_root),
       autoWorkspace: o.autoWorkspace,
@@ -134,8 +142,9 @@ export async function runServe(options: ServeOptions): Promise<number> {
         `Connect an MCP client to this command (see README); Ctrl-D or Ctrl-C stops it.`,
     );
   }
-  // Prewarm starts once the transport serves, so it never delays the first handshake.
+  // Prewarm and watching start once the transport serves, so they never delay the first handshake.
   const prewarm = () => {
+    setTimeout(() => rt.live.begin(pinned, o.prewarm ? rt.warmset.select() : []), 0);
     if (o.prewarm) setTimeout(() => void rt.warmset.run(), 0);
   };
 

@@ -10,10 +10,13 @@ export const indexStatusTool = defineTool({
   description: (languages) =>
     "Report a workspace's index: status, schema compatibility, file and symbol counts, the active job's progress " +
     "(files_scanned, files_indexed, symbols_extracted, estimated_completion_pct, progress_token), recent jobs and " +
-    "any interrupted-job recovery report. Poll it after index_repo/sync_repo when you do not receive progress " +
+    "any interrupted-job recovery report, and how the index is kept live (watch: events, polling or off). Poll it after index_repo/sync_repo when you do not receive progress " +
     `notifications. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     ref: z.string().max(512).optional().describe("Branch/ref to report on. Default: the indexed ref."),
   }),
-  handler: (_args, ctx) => projectStatus(ctx.runtime.registry, ctx.runtime.readers, ctx.route.project, ctx.activeJob()),
+  handler: (_args, ctx) => ({
+    ...projectStatus(ctx.runtime.registry, ctx.runtime.readers, ctx.route.project, ctx.activeJob()),
+    watch: ctx.runtime.live.status(ctx.route.project),
+  }),
 });

@@ -1,0 +1,284 @@
+/**
+ * The live index, end to end: real edits in temporary repositories while a
+ * real `serve-mcp` (stdio, the SDK's Client) runs, and the answers that
+ * follow. Create, modify, delete, rename, a new directory, ignored paths (no
+ * sync), a branch switch (one sync, the ref label follows), forced polling,
+ * `--no-watch`, a config that turns one workspace off, and a restart that
+ * finds what changed while the server was down. Every wait is bounded and
+ * ends on the event it waits for.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client";
+import { bodyOf, stdioClient, syntheticGoRepo, tempHomeDir, waitFor } from "./mcp_helpers.ts";
+
+type Body = Record<string, unknown>;
+type Meta = { freshness_status: string; ref: string; pending_changes?: { count: number; paths: string[] } };
+
+const BOUND = 30_000;
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Body> {
+  const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+  return bodyOf(r);
+}
+
+function meta(b: Body): Meta {
+  return b.metadata as Meta;
+}
+
+/** The files `locate_symbol` finds an exact definition of `name` in (empty when none). */
+async function definedIn(client: Client, name: string): Promise<{ paths: string[]; meta: Meta }> {
+  const b = await call(client, "locate_symbol", { name });
+  const results = (b.results as { name: string; path: string; match_tier: string }[] | undefined) ?? [];
+  return {
+    paths: results.filter((r) => r.name === name && r.match_tier === "exact").map((r) => r.path),
+    meta: meta(b),
+  };
+}
+
+/**
+ * Waits until `name` is defined exactly in `paths`, checking on every answer
+ * the read-your-writes rule: an answer that is still wrong never says `fresh`
+ * once the server has said it knows of a change.
+ */
+async function waitDefined(client: Client, name: string, paths: string[], what: string): Promise<void> {
+  let knew = false;
+  await waitFor(
+    async () => {
+      const r = await definedIn(client, name);
+      const right = JSON.stringify(r.paths.sort()) === JSON.stringify([...paths].sort());
+      if (r.meta.freshness_status === "syncing") knew = true;
+      if (!right && knew) {
+        assert.notEqual(
+          r.meta.freshness_status,
+          "fresh",
+          `${what}: a wrong answer said fresh after a change was known`,
+        );
+      }
+      return right;
+    },
+    BOUND,
+    what,
+  );
+}
+
+async function status(client: Client): Promise<Body> {
+  return await call(client, "index_status");
+}
+
+async function watchOf(client: Client): Promise<Record<string, unknown>> {
+  return (await status(client)).watch as Record<string, unknown>;
+}
+
+function jobCount(st: Body): number {
+  return (st.recent_jobs as unknown[]).length;
+}
+
+function git(cwd: string, ...args: string[]): string {
+  const out = new Deno.Command("git", {
+    args: ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "commit.gpgsign=false", ...args],
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** A served, indexed repository. */
+async function serve(home: string, repo: string, extra: string[] = [], env: Record<string, string> = {}) {
+  for (const [k, v] of Object.entries(env)) Deno.env.set(k, v);
+  const s = await stdioClient(home, ["--workspace", repo, "--no-prewarm", ...extra]);
+  for (const k of Object.keys(env)) Deno.env.delete(k);
+  return s;
+}
+
+async function indexed(client: Client): Promise<void> {
+  const b = await call(client, "index_repo", { wait: true });
+  assert.equal(b.status, "published", JSON.stringify(b));
+}
+
+Deno.test("live index (events): create, modify, delete, rename, new directory, ignored paths", async () => {
+  const home = tempHomeDir();
+  const repo = syntheticGoRepo(6, 2);
+  Deno.writeTextFileSync(join(repo, ".gitignore"), "generated/\n");
+  const s = await serve(home, repo);
+  try {
+    await indexed(s.client);
+    const w = await watchOf(s.client);
+    assert.equal(w.mode, "events", JSON.stringify(w));
+
+    // create
+    Deno.writeTextFileSync(join(repo, "pkg0", "fresh.go"), "package pkg0\n\nfunc LiveCreated() int { return 1 }\n");
+    await waitDefined(s.client, "LiveCreated", ["pkg0/fresh.go"], "a created file's function");
+
+    // modify: a function renamed inside a file
+    Deno.writeTextFileSync(join(repo, "pkg0", "fresh.go"), "package pkg0\n\nfunc LiveRenamed() int { return 2 }\n");
+    await waitDefined(s.client, "LiveRenamed", ["pkg0/fresh.go"], "a modified file's new function");
+    assert.deepEqual((await definedIn(s.client, "LiveCreated")).paths, [], "the old name is gone");
+
+    // rename the file
+    Deno.renameSync(join(repo, "pkg0", "fresh.go"), join(repo, "pkg0", "moved.go"));
+    await waitDefined(s.client, "LiveRenamed", ["pkg0/moved.go"], "a renamed file");
+
+    // delete
+    Deno.removeSync(join(repo, "pkg0", "moved.go"));
+    await waitDefined(s.client, "LiveRenamed", [], "a deleted file's function");
+    const search = await call(s.client, "search_code", { query: "LiveRenamed" });
+    assert.ok(
+      !(search.results as { path: string }[]).some((r) => r.path === "pkg0/moved.go"),
+      "search_code no longer answers from the deleted file",
+    );
+
+    // a new directory, created with a file in one go
+    Deno.mkdirSync(join(repo, "newdir", "deeper"), { recursive: true });
+    Deno.writeTextFileSync(join(repo, "newdir", "deeper", "x.go"), "package deeper\n\nfunc InNewDir() {}\n");
+    await waitDefined(s.client, "InNewDir", ["newdir/deeper/x.go"], "a file in a new directory");
+
+    // ignored paths: events are seen and dropped, no sync starts
+    const before = await status(s.client);
+    const ignoredBefore = (before.watch as { events_ignored: number }).events_ignored;
+    Deno.mkdirSync(join(repo, "node_modules", "dep"), { recursive: true });
+    Deno.writeTextFileSync(join(repo, "node_modules", "dep", "i.go"), "package dep\n\nfunc Vendored() {}\n");
+    Deno.mkdirSync(join(repo, "generated"), { recursive: true });
+    Deno.writeTextFileSync(join(repo, "generated", "g.go"), "package generated\n\nfunc Generated() {}\n");
+    await waitFor(
+      async () => ((await watchOf(s.client)).events_ignored as number) >= ignoredBefore + 4,
+      BOUND,
+      "the ignored events to be seen",
+    );
+    const after = await status(s.client);
+    assert.equal(jobCount(after), jobCount(before), "no sync ran for ignored paths");
+    assert.equal(after.active_job, null);
+    assert.equal((after.watch as { pending_changes: number }).pending_changes, 0);
+    assert.equal(meta(after).freshness_status, "fresh");
+    assert.deepEqual((await definedIn(s.client, "Generated")).paths, []);
+  } finally {
+    await s.client.close();
+  }
+});
+
+Deno.test("live index: a branch switch of many files is one sync and the ref label follows", async () => {
+  const home = tempHomeDir();
+  const repo = syntheticGoRepo(40, 1);
+  git(repo, "init", "-q", "-b", "main");
+  git(repo, "add", "-A");
+  git(repo, "commit", "-q", "-m", "main");
+  git(repo, "checkout", "-q", "-b", "feature");
+  for (let i = 0; i < 40; i++) {
+    const f = join(repo, `pkg${i % 10}`, `file${i}.go`);
+    Deno.writeTextFileSync(f, Deno.readTextFileSync(f).replace(`Widget${i} struct`, `Feature${i} struct`));
+  }
+  git(repo, "commit", "-q", "-am", "feature");
+  git(repo, "checkout", "-q", "main");
+  const s = await serve(home, repo);
+  try {
+    await indexed(s.client);
+    assert.equal(meta(await status(s.client)).ref, "main");
+    const jobsBefore = jobCount(await status(s.client));
+    git(repo, "checkout", "-q", "feature");
+    await waitFor(
+      async () => {
+        const r = await definedIn(s.client, "Feature39");
+        return r.paths.length === 1 && r.meta.ref === "feature" && r.meta.freshness_status === "fresh";
+      },
+      BOUND,
+      "the feature branch to be indexed and labelled",
+    );
+    assert.deepEqual((await definedIn(s.client, "Widget39")).paths, [], "the main branch's type is gone");
+    const st = await status(s.client);
+    const jobs = (st.recent_jobs as { status: string; ref: string }[]).slice(0, jobCount(st) - jobsBefore);
+    assert.ok(jobs.length >= 1 && jobs.length <= 2, `one sync for the switch (a second only if split): ${jobs.length}`);
+    assert.equal(jobs[0].ref, "feature");
+
+    // Only HEAD moving to a branch with the same tree: a sync just for the label.
+    git(repo, "checkout", "-q", "-b", "feature-2");
+    await waitFor(async () => meta(await status(s.client)).ref === "feature-2", BOUND, "the label of a new branch");
+  } finally {
+    await s.client.close();
+  }
+});
+
+Deno.test("live index (polling forced by CRUXE_WATCH=poll): changes are found by scans", async () => {
+  const home = tempHomeDir();
+  const repo = syntheticGoRepo(4, 1);
+  const s = await serve(home, repo, [], { CRUXE_WATCH: "poll", CRUXE_WATCH_POLL_MS: "200" });
+  try {
+    await indexed(s.client);
+    const w = await watchOf(s.client);
+    assert.equal(w.mode, "polling");
+    assert.match(String(w.reason), /config/);
+    Deno.writeTextFileSync(join(repo, "pkg1", "polled.go"), "package pkg1\n\nfunc Polled() {}\n");
+    await waitDefined(s.client, "Polled", ["pkg1/polled.go"], "a polled change");
+    Deno.removeSync(join(repo, "pkg1", "polled.go"));
+    await waitDefined(s.client, "Polled", [], "a polled deletion");
+    const health = await call(s.client, "health_check");
+    const p = (health.projects as { repo_root: string; watch: { mode: string } }[])[0];
+    assert.equal(p.watch.mode, "polling");
+  } finally {
+    await s.client.close();
+  }
+});
+
+Deno.test("live index: --no-watch and a config turning a workspace off leave syncing to sync_repo", async () => {
+  for (const how of ["--no-watch", "config"] as const) {
+    const home = tempHomeDir();
+    const repo = syntheticGoRepo(4, 1);
+    let extra = ["--no-watch"];
+    if (how === "config") {
+      const cfg = join(home, "config.json");
+      Deno.writeTextFileSync(cfg, JSON.stringify({ watch: { workspaces: { [repo]: "off" } } }));
+      extra = ["--config", cfg];
+    }
+    const s = await serve(home, repo, extra);
+    try {
+      await indexed(s.client);
+      const w = await watchOf(s.client);
+      assert.equal(w.mode, "off", how);
+      assert.match(String(w.reason), how === "config" ? /config/ : /--no-watch/);
+      const jobs = jobCount(await status(s.client));
+      const file = join(repo, "pkg2", "unwatched.go");
+      Deno.writeTextFileSync(file, "package pkg2\n\nfunc Unwatched() {}\n");
+      // Newer than the publish by more than the index's 1 s precision, so the freshness scan must see it.
+      const later = new Date(Date.now() + 5000);
+      Deno.utimeSync(file, later, later);
+      // The freshness scan notices the change; nothing syncs it.
+      await waitFor(
+        async () => meta(await call(s.client, "locate_symbol", { name: "Unwatched" })).freshness_status === "stale",
+        BOUND,
+        `${how}: the change seen as stale`,
+      );
+      assert.deepEqual((await definedIn(s.client, "Unwatched")).paths, []);
+      assert.equal(jobCount(await status(s.client)), jobs, `${how}: no sync ran by itself`);
+      assert.equal((await call(s.client, "sync_repo", { wait: true })).status, "published");
+      assert.deepEqual((await definedIn(s.client, "Unwatched")).paths, ["pkg2/unwatched.go"]);
+    } finally {
+      await s.client.close();
+    }
+  }
+});
+
+Deno.test("live index: a restart finds edits and deletions made while the server was down", async () => {
+  const home = tempHomeDir();
+  const repo = syntheticGoRepo(6, 1);
+  let s = await serve(home, repo);
+  try {
+    await indexed(s.client);
+    assert.deepEqual((await definedIn(s.client, "Widget3")).paths, ["pkg3/file3.go"]);
+  } finally {
+    await s.client.close();
+  }
+  Deno.removeSync(join(repo, "pkg3", "file3.go"));
+  Deno.writeTextFileSync(join(repo, "pkg4", "later.go"), "package pkg4\n\nfunc WhileDown() {}\n");
+  s = await serve(home, repo);
+  try {
+    await waitDefined(s.client, "Widget3", [], "a deletion made while down");
+    await waitDefined(s.client, "WhileDown", ["pkg4/later.go"], "a file added while down");
+    const st = await status(s.client);
+    const last = (st.recent_jobs as { mode: string; status: string }[])[0];
+    assert.equal(last.mode, "incremental");
+    assert.equal(last.status, "published");
+  } finally {
+    await s.client.close();
+  }
+});

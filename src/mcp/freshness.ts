@@ -45,8 +45,11 @@ export class FreshnessMonitor {
 
   constructor(private config: CruxeConfig, private intervalMs = FRESHNESS_INTERVAL_MS) {}
 
-  /** The files a stat-only scan of the project finds now, scanned off this thread; throws when the scan fails. */
-  async listing(project: ProjectRow): Promise<ScannedFile[]> {
+  /**
+   * The files a stat-only scan of the project finds now, scanned off this
+   * thread, and how long the scan took; throws when the scan fails.
+   */
+  async listing(project: ProjectRow): Promise<{ files: ScannedFile[]; scanMs: number }> {
     const reply = await this.scan({
       id: this.nextId++,
       root: project.repo_root,
@@ -55,7 +58,7 @@ export class FreshnessMonitor {
       list: true,
     });
     if (!reply.files) throw new Error(reply.error ?? "the scan returned no files");
-    return reply.files;
+    return { files: reply.files, scanMs: reply.scanMs ?? 0 };
   }
 
   /** The cached verdict for a project's current index; schedules a background scan when due. Never waits. */

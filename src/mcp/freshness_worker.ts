@@ -23,6 +23,8 @@ export interface FreshnessReply {
   fingerprint?: Fingerprint;
   /** The scan's files, when `list` was asked. */
   files?: ScannedFile[];
+  /** How long the scan itself took (ms). */
+  scanMs?: number;
   error?: string;
 }
 
@@ -39,7 +41,9 @@ export interface Fingerprint {
 self.onmessage = (e: MessageEvent<FreshnessRequest>) => {
   const { id, root, maxFileBytes, useGit, list } = e.data;
   try {
+    const t0 = performance.now();
     const scan = scanRepository(root, { maxFileBytes, useGit });
+    const scanMs = performance.now() - t0;
     let files = 0;
     let maxMtimeMs = 0;
     let acc = 0;
@@ -50,7 +54,7 @@ self.onmessage = (e: MessageEvent<FreshnessRequest>) => {
       acc = (acc + hash32(`${f.path}\0${f.size}\0${f.mtimeMs}`)) % 0x1fffffffffffff;
     }
     const fingerprint = { files, maxMtimeMs, digest: acc.toString(16) };
-    self.postMessage({ id, fingerprint, ...(list ? { files: scan.files } : {}) } satisfies FreshnessReply);
+    self.postMessage({ id, fingerprint, scanMs, ...(list ? { files: scan.files } : {}) } satisfies FreshnessReply);
   } catch (err) {
     self.postMessage({ id, error: (err as Error).message } satisfies FreshnessReply);
   }

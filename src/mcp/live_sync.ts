@@ -42,6 +42,7 @@ import {
 import type { IndexReaders } from "../query/index_reader.ts";
 import { publishedFiles } from "../state/published_files.ts";
 import type { ProjectRow } from "../state/registry.ts";
+import type { ScannedFile } from "../index/scan.ts";
 import type { FreshnessMonitor } from "./freshness.ts";
 
 /** How long a query waits for a known change to be indexed before answering `syncing`. */
@@ -373,7 +374,7 @@ export class LiveSync {
       }
     }
     info(`watching ${project.repo_root} (${st.mode}${st.reason ? `: ${st.reason}` : ""})`);
-    void this.catchUp(st);
+    if (st.mode === "events") void this.catchUp(st); // polling compares with the manifest on its first scan
   }
 
   private hooks(st: Watched) {
@@ -490,29 +491,35 @@ export class LiveSync {
     for (const w of [...st.waiters]) w();
   }
 
-  /** Compares a scan with the published manifest: what changed while nobody watched becomes pending. */
-  private async catchUp(st: Watched): Promise<void> {
+  /**
+   * Compares a scan with the published manifest: what changed while nobody
+   * watched becomes pending. In polling mode this scan is also the baseline of
+   * the next poll (taken only once an index exists, so nothing between a scan
+   * and a first publish is missed).
+   */
+  private async catchUp(st: Watched, scanned?: { files: ScannedFile[]; asked: number }): Promise<void> {
     if (!this.indexed(st)) return;
-    const asked = performance.now();
-    let files;
+    let asked = performance.now();
+    let files: ScannedFile[];
     try {
-      files = await this.deps.freshness.listing(st.project);
+      if (scanned) ({ files, asked } = scanned);
+      else files = (await this.deps.freshness.listing(st.project)).files;
     } catch (e) {
       debug(`catch-up scan of ${st.project.repo_root} failed: ${(e as Error).message}`);
       return;
     }
     if (st.closed) return;
-    const now = this.deps.readers.view(st.project);
-    if (!now.db || now.schemaStatus !== "compatible") return;
+    const view = this.deps.readers.view(st.project);
+    if (!view.db || view.schemaStatus !== "compatible") return;
     let before: Listing;
     try {
-      before = listingOfManifest(publishedFiles(now.db));
+      before = listingOfManifest(publishedFiles(view.db));
     } catch (e) {
       debug(`catch-up of ${st.project.repo_root}: manifest unreadable: ${(e as Error).message}`);
       return;
     }
     const after = listingOf(files, before);
-    if (st.mode === "polling" && !st.listing) st.listing = after;
+    if (st.mode === "polling") st.listing = after;
     this.applyDiff(st, diffListings(before, after), asked);
   }
 
@@ -544,13 +551,15 @@ export class LiveSync {
     const t0 = performance.now();
     const interval = this.deps.config.watch.pollIntervalMs;
     try {
-      const files = await this.deps.freshness.listing(st.project);
+      const { files, scanMs } = await this.deps.freshness.listing(st.project);
       if (st.closed) return;
-      const next = listingOf(files, st.listing ?? undefined);
-      if (st.listing) this.applyDiff(st, diffListings(st.listing, next), t0);
-      st.listing = next;
+      if (st.listing) {
+        const next = listingOf(files, st.listing);
+        this.applyDiff(st, diffListings(st.listing, next), t0);
+        st.listing = next;
+      } else await this.catchUp(st, { files, asked: t0 });
       st.pollBackoffMs = 0;
-      this.schedulePoll(st, Math.max(interval, (performance.now() - t0) * POLL_COST_FACTOR));
+      this.schedulePoll(st, Math.max(interval, Math.min(MAX_BACKOFF_MS, scanMs * POLL_COST_FACTOR)));
     } catch (e) {
       st.pollBackoffMs = Math.min(MAX_BACKOFF_MS, Math.max(interval, st.pollBackoffMs * 2));
       debug(`polling ${st.project.repo_root} failed: ${(e as Error).message}`);

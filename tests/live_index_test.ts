@@ -11,6 +11,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { bodyOf, stdioClient, syntheticGoRepo, tempHomeDir, waitFor } from "./mcp_helpers.ts";
+import { resolveConfig } from "../src/core/config.ts";
+import { Registry } from "../src/state/registry.ts";
+import { registerProject } from "../src/index/project_setup.ts";
+import { ServerRuntime } from "../src/mcp/runtime.ts";
+import { Dispatcher } from "../src/mcp/dispatch.ts";
+import { WatchFilter } from "../src/index/watch_filter.ts";
+import { Debouncer, diffListings, listingOf, listingOfManifest } from "../src/index/watcher.ts";
 
 type Body = Record<string, unknown>;
 type Meta = { freshness_status: string; ref: string; pending_changes?: { count: number; paths: string[] } };
@@ -281,4 +288,141 @@ Deno.test("live index: a restart finds edits and deletions made while the server
   } finally {
     await s.client.close();
   }
+});
+
+/** An in-process runtime with the live index on, tuned by `live`, serving one indexed repository. */
+async function liveInProcess(repo: string, live: ConstructorParameters<typeof ServerRuntime>[2]["live"]) {
+  const home = tempHomeDir();
+  const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 1 };
+  const registry = Registry.open(home);
+  const project = registerProject(registry, repo);
+  const rt = new ServerRuntime(config, registry, {
+    prewarm: false,
+    watch: true,
+    live,
+    router: {
+      startupWorkspaces: [project.repo_root],
+      autoWorkspace: false,
+      allowedRoots: [],
+      maxAutoWorkspaces: 10,
+      cwd: repo,
+    },
+  });
+  const dispatcher = new Dispatcher(rt);
+  const run = async (name: string, args: Record<string, unknown> = {}) =>
+    bodyOf(
+      await dispatcher.callTool(name, args, {
+        sendNotification: () => Promise.resolve(),
+        signal: new AbortController().signal,
+      }),
+    );
+  assert.equal((await run("index_repo", { wait: true })).status, "published");
+  rt.live.begin([project], []);
+  return { rt, project, run, close: () => rt.close() };
+}
+
+Deno.test("read-your-writes: a known deletion is dropped at once; answers say syncing with the pending path", async () => {
+  const repo = syntheticGoRepo(4, 1);
+  // A quiet period longer than the test and no query wait: the change stays known and unindexed until asked.
+  const s = await liveInProcess(repo, { timing: { quietMs: 600_000, maxMs: 600_000 }, readYourWritesMs: 0 });
+  try {
+    assert.equal(s.rt.live.status(s.project).mode, "events");
+    Deno.removeSync(join(repo, "pkg2", "file2.go"));
+    await waitFor(
+      () => s.rt.live.pendingPaths(s.project.project_id).paths.includes("pkg2/file2.go"),
+      BOUND,
+      "the event",
+    );
+    const loc = await s.run("locate_symbol", { name: "Widget2" });
+    assert.deepEqual(loc.results ?? [], [], "the deleted file's symbol is not answered");
+    assert.equal(meta(loc).freshness_status, "syncing");
+    assert.deepEqual(meta(loc).pending_changes, { count: 1, paths: ["pkg2/file2.go"] });
+    const search = await s.run("search_code", { query: "Widget2" });
+    assert.ok(!(search.results as { path: string }[]).some((r) => r.path === "pkg2/file2.go"));
+    const outline = await s.run("get_file_outline", { path: "pkg2/file2.go" });
+    assert.equal((outline.error as { code: string }).code, "file_not_found");
+    // Still present in the index itself: the filter, not a sync, hid it.
+    assert.equal(s.rt.runner.all().length, 0);
+    assert.equal(s.rt.live.status(s.project).syncs, 0);
+  } finally {
+    s.close();
+  }
+});
+
+Deno.test("read-your-writes: a query after a known change starts its sync at once and waits for it", async () => {
+  const repo = syntheticGoRepo(4, 1);
+  // Without a query the quiet period would hold the sync for 10 minutes; the query's wait (bounded) must not.
+  const s = await liveInProcess(repo, { timing: { quietMs: 600_000, maxMs: 600_000 }, readYourWritesMs: BOUND });
+  try {
+    Deno.writeTextFileSync(join(repo, "pkg1", "ryw.go"), "package pkg1\n\nfunc ReadYourWrites() {}\n");
+    await waitFor(() => s.rt.live.pendingPaths(s.project.project_id).count > 0, BOUND, "the event");
+    const loc = await s.run("locate_symbol", { name: "ReadYourWrites" });
+    assert.equal((loc.results as { path: string }[])[0]?.path, "pkg1/ryw.go", JSON.stringify(loc));
+    assert.equal(meta(loc).freshness_status, "fresh");
+    assert.equal(meta(loc).pending_changes, undefined);
+    assert.equal(s.rt.live.status(s.project).syncs, 1);
+  } finally {
+    s.close();
+  }
+});
+
+Deno.test("watch filter: the scan's ignore rules, .git HEAD and refs only", () => {
+  const root = Deno.makeTempDirSync({ prefix: "cruxe-watch-filter-" });
+  Deno.writeTextFileSync(join(root, ".gitignore"), "*.log\ngenerated/\n");
+  Deno.mkdirSync(join(root, "sub"));
+  Deno.writeTextFileSync(join(root, "sub", ".gitignore"), "local_only.go\n");
+  Deno.writeTextFileSync(join(root, ".cruxeignore"), "secret/\n");
+  const f = new WatchFilter(root);
+  assert.equal(f.classify("main.go"), "change");
+  assert.equal(f.classify("sub/other.go"), "change");
+  assert.equal(f.classify("sub/local_only.go"), "ignored", "a nested .gitignore");
+  assert.equal(f.classify("local_only.go"), "change", "a nested rule does not apply above its directory");
+  assert.equal(f.classify("debug.log"), "ignored");
+  assert.equal(f.classify("generated", true), "ignored", "an ignored directory itself");
+  assert.equal(f.classify("generated/x.go"), "ignored");
+  assert.equal(f.classify("secret/x.go"), "ignored", ".cruxeignore");
+  assert.equal(f.classify("node_modules/dep/x.js"), "ignored", "built-in skip");
+  assert.equal(f.classify("app.min.js"), "ignored", "built-in generated name");
+  assert.equal(f.classify(".git/HEAD"), "head");
+  assert.equal(f.classify(".git/refs/heads/main"), "head");
+  assert.equal(f.classify(".git/objects/ab/cdef"), "ignored");
+  assert.equal(f.classify(".git/index.lock"), "ignored");
+  assert.equal(f.classify("sub/.gitignore"), "rules");
+  // After the rule file changed, the new rules apply.
+  Deno.writeTextFileSync(join(root, "sub", ".gitignore"), "\n");
+  assert.equal(f.classify("sub/.gitignore"), "rules");
+  assert.equal(f.classify("sub/local_only.go"), "change");
+});
+
+Deno.test("debouncer: a burst is one report; a continuous one is reported within the max bound", async () => {
+  let fired = 0;
+  const d = new Debouncer(40, 150, () => fired++);
+  for (let i = 0; i < 5; i++) d.poke();
+  await waitFor(() => fired === 1, BOUND, "the burst's report");
+  assert.equal(d.armed, false);
+  const t0 = performance.now();
+  const firstAt: number[] = [];
+  const d2 = new Debouncer(40, 150, () => firstAt.push(performance.now() - t0));
+  // Pokes every 10 ms never leave a quiet period, so only the max bound can report.
+  while (!firstAt.length && performance.now() - t0 < BOUND) {
+    d2.poke();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  d2.cancel();
+  assert.ok(firstAt.length === 1 && firstAt[0] >= 140, `reported by the max bound: ${firstAt}`);
+  let flushed = 0;
+  const d3 = new Debouncer(600_000, 600_000, () => flushed++);
+  d3.poke();
+  d3.flush();
+  assert.equal(flushed, 1, "flush reports at once");
+});
+
+Deno.test("listing diff: changed, added and deleted paths; non-indexable files left out", () => {
+  const file = (path: string, size: number, mtimeMs: number) => ({ path, size, mtimeMs });
+  const before = listingOf([file("a.go", 1, 1), file("b.go", 2, 2), file("c.go", 3, 3), file("notes.bin", 1, 1)]);
+  assert.ok(!before.has("notes.bin"));
+  const after = listingOf([file("a.go", 1, 1), file("b.go", 2, 5), file("d.go", 4, 4)]);
+  assert.deepEqual(diffListings(before, after), { changed: ["b.go", "d.go"], deleted: ["c.go"] });
+  const manifest = listingOfManifest([{ path: "tool", size: 9, mtime_ms: 9 }]);
+  assert.ok(listingOf([file("tool", 9, 9)], manifest).has("tool"), "an indexed file without extension is kept");
 });

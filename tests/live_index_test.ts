@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { bodyOf, stdioClient, syntheticGoRepo, tempHomeDir, waitFor } from "./mcp_helpers.ts";
+import { bodyOf, CRUXE_FLAGS, REPO_ROOT, stdioClient, syntheticGoRepo, tempHomeDir, waitFor } from "./mcp_helpers.ts";
 import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
 import { registerProject } from "../src/index/project_setup.ts";
@@ -425,4 +425,46 @@ Deno.test("listing diff: changed, added and deleted paths; non-indexable files l
   assert.deepEqual(diffListings(before, after), { changed: ["b.go", "d.go"], deleted: ["c.go"] });
   const manifest = listingOfManifest([{ path: "tool", size: 9, mtime_ms: 9 }]);
   assert.ok(listingOf([file("tool", 9, 9)], manifest).has("tool"), "an indexed file without extension is kept");
+});
+
+Deno.test("cruxe watch: a line per sync from a terminal, until SIGTERM", async () => {
+  const home = tempHomeDir();
+  const repo = syntheticGoRepo(3, 1);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...CRUXE_FLAGS, join(REPO_ROOT, "main.ts"), "watch", "--workspace", repo, "--json"],
+    env: { ...Deno.env.toObject(), CRUXE_HOME: home, CRUXE_WORKERS: "1", NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const lines: Record<string, unknown>[] = [];
+  const reading = (async () => {
+    let buf = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      buf += chunk;
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        lines.push(JSON.parse(buf.slice(0, nl)));
+        buf = buf.slice(nl + 1);
+      }
+    }
+  })();
+  try {
+    await waitFor(() => lines.some((l) => l.event === "watching"), BOUND, "watching to start");
+    const first = lines.find((l) => l.event === "sync")!;
+    assert.equal(first.mode, "full", "a workspace without an index is indexed first");
+    assert.equal(lines.find((l) => l.event === "watching")!.mode, "events");
+    Deno.writeTextFileSync(join(repo, "pkg0", "w.go"), "package pkg0\n\nfunc Watched() {}\n");
+    await waitFor(() => lines.some((l) => l.event === "sync" && l.mode === "incremental"), BOUND, "a sync line");
+    const sync = lines.find((l) => l.event === "sync" && l.mode === "incremental")!;
+    assert.equal(sync.status, "published");
+    assert.equal(sync.changed_files, 1);
+    assert.equal(sync.added, 1);
+    assert.equal(sync.symbols, 1);
+    assert.equal(typeof sync.duration_ms, "number");
+  } finally {
+    child.kill("SIGTERM");
+    const status = await child.status;
+    await reading;
+    assert.equal(status.code, 0, "SIGTERM stops it cleanly");
+  }
 });

@@ -16,6 +16,7 @@ import { IndexReaders } from "../query/index_reader.ts";
 import { projectStatus } from "../query/index_status.ts";
 import { runQueryCommand } from "./commands/query_cmds.ts";
 import { runServeCommand } from "./commands/serve_mcp.ts";
+import { runWatchCommand } from "./commands/watch.ts";
 
 const USAGE = `cruxe ${VERSION} — code navigation for AI coding agents
 
@@ -25,6 +26,7 @@ Commands:
   init [--workspace PATH]                       register a workspace and create its store
   index [--force] [--path PATH] [--ref REF]     index (or re-index) a workspace
   sync [--force] [--workspace PATH]             incremental sync of changed files
+  watch [--workspace PATH]                      keep the index live as files change (a line per sync)
   search QUERY [--lang L] [--limit N] [--path-prefix P] [--ref REF]   search code (symbols, snippets, files)
   locate NAME [--kind K] [--lang L] [--limit N]  find definitions (qualified names, typos ok)
   outline PATH [--depth top|all]                 symbol tree of a file
@@ -196,6 +198,12 @@ async function dispatch(cmd: string, rest: string[]): Promise<number> {
       const { values: v } = parse(rest, {});
       if (v.help) return help();
       return await runDoctor(openContext(v.config), v.json ?? false);
+    }
+    case "watch": {
+      const { values: v } = parse(rest, { workspace: { type: "string" } });
+      if (v.help) return help();
+      setLogLevel(v.verbose?.length ?? 0);
+      return await runWatchCommand(openContext(v.config), { path: v.workspace ?? Deno.cwd(), json: v.json ?? false });
     }
     case "serve-mcp":
     case "serve":

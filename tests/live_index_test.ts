@@ -9,7 +9,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client";
+import { type Client, Client as McpClient } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { bodyOf, CRUXE_FLAGS, REPO_ROOT, stdioClient, syntheticGoRepo, tempHomeDir, waitFor } from "./mcp_helpers.ts";
 import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
@@ -467,4 +469,62 @@ Deno.test("cruxe watch: a line per sync from a terminal, until SIGTERM", async (
     await reading;
     assert.equal(status.code, 0, "SIGTERM stops it cleanly");
   }
+});
+
+/** True when this machine lets us set a private inotify limit (a user namespace), to hit the limit for real. */
+function canLimitInotify(): boolean {
+  if (Deno.build.os !== "linux") return false;
+  try {
+    return new Deno.Command("unshare", {
+      args: ["-U", "-r", "sh", "-c", "echo 0 > /proc/sys/user/max_inotify_watches"],
+      stdout: "null",
+      stderr: "null",
+    }).outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test({
+  name: "live index: the inotify watch limit reached falls back to polling, says why and how to fix it",
+  ignore: !canLimitInotify(),
+  fn: async () => {
+    const home = tempHomeDir();
+    const repo = syntheticGoRepo(4, 1);
+    const transport = new StdioClientTransport({
+      command: "unshare",
+      args: [
+        "-U",
+        "-r",
+        "sh",
+        "-c",
+        'echo 0 > /proc/sys/user/max_inotify_watches && exec "$0" "$@"',
+        Deno.execPath(),
+        "run",
+        ...CRUXE_FLAGS,
+        join(REPO_ROOT, "main.ts"),
+        "serve-mcp",
+        "--workspace",
+        repo,
+        "--no-prewarm",
+      ],
+      env: { ...Deno.env.toObject(), CRUXE_HOME: home, CRUXE_WORKERS: "1", CRUXE_WATCH_POLL_MS: "200" },
+      stderr: "pipe",
+      cwd: REPO_ROOT,
+    });
+    const client = new McpClient({ name: "cruxe-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      await indexed(client);
+      const health = await call(client, "health_check");
+      const w = (health.projects as { watch: Record<string, string> }[])[0].watch;
+      assert.equal(w.mode, "polling", JSON.stringify(w));
+      assert.match(w.reason, /watch limit/);
+      assert.match(w.fix, /fs\.inotify\.max_user_watches/);
+      Deno.writeTextFileSync(join(repo, "pkg3", "limited.go"), "package pkg3\n\nfunc UnderTheLimit() {}\n");
+      await waitDefined(client, "UnderTheLimit", ["pkg3/limited.go"], "a change found by polling");
+    } finally {
+      await client.close();
+    }
+  },
 });

@@ -53,7 +53,7 @@ const MAX_LISTED_PATHS = 50;
 const POLL_COST_FACTOR = 50;
 const MAX_BACKOFF_MS = 60_000;
 /** The fix for the commonest reason events cannot be had. */
-const INOTIFY_FIX = "sudo sysctl fs.inotify.max_user_watches=524288 fs.inotify.max_user_instances=1024 " +
+export const INOTIFY_FIX = "sudo sysctl fs.inotify.max_user_watches=524288 fs.inotify.max_user_instances=1024 " +
   "(persist it in /etc/sysctl.d/), then restart the server";
 
 /** How a workspace is kept live. */
@@ -308,14 +308,7 @@ export class LiveSync {
   }
 
   private configuredMode(project: ProjectRow): WatchMode {
-    const w = this.deps.config.watch;
-    if (w.workspaces[project.repo_root]) return w.workspaces[project.repo_root];
-    for (const [path, mode] of Object.entries(w.workspaces)) {
-      try {
-        if (realpathSync(path) === project.repo_root) return mode;
-      } catch { /* a configured path that does not exist matches nothing */ }
-    }
-    return w.mode;
+    return configuredWatchMode(this.deps.config, project.repo_root);
   }
 
   private watch(project: ProjectRow, pinned: boolean): void {
@@ -391,7 +384,7 @@ export class LiveSync {
     if (st.closed) return;
     st.watcher?.close();
     st.watcher = null;
-    const limit = /watch limit|No space left|Too many open files|inotify/i.test(e.message);
+    const limit = isWatchLimitError(e);
     warn(`watching ${st.project.repo_root} failed (${e.message}); polling instead`);
     this.startPolling(
       st,
@@ -576,6 +569,23 @@ export class LiveSync {
     st.pollTimer = st.retryTimer = null;
     for (const w of [...st.waiters]) w();
   }
+}
+
+/** The watch mode the config gives a workspace (its own entry in `watch.workspaces`, else `watch.mode`). */
+export function configuredWatchMode(config: CruxeConfig, repoRoot: string): WatchMode {
+  const w = config.watch;
+  if (w.workspaces[repoRoot]) return w.workspaces[repoRoot];
+  for (const [path, mode] of Object.entries(w.workspaces)) {
+    try {
+      if (realpathSync(path) === repoRoot) return mode;
+    } catch { /* a configured path that does not exist matches nothing */ }
+  }
+  return w.mode;
+}
+
+/** True when a watch error says the inotify limits are exhausted. */
+export function isWatchLimitError(e: Error): boolean {
+  return /watch limit|No space left|Too many open files|inotify/i.test(e.message);
 }
 
 /**

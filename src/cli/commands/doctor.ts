@@ -9,6 +9,7 @@ import { hasGrammar } from "../../index/grammar_assets.ts";
 import { parseAndExtract } from "../../index/parser.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { VERSION } from "../../core/version.ts";
+import { watchChecks } from "./doctor_watch.ts";
 
 /** One doctor finding. */
 export interface Check {
@@ -134,6 +135,7 @@ export async function runDoctor(ctx: CliContext, json: boolean): Promise<number>
     });
   }
   readers.closeAll();
+  checks.push(...watchChecks(ctx.config, ctx.registry.listProjects()));
   checks.push(...await grammarChecks(), ...await permissionChecks(ctx.config.home));
   if (json) printJson({ ok: !checks.some((c) => c.status === "fail"), checks });
   else printTable(["check", "status", "detail", "fix"], checks.map((c) => [c.check, c.status, c.detail, c.fix]));

@@ -20,6 +20,15 @@ import { ServerRuntime } from "../src/mcp/runtime.ts";
 import { Dispatcher } from "../src/mcp/dispatch.ts";
 import { WatchFilter } from "../src/index/watch_filter.ts";
 import { Debouncer, diffListings, listingOf, listingOfManifest } from "../src/index/watcher.ts";
+import { IndexReaders } from "../src/query/index_reader.ts";
+import {
+  definitionsNamed,
+  definitionsWithPrefix,
+  fuzzyNames,
+  warmSymbolIndex,
+} from "../src/query/symbol_name_index.ts";
+import { openIndexForRead } from "../src/state/project_index.ts";
+import { indexDir, tempHome } from "./helpers/fixture_repo.ts";
 
 type Body = Record<string, unknown>;
 type Meta = { freshness_status: string; ref: string; pending_changes?: { count: number; paths: string[] } };
@@ -527,4 +536,42 @@ Deno.test({
       await client.close();
     }
   },
+});
+
+Deno.test("name index: after an incremental sync, the patched index answers like a rebuilt one", async () => {
+  const repo = syntheticGoRepo(30, 3);
+  const h = tempHome({ workers: 1 });
+  try {
+    const { project } = await indexDir(h, repo);
+    const readers = new IndexReaders(h.registry);
+    const before = readers.view(project).db!;
+    definitionsNamed(before, "widget1"); // builds the index on this connection
+    // A rename inside a file, a deleted file, a new file with a new and an existing name.
+    const f1 = join(repo, "pkg1", "file1.go");
+    Deno.writeTextFileSync(f1, Deno.readTextFileSync(f1).replace("type Widget1 struct", "type Gadget1 struct"));
+    Deno.removeSync(join(repo, "pkg2", "file2.go"));
+    Deno.writeTextFileSync(join(repo, "pkg3", "more.go"), "package pkg3\n\nfunc Compute3x1() {}\nfunc Brandnew() {}\n");
+    assert.equal((await indexDir(h, repo, { mode: "incremental" })).status, "published");
+    readers.invalidate(project.project_id, true);
+    const patched = readers.view(project).db!;
+    assert.equal(warmSymbolIndex(patched).origin, "patched", "the old connection's index was taken over and patched");
+    const rebuilt = openIndexForRead(h.registry.projectDir(project.project_id)).db!;
+    assert.equal(warmSymbolIndex(rebuilt).origin, "built");
+    const same = (name: string) => {
+      const ids = (db: typeof patched) => definitionsNamed(db, name).map((e) => `${e.id}:${e.path}`).sort();
+      assert.deepEqual(ids(patched), ids(rebuilt), name);
+    };
+    for (const n of ["widget1", "gadget1", "widget2", "compute2x0", "compute3x1", "brandnew", "widget5"]) same(n);
+    assert.deepEqual(definitionsNamed(patched, "widget1"), []);
+    assert.equal(definitionsNamed(patched, "compute3x1").length, 2);
+    const names = (db: typeof patched, p: string) => definitionsWithPrefix(db, p, 100).rows.map((e) => e.id).sort();
+    assert.deepEqual(names(patched, "gadget"), names(rebuilt, "gadget"));
+    assert.deepEqual(names(patched, "widget"), names(rebuilt, "widget"));
+    assert.deepEqual(fuzzyNames(patched, "brandnw"), fuzzyNames(rebuilt, "brandnw"));
+    assert.deepEqual(fuzzyNames(patched, "widgte2"), fuzzyNames(rebuilt, "widgte2"));
+    rebuilt.close();
+    readers.closeAll();
+  } finally {
+    h.close();
+  }
 });

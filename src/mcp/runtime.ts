@@ -59,7 +59,7 @@ export class ServerRuntime {
     this.progress = new JobProgressBroadcaster(this.runner);
     // A published job changes the index file under the cached read view: reopen on next use.
     this.offJobs = this.runner.subscribe((e) => {
-      if (e.type === "end") this.readers.invalidate(e.project.project_id);
+      if (e.type === "end") this.readers.invalidate(e.project.project_id, e.job.mode === "incremental");
     });
   }
 

@@ -575,3 +575,36 @@ Deno.test("name index: after an incremental sync, the patched index answers like
     h.close();
   }
 });
+
+Deno.test("live index: watching follows use; the least recently used workspace past the capacity stops", async () => {
+  const home = tempHomeDir();
+  const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 1 };
+  const registry = Registry.open(home);
+  const repos = [syntheticGoRepo(2, 1), syntheticGoRepo(2, 1)];
+  const projects = repos.map((r) => registerProject(registry, r));
+  const rt = new ServerRuntime(config, registry, {
+    prewarm: false,
+    watch: true,
+    live: { capacity: 1 },
+    router: { startupWorkspaces: [], autoWorkspace: false, allowedRoots: [], maxAutoWorkspaces: 10, cwd: repos[0] },
+  });
+  const dispatcher = new Dispatcher(rt);
+  const use = async (i: number) =>
+    bodyOf(
+      await dispatcher.callTool("index_status", { workspace: repos[i] }, {
+        sendNotification: () => Promise.resolve(),
+        signal: new AbortController().signal,
+      }),
+    ).watch as { mode: string; reason: string | null };
+  try {
+    assert.equal(rt.live.status(projects[0]).mode, "off", "nothing is watched before it is used");
+    assert.equal((await use(0)).mode, "events");
+    assert.equal((await use(1)).mode, "events");
+    assert.equal(rt.live.status(projects[0]).mode, "off", "the least recently used one left");
+    assert.match(String(rt.live.status(projects[0]).reason), /not in use/);
+    assert.equal((await use(0)).mode, "events", "watched again when used again");
+    assert.equal(rt.live.status(projects[1]).mode, "off");
+  } finally {
+    rt.close();
+  }
+});

@@ -11,8 +11,9 @@
  *   answers are consistent (a function of the first and of the last changed
  *   file found, the ref label is the new branch, freshness is `fresh`);
  * - idle: CPU of the serving process tree over S seconds (default 60, from
- *   `/proc/<pid>/stat`), its memory, and the memory of a `--no-watch` server
- *   on the same index (the difference is what watching holds).
+ *   `/proc/<pid>/stat`) after the run, and two fresh servers side by side on
+ *   the same index, one watching and one `--no-watch`, over the same window:
+ *   the difference in CPU and memory is what watching costs.
  *
  * The corpus is copied to a temporary directory first (never edited in
  * place); without one, a ~2,000-file Go tree is generated. Linux only (for
@@ -208,6 +209,7 @@ const idx = new Deno.Command(Deno.execPath(), {
 }).outputSync();
 if (!idx.success) throw new Error("indexing failed");
 const summary = JSON.parse(new TextDecoder().decode(idx.stdout));
+console.log(`load average: ${Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")} (2 cores)`);
 console.log(
   `index: ${summary.totalFiles} files, ${summary.totalSymbols} symbols in ${Math.round(performance.now() - t0)} ms`,
 );
@@ -254,8 +256,27 @@ try {
         async () => definedAt(await locate(s.client, `BenchDelete${e}`), `BenchDelete${e}`).length === 0,
       );
     }
-    if (ms === null) timeouts++;
-    else lat[kind].push(ms);
+    if (ms === null) {
+      timeouts++;
+      const st = JSON.parse(
+        ((await s.client.callTool({ name: "index_status", arguments: {} })).content as { text: string }[])[0].text,
+      );
+      const probe = kind === "delete" ? `BenchDelete${e}` : kind === "add" ? `LiveAdd${k}` : `LiveRen${k - 1}`;
+      const cli = new Deno.Command(Deno.execPath(), {
+        args: ["run", ...FLAGS, join(ROOT, "main.ts"), "locate", probe, "--workspace", repo, "--json"],
+        env: { ...Deno.env.toObject(), CRUXE_HOME: home, NO_COLOR: "1" },
+        stdout: "piped",
+        stderr: "null",
+      }).outputSync();
+      const found = new TextDecoder().decode(cli.stdout).match(/"name": "[^"]+"/g)?.slice(0, 2);
+      console.log(`  timeout: a fresh CLI process finds ${probe} as ${found}`);
+      console.log(
+        `  timeout: ${kind} #${e} (${probe}): ${
+          JSON.stringify((await locate(s.client, probe)).results?.slice(0, 2))
+        } ` +
+          `watch ${JSON.stringify(st.watch)} jobs ${JSON.stringify(st.recent_jobs.slice(0, 2))}`,
+      );
+    } else lat[kind].push(ms);
   }
   const all = [...lat.add, ...lat.rename, ...lat.delete];
   console.log(
@@ -295,7 +316,7 @@ try {
 
   // --- idle ---
   if (IDLE_S > 0) {
-    await new Promise((r) => setTimeout(r, 2000));
+    await new Promise((r) => setTimeout(r, 10_000)); // let the burst's aftermath (GC, workers ending) settle
     const pids = processTree(s.pid);
     const c0 = cpuSeconds(pids);
     const w0 = performance.now();
@@ -303,26 +324,31 @@ try {
     const cpu = cpuSeconds(pids) - c0;
     const wall = (performance.now() - w0) / 1000;
     console.log(
-      `idle (watching, ${watchMode}): ${(100 * cpu / wall).toFixed(2)} % of one core over ${wall.toFixed(0)} s ` +
-        `(${cpu.toFixed(2)} CPU s); RSS after the run ${rssMiB(pids).toFixed(0)} MiB`,
+      `idle after the run (watching, ${watchMode}): ${(100 * cpu / wall).toFixed(2)} % of one core over ` +
+        `${wall.toFixed(0)} s (${cpu.toFixed(2)} CPU s); RSS ${rssMiB(pids).toFixed(0)} MiB`,
     );
   }
-  // What watching itself holds: two fresh servers on the same index, one watching, one not, after one query each.
-  const rss: Record<string, number> = {};
-  for (const mode of ["watch", "no-watch"]) {
-    const fresh = await serve(home, repo, mode === "watch" ? [] : ["--no-watch"]);
-    try {
-      await locate(fresh.client, "BurstFn0");
-      await new Promise((r) => setTimeout(r, 2000));
-      rss[mode] = rssMiB(processTree(fresh.pid));
-    } finally {
-      await fresh.client.close();
-    }
+  // What watching itself costs: two fresh servers on the same index side by side, one watching and one not,
+  // each after one query, measured over the same window.
+  const fresh = [await serve(home, repo), await serve(home, repo, ["--no-watch"])];
+  try {
+    for (const f of fresh) await locate(f.client, "BurstFn0");
+    await new Promise((r) => setTimeout(r, 5000));
+    const trees = fresh.map((f) => processTree(f.pid));
+    const c0 = trees.map(cpuSeconds);
+    const w0 = performance.now();
+    await new Promise((r) => setTimeout(r, Math.max(10, IDLE_S) * 1000));
+    const wall = (performance.now() - w0) / 1000;
+    const [cw, cn] = trees.map((t, i) => (100 * (cpuSeconds(t) - c0[i])) / wall);
+    const [mw, mn] = trees.map(rssMiB);
+    console.log(
+      `fresh servers side by side over ${wall.toFixed(0)} s: watching ${cw.toFixed(2)} % CPU, ${mw.toFixed(0)} MiB; ` +
+        `--no-watch ${cn.toFixed(2)} % CPU, ${mn.toFixed(0)} MiB; watching costs ${(cw - cn).toFixed(2)} % of a core ` +
+        `and ${(mw - mn).toFixed(0)} MiB`,
+    );
+  } finally {
+    for (const f of fresh) await f.client.close();
   }
-  console.log(
-    `memory of a fresh server after one query: watching ${rss.watch.toFixed(0)} MiB, --no-watch ` +
-      `${rss["no-watch"].toFixed(0)} MiB (difference ${(rss.watch - rss["no-watch"]).toFixed(0)} MiB)`,
-  );
 } finally {
   await s.client.close();
   Deno.removeSync(work, { recursive: true });

@@ -27,7 +27,8 @@ import {
   fuzzyNames,
   warmSymbolIndex,
 } from "../src/query/symbol_name_index.ts";
-import { openIndexForRead } from "../src/state/project_index.ts";
+import { indexPath, openIndexForRead } from "../src/state/project_index.ts";
+import { getMeta, openDb, setMeta } from "../src/state/db.ts";
 import { indexDir, tempHome } from "./helpers/fixture_repo.ts";
 
 type Body = Record<string, unknown>;
@@ -570,6 +571,20 @@ Deno.test("name index: after an incremental sync, the patched index answers like
     assert.deepEqual(fuzzyNames(patched, "brandnw"), fuzzyNames(rebuilt, "brandnw"));
     assert.deepEqual(fuzzyNames(patched, "widgte2"), fuzzyNames(rebuilt, "widgte2"));
     rebuilt.close();
+    // A second sync that renames a function in place in the file holding the newest rows: same row count, the
+    // same (reused) row ids. Published within the same second it would leave every store-level mark as it was
+    // (forced here by restoring them); only the content hashes tell. The handed-over index must still see it.
+    const marks = ["last_indexed_at", "published_at_ms"].map((k) => [k, getMeta(patched, k)!] as const);
+    const more = join(repo, "pkg3", "more.go");
+    Deno.writeTextFileSync(more, Deno.readTextFileSync(more).replace("Brandnew", "Brandold"));
+    assert.equal((await indexDir(h, repo, { mode: "incremental" })).status, "published");
+    const w = openDb(indexPath(h.registry.projectDir(project.project_id)));
+    for (const [k, v] of marks) setMeta(w, k, v);
+    w.close();
+    readers.invalidate(project.project_id, true);
+    const again = readers.view(project).db!;
+    assert.equal(definitionsNamed(again, "brandold").length, 1, "the renamed function is found");
+    assert.deepEqual(definitionsNamed(again, "brandnew"), [], "the old name is gone");
     readers.closeAll();
   } finally {
     h.close();

@@ -121,6 +121,11 @@ interface Watched {
   ignored: number;
   syncs: number;
   lastSync: LiveStatus["last_sync"];
+  /**
+   * After a sync started by a stale verdict: null while it runs, false when it
+   * changed nothing (further stale verdicts are ignored until an event arrives).
+   */
+  staleCured: boolean | null | undefined;
   closed: boolean;
 }
 
@@ -141,8 +146,10 @@ export class LiveSync {
     });
     deps.freshness.onStale = (id) => {
       const st = this.states.get(id);
-      if (!st || st.mode === "off") return;
+      // A stale verdict a sync did not cure (a file dated in the future) must not start a sync per check.
+      if (!st || st.mode === "off" || st.staleCured === false) return;
       st.unknownSince ??= performance.now();
+      st.staleCured = null;
       this.requestSync(st);
     };
   }
@@ -340,6 +347,7 @@ export class LiveSync {
       ignored: 0,
       syncs: 0,
       lastSync: null,
+      staleCured: undefined,
       closed: false,
     };
     this.states.set(project.project_id, st);
@@ -396,6 +404,7 @@ export class LiveSync {
   }
 
   private noteChange(st: Watched, rel: string, exists: boolean, seenAt: number): void {
+    st.staleCured = undefined;
     st.pending.set(rel, seenAt);
     if (exists) st.deleted.delete(rel);
     else st.deleted.add(rel);
@@ -461,6 +470,7 @@ export class LiveSync {
         }
         if (st.unknownSince !== null && st.unknownSince < own.startedAt) st.unknownSince = null;
         st.syncs++;
+        if (st.staleCured === null) st.staleCured = (e.summary?.changedFiles ?? 1) > 0 ? undefined : false;
         st.lastSync = {
           job_id: e.job.job_id,
           status: e.job.status,

@@ -101,7 +101,8 @@ function dataVersion(db: Db): number {
 
 function storeSignature(db: Db): string {
   const r = db.prepare("SELECT max(id) AS m, count(*) AS c FROM symbols").get() as { m: number | null; c: number };
-  return `${getMeta(db, "last_indexed_at") ?? ""}|${r.m ?? 0}|${r.c}`;
+  // The millisecond publish time: two syncs within one second can leave count and max(id) unchanged.
+  return `${getMeta(db, "published_at_ms") ?? getMeta(db, "last_indexed_at") ?? ""}|${r.m ?? 0}|${r.c}`;
 }
 
 /** Rows or names handled between two yields of an incremental build. */
@@ -113,6 +114,9 @@ const BUILD_SLICE = 4000;
  */
 function* buildSteps(db: Db): Generator<void, Built> {
   const t0 = performance.now();
+  // What the index is "as of" is read before the rows: a commit landing in between leaves the rows newer than
+  // the recorded state, which the next check finds and patches; the other order would hide that commit for good.
+  const asOf = { dataVersion: dataVersion(db), signature: storeSignature(db), fileHashes: fileHashes(db) };
   let n = 0;
   const byName = new Map<string, NameEntry[]>();
   // Paths, kinds and languages repeat across rows: keep one copy of each string.
@@ -137,14 +141,12 @@ function* buildSteps(db: Db): Generator<void, Built> {
   }
   const names = [...byName.keys()].sort();
   const built: Built = {
-    dataVersion: dataVersion(db),
-    signature: storeSignature(db),
+    ...asOf,
     names,
     byName,
     index: newTrigramIndex(),
     nameById: [],
     byCompactLength: new Map(),
-    fileHashes: fileHashes(db),
     buildMs: 0,
     origin: "built",
   };
@@ -200,6 +202,9 @@ const PATHS_PER_QUERY = 400;
  */
 function patch(b: Built, db: Db): boolean {
   const t0 = performance.now();
+  // Read before the rows, as in a build: a commit in between is found by the next check.
+  const version = dataVersion(db);
+  const signature = storeSignature(db);
   const now = fileHashes(db);
   const changed = new Set<string>();
   for (const [path, hash] of now) if (b.fileHashes.get(path) !== hash) changed.add(path);
@@ -249,8 +254,8 @@ function patch(b: Built, db: Db): boolean {
     return false;
   }
   b.fileHashes = now;
-  b.dataVersion = dataVersion(db);
-  b.signature = storeSignature(db);
+  b.dataVersion = version;
+  b.signature = signature;
   b.buildMs = performance.now() - t0;
   b.origin = "patched";
   return true;
@@ -295,8 +300,9 @@ function entryOf(r: SymbolNameRow, intern: (s: string) => string = (x) => x): Na
 export function adoptNameIndex(from: Db, to: Db): void {
   const have = cache.get(from);
   if (!have || cache.has(to)) return;
-  // data_version is per connection: force the signature check on the new one.
+  // data_version is per connection, and the signature cannot tell every sync apart: compare file hashes.
   have.dataVersion = Number.NaN;
+  have.signature = "";
   cache.set(to, have);
 }
 

@@ -19,7 +19,14 @@ import { registerProject } from "../src/index/project_setup.ts";
 import { ServerRuntime } from "../src/mcp/runtime.ts";
 import { Dispatcher } from "../src/mcp/dispatch.ts";
 import { WatchFilter } from "../src/index/watch_filter.ts";
-import { Debouncer, diffListings, listingOf, listingOfManifest } from "../src/index/watcher.ts";
+import {
+  Debouncer,
+  diffListings,
+  listingOf,
+  listingOfManifest,
+  TreeWatcher,
+  type WatchBatch,
+} from "../src/index/watcher.ts";
 import { IndexReaders } from "../src/query/index_reader.ts";
 import {
   definitionsNamed,
@@ -207,7 +214,7 @@ Deno.test("live index: a branch switch of many files is one sync and the ref lab
     assert.deepEqual((await definedIn(s.client, "Widget39")).paths, [], "the main branch's type is gone");
     const st = await status(s.client);
     const jobs = (st.recent_jobs as { status: string; ref: string }[]).slice(0, jobCount(st) - jobsBefore);
-    assert.ok(jobs.length >= 1 && jobs.length <= 2, `one sync for the switch (a second only if split): ${jobs.length}`);
+    assert.equal(jobs.length, 1, `one sync for the switch: ${JSON.stringify(jobs)}`);
     assert.equal(jobs[0].ref, "feature");
 
     // Only HEAD moving to a branch with the same tree: a sync just for the label.
@@ -398,7 +405,8 @@ Deno.test("watch filter: the scan's ignore rules, .git HEAD and refs only", () =
   assert.equal(f.classify(".git/HEAD"), "head");
   assert.equal(f.classify(".git/refs/heads/main"), "head");
   assert.equal(f.classify(".git/objects/ab/cdef"), "ignored");
-  assert.equal(f.classify(".git/index.lock"), "ignored");
+  assert.equal(f.classify(".git/index.lock"), "git-lock");
+  assert.equal(f.classify(".git/ORIG_HEAD"), "ignored");
   assert.equal(f.classify("sub/.gitignore"), "rules");
   // After the rule file changed, the new rules apply.
   Deno.writeTextFileSync(join(root, "sub", ".gitignore"), "\n");
@@ -621,5 +629,35 @@ Deno.test("live index: watching follows use; the least recently used workspace p
     assert.equal(rt.live.status(projects[1]).mode, "off");
   } finally {
     rt.close();
+  }
+});
+
+Deno.test("watcher: a batch is held while git's index lock exists, so a checkout is one batch", async () => {
+  const root = Deno.makeTempDirSync({ prefix: "cruxe-watch-lock-" });
+  Deno.mkdirSync(join(root, ".git"));
+  const batches: WatchBatch[] = [];
+  const seen: string[] = [];
+  const w = new TreeWatcher(root, {
+    onChange: (rel) => seen.push(rel),
+    onIgnored: () => {},
+    onBatch: (b) => batches.push(b),
+    onError: (e) => {
+      throw e;
+    },
+  }, { quietMs: 20, maxMs: 100 });
+  try {
+    Deno.writeTextFileSync(join(root, ".git", "index.lock"), "");
+    Deno.writeTextFileSync(join(root, "a.go"), "package a\n");
+    await waitFor(() => seen.includes("a.go"), BOUND, "the event");
+    w.flush();
+    assert.equal(batches.length, 0, "held while the lock exists, even when asked to flush");
+    Deno.writeTextFileSync(join(root, "b.go"), "package a\n");
+    await waitFor(() => seen.includes("b.go"), BOUND, "the second event");
+    Deno.removeSync(join(root, ".git", "index.lock"));
+    await waitFor(() => batches.length > 0, BOUND, "the batch after the lock went");
+    assert.deepEqual(batches[0].changed.sort(), ["a.go", "b.go"]);
+    assert.equal(batches.length, 1);
+  } finally {
+    w.close();
   }
 });

@@ -2,8 +2,9 @@
  * Which filesystem events matter to the index: the scan's own rules
  * (built-in skips, `.gitignore` files at every level, `.git/info/exclude`,
  * `.cruxeignore`) applied to an event's path, so a change the scan would never
- * see never starts a sync. Inside `.git` only `HEAD` and `refs/heads` matter
- * (they name the checked-out branch). Ignore files are read through the safe
+ * see never starts a sync. Inside `.git` only `HEAD` and `refs/heads` (they
+ * name the checked-out branch) and `index.lock` (git is rewriting the tree)
+ * matter. Ignore files are read through the safe
  * open and cached per directory until an event touches them.
  * Requires `--allow-read` on the repository.
  */
@@ -18,6 +19,8 @@ export type PathVerdict =
   | "head"
   /** An ignore file changed: the set of indexed files may change anywhere. */
   | "rules"
+  /** `.git/index.lock` appeared or went: git is (or stopped) rewriting the tree (checkout, rebase, merge). */
+  | "git-lock"
   /** A path the scan would see (a file, or a directory that may hold some). */
   | "change";
 
@@ -41,6 +44,7 @@ export class WatchFilter {
       this.base = null;
       return "rules";
     }
+    if (rel === ".git/index.lock") return "git-lock";
     if (rel === ".git" || rel.startsWith(".git/")) {
       return rel === ".git/HEAD" || rel.startsWith(".git/refs/heads/") ? "head" : "ignored";
     }

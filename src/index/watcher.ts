@@ -3,8 +3,8 @@
  * `Deno.watchFs` on a repository whose events are filtered by the scan's
  * rules (`WatchFilter`), reported one by one as they arrive (so a reader can
  * say "syncing" at once) and gathered into debounced batches (quiet 150 ms,
- * at most 2 s from a burst's first event), so a checkout of thousands of
- * files is one batch. For trees where events cannot be had, `diffListings`
+ * at most 2 s from a burst's first event, held while git's `index.lock`
+ * exists), so a checkout of thousands of files is one batch. For trees where events cannot be had, `diffListings`
  * compares two stat-only scans instead.
  * Requires `--allow-read` on the repository.
  */
@@ -23,6 +23,13 @@ export interface WatchTiming {
 
 /** Quiet 150 ms, at most 2 s. */
 export const DEFAULT_WATCH_TIMING: WatchTiming = { quietMs: 150, maxMs: 2000 };
+
+/**
+ * Longest a batch is held while `.git/index.lock` exists (a checkout, rebase
+ * or merge rewriting the tree), so that the whole operation is one sync; a
+ * lock left behind by a crashed git stops holding after this.
+ */
+export const GIT_LOCK_HOLD_MS = 30_000;
 
 /** One debounced batch of changes. */
 export interface WatchBatch {
@@ -101,6 +108,8 @@ export class TreeWatcher {
   private rescan = false;
   private closed = false;
   private prefix: string;
+  /** When `.git/index.lock` appeared (git is rewriting the tree); null when it is not there. */
+  private gitBusySince: number | null = null;
 
   constructor(readonly root: string, private hooks: WatchHooks, timing: WatchTiming = DEFAULT_WATCH_TIMING) {
     this.filter = new WatchFilter(root);
@@ -163,6 +172,10 @@ export class TreeWatcher {
         continue;
       }
       kept = true;
+      if (verdict === "git-lock") {
+        this.gitBusySince = kind === "missing" ? null : (this.gitBusySince ?? performance.now());
+        continue;
+      }
       if (verdict === "head") this.head = true;
       else if (verdict === "rules") this.rescan = true;
       else {
@@ -183,6 +196,12 @@ export class TreeWatcher {
 
   private emit(): void {
     if (this.closed) return;
+    // git is still rewriting the tree: hold the batch (it ends when the lock goes, or after GIT_LOCK_HOLD_MS).
+    if (this.gitBusySince !== null && performance.now() - this.gitBusySince < GIT_LOCK_HOLD_MS) {
+      this.debounce.poke();
+      return;
+    }
+    if (!this.batch.size && !this.head && !this.rescan) return;
     const changed: string[] = [];
     const deleted: string[] = [];
     for (const [rel, exists] of this.batch) (exists ? changed : deleted).push(rel);

@@ -250,6 +250,8 @@ export class LiveSync {
   async settle(projectId: string): Promise<void> {
     const st = this.states.get(projectId);
     if (!st || !this.hasPending(st) || this.rywMs <= 0 || !this.indexed(st)) return;
+    // A sync that failed waits for its retry: answering "syncing" at once beats waiting for nothing.
+    if (st.retryTimer !== null) return;
     if (st.watcher?.waiting) st.watcher.flush();
     else if (!this.deps.runner.activeFor(projectId)) this.requestSync(st);
     let done!: () => void;

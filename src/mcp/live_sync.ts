@@ -240,7 +240,12 @@ export class LiveSync {
   pendingPaths(projectId: string): { paths: string[]; count: number } {
     const st = this.states.get(projectId);
     if (!st) return { paths: [], count: 0 };
-    return { paths: [...st.pending.keys()].slice(0, MAX_LISTED_PATHS), count: st.pending.size };
+    const paths: string[] = [];
+    for (const p of st.pending.keys()) {
+      if (paths.length >= MAX_LISTED_PATHS) break;
+      paths.push(p);
+    }
+    return { paths, count: st.pending.size };
   }
 
   /**

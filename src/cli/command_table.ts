@@ -11,6 +11,7 @@ import { printJson } from "./output.ts";
 import { runIndexCommand } from "./commands/index_cmd.ts";
 import { runDoctor } from "./commands/doctor.ts";
 import { runStatus } from "./commands/status.ts";
+import { runWatchCommand } from "./commands/watch.ts";
 import { type QueryArgs, runQueryCommand } from "./commands/query_cmds.ts";
 import { runReferenceCommand } from "./commands/reference_cmds.ts";
 import { runServeCommand, SERVE_MCP_OPTIONS, SERVE_OPTIONS } from "./commands/serve_mcp.ts";
@@ -123,6 +124,14 @@ export const COMMANDS: CommandDef[] = [
         }),
     })
   ),
+  command({
+    name: "watch",
+    summary: "keep a workspace's index live as files change (a line per sync)",
+    options: workspace,
+    examples: ["cruxe watch --workspace ~/src/app   # index if needed, then sync on every change until Ctrl-C"],
+    run: async ({ values: v }) =>
+      await runWatchCommand(openContext(v.config), { path: v.workspace ?? userCwd(), json: v.json ?? false }),
+  }),
   command({
     name: "search",
     args: "QUERY",

@@ -1,5 +1,35 @@
 /** Cruxe's settings: defaults, the config file's shape, and environment overrides. */
 import { join } from "node:path";
+import { CruxeError } from "./errors.ts";
+
+/**
+ * How a workspace is kept live: `auto` watches filesystem events and falls
+ * back to stat polling when events cannot be had; `poll` always polls; `off`
+ * leaves syncing to `sync_repo`.
+ */
+export type WatchMode = "auto" | "poll" | "off";
+
+/** The live-index settings (config key `watch`; `CRUXE_WATCH`, `CRUXE_WATCH_POLL_MS`). */
+export interface WatchConfig {
+  mode: WatchMode;
+  /** Shortest time between two polling scans (the interval also grows with the scan's cost). */
+  pollIntervalMs: number;
+  /** Per-workspace mode, by absolute workspace path (wins over `mode`). */
+  workspaces: Record<string, WatchMode>;
+}
+
+const WATCH_MODES: readonly WatchMode[] = ["auto", "poll", "off"];
+
+function watchMode(v: unknown, where: string): WatchMode {
+  if (WATCH_MODES.includes(v as WatchMode)) return v as WatchMode;
+  throw new CruxeError(
+    "invalid_input",
+    `${where} must be one of ${WATCH_MODES.join(", ")} (got ${JSON.stringify(v)})`,
+    {
+      field: where,
+    },
+  );
+}
 
 /** Every setting Cruxe reads. */
 export interface CruxeConfig {
@@ -21,6 +51,8 @@ export interface CruxeConfig {
   llm: { url: string | null; model: string | null; apiKey: string | null; timeoutMs: number };
   /** Names given to repositories (path -> name) for multi-repo scope. */
   repoNames: Record<string, string>;
+  /** The live index: watching, polling or off. */
+  watch: WatchConfig;
 }
 
 /** Keys a config file may set (every field of `CruxeConfig`). */
@@ -94,5 +126,26 @@ export function resolveConfig(
       timeoutMs: num(env.CRUXE_LLM_TIMEOUT_MS, fileLlm.timeoutMs ?? 30000),
     },
     repoNames: file.repoNames ?? {},
+    watch: resolveWatch(env, file.watch),
+  };
+}
+
+/** The `watch` settings: config file fields, then `CRUXE_WATCH` / `CRUXE_WATCH_POLL_MS`; bad values are `invalid_input`. */
+function resolveWatch(env: Record<string, string | undefined>, file: Partial<WatchConfig> | undefined): WatchConfig {
+  const f: Partial<WatchConfig> = file ?? {};
+  const poll = Number(env.CRUXE_WATCH_POLL_MS ?? f.pollIntervalMs ?? 2000);
+  if (!Number.isFinite(poll) || poll < 50) {
+    throw new CruxeError("invalid_input", `watch.pollIntervalMs / CRUXE_WATCH_POLL_MS must be a number >= 50`, {
+      field: "watch.pollIntervalMs",
+    });
+  }
+  const workspaces: Record<string, WatchMode> = {};
+  for (const [path, m] of Object.entries(f.workspaces ?? {})) {
+    workspaces[path] = watchMode(m, `watch.workspaces[${path}]`);
+  }
+  return {
+    mode: env.CRUXE_WATCH ? watchMode(env.CRUXE_WATCH, "CRUXE_WATCH") : watchMode(f.mode ?? "auto", "watch.mode"),
+    pollIntervalMs: poll,
+    workspaces,
   };
 }

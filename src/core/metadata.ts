@@ -16,6 +16,11 @@ export interface ProtocolMetadata {
   schema_status: SchemaStatus;
   /** Conditions that limit every answer (e.g. a read-only store: syncing is off); present only when there are some. */
   warnings?: string[];
+  /**
+   * Present while `freshness_status` is `syncing` because changes to the
+   * workspace are known and not yet indexed: how many, and (some of) their paths.
+   */
+  pending_changes?: { count: number; paths: string[] };
 }
 
 /** Builds a metadata block; unspecified fields take the values of a ready, fresh index. */

@@ -89,6 +89,7 @@ export class Dispatcher {
       if (!route) return successResult(await this.runServerWide(tool.def, args, call), unroutedMetadata());
       project = route.project;
       leave = this.rt.router.enter(project.project_id);
+      this.rt.live.use(project);
       const { verbose, ...routedArgs } = args;
       const full = await this.run(tool.def, routedArgs, route, call);
       const body = verbose === true ? full : compactAnswer(tool.def.name, full);
@@ -193,7 +194,9 @@ export class Dispatcher {
       };
       return partial;
     }
-    return await def.handler(toolArgs, ctx);
+    // Read-your-writes: a known, not yet indexed change gets a bounded wait; deleted files are never answered.
+    await rt.live.settle(id);
+    return rt.live.dropDeleted(route.project, await def.handler(toolArgs, ctx) as Record<string, unknown>);
   }
 
   /** Protocol v1 metadata for a project as it is now. */
@@ -206,14 +209,17 @@ export class Dispatcher {
     if (active) indexing = "indexing";
     else if (view.schemaStatus === "compatible") indexing = "ready";
     else indexing = lastJobFailed(rt, project) ? "failed" : "not_indexed";
-    return buildMetadata({
-      freshness_status: active ? "syncing" : rt.freshness.status(project, view),
+    const live = rt.live.freshness(project);
+    const metadata = buildMetadata({
+      freshness_status: active || live ? "syncing" : rt.freshness.status(project, view),
       indexing_status: indexing,
       result_completeness: active ? "partial" : truncated ? "truncated" : "complete",
       ref: view.ref ?? project.default_ref,
       schema_status: view.schemaStatus,
       ...(view.readOnly ? { warnings: [readOnlyWarning(rt.registry.home, view.readOnly)] } : {}),
     });
+    if (live) metadata.pending_changes = rt.live.pendingPaths(project.project_id);
+    return metadata;
   }
 }
 

@@ -7,8 +7,10 @@
  * second after the index was published (`last_indexed_at` has second
  * precision), or (b) the fingerprint of (path, size, mtime) moved since the
  * first scan after that publish (deletions, renames, restored files). The
- * baseline for (b) lives in memory, so a deletion made while the server was
- * down is only seen through (a)'s cousin, the next sync.
+ * baseline for (b) lives in memory; a deletion made while the server was down
+ * is found by the live index, which compares a scan with the published
+ * manifest when it starts watching a workspace. The same worker lists files
+ * for the live index's polling mode.
  * Requires `--allow-read` on repositories and `--allow-run=git` (in the worker).
  */
 import type { CruxeConfig } from "../core/config.ts";
@@ -16,6 +18,7 @@ import type { FreshnessStatus } from "../core/metadata.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import type { IndexView } from "../query/index_reader.ts";
 import type { Fingerprint, FreshnessReply, FreshnessRequest } from "./freshness_worker.ts";
+import type { ScannedFile } from "../index/scan.ts";
 import { debug } from "../core/log.ts";
 
 /** Minimum time between two scans of one project. */
@@ -37,7 +40,26 @@ export class FreshnessMonitor {
   private nextId = 1;
   private pending = new Map<number, (r: FreshnessReply) => void>();
 
+  /** Called when a project's verdict turns stale (the live index syncs it). */
+  onStale: ((projectId: string) => void) | null = null;
+
   constructor(private config: CruxeConfig, private intervalMs = FRESHNESS_INTERVAL_MS) {}
+
+  /**
+   * The files a stat-only scan of the project finds now, scanned off this
+   * thread, and how long the scan took; throws when the scan fails.
+   */
+  async listing(project: ProjectRow): Promise<{ files: ScannedFile[]; scanMs: number }> {
+    const reply = await this.scan({
+      id: this.nextId++,
+      root: project.repo_root,
+      maxFileBytes: this.config.maxFileBytes,
+      useGit: project.vcs_mode === "git",
+      list: true,
+    });
+    if (!reply.files) throw new Error(reply.error ?? "the scan returned no files");
+    return { files: reply.files, scanMs: reply.scanMs ?? 0 };
+  }
 
   /** The cached verdict for a project's current index; schedules a background scan when due. Never waits. */
   status(project: ProjectRow, view: IndexView): FreshnessStatus {
@@ -95,6 +117,7 @@ export class FreshnessMonitor {
       if (Number.isFinite(publishedMs) && fp.maxMtimeMs >= publishedMs + 1000) st.stale = true;
       else if (st.baseline && st.baseline.digest !== fp.digest) st.stale = true;
       else if (!st.baseline) st.baseline = fp;
+      if (st.stale && this.states.get(project.project_id) === st) this.onStale?.(project.project_id);
     } finally {
       st.inflight = false;
       st.checkedAt = performance.now();

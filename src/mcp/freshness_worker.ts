@@ -4,7 +4,7 @@
  * Requires `--allow-read` on the repository and `--allow-run=git`.
  */
 /// <reference lib="deno.worker" />
-import { scanRepository } from "../index/scan.ts";
+import { type ScannedFile, scanRepository } from "../index/scan.ts";
 import { languageForPath } from "../index/languages/registry.ts";
 
 /** Request: which repository to fingerprint. */
@@ -13,12 +13,18 @@ export interface FreshnessRequest {
   root: string;
   maxFileBytes: number;
   useGit: boolean;
+  /** Also return the scanned files themselves (polling and the live index's catch-up compare them). */
+  list?: boolean;
 }
 
 /** Reply: the fingerprint (or the error). */
 export interface FreshnessReply {
   id: number;
   fingerprint?: Fingerprint;
+  /** The scan's files, when `list` was asked. */
+  files?: ScannedFile[];
+  /** How long the scan itself took (ms). */
+  scanMs?: number;
   error?: string;
 }
 
@@ -33,9 +39,11 @@ export interface Fingerprint {
 }
 
 self.onmessage = async (e: MessageEvent<FreshnessRequest>) => {
-  const { id, root, maxFileBytes, useGit } = e.data;
+  const { id, root, maxFileBytes, useGit, list } = e.data;
   try {
+    const t0 = performance.now();
     const scan = await scanRepository(root, { maxFileBytes, useGit });
+    const scanMs = performance.now() - t0;
     let files = 0;
     let maxMtimeMs = 0;
     let acc = 0;
@@ -45,7 +53,8 @@ self.onmessage = async (e: MessageEvent<FreshnessRequest>) => {
       if (f.mtimeMs > maxMtimeMs) maxMtimeMs = f.mtimeMs;
       acc = (acc + hash32(`${f.path}\0${f.size}\0${f.mtimeMs}`)) % 0x1fffffffffffff;
     }
-    self.postMessage({ id, fingerprint: { files, maxMtimeMs, digest: acc.toString(16) } } satisfies FreshnessReply);
+    const fingerprint = { files, maxMtimeMs, digest: acc.toString(16) };
+    self.postMessage({ id, fingerprint, scanMs, ...(list ? { files: scan.files } : {}) } satisfies FreshnessReply);
   } catch (err) {
     self.postMessage({ id, error: (err as Error).message } satisfies FreshnessReply);
   }

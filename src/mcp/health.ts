@@ -1,7 +1,8 @@
 /**
  * The health body shared by HTTP `GET /health` and the `health_check` tool:
  * server status (`error > warming > indexing > ready`), per-project index
- * state, version, uptime, store and grammar checks, the warmset. Built from
+ * state and live-index mode (`watch`: events, polling or off, with the
+ * reason and the fix), version, uptime, store and grammar checks, the warmset. Built from
  * cached read views and in-memory job state only, so it answers while an
  * index job writes.
  */
@@ -42,6 +43,7 @@ function projectHealth(rt: ServerRuntime, p: ProjectRow) {
     repo_root: p.repo_root,
     index_status: status,
     ...indexFacts(view),
+    watch: rt.live.status(p),
   };
 }
 

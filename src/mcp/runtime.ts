@@ -12,6 +12,7 @@ import { FreshnessMonitor } from "./freshness.ts";
 import { Warmset } from "./warmset.ts";
 import { type RouterOptions, WorkspaceRouter } from "./workspace_router.ts";
 import { JobProgressBroadcaster } from "./progress_notifier.ts";
+import { LiveSync, type LiveSyncOptions } from "./live_sync.ts";
 
 /** What the runtime is built from. */
 export interface RuntimeOptions {
@@ -19,6 +20,10 @@ export interface RuntimeOptions {
   prewarm: boolean;
   /** Override of the freshness scan interval (tests). */
   freshnessIntervalMs?: number;
+  /** Keep the workspaces in use live (watch and sync them). Default: off (`serve`/`serve-mcp` turn it on). */
+  watch?: boolean;
+  /** Tuning of the live index (tests). */
+  live?: Partial<Omit<LiveSyncOptions, "enabled">>;
 }
 
 /** The shared state of a running server. */
@@ -29,6 +34,7 @@ export class ServerRuntime {
   readonly warmset: Warmset;
   readonly router: WorkspaceRouter;
   readonly progress: JobProgressBroadcaster;
+  readonly live: LiveSync;
   readonly startedAt = Date.now();
   /** Set when shutdown begins: new calls are refused. */
   shuttingDown = false;
@@ -40,13 +46,20 @@ export class ServerRuntime {
     this.runner = new JobRunner(registry, config);
     this.freshness = new FreshnessMonitor(config, options.freshnessIntervalMs);
     this.warmset = new Warmset(registry, this.readers, config.warmsetCapacity, options.prewarm);
+    this.live = new LiveSync(
+      { config, runner: this.runner, readers: this.readers, freshness: this.freshness },
+      { enabled: options.watch ?? false, capacity: config.warmsetCapacity, ...options.live },
+    );
     this.router = new WorkspaceRouter(registry, this.runner, this.readers, options.router, {
-      onEvicted: (id) => this.freshness.forget(id),
+      onEvicted: (id) => {
+        this.live.stop(id);
+        this.freshness.forget(id);
+      },
     });
     this.progress = new JobProgressBroadcaster(this.runner);
     // A published job changes the index file under the cached read view: reopen on next use.
     this.offJobs = this.runner.subscribe((e) => {
-      if (e.type === "end") this.readers.invalidate(e.project.project_id);
+      if (e.type === "end") this.readers.invalidate(e.project.project_id, e.job.mode === "incremental");
     });
   }
 
@@ -56,6 +69,7 @@ export class ServerRuntime {
     this.shuttingDown = true;
     this.closed = true;
     this.offJobs();
+    this.live.close();
     try {
       this.router.flush();
     } catch { /* the store is going away anyway */ }

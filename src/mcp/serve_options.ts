@@ -20,6 +20,8 @@ export interface ServeOptions {
   /** Undefined: the config's `maxAutoWorkspaces` (default 10). */
   maxAutoWorkspaces?: number;
   prewarm: boolean;
+  /** Keep the workspaces in use live (false with `--no-watch`; undefined means true). */
+  watch?: boolean;
   authToken?: string;
   verbose: number;
   configPath?: string;

@@ -16,6 +16,7 @@ import { IndexReaders } from "../../query/index_reader.ts";
 import { VERSION } from "../../core/version.ts";
 import { userCwd } from "../user_cwd.ts";
 import { indexGapCheck } from "./doctor_gap.ts";
+import { watchChecks } from "./doctor_watch.ts";
 
 /** One doctor finding. */
 export interface Check {
@@ -242,6 +243,7 @@ export async function runDoctor(configPath: string | undefined, json: boolean, r
   }
   const readOnlyHome = checks.some((c) => c.check === "store writable" && c.status === "fail");
   checks.push(...storeChecks(config.home, registry, readOnlyHome));
+  checks.push(...watchChecks(config, registry?.listProjects() ?? []));
   registry?.close();
   checks.push(...await grammarChecks(), ...await permissionChecks(config.home));
   if (json) printJson({ ok: !checks.some((c) => c.status === "fail"), checks });

@@ -35,12 +35,14 @@ export const SERVE_MCP_OPTIONS = {
   "allowed-root": { type: "string", multiple: true, arg: "PATH", help: "root auto-workspaces must be inside" },
   "max-auto-workspaces": { type: "string", arg: "N", help: "auto-workspaces kept before LRU eviction (default: 10)" },
   "no-prewarm": { type: "boolean", help: "do not prewarm recently used workspaces at start" },
+  "no-watch": { type: "boolean", help: "do not watch workspaces; sync only when sync_repo is called" },
   "auth-token": { type: "string", arg: "TOKEN", help: "bearer token for HTTP (or CRUXE_AUTH_TOKEN)" },
 } as const satisfies OptionTable;
 
 /** Options of `cruxe serve`. */
 export const SERVE_OPTIONS = {
   workspace: { type: "string", arg: "PATH", help: "workspace to index and serve (default: current directory)" },
+  "no-watch": SERVE_MCP_OPTIONS["no-watch"],
 } as const satisfies OptionTable;
 
 /** Parses `serve-mcp` / `serve` arguments into options (not yet checked). */
@@ -59,7 +61,7 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
   if (cmd === "serve" && Object.keys(v).some((k) => !(k in SERVE_OPTIONS) && !(k in GLOBAL_OPTIONS))) {
     throw new CruxeError(
       "invalid_input",
-      "cruxe serve takes only --workspace, -v and --config (see cruxe serve --help)",
+      "cruxe serve takes only --workspace, --no-watch, -v and --config (see cruxe serve --help)",
     );
   }
   return {
@@ -72,6 +74,7 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
     allowedRoots: v["allowed-root"] ?? [],
     maxAutoWorkspaces: num(v["max-auto-workspaces"], "--max-auto-workspaces"),
     prewarm: !v["no-prewarm"],
+    watch: !v["no-watch"],
     authToken: v["auth-token"] ?? Deno.env.get("CRUXE_AUTH_TOKEN") ?? undefined,
     verbose: v.verbose?.length ?? 0,
     configPath: v.config,
@@ -103,6 +106,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const pinned = o.workspaces.map((w) => registerProject(ctx.registry, w));
   const rt = new ServerRuntime(ctx.config, ctx.registry, {
     prewarm: o.prewarm,
+    watch: o.watch !== false,
     router: {
       startupWorkspaces: pinned.map((p) => p.repo_root),
       autoWorkspace: o.autoWorkspace,
@@ -128,8 +132,9 @@ export async function runServe(options: ServeOptions): Promise<number> {
         `Connect an MCP client to this command (see README); Ctrl-D or Ctrl-C stops it.`,
     );
   }
-  // Prewarm starts once the transport serves, so it never delays the first handshake.
+  // Prewarm and watching start once the transport serves, so they never delay the first handshake.
   const prewarm = () => {
+    setTimeout(() => rt.live.begin(pinned, o.prewarm ? rt.warmset.select() : []), 0);
     if (o.prewarm) setTimeout(() => void rt.warmset.run(), 0);
   };
 

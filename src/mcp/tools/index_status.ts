@@ -10,13 +10,16 @@ export const indexStatusTool = defineTool({
   description: (languages) =>
     "Report a workspace's index: status, schema compatibility, file and symbol counts, the active job's progress " +
     "(files_scanned, files_indexed, symbols_extracted, estimated_completion_pct, progress_token), recent jobs and " +
-    "any interrupted-job recovery report. Poll it after index_repo/sync_repo when you do not receive progress " +
+    "any interrupted-job recovery report, and how the index is kept live (watch: events, polling or off). Poll it after index_repo/sync_repo when you do not receive progress " +
     `notifications. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     ref: z.string().max(512).optional().describe("Branch/ref to report on. Default: the indexed ref."),
   }),
   handler: function indexStatusHandler(_args, ctx) {
     const rt = ctx.runtime;
-    return projectStatus(rt.registry, rt.readers, ctx.route.project, ctx.activeJob(), (j) => rt.runner.jobView(j));
+    return {
+      ...projectStatus(rt.registry, rt.readers, ctx.route.project, ctx.activeJob(), (j) => rt.runner.jobView(j)),
+      watch: rt.live.status(ctx.route.project),
+    };
   },
 });

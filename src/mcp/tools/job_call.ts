@@ -42,7 +42,8 @@ export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise
     mode,
     force: req.force,
     ref: req.ref,
-    joinExisting: route.bootstrapped,
+    // A sync the live index started is what an incremental request asks for: join it rather than refuse.
+    joinExisting: route.bootstrapped || (!req.force && runtime.live.startedRunningJob(route.project.project_id)),
   });
   if (!req.wait) return body(req.tool, active.job, mode, null, joined);
   const stop = ctx.progress?.follow(active);

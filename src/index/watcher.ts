@@ -1,0 +1,258 @@
+/**
+ * Turning filesystem activity into "these paths changed": a recursive
+ * `Deno.watchFs` on a repository whose events are filtered by the scan's
+ * rules (`WatchFilter`), reported one by one as they arrive (so a reader can
+ * say "syncing" at once) and gathered into debounced batches (quiet 150 ms,
+ * at most 2 s from a burst's first event, held while git's `index.lock`
+ * exists), so a checkout of thousands of files is one batch. For trees where events cannot be had, `diffListings`
+ * compares two stat-only scans instead.
+ * Requires `--allow-read` on the repository.
+ */
+import { languageForPath } from "./languages/registry.ts";
+import { textLanguageForPath } from "../core/languages.ts";
+import type { ScannedFile } from "./scan.ts";
+import { WatchFilter } from "./watch_filter.ts";
+
+/** Debounce bounds of a burst of events. */
+export interface WatchTiming {
+  /** Quiet time that ends a burst. */
+  quietMs: number;
+  /** Longest a burst is held before it is reported anyway. */
+  maxMs: number;
+}
+
+/** Quiet 150 ms, at most 2 s. */
+export const DEFAULT_WATCH_TIMING: WatchTiming = { quietMs: 150, maxMs: 2000 };
+
+/**
+ * Longest a batch is held while `.git/index.lock` exists (a checkout, rebase
+ * or merge rewriting the tree), so that the whole operation is one sync; a
+ * lock left behind by a crashed git stops holding after this.
+ */
+export const GIT_LOCK_HOLD_MS = 30_000;
+
+/** One debounced batch of changes. */
+export interface WatchBatch {
+  /** Paths that exist now (created, modified, renamed to). */
+  changed: string[];
+  /** Paths that no longer exist (deleted, renamed from; a directory stands for what was under it). */
+  deleted: string[];
+  /** `.git/HEAD` or a branch ref moved: the ref label may have changed. */
+  head: boolean;
+  /** Events were lost (queue overflow) or ignore rules changed: only a full rescan knows what changed. */
+  rescan: boolean;
+}
+
+/** What a watcher reports. */
+export interface WatchHooks {
+  /** A relevant path changed (called as each event arrives, before the batch is due). */
+  onChange(rel: string, exists: boolean): void;
+  /** An event on a path the scan ignores was dropped. */
+  onIgnored(): void;
+  /** A debounced batch is ready. */
+  onBatch(batch: WatchBatch): void;
+  /** Watching stopped working (the caller falls back to polling). */
+  onError(err: Error): void;
+}
+
+/** Fires `quietMs` after the last poke, and at most `maxMs` after the first poke of a burst. */
+export class Debouncer {
+  private first = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private quietMs: number, private maxMs: number, private fire: () => void) {}
+
+  /** Notes activity: (re)arms the timer within the burst's bounds. */
+  poke(): void {
+    const now = performance.now();
+    if (this.timer === null) this.first = now;
+    else clearTimeout(this.timer);
+    const wait = Math.max(0, Math.min(this.quietMs, this.first + this.maxMs - now));
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.fire();
+    }, wait);
+  }
+
+  /** True while a burst waits to be reported. */
+  get armed(): boolean {
+    return this.timer !== null;
+  }
+
+  /** Reports a waiting burst now (a reader wants the answer). */
+  flush(): void {
+    if (this.timer === null) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.fire();
+  }
+
+  /** Drops a waiting burst. */
+  cancel(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
+/**
+ * A recursive watch of one repository. The constructor throws what
+ * `Deno.watchFs` throws (the inotify watch limit, an unsupported file system);
+ * a watch that fails later is reported through `onError`.
+ */
+export class TreeWatcher {
+  private fsw: Deno.FsWatcher;
+  private filter: WatchFilter;
+  private debounce: Debouncer;
+  private batch = new Map<string, boolean>();
+  private head = false;
+  private rescan = false;
+  private closed = false;
+  private prefix: string;
+  /** When `.git/index.lock` appeared (git is rewriting the tree); null when it is not there. */
+  private gitBusySince: number | null = null;
+
+  constructor(readonly root: string, private hooks: WatchHooks, timing: WatchTiming = DEFAULT_WATCH_TIMING) {
+    this.filter = new WatchFilter(root);
+    this.prefix = root.endsWith("/") ? root : root + "/";
+    this.debounce = new Debouncer(timing.quietMs, timing.maxMs, () => this.emit());
+    this.fsw = Deno.watchFs(root, { recursive: true });
+    void this.loop();
+  }
+
+  /** True while changes wait for the debounce. */
+  get waiting(): boolean {
+    return this.debounce.armed;
+  }
+
+  /** Reports waiting changes now instead of at the end of the quiet period. */
+  flush(): void {
+    this.debounce.flush();
+  }
+
+  /** Stops watching (idempotent). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.debounce.cancel();
+    try {
+      this.fsw.close();
+    } catch { /* already closed */ }
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      for await (const e of this.fsw) this.onEvent(e);
+    } catch (err) {
+      if (!this.closed) {
+        this.close();
+        this.hooks.onError(err instanceof Error ? err : new Error(String(err)));
+      }
+      return;
+    }
+    if (!this.closed) {
+      this.close();
+      this.hooks.onError(new Error("the filesystem watch ended unexpectedly"));
+    }
+  }
+
+  private onEvent(e: Deno.FsEvent): void {
+    if (this.closed || e.kind === "access") return;
+    let kept = false;
+    if (e.flag === "rescan") {
+      this.rescan = true;
+      kept = true;
+    }
+    for (const abs of e.paths) {
+      const rel = this.relative(abs);
+      if (rel === null) continue;
+      const kind = lstatKind(abs);
+      const verdict = this.filter.classify(rel, kind === "dir");
+      if (verdict === "ignored") {
+        this.hooks.onIgnored();
+        continue;
+      }
+      kept = true;
+      if (verdict === "git-lock") {
+        this.gitBusySince = kind === "missing" ? null : (this.gitBusySince ?? performance.now());
+        continue;
+      }
+      if (verdict === "head") this.head = true;
+      else if (verdict === "rules") this.rescan = true;
+      else {
+        const exists = kind !== "missing";
+        this.batch.set(rel, exists);
+        this.hooks.onChange(rel, exists);
+      }
+    }
+    if (kept) this.debounce.poke();
+  }
+
+  private relative(abs: string): string | null {
+    const p = Deno.build.os === "windows" ? abs.replaceAll("\\", "/") : abs;
+    if (p === this.root) return "";
+    const prefix = Deno.build.os === "windows" ? this.prefix.replaceAll("\\", "/") : this.prefix;
+    return p.startsWith(prefix) ? p.slice(prefix.length) : null;
+  }
+
+  private emit(): void {
+    if (this.closed) return;
+    // git is still rewriting the tree: hold the batch (it ends when the lock goes, or after GIT_LOCK_HOLD_MS).
+    if (this.gitBusySince !== null && performance.now() - this.gitBusySince < GIT_LOCK_HOLD_MS) {
+      this.debounce.poke();
+      return;
+    }
+    if (!this.batch.size && !this.head && !this.rescan) return;
+    const changed: string[] = [];
+    const deleted: string[] = [];
+    for (const [rel, exists] of this.batch) (exists ? changed : deleted).push(rel);
+    const batch: WatchBatch = { changed, deleted, head: this.head, rescan: this.rescan };
+    this.batch.clear();
+    this.head = false;
+    this.rescan = false;
+    this.hooks.onBatch(batch);
+  }
+}
+
+function lstatKind(abs: string): "missing" | "dir" | "other" {
+  try {
+    return Deno.lstatSync(abs).isDirectory ? "dir" : "other";
+  } catch {
+    return "missing";
+  }
+}
+
+/** (size, mtime) of each file the index would hold, by path: what polling compares. */
+export type Listing = Map<string, string>;
+
+/** True for paths with a language the index knows (the files whose changes polling reports). */
+export function indexablePath(path: string): boolean {
+  return languageForPath(path) !== undefined || textLanguageForPath(path) !== undefined;
+}
+
+/**
+ * The listing of a stat-only scan: indexable files, plus the paths `known`
+ * already holds (files indexed by their `#!` line have no telling extension).
+ */
+export function listingOf(files: Iterable<ScannedFile>, known?: Listing): Listing {
+  const out: Listing = new Map();
+  for (const f of files) {
+    if (indexablePath(f.path) || known?.has(f.path)) out.set(f.path, `${f.size}:${f.mtimeMs}`);
+  }
+  return out;
+}
+
+/** The listing a published manifest describes. */
+export function listingOfManifest(rows: Iterable<{ path: string; size: number; mtime_ms: number }>): Listing {
+  const out: Listing = new Map();
+  for (const r of rows) out.set(r.path, `${r.size}:${r.mtime_ms}`);
+  return out;
+}
+
+/** What changed between two listings. */
+export function diffListings(before: Listing, after: Listing): { changed: string[]; deleted: string[] } {
+  const changed: string[] = [];
+  const deleted: string[] = [];
+  for (const [path, sig] of after) if (before.get(path) !== sig) changed.push(path);
+  for (const path of before.keys()) if (!after.has(path)) deleted.push(path);
+  return { changed, deleted };
+}

@@ -1,0 +1,663 @@
+/**
+ * The live index, end to end: real edits in temporary repositories while a
+ * real `serve-mcp` (stdio, the SDK's Client) runs, and the answers that
+ * follow. Create, modify, delete, rename, a new directory, ignored paths (no
+ * sync), a branch switch (one sync, the ref label follows), forced polling,
+ * `--no-watch`, a config that turns one workspace off, and a restart that
+ * finds what changed while the server was down. Every wait is bounded and
+ * ends on the event it waits for.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { type Client, Client as McpClient } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { bodyOf, CRUXE_FLAGS, REPO_ROOT, stdioClient, syntheticGoRepo, tempHomeDir, waitFor } from "./mcp_helpers.ts";
+import { resolveConfig } from "../src/core/config.ts";
+import { Registry } from "../src/state/registry.ts";
+import { registerProject } from "../src/index/project_setup.ts";
+import { ServerRuntime } from "../src/mcp/runtime.ts";
+import { Dispatcher } from "../src/mcp/dispatch.ts";
+import { WatchFilter } from "../src/index/watch_filter.ts";
+import {
+  Debouncer,
+  diffListings,
+  listingOf,
+  listingOfManifest,
+  TreeWatcher,
+  type WatchBatch,
+} from "../src/index/watcher.ts";
+import { IndexReaders } from "../src/query/index_reader.ts";
+import {
+  definitionsNamed,
+  definitionsWithPrefix,
+  fuzzyNames,
+  warmSymbolIndex,
+} from "../src/query/symbol_name_index.ts";
+import { indexPath, openIndexForRead } from "../src/state/project_index.ts";
+import { getMeta, openDb, setMeta } from "../src/state/db.ts";
+import { indexDir, tempHome } from "./helpers/fixture_repo.ts";
+
+type Body = Record<string, unknown>;
+type Meta = { freshness_status: string; ref: string; pending_changes?: { count: number; paths: string[] } };
+
+const BOUND = 30_000;
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Body> {
+  const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+  return bodyOf(r);
+}
+
+function meta(b: Body): Meta {
+  return b.metadata as Meta;
+}
+
+/** The files `locate_symbol` finds an exact definition of `name` in (empty when none). */
+async function definedIn(client: Client, name: string): Promise<{ paths: string[]; meta: Meta }> {
+  const b = await call(client, "locate_symbol", { name });
+  const results = (b.results as { name: string; path: string; match_tier: string }[] | undefined) ?? [];
+  return {
+    paths: results.filter((r) => r.name === name && r.match_tier === "exact").map((r) => r.path),
+    meta: meta(b),
+  };
+}
+
+/**
+ * Waits until `name` is defined exactly in `paths`, checking on every answer
+ * the read-your-writes rule: an answer that is still wrong never says `fresh`
+ * once the server has said it knows of a change.
+ */
+async function waitDefined(client: Client, name: string, paths: string[], what: string): Promise<void> {
+  let knew = false;
+  await waitFor(
+    async () => {
+      const r = await definedIn(client, name);
+      const right = JSON.stringify(r.paths.sort()) === JSON.stringify([...paths].sort());
+      if (r.meta.freshness_status === "syncing") knew = true;
+      if (!right && knew) {
+        assert.notEqual(
+          r.meta.freshness_status,
+          "fresh",
+          `${what}: a wrong answer said fresh after a change was known`,
+        );
+      }
+      return right;
+    },
+    BOUND,
+    what,
+  );
+}
+
+async function status(client: Client): Promise<Body> {
+  return await call(client, "index_status");
+}
+
+async function watchOf(client: Client): Promise<Record<string, unknown>> {
+  return (await status(client)).watch as Record<string, unknown>;
+}
+
+function jobCount(st: Body): number {
+  return (st.recent_jobs as unknown[]).length;
+}
+
+function git(cwd: string, ...args: string[]): string {
+  const out = new Deno.Command("git", {
+    args: ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "commit.gpgsign=false", ...args],
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** A served, indexed repository. */
+async function serve(home: string, repo: string, extra: string[] = [], env: Record<string, string> = {}) {
+  for (const [k, v] of Object.entries(env)) Deno.env.set(k, v);
+  const s = await stdioClient(home, ["--workspace", repo, "--no-prewarm", ...extra]);
+  for (const k of Object.keys(env)) Deno.env.delete(k);
+  return s;
+}
+
+async function indexed(client: Client): Promise<void> {
+  const b = await call(client, "index_repo", { wait: true });
+  assert.equal(b.status, "published", JSON.stringify(b));
+}
+
+Deno.test("live index (events): create, modify, delete, rename, new directory, ignored paths", async () => {
+  const home = tempHomeDir();
+  const repo = syntheticGoRepo(6, 2);
+  Deno.writeTextFileSync(join(repo, ".gitignore"), "generated/\n");
+  const s = await serve(home, repo);
+  try {
+    await indexed(s.client);
+    const w = await watchOf(s.client);
+    assert.equal(w.mode, "events", JSON.stringify(w));
+
+    // create
+    Deno.writeTextFileSync(join(repo, "pkg0", "fresh.go"), "package pkg0\n\nfunc LiveCreated() int { return 1 }\n");
+    await waitDefined(s.client, "LiveCreated", ["pkg0/fresh.go"], "a created file's function");
+
+    // modify: a function renamed inside a file
+    Deno.writeTextFileSync(join(repo, "pkg0", "fresh.go"), "package pkg0\n\nfunc LiveRenamed() int { return 2 }\n");
+    await waitDefined(s.client, "LiveRenamed", ["pkg0/fresh.go"], "a modified file's new function");
+    assert.deepEqual((await definedIn(s.client, "LiveCreated")).paths, [], "the old name is gone");
+
+    // rename the file
+    Deno.renameSync(join(repo, "pkg0", "fresh.go"), join(repo, "pkg0", "moved.go"));
+    await waitDefined(s.client, "LiveRenamed", ["pkg0/moved.go"], "a renamed file");
+
+    // delete
+    Deno.removeSync(join(repo, "pkg0", "moved.go"));
+    await waitDefined(s.client, "LiveRenamed", [], "a deleted file's function");
+    const search = await call(s.client, "search_code", { query: "LiveRenamed" });
+    assert.ok(
+      !(search.results as { path: string }[]).some((r) => r.path === "pkg0/moved.go"),
+      "search_code no longer answers from the deleted file",
+    );
+
+    // a new directory, created with a file in one go
+    Deno.mkdirSync(join(repo, "newdir", "deeper"), { recursive: true });
+    Deno.writeTextFileSync(join(repo, "newdir", "deeper", "x.go"), "package deeper\n\nfunc InNewDir() {}\n");
+    await waitDefined(s.client, "InNewDir", ["newdir/deeper/x.go"], "a file in a new directory");
+
+    // ignored paths: events are seen and dropped, no sync starts
+    const before = await status(s.client);
+    const ignoredBefore = (before.watch as { events_ignored: number }).events_ignored;
+    Deno.mkdirSync(join(repo, "node_modules", "dep"), { recursive: true });
+    Deno.writeTextFileSync(join(repo, "node_modules", "dep", "i.go"), "package dep\n\nfunc Vendored() {}\n");
+    Deno.mkdirSync(join(repo, "generated"), { recursive: true });
+    Deno.writeTextFileSync(join(repo, "generated", "g.go"), "package generated\n\nfunc Generated() {}\n");
+    await waitFor(
+      async () => ((await watchOf(s.client)).events_ignored as number) >= ignoredBefore + 4,
+      BOUND,
+      "the ignored events to be seen",
+    );
+    const after = await status(s.client);
+    assert.equal(jobCount(after), jobCount(before), "no sync ran for ignored paths");
+    assert.equal(after.active_job, null);
+    assert.equal((after.watch as { pending_changes: number }).pending_changes, 0);
+    assert.equal(meta(after).freshness_status, "fresh");
+    assert.deepEqual((await definedIn(s.client, "Generated")).paths, []);
+  } finally {
+    await s.client.close();
+  }
+});
+
+Deno.test("live index: a branch switch of many files is one sync and the ref label follows", async () => {
+  const home = tempHomeDir();
+  const repo = syntheticGoRepo(40, 1);
+  git(repo, "init", "-q", "-b", "main");
+  git(repo, "add", "-A");
+  git(repo, "commit", "-q", "-m", "main");
+  git(repo, "checkout", "-q", "-b", "feature");
+  for (let i = 0; i < 40; i++) {
+    const f = join(repo, `pkg${i % 10}`, `file${i}.go`);
+    Deno.writeTextFileSync(f, Deno.readTextFileSync(f).replace(`Widget${i} struct`, `Feature${i} struct`));
+  }
+  git(repo, "commit", "-q", "-am", "feature");
+  git(repo, "checkout", "-q", "main");
+  const s = await serve(home, repo);
+  try {
+    await indexed(s.client);
+    assert.equal(meta(await status(s.client)).ref, "main");
+    const jobsBefore = jobCount(await status(s.client));
+    git(repo, "checkout", "-q", "feature");
+    await waitFor(
+      async () => {
+        const r = await definedIn(s.client, "Feature39");
+        return r.paths.length === 1 && r.meta.ref === "feature" && r.meta.freshness_status === "fresh";
+      },
+      BOUND,
+      "the feature branch to be indexed and labelled",
+    );
+    assert.deepEqual((await definedIn(s.client, "Widget39")).paths, [], "the main branch's type is gone");
+    const st = await status(s.client);
+    const jobs = (st.recent_jobs as { status: string; ref: string }[]).slice(0, jobCount(st) - jobsBefore);
+    assert.equal(jobs.length, 1, `one sync for the switch: ${JSON.stringify(jobs)}`);
+    assert.equal(jobs[0].ref, "feature");
+
+    // Only HEAD moving to a branch with the same tree: a sync just for the label.
+    git(repo, "checkout", "-q", "-b", "feature-2");
+    await waitFor(async () => meta(await status(s.client)).ref === "feature-2", BOUND, "the label of a new branch");
+  } finally {
+    await s.client.close();
+  }
+});
+
+Deno.test("live index (polling forced by CRUXE_WATCH=poll): changes are found by scans", async () => {
+  const home = tempHomeDir();
+  const repo = syntheticGoRepo(4, 1);
+  const s = await serve(home, repo, [], { CRUXE_WATCH: "poll", CRUXE_WATCH_POLL_MS: "200" });
+  try {
+    await indexed(s.client);
+    const w = await watchOf(s.client);
+    assert.equal(w.mode, "polling");
+    assert.match(String(w.reason), /config/);
+    Deno.writeTextFileSync(join(repo, "pkg1", "polled.go"), "package pkg1\n\nfunc Polled() {}\n");
+    await waitDefined(s.client, "Polled", ["pkg1/polled.go"], "a polled change");
+    Deno.removeSync(join(repo, "pkg1", "polled.go"));
+    await waitDefined(s.client, "Polled", [], "a polled deletion");
+    const health = await call(s.client, "health_check");
+    const p = (health.projects as { repo_root: string; watch: { mode: string } }[])[0];
+    assert.equal(p.watch.mode, "polling");
+  } finally {
+    await s.client.close();
+  }
+});
+
+Deno.test("live index: --no-watch and a config turning a workspace off leave syncing to sync_repo", async () => {
+  for (const how of ["--no-watch", "config"] as const) {
+    const home = tempHomeDir();
+    const repo = syntheticGoRepo(4, 1);
+    let extra = ["--no-watch"];
+    if (how === "config") {
+      const cfg = join(home, "config.json");
+      Deno.writeTextFileSync(cfg, JSON.stringify({ watch: { workspaces: { [repo]: "off" } } }));
+      extra = ["--config", cfg];
+    }
+    const s = await serve(home, repo, extra);
+    try {
+      await indexed(s.client);
+      const w = await watchOf(s.client);
+      assert.equal(w.mode, "off", how);
+      assert.match(String(w.reason), how === "config" ? /config/ : /--no-watch/);
+      const jobs = jobCount(await status(s.client));
+      const file = join(repo, "pkg2", "unwatched.go");
+      Deno.writeTextFileSync(file, "package pkg2\n\nfunc Unwatched() {}\n");
+      // Newer than the publish by more than the index's 1 s precision, so the freshness scan must see it.
+      const later = new Date(Date.now() + 5000);
+      Deno.utimeSync(file, later, later);
+      // The freshness scan notices the change; nothing syncs it.
+      await waitFor(
+        async () => meta(await call(s.client, "locate_symbol", { name: "Unwatched" })).freshness_status === "stale",
+        BOUND,
+        `${how}: the change seen as stale`,
+      );
+      assert.deepEqual((await definedIn(s.client, "Unwatched")).paths, []);
+      assert.equal(jobCount(await status(s.client)), jobs, `${how}: no sync ran by itself`);
+      assert.equal((await call(s.client, "sync_repo", { wait: true })).status, "published");
+      assert.deepEqual((await definedIn(s.client, "Unwatched")).paths, ["pkg2/unwatched.go"]);
+    } finally {
+      await s.client.close();
+    }
+  }
+});
+
+Deno.test("live index: a restart finds edits and deletions made while the server was down", async () => {
+  const home = tempHomeDir();
+  const repo = syntheticGoRepo(6, 1);
+  let s = await serve(home, repo);
+  try {
+    await indexed(s.client);
+    assert.deepEqual((await definedIn(s.client, "Widget3")).paths, ["pkg3/file3.go"]);
+  } finally {
+    await s.client.close();
+  }
+  Deno.removeSync(join(repo, "pkg3", "file3.go"));
+  Deno.writeTextFileSync(join(repo, "pkg4", "later.go"), "package pkg4\n\nfunc WhileDown() {}\n");
+  s = await serve(home, repo);
+  try {
+    await waitDefined(s.client, "Widget3", [], "a deletion made while down");
+    await waitDefined(s.client, "WhileDown", ["pkg4/later.go"], "a file added while down");
+    const st = await status(s.client);
+    const last = (st.recent_jobs as { mode: string; status: string }[])[0];
+    assert.equal(last.mode, "incremental");
+    assert.equal(last.status, "published");
+  } finally {
+    await s.client.close();
+  }
+});
+
+/** An in-process runtime with the live index on, tuned by `live`, serving one indexed repository. */
+async function liveInProcess(repo: string, live: ConstructorParameters<typeof ServerRuntime>[2]["live"]) {
+  const home = tempHomeDir();
+  const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 1 };
+  const registry = Registry.open(home);
+  const project = registerProject(registry, repo);
+  const rt = new ServerRuntime(config, registry, {
+    prewarm: false,
+    watch: true,
+    live,
+    router: {
+      startupWorkspaces: [project.repo_root],
+      autoWorkspace: false,
+      allowedRoots: [],
+      maxAutoWorkspaces: 10,
+      cwd: repo,
+    },
+  });
+  const dispatcher = new Dispatcher(rt);
+  const run = async (name: string, args: Record<string, unknown> = {}) =>
+    bodyOf(
+      await dispatcher.callTool(name, args, {
+        sendNotification: () => Promise.resolve(),
+        signal: new AbortController().signal,
+      }),
+    );
+  assert.equal((await run("index_repo", { wait: true })).status, "published");
+  rt.live.begin([project], []);
+  return { rt, project, run, close: () => rt.close() };
+}
+
+Deno.test("read-your-writes: a known deletion is dropped at once; answers say syncing with the pending path", async () => {
+  const repo = syntheticGoRepo(4, 1);
+  // A quiet period longer than the test and no query wait: the change stays known and unindexed until asked.
+  const s = await liveInProcess(repo, { timing: { quietMs: 600_000, maxMs: 600_000 }, readYourWritesMs: 0 });
+  try {
+    assert.equal(s.rt.live.status(s.project).mode, "events");
+    Deno.removeSync(join(repo, "pkg2", "file2.go"));
+    await waitFor(
+      () => s.rt.live.pendingPaths(s.project.project_id).paths.includes("pkg2/file2.go"),
+      BOUND,
+      "the event",
+    );
+    const loc = await s.run("locate_symbol", { name: "Widget2" });
+    assert.deepEqual(loc.results ?? [], [], "the deleted file's symbol is not answered");
+    assert.equal(meta(loc).freshness_status, "syncing");
+    assert.deepEqual(meta(loc).pending_changes, { count: 1, paths: ["pkg2/file2.go"] });
+    const search = await s.run("search_code", { query: "Widget2" });
+    assert.ok(!(search.results as { path: string }[]).some((r) => r.path === "pkg2/file2.go"));
+    const outline = await s.run("get_file_outline", { path: "pkg2/file2.go" });
+    assert.equal((outline.error as { code: string }).code, "file_not_found");
+    // Still present in the index itself: the filter, not a sync, hid it.
+    assert.equal(s.rt.runner.all().length, 0);
+    assert.equal(s.rt.live.status(s.project).syncs, 0);
+  } finally {
+    s.close();
+  }
+});
+
+Deno.test("read-your-writes: a query after a known change starts its sync at once and waits for it", async () => {
+  const repo = syntheticGoRepo(4, 1);
+  // Without a query the quiet period would hold the sync for 10 minutes; the query's wait (bounded) must not.
+  const s = await liveInProcess(repo, { timing: { quietMs: 600_000, maxMs: 600_000 }, readYourWritesMs: BOUND });
+  try {
+    Deno.writeTextFileSync(join(repo, "pkg1", "ryw.go"), "package pkg1\n\nfunc ReadYourWrites() {}\n");
+    await waitFor(() => s.rt.live.pendingPaths(s.project.project_id).count > 0, BOUND, "the event");
+    const loc = await s.run("locate_symbol", { name: "ReadYourWrites" });
+    assert.equal((loc.results as { path: string }[])[0]?.path, "pkg1/ryw.go", JSON.stringify(loc));
+    assert.equal(meta(loc).freshness_status, "fresh");
+    assert.equal(meta(loc).pending_changes, undefined);
+    assert.equal(s.rt.live.status(s.project).syncs, 1);
+  } finally {
+    s.close();
+  }
+});
+
+Deno.test("watch filter: the scan's ignore rules, .git HEAD and refs only", () => {
+  const root = Deno.makeTempDirSync({ prefix: "cruxe-watch-filter-" });
+  Deno.writeTextFileSync(join(root, ".gitignore"), "*.log\ngenerated/\n");
+  Deno.mkdirSync(join(root, "sub"));
+  Deno.writeTextFileSync(join(root, "sub", ".gitignore"), "local_only.go\n");
+  Deno.writeTextFileSync(join(root, ".cruxeignore"), "secret/\n");
+  const f = new WatchFilter(root);
+  assert.equal(f.classify("main.go"), "change");
+  assert.equal(f.classify("sub/other.go"), "change");
+  assert.equal(f.classify("sub/local_only.go"), "ignored", "a nested .gitignore");
+  assert.equal(f.classify("local_only.go"), "change", "a nested rule does not apply above its directory");
+  assert.equal(f.classify("debug.log"), "ignored");
+  assert.equal(f.classify("generated", true), "ignored", "an ignored directory itself");
+  assert.equal(f.classify("generated/x.go"), "ignored");
+  assert.equal(f.classify("secret/x.go"), "ignored", ".cruxeignore");
+  assert.equal(f.classify("node_modules/dep/x.js"), "ignored", "built-in skip");
+  assert.equal(f.classify("app.min.js"), "ignored", "built-in generated name");
+  assert.equal(f.classify(".git/HEAD"), "head");
+  assert.equal(f.classify(".git/refs/heads/main"), "head");
+  assert.equal(f.classify(".git/objects/ab/cdef"), "ignored");
+  assert.equal(f.classify(".git/index.lock"), "git-lock");
+  assert.equal(f.classify(".git/ORIG_HEAD"), "ignored");
+  assert.equal(f.classify("sub/.gitignore"), "rules");
+  // After the rule file changed, the new rules apply.
+  Deno.writeTextFileSync(join(root, "sub", ".gitignore"), "\n");
+  assert.equal(f.classify("sub/.gitignore"), "rules");
+  assert.equal(f.classify("sub/local_only.go"), "change");
+});
+
+Deno.test("debouncer: a burst is one report; a continuous one is reported within the max bound", async () => {
+  let fired = 0;
+  const d = new Debouncer(40, 150, () => fired++);
+  for (let i = 0; i < 5; i++) d.poke();
+  await waitFor(() => fired === 1, BOUND, "the burst's report");
+  assert.equal(d.armed, false);
+  const t0 = performance.now();
+  const firstAt: number[] = [];
+  const d2 = new Debouncer(40, 150, () => firstAt.push(performance.now() - t0));
+  // Pokes every 10 ms never leave a quiet period, so only the max bound can report.
+  while (!firstAt.length && performance.now() - t0 < BOUND) {
+    d2.poke();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  d2.cancel();
+  assert.ok(firstAt.length === 1 && firstAt[0] >= 140, `reported by the max bound: ${firstAt}`);
+  let flushed = 0;
+  const d3 = new Debouncer(600_000, 600_000, () => flushed++);
+  d3.poke();
+  d3.flush();
+  assert.equal(flushed, 1, "flush reports at once");
+});
+
+Deno.test("listing diff: changed, added and deleted paths; non-indexable files left out", () => {
+  const file = (path: string, size: number, mtimeMs: number) => ({ path, size, mtimeMs });
+  const before = listingOf([file("a.go", 1, 1), file("b.go", 2, 2), file("c.go", 3, 3), file("notes.bin", 1, 1)]);
+  assert.ok(!before.has("notes.bin"));
+  const after = listingOf([file("a.go", 1, 1), file("b.go", 2, 5), file("d.go", 4, 4)]);
+  assert.deepEqual(diffListings(before, after), { changed: ["b.go", "d.go"], deleted: ["c.go"] });
+  const manifest = listingOfManifest([{ path: "tool", size: 9, mtime_ms: 9 }]);
+  assert.ok(listingOf([file("tool", 9, 9)], manifest).has("tool"), "an indexed file without extension is kept");
+});
+
+Deno.test("cruxe watch: a line per sync from a terminal, until SIGTERM", async () => {
+  const home = tempHomeDir();
+  const repo = syntheticGoRepo(3, 1);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...CRUXE_FLAGS, join(REPO_ROOT, "main.ts"), "watch", "--workspace", repo, "--json"],
+    env: { ...Deno.env.toObject(), CRUXE_HOME: home, CRUXE_WORKERS: "1", NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const lines: Record<string, unknown>[] = [];
+  const reading = (async () => {
+    let buf = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      buf += chunk;
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        lines.push(JSON.parse(buf.slice(0, nl)));
+        buf = buf.slice(nl + 1);
+      }
+    }
+  })();
+  try {
+    await waitFor(() => lines.some((l) => l.event === "watching"), BOUND, "watching to start");
+    const first = lines.find((l) => l.event === "sync")!;
+    assert.equal(first.mode, "full", "a workspace without an index is indexed first");
+    assert.equal(lines.find((l) => l.event === "watching")!.mode, "events");
+    Deno.writeTextFileSync(join(repo, "pkg0", "w.go"), "package pkg0\n\nfunc Watched() {}\n");
+    await waitFor(() => lines.some((l) => l.event === "sync" && l.mode === "incremental"), BOUND, "a sync line");
+    const sync = lines.find((l) => l.event === "sync" && l.mode === "incremental")!;
+    assert.equal(sync.status, "published");
+    assert.equal(sync.changed_files, 1);
+    assert.equal(sync.added, 1);
+    assert.equal(sync.symbols, 1);
+    assert.equal(typeof sync.duration_ms, "number");
+  } finally {
+    child.kill("SIGTERM");
+    const status = await child.status;
+    await reading;
+    assert.equal(status.code, 0, "SIGTERM stops it cleanly");
+  }
+});
+
+/** True when this machine lets us set a private inotify limit (a user namespace), to hit the limit for real. */
+function canLimitInotify(): boolean {
+  if (Deno.build.os !== "linux") return false;
+  try {
+    return new Deno.Command("unshare", {
+      args: ["-U", "-r", "sh", "-c", "echo 0 > /proc/sys/user/max_inotify_watches"],
+      stdout: "null",
+      stderr: "null",
+    }).outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test({
+  name: "live index: the inotify watch limit reached falls back to polling, says why and how to fix it",
+  ignore: !canLimitInotify(),
+  fn: async () => {
+    const home = tempHomeDir();
+    const repo = syntheticGoRepo(4, 1);
+    const transport = new StdioClientTransport({
+      command: "unshare",
+      args: [
+        "-U",
+        "-r",
+        "sh",
+        "-c",
+        'echo 0 > /proc/sys/user/max_inotify_watches && exec "$0" "$@"',
+        Deno.execPath(),
+        "run",
+        ...CRUXE_FLAGS,
+        join(REPO_ROOT, "main.ts"),
+        "serve-mcp",
+        "--workspace",
+        repo,
+        "--no-prewarm",
+      ],
+      env: { ...Deno.env.toObject(), CRUXE_HOME: home, CRUXE_WORKERS: "1", CRUXE_WATCH_POLL_MS: "200" },
+      stderr: "pipe",
+      cwd: REPO_ROOT,
+    });
+    const client = new McpClient({ name: "cruxe-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      await indexed(client);
+      const health = await call(client, "health_check");
+      const w = (health.projects as { watch: Record<string, string> }[])[0].watch;
+      assert.equal(w.mode, "polling", JSON.stringify(w));
+      assert.match(w.reason, /watch limit/);
+      assert.match(w.fix, /fs\.inotify\.max_user_watches/);
+      Deno.writeTextFileSync(join(repo, "pkg3", "limited.go"), "package pkg3\n\nfunc UnderTheLimit() {}\n");
+      await waitDefined(client, "UnderTheLimit", ["pkg3/limited.go"], "a change found by polling");
+    } finally {
+      await client.close();
+    }
+  },
+});
+
+Deno.test("name index: after an incremental sync, the patched index answers like a rebuilt one", async () => {
+  const repo = syntheticGoRepo(30, 3);
+  const h = tempHome({ workers: 1 });
+  try {
+    const { project } = await indexDir(h, repo);
+    const readers = new IndexReaders(h.registry);
+    const before = readers.view(project).db!;
+    definitionsNamed(before, "widget1"); // builds the index on this connection
+    // A rename inside a file, a deleted file, a new file with a new and an existing name.
+    const f1 = join(repo, "pkg1", "file1.go");
+    Deno.writeTextFileSync(f1, Deno.readTextFileSync(f1).replace("type Widget1 struct", "type Gadget1 struct"));
+    Deno.removeSync(join(repo, "pkg2", "file2.go"));
+    Deno.writeTextFileSync(join(repo, "pkg3", "more.go"), "package pkg3\n\nfunc Compute3x1() {}\nfunc Brandnew() {}\n");
+    assert.equal((await indexDir(h, repo, { mode: "incremental" })).status, "published");
+    readers.invalidate(project.project_id, true);
+    const patched = readers.view(project).db!;
+    assert.equal(warmSymbolIndex(patched).origin, "patched", "the old connection's index was taken over and patched");
+    const rebuilt = openIndexForRead(h.registry.projectDir(project.project_id)).db!;
+    assert.equal(warmSymbolIndex(rebuilt).origin, "built");
+    const same = (name: string) => {
+      const ids = (db: typeof patched) => definitionsNamed(db, name).map((e) => `${e.id}:${e.path}`).sort();
+      assert.deepEqual(ids(patched), ids(rebuilt), name);
+    };
+    for (const n of ["widget1", "gadget1", "widget2", "compute2x0", "compute3x1", "brandnew", "widget5"]) same(n);
+    assert.deepEqual(definitionsNamed(patched, "widget1"), []);
+    assert.equal(definitionsNamed(patched, "compute3x1").length, 2);
+    const names = (db: typeof patched, p: string) => definitionsWithPrefix(db, p, 100).rows.map((e) => e.id).sort();
+    assert.deepEqual(names(patched, "gadget"), names(rebuilt, "gadget"));
+    assert.deepEqual(names(patched, "widget"), names(rebuilt, "widget"));
+    assert.deepEqual(fuzzyNames(patched, "brandnw"), fuzzyNames(rebuilt, "brandnw"));
+    assert.deepEqual(fuzzyNames(patched, "widgte2"), fuzzyNames(rebuilt, "widgte2"));
+    rebuilt.close();
+    // A second sync that renames a function in place in the file holding the newest rows: same row count, the
+    // same (reused) row ids. Published within the same second it would leave every store-level mark as it was
+    // (forced here by restoring them); only the content hashes tell. The handed-over index must still see it.
+    const marks = ["last_indexed_at", "published_at_ms"].map((k) => [k, getMeta(patched, k)!] as const);
+    const more = join(repo, "pkg3", "more.go");
+    Deno.writeTextFileSync(more, Deno.readTextFileSync(more).replace("Brandnew", "Brandold"));
+    assert.equal((await indexDir(h, repo, { mode: "incremental" })).status, "published");
+    const w = openDb(indexPath(h.registry.projectDir(project.project_id)));
+    for (const [k, v] of marks) setMeta(w, k, v);
+    w.close();
+    readers.invalidate(project.project_id, true);
+    const again = readers.view(project).db!;
+    assert.equal(definitionsNamed(again, "brandold").length, 1, "the renamed function is found");
+    assert.deepEqual(definitionsNamed(again, "brandnew"), [], "the old name is gone");
+    readers.closeAll();
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("live index: watching follows use; the least recently used workspace past the capacity stops", async () => {
+  const home = tempHomeDir();
+  const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 1 };
+  const registry = Registry.open(home);
+  const repos = [syntheticGoRepo(2, 1), syntheticGoRepo(2, 1)];
+  const projects = repos.map((r) => registerProject(registry, r));
+  const rt = new ServerRuntime(config, registry, {
+    prewarm: false,
+    watch: true,
+    live: { capacity: 1 },
+    router: { startupWorkspaces: [], autoWorkspace: false, allowedRoots: [], maxAutoWorkspaces: 10, cwd: repos[0] },
+  });
+  const dispatcher = new Dispatcher(rt);
+  const use = async (i: number) =>
+    bodyOf(
+      await dispatcher.callTool("index_status", { workspace: repos[i] }, {
+        sendNotification: () => Promise.resolve(),
+        signal: new AbortController().signal,
+      }),
+    ).watch as { mode: string; reason: string | null };
+  try {
+    assert.equal(rt.live.status(projects[0]).mode, "off", "nothing is watched before it is used");
+    assert.equal((await use(0)).mode, "events");
+    assert.equal((await use(1)).mode, "events");
+    assert.equal(rt.live.status(projects[0]).mode, "off", "the least recently used one left");
+    assert.match(String(rt.live.status(projects[0]).reason), /not in use/);
+    assert.equal((await use(0)).mode, "events", "watched again when used again");
+    assert.equal(rt.live.status(projects[1]).mode, "off");
+  } finally {
+    rt.close();
+  }
+});
+
+Deno.test("watcher: a batch is held while git's index lock exists, so a checkout is one batch", async () => {
+  const root = Deno.makeTempDirSync({ prefix: "cruxe-watch-lock-" });
+  Deno.mkdirSync(join(root, ".git"));
+  const batches: WatchBatch[] = [];
+  const seen: string[] = [];
+  const w = new TreeWatcher(root, {
+    onChange: (rel) => seen.push(rel),
+    onIgnored: () => {},
+    onBatch: (b) => batches.push(b),
+    onError: (e) => {
+      throw e;
+    },
+  }, { quietMs: 20, maxMs: 100 });
+  try {
+    Deno.writeTextFileSync(join(root, ".git", "index.lock"), "");
+    Deno.writeTextFileSync(join(root, "a.go"), "package a\n");
+    await waitFor(() => seen.includes("a.go"), BOUND, "the event");
+    w.flush();
+    assert.equal(batches.length, 0, "held while the lock exists, even when asked to flush");
+    Deno.writeTextFileSync(join(root, "b.go"), "package a\n");
+    await waitFor(() => seen.includes("b.go"), BOUND, "the second event");
+    Deno.removeSync(join(root, ".git", "index.lock"));
+    await waitFor(() => batches.length > 0, BOUND, "the batch after the lock went");
+    assert.deepEqual(batches[0].changed.sort(), ["a.go", "b.go"]);
+    assert.equal(batches.length, 1);
+  } finally {
+    w.close();
+  }
+});

@@ -216,6 +216,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       }
       emit("finalizing", true);
       if (bulk) writer.createSecondaryIndexes();
+      writer.publishNames();
       const totals = writer.db.prepare("SELECT (SELECT count(*) FROM files) AS f, (SELECT count(*) FROM symbols) AS s")
         .get() as { f: number; s: number };
       writer.setMeta("ref", opts.ref);

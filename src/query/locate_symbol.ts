@@ -76,7 +76,7 @@ export function parseSymbolName(raw: string): ParsedName {
   return { leaf, qualifiers, normalized: parts.map((p) => p.toLowerCase()).join(".") };
 }
 
-/** What ranking reads of a definition (from the in-memory name index). */
+/** What ranking reads of a definition (from the on-disk name lookup). */
 type RankRow = NameEntry;
 
 /** Segments a qualifier can match: the qualified name's parts and the path's directories and stem. */
@@ -175,7 +175,7 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
     }
   };
 
-  const exactRows = filterRows(definitionsNamed(db, leafLower).slice(0, TIER_ROWS), kind, language);
+  const exactRows = filterRows(definitionsNamed(db, leafLower, TIER_ROWS), kind, language);
   push(exactRows, (r) => r.name === parsed.leaf ? "exact" : "case_insensitive", () => 0);
 
   // Prefix completions rank below every exact match, so they are read only when they can be
@@ -201,7 +201,9 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
   if (exactRows.length === 0) {
     const seen = new Set(candidates.map((c) => c.row.id));
     for (const f of fuzzyNames(db, parsed.leaf, 20)) {
-      const rows = filterRows(definitionsNamed(db, f.name_lower), kind, language).filter((r) => !seen.has(r.id));
+      const rows = filterRows(definitionsNamed(db, f.name_lower, TIER_ROWS), kind, language).filter((r) =>
+        !seen.has(r.id)
+      );
       // Each edit costs more than all signals together, so the closest spelling wins.
       push(rows, () => "fuzzy", () => -0.1 * f.distance);
     }

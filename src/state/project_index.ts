@@ -8,6 +8,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Db, getMeta, moveAside, nowIso, openDb, quickCheck, setMeta, tableNames } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
+import { NameTableWriter } from "./name_lookup.ts";
 import {
   createSecondaryIndexesSql,
   migrate,
@@ -209,10 +210,12 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
 export class IndexWriter {
   readonly db: Db;
   private stmts: ReturnType<IndexWriter["prepare"]>;
+  private names: NameTableWriter;
 
   private constructor(db: Db) {
     this.db = db;
     this.stmts = this.prepare();
+    this.names = new NameTableWriter(db);
   }
 
   /**
@@ -341,6 +344,7 @@ export class IndexWriter {
   /** Removes every row of one file. */
   deleteFile(path: string): void {
     const s = this.stmts;
+    this.names.noteFileRemoved(path);
     s.delChunkFts.run(path);
     s.delSymFts.run(path);
     s.delFileFts.run(path);
@@ -389,6 +393,7 @@ export class IndexWriter {
       );
       const id = Number(r.lastInsertRowid);
       rowIds.push(id);
+      this.names.note(sym.name.toLowerCase());
       s.insSymFts.run(id, sym.fts[0], sym.fts[1], sym.fts[2]);
     }
     // One row per statement: a measured 6x faster here than multi-row statements with 192 bound values.
@@ -423,8 +428,14 @@ export class IndexWriter {
     return getMeta(this.db, key);
   }
 
+  /** Brings the name lookup tables up to date with the rows written; call before the publishing commit. */
+  publishNames(): void {
+    this.names.publish();
+  }
+
   /** Drops secondary indexes before a bulk load into an empty index (rebuilt by `createSecondaryIndexes`). */
   dropSecondaryIndexes(): void {
+    this.names.rebuildWhole();
     for (const [name] of SECONDARY_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
   }
 

@@ -6,6 +6,7 @@
 import { SCHEMA_VERSION } from "../core/version.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
+import { NAME_TABLES_SQL } from "./name_lookup.ts";
 
 /** Registry migrations; index i brings the registry to version i + 1. */
 export const REGISTRY_MIGRATIONS: string[] = [
@@ -125,6 +126,8 @@ export const PROJECT_MIGRATIONS: string[] = [
    CREATE VIRTUAL TABLE files_fts USING fts5(path, names, content='', contentless_delete=1,
      tokenize='unicode61 remove_diacritics 2');
    ${createSecondaryIndexesSql()}`,
+  // Distinct symbol names and their trigrams: name lookups read these instead of building anything in memory.
+  NAME_TABLES_SQL,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

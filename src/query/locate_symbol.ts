@@ -185,8 +185,9 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
   const shownExact = parsed.qualifiers.length
     ? exactRows.filter((r) => qualifierMatch(r, parsed) > 0).length
     : exactRows.length;
-  const prefix = definitionsWithPrefix(db, leafLower, PREFIX_ROWS);
-  if (shownExact < limit && (parsed.leaf.length >= 3 || exactRows.length === 0)) {
+  const showPrefix = shownExact < limit && (parsed.leaf.length >= 3 || exactRows.length === 0);
+  const prefix = definitionsWithPrefix(db, leafLower, showPrefix ? PREFIX_ROWS : 0);
+  if (showPrefix) {
     // A longer completion is a weaker guess: up to 0.15 off for doubling the length.
     push(
       filterRows(prefix.rows, kind, language),

@@ -20,10 +20,12 @@ export const NAME_TABLES_SQL = `
   CREATE TABLE symbol_names (
     id INTEGER PRIMARY KEY,
     name_lower TEXT NOT NULL UNIQUE,
+    len INTEGER NOT NULL,
     clen INTEGER NOT NULL,
     count INTEGER NOT NULL
   );
   CREATE INDEX symbol_names_clen ON symbol_names(clen);
+  CREATE INDEX symbol_names_len ON symbol_names(len, name_lower);
   CREATE VIRTUAL TABLE symbol_names_fts USING fts5(grams, content='', contentless_delete=1, tokenize='trigram');`;
 
 /** Meta key set once the name tables hold every name of the store (absent: rebuild them whole). */
@@ -87,14 +89,14 @@ function prefixEnd(prefix: string): string | null {
   return null;
 }
 
-/** Distinct names read at most for one prefix; a shorter prefix than that is only partly seen. */
-export const PREFIX_SCAN_NAMES = 50_000;
+/** Distinct names counted at most for one prefix; past that, the count is a lower bound. */
+export const PREFIX_SCAN_NAMES = 10_000;
 
 /** Names longer than `prefixLower` that start with it, and how many definitions they have. */
 export interface PrefixNames {
   /** Up to `max` names, shortest first, then in code-unit order. */
   names: string[];
-  /** Definitions carrying any of the scanned names. */
+  /** Definitions carrying the counted names. */
   total: number;
   /** True when more than PREFIX_SCAN_NAMES names start with the prefix (then `total` is a lower bound). */
   capped: boolean;
@@ -102,24 +104,32 @@ export interface PrefixNames {
 
 /**
  * Names that start with `prefixLower` (the name itself excluded): the
- * shortest `max` of at most PREFIX_SCAN_NAMES scanned in name order, and the
- * number of definitions they have.
+ * shortest `max` of them, and the number of definitions of the first
+ * PREFIX_SCAN_NAMES in name order. Shortest-first is read length by length
+ * through the `(len, name_lower)` index, so a prefix shared by millions of
+ * names costs one index seek per length.
  */
 export function namesWithPrefix(db: Db, prefixLower: string, max: number): PrefixNames {
   const end = prefixEnd(prefixLower);
   const range = end === null ? "name_lower > ?1" : "name_lower > ?1 AND name_lower < ?2";
   const args = end === null ? [prefixLower] : [prefixLower, end];
-  const scanned = `SELECT name_lower, count FROM symbol_names WHERE ${range} ORDER BY name_lower
-    LIMIT ${PREFIX_SCAN_NAMES + 1}`;
-  const sum = db.prepare(`SELECT count(*) AS n, coalesce(sum(count), 0) AS s FROM (${scanned})`).get(...args) as {
-    n: number;
-    s: number;
-  };
-  const capped = Number(sum.n) > PREFIX_SCAN_NAMES;
-  const names = Number(sum.n) === 0 || max <= 0 ? [] : (db.prepare(
-    `SELECT name_lower FROM (${scanned}) ORDER BY length(name_lower), name_lower LIMIT ${Math.floor(max)}`,
-  ).all(...args) as { name_lower: string }[]).map((r) => r.name_lower);
-  return { names, total: Number(sum.s), capped };
+  const sum = db.prepare(
+    `SELECT count(*) AS n, coalesce(sum(count), 0) AS s
+     FROM (SELECT count FROM symbol_names WHERE ${range} LIMIT ${PREFIX_SCAN_NAMES + 1})`,
+  ).get(...args) as { n: number; s: number };
+  const names: string[] = [];
+  if (Number(sum.n) > 0 && max > 0) {
+    const longest = Number((db.prepare("SELECT max(len) AS m FROM symbol_names").get() as { m: number | null }).m ?? 0);
+    const atLength = db.prepare(
+      `SELECT name_lower FROM symbol_names WHERE len = ? AND ${range.replace(/\?\d/g, "?")}
+       ORDER BY name_lower LIMIT ?`,
+    );
+    for (let len = prefixLower.length + 1; len <= longest && names.length < max; len++) {
+      const rows = atLength.all(len, ...args, max - names.length) as { name_lower: string }[];
+      for (const r of rows) names.push(r.name_lower);
+    }
+  }
+  return { names, total: Number(sum.s), capped: Number(sum.n) > PREFIX_SCAN_NAMES };
 }
 
 /** Row ids read at most per trigram when gathering fuzzy candidates. */
@@ -127,21 +137,49 @@ export const GRAM_SCAN_ROWS = 20_000;
 
 /**
  * Names sharing the most of `grams` (three-character strings over
- * `[a-z0-9^$]`, `^`/`$` marking a name's start and end), most shared first,
- * at most `limit`. Each trigram contributes at most GRAM_SCAN_ROWS names.
+ * `[a-z0-9^$]`, `^`/`$` marking a name's start and end), most shared first
+ * (then oldest row), at most `limit`. Each trigram contributes at most
+ * GRAM_SCAN_ROWS names.
  */
 export function namesSharingGrams(db: Db, grams: readonly string[], limit: number): string[] {
-  const safe = [...new Set(grams)].filter((g) => /^[a-z0-9^$]{3}$/.test(g));
-  if (!safe.length) return [];
-  const parts = safe.map(() =>
-    `SELECT rowid AS rid FROM (SELECT rowid FROM symbol_names_fts WHERE symbol_names_fts MATCH ? LIMIT ${GRAM_SCAN_ROWS})`
+  const safe = [...new Set(grams)].filter((g) => /^[a-z0-9^$]{3}$/.test(g)).slice(0, 255);
+  if (!safe.length || limit <= 0) return [];
+  // One string of row ids per trigram, counted in a typed array: no row object per posting and no
+  // SQL sort of all of them (each costs more than reading the postings).
+  const ids = db.prepare(
+    `SELECT group_concat(rowid) AS ids FROM
+       (SELECT rowid FROM symbol_names_fts WHERE symbol_names_fts MATCH ? LIMIT ${GRAM_SCAN_ROWS})`,
   );
-  const rows = db.prepare(
-    `SELECT n.name_lower FROM (SELECT rid, count(*) AS hits FROM (${parts.join(" UNION ALL ")}) GROUP BY rid
-       ORDER BY hits DESC, rid LIMIT ${Math.floor(limit)}) AS h
-     JOIN symbol_names n ON n.id = h.rid ORDER BY h.hits DESC, n.name_lower`,
-  ).all(...safe.map((g) => `"${g}"`)) as { name_lower: string }[];
-  return rows.map((r) => r.name_lower);
+  const top = Number((db.prepare("SELECT max(id) AS m FROM symbol_names").get() as { m: number | null }).m ?? 0);
+  const hits = new Uint8Array(top + 1);
+  const touched: number[] = [];
+  for (const g of safe) {
+    const list = (ids.get(`"${g}"`) as { ids: string | null }).ids;
+    if (!list) continue;
+    let n = 0;
+    for (let i = 0; i <= list.length; i++) {
+      const c = i < list.length ? list.charCodeAt(i) : 44;
+      if (c !== 44) n = n * 10 + c - 48;
+      else {
+        if (n <= top && hits[n]++ === 0) touched.push(n);
+        n = 0;
+      }
+    }
+  }
+  const byHits: number[][] = Array.from({ length: safe.length + 1 }, () => []);
+  for (const id of touched) byHits[hits[id]].push(id);
+  const chosen: number[] = [];
+  for (let h = safe.length; h > 0 && chosen.length < limit; h--) {
+    const bucket = byHits[h].sort((a, b) => a - b);
+    chosen.push(...bucket.slice(0, limit - chosen.length));
+  }
+  if (!chosen.length) return [];
+  const rank = new Map(chosen.map((id, i) => [id, i]));
+  const rows = db.prepare(`SELECT id, name_lower FROM symbol_names WHERE id IN (${chosen.join(",")})`).all() as {
+    id: number;
+    name_lower: string;
+  }[];
+  return rows.sort((a, b) => rank.get(Number(a.id))! - rank.get(Number(b.id))!).map((r) => r.name_lower);
 }
 
 /**
@@ -181,7 +219,7 @@ export class NameTableWriter {
       namesOfPath: db.prepare("SELECT DISTINCT name_lower FROM symbols WHERE path = ?"),
       countOf: db.prepare("SELECT count(*) AS n FROM symbols WHERE name_lower = ?"),
       rowOf: db.prepare("SELECT id, count FROM symbol_names WHERE name_lower = ?"),
-      insName: db.prepare("INSERT INTO symbol_names(name_lower, clen, count) VALUES (?, ?, ?)"),
+      insName: db.prepare("INSERT INTO symbol_names(name_lower, len, clen, count) VALUES (?, ?, ?, ?)"),
       setCount: db.prepare("UPDATE symbol_names SET count = ? WHERE id = ?"),
       delName: db.prepare("DELETE FROM symbol_names WHERE id = ?"),
       insGrams: db.prepare("INSERT INTO symbol_names_fts(rowid, grams) VALUES (?, ?)"),
@@ -222,7 +260,7 @@ export class NameTableWriter {
     const row = s.rowOf.get(nameLower) as { id: number; count: number } | undefined;
     if (!row) {
       if (n === 0) return;
-      const id = Number(s.insName.run(nameLower, compactName(nameLower).length, n).lastInsertRowid);
+      const id = Number(s.insName.run(nameLower, nameLower.length, compactName(nameLower).length, n).lastInsertRowid);
       s.insGrams.run(id, gramText(nameLower));
     } else if (n === 0) {
       s.delGrams.run(row.id);
@@ -233,15 +271,16 @@ export class NameTableWriter {
   }
 
   private buildAll(): void {
-    const s = this.stmts;
-    this.db.exec("DELETE FROM symbol_names");
-    this.db.exec("INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('delete-all')");
-    const groups = this.db.prepare("SELECT name_lower, count(*) AS n FROM symbols GROUP BY name_lower")
-      .iterate() as Iterable<{ name_lower: string; n: number }>;
-    for (const g of groups) {
-      const id = Number(s.insName.run(g.name_lower, compactName(g.name_lower).length, g.n).lastInsertRowid);
-      s.insGrams.run(id, gramText(g.name_lower));
-    }
+    // SQL functions keep the whole build inside SQLite: one statement per table, no row crosses into JS.
+    this.db.function("cruxe_name_len", { deterministic: true }, (n) => String(n).length);
+    this.db.function("cruxe_name_clen", { deterministic: true }, (n) => compactName(String(n)).length);
+    this.db.function("cruxe_name_grams", { deterministic: true }, (n) => gramText(String(n)));
+    this.db.exec(`DELETE FROM symbol_names;
+      INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('delete-all');
+      INSERT INTO symbol_names(name_lower, len, clen, count)
+        SELECT name_lower, cruxe_name_len(name_lower), cruxe_name_clen(name_lower), count(*)
+        FROM symbols GROUP BY name_lower;
+      INSERT INTO symbol_names_fts(rowid, grams) SELECT id, cruxe_name_grams(name_lower) FROM symbol_names;`);
     setMeta(this.db, NAMES_BUILT, "1");
   }
 }

@@ -78,7 +78,10 @@ Deno.test("a store of the previous schema is reindex_required; a sync upgrades i
     const dir = copyFixture("go_basic");
     const { project } = await indexDir(h, dir);
     const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
-    db!.exec("DROP TABLE symbol_names; DROP TABLE symbol_names_fts; DELETE FROM meta WHERE key = 'symbol_names_built'");
+    db!.exec(
+      `DROP TABLE symbol_names; DROP TABLE symbol_names_fts; DELETE FROM meta WHERE key = 'symbol_names_built';
+       ALTER TABLE files DROP COLUMN generated;`,
+    );
     setMeta(db!, "schema_version", "1");
     db!.close();
     const readers = new IndexReaders(h.registry);

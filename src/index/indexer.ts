@@ -25,7 +25,10 @@ export interface IndexOptions {
   vcsMode: "git" | "plain";
   /** Re-process every file, ignoring the manifest (and replace an incompatible store). */
   force: boolean;
+  /** Files larger than this are not indexed at all. */
   maxFileBytes: number;
+  /** Files larger than this give symbols and references only (no chunks, no full text). Default: no limit. */
+  maxFullTextBytes?: number;
   workers: number;
   workerRecycleFiles: number;
   /** Checked between files; when true the run stops and rolls back. */
@@ -193,7 +196,8 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
             lineCount: 0, // counted by the worker
             parseError: null,
           };
-          inflight.set(i, pool.parse({ id: i, facts, bytes: t.bytes! }).then((r) => ({ i, r })));
+          const fullText = t.file.size <= (opts.maxFullTextBytes ?? Infinity);
+          inflight.set(i, pool.parse({ id: i, facts, bytes: t.bytes!, fullText }).then((r) => ({ i, r })));
           t.bytes = null; // transferred to the worker
         }
       };

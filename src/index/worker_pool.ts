@@ -13,6 +13,8 @@ export interface ParseTask {
   id: number;
   facts: FileFacts;
   bytes: Uint8Array;
+  /** False for a file above the full-text limit: symbols and references only, no chunks. Default true. */
+  fullText?: boolean;
 }
 
 /** Posts a task handing its bytes over to the receiver (zero-copy). */

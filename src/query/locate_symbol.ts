@@ -11,6 +11,7 @@ import { CruxeError } from "../core/errors.ts";
 import { resultId } from "../core/ids.ts";
 import { definitionsNamed, definitionsWithPrefix, fuzzyNames, type NameEntry } from "./symbol_name_index.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
+import { generatedPaths } from "../state/file_flags.ts";
 import {
   byCodeUnits,
   isTestPath,
@@ -44,6 +45,8 @@ export interface LocatedSymbol extends SymbolFields {
   match: "definition" | "reference";
   match_tier: MatchTier;
   reference_kind?: string;
+  /** Present (true) when a generator wrote the file. */
+  generated?: boolean;
 }
 
 /** The answer of locate_symbol (without the protocol metadata). */
@@ -224,11 +227,13 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
 
   const shown = kept.slice(0, limit);
   const full = fullRows(db, shown.map((c) => c.row.id));
+  const generated = generatedPaths(db, shown.map((c) => c.row.path));
   const results: LocatedSymbol[] = shown.map((c) => ({
     ...symbolFields(full.get(c.row.id)!),
     score: round(c.score),
     match: "definition",
     match_tier: c.tier,
+    ...(generated.has(c.row.path) ? { generated: true } : {}),
   }));
   let total = kept.length + uncounted;
 

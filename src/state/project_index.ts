@@ -300,8 +300,8 @@ export class IndexWriter {
       delEdges: d.prepare("DELETE FROM edges WHERE path = ?"),
       delFile: d.prepare("DELETE FROM files WHERE path = ?"),
       insFile: d.prepare(
-        `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFileFts: d.prepare("INSERT INTO files_fts(rowid, path, names) VALUES (?, ?, ?)"),
       insSym: d.prepare(
@@ -371,6 +371,7 @@ export class IndexWriter {
       f.lineCount,
       f.symbols.length,
       f.parseError,
+      f.generated ? 1 : 0,
     );
     s.insFileFts.run(Number(fr.lastInsertRowid), f.fileFts.path, f.fileFts.names);
     const rowIds: number[] = [];

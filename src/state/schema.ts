@@ -127,7 +127,9 @@ export const PROJECT_MIGRATIONS: string[] = [
      tokenize='unicode61 remove_diacritics 2');
    ${createSecondaryIndexesSql()}`,
   // Distinct symbol names and their trigrams: name lookups read these instead of building anything in memory.
-  NAME_TABLES_SQL,
+  // Files a generator wrote are flagged (ranked below hand-written code, still found by name).
+  `${NAME_TABLES_SQL}
+   ALTER TABLE files ADD COLUMN generated INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

@@ -101,8 +101,11 @@ function factor(u: Unit, name: string, f: number): void {
   u.score *= f;
 }
 
-/** Applies every signal to every unit (in place) and returns them sorted best first. */
-export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
+/**
+ * Applies every signal to every unit (in place) and returns them sorted best
+ * first. `generated`: paths a generator wrote (ranked below hand-written code).
+ */
+export function applySignals(units: Unit[], q: QueryFacts, generated: ReadonlySet<string> = new Set()): Unit[] {
   const termSet = new Set(q.terms);
   const stemSet = new Set(q.terms.map(lightStem));
   if (q.identifier) { for (const p of splitIdentifier(q.identifier)) stemSet.add(lightStem(p)); }
@@ -163,6 +166,7 @@ export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
     if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", 0.4);
     if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
     if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);
+    if (generated.has(u.path)) factor(u, "generated_penalty", 0.5);
   }
   return units.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
 }

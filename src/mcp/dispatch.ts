@@ -183,6 +183,12 @@ export class Dispatcher {
         },
       };
     }
+    // Read-only query tools over a usable index run in a reader worker (a snapshot-opened store, or one
+    // the handler must report as not ready or incompatible, stays here).
+    if (rt.readerPool.accepts(def.name) && !view.readOnly && view.db && view.schemaStatus === "compatible") {
+      const body = await rt.readerPool.run(def.name, toolArgs, view.storePath);
+      if (body) return body;
+    }
     return await def.handler(toolArgs, ctx);
   }
 

@@ -12,6 +12,7 @@ import { FreshnessMonitor } from "./freshness.ts";
 import { Warmset } from "./warmset.ts";
 import { type RouterOptions, WorkspaceRouter } from "./workspace_router.ts";
 import { JobProgressBroadcaster } from "./progress_notifier.ts";
+import { ReaderPool, readerPoolSize } from "./reader_pool.ts";
 
 /** What the runtime is built from. */
 export interface RuntimeOptions {
@@ -19,6 +20,8 @@ export interface RuntimeOptions {
   prewarm: boolean;
   /** Override of the freshness scan interval (tests). */
   freshnessIntervalMs?: number;
+  /** Reader workers for query tools (default: `CRUXE_READER_WORKERS`, else the machine's cores; 0 = off). */
+  readerWorkers?: number;
 }
 
 /** The shared state of a running server. */
@@ -29,6 +32,8 @@ export class ServerRuntime {
   readonly warmset: Warmset;
   readonly router: WorkspaceRouter;
   readonly progress: JobProgressBroadcaster;
+  /** Answers query tools off the main thread (size 0: everything runs on the main thread). */
+  readonly readerPool: ReaderPool;
   readonly startedAt = Date.now();
   /** Set when shutdown begins: new calls are refused. */
   shuttingDown = false;
@@ -44,6 +49,7 @@ export class ServerRuntime {
       onEvicted: (id) => this.freshness.forget(id),
     });
     this.progress = new JobProgressBroadcaster(this.runner);
+    this.readerPool = new ReaderPool(options.readerWorkers ?? readerPoolSize(envForPool()));
     // A published job changes the index file under the cached read view: reopen on next use.
     this.offJobs = this.runner.subscribe((e) => {
       if (e.type === "end") this.readers.invalidate(e.project.project_id);
@@ -60,8 +66,18 @@ export class ServerRuntime {
       this.router.flush();
     } catch { /* the store is going away anyway */ }
     this.runner.shutdown();
+    this.readerPool.close();
     this.freshness.close();
     this.readers.closeAll();
     this.registry.close();
+  }
+}
+
+/** `CRUXE_READER_WORKERS` when the environment can be read (no permission: the default size). */
+function envForPool(): Record<string, string | undefined> {
+  try {
+    return { CRUXE_READER_WORKERS: Deno.env.get("CRUXE_READER_WORKERS") };
+  } catch {
+    return {};
   }
 }

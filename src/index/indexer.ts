@@ -171,10 +171,15 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     writer.begin();
     let parseErrors = 0;
     try {
+      // A forced rebuild empties the tables whole and loads like a cold index (readers see the old rows
+      // until the commit) instead of deleting and re-inserting file by file.
+      const rebuild = opts.force && previous.size > 0;
+      if (rebuild) writer.truncateAll();
+      const existing = rebuild ? new Map<string, ManifestEntry>() : previous;
       // A cold bulk load is faster with indexes built once at the end.
-      const bulk = previous.size === 0 && toParse.length > 500;
+      const bulk = existing.size === 0 && toParse.length > 500;
       if (bulk) writer.dropSecondaryIndexes();
-      for (const p of deletedPaths) writer.deleteFile(p);
+      if (!rebuild) for (const p of deletedPaths) writer.deleteFile(p);
       for (const f of touched) writer.touchFile(f.path, f.mtimeMs, f.size);
       emit("parsing", true);
       if (toParse.length > 4) pool.grow(Math.max(1, opts.workers));
@@ -207,7 +212,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
         const { i, r } = await Promise.race(inflight.values());
         inflight.delete(i);
         if (r.problem) parseErrors++;
-        if (previous.has(r.rows.path)) writer.deleteFile(r.rows.path);
+        if (existing.has(r.rows.path)) writer.deleteFile(r.rows.path);
         writer.insertFile(r.rows);
         counters.filesIndexed++;
         counters.symbols += r.rows.symbols.length;

@@ -429,6 +429,27 @@ export class IndexWriter {
     return getMeta(this.db, key);
   }
 
+  /**
+   * Empties every table of the index inside the open transaction (full-text
+   * tables with their `delete-all` command, the others with one whole-table
+   * delete), so a forced rebuild loads like a cold index instead of deleting
+   * row by row. Readers keep seeing the old rows until the commit.
+   */
+  truncateAll(): void {
+    const tables = this.db.prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'meta'",
+    ).all() as { name: string; sql: string | null }[];
+    const virtual = tables.filter((t) => /^CREATE VIRTUAL TABLE/i.test(t.sql ?? "")).map((t) => t.name);
+    for (const t of tables) {
+      if (virtual.includes(t.name)) {
+        this.db.exec(`INSERT INTO "${t.name}"("${t.name}") VALUES ('delete-all')`);
+      } else if (!virtual.some((v) => t.name.startsWith(v + "_"))) {
+        this.db.exec(`DELETE FROM "${t.name}"`);
+      }
+    }
+    this.names.rebuildWhole();
+  }
+
   /** Brings the name lookup tables up to date with the rows written; call before the publishing commit. */
   publishNames(): void {
     this.names.publish();

@@ -98,10 +98,19 @@ function indexDb(): string {
 }
 
 if (!reuse) {
-  const cold = await cruxe(["index", "--path", corpus]);
+  const cold = await cruxe(["index", "--json", "--path", corpus]);
   if (!cold.ok) throw new Error(`cold index failed: ${cold.out.slice(-2000)}`);
   row("cold `cruxe index`", `${sec(cold.ms)} (${(cold.ms / ctags.ms).toFixed(1)}x ctags -R), peak ${mib(cold.rss)}`);
-  console.log(`    ${cold.out.split("\n").filter((l) => /Indexed|Skipped/.test(l)).join(" / ")}`);
+  const summary = JSON.parse(cold.out.slice(cold.out.indexOf("{"), cold.out.lastIndexOf("}") + 1));
+  row(
+    "  files, symbols, skipped",
+    `${summary.totalFiles} files, ${summary.totalSymbols} symbols, skipped ${JSON.stringify(summary.skipped)}`,
+  );
+  const t = summary.timings as Record<string, number>;
+  row(
+    "  where the writer's time goes (ms)",
+    Object.entries(t).map(([k, v]) => `${k} ${v}`).join(", ") + ` (parse workers: ${cores} cores)`,
+  );
   const noop = await cruxe(["index", "--path", corpus]);
   row("no-op sync (`cruxe index` again)", sec(noop.ms));
   const victim = [...walkSources(corpus, 200)].pop();
@@ -202,7 +211,7 @@ interface Server {
 
 async function serve(env: Record<string, string> = {}): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...CRUXE_FLAGS, main, "serve-mcp", "--transport", "http", "--port", "0", "--no-prewarm"].concat(
+    args: ["run", ...CRUXE_FLAGS, main, "serve-mcp", "--transport", "http", "--port", "0", "--no-prewarm", "-v"].concat(
       ["--workspace", corpus],
     ),
     env: { CRUXE_HOME: home, ...env },

@@ -56,6 +56,12 @@ export interface IndexSummary {
   durationMs: number;
   totalFiles: number;
   totalSymbols: number;
+  /**
+   * Where the time went, in ms: `scan` (walk), `diff` (stat, read, hash), `parse_wait` (the writer idle,
+   * waiting on parse workers), `write` (row inserts), `indexes` (secondary indexes after a bulk load),
+   * `names` (name lookup tables), `commit` (commit and checkpoint).
+   */
+  timings: Record<"scan" | "diff" | "parse_wait" | "write" | "indexes" | "names" | "commit", number>;
 }
 
 /** The first line of a file (for `#!` detection), at most 200 bytes of it. */
@@ -103,9 +109,26 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
   let writer: IndexWriter | null = null;
   try {
     emit("discovery", true);
+    const timings: IndexSummary["timings"] = {
+      scan: 0,
+      diff: 0,
+      parse_wait: 0,
+      write: 0,
+      indexes: 0,
+      names: 0,
+      commit: 0,
+    };
+    let mark = performance.now();
+    /** Adds the time since the last mark to `phase`. */
+    const lap = (phase: keyof IndexSummary["timings"]) => {
+      const now = performance.now();
+      timings[phase] += now - mark;
+      mark = now;
+    };
     const scan = await scanRepository(opts.root, { maxFileBytes: opts.maxFileBytes, useGit: opts.vcsMode === "git" });
     counters.filesScanned = scan.files.length;
     emit("discovery", true);
+    lap("scan");
 
     writer = openWriter(opts.projectDir, opts.force);
     const previous = writer.manifest();
@@ -167,6 +190,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       else added++;
     }
     counters.filesTotal = toParse.length;
+    lap("diff");
 
     writer.begin();
     let parseErrors = 0;
@@ -179,7 +203,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       // A cold bulk load is faster with indexes built once at the end.
       const bulk = existing.size === 0 && toParse.length > 500;
       if (bulk) writer.dropSecondaryIndexes();
-      if (!rebuild) for (const p of deletedPaths) writer.deleteFile(p);
+      if (!rebuild) { for (const p of deletedPaths) writer.deleteFile(p); }
       for (const f of touched) writer.touchFile(f.path, f.mtimeMs, f.size);
       emit("parsing", true);
       if (toParse.length > 4) pool.grow(Math.max(1, opts.workers));
@@ -207,9 +231,11 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
         }
       };
       launch();
+      lap("write");
       while (inflight.size) {
         if (opts.cancelled?.()) throw new CruxeError("internal_error", "index job cancelled");
         const { i, r } = await Promise.race(inflight.values());
+        lap("parse_wait");
         inflight.delete(i);
         if (r.problem) parseErrors++;
         if (existing.has(r.rows.path)) writer.deleteFile(r.rows.path);
@@ -222,10 +248,13 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
         }
         emit(stage);
         launch();
+        lap("write");
       }
       emit("finalizing", true);
       if (bulk) writer.createSecondaryIndexes();
+      lap("indexes");
       writer.publishNames();
+      lap("names");
       const totals = writer.db.prepare("SELECT (SELECT count(*) FROM files) AS f, (SELECT count(*) FROM symbols) AS s")
         .get() as { f: number; s: number };
       writer.setMeta("ref", opts.ref);
@@ -243,6 +272,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       writer.setMeta("symbol_count", String(totals.s));
       writer.commit();
       if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();
+      lap("commit");
       const summary: IndexSummary = {
         mode,
         filesScanned: scan.files.length,
@@ -259,6 +289,9 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
         durationMs: Math.round(performance.now() - t0),
         totalFiles: Number(totals.f),
         totalSymbols: Number(totals.s),
+        timings: Object.fromEntries(
+          Object.entries(timings).map(([k, v]) => [k, Math.round(v)]),
+        ) as IndexSummary["timings"],
       };
       return summary;
     } catch (e) {

@@ -260,7 +260,8 @@ for (const l of Deno.readTextFileSync(tagsFile).split("\n")) {
   if (!l || l.startsWith("!")) continue;
   const f = l.split("\t");
   const line = Number(l.match(/\tline:(\d+)/)?.[1] ?? 0);
-  if (!/^[A-Za-z_][A-Za-z0-9_]{2,}$/.test(f[0]) || !line) continue;
+  // Functions, types, structs, classes, interfaces, macros: what people look up by name.
+  if (!/^[A-Za-z_][A-Za-z0-9_]{2,}$/.test(f[0]) || !line || !/^[ftsicdg]$/.test(f[3] ?? "")) continue;
   const list = defs.get(f[0]) ?? [];
   list.push({ path: relative(corpus, f[1]), line });
   defs.set(f[0], list);
@@ -352,7 +353,7 @@ async function httpLoad(label: string, env: Record<string, string>): Promise<voi
     while (performance.now() < end) {
       const u = sample[k++ % sample.length];
       const t0 = performance.now();
-      await call(c, "search_code", { query: u.name.replace(/_/g, " ") + " error" });
+      await call(c, "search_code", { query: u.name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ") });
       qt.push(performance.now() - t0);
       calls++;
     }

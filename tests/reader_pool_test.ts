@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { copyFixture } from "./helpers/fixture_repo.ts";
 import { bodyOf, type InProcess, inProcess, within } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import { readerPoolSize } from "../src/mcp/reader_pool.ts";
+import { ReaderPool, readerPoolSize } from "../src/mcp/reader_pool.ts";
+import { indexPath } from "../src/state/project_index.ts";
 
 async function indexed(readerWorkers: number): Promise<{ s: InProcess; dir: string }> {
   const dir = copyFixture("go_basic");
@@ -95,4 +96,28 @@ Deno.test("CRUXE_READER_WORKERS sizes the pool; 0 or off turns it off", () => {
   const dflt = readerPoolSize({});
   assert.ok(dflt >= 1 && dflt <= 4);
   assert.equal(readerPoolSize({ CRUXE_READER_WORKERS: "lots" }), dflt);
+});
+
+Deno.test("an idle reader worker is retired and a later call starts a new one", async () => {
+  const { s } = await indexed(0);
+  const pool = new ReaderPool(1, 50);
+  try {
+    const project = s.registry.listProjects()[0];
+    const store = indexPath(s.registry.projectDir(project.project_id));
+    const first = await pool.run("locate_symbol", { name: "ValidateToken" }, store);
+    assert.equal((first?.results as { name: string }[])[0].name, "ValidateToken");
+    await within(
+      (async () => {
+        while (pool.stats().workers > 0) await new Promise((r) => setTimeout(r, 10));
+      })(),
+      10_000,
+      "the idle worker to retire",
+    );
+    const again = await pool.run("locate_symbol", { name: "Claims" }, store);
+    assert.equal((again?.results as { name: string }[])[0].name, "Claims");
+    assert.equal(pool.stats().workers, 1);
+  } finally {
+    pool.close();
+    s.close();
+  }
 });

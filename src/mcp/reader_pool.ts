@@ -56,7 +56,12 @@ interface Pending {
 interface Slot {
   worker: Worker;
   busy: Pending | null;
+  /** Retires the worker when it stays idle (set while idle). */
+  idleTimer?: ReturnType<typeof setTimeout>;
 }
+
+/** A worker idle this long is terminated (its memory returned); the next call starts one again. */
+const IDLE_RETIRE_MS = 60_000;
 
 const WORKER_URL = new URL("./reader_worker.ts", import.meta.url);
 
@@ -80,7 +85,7 @@ export class ReaderPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(readonly size: number) {}
+  constructor(readonly size: number, private readonly idleRetireMs = IDLE_RETIRE_MS) {}
 
   /** Whether `tool` can be answered by a worker. */
   accepts(tool: string): boolean {
@@ -112,6 +117,7 @@ export class ReaderPool {
       if (!slot && this.slots.length < this.size) slot = this.spawn();
       if (!slot) return;
       const p = this.queue.shift()!;
+      clearTimeout(slot.idleTimer);
       slot.busy = p;
       slot.worker.postMessage(p.req);
     }
@@ -125,6 +131,7 @@ export class ReaderPool {
       slot.busy = null;
       if (p && p.req.id === e.data.id) settle(p, e.data);
       this.pump();
+      if (!slot.busy) this.retireLater(slot);
     };
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
@@ -134,8 +141,21 @@ export class ReaderPool {
     return slot;
   }
 
+  private retireLater(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    const timer = setTimeout(() => {
+      if (slot.busy || !this.slots.includes(slot)) return;
+      this.slots = this.slots.filter((s) => s !== slot);
+      slot.worker.terminate();
+    }, this.idleRetireMs);
+    // An idle pool never keeps the process alive.
+    Deno.unrefTimer(timer);
+    slot.idleTimer = timer;
+  }
+
   /** Removes a dead worker; its call fails, the others go on (a new worker is spawned when needed). */
   private drop(slot: Slot, message: string): void {
+    clearTimeout(slot.idleTimer);
     this.slots = this.slots.filter((s) => s !== slot);
     try {
       slot.worker.terminate();
@@ -149,6 +169,7 @@ export class ReaderPool {
   close(): void {
     this.closed = true;
     for (const s of this.slots) {
+      clearTimeout(s.idleTimer);
       try {
         s.worker.terminate();
       } catch { /* already gone */ }

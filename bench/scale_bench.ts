@@ -255,28 +255,27 @@ async function call(c: Client, name: string, args: Record<string, unknown>): Pro
 }
 
 // Names from ctags: unique names (one definition), and those defined in files over 1 MiB.
-const defs = new Map<string, { path: string; line: number }[]>();
+const defs = new Map<string, { path: string; line: number; kind: string }[]>();
 for (const l of Deno.readTextFileSync(tagsFile).split("\n")) {
   if (!l || l.startsWith("!")) continue;
   const f = l.split("\t");
   const line = Number(l.match(/\tline:(\d+)/)?.[1] ?? 0);
-  // Functions, types, structs, classes, interfaces, macros: what people look up by name.
-  if (!/^[A-Za-z_][A-Za-z0-9_]{2,}$/.test(f[0]) || !line || !/^[ftsicdg]$/.test(f[3] ?? "")) continue;
+  if (!/^[A-Za-z_][A-Za-z0-9_]{2,}$/.test(f[0]) || !line) continue;
   const list = defs.get(f[0]) ?? [];
-  list.push({ path: relative(corpus, f[1]), line });
+  list.push({ path: relative(corpus, f[1]), line, kind: f[3] ?? "" });
   defs.set(f[0], list);
 }
 let seed = 42;
 const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-const unique = [...defs].filter(([, v]) => v.length === 1).map(([k, v]) => ({ name: k, ...v[0] }));
+// Names ctags defines once (any kind), as functions, types, structs, classes or interfaces: what people look up.
+const unique = [...defs].filter(([, v]) => v.length === 1 && /^[ftsic]$/.test(v[0].kind))
+  .map(([k, v]) => ({ name: k, ...v[0] }));
 const sample = Array.from({ length: Math.min(300, unique.length) }, () => unique[Math.floor(rand() * unique.length)]);
 const bigFiles = new Set<string>();
-for (const [, list] of defs) {
-  for (const d of list) {
-    try {
-      if (Deno.statSync(join(corpus, d.path)).size > 1048576) bigFiles.add(d.path);
-    } catch { /* gone */ }
-  }
+for (const path of new Set([...defs.values()].flatMap((list) => list.map((d) => d.path)))) {
+  try {
+    if (Deno.statSync(join(corpus, path)).size > 1048576) bigFiles.add(path);
+  } catch { /* gone */ }
 }
 const inBig = unique.filter((u) => bigFiles.has(u.path)).slice(0, 200);
 
@@ -314,13 +313,17 @@ const inBig = unique.filter((u) => bigFiles.has(u.path)).slice(0, 200);
   row("`get_code_context` p50 / p95 / max", `${ms(pct(ct, 0.5))} / ${ms(pct(ct, 0.95))} / ${ms(Math.max(...ct))}`);
   row("server RSS after these queries (process tree)", mib(treeRss(s.child.pid)));
   let found = 0;
+  const missed: string[] = [];
   for (const u of inBig) {
     const b = await call(c, "locate_symbol", { name: u.name });
     if ((b.results as { path: string }[] | undefined)?.some((r) => r.path === u.path)) found++;
+    else missed.push(`${u.name} (${u.path}:${u.line})`);
   }
   row(
     `unique names defined in files over 1 MiB (${bigFiles.size} files) found`,
-    inBig.length ? `${found} / ${inBig.length}` : "none in this corpus",
+    inBig.length
+      ? `${found} / ${inBig.length}${missed.length ? `; missed ${missed.slice(0, 5).join(", ")}` : ""}`
+      : "none",
   );
   await c.close();
   await s.stop();

@@ -7,7 +7,13 @@ import { fuzzyNames } from "../src/query/symbol_name_index.ts";
 import { type Db, openDb, setMeta, transaction } from "../src/state/db.ts";
 import { openIndexForRead } from "../src/state/project_index.ts";
 import { migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
-import { namesSharingGrams, namesWithPrefix, NameTableWriter, PREFIX_SCAN_NAMES } from "../src/state/name_lookup.ts";
+import {
+  namesOfCompactLength,
+  namesSharingGrams,
+  namesWithPrefix,
+  NameTableWriter,
+  PREFIX_SCAN_NAMES,
+} from "../src/state/name_lookup.ts";
 import { CruxeError } from "../src/core/errors.ts";
 
 /** The name table as `symbols` says it should be, and as it is. */
@@ -147,6 +153,16 @@ Deno.test("name lookups on a large store are bounded and say so; bad names never
       () => locateSymbol(db, { name: "*" }),
       (e: unknown) => e instanceof CruxeError && (e.code === "symbol_not_found" || e.code === "invalid_input"),
     );
+    // A read that stops at its cap says so.
+    const wide = { capped: false };
+    assert.equal(namesSharingGrams(db, ["^a1"], 10, wide, 50).length, 10);
+    assert.equal(wide.capped, true);
+    const narrow = { capped: false };
+    assert.deepEqual(namesSharingGrams(db, ["^va", "val"], 10, narrow), ["validate_token", "validatetoken"]);
+    assert.equal(narrow.capped, false);
+    const short = { capped: false };
+    assert.equal(namesOfCompactLength(db, 1, 3, 5, short).length, 5);
+    assert.equal(short.capped, true);
     // Generous bound: each of these reads a capped slice, never the whole store.
     assert.ok(performance.now() - t0 < 20_000);
 

@@ -190,6 +190,8 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
     : exactRows.length;
   const showPrefix = shownExact < limit && (parsed.leaf.length >= 3 || exactRows.length === 0);
   const prefix = definitionsWithPrefix(db, leafLower, showPrefix ? PREFIX_ROWS : 0);
+  // A bounded read that stopped at its cap makes the answer truncated, whatever the counts say.
+  const bounds = { capped: prefix.capped };
   if (showPrefix) {
     // A longer completion is a weaker guess: up to 0.15 off for doubling the length.
     push(
@@ -204,7 +206,7 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
 
   if (exactRows.length === 0) {
     const seen = new Set(candidates.map((c) => c.row.id));
-    for (const f of fuzzyNames(db, parsed.leaf, 20)) {
+    for (const f of fuzzyNames(db, parsed.leaf, 20, bounds)) {
       const rows = filterRows(definitionsNamed(db, f.name_lower, TIER_ROWS), kind, language).filter((r) =>
         !seen.has(r.id)
       );
@@ -255,7 +257,7 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
       suggestions,
     });
   }
-  return { results, total_candidates: total, truncated: total > results.length };
+  return { results, total_candidates: total, truncated: total > results.length || bounds.capped };
 }
 
 /** Full rows by id, for the few results shown. */

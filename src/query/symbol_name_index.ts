@@ -16,9 +16,10 @@ import {
   namesOfCompactLength,
   namesSharingGrams,
   namesWithPrefix,
+  type ScanBounds,
 } from "../state/name_lookup.ts";
 
-export type { NameEntry } from "../state/name_lookup.ts";
+export type { NameEntry, ScanBounds } from "../state/name_lookup.ts";
 
 /** One fuzzy candidate: a lower-case symbol name and how close it is (0..1). */
 export interface FuzzyName {
@@ -112,9 +113,10 @@ export function editDistance(a: string, b: string, max: number): number {
  * Names close to `query` (case-insensitive, separators ignored for recall):
  * at most `limit`, closest first. A name qualifies when its edit distance is
  * at most max(1, length/4), so `valdate_token` finds `validate_token` but
- * short words do not match everything.
+ * short words do not match everything. Candidate reads are bounded;
+ * `bounds.capped` is set when one stopped at its cap.
  */
-export function fuzzyNames(db: Db, query: string, limit = 20): FuzzyName[] {
+export function fuzzyNames(db: Db, query: string, limit = 20, bounds?: ScanBounds): FuzzyName[] {
   const q = query.toLowerCase();
   const grams = trigrams(q);
   if (grams.length === 0 || q.length > 200) return [];
@@ -135,11 +137,11 @@ export function fuzzyNames(db: Db, query: string, limit = 20): FuzzyName[] {
       (_, i) => grams[Math.round(i * (grams.length - 1) / (MAX_PROBE_GRAMS - 1))],
     )
     : grams;
-  for (const name of namesSharingGrams(db, probe, FUZZY_CANDIDATES)) consider(name);
+  for (const name of namesSharingGrams(db, probe, FUZZY_CANDIDATES, bounds)) consider(name);
   // A short name with two letters swapped shares almost no trigram: compare it with every name of about its length.
   if (!out.length && qc.length <= SHORT_NAME) {
     // Compact spellings first (cheap reject), the full comparison only for near misses.
-    for (const name of namesOfCompactLength(db, Math.max(1, qc.length - 1), qc.length + 1, SHORT_SCAN)) {
+    for (const name of namesOfCompactLength(db, Math.max(1, qc.length - 1), qc.length + 1, SHORT_SCAN, bounds)) {
       if (editDistance(qc, compactName(name), maxDist) <= maxDist) consider(name);
     }
   }

@@ -135,20 +135,32 @@ export function namesWithPrefix(db: Db, prefixLower: string, max: number): Prefi
 /** Row ids read at most per trigram when gathering fuzzy candidates. */
 export const GRAM_SCAN_ROWS = 20_000;
 
+/** Set by a bounded read when it stopped at its cap (the answer may then miss something). */
+export interface ScanBounds {
+  capped: boolean;
+}
+
 /**
  * Names sharing the most of `grams` (three-character strings over
  * `[a-z0-9^$]`, `^`/`$` marking a name's start and end), most shared first
  * (then oldest row), at most `limit`. Each trigram contributes at most
- * GRAM_SCAN_ROWS names.
+ * `perGram` names (default GRAM_SCAN_ROWS); `bounds.capped` is set when one
+ * had more.
  */
-export function namesSharingGrams(db: Db, grams: readonly string[], limit: number): string[] {
+export function namesSharingGrams(
+  db: Db,
+  grams: readonly string[],
+  limit: number,
+  bounds?: ScanBounds,
+  perGram = GRAM_SCAN_ROWS,
+): string[] {
   const safe = [...new Set(grams)].filter((g) => /^[a-z0-9^$]{3}$/.test(g)).slice(0, 255);
   if (!safe.length || limit <= 0) return [];
   // One string of row ids per trigram, counted in a typed array: no row object per posting and no
   // SQL sort of all of them (each costs more than reading the postings).
   const ids = db.prepare(
     `SELECT group_concat(rowid) AS ids FROM
-       (SELECT rowid FROM symbol_names_fts WHERE symbol_names_fts MATCH ? LIMIT ${GRAM_SCAN_ROWS})`,
+       (SELECT rowid FROM symbol_names_fts WHERE symbol_names_fts MATCH ? LIMIT ${Math.floor(perGram)})`,
   );
   const top = Number((db.prepare("SELECT max(id) AS m FROM symbol_names").get() as { m: number | null }).m ?? 0);
   const hits = new Uint8Array(top + 1);
@@ -157,14 +169,17 @@ export function namesSharingGrams(db: Db, grams: readonly string[], limit: numbe
     const list = (ids.get(`"${g}"`) as { ids: string | null }).ids;
     if (!list) continue;
     let n = 0;
+    let listed = 1;
     for (let i = 0; i <= list.length; i++) {
       const c = i < list.length ? list.charCodeAt(i) : 44;
       if (c !== 44) n = n * 10 + c - 48;
       else {
+        if (i < list.length) listed++;
         if (n <= top && hits[n]++ === 0) touched.push(n);
         n = 0;
       }
     }
+    if (bounds && listed >= perGram) bounds.capped = true;
   }
   const byHits: number[][] = Array.from({ length: safe.length + 1 }, () => []);
   for (const id of touched) byHits[hits[id]].push(id);
@@ -184,12 +199,20 @@ export function namesSharingGrams(db: Db, grams: readonly string[], limit: numbe
 
 /**
  * Names whose letters-and-digits length is within `[minLen, maxLen]`, at
- * most `cap` of them, shortest first.
+ * most `cap` of them, shortest first; `bounds.capped` is set when there were more.
  */
-export function namesOfCompactLength(db: Db, minLen: number, maxLen: number, cap: number): string[] {
-  return (db.prepare(
+export function namesOfCompactLength(
+  db: Db,
+  minLen: number,
+  maxLen: number,
+  cap: number,
+  bounds?: ScanBounds,
+): string[] {
+  const rows = db.prepare(
     "SELECT name_lower FROM symbol_names WHERE clen BETWEEN ? AND ? ORDER BY clen LIMIT ?",
-  ).all(minLen, maxLen, cap) as { name_lower: string }[]).map((r) => r.name_lower);
+  ).all(minLen, maxLen, cap + 1) as { name_lower: string }[];
+  if (rows.length > cap && bounds) bounds.capped = true;
+  return rows.slice(0, cap).map((r) => r.name_lower);
 }
 
 /** The number of distinct lower-case symbol names (0 for a store without the name tables). */

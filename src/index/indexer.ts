@@ -145,12 +145,21 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     let unchanged = 0;
     let unreadable = 0;
     let binary = 0;
+    // With nothing to compare against (a cold index, a forced rebuild), a file of a known language is read
+    // only when it is handed to a parser: holding every file's bytes from here to there costs the size of
+    // the whole tree in memory.
+    const deferReads = manifest.size === 0;
     for (const f of scan.files) {
       let language = languageForPath(f.path)?.id ?? textLanguageForPath(f.path);
       const old = manifest.get(f.path);
       if (old && language && old.size === f.size && old.mtime_ms === f.mtimeMs) {
         seen.add(f.path);
         unchanged++;
+        continue;
+      }
+      if (deferReads && language) {
+        seen.add(f.path);
+        toParse.push({ file: f, bytes: null, hash: "", language });
         continue;
       }
       let bytes: Uint8Array;
@@ -212,10 +221,30 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       const window = Math.max(4, opts.workers * 8);
       let next = 0;
       let stage: Stage = "parsing";
+      /** Reads a file whose read was deferred; false when it turned out unreadable or binary (skipped). */
+      const load = (t: (typeof toParse)[number]): boolean => {
+        if (t.bytes) return true;
+        try {
+          t.bytes = readRepoFile(opts.root, t.file.path, { maxBytes: opts.maxFileBytes }).bytes;
+        } catch {
+          unreadable++;
+        }
+        if (t.bytes && isBinary(t.bytes)) {
+          binary++;
+          t.bytes = null;
+        }
+        if (!t.bytes) {
+          counters.filesTotal--;
+          return false;
+        }
+        t.hash = contentHash(t.bytes);
+        return true;
+      };
       const launch = () => {
         while (next < toParse.length && inflight.size < window) {
           const i = next++;
           const t = toParse[i];
+          if (!load(t)) continue;
           const facts = {
             path: t.file.path,
             hash: t.hash,

@@ -170,6 +170,19 @@ function* walkSources(dir: string, max: number): Generator<string> {
   }
 }
 
+/** The lines of a text file, read in pieces (a kernel's tags file is larger than a string may be). */
+async function* lines(path: string): AsyncGenerator<string> {
+  const f = await Deno.open(path); // its readable closes it at the end
+  const decoder = new TextDecoder();
+  let rest = "";
+  for await (const chunk of f.readable) {
+    const parts = (rest + decoder.decode(chunk, { stream: true })).split("\n");
+    rest = parts.pop()!;
+    yield* parts;
+  }
+  if (rest) yield rest;
+}
+
 /** Resident memory of a process and its descendants (Linux /proc). */
 function treeRss(pid: number): number {
   let total = 0;
@@ -242,7 +255,7 @@ async function call(c: Client, name: string, args: Record<string, unknown>): Pro
 
 // Names from ctags: unique names (one definition), and those defined in files over 1 MiB.
 const defs = new Map<string, { path: string; line: number; kind: string }[]>();
-for (const l of Deno.readTextFileSync(tagsFile).split("\n")) {
+for await (const l of lines(tagsFile)) {
   if (!l || l.startsWith("!")) continue;
   const f = l.split("\t");
   const line = Number(l.match(/\tline:(\d+)/)?.[1] ?? 0);

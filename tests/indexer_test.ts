@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { copyFixture, indexDir, tempHome } from "./helpers/fixture_repo.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
-import { type ParserEndpoint, type ParseTask, WorkerPool } from "../src/index/worker_pool.ts";
+import { type ParserEndpoint, type ParseTask, RECYCLE_AFTER_BYTES, WorkerPool } from "../src/index/worker_pool.ts";
 import type { FileFacts, FileRows } from "../src/state/file_rows.ts";
 
 function symbolNames(h: ReturnType<typeof tempHome>, projectId: string): string[] {
@@ -146,4 +146,34 @@ Deno.test("the worker pool replaces a parser after N files and never gives one m
   assert.ok(handled.every((n) => n <= 3), `a parser handled more than 3 files: ${handled.join(",")}`);
   assert.ok(handled.length >= 5, `11 files at 3 per parser need at least 4 parsers plus 2 spares: ${handled.length}`);
   assert.equal(closed, handled.length, "every parser is closed, recycled or at the end");
+});
+
+Deno.test("the worker pool replaces a parser right after a file over the size limit", async () => {
+  let spawned = 0;
+  const spawn = (): Promise<ParserEndpoint> => {
+    spawned++;
+    const ep: ParserEndpoint = {
+      post: (t: ParseTask) =>
+        queueMicrotask(() =>
+          ep.onResult({ id: t.id, rows: { path: t.facts.path } as unknown as FileRows, problem: null })
+        ),
+      onResult: () => {},
+      onCrash: () => {},
+      close: () => {},
+    };
+    return Promise.resolve(ep);
+  };
+  const pool = new WorkerPool(1, 1000, spawn);
+  const task = (id: number, size: number) => ({
+    id,
+    facts: { path: `f${id}.c`, size } as FileFacts,
+    bytes: new Uint8Array(0),
+  });
+  await pool.parse(task(0, 100));
+  await pool.parse(task(1, 100));
+  assert.equal(spawned, 1, "small files keep their parser");
+  await pool.parse(task(2, RECYCLE_AFTER_BYTES + 1));
+  await pool.parse(task(3, 100));
+  pool.close();
+  assert.equal(spawned, 2, "the parser of a huge file was replaced");
 });

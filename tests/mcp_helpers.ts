@@ -58,7 +58,7 @@ export interface InProcess {
 /** Builds an in-process server runtime (no transport). */
 export function inProcess(
   router: Partial<RouterOptions> = {},
-  opts: { home?: string; prewarm?: boolean; warmsetCapacity?: number } = {},
+  opts: { home?: string; prewarm?: boolean; warmsetCapacity?: number; readerWorkers?: number } = {},
 ): InProcess {
   const home = opts.home ?? tempHomeDir();
   const config = {
@@ -70,6 +70,7 @@ export function inProcess(
   const rt = new ServerRuntime(config, registry, {
     prewarm: opts.prewarm ?? false,
     freshnessIntervalMs: 0,
+    ...(opts.readerWorkers !== undefined ? { readerWorkers: opts.readerWorkers } : {}),
     router: {
       startupWorkspaces: [],
       autoWorkspace: false,

@@ -35,8 +35,13 @@ function watchMode(v: unknown, where: string): WatchMode {
 export interface CruxeConfig {
   /** Where stores live (`CRUXE_HOME`). */
   home: string;
-  /** Files larger than this are skipped when indexing. */
+  /** Files larger than this are skipped when indexing (`CRUXE_MAX_FILE_BYTES`, default 16 MiB). */
   maxFileBytes: number;
+  /**
+   * Files larger than this (but within `maxFileBytes`) give their symbols and
+   * references only: no chunks and no full text (`CRUXE_MAX_FULLTEXT_BYTES`, default 1 MiB).
+   */
+  maxFullTextBytes: number;
   /** Parse workers (default: cores + 1, at most 4). */
   workers: number;
   /** Files a worker parses before it is recycled (WASM heaps never shrink). */
@@ -111,7 +116,8 @@ export function resolveConfig(
   const fileLlm: Partial<CruxeConfig["llm"]> = file.llm ?? {};
   return {
     home: env.CRUXE_HOME ?? file.home ?? defaultHome(env, os),
-    maxFileBytes: num(env.CRUXE_MAX_FILE_BYTES, file.maxFileBytes ?? 1024 * 1024),
+    maxFileBytes: num(env.CRUXE_MAX_FILE_BYTES, file.maxFileBytes ?? 16 * 1024 * 1024),
+    maxFullTextBytes: num(env.CRUXE_MAX_FULLTEXT_BYTES, file.maxFullTextBytes ?? 1024 * 1024),
     workers: num(env.CRUXE_WORKERS, file.workers ?? defaultWorkers()),
     workerRecycleFiles: num(env.CRUXE_WORKER_RECYCLE_FILES, file.workerRecycleFiles ?? 4000),
     maxAutoWorkspaces: file.maxAutoWorkspaces ?? 10,

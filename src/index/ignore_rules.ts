@@ -28,8 +28,12 @@ export const SKIP_DIRS = new Set([
 /** Build-output directories skipped only at the repository root. */
 export const SKIP_ROOT_DIRS = new Set(["dist", "build", "target", "out", "coverage", "bin", "obj"]);
 
-/** File names that are generated or lock files. */
-const SKIP_FILE = /(\.min\.(js|css)|\.map|\.lock|-lock\.json|\.pb\.go|_pb2\.py|\.bundle\.js)$/;
+/**
+ * File names of minified bundles, source maps and lock files. Generated source
+ * (`.pb.go`, `_pb2.py`) is indexed and flagged `generated` instead, so its
+ * symbols are found.
+ */
+const SKIP_FILE = /(\.min\.(js|css)|\.map|\.lock|-lock\.json|\.bundle\.js)$/;
 
 /** True when a built-in rule skips this repository-relative path. */
 export function builtinSkip(relPath: string): boolean {

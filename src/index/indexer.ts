@@ -26,7 +26,10 @@ export interface IndexOptions {
   vcsMode: "git" | "plain";
   /** Re-process every file, ignoring the manifest (and replace an incompatible store). */
   force: boolean;
+  /** Files larger than this are not indexed at all. */
   maxFileBytes: number;
+  /** Files larger than this give symbols and references only (no chunks, no full text). Default: no limit. */
+  maxFullTextBytes?: number;
   workers: number;
   workerRecycleFiles: number;
   /** Checked between files; when true the run stops and rolls back. */
@@ -59,7 +62,10 @@ interface Counters {
   symbols: number;
 }
 
-/** A changed file waiting for its parse; `bytes` moves to the parse worker (then null). */
+/**
+ * A changed file waiting for its parse; `bytes` moves to the parse worker
+ * (then null). A read deferred until the parse has `bytes` null and `hash` "".
+ */
 interface ParseItem {
   file: ScannedFile;
   bytes: Uint8Array | null;
@@ -76,6 +82,24 @@ interface FileDiff {
   unchanged: number;
   unreadable: number;
   binary: number;
+}
+
+/** Where an index run's time went, in ms (see `IndexSummary.timings`). */
+type Timings = IndexSummary["timings"];
+
+/** A stopwatch that adds the time since its last lap to a phase. */
+function phaseClock(): { timings: Timings; lap: (phase: keyof Timings) => void; rounded: () => Timings } {
+  const timings: Timings = { scan: 0, diff: 0, parse_wait: 0, write: 0, indexes: 0, names: 0, commit: 0 };
+  let mark = performance.now();
+  return {
+    timings,
+    lap: (phase) => {
+      const now = performance.now();
+      timings[phase] += now - mark;
+      mark = now;
+    },
+    rounded: () => Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v)])) as Timings,
+  };
 }
 
 /** The workspace root must be a readable directory; anything else is `project_not_found` (or outside the sandbox). */
@@ -112,15 +136,24 @@ function progressEmitter(counters: Counters, onProgress: (e: ProgressEvent) => v
  * content hash only when stat moved. Unreadable and binary files are
  * skipped; a file with no language by name gets one from its `#!` line or
  * is skipped. Raw bytes travel to the parse workers by transfer (no copy).
+ * With nothing to compare against (a cold index, a forced rebuild), a file of
+ * a known language is read only when it goes to a parser: holding every
+ * file's bytes from here to there costs the size of the whole tree in memory.
  */
 function diffFiles(files: ScannedFile[], manifest: Map<string, ManifestEntry>, opts: IndexOptions): FileDiff {
   const d: FileDiff = { toParse: [], touched: [], seen: new Set(), unchanged: 0, unreadable: 0, binary: 0 };
+  const deferReads = manifest.size === 0;
   for (const f of files) {
     let language = languageForPath(f.path)?.id ?? textLanguageForPath(f.path);
     const old = manifest.get(f.path);
     if (old && language && old.size === f.size && old.mtime_ms === f.mtimeMs) {
       d.seen.add(f.path);
       d.unchanged++;
+      continue;
+    }
+    if (deferReads && language) {
+      d.seen.add(f.path);
+      d.toParse.push({ file: f, bytes: null, hash: "", language });
       continue;
     }
     let bytes: Uint8Array;
@@ -173,9 +206,33 @@ export function classifyChanges(
 }
 
 /**
- * Parses `toParse` on the pool and writes each file as its parse returns,
- * with a bounded number of files in flight so memory stays flat. Checks
- * `cancelled` between files. Returns how many files had parse problems.
+ * Reads a file whose read was deferred (counting it in `diff` when it turned
+ * out unreadable or binary); false when it is skipped.
+ */
+function loadDeferred(t: ParseItem, opts: IndexOptions, diff: FileDiff, counters: Counters): boolean {
+  if (t.bytes) return true;
+  try {
+    t.bytes = readRepoFile(opts.root, t.file.path, { maxBytes: opts.maxFileBytes }).bytes;
+  } catch {
+    diff.unreadable++;
+  }
+  if (t.bytes && isBinary(t.bytes)) {
+    diff.binary++;
+    t.bytes = null;
+  }
+  if (!t.bytes) {
+    counters.filesTotal--;
+    return false;
+  }
+  t.hash = contentHash(t.bytes);
+  return true;
+}
+
+/**
+ * Parses the diff's files on the pool and writes each file as its parse
+ * returns, with a bounded number of files in flight so memory stays flat.
+ * `existing`: paths whose old rows must be deleted first. Checks `cancelled`
+ * between files. Returns how many files had parse problems.
  */
 async function parseAndWrite(
   ctx: {
@@ -184,11 +241,13 @@ async function parseAndWrite(
     opts: IndexOptions;
     counters: Counters;
     emit: (s: Stage, force?: boolean) => void;
+    lap: (phase: keyof Timings) => void;
   },
-  toParse: ParseItem[],
-  previous: Map<string, ManifestEntry>,
+  diff: FileDiff,
+  existing: Map<string, ManifestEntry>,
 ): Promise<number> {
-  const { pool, writer, opts, counters, emit } = ctx;
+  const { pool, writer, opts, counters, emit, lap } = ctx;
+  const { toParse } = diff;
   let parseErrors = 0;
   const inflight = new Map<number, Promise<{ i: number; r: Awaited<ReturnType<WorkerPool["parse"]>> }>>();
   const window = Math.max(4, opts.workers * 8);
@@ -198,6 +257,7 @@ async function parseAndWrite(
     while (next < toParse.length && inflight.size < window) {
       const i = next++;
       const t = toParse[i];
+      if (!loadDeferred(t, opts, diff, counters)) continue;
       const facts = {
         path: t.file.path,
         hash: t.hash,
@@ -207,17 +267,20 @@ async function parseAndWrite(
         lineCount: 0, // counted by the worker
         parseError: null,
       };
-      inflight.set(i, pool.parse({ id: i, facts, bytes: t.bytes! }).then((r) => ({ i, r })));
+      const fullText = t.file.size <= (opts.maxFullTextBytes ?? Infinity);
+      inflight.set(i, pool.parse({ id: i, facts, bytes: t.bytes!, fullText }).then((r) => ({ i, r })));
       t.bytes = null; // transferred to the worker
     }
   };
   launch();
+  lap("write");
   while (inflight.size) {
     if (opts.cancelled?.()) throw new CruxeError("internal_error", "index job cancelled");
     const { i, r } = await Promise.race(inflight.values());
+    lap("parse_wait");
     inflight.delete(i);
     if (r.problem) parseErrors++;
-    if (previous.has(r.rows.path)) writer.deleteFile(r.rows.path);
+    if (existing.has(r.rows.path)) writer.deleteFile(r.rows.path);
     writer.insertFile(r.rows);
     counters.filesIndexed++;
     counters.symbols += r.rows.symbols.length;
@@ -227,6 +290,7 @@ async function parseAndWrite(
     }
     emit(stage);
     launch();
+    lap("write");
   }
   return parseErrors;
 }
@@ -258,6 +322,7 @@ function writeIndexMeta(writer: IndexWriter, opts: IndexOptions): { files: numbe
  */
 export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent) => void): Promise<IndexSummary> {
   const t0 = performance.now();
+  const clock = phaseClock();
   checkRoot(opts.root);
   const counters: Counters = { filesScanned: 0, filesIndexed: 0, filesTotal: 0, symbols: 0 };
   const emit = progressEmitter(counters, onProgress);
@@ -270,6 +335,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     const scan = await scanRepository(opts.root, { maxFileBytes: opts.maxFileBytes, useGit: opts.vcsMode === "git" });
     counters.filesScanned = scan.files.length;
     emit("discovery", true);
+    clock.lap("scan");
 
     writer = openWriter(opts.projectDir, opts.force);
     const previous = writer.manifest();
@@ -287,22 +353,32 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       deletedPaths,
     );
     counters.filesTotal = toParse.length;
+    clock.lap("diff");
 
     writer.begin();
     try {
+      // A forced rebuild empties the tables whole and loads like a cold index (readers see the old rows
+      // until the commit) instead of deleting and re-inserting file by file.
+      const rebuild = opts.force && previous.size > 0;
+      if (rebuild) writer.truncateAll();
+      const existing = rebuild ? new Map<string, ManifestEntry>() : previous;
       // A cold bulk load is faster with indexes built once at the end.
-      const bulk = previous.size === 0 && toParse.length > 500;
+      const bulk = existing.size === 0 && toParse.length > 500;
       if (bulk) writer.dropSecondaryIndexes();
-      for (const p of deletedPaths) writer.deleteFile(p);
+      if (!rebuild) { for (const p of deletedPaths) writer.deleteFile(p); }
       for (const f of diff.touched) writer.touchFile(f.path, f.mtimeMs, f.size);
       emit("parsing", true);
       if (toParse.length > 4) pool.grow(Math.max(1, opts.workers));
-      const parseErrors = await parseAndWrite({ pool, writer, opts, counters, emit }, toParse, previous);
+      const parseErrors = await parseAndWrite({ pool, writer, opts, counters, emit, lap: clock.lap }, diff, existing);
       emit("finalizing", true);
       if (bulk) writer.createSecondaryIndexes();
+      clock.lap("indexes");
+      writer.publishNames();
+      clock.lap("names");
       const totals = writeIndexMeta(writer, opts);
       writer.commit();
       if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();
+      clock.lap("commit");
       return {
         mode,
         filesScanned: scan.files.length,
@@ -319,6 +395,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
         durationMs: Math.round(performance.now() - t0),
         totalFiles: Number(totals.files),
         totalSymbols: Number(totals.symbols),
+        timings: clock.rounded(),
       };
     } catch (e) {
       writer.rollback();

@@ -221,6 +221,7 @@ export class JobRunner {
           autoDiscovered: this.attempt(() => this.registry.getWorkspace(project.repo_root))?.auto_discovered === 1,
         },
         maxFileBytes: this.config.maxFileBytes,
+        maxFullTextBytes: this.config.maxFullTextBytes,
         workers: this.config.workers,
         workerRecycleFiles: this.config.workerRecycleFiles,
       },

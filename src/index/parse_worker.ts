@@ -8,6 +8,7 @@ import { parseAndExtract } from "./parser.ts";
 import { chunkFile } from "./chunker.ts";
 import type { ParseResult, ParseTask } from "./worker_pool.ts";
 import { buildFileRows } from "../state/file_rows.ts";
+import { isGeneratedFile } from "./generated.ts";
 
 function lineCount(s: string): number {
   let n = 1;
@@ -29,15 +30,18 @@ function decode(bytes: Uint8Array): { source: string; problem: string | null } {
 
 async function handle(t: ParseTask): Promise<ParseResult> {
   const { source, problem: encoding } = decode(t.bytes);
+  const generated = isGeneratedFile(t.facts.path, source);
+  // Above the full-text limit a file gives its symbols and references, not its text.
+  const chunks = (symbols: Parameters<typeof chunkFile>[1]) => t.fullText === false ? [] : chunkFile(source, symbols);
   try {
     const ex = await parseAndExtract(t.facts.language, t.facts.path, source);
-    const facts = { ...t.facts, lineCount: lineCount(source), parseError: encoding ?? ex.parseError };
-    const rows = buildFileRows(facts, ex.symbols, ex.refs, chunkFile(source, ex.symbols), ex.occurrences);
+    const facts = { ...t.facts, lineCount: lineCount(source), parseError: encoding ?? ex.parseError, generated };
+    const rows = buildFileRows(facts, ex.symbols, ex.refs, chunks(ex.symbols), ex.occurrences);
     return { id: t.id, rows, problem: ex.parseError };
   } catch (err) {
     const problem = `extraction failed: ${err instanceof Error ? err.message : String(err)}`;
-    const facts = { ...t.facts, lineCount: lineCount(source), parseError: problem };
-    const rows = buildFileRows(facts, [], [], chunkFile(source, []));
+    const facts = { ...t.facts, lineCount: lineCount(source), parseError: problem, generated };
+    const rows = buildFileRows(facts, [], [], chunks([]));
     return { id: t.id, rows, problem };
   }
 }

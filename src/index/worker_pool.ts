@@ -13,6 +13,8 @@ export interface ParseTask {
   id: number;
   facts: FileFacts;
   bytes: Uint8Array;
+  /** False for a file above the full-text limit: symbols and references only, no chunks. Default true. */
+  fullText?: boolean;
 }
 
 /** Posts a task handing its bytes over to the receiver (zero-copy). */
@@ -78,6 +80,13 @@ interface Slot {
   done: number;
 }
 
+/**
+ * A parser that has just handled a file larger than this is replaced: its
+ * WebAssembly heap grew to hold that file's tree and never shrinks, so a few
+ * huge generated files would otherwise keep every worker at their size.
+ */
+export const RECYCLE_AFTER_BYTES = 2 * 1024 * 1024;
+
 /** Parses files on `size` workers. */
 export class WorkerPool {
   private slots: Slot[] = [];
@@ -102,7 +111,7 @@ export class WorkerPool {
         slot.busy = null;
         slot.done++;
         b?.resolve(r);
-        if (slot.done >= this.recycleAfter) this.recycle(slot);
+        if (slot.done >= this.recycleAfter || (b?.task.facts.size ?? 0) > RECYCLE_AFTER_BYTES) this.recycle(slot);
         this.pump();
       };
       ep.onCrash = (message) => {

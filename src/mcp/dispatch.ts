@@ -196,7 +196,13 @@ export class Dispatcher {
     }
     // Read-your-writes: a known, not yet indexed change gets a bounded wait; deleted files are never answered.
     await rt.live.settle(id);
-    return rt.live.dropDeleted(route.project, await def.handler(toolArgs, ctx) as Record<string, unknown>);
+    // Read-only query tools over a usable index run in a reader worker (a snapshot-opened store, or one
+    // the handler must report as not ready or incompatible, stays here).
+    let body = null;
+    if (rt.readerPool.accepts(def.name) && !view.readOnly && view.db && view.schemaStatus === "compatible") {
+      body = await rt.readerPool.run(def.name, toolArgs, view.storePath);
+    }
+    return rt.live.dropDeleted(route.project, (body ?? await def.handler(toolArgs, ctx)) as Record<string, unknown>);
   }
 
   /** Protocol v1 metadata for a project as it is now. */

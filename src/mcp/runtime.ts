@@ -13,6 +13,7 @@ import { Warmset } from "./warmset.ts";
 import { type RouterOptions, WorkspaceRouter } from "./workspace_router.ts";
 import { JobProgressBroadcaster } from "./progress_notifier.ts";
 import { LiveSync, type LiveSyncOptions } from "./live_sync.ts";
+import { ReaderPool, readerPoolSize } from "./reader_pool.ts";
 
 /** What the runtime is built from. */
 export interface RuntimeOptions {
@@ -24,6 +25,8 @@ export interface RuntimeOptions {
   watch?: boolean;
   /** Tuning of the live index (tests). */
   live?: Partial<Omit<LiveSyncOptions, "enabled">>;
+  /** Reader workers for query tools (default: `CRUXE_READER_WORKERS`, else the machine's cores; 0 = off). */
+  readerWorkers?: number;
 }
 
 /** The shared state of a running server. */
@@ -35,6 +38,8 @@ export class ServerRuntime {
   readonly router: WorkspaceRouter;
   readonly progress: JobProgressBroadcaster;
   readonly live: LiveSync;
+  /** Answers query tools off the main thread (size 0: everything runs on the main thread). */
+  readonly readerPool: ReaderPool;
   readonly startedAt = Date.now();
   /** Set when shutdown begins: new calls are refused. */
   shuttingDown = false;
@@ -57,9 +62,10 @@ export class ServerRuntime {
       },
     });
     this.progress = new JobProgressBroadcaster(this.runner);
+    this.readerPool = new ReaderPool(options.readerWorkers ?? readerPoolSize(envForPool()));
     // A published job changes the index file under the cached read view: reopen on next use.
     this.offJobs = this.runner.subscribe((e) => {
-      if (e.type === "end") this.readers.invalidate(e.project.project_id, e.job.mode === "incremental");
+      if (e.type === "end") this.readers.invalidate(e.project.project_id);
     });
   }
 
@@ -74,8 +80,18 @@ export class ServerRuntime {
       this.router.flush();
     } catch { /* the store is going away anyway */ }
     this.runner.shutdown();
+    this.readerPool.close();
     this.freshness.close();
     this.readers.closeAll();
     this.registry.close();
+  }
+}
+
+/** `CRUXE_READER_WORKERS` when the environment can be read (no permission: the default size). */
+function envForPool(): Record<string, string | undefined> {
+  try {
+    return { CRUXE_READER_WORKERS: Deno.env.get("CRUXE_READER_WORKERS") };
+  } catch {
+    return {};
   }
 }

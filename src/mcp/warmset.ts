@@ -1,15 +1,14 @@
 /**
  * The workspace warmset: the most recently used workspaces (by
  * `known_workspaces.last_used_at`, capacity `warmsetCapacity`, default 3)
- * are prewarmed at startup: their index is opened, the in-memory symbol name
- * index is built, and the index file is read once so the OS page cache holds
- * it. `health` reports `warming` while this runs. `--no-prewarm` disables it.
+ * are prewarmed at startup: their index is opened and the index file is
+ * read once so the OS page cache holds it (name lookups read the index file
+ * itself; nothing is built in memory). `health` reports `warming` while this runs. `--no-prewarm` disables it.
  * Requires `--allow-read` on the Cruxe home.
  */
 import { indexPath } from "../state/project_index.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { IndexReaders } from "../query/index_reader.ts";
-import { warmSymbolIndexAsync } from "../query/symbol_name_index.ts";
 import { debug, warn } from "../core/log.ts";
 
 /** Warmset state as `health` shows it (`workspace_warmset`). */
@@ -88,7 +87,6 @@ export class Warmset {
     const view = this.readers.view(p);
     if (!view.db || view.schemaStatus !== "compatible") return;
     await pageIn(indexPath(this.registry.projectDir(p.project_id)));
-    await warmSymbolIndexAsync(view.db);
   }
 }
 

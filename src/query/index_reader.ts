@@ -13,7 +13,6 @@ import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { SCHEMA_VERSION } from "../core/version.ts";
 import { CruxeError } from "../core/errors.ts";
-import { adoptNameIndex } from "./symbol_name_index.ts";
 
 /** An open view of one project's index. */
 export interface IndexView {
@@ -42,7 +41,6 @@ export interface IndexView {
 export class IndexReaders {
   private views = new Map<string, IndexView>();
   /** Connections closed after an incremental publish, whose name index the next connection takes over. */
-  private handOver = new Map<string, Db>();
 
   constructor(private registry: Registry) {}
 
@@ -56,9 +54,6 @@ export class IndexReaders {
     if (cached) this.invalidate(project.project_id);
     const storeId = storeIdentity(indexPath(this.registry.projectDir(project.project_id)));
     const { db, status, current, problem, readOnly } = openIndexForRead(this.registry.projectDir(project.project_id));
-    const previous = this.handOver.get(project.project_id);
-    this.handOver.delete(project.project_id);
-    if (previous && db && status === "compatible") adoptNameIndex(previous, db);
     const meta = (k: string) => {
       if (!db || status !== "compatible") return null;
       try {
@@ -88,16 +83,10 @@ export class IndexReaders {
     return view;
   }
 
-  /**
-   * Forgets a project's view (after a publish, a reset or an eviction).
-   * `incremental`: the store was updated in place by an incremental sync, so
-   * the next view may take over (and patch) the old one's name index.
-   */
-  invalidate(projectId: string, incremental = false): void {
+  /** Forgets a project's view (after a publish, a reset or an eviction). */
+  invalidate(projectId: string): void {
     const v = this.views.get(projectId);
     this.views.delete(projectId);
-    if (incremental && v?.db) this.handOver.set(projectId, v.db);
-    else this.handOver.delete(projectId);
     try {
       v?.db?.close();
     } catch { /* already closed */ }

@@ -15,6 +15,7 @@ import { byCodeUnits, type SymbolFields, symbolFields } from "./_symbol_row.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { symbolsByRowIds } from "../state/read/symbols.ts";
 import { referenceCount, referencesOf } from "../state/read/edges.ts";
+import { generatedPaths } from "../state/file_flags.ts";
 import { parseKind, parseLanguage, parseLimit, requireName } from "./_input_rules.ts";
 import { isTestPath } from "../core/test_paths.ts";
 
@@ -41,6 +42,8 @@ export interface LocatedSymbol extends SymbolFields {
   match: "definition" | "reference";
   match_tier: MatchTier;
   reference_kind?: string;
+  /** Present (true) when a generator wrote the file. */
+  generated?: boolean;
 }
 
 /** The answer of locate_symbol (without the protocol metadata). */
@@ -73,7 +76,7 @@ export function parseSymbolName(raw: string): ParsedName {
   return { leaf, qualifiers, normalized: parts.map((p) => p.toLowerCase()).join(".") };
 }
 
-/** What ranking reads of a definition (from the in-memory name index). */
+/** What ranking reads of a definition (from the on-disk name lookup). */
 type RankRow = NameEntry;
 
 /** Segments a qualifier can match: the qualified name's parts and the path's directories and stem. */
@@ -172,7 +175,7 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
     }
   };
 
-  const exactRows = filterRows(definitionsNamed(db, leafLower).slice(0, TIER_ROWS), kind, language);
+  const exactRows = filterRows(definitionsNamed(db, leafLower, TIER_ROWS), kind, language);
   push(exactRows, (r) => r.name === parsed.leaf ? "exact" : "case_insensitive", () => 0);
 
   // Prefix completions rank below every exact match, so they are read only when they can be
@@ -182,8 +185,11 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
   const shownExact = parsed.qualifiers.length
     ? exactRows.filter((r) => qualifierMatch(r, parsed) > 0).length
     : exactRows.length;
-  const prefix = definitionsWithPrefix(db, leafLower, PREFIX_ROWS);
-  if (shownExact < limit && (parsed.leaf.length >= 3 || exactRows.length === 0)) {
+  const showPrefix = shownExact < limit && (parsed.leaf.length >= 3 || exactRows.length === 0);
+  const prefix = definitionsWithPrefix(db, leafLower, showPrefix ? PREFIX_ROWS : 0);
+  // A bounded read that stopped at its cap makes the answer truncated, whatever the counts say.
+  const bounds = { capped: prefix.capped };
+  if (showPrefix) {
     // A longer completion is a weaker guess: up to 0.15 off for doubling the length.
     push(
       filterRows(prefix.rows, kind, language),
@@ -197,8 +203,10 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
 
   if (exactRows.length === 0) {
     const seen = new Set(candidates.map((c) => c.row.id));
-    for (const f of fuzzyNames(db, parsed.leaf, 20)) {
-      const rows = filterRows(definitionsNamed(db, f.name_lower), kind, language).filter((r) => !seen.has(r.id));
+    for (const f of fuzzyNames(db, parsed.leaf, 20, bounds)) {
+      const rows = filterRows(definitionsNamed(db, f.name_lower, TIER_ROWS), kind, language).filter((r) =>
+        !seen.has(r.id)
+      );
       // Each edit costs more than all signals together, so the closest spelling wins.
       push(rows, () => "fuzzy", () => -0.1 * f.distance);
     }
@@ -218,11 +226,13 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
 
   const shown = kept.slice(0, limit);
   const full = fullRows(db, shown.map((c) => c.row.id));
+  const generated = generatedPaths(db, shown.map((c) => c.row.path));
   const results: LocatedSymbol[] = shown.map((c) => ({
     ...symbolFields(full.get(c.row.id)!),
     score: round(c.score),
     match: "definition",
     match_tier: c.tier,
+    ...(generated.has(c.row.path) ? { generated: true } : {}),
   }));
   let total = kept.length + uncounted;
 
@@ -244,7 +254,7 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
       suggestions,
     });
   }
-  return { results, total_candidates: total, truncated: total > results.length };
+  return { results, total_candidates: total, truncated: total > results.length || bounds.capped };
 }
 
 /** Full rows by id, for the few results shown. */

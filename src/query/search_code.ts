@@ -8,6 +8,7 @@
  */
 import { parseEnum, parseLanguage, parseLimit, parsePathPrefix, requireQuery } from "./_input_rules.ts";
 import { type Db, getMeta } from "../state/db.ts";
+import { generatedPaths } from "../state/file_flags.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { classifyIntent, type QueryIntent } from "./search/intent.ts";
 import { queryTerms, searchTerms } from "./search/fts_query.ts";
@@ -122,7 +123,8 @@ export function searchCode(db: Db, input: SearchCodeInput): SearchCodeResult {
   };
   const units = [...fuse(sourceLists(db, text, intent, filter)).values()];
   attachSymbols(db, units);
-  const ranked = mergeOverlaps(applySignals(units, facts));
+  const generated = generatedPaths(db, units.map((u) => u.path));
+  const ranked = mergeOverlaps(applySignals(units, facts, generated));
   const final = aggregateFiles(
     ranked,
     intent === "natural_language" || intent === "path",
@@ -130,7 +132,10 @@ export function searchCode(db: Db, input: SearchCodeInput): SearchCodeResult {
     intent === "path",
   );
   const snippetTerms = terms.concat(ident ? splitIdentifier(ident.leaf) : []);
-  const results = final.slice(0, opts.limit).map((u) => toResult(db, u, snippetTerms, opts.explain));
+  const results = final.slice(0, opts.limit).map((u) => {
+    const r = toResult(db, u, snippetTerms, opts.explain);
+    return generated.has(u.path) ? { ...r, generated: true } : r;
+  });
   return {
     results,
     query_intent: intent,

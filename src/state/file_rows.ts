@@ -24,6 +24,8 @@ export interface FileFacts {
   language: string;
   lineCount: number;
   parseError: string | null;
+  /** A generator wrote the file (known suffix or a `DO NOT EDIT` / `@generated` marker); set by the parser. */
+  generated?: boolean;
 }
 
 /** Everything the writer inserts for one file. */

@@ -38,6 +38,12 @@ export interface IndexSummary {
   durationMs: number;
   totalFiles: number;
   totalSymbols: number;
+  /**
+   * Where the time went, in ms: `scan` (walk), `diff` (stat, read, hash), `parse_wait` (the writer idle,
+   * waiting on parse workers), `write` (row inserts), `indexes` (secondary indexes after a bulk load),
+   * `names` (name lookup tables), `commit` (commit and checkpoint).
+   */
+  timings: Record<"scan" | "diff" | "parse_wait" | "write" | "indexes" | "names" | "commit", number>;
 }
 
 /** What listeners hear about a job. */

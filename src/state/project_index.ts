@@ -8,6 +8,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Db, getMeta, moveAside, nowIso, openDb, quickCheck, setMeta, tableNames } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
+import { NameTableWriter } from "./name_lookup.ts";
 import {
   createSecondaryIndexesSql,
   migrate,
@@ -57,8 +58,11 @@ export function storeIdentity(path: string): string | null {
 
 /** Tables every project index has; one missing means the store is damaged. */
 const PROJECT_TABLES = ["meta", "files", "symbols", "edges", "chunks", "chunks_fts", "symbols_fts", "files_fts"];
-/** Tables added by schema 2 (the reference index); an older store lacks them by design, not by damage. */
-const REFERENCE_TABLES = ["refs", "ref_names"];
+/**
+ * Tables added by later schemas (2: the reference index; 3: the name lookup), by the version that added them:
+ * an older store lacks them by design, not by damage.
+ */
+const LATER_TABLES: [number, string[]][] = [[2, ["refs", "ref_names"]], [3, ["symbol_names", "symbol_names_fts"]]];
 
 /** Path of the marker recording that a project index was found damaged (removed when it is rebuilt). */
 export function damagedMarkerPath(projectDir: string): string {
@@ -95,9 +99,8 @@ function missingTables(db: Db): string | null {
   if ([...tables].every((t) => t === "meta") && (!tables.has("meta") || getMeta(db, "schema_version") === null)) {
     return null;
   }
-  const required = Number(getMeta(db, "schema_version") ?? 0) >= 2
-    ? [...PROJECT_TABLES, ...REFERENCE_TABLES]
-    : PROJECT_TABLES;
+  const version = Number(getMeta(db, "schema_version") ?? 0);
+  const required = [...PROJECT_TABLES, ...LATER_TABLES.filter(([v]) => version >= v).flatMap(([, t]) => t)];
   const missing = required.filter((t) => !tables.has(t));
   return missing.length ? `missing table ${missing.join(", ")}` : null;
 }
@@ -215,10 +218,12 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
 export class IndexWriter {
   readonly db: Db;
   private stmts: ReturnType<IndexWriter["prepare"]>;
+  private names: NameTableWriter;
 
   private constructor(db: Db) {
     this.db = db;
     this.stmts = this.prepare();
+    this.names = new NameTableWriter(db);
   }
 
   /**
@@ -309,8 +314,8 @@ export class IndexWriter {
         "INSERT OR IGNORE INTO refs(file_id, line, col, name_id, kind, qual_id, source_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
       ),
       insFile: d.prepare(
-        `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFileFts: d.prepare("INSERT INTO files_fts(rowid, path, names) VALUES (?, ?, ?)"),
       insSym: d.prepare(
@@ -347,20 +352,20 @@ export class IndexWriter {
   }
 
   rollback(): void {
-    this.names.clear(); // ids handed out inside the transaction are gone with it
+    this.refNameIds.clear(); // ids handed out inside the transaction are gone with it
     if (this.db.isTransaction) this.db.exec("ROLLBACK");
   }
 
   /** Interned name ids of this writer's transaction (names are only ever added). */
-  private names = new Map<string, number>();
+  private refNameIds = new Map<string, number>();
 
   /** The id of `name` in `ref_names`, adding it when new. */
   private nameId(name: string): number {
-    let id = this.names.get(name);
+    let id = this.refNameIds.get(name);
     if (id === undefined) {
       const row = this.stmts.nameId.get(name) as { id: number } | undefined;
       id = row ? Number(row.id) : Number(this.stmts.insName.run(name).lastInsertRowid);
-      this.names.set(name, id);
+      this.refNameIds.set(name, id);
     }
     return id;
   }
@@ -368,6 +373,7 @@ export class IndexWriter {
   /** Removes every row of one file. */
   deleteFile(path: string): void {
     const s = this.stmts;
+    this.names.noteFileRemoved(path);
     s.delChunkFts.run(path);
     s.delSymFts.run(path);
     s.delFileFts.run(path);
@@ -395,6 +401,7 @@ export class IndexWriter {
       f.lineCount,
       f.symbols.length,
       f.parseError,
+      f.generated ? 1 : 0,
     );
     const fileId = Number(fr.lastInsertRowid);
     s.insFileFts.run(fileId, f.fileFts.path, f.fileFts.names);
@@ -418,6 +425,7 @@ export class IndexWriter {
       );
       const id = Number(r.lastInsertRowid);
       rowIds.push(id);
+      this.names.note(sym.name.toLowerCase());
       s.insSymFts.run(id, sym.fts[0], sym.fts[1], sym.fts[2]);
     }
     // One row per statement: a measured 6x faster here than multi-row statements with 192 bound values.
@@ -470,8 +478,35 @@ export class IndexWriter {
     return getMeta(this.db, key);
   }
 
+  /**
+   * Empties every table of the index inside the open transaction (full-text
+   * tables with their `delete-all` command, the others with one whole-table
+   * delete), so a forced rebuild loads like a cold index instead of deleting
+   * row by row. Readers keep seeing the old rows until the commit.
+   */
+  truncateAll(): void {
+    const tables = this.db.prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'meta'",
+    ).all() as { name: string; sql: string | null }[];
+    const virtual = tables.filter((t) => /^CREATE VIRTUAL TABLE/i.test(t.sql ?? "")).map((t) => t.name);
+    for (const t of tables) {
+      if (virtual.includes(t.name)) {
+        this.db.exec(`INSERT INTO "${t.name}"("${t.name}") VALUES ('delete-all')`);
+      } else if (!virtual.some((v) => t.name.startsWith(v + "_"))) {
+        this.db.exec(`DELETE FROM "${t.name}"`);
+      }
+    }
+    this.names.rebuildWhole();
+  }
+
+  /** Brings the name lookup tables up to date with the rows written; call before the publishing commit. */
+  publishNames(): void {
+    this.names.publish();
+  }
+
   /** Drops secondary indexes before a bulk load into an empty index (rebuilt by `createSecondaryIndexes`). */
   dropSecondaryIndexes(): void {
+    this.names.rebuildWhole();
     for (const [name] of SECONDARY_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
   }
 

@@ -6,6 +6,7 @@
 import { SCHEMA_VERSION } from "../core/version.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
+import { NAME_TABLES_SQL } from "./name_lookup.ts";
 
 /** Registry migrations; index i brings the registry to version i + 1. */
 export const REGISTRY_MIGRATIONS: string[] = [
@@ -148,6 +149,10 @@ export const PROJECT_MIGRATIONS: string[] = [
      PRIMARY KEY (file_id, line, col)
    ) WITHOUT ROWID;
    CREATE INDEX IF NOT EXISTS refs_name ON refs(name_id);`,
+  // Distinct symbol names and their trigrams: name lookups read these instead of building anything in memory.
+  // Files a generator wrote are flagged (ranked below hand-written code, still found by name).
+  `${NAME_TABLES_SQL}
+   ALTER TABLE files ADD COLUMN generated INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

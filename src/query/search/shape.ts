@@ -26,6 +26,8 @@ export interface SearchResult {
   score: number;
   snippet: string;
   ranking_reasons?: Record<string, number | string>;
+  /** Present (true) when a generator wrote the file. */
+  generated?: boolean;
 }
 
 const SNIPPET_LINES = 10;

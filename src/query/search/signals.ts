@@ -118,8 +118,11 @@ export function companionsOfCandidateTypes(units: Unit[]): Map<Unit, string> {
   return out;
 }
 
-/** Applies every signal to every unit (in place) and returns them sorted best first. */
-export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
+/**
+ * Applies every signal to every unit (in place) and returns them sorted best
+ * first. `generated`: paths a generator wrote (ranked below hand-written code).
+ */
+export function applySignals(units: Unit[], q: QueryFacts, generated: ReadonlySet<string> = new Set()): Unit[] {
   const companions = companionsOfCandidateTypes(units);
   const termSet = new Set(q.terms);
   const stemSet = new Set(q.terms.map(lightStem));
@@ -183,6 +186,7 @@ export function applySignals(units: Unit[], q: QueryFacts): Unit[] {
     if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", 0.4);
     if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
     if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);
+    if (generated.has(u.path)) factor(u, "generated_penalty", 0.5);
   }
   return units.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
 }

@@ -1,0 +1,402 @@
+/**
+ * Scale benchmark (numbers, not pass/fail): one large corpus, every figure of
+ * the scale table, with Universal Ctags (`ctags -R`) and ripgrep (`rg`) timed
+ * in the same run for reference, since the machines are shared and noisy.
+ *
+ * Rows: reference tools; cold `cruxe index` (wall, peak RSS, store size by
+ * part); `index --force` over it; no-op and one-file syncs; a server started
+ * on the index: first `locate_symbol`, then warm p50/p95 of `locate_symbol`,
+ * `search_code` and `get_code_context`, its RSS after queries; symbols defined
+ * in files over 1 MiB found by `locate_symbol`; and over HTTP, a `/health`
+ * monitor while 20 connections run `search_code`, with reader workers on and
+ * off (throughput and health latency).
+ *
+ * Usage: deno task bench:scale [CORPUS (default /work/corpora/linux)]
+ *   BENCH_SECONDS (default 15) sets each HTTP load phase; BENCH_HOME reuses an index home (skips the cold
+ *   index and the syncs). Needs `ctags` (universal-ctags), `rg` and `/usr/bin/time` on PATH for every row.
+ */
+import { join, relative } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { DatabaseSync } from "node:sqlite";
+import { CRUXE_FLAGS } from "../tests/mcp_helpers.ts";
+
+const corpus = Deno.args[0] ?? "/work/corpora/linux";
+const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 15);
+const reuse = Deno.env.get("BENCH_HOME");
+const home = reuse ?? Deno.makeTempDirSync({ prefix: "cruxe-bench-scale-" });
+const main = new URL("../main.ts", import.meta.url).pathname;
+const cores = navigator.hardwareConcurrency;
+const dec = new TextDecoder();
+
+try {
+  Deno.statSync(corpus);
+} catch {
+  console.error(`no corpus at ${corpus}: fetch it first (Debian source packages unpacked into a directory)`);
+  Deno.exit(2);
+}
+
+function row(measure: string, value: string): void {
+  console.log(`| ${measure.padEnd(58)} | ${value}`);
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN;
+}
+
+const ms = (x: number) => x < 10 ? `${x.toFixed(1)} ms` : `${Math.round(x)} ms`;
+const sec = (x: number) => `${(x / 1000).toFixed(1)} s`;
+const mib = (b: number) => `${Math.round(b / 1048576)} MiB`;
+
+/** Runs a command; wall time and (through /usr/bin/time) peak RSS of it and its children. */
+async function timed(
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ ms: number; rss: number; ok: boolean; out: string }> {
+  const t0 = performance.now();
+  const out = await new Deno.Command("/usr/bin/time", {
+    args: ["-f", "MAXRSS_KB=%M", cmd, ...args],
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const wall = performance.now() - t0;
+  const err = dec.decode(out.stderr);
+  const kb = Number(err.match(/MAXRSS_KB=(\d+)/)?.[1] ?? 0);
+  return { ms: wall, rss: kb * 1024, ok: out.success, out: dec.decode(out.stdout) + err };
+}
+
+const cruxe = (args: string[], env: Record<string, string> = {}) =>
+  timed(Deno.execPath(), ["run", ...CRUXE_FLAGS, main, ...args], { CRUXE_HOME: home, ...env });
+
+console.log(`corpus ${corpus}, ${cores} cores, home ${home}`);
+console.log(`| measure | value |\n|---|---|`);
+
+// Reference tools, same run.
+const tagsFile = Deno.makeTempFileSync({ suffix: ".tags" });
+const ctags = await timed("ctags", ["-R", "--fields=+n", "-f", tagsFile, corpus]);
+row("ctags -R (reference)", ctags.ok ? `${sec(ctags.ms)}, peak ${mib(ctags.rss)}` : "ctags failed or missing");
+const rg = await timed("rg", ["-c", "--no-messages", "-e", "return", corpus]);
+// rg exits 1 when nothing matches; only a missing binary or a failure prints nothing at all.
+row("rg -c return (reference: read every file once)", rg.out.trim() ? sec(rg.ms) : "rg failed or missing");
+
+function indexDb(): string {
+  for (const e of Deno.readDirSync(join(home, "projects"))) {
+    const p = join(home, "projects", e.name, "index.db");
+    try {
+      const db = new DatabaseSync(p, { readOnly: true });
+      const root = (db.prepare("SELECT value FROM meta WHERE key = 'repo_root'").get() as { value: string } | undefined)
+        ?.value;
+      db.close();
+      if (root === corpus) return p;
+    } catch { /* not an index */ }
+  }
+  throw new Error(`no index of ${corpus} in ${home}`);
+}
+
+let coldMs = 0;
+if (!reuse) {
+  const cold = await cruxe(["index", "--json", "--path", corpus]);
+  coldMs = cold.ms;
+  if (!cold.ok) throw new Error(`cold index failed: ${cold.out.slice(-2000)}`);
+  row("cold `cruxe index`", `${sec(cold.ms)} (${(cold.ms / ctags.ms).toFixed(1)}x ctags -R), peak ${mib(cold.rss)}`);
+  const summary = JSON.parse(cold.out.slice(cold.out.indexOf("{"), cold.out.lastIndexOf("}") + 1));
+  row(
+    "  files, symbols, skipped",
+    `${summary.totalFiles} files, ${summary.totalSymbols} symbols, skipped ${JSON.stringify(summary.skipped)}`,
+  );
+  const t = summary.timings as Record<string, number>;
+  row(
+    "  where the writer's time goes (ms)",
+    Object.entries(t).map(([k, v]) => `${k} ${v}`).join(", ") + ` (parse workers: ${cores} cores)`,
+  );
+}
+
+// Store size by part.
+{
+  const p = indexDb();
+  const db = new DatabaseSync(p, { readOnly: true });
+  const parts = new Map<string, number>();
+  for (
+    const r of db.prepare("SELECT name, sum(pgsize) AS b FROM dbstat GROUP BY name").all() as {
+      name: string;
+      b: number;
+    }[]
+  ) {
+    const part = r.name.startsWith("symbol_names")
+      ? "names"
+      : /_fts/.test(r.name)
+      ? "FTS"
+      : r.name.startsWith("chunks")
+      ? "chunks"
+      : r.name.startsWith("symbols")
+      ? "symbols"
+      : r.name.startsWith("edges")
+      ? "edges"
+      : "other";
+    parts.set(part, (parts.get(part) ?? 0) + Number(r.b));
+  }
+  const counts = db.prepare("SELECT (SELECT count(*) FROM files) AS f, (SELECT count(*) FROM symbols) AS s").get() as {
+    f: number;
+    s: number;
+  };
+  db.close();
+  const total = Deno.statSync(p).size;
+  row(
+    "store size",
+    `${mib(total)} for ${counts.f} files, ${counts.s} symbols (` +
+      [...parts].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${mib(v)}`).join(", ") + ")",
+  );
+}
+
+/** Source files under `dir` (sorted walk, up to `max`). */
+function* walkSources(dir: string, max: number): Generator<string> {
+  let n = 0;
+  const stack = [dir];
+  while (stack.length && n < max) {
+    const d = stack.pop()!;
+    for (const e of [...Deno.readDirSync(d)].sort((a, b) => a.name < b.name ? -1 : 1)) {
+      if (e.name.startsWith(".")) continue;
+      const p = join(d, e.name);
+      if (e.isDirectory) stack.push(p);
+      else if (e.isFile && /\.(go|c|h|py|rs|java)$/.test(e.name) && !/_test\.go$/.test(e.name)) {
+        yield p;
+        if (++n >= max) return;
+      }
+    }
+  }
+}
+
+/** The lines of a text file, read in pieces (a kernel's tags file is larger than a string may be). */
+async function* lines(path: string): AsyncGenerator<string> {
+  const f = await Deno.open(path); // its readable closes it at the end
+  const decoder = new TextDecoder();
+  let rest = "";
+  for await (const chunk of f.readable) {
+    const parts = (rest + decoder.decode(chunk, { stream: true })).split("\n");
+    rest = parts.pop()!;
+    yield* parts;
+  }
+  if (rest) yield rest;
+}
+
+/** Resident memory of a process and its descendants (Linux /proc). */
+function treeRss(pid: number): number {
+  let total = 0;
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop()!;
+    try {
+      const status = Deno.readTextFileSync(`/proc/${p}/status`);
+      total += Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) * 1024;
+      for (const t of Deno.readDirSync(`/proc/${p}/task`)) {
+        const kids = Deno.readTextFileSync(`/proc/${p}/task/${t.name}/children`).trim();
+        if (kids) stack.push(...kids.split(/\s+/).map(Number));
+      }
+    } catch { /* exited */ }
+  }
+  return total;
+}
+
+interface Server {
+  child: Deno.ChildProcess;
+  base: string;
+  client(): Promise<Client>;
+  stop(): Promise<void>;
+}
+
+async function serve(env: Record<string, string> = {}): Promise<Server> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...CRUXE_FLAGS, main, "serve-mcp", "--transport", "http", "--port", "0", "--no-prewarm", "-v"].concat(
+      ["--workspace", corpus],
+    ),
+    env: { CRUXE_HOME: home, ...env },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stderr.getReader();
+  let log = "";
+  let port = 0;
+  while (!port) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${log}`);
+    log += dec.decode(value);
+    port = Number(log.match(/MCP over HTTP on http:\/\/[^\s]+:(\d+)\//)?.[1] ?? 0);
+  }
+  (async () => {
+    for (;;) {
+      const r = await reader.read().catch(() => ({ done: true }));
+      if (r.done) break;
+    }
+  })();
+  const base = `http://127.0.0.1:${port}/`;
+  return {
+    child,
+    base,
+    client: async () => {
+      const c = new Client({ name: "bench", version: "1" });
+      await c.connect(new StreamableHTTPClientTransport(new URL(base)));
+      return c;
+    },
+    stop: async () => {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+async function call(c: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const r = await c.callTool({ name, arguments: args });
+  return JSON.parse((r.content as { text: string }[])[0].text);
+}
+
+// Names from ctags: unique names (one definition), and those defined in files over 1 MiB.
+const defs = new Map<string, { path: string; line: number; kind: string }[]>();
+for await (const l of lines(tagsFile)) {
+  if (!l || l.startsWith("!")) continue;
+  const f = l.split("\t");
+  const line = Number(l.match(/\tline:(\d+)/)?.[1] ?? 0);
+  if (!/^[A-Za-z_][A-Za-z0-9_]{2,}$/.test(f[0]) || !line) continue;
+  const list = defs.get(f[0]) ?? [];
+  list.push({ path: relative(corpus, f[1]), line, kind: f[3] ?? "" });
+  defs.set(f[0], list);
+}
+let seed = 42;
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+// Names ctags defines once (any kind), as functions, types, structs, classes or interfaces: what people look up.
+const unique = [...defs].filter(([, v]) => v.length === 1 && /^[ftsic]$/.test(v[0].kind))
+  .map(([k, v]) => ({ name: k, ...v[0] }));
+const sample = Array.from({ length: Math.min(300, unique.length) }, () => unique[Math.floor(rand() * unique.length)]);
+const bigFiles = new Set<string>();
+for (const path of new Set([...defs.values()].flatMap((list) => list.map((d) => d.path)))) {
+  try {
+    if (Deno.statSync(join(corpus, path)).size > 1048576) bigFiles.add(path);
+  } catch { /* gone */ }
+}
+const inBig = unique.filter((u) => bigFiles.has(u.path)).slice(0, 200);
+
+{
+  const s = await serve();
+  const c = await s.client();
+  const t0 = performance.now();
+  await call(c, "locate_symbol", { name: sample[0]?.name ?? "main" });
+  row("first `locate_symbol` after the server starts", ms(performance.now() - t0));
+  const lt: number[] = [];
+  let top1 = 0;
+  for (const u of sample) {
+    const q0 = performance.now();
+    const b = await call(c, "locate_symbol", { name: u.name });
+    lt.push(performance.now() - q0);
+    const r = (b.results as { path: string; line_start: number; line_end: number }[] | undefined)?.[0];
+    if (r && r.path === u.path && r.line_start <= u.line && u.line <= Math.max(r.line_end, r.line_start)) top1++;
+  }
+  row("`locate_symbol` p50 / p95 (warm)", `${ms(pct(lt, 0.5))} / ${ms(pct(lt, 0.95))} (n=${lt.length})`);
+  row("`locate_symbol` top-1 on unique ctags names", `${(100 * top1 / Math.max(1, sample.length)).toFixed(1)}%`);
+  const st: number[] = [];
+  for (const u of sample.slice(0, 150)) {
+    const words = u.name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ").toLowerCase();
+    const q0 = performance.now();
+    await call(c, "search_code", { query: words });
+    st.push(performance.now() - q0);
+  }
+  row("`search_code` p50 / p95", `${ms(pct(st, 0.5))} / ${ms(pct(st, 0.95))} (n=${st.length})`);
+  const ct: number[] = [];
+  for (const u of sample.slice(0, 60)) {
+    const q0 = performance.now();
+    await call(c, "get_code_context", { query: u.name });
+    ct.push(performance.now() - q0);
+  }
+  row("`get_code_context` p50 / p95 / max", `${ms(pct(ct, 0.5))} / ${ms(pct(ct, 0.95))} / ${ms(Math.max(...ct))}`);
+  row("server RSS after these queries (process tree)", mib(treeRss(s.child.pid)));
+  let found = 0;
+  const missed: string[] = [];
+  for (const u of inBig) {
+    const b = await call(c, "locate_symbol", { name: u.name });
+    if ((b.results as { path: string }[] | undefined)?.some((r) => r.path === u.path)) found++;
+    else missed.push(`${u.name} (${u.path}:${u.line})`);
+  }
+  row(
+    `unique names defined in files over 1 MiB (${bigFiles.size} files) found`,
+    inBig.length
+      ? `${found} / ${inBig.length}${missed.length ? `; missed ${missed.slice(0, 5).join(", ")}` : ""}`
+      : "none",
+  );
+  await c.close();
+  await s.stop();
+}
+
+/** 20 connections calling search_code while one monitor polls /health every 20 ms. */
+async function httpLoad(label: string, env: Record<string, string>): Promise<void> {
+  const s = await serve(env);
+  const clients = await Promise.all(Array.from({ length: 20 }, () => s.client()));
+  const health: number[] = [];
+  let timeouts = 0;
+  let calls = 0;
+  const qt: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  const monitor = (async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      try {
+        const r = await fetch(`${s.base}health`, { signal: AbortSignal.timeout(2000) });
+        await r.arrayBuffer();
+      } catch {
+        timeouts++;
+      }
+      health.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  await Promise.all(clients.map(async (c, i) => {
+    let k = i;
+    while (performance.now() < end) {
+      const u = sample[k++ % sample.length];
+      const t0 = performance.now();
+      await call(c, "search_code", { query: u.name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ") });
+      qt.push(performance.now() - t0);
+      calls++;
+    }
+  }));
+  await monitor;
+  row(
+    `HTTP /health while 20 connections run search_code (${label})`,
+    `p50 ${ms(pct(health, 0.5))}, p95 ${ms(pct(health, 0.95))}, timeouts ${timeouts}`,
+  );
+  row(
+    `HTTP search_code throughput, 20 connections (${label})`,
+    `${(calls / seconds).toFixed(0)} req/s, p50 ${ms(pct(qt, 0.5))}`,
+  );
+  await Promise.all(clients.map((c) => c.close()));
+  await new Promise((r) => setTimeout(r, 2000));
+  row(`server RSS after the load, idle 2 s (${label})`, mib(treeRss(s.child.pid)));
+  await s.stop();
+}
+
+await httpLoad("reader workers on", {});
+await httpLoad("reader workers off", { CRUXE_READER_WORKERS: "0" });
+Deno.removeSync(tagsFile);
+
+// Syncs and the forced rebuild last: on a large corpus they take long, and the rows above do not need them.
+if (!reuse) {
+  const cold = coldMs;
+  const noop = await cruxe(["index", "--path", corpus]);
+  row("no-op sync (`cruxe index` again)", sec(noop.ms));
+  const victim = [...walkSources(corpus, 200)].pop();
+  if (victim) {
+    const before = Deno.readTextFileSync(victim);
+    Deno.writeTextFileSync(victim, before + "\n");
+    try {
+      const one = await cruxe(["index", "--path", corpus]);
+      row("1-file sync", sec(one.ms));
+    } finally {
+      Deno.writeTextFileSync(victim, before);
+    }
+    await cruxe(["index", "--path", corpus]);
+  }
+  const force = await cruxe(["index", "--force", "--path", corpus]);
+  row("`index --force` over the existing index", `${sec(force.ms)} (cold: ${sec(cold)})`);
+}
+if (!reuse) console.log(`(index home kept at ${home}; BENCH_HOME=${home} reruns the query rows only)`);

@@ -1,0 +1,23 @@
+/**
+ * Recognizes generated source files: known generator suffixes (`.pb.go`,
+ * `_pb2.py`, ...) and the markers generators write near the top of a file
+ * (`Code generated ... DO NOT EDIT.`, `@generated`). Generated files are
+ * indexed like any other (their symbols are found) but carry a `generated`
+ * flag, and free-text search ranks them below hand-written code.
+ * Needs no Deno permission: it reads only the text it is given.
+ */
+
+/** File name endings that generators use. */
+const GENERATED_SUFFIX =
+  /(\.pb\.go|\.pb\.gw\.go|_pb2\.pyi?|_pb2_grpc\.py|\.pb\.(cc|h)|\.pb\.(js|ts)|_pb\.(js|d\.ts)|_grpc_pb\.(js|d\.ts)|\.g\.dart|\.freezed\.dart|\.designer\.cs|\.g\.cs|_generated\.go|zz_generated[^/]*\.go|\.generated\.[a-z]+)$/i;
+
+/** The head of a file searched for a marker: generators put it in the first comment block. */
+const HEAD_CHARS = 4096;
+/** Go's convention (a whole line) and the cross-language `@generated` tag. */
+const GENERATED_MARKER = /^\s*(\/\/|#|\/\*+|\*|--)\s*Code generated .* DO NOT EDIT\.?\s*(\*\/)?\s*$|@generated\b/m;
+
+/** True when `path` or the beginning of its `source` says a generator wrote it. */
+export function isGeneratedFile(path: string, source: string): boolean {
+  if (GENERATED_SUFFIX.test(path)) return true;
+  return GENERATED_MARKER.test(source.slice(0, HEAD_CHARS));
+}

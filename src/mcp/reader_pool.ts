@@ -1,0 +1,195 @@
+/**
+ * A small pool of reader workers that answer query tools off the main event
+ * loop, so `/health`, `index_status` and `health_check` (answered on the main
+ * thread) never wait behind a slow query, and queries use every core. Each
+ * worker keeps its own read-only SQLite connection per index file. Calls are
+ * queued and handed to the first idle worker; a worker that dies fails only
+ * the call it was running and is replaced on the next call.
+ *
+ * `CRUXE_READER_WORKERS=N` sets the pool size (default: the machine's cores,
+ * at most 4); `0` or `off` answers every query on the main thread.
+ * Requires `--allow-read` on the Cruxe home (workers inherit permissions).
+ */
+import { CruxeError, type ErrorCode } from "../core/errors.ts";
+
+/** Message a worker throws when a handler needs the main thread (the runtime or the routed workspace). */
+export const MAIN_THREAD_ONLY = "cruxe:main-thread-only";
+
+/** Tools a reader worker may answer: those whose handler reads only the routed index. */
+export const POOLED_TOOLS: ReadonlySet<string> = new Set([
+  "locate_symbol",
+  "search_code",
+  "get_code_context",
+  "get_file_outline",
+  "get_symbol_hierarchy",
+  "find_related_symbols",
+]);
+
+/** One call sent to a worker. */
+export interface ReaderRequest {
+  id: number;
+  tool: string;
+  args: Record<string, unknown>;
+  storePath: string;
+}
+
+/** A worker's answer: the tool's body, an error, or "run it on the main thread". */
+export type ReaderReply =
+  | { id: number; body: Record<string, unknown>; error?: undefined; fallback?: undefined }
+  | { id: number; fallback: true; body?: undefined; error?: undefined }
+  | {
+    id: number;
+    body?: undefined;
+    fallback?: undefined;
+    error: { cruxe: boolean; code?: string; message: string; data?: Record<string, unknown>; name?: string };
+  };
+
+/** What `run` resolves to: the body, or null when the call must run on the main thread. */
+export type PooledAnswer = Record<string, unknown> | null;
+
+interface Pending {
+  req: ReaderRequest;
+  resolve: (a: PooledAnswer) => void;
+  reject: (e: unknown) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  busy: Pending | null;
+  /** Retires the worker when it stays idle (set while idle). */
+  idleTimer?: ReturnType<typeof setTimeout>;
+}
+
+/** A worker idle this long is terminated (its memory returned); the next call starts one again. */
+const IDLE_RETIRE_MS = 60_000;
+
+const WORKER_URL = new URL("./reader_worker.ts", import.meta.url);
+
+/**
+ * The pool size `CRUXE_READER_WORKERS` asks for: a number (0 = off), `off`,
+ * or unset for the machine's cores (at least 1, at most 4).
+ */
+export function readerPoolSize(env: Record<string, string | undefined>): number {
+  const raw = env.CRUXE_READER_WORKERS?.trim();
+  if (raw === "off") return 0;
+  const n = raw ? Number(raw) : NaN;
+  if (Number.isInteger(n) && n >= 0) return Math.min(n, 16);
+  const cores = typeof navigator !== "undefined" ? navigator.hardwareConcurrency || 1 : 1;
+  return Math.max(1, Math.min(4, cores));
+}
+
+/** Reader workers answering query tools; see the module comment. */
+export class ReaderPool {
+  private slots: Slot[] = [];
+  private queue: Pending[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(readonly size: number, private readonly idleRetireMs = IDLE_RETIRE_MS) {}
+
+  /** Whether `tool` can be answered by a worker. */
+  accepts(tool: string): boolean {
+    return this.size > 0 && !this.closed && POOLED_TOOLS.has(tool);
+  }
+
+  /**
+   * Runs `tool` with validated `args` against the index at `storePath` in a
+   * worker. Resolves to the body, or null when the handler needs the main
+   * thread; rejects with the tool's error (a `CruxeError`, or a storage error
+   * carrying SQLite's message and code).
+   */
+  run(tool: string, args: Record<string, unknown>, storePath: string): Promise<PooledAnswer> {
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ req: { id: this.nextId++, tool, args, storePath }, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Calls waiting for a worker, and workers busy (for health and tests). */
+  stats(): { workers: number; busy: number; queued: number } {
+    return { workers: this.slots.length, busy: this.slots.filter((s) => s.busy).length, queued: this.queue.length };
+  }
+
+  private pump(): void {
+    while (this.queue.length) {
+      let slot = this.slots.find((s) => !s.busy);
+      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (!slot) return;
+      const p = this.queue.shift()!;
+      clearTimeout(slot.idleTimer);
+      slot.busy = p;
+      slot.worker.postMessage(p.req);
+    }
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(WORKER_URL, { type: "module" });
+    const slot: Slot = { worker, busy: null };
+    worker.onmessage = (e: MessageEvent<ReaderReply>) => {
+      const p = slot.busy;
+      slot.busy = null;
+      if (p && p.req.id === e.data.id) settle(p, e.data);
+      this.pump();
+      if (!slot.busy) this.retireLater(slot);
+    };
+    worker.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      this.drop(slot, `reader worker failed: ${e.message}`);
+    };
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private retireLater(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    const timer = setTimeout(() => {
+      if (slot.busy || !this.slots.includes(slot)) return;
+      this.slots = this.slots.filter((s) => s !== slot);
+      slot.worker.terminate();
+    }, this.idleRetireMs);
+    // An idle pool never keeps the process alive.
+    Deno.unrefTimer(timer);
+    slot.idleTimer = timer;
+  }
+
+  /** Removes a dead worker; its call fails, the others go on (a new worker is spawned when needed). */
+  private drop(slot: Slot, message: string): void {
+    clearTimeout(slot.idleTimer);
+    this.slots = this.slots.filter((s) => s !== slot);
+    try {
+      slot.worker.terminate();
+    } catch { /* already gone */ }
+    slot.busy?.reject(new CruxeError("internal_error", message, { reason: "reader_worker_failed" }));
+    slot.busy = null;
+    this.pump();
+  }
+
+  /** Terminates every worker; queued and running calls resolve to null (the caller answers shutting down). */
+  close(): void {
+    this.closed = true;
+    for (const s of this.slots) {
+      clearTimeout(s.idleTimer);
+      try {
+        s.worker.terminate();
+      } catch { /* already gone */ }
+      s.busy?.resolve(null);
+    }
+    for (const p of this.queue) p.resolve(null);
+    this.slots = [];
+    this.queue = [];
+  }
+}
+
+function settle(p: Pending, r: ReaderReply): void {
+  if (r.fallback) return p.resolve(null);
+  if (r.error) {
+    if (r.error.cruxe) return p.reject(new CruxeError(r.error.code as ErrorCode, r.error.message, r.error.data ?? {}));
+    // Keep SQLite's message and code: they are what tells a damaged store from a busy one.
+    const e = new Error(r.error.message) as Error & { code?: string };
+    e.name = r.error.name ?? "Error";
+    if (r.error.code !== undefined) e.code = r.error.code;
+    return p.reject(e);
+  }
+  p.resolve(r.body ?? null);
+}

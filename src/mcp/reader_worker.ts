@@ -1,0 +1,106 @@
+/**
+ * Reader worker: answers query tools off the server's main thread. It runs
+ * the tool's own handler against its own read-only connection to the index
+ * file the main thread names; a handler that needs more than the index (the
+ * runtime, the routed workspace) is sent back to run on the main thread.
+ * Requires `--allow-read` on the Cruxe home.
+ */
+/// <reference lib="deno.worker" />
+import type { Db } from "../state/db.ts";
+import { openDb } from "../state/db.ts";
+import { storeIdentity } from "../state/project_index.ts";
+import { CruxeError } from "../core/errors.ts";
+import { TOOLS } from "./tools/registry.ts";
+import type { ToolContext } from "./tools/tool.ts";
+import { MAIN_THREAD_ONLY, type ReaderReply, type ReaderRequest } from "./reader_pool.ts";
+
+const tools = new Map(TOOLS.map((t) => [t.name, t]));
+
+/**
+ * Test-only hook: `CRUXE_TEST_READER_STALL_MS=N` makes every call block this
+ * worker for N ms first, so a test can prove the main thread keeps answering
+ * during a slow query. Never set it in production.
+ */
+function testStallMs(): number {
+  try {
+    const n = Number(Deno.env.get("CRUXE_TEST_READER_STALL_MS"));
+    return Number.isFinite(n) && n > 0 ? n : 0;
+  } catch {
+    return 0; // no env permission: the hook is off
+  }
+}
+
+const stallMs = testStallMs();
+/** Open connections by index path, with the file identity they were opened on. */
+const open = new Map<string, { db: Db; id: string | null }>();
+
+/** A read-only connection to the index at `path`, reopened when the file was replaced. */
+function connection(path: string): Db {
+  const id = storeIdentity(path);
+  const have = open.get(path);
+  if (have && have.id === id) return have.db;
+  if (have) {
+    open.delete(path);
+    try {
+      have.db.close();
+    } catch { /* already closed */ }
+  }
+  const db = openDb(path, { readOnly: true });
+  open.set(path, { db, id });
+  return db;
+}
+
+/** Set when the running handler reached for the main thread's state (even if it caught the error). */
+let neededMain = false;
+
+function mainThreadOnly(): never {
+  neededMain = true;
+  throw new Error(MAIN_THREAD_ONLY);
+}
+
+async function answer(req: ReaderRequest): Promise<ReaderReply> {
+  // A synchronous block, like a slow SQLite query: nothing else runs in this worker meanwhile.
+  if (stallMs) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, stallMs);
+  neededMain = false;
+  try {
+    const def = tools.get(req.tool);
+    if (!def) return { id: req.id, fallback: true };
+    const db = connection(req.storePath);
+    const ctx = {
+      get runtime() {
+        return mainThreadOnly();
+      },
+      routed: true,
+      get route() {
+        return mainThreadOnly();
+      },
+      view: mainThreadOnly,
+      db: () => db,
+      activeJob: mainThreadOnly,
+      progress: null,
+      signal: new AbortController().signal,
+    } as unknown as ToolContext;
+    const body = await def.handler(req.args as never, ctx);
+    if (neededMain) return { id: req.id, fallback: true };
+    return { id: req.id, body: body as Record<string, unknown> };
+  } catch (e) {
+    if (neededMain) return { id: req.id, fallback: true };
+    if (e instanceof CruxeError) {
+      return { id: req.id, error: { cruxe: true, code: e.code, message: e.message, data: e.data } };
+    }
+    const err = e as { message?: unknown; code?: unknown; name?: unknown };
+    return {
+      id: req.id,
+      error: {
+        cruxe: false,
+        code: typeof err?.code === "string" ? err.code : undefined,
+        message: typeof err?.message === "string" ? err.message : String(e),
+        name: typeof err?.name === "string" ? err.name : "Error",
+      },
+    };
+  }
+}
+
+self.onmessage = async (e: MessageEvent<ReaderRequest>) => {
+  self.postMessage(await answer(e.data));
+};

@@ -1,0 +1,309 @@
+/**
+ * The on-disk name lookup of a project index: one row per distinct
+ * lower-case symbol name (`symbol_names`: name, its letters-and-digits
+ * length, how many definitions carry it) and an FTS5 trigram table over the
+ * names' letters and digits (`symbol_names_fts`, rowid = `symbol_names.id`).
+ * Exact and case-insensitive lookups read `symbols` through its name index,
+ * prefix lookups read a range of `symbol_names`, fuzzy lookups gather
+ * candidates from the trigram table. Every read is bounded (a row or scan
+ * cap), so memory stays flat in the number of symbols and the first query
+ * costs what the hundredth does.
+ *
+ * The writer keeps the tables in step inside its publishing transaction:
+ * whole after a bulk load, name by name after a sync. Needs no Deno
+ * permission beyond the already open database.
+ */
+import { type Db, getMeta, setMeta } from "./db.ts";
+
+/** Schema of the name tables (a project index migration). */
+export const NAME_TABLES_SQL = `
+  CREATE TABLE symbol_names (
+    id INTEGER PRIMARY KEY,
+    name_lower TEXT NOT NULL UNIQUE,
+    len INTEGER NOT NULL,
+    clen INTEGER NOT NULL,
+    count INTEGER NOT NULL
+  );
+  CREATE INDEX symbol_names_clen ON symbol_names(clen);
+  CREATE INDEX symbol_names_len ON symbol_names(len, name_lower);
+  CREATE VIRTUAL TABLE symbol_names_fts USING fts5(grams, content='', contentless_delete=1, tokenize='trigram');`;
+
+/** Meta key set once the name tables hold every name of the store (absent: rebuild them whole). */
+const NAMES_BUILT = "symbol_names_built";
+
+/** The letters and digits of a lower-case name: what trigrams and short-name comparisons see. */
+export function compactName(nameLower: string): string {
+  return nameLower.replace(/[^a-z0-9]+/g, "");
+}
+
+/** Text indexed for a name: its compact form between word-boundary markers. */
+function gramText(nameLower: string): string {
+  return "^" + compactName(nameLower) + "$";
+}
+
+/** What ranking needs of one definition; full rows are read only for the results shown. */
+export interface NameEntry {
+  id: number;
+  name: string;
+  qualified_name: string;
+  kind: string;
+  language: string;
+  /** No enclosing symbol. */
+  top: boolean;
+  visibility: string | null;
+  path: string;
+  line_start: number;
+}
+
+const ENTRY_SQL = `SELECT id, name, qualified_name, kind, language, parent_id IS NULL AS top, visibility, path,
+  line_start FROM symbols WHERE name_lower = ? ORDER BY id LIMIT ?`;
+
+function toEntries(rows: Record<string, unknown>[]): NameEntry[] {
+  return rows.map((r) => ({
+    id: Number(r.id),
+    name: r.name as string,
+    qualified_name: r.qualified_name as string,
+    kind: r.kind as string,
+    language: r.language as string,
+    top: Number(r.top) === 1,
+    visibility: r.visibility as string | null,
+    path: r.path as string,
+    line_start: Number(r.line_start),
+  }));
+}
+
+/** Up to `max` definitions whose lower-case name is `nameLower`, oldest row first. */
+export function definitionsNamed(db: Db, nameLower: string, max: number): NameEntry[] {
+  return toEntries(db.prepare(ENTRY_SQL).all(nameLower, max) as Record<string, unknown>[]);
+}
+
+/** The smallest string above every string starting with `prefix` (binary order), or null when none is. */
+function prefixEnd(prefix: string): string | null {
+  const cps = Array.from(prefix);
+  while (cps.length) {
+    const last = cps.pop()!.codePointAt(0)!;
+    // Skip the surrogate range: SQLite stores UTF-8, where no code point lives there.
+    const next = last === 0xd7ff ? 0xe000 : last + 1;
+    if (next <= 0x10ffff) return cps.join("") + String.fromCodePoint(next);
+  }
+  return null;
+}
+
+/** Distinct names counted at most for one prefix; past that, the count is a lower bound. */
+export const PREFIX_SCAN_NAMES = 10_000;
+
+/** Names longer than `prefixLower` that start with it, and how many definitions they have. */
+export interface PrefixNames {
+  /** Up to `max` names, shortest first, then in code-unit order. */
+  names: string[];
+  /** Definitions carrying the counted names. */
+  total: number;
+  /** True when more than PREFIX_SCAN_NAMES names start with the prefix (then `total` is a lower bound). */
+  capped: boolean;
+}
+
+/**
+ * Names that start with `prefixLower` (the name itself excluded): the
+ * shortest `max` of them, and the number of definitions of the first
+ * PREFIX_SCAN_NAMES in name order. Shortest-first is read length by length
+ * through the `(len, name_lower)` index, so a prefix shared by millions of
+ * names costs one index seek per length.
+ */
+export function namesWithPrefix(db: Db, prefixLower: string, max: number): PrefixNames {
+  const end = prefixEnd(prefixLower);
+  const range = end === null ? "name_lower > ?1" : "name_lower > ?1 AND name_lower < ?2";
+  const args = end === null ? [prefixLower] : [prefixLower, end];
+  const sum = db.prepare(
+    `SELECT count(*) AS n, coalesce(sum(count), 0) AS s
+     FROM (SELECT count FROM symbol_names WHERE ${range} LIMIT ${PREFIX_SCAN_NAMES + 1})`,
+  ).get(...args) as { n: number; s: number };
+  const names: string[] = [];
+  if (Number(sum.n) > 0 && max > 0) {
+    const longest = Number((db.prepare("SELECT max(len) AS m FROM symbol_names").get() as { m: number | null }).m ?? 0);
+    const atLength = db.prepare(
+      `SELECT name_lower FROM symbol_names WHERE len = ? AND ${range.replace(/\?\d/g, "?")}
+       ORDER BY name_lower LIMIT ?`,
+    );
+    for (let len = prefixLower.length + 1; len <= longest && names.length < max; len++) {
+      const rows = atLength.all(len, ...args, max - names.length) as { name_lower: string }[];
+      for (const r of rows) names.push(r.name_lower);
+    }
+  }
+  return { names, total: Number(sum.s), capped: Number(sum.n) > PREFIX_SCAN_NAMES };
+}
+
+/** Row ids read at most per trigram when gathering fuzzy candidates. */
+export const GRAM_SCAN_ROWS = 20_000;
+
+/** Set by a bounded read when it stopped at its cap (the answer may then miss something). */
+export interface ScanBounds {
+  capped: boolean;
+}
+
+/**
+ * Names sharing the most of `grams` (three-character strings over
+ * `[a-z0-9^$]`, `^`/`$` marking a name's start and end), most shared first
+ * (then oldest row), at most `limit`. Each trigram contributes at most
+ * `perGram` names (default GRAM_SCAN_ROWS); `bounds.capped` is set when one
+ * had more.
+ */
+export function namesSharingGrams(
+  db: Db,
+  grams: readonly string[],
+  limit: number,
+  bounds?: ScanBounds,
+  perGram = GRAM_SCAN_ROWS,
+): string[] {
+  const safe = [...new Set(grams)].filter((g) => /^[a-z0-9^$]{3}$/.test(g)).slice(0, 255);
+  if (!safe.length || limit <= 0) return [];
+  // One string of row ids per trigram, counted in a typed array: no row object per posting and no
+  // SQL sort of all of them (each costs more than reading the postings).
+  const ids = db.prepare(
+    `SELECT group_concat(rowid) AS ids FROM
+       (SELECT rowid FROM symbol_names_fts WHERE symbol_names_fts MATCH ? LIMIT ${Math.floor(perGram)})`,
+  );
+  const top = Number((db.prepare("SELECT max(id) AS m FROM symbol_names").get() as { m: number | null }).m ?? 0);
+  const hits = new Uint8Array(top + 1);
+  const touched: number[] = [];
+  for (const g of safe) {
+    const list = (ids.get(`"${g}"`) as { ids: string | null }).ids;
+    if (!list) continue;
+    let n = 0;
+    let listed = 1;
+    for (let i = 0; i <= list.length; i++) {
+      const c = i < list.length ? list.charCodeAt(i) : 44;
+      if (c !== 44) n = n * 10 + c - 48;
+      else {
+        if (i < list.length) listed++;
+        if (n <= top && hits[n]++ === 0) touched.push(n);
+        n = 0;
+      }
+    }
+    if (bounds && listed >= perGram) bounds.capped = true;
+  }
+  const byHits: number[][] = Array.from({ length: safe.length + 1 }, () => []);
+  for (const id of touched) byHits[hits[id]].push(id);
+  const chosen: number[] = [];
+  for (let h = safe.length; h > 0 && chosen.length < limit; h--) {
+    const bucket = byHits[h].sort((a, b) => a - b);
+    chosen.push(...bucket.slice(0, limit - chosen.length));
+  }
+  if (!chosen.length) return [];
+  const rank = new Map(chosen.map((id, i) => [id, i]));
+  const rows = db.prepare(`SELECT id, name_lower FROM symbol_names WHERE id IN (${chosen.join(",")})`).all() as {
+    id: number;
+    name_lower: string;
+  }[];
+  return rows.sort((a, b) => rank.get(Number(a.id))! - rank.get(Number(b.id))!).map((r) => r.name_lower);
+}
+
+/**
+ * Names whose letters-and-digits length is within `[minLen, maxLen]`, at
+ * most `cap` of them, shortest first; `bounds.capped` is set when there were more.
+ */
+export function namesOfCompactLength(
+  db: Db,
+  minLen: number,
+  maxLen: number,
+  cap: number,
+  bounds?: ScanBounds,
+): string[] {
+  const rows = db.prepare(
+    "SELECT name_lower FROM symbol_names WHERE clen BETWEEN ? AND ? ORDER BY clen LIMIT ?",
+  ).all(minLen, maxLen, cap + 1) as { name_lower: string }[];
+  if (rows.length > cap && bounds) bounds.capped = true;
+  return rows.slice(0, cap).map((r) => r.name_lower);
+}
+
+/** The number of distinct lower-case symbol names (0 for a store without the name tables). */
+export function distinctNameCount(db: Db): number {
+  try {
+    return Number((db.prepare("SELECT count(*) AS n FROM symbol_names").get() as { n: number }).n);
+  } catch {
+    return 0;
+  }
+}
+
+/** Past this many changed names, the writer rebuilds the name tables whole instead of name by name. */
+const INCREMENTAL_NAMES = 50_000;
+
+/**
+ * Keeps the name tables of one index in step with its `symbols`, used by the
+ * writer inside its transaction: note the names a change touches, then
+ * `publish` before committing.
+ */
+export class NameTableWriter {
+  private dirty = new Set<string>();
+  private whole = false;
+  private readonly stmts;
+
+  constructor(private readonly db: Db) {
+    this.stmts = {
+      namesOfPath: db.prepare("SELECT DISTINCT name_lower FROM symbols WHERE path = ?"),
+      countOf: db.prepare("SELECT count(*) AS n FROM symbols WHERE name_lower = ?"),
+      rowOf: db.prepare("SELECT id, count FROM symbol_names WHERE name_lower = ?"),
+      insName: db.prepare("INSERT INTO symbol_names(name_lower, len, clen, count) VALUES (?, ?, ?, ?)"),
+      setCount: db.prepare("UPDATE symbol_names SET count = ? WHERE id = ?"),
+      delName: db.prepare("DELETE FROM symbol_names WHERE id = ?"),
+      insGrams: db.prepare("INSERT INTO symbol_names_fts(rowid, grams) VALUES (?, ?)"),
+      delGrams: db.prepare("DELETE FROM symbol_names_fts WHERE rowid = ?"),
+    };
+  }
+
+  /** Records the names of `path`'s symbols before they are deleted. */
+  noteFileRemoved(path: string): void {
+    if (this.whole) return;
+    for (const r of this.stmts.namesOfPath.iterate(path) as Iterable<{ name_lower: string }>) this.note(r.name_lower);
+  }
+
+  /** Records a name whose definitions changed. */
+  note(nameLower: string): void {
+    if (this.whole) return;
+    this.dirty.add(nameLower);
+    if (this.dirty.size > INCREMENTAL_NAMES) this.rebuildWhole();
+  }
+
+  /** Asks for a whole rebuild at publish (a bulk load, or too many changes to follow one by one). */
+  rebuildWhole(): void {
+    this.whole = true;
+    this.dirty.clear();
+  }
+
+  /** Brings the name tables up to date with `symbols` (inside the caller's transaction). */
+  publish(): void {
+    if (this.whole || getMeta(this.db, NAMES_BUILT) !== "1") this.buildAll();
+    else for (const n of this.dirty) this.refresh(n);
+    this.dirty.clear();
+    this.whole = false;
+  }
+
+  private refresh(nameLower: string): void {
+    const s = this.stmts;
+    const n = Number((s.countOf.get(nameLower) as { n: number }).n);
+    const row = s.rowOf.get(nameLower) as { id: number; count: number } | undefined;
+    if (!row) {
+      if (n === 0) return;
+      const id = Number(s.insName.run(nameLower, nameLower.length, compactName(nameLower).length, n).lastInsertRowid);
+      s.insGrams.run(id, gramText(nameLower));
+    } else if (n === 0) {
+      s.delGrams.run(row.id);
+      s.delName.run(row.id);
+    } else if (Number(row.count) !== n) {
+      s.setCount.run(n, row.id);
+    }
+  }
+
+  private buildAll(): void {
+    // SQL functions keep the whole build inside SQLite: one statement per table, no row crosses into JS.
+    this.db.function("cruxe_name_len", { deterministic: true }, (n) => String(n).length);
+    this.db.function("cruxe_name_clen", { deterministic: true }, (n) => compactName(String(n)).length);
+    this.db.function("cruxe_name_grams", { deterministic: true }, (n) => gramText(String(n)));
+    this.db.exec(`DELETE FROM symbol_names;
+      INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('delete-all');
+      INSERT INTO symbol_names(name_lower, len, clen, count)
+        SELECT name_lower, cruxe_name_len(name_lower), cruxe_name_clen(name_lower), count(*)
+        FROM symbols GROUP BY name_lower;
+      INSERT INTO symbol_names_fts(rowid, grams) SELECT id, cruxe_name_grams(name_lower) FROM symbol_names;`);
+    setMeta(this.db, NAMES_BUILT, "1");
+  }
+}

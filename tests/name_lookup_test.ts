@@ -1,0 +1,182 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { copyFixture, indexDir, tempHome, type TestHome } from "./helpers/fixture_repo.ts";
+import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
+import { locateSymbol } from "../src/query/locate_symbol.ts";
+import { fuzzyNames } from "../src/query/symbol_name_index.ts";
+import { type Db, openDb, setMeta, transaction } from "../src/state/db.ts";
+import { openIndexForRead } from "../src/state/project_index.ts";
+import { migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
+import {
+  namesOfCompactLength,
+  namesSharingGrams,
+  namesWithPrefix,
+  NameTableWriter,
+  PREFIX_SCAN_NAMES,
+} from "../src/state/name_lookup.ts";
+import { CruxeError } from "../src/core/errors.ts";
+
+/** The name table as `symbols` says it should be, and as it is. */
+function nameTables(db: Db): { want: string; have: string; grams: number } {
+  const want = db.prepare("SELECT name_lower, count(*) AS n FROM symbols GROUP BY name_lower ORDER BY name_lower")
+    .all() as { name_lower: string; n: number }[];
+  const have = db.prepare("SELECT name_lower, count AS n FROM symbol_names ORDER BY name_lower").all() as {
+    name_lower: string;
+    n: number;
+  }[];
+  const grams = db.prepare("SELECT count(*) AS n FROM symbol_names_fts").get() as { n: number };
+  const show = (rows: { name_lower: string; n: number }[]) => rows.map((r) => `${r.name_lower}:${r.n}`).join(",");
+  return { want: show(want), have: show(have), grams: Number(grams.n) };
+}
+
+function withIndex<T>(h: TestHome, projectId: string, f: (db: Db) => T): T {
+  const readers = new IndexReaders(h.registry);
+  try {
+    return f(requireIndex(readers.view(h.registry.getProject(projectId)!)));
+  } finally {
+    readers.closeAll();
+  }
+}
+
+function assertInStep(db: Db): void {
+  const t = nameTables(db);
+  assert.ok(t.want.length > 0);
+  assert.equal(t.have, t.want);
+}
+
+Deno.test("the name tables follow every sync: added, changed and deleted names", async () => {
+  const h = tempHome();
+  try {
+    const dir = copyFixture("py_basic");
+    const { project } = await indexDir(h, dir);
+    withIndex(h, project.project_id, assertInStep);
+
+    Deno.writeTextFileSync(join(dir, "pkg", "extra.py"), "def quarterly_rollup():\n    return 1\n");
+    Deno.writeTextFileSync(join(dir, "pkg", "models.py"), "def replaced():\n    pass\n");
+    const job = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
+    assert.equal(job.status, "published");
+    withIndex(h, project.project_id, (db) => {
+      assertInStep(db);
+      assert.equal(locateSymbol(db, { name: "quartely_rollup" }).results[0].name, "quarterly_rollup");
+      assert.ok(namesSharingGrams(db, ["^qu", "qua"], 10).includes("quarterly_rollup"));
+    });
+
+    Deno.removeSync(join(dir, "pkg", "extra.py"));
+    const again = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
+    assert.equal(again.status, "published");
+    withIndex(h, project.project_id, (db) => {
+      assertInStep(db);
+      // Gone from the trigram table too, not only from the names.
+      assert.ok(!namesSharingGrams(db, ["^qu", "qua"], 10).includes("quarterly_rollup"));
+      assert.throws(
+        () => locateSymbol(db, { name: "quarterly_rollup" }),
+        (e: unknown) => e instanceof CruxeError && e.code === "symbol_not_found",
+      );
+    });
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("a store of the previous schema is reindex_required; a sync upgrades it and fills the name tables", async () => {
+  const h = tempHome();
+  try {
+    const dir = copyFixture("go_basic");
+    const { project } = await indexDir(h, dir);
+    const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+    db!.exec(
+      `DROP TABLE symbol_names; DROP TABLE symbol_names_fts; DELETE FROM meta WHERE key = 'symbol_names_built';
+       ALTER TABLE files DROP COLUMN generated;`,
+    );
+    setMeta(db!, "schema_version", "1");
+    db!.close();
+    const readers = new IndexReaders(h.registry);
+    assert.equal(readers.view(project).schemaStatus, "reindex_required");
+    readers.closeAll();
+
+    const job = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
+    assert.equal(job.status, "published");
+    withIndex(h, project.project_id, (db) => {
+      assertInStep(db);
+      assert.equal(locateSymbol(db, { name: "ValidateTokn" }).results[0].name, "ValidateToken");
+    });
+  } finally {
+    h.close();
+  }
+});
+
+/** A store with `n` synthetic symbols (`a_<i>` definitions plus a few real names), name tables built whole. */
+function syntheticStore(n: number): { db: Db; dir: string } {
+  const dir = Deno.makeTempDirSync({ prefix: "cruxe-names-" });
+  const db = openDb(join(dir, "index.db"));
+  migrate(db, PROJECT_MIGRATIONS);
+  const ins = db.prepare(
+    `INSERT INTO symbols(path, name, name_lower, qualified_name, kind, language, signature, line_start, line_end,
+       stable_id, symbol_id) VALUES (?, ?, ?, ?, 'function', 'go', '', ?, ?, 's', 's')`,
+  );
+  const names = new NameTableWriter(db);
+  transaction(db, () => {
+    names.rebuildWhole();
+    for (let i = 0; i < n; i++) {
+      const name = `a_${i.toString(36)}`;
+      ins.run(`f${i % 997}.go`, name, name, `p.${name}`, i % 50 + 1, i % 50 + 1);
+    }
+    for (const name of ["ValidateToken", "validate_token", "Reader"]) {
+      ins.run("x.go", name, name.toLowerCase(), name, 1, 2);
+    }
+    names.publish();
+  });
+  return { db, dir };
+}
+
+Deno.test("name lookups on a large store are bounded and say so; bad names never scan it all", () => {
+  const { db, dir } = syntheticStore(PREFIX_SCAN_NAMES + 20_000);
+  try {
+    assertInStep(db);
+    const p = namesWithPrefix(db, "a", 5);
+    assert.equal(p.capped, true);
+    assert.equal(p.names.length, 5);
+    assert.ok(p.names.every((x) => x.length === 3), p.names.join(","));
+    assert.ok(p.total >= PREFIX_SCAN_NAMES);
+    const exact = namesWithPrefix(db, "validate", 5);
+    assert.deepEqual(exact, { names: ["validatetoken", "validate_token"], total: 2, capped: false });
+
+    const t0 = performance.now();
+    assert.deepEqual(fuzzyNames(db, "*"), []);
+    assert.ok(fuzzyNames(db, "a").length <= 20);
+    assert.equal(fuzzyNames(db, "validat_token")[0].name_lower, "validate_token");
+    assert.equal(locateSymbol(db, { name: "ValidateTokne" }).results[0].name, "ValidateToken");
+    const one = locateSymbol(db, { name: "a" });
+    assert.equal(one.truncated, true);
+    assert.ok(one.results.length <= 10);
+    assert.throws(
+      () => locateSymbol(db, { name: "*" }),
+      (e: unknown) => e instanceof CruxeError && (e.code === "symbol_not_found" || e.code === "invalid_input"),
+    );
+    // A read that stops at its cap says so.
+    const wide = { capped: false };
+    assert.equal(namesSharingGrams(db, ["^a1"], 10, wide, 50).length, 10);
+    assert.equal(wide.capped, true);
+    const narrow = { capped: false };
+    assert.deepEqual(namesSharingGrams(db, ["^va", "val"], 10, narrow), ["validate_token", "validatetoken"]);
+    assert.equal(narrow.capped, false);
+    const short = { capped: false };
+    assert.equal(namesOfCompactLength(db, 1, 3, 5, short).length, 5);
+    assert.equal(short.capped, true);
+    // Generous bound: each of these reads a capped slice, never the whole store.
+    assert.ok(performance.now() - t0 < 20_000);
+
+    // A name-by-name refresh after the whole build keeps the tables in step.
+    const names = new NameTableWriter(db);
+    transaction(db, () => {
+      names.noteFileRemoved("x.go");
+      db.exec("DELETE FROM symbols WHERE path = 'x.go' AND name = 'Reader'");
+      names.publish();
+    });
+    assertInStep(db);
+    assert.equal(namesWithPrefix(db, "read", 5).total, 0);
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

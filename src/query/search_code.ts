@@ -17,6 +17,7 @@ import { identifierOf, sourceLists } from "./search/plan.ts";
 import { fuse } from "./search/fuse.ts";
 import { applySignals, kindsMentioned, type QueryFacts } from "./search/signals.ts";
 import { aggregateFiles, attachSymbols, mergeOverlaps, type SearchResult, toResult } from "./search/shape.ts";
+import { DEFAULT_RANKING, type RankingParams } from "./search/ranking_params.ts";
 
 export type { SearchResult } from "./search/shape.ts";
 export type { QueryIntent } from "./search/intent.ts";
@@ -79,8 +80,15 @@ function normalizeInput(db: Db, input: SearchCodeInput) {
   return { limit, language, pathPrefix, explain };
 }
 
-/** Runs one search_code query against one project index. */
-export function searchCode(db: Db, input: SearchCodeInput): SearchCodeResult {
+/**
+ * Runs one search_code query against one project index. `ranking` replaces
+ * the default ranking parameters (evaluation only; answers use the default).
+ */
+export function searchCode(
+  db: Db,
+  input: SearchCodeInput,
+  ranking: Readonly<RankingParams> = DEFAULT_RANKING,
+): SearchCodeResult {
   const opts = normalizeInput(db, input);
   const { text } = truncateQuery(input.query.trim());
   const intent = classifyIntent(text);
@@ -98,14 +106,15 @@ export function searchCode(db: Db, input: SearchCodeInput): SearchCodeResult {
     kinds: kindsMentioned(words),
     mentionsTests: words.some((w) => /^(tests?|spec|specs|testing|mock|mocks|fixture|fixtures)$/.test(w)),
   };
-  const units = [...fuse(sourceLists(db, text, intent, filter)).values()];
+  const units = [...fuse(sourceLists(db, text, intent, filter, ranking.prose), ranking.rrfK).values()];
   attachSymbols(db, units);
-  const ranked = mergeOverlaps(applySignals(units, facts));
+  const ranked = mergeOverlaps(applySignals(units, facts, ranking));
   const final = aggregateFiles(
     ranked,
     intent === "natural_language" || intent === "path",
     intent === "symbol" ? 3 : 2,
     intent === "path",
+    ranking.fileAggregate,
   );
   const snippetTerms = terms.concat(ident ? splitIdentifier(ident.leaf) : []);
   const results = final.slice(0, opts.limit).map((u) => toResult(db, u, snippetTerms, opts.explain));

@@ -12,6 +12,10 @@ import { FreshnessMonitor } from "./freshness.ts";
 import { Warmset } from "./warmset.ts";
 import { type RouterOptions, WorkspaceRouter } from "./workspace_router.ts";
 import { JobProgressBroadcaster } from "./progress_notifier.ts";
+import { EmbedRunner } from "../index/embed_runner.ts";
+import { embedConfigured } from "../index/embeddings.ts";
+import { indexChunkTexts, vectorsPath } from "../state/chunk_vectors.ts";
+import type { ProjectRow } from "../state/registry.ts";
 
 /** What the runtime is built from. */
 export interface RuntimeOptions {
@@ -29,6 +33,8 @@ export class ServerRuntime {
   readonly warmset: Warmset;
   readonly router: WorkspaceRouter;
   readonly progress: JobProgressBroadcaster;
+  /** The optional semantic layer's embedding passes (null when no embeddings endpoint is configured). */
+  readonly embedder: EmbedRunner | null;
   readonly startedAt = Date.now();
   /** Set when shutdown begins: new calls are refused. */
   shuttingDown = false;
@@ -45,8 +51,30 @@ export class ServerRuntime {
     });
     this.progress = new JobProgressBroadcaster(this.runner);
     // A published job changes the index file under the cached read view: reopen on next use.
+    this.embedder = embedConfigured(config.embed) ? new EmbedRunner(config.embed) : null;
     this.offJobs = this.runner.subscribe((e) => {
       if (e.type === "end") this.readers.invalidate(e.project.project_id);
+      // Chunk vectors follow a published index (the lexical answer never waits for them).
+      if (e.type === "end" && e.job.status === "published") this.embedChunks(e.project);
+    });
+  }
+
+  /** The project's vector store file (it may not exist yet). */
+  vectorStorePath(project: ProjectRow): string {
+    return vectorsPath(this.registry.projectDir(project.project_id));
+  }
+
+  /**
+   * Starts the project's embedding pass when a semantic layer is configured
+   * and no pass ran in this process yet (or `again`); a pass that cannot
+   * start is reported by index_status, never thrown.
+   */
+  embedChunks(project: ProjectRow, again = true): void {
+    if (!this.embedder || this.closed) return;
+    if (!again && this.embedder.status(project.project_id)) return;
+    void this.embedder.start(project.project_id, this.vectorStorePath(project), () => {
+      const view = this.readers.view(project);
+      return view.db && view.schemaStatus === "compatible" ? indexChunkTexts(view.db) : [];
     });
   }
 
@@ -60,6 +88,7 @@ export class ServerRuntime {
       this.router.flush();
     } catch { /* the store is going away anyway */ }
     this.runner.shutdown();
+    this.embedder?.shutdown();
     this.freshness.close();
     this.readers.closeAll();
     this.registry.close();

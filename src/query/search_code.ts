@@ -12,7 +12,7 @@ import { CruxeError } from "../core/errors.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { classifyIntent, type QueryIntent } from "./search/intent.ts";
 import { queryTerms, searchTerms, truncateQuery } from "./search/fts_query.ts";
-import { indexedLanguages, type SourceFilter } from "./search/candidates.ts";
+import { type ChunkHit, indexedLanguages, type SourceFilter } from "./search/candidates.ts";
 import { identifierOf, sourceLists } from "./search/plan.ts";
 import { fuse } from "./search/fuse.ts";
 import { applySignals, kindsMentioned, type QueryFacts } from "./search/signals.ts";
@@ -83,11 +83,14 @@ function normalizeInput(db: Db, input: SearchCodeInput) {
 /**
  * Runs one search_code query against one project index. `ranking` replaces
  * the default ranking parameters (evaluation only; answers use the default).
+ * `semantic` is the optional semantic layer's nearest chunks, best first,
+ * fused as one more source.
  */
 export function searchCode(
   db: Db,
   input: SearchCodeInput,
   ranking: Readonly<RankingParams> = DEFAULT_RANKING,
+  semantic: ChunkHit[] = [],
 ): SearchCodeResult {
   const opts = normalizeInput(db, input);
   const { text } = truncateQuery(input.query.trim());
@@ -106,7 +109,14 @@ export function searchCode(
     kinds: kindsMentioned(words),
     mentionsTests: words.some((w) => /^(tests?|spec|specs|testing|mock|mocks|fixture|fixtures)$/.test(w)),
   };
-  const units = [...fuse(sourceLists(db, text, intent, filter, ranking.prose), ranking.rrfK).values()];
+  const lists = sourceLists(db, text, intent, filter, ranking.prose);
+  const near = semantic.filter((h) =>
+    (!filter.language || h.language === filter.language) && (!filter.pathPrefix || h.path.startsWith(filter.pathPrefix))
+  );
+  if (near.length) {
+    lists.push({ source: "semantic", weight: ranking.semantic, items: near.map((hit) => ({ kind: "chunk", hit })) });
+  }
+  const units = [...fuse(lists, ranking.rrfK).values()];
   attachSymbols(db, units);
   const ranked = mergeOverlaps(applySignals(units, facts, ranking));
   const final = aggregateFiles(

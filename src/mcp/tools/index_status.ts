@@ -17,6 +17,15 @@ export const indexStatusTool = defineTool({
   }),
   handler: (_args, ctx) => {
     const rt = ctx.runtime;
-    return projectStatus(rt.registry, rt.readers, ctx.route.project, ctx.activeJob(), (j) => rt.runner.jobView(j));
+    const body = projectStatus(
+      rt.registry,
+      rt.readers,
+      ctx.route.project,
+      ctx.activeJob(),
+      (j) => rt.runner.jobView(j),
+    );
+    // The optional semantic layer's embedding pass, when one ran in this server.
+    const semantic = rt.embedder?.status(ctx.route.project.project_id);
+    return semantic ? { ...body, semantic } : body;
   },
 });

@@ -4,6 +4,8 @@ import { searchCode } from "../../query/search_code.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
 import { checkPathPrefix, searchScope } from "../../query/multi_repo.ts";
 import { repoArg, scopeArg, scopeDeps, scopedSearch, scopeOfCall } from "./scope_args.ts";
+import { semanticHits } from "../../query/semantic_search.ts";
+import { embedConfigured, MAX_EMBED_DIMS } from "../../index/embeddings.ts";
 
 /** The search_code tool. */
 export const searchCodeTool = defineTool({
@@ -29,6 +31,10 @@ export const searchCodeTool = defineTool({
     repo: repoArg.optional(),
     topK: z.number().int().min(1).max(100).optional().describe("Alias of limit (multi-repo contract)."),
     pathPrefix: z.string().max(4096).optional().describe("Alias of path_prefix (multi-repo contract)."),
+    vector: z.array(z.number()).min(1).max(MAX_EMBED_DIMS).optional().describe(
+      "The query's embedding, for the optional semantic layer: must have the collection's dimensions " +
+        "(meta.collection). Without it the server embeds the query when an embeddings endpoint is configured.",
+    ),
   }),
   handler: async (args, ctx) => {
     if (args.scope !== undefined || args.repo !== undefined) {
@@ -55,14 +61,39 @@ export const searchCodeTool = defineTool({
         },
       };
     }
-    return searchCode(ctx.db(), {
-      query: args.query,
-      language: args.language,
-      limit: args.limit ?? args.topK,
-      ref: args.ref,
-      path_prefix: args.path_prefix,
-      pathPrefix: args.pathPrefix,
-      ranking_explain_level: args.ranking_explain_level,
-    });
+    const db = ctx.db();
+    const rt = ctx.runtime;
+    // The optional semantic layer: only when configured or when the client sends its own vector.
+    const semantic = embedConfigured(rt.config.embed) || args.vector !== undefined
+      ? await semanticHits(db, rt.vectorStorePath(ctx.route.project), rt.config.embed, {
+        query: args.query,
+        vector: args.vector,
+      })
+      : null;
+    if (semantic && embedConfigured(rt.config.embed)) rt.embedChunks(ctx.route.project, false);
+    const body = searchCode(
+      db,
+      {
+        query: args.query,
+        language: args.language,
+        limit: args.limit ?? args.topK,
+        ref: args.ref,
+        path_prefix: args.path_prefix,
+        pathPrefix: args.pathPrefix,
+        ranking_explain_level: args.ranking_explain_level,
+      },
+      undefined,
+      semantic?.hits,
+    );
+    if (!semantic) return body;
+    return {
+      ...body,
+      meta: {
+        collection: semantic.collection,
+        semantic_results: semantic.hits.length,
+        ...(semantic.completeness === "partial" ? { result_completeness: "partial" } : {}),
+        ...(semantic.note ? { note: semantic.note } : {}),
+      },
+    };
   },
 });

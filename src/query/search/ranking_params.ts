@@ -28,6 +28,8 @@ export interface RankingParams {
   pathAffinity: number;
   /** Share of a file's second-best unit added to its best one (the third gets half of it). */
   fileAggregate: number;
+  /** Weight of the semantic (nearest chunk vectors) list, when the optional semantic layer answers. */
+  semantic: number;
 }
 
 /** The ranking every caller gets. */
@@ -45,6 +47,7 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
   testPenalty: 0.4,
   pathAffinity: 0.6,
   fileAggregate: 0.3,
+  semantic: 1,
 });
 
 /** `base` with the given fields replaced (`prose` merged field by field). */

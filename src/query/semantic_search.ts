@@ -41,7 +41,8 @@ interface Loaded {
 const cache = new Map<string, Loaded>();
 
 /** Nearest stored vectors to `q` by cosine, best first (at most `k`). */
-export function nearest(rows: StoredVector[], norms: Float32Array, q: ArrayLike<number>, k: number) {
+export function nearest(rows: StoredVector[], norms: Float32Array, query: ArrayLike<number>, k: number) {
+  const q = Float32Array.from(query);
   let qn = 0;
   for (let i = 0; i < q.length; i++) qn += q[i] * q[i];
   qn = Math.sqrt(qn) || 1;

@@ -37,6 +37,9 @@ export function rankingCandidates(): Candidate[] {
   add("pathAffinity=0.9", { pathAffinity: 0.9 });
   add("fileAggregate=0.15", { fileAggregate: 0.15 });
   add("fileAggregate=0.5", { fileAggregate: 0.5 });
+  add("fileSizePrior=0.15", { fileSizePrior: 0.15 });
+  add("fileSizePrior=0.3", { fileSizePrior: 0.3 });
+  add("fileSizePrior=0.5", { fileSizePrior: 0.5 });
   return out;
 }
 

@@ -18,6 +18,7 @@ import { fuse } from "./search/fuse.ts";
 import { applySignals, kindsMentioned, type QueryFacts } from "./search/signals.ts";
 import { aggregateFiles, attachSymbols, mergeOverlaps, type SearchResult, toResult } from "./search/shape.ts";
 import { DEFAULT_RANKING, type RankingParams } from "./search/ranking_params.ts";
+import { fileSymbolCounts } from "../state/file_stats.ts";
 
 export type { SearchResult } from "./search/shape.ts";
 export type { QueryIntent } from "./search/intent.ts";
@@ -118,7 +119,10 @@ export function searchCode(
   }
   const units = [...fuse(lists, ranking.rrfK).values()];
   attachSymbols(db, units);
-  const ranked = mergeOverlaps(applySignals(units, facts, ranking));
+  const fileSymbols = ranking.fileSizePrior > 0 && intent === "natural_language"
+    ? fileSymbolCounts(db, [...new Set(units.map((u) => u.path))])
+    : undefined;
+  const ranked = mergeOverlaps(applySignals(units, facts, ranking, fileSymbols));
   const final = aggregateFiles(
     ranked,
     intent === "natural_language" || intent === "path",

@@ -30,6 +30,12 @@ export interface RankingParams {
   fileAggregate: number;
   /** Weight of the semantic (nearest chunk vectors) list, when the optional semantic layer answers. */
   semantic: number;
+  /**
+   * For prose queries, a boost for files that define many symbols (the central
+   * implementation rather than a small interface or helper): up to 1 + this,
+   * reached at about 300 symbols on a log scale. 0 turns it off.
+   */
+  fileSizePrior: number;
 }
 
 /** The ranking every caller gets. */
@@ -48,6 +54,7 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
   pathAffinity: 0.6,
   fileAggregate: 0.3,
   semantic: 1,
+  fileSizePrior: 0,
 });
 
 /** `base` with the given fields replaced (`prose` merged field by field). */

@@ -127,8 +127,16 @@ export function companionsOfCandidateTypes(units: Unit[]): Map<Unit, string> {
   return out;
 }
 
-/** Applies every signal to every unit (in place) and returns them sorted best first. */
-export function applySignals(units: Unit[], q: QueryFacts, p: Readonly<RankingParams> = DEFAULT_RANKING): Unit[] {
+/**
+ * Applies every signal to every unit (in place) and returns them sorted best
+ * first. `fileSymbols` (symbols defined per path) feeds the file-size prior.
+ */
+export function applySignals(
+  units: Unit[],
+  q: QueryFacts,
+  p: Readonly<RankingParams> = DEFAULT_RANKING,
+  fileSymbols?: Map<string, number>,
+): Unit[] {
   const companions = companionsOfCandidateTypes(units);
   const termSet = new Set(q.terms);
   const stemSet = new Set(q.terms.map(lightStem));
@@ -189,6 +197,13 @@ export function applySignals(units: Unit[], q: QueryFacts, p: Readonly<RankingPa
     }
     // `RouterOptions` when `WorkspaceRouter` is a candidate too: the type first, unless the query names the companion.
     if (companions.has(u) && q.identifier !== sym?.name) factor(u, "companion_of_type", 0.6);
+    if (fileSymbols && q.intent === "natural_language") {
+      factor(
+        u,
+        "file_size_prior",
+        1 + p.fileSizePrior * Math.min(1, Math.log10(1 + (fileSymbols.get(u.path) ?? 0)) / 2.5),
+      );
+    }
     if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", p.testPenalty);
     if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
     if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);

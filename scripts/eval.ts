@@ -15,6 +15,8 @@
  * `--folds K` adds K-fold cross-validation by repository (`eval/cross_validate.ts`):
  * ranking parameters chosen on K−1 folds, scored on the held-out one.
  * `--budgets` adds get_code_context's token-budget recall (`eval/budget.ts`).
+ * `--semantic` (with `CRUXE_EMBED_URL`) embeds every repository and query through
+ * that endpoint and adds the semantic layer's fusion weights to the candidates.
  * Needs --allow-read, --allow-write (home), --allow-env, --allow-run=git, --allow-sys.
  */
 import { join, resolve } from "node:path";
@@ -39,6 +41,12 @@ import { compactAnswer } from "../src/mcp/compact.ts";
 import { buildMetadata } from "../src/core/metadata.ts";
 import { estimateTokens } from "../src/query/_token_estimate.ts";
 import type { RankingParams } from "../src/query/search/ranking_params.ts";
+import type { ChunkHit } from "../src/query/search/candidates.ts";
+import type { CruxeConfig } from "../src/core/config.ts";
+import { EmbedRunner } from "../src/index/embed_runner.ts";
+import { embedConfigured } from "../src/index/embeddings.ts";
+import { indexChunkTexts } from "../src/state/chunk_vectors.ts";
+import { semanticHits } from "../src/query/semantic_search.ts";
 
 interface QueryOutcome {
   repo: string;
@@ -123,13 +131,14 @@ async function main() {
       out: { type: "string" },
       folds: { type: "string" },
       budgets: { type: "string" },
+      semantic: { type: "boolean", default: false },
       verbose: { type: "boolean", short: "v", default: false },
     },
   });
   const folder = positionals[0];
   if (!folder) {
     console.error(
-      "usage: deno task eval FOLDER [--repos-root DIR] [--home DIR] [--only a,b] [--folds K] [--budgets 500,1000] [--json] [--out FILE]",
+      "usage: deno task eval FOLDER [--repos-root DIR] [--home DIR] [--only a,b] [--folds K] [--budgets 500,1000] [--semantic] [--json] [--out FILE]",
     );
     Deno.exit(2);
   }
@@ -189,6 +198,7 @@ async function main() {
         }
       }
     }
+    if (values.semantic) await embedRepos(opened, home, config.embed, console.error);
     if (folds) cv = crossValidateRanking(opened, folds, values.json ? null : console.error);
     if (budgets.length) budgetOutcomes = budgetPass(opened, budgets);
   } finally {
@@ -213,12 +223,37 @@ interface OpenRepo {
   db: Db;
   prefix: string;
   queries: LabelledQuery[];
+  /** With `--semantic`: each query's nearest chunks from the configured embeddings endpoint. */
+  semantic?: Map<string, ChunkHit[]>;
+}
+
+/**
+ * `--semantic`: embeds every opened repository's chunks through the configured
+ * endpoint (a vector store per repository under the eval home) and each query,
+ * so the cross-validation can score the semantic layer and its fusion weight.
+ */
+async function embedRepos(opened: OpenRepo[], home: string, embed: CruxeConfig["embed"], log: (s: string) => void) {
+  if (!embedConfigured(embed)) throw new Error("--semantic needs CRUXE_EMBED_URL (and CRUXE_EMBED_MODEL)");
+  Deno.mkdirSync(join(home, "vectors"), { recursive: true });
+  for (const r of opened) {
+    const store = join(home, "vectors", `${r.repo}.db`);
+    const t0 = performance.now();
+    const st = await new EmbedRunner(embed).start(r.repo, store, () => indexChunkTexts(r.db));
+    log(
+      `embedded ${r.repo}: ${st.status} ${st.chunks_embedded}/${st.chunks_total} (${st.embedded_this_pass} new) in ` +
+        `${((performance.now() - t0) / 1000).toFixed(1)}s${st.error ? ` — ${st.error}` : ""}`,
+    );
+    r.semantic = new Map();
+    for (const q of r.queries) {
+      r.semantic.set(q.query, (await semanticHits(r.db, store, embed, { query: q.query })).hits);
+    }
+  }
 }
 
 /** Every query of `r` through search_code with `ranking`: the repository's mean scores. */
 function scoreRepo(r: OpenRepo, ranking: RankingParams): Scores {
   return meanScores(r.queries.map((q) => {
-    const res = searchCode(r.db, { query: q.query, limit: 10 }, ranking);
+    const res = searchCode(r.db, { query: q.query, limit: 10 }, ranking, r.semantic?.get(q.query));
     return score(
       res.results.map((x) => ({ path: r.prefix + x.path, line_start: x.line_start, line_end: x.line_end })),
       q,
@@ -228,7 +263,7 @@ function scoreRepo(r: OpenRepo, ranking: RankingParams): Scores {
 
 /** K-fold cross-validation of the ranking candidates over the opened repositories. */
 function crossValidateRanking(opened: OpenRepo[], k: number, log: ((s: string) => void) | null) {
-  const candidates = rankingCandidates();
+  const candidates = rankingCandidates(opened.some((r) => r.semantic));
   const scores = new Map<string, Map<string, Scores>>();
   for (const c of candidates) {
     const t0 = performance.now();

@@ -18,9 +18,10 @@ export interface Candidate {
 /**
  * The settings tuning chooses among: the defaults, and each parameter moved
  * alone to a lower and a higher value (one at a time keeps the set small
- * enough to score every repository under every setting).
+ * enough to score every repository under every setting); with `semantic`,
+ * also the semantic list's fusion weight.
  */
-export function rankingCandidates(): Candidate[] {
+export function rankingCandidates(semantic = false): Candidate[] {
   const d = DEFAULT_RANKING;
   const out: Candidate[] = [{ name: "default", params: withRanking(d, {}) }];
   const add = (name: string, change: Parameters<typeof withRanking>[1]) =>
@@ -40,6 +41,11 @@ export function rankingCandidates(): Candidate[] {
   add("fileSizePrior=0.15", { fileSizePrior: 0.15 });
   add("fileSizePrior=0.3", { fileSizePrior: 0.3 });
   add("fileSizePrior=0.5", { fileSizePrior: 0.5 });
+  if (semantic) {
+    add("semantic=0.5", { semantic: 0.5 });
+    add("semantic=2", { semantic: 2 });
+    add("semantic=3", { semantic: 3 });
+  }
   return out;
 }
 

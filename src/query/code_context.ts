@@ -111,6 +111,8 @@ interface Block {
 
 /** Smallest share of the budget a body is cut down to before it is left out. */
 const MIN_CUT_TOKENS = 48;
+/** Smallest share a body gets: room for its fields, its signature and a few matching lines. */
+const MIN_BODY_SHARE = 140;
 /** Tokens of an item's `estimated_tokens` field and its separating comma. */
 const ESTIMATE_FIELD_TOKENS = 8;
 
@@ -142,8 +144,8 @@ function fitBody(item: Block["item"], stems: string[], cap: number): { item: Blo
  * the whole answer (items, the answer's other fields and the protocol
  * metadata) is estimated to stay within it. Candidates come in
  * search_code's order; each body is cut around its matching lines when it
- * would take more than its share of the budget (half for the first, a third
- * for the others), so a long function does not crowd out the next results.
+ * would take more than its share of the budget (half for the first, a quarter
+ * for the others, never under 140 tokens), so a long function does not crowd out the next results.
  * Throws `invalid_input` (empty query), `invalid_max_tokens`, `invalid_strategy`.
  */
 export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResult {
@@ -151,7 +153,7 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
   const maxTokens = parseMaxTokens(input.max_tokens);
   const strategy = parseEnum(input.strategy, "strategy", ["breadth", "depth"] as const, "depth", "invalid_strategy");
   const n = strategy === "depth"
-    ? Math.min(20, Math.max(5, Math.floor(maxTokens / 150)))
+    ? Math.min(40, Math.max(5, Math.floor(maxTokens / 100)))
     : Math.min(40, Math.max(5, Math.floor(maxTokens / 100)));
   const candidates = contextCandidates(db, q.text, n);
   const builder = new BlockBuilder(db);
@@ -187,7 +189,7 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
     }
     const room = budget - used;
     const firstBody = !items.some((i) => i.role === "definition" || i.role === "snippet");
-    const share = b.cuttable ? Math.max(MIN_CUT_TOKENS, Math.floor(budget * (firstBody ? 0.5 : 1 / 3))) : room;
+    const share = b.cuttable ? Math.max(MIN_BODY_SHARE, Math.floor(budget * (firstBody ? 0.5 : 0.25))) : room;
     const cap = Math.min(room, share);
     let item = b.item;
     let cost = itemCost(item);

@@ -113,6 +113,8 @@ interface Block {
 const MIN_CUT_TOKENS = 48;
 /** Smallest share a body gets: room for its fields, its signature and a few matching lines. */
 const MIN_BODY_SHARE = 140;
+/** Largest share a body after the first gets: a large budget buys more results, not longer ones. */
+const MAX_BODY_SHARE = 500;
 /** Tokens of an item's `estimated_tokens` field and its separating comma. */
 const ESTIMATE_FIELD_TOKENS = 8;
 
@@ -145,7 +147,8 @@ function fitBody(item: Block["item"], stems: string[], cap: number): { item: Blo
  * metadata) is estimated to stay within it. Candidates come in
  * search_code's order; each body is cut around its matching lines when it
  * would take more than its share of the budget (half for the first, a quarter
- * for the others, never under 140 tokens), so a long function does not crowd out the next results.
+ * for the others, never under 140 nor, after the first, over 500 tokens), so
+ * a long function does not crowd out the next results.
  * Throws `invalid_input` (empty query), `invalid_max_tokens`, `invalid_strategy`.
  */
 export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResult {
@@ -189,7 +192,9 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
     }
     const room = budget - used;
     const firstBody = !items.some((i) => i.role === "definition" || i.role === "snippet");
-    const share = b.cuttable ? Math.max(MIN_BODY_SHARE, Math.floor(budget * (firstBody ? 0.5 : 0.25))) : room;
+    const share = !b.cuttable
+      ? room
+      : Math.max(MIN_BODY_SHARE, firstBody ? Math.floor(budget / 2) : Math.min(MAX_BODY_SHARE, Math.floor(budget / 4)));
     const cap = Math.min(room, share);
     let item = b.item;
     let cost = itemCost(item);

@@ -114,7 +114,7 @@ const MIN_CUT_TOKENS = 48;
 /** Smallest share a body gets: room for its fields, its signature and a few matching lines. */
 const MIN_BODY_SHARE = 140;
 /** Largest share a body after the first gets: a large budget buys more results, not longer ones. */
-const MAX_BODY_SHARE = 500;
+const MAX_BODY_SHARE = 350;
 /** Tokens of an item's `estimated_tokens` field and its separating comma. */
 const ESTIMATE_FIELD_TOKENS = 8;
 
@@ -147,7 +147,7 @@ function fitBody(item: Block["item"], stems: string[], cap: number): { item: Blo
  * metadata) is estimated to stay within it. Candidates come in
  * search_code's order; each body is cut around its matching lines when it
  * would take more than its share of the budget (half for the first, a quarter
- * for the others, never under 140 nor, after the first, over 500 tokens), so
+ * for the others, never under 140 nor, after the first, over 350 tokens), so
  * a long function does not crowd out the next results.
  * Throws `invalid_input` (empty query), `invalid_max_tokens`, `invalid_strategy`.
  */

@@ -122,6 +122,7 @@ Deno.test("semantic: vectors after publish, fused into search_code, resumable, d
   });
   try {
     assert.equal(status.status, "complete", JSON.stringify(status));
+    assert.equal(status.pass, 1);
     assert.ok(status.chunks_total > 3 && status.chunks_embedded === status.chunks_total, JSON.stringify(status));
     assert.equal(status.collection, `cruxe__${DIMS}__test_embed`);
     const embedded = texts;
@@ -149,7 +150,7 @@ Deno.test("semantic: vectors after publish, fused into search_code, resumable, d
     await waitFor(
       async () => {
         const st = semanticOf(bodyOf(await s.call("index_status")));
-        return st.status === "complete" && st.started_at !== status.started_at;
+        return st.status === "complete" && st.pass === 2;
       },
       30_000,
       "the second pass",

@@ -17,6 +17,8 @@ import { collectionName, type EmbedConfig, embedTexts } from "./embeddings.ts";
 /** Where a project's semantic layer stands. */
 export interface SemanticStatus {
   status: "running" | "complete" | "unavailable" | "failed";
+  /** The pass's number for this project in this process (1 for the first). */
+  pass: number;
   model: string;
   dims: number | null;
   collection: string | null;
@@ -79,6 +81,7 @@ export class EmbedRunner {
     if (running?.status.status === "running") return running.done;
     const status: SemanticStatus = {
       status: "running",
+      pass: (running?.status.pass ?? 0) + 1,
       model: embedModel(this.cfg),
       dims: null,
       collection: null,

@@ -1,6 +1,6 @@
 /**
  * Retrieval evaluation: `deno task eval FOLDER [--repos-root DIR] [--home DIR]
- * [--only a,b] [--languages x,y] [--json] [--out FILE]`.
+ * [--only a,b] [--languages x,y] [--folds K] [--budgets 500,1000,...] [--json] [--out FILE]`.
  *
  * FOLDER holds labelled queries in the semble format (`repos.json`,
  * `annotations/*.json`). Each repository's tree is `--repos-root/NAME` (or
@@ -12,6 +12,11 @@
  * files baseline on the same files; NDCG@10 (semble rules), MRR@10 and
  * Recall@5 are reported per repository, per category, per language and
  * overall (means over repositories), with search_code latency p50/p95.
+ * `--folds K` adds K-fold cross-validation by repository (`eval/cross_validate.ts`):
+ * ranking parameters chosen on K−1 folds, scored on the held-out one.
+ * `--budgets` adds get_code_context's token-budget recall (`eval/budget.ts`).
+ * `--semantic` (with `CRUXE_EMBED_URL`) embeds every repository and query through
+ * that endpoint and adds the semantic layer's fusion weights to the candidates.
  * Needs --allow-read, --allow-write (home), --allow-env, --allow-run=git, --allow-sys.
  */
 import { join, resolve } from "node:path";
@@ -29,6 +34,19 @@ import { type LabelledQuery, type Published, readDataset, readPublished, type Re
 import { mean, quantile, queryScores, type Retrieved, type Scores } from "./eval/metrics.ts";
 import { FileBm25 } from "./eval/baseline.ts";
 import { buildFingerprint } from "./eval/fingerprint.ts";
+import { assignFolds, crossValidate, type CrossValidation, rankingCandidates } from "./eval/cross_validate.ts";
+import { type BudgetOutcome, budgetRecall, parseBudgets, summarizeBudgets } from "./eval/budget.ts";
+import { getCodeContext } from "../src/query/code_context.ts";
+import { compactAnswer } from "../src/mcp/compact.ts";
+import { buildMetadata } from "../src/core/metadata.ts";
+import { estimateTokens } from "../src/query/_token_estimate.ts";
+import type { RankingParams } from "../src/query/search/ranking_params.ts";
+import type { ChunkHit } from "../src/query/search/candidates.ts";
+import type { CruxeConfig } from "../src/core/config.ts";
+import { EmbedRunner } from "../src/index/embed_runner.ts";
+import { embedConfigured } from "../src/index/embeddings.ts";
+import { indexChunkTexts } from "../src/state/chunk_vectors.ts";
+import { semanticHits } from "../src/query/semantic_search.ts";
 
 interface QueryOutcome {
   repo: string;
@@ -111,12 +129,17 @@ async function main() {
       languages: { type: "string" },
       json: { type: "boolean", default: false },
       out: { type: "string" },
+      folds: { type: "string" },
+      budgets: { type: "string" },
+      semantic: { type: "boolean", default: false },
       verbose: { type: "boolean", short: "v", default: false },
     },
   });
   const folder = positionals[0];
   if (!folder) {
-    console.error("usage: deno task eval FOLDER [--repos-root DIR] [--home DIR] [--only a,b] [--json] [--out FILE]");
+    console.error(
+      "usage: deno task eval FOLDER [--repos-root DIR] [--home DIR] [--only a,b] [--folds K] [--budgets 500,1000] [--semantic] [--json] [--out FILE]",
+    );
     Deno.exit(2);
   }
   const { repos, queries } = readDataset(folder);
@@ -133,6 +156,11 @@ async function main() {
   const outcomes: QueryOutcome[] = [];
   const perRepo: RepoOutcome[] = [];
   const skipped: { repo: string; reason: string }[] = [];
+  const opened: OpenRepo[] = [];
+  const folds = values.folds === undefined ? 0 : Number(values.folds);
+  const budgets = values.budgets === undefined ? [] : parseBudgets(values.budgets);
+  let cv: (CrossValidation & { candidates: string[] }) | null = null;
+  let budgetOutcomes: BudgetOutcome[] = [];
   try {
     for (const repo of repos) {
       if (only && !only.has(repo.name)) continue;
@@ -154,6 +182,7 @@ async function main() {
       const note = existsSync(revFile) ? Deno.readTextFileSync(revFile).trim() : undefined;
       perRepo.push({ ...r.summary, published: published.get(repo.name) ?? {}, revision_note: note });
       outcomes.push(...r.outcomes);
+      opened.push(r.open);
       if (!values.json) {
         const s = r.summary;
         console.error(
@@ -169,15 +198,111 @@ async function main() {
         }
       }
     }
+    if (values.semantic) await embedRepos(opened, home, config.embed, console.error);
+    if (folds) cv = crossValidateRanking(opened, folds, values.json ? null : console.error);
+    if (budgets.length) budgetOutcomes = budgetPass(opened, budgets);
   } finally {
     readers.closeAll();
     runner.shutdown();
     registry.close();
   }
-  const report = { build_fingerprint: fingerprint, ...summarize(perRepo, outcomes, skipped) };
+  const report = {
+    build_fingerprint: fingerprint,
+    ...summarize(perRepo, outcomes, skipped),
+    cross_validation: cv,
+    budgets: budgetOutcomes.length ? summarizeBudgets(budgetOutcomes) : null,
+  };
   if (values.out) Deno.writeTextFileSync(values.out, JSON.stringify(report, null, 2));
   if (values.json) console.log(JSON.stringify(report, null, 2));
   else printTable(report);
+}
+
+/** An indexed repository kept open for the later passes (cross-validation, budgets). */
+interface OpenRepo {
+  repo: string;
+  db: Db;
+  prefix: string;
+  queries: LabelledQuery[];
+  /** With `--semantic`: each query's nearest chunks from the configured embeddings endpoint. */
+  semantic?: Map<string, ChunkHit[]>;
+}
+
+/**
+ * `--semantic`: embeds every opened repository's chunks through the configured
+ * endpoint (a vector store per repository under the eval home) and each query,
+ * so the cross-validation can score the semantic layer and its fusion weight.
+ */
+async function embedRepos(opened: OpenRepo[], home: string, embed: CruxeConfig["embed"], log: (s: string) => void) {
+  if (!embedConfigured(embed)) throw new Error("--semantic needs CRUXE_EMBED_URL (and CRUXE_EMBED_MODEL)");
+  Deno.mkdirSync(join(home, "vectors"), { recursive: true });
+  for (const r of opened) {
+    const store = join(home, "vectors", `${r.repo}.db`);
+    const t0 = performance.now();
+    const st = await new EmbedRunner(embed).start(r.repo, store, () => indexChunkTexts(r.db));
+    log(
+      `embedded ${r.repo}: ${st.status} ${st.chunks_embedded}/${st.chunks_total} (${st.embedded_this_pass} new) in ` +
+        `${((performance.now() - t0) / 1000).toFixed(1)}s${st.error ? ` — ${st.error}` : ""}`,
+    );
+    r.semantic = new Map();
+    for (const q of r.queries) {
+      r.semantic.set(q.query, (await semanticHits(r.db, store, embed, { query: q.query })).hits);
+    }
+  }
+}
+
+/** Every query of `r` through search_code with `ranking`: the repository's mean scores. */
+function scoreRepo(r: OpenRepo, ranking: RankingParams): Scores {
+  return meanScores(r.queries.map((q) => {
+    const res = searchCode(r.db, { query: q.query, limit: 10 }, ranking, r.semantic?.get(q.query));
+    return score(
+      res.results.map((x) => ({ path: r.prefix + x.path, line_start: x.line_start, line_end: x.line_end })),
+      q,
+    );
+  }));
+}
+
+/** K-fold cross-validation of the ranking candidates over the opened repositories. */
+function crossValidateRanking(opened: OpenRepo[], k: number, log: ((s: string) => void) | null) {
+  const candidates = rankingCandidates(opened.some((r) => r.semantic));
+  const scores = new Map<string, Map<string, Scores>>();
+  for (const c of candidates) {
+    const t0 = performance.now();
+    scores.set(c.name, new Map(opened.map((r) => [r.repo, scoreRepo(r, c.params)])));
+    const all = [...scores.get(c.name)!.values()];
+    log?.(
+      `candidate ${c.name.padEnd(20)} ndcg ${f3(mean(all.map((s) => s.ndcg)))} (${
+        ((performance.now() - t0) / 1000).toFixed(1)
+      }s)`,
+    );
+  }
+  const names = candidates.map((c) => c.name);
+  return { candidates: names, ...crossValidate(names, scores, assignFolds(opened.map((r) => r.repo), k)) };
+}
+
+/** get_code_context at every budget for every query: recall and the tokens of the whole answer. */
+function budgetPass(opened: OpenRepo[], budgets: number[]): BudgetOutcome[] {
+  const out: BudgetOutcome[] = [];
+  const metadata = buildMetadata({});
+  for (const r of opened) {
+    for (const q of r.queries) {
+      for (const b of budgets) {
+        const res = getCodeContext(r.db, { query: q.query, max_tokens: b });
+        const items = res.items.map((i) => ({
+          path: r.prefix + i.path,
+          line_start: i.line_start,
+          line_end: i.line_end,
+        }));
+        out.push({
+          repo: r.repo,
+          budget: b,
+          recall: budgetRecall(items, [...q.relevant, ...q.secondary]),
+          answer_tokens: estimateTokens(JSON.stringify({ ...compactAnswer("get_code_context", res), metadata })),
+          verbose_tokens: estimateTokens(JSON.stringify({ ...res, metadata })),
+        });
+      }
+    }
+  }
+  return out;
 }
 
 async function evalRepo(
@@ -224,6 +349,7 @@ async function evalRepo(
   return {
     indexMs,
     outcomes,
+    open: { repo: repo.name, db, prefix, queries: qs },
     summary: {
       repo: repo.name,
       language: repo.language,
@@ -289,7 +415,13 @@ function summarize(perRepo: RepoOutcome[], outcomes: QueryOutcome[], skipped: { 
   };
 }
 
-function printTable(report: ReturnType<typeof summarize> & { build_fingerprint: string }) {
+function printTable(
+  report: ReturnType<typeof summarize> & {
+    build_fingerprint: string;
+    cross_validation: (CrossValidation & { candidates: string[] }) | null;
+    budgets: ReturnType<typeof summarizeBudgets> | null;
+  },
+) {
   const rows: string[] = [];
   const hdr = "repo                   lang        n   NDCG   MRR    R@5  | files-BM25 | pub raw  lexical hybrid";
   rows.push(hdr, "-".repeat(hdr.length));
@@ -347,6 +479,42 @@ function printTable(report: ReturnType<typeof summarize> & { build_fingerprint: 
       "not a quality claim; only a held-out set measures quality.",
   );
   for (const s of report.skipped) rows.push(`skipped ${s.repo}: ${s.reason}`);
+  const cv = report.cross_validation;
+  if (cv) {
+    const fmt = (s: Scores) => `NDCG ${f3(s.ndcg)}  MRR ${f3(s.mrr)}  R@5 ${f3(s.r5)}`;
+    rows.push(
+      "",
+      `cross-validation: ${cv.k} folds by repository, ${cv.candidates.length} ranking settings ` +
+        `(tuned on k-1 folds, scored on the held-out fold)`,
+    );
+    for (const f of cv.folds) {
+      rows.push(
+        `  fold ${f.fold} (${f.repos.length} repos) chose ${f.chosen.padEnd(20)} train NDCG ${f3(f.train_ndcg)}  ` +
+          `held-out ${fmt(f.held_out)}`,
+      );
+    }
+    rows.push(`  plain (defaults)       ${fmt(cv.plain)}`);
+    rows.push(`  held-out, pooled       ${fmt(cv.pooled)}`);
+    rows.push(
+      `  held-out, fold mean    ${fmt(cv.mean)}   (sd over folds: NDCG ${f3(cv.sd.ndcg)}  MRR ${f3(cv.sd.mrr)}  ` +
+        `R@5 ${f3(cv.sd.r5)})`,
+    );
+  }
+  if (report.budgets) {
+    rows.push(
+      "",
+      "get_code_context token-budget recall (a target is covered when a returned item overlaps it; tokens are the " +
+        "whole answer, envelope included, chars/4):",
+      "  budget  recall  semble-chunks | answer tokens mean  max | verbose max  over budget",
+    );
+    for (const b of report.budgets) {
+      rows.push(
+        `  ${String(b.budget).padStart(6)}  ${f3(b.recall)}  ${b.published === undefined ? "     " : f3(b.published)}` +
+          `         | ${b.answer_tokens_mean.toFixed(0).padStart(17)}  ${String(b.answer_tokens_max).padStart(4)} | ` +
+          `${String(b.verbose_tokens_max).padStart(11)}  ${b.over_budget}`,
+      );
+    }
+  }
   console.log(rows.join("\n"));
 }
 

@@ -58,11 +58,17 @@ export interface InProcess {
 /** Builds an in-process server runtime (no transport). */
 export function inProcess(
   router: Partial<RouterOptions> = {},
-  opts: { home?: string; prewarm?: boolean; warmsetCapacity?: number; readerWorkers?: number } = {},
+  opts: {
+    home?: string;
+    prewarm?: boolean;
+    warmsetCapacity?: number;
+    readerWorkers?: number;
+    env?: Record<string, string>;
+  } = {},
 ): InProcess {
   const home = opts.home ?? tempHomeDir();
   const config = {
-    ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os),
+    ...resolveConfig({ ...opts.env, CRUXE_HOME: home }, Deno.build.os),
     workers: 1,
     ...(opts.warmsetCapacity ? { warmsetCapacity: opts.warmsetCapacity } : {}),
   };

@@ -53,9 +53,12 @@ export function unknownConfigKeys(file: Record<string, unknown>): string[] {
     }
   };
   check(file, CONFIG_FILE_KEYS, "");
-  const llm = file.llm;
-  if (typeof llm === "object" && llm !== null && !Array.isArray(llm)) {
-    check(llm as Record<string, unknown>, LLM_CONFIG_KEYS, "llm.");
+  // The embeddings endpoint takes the same keys as the LLM one.
+  for (const key of ["llm", "embed"]) {
+    const block = file[key];
+    if (typeof block === "object" && block !== null && !Array.isArray(block)) {
+      check(block as Record<string, unknown>, LLM_CONFIG_KEYS, `${key}.`);
+    }
   }
   return out;
 }

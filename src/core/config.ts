@@ -54,6 +54,8 @@ export interface CruxeConfig {
   allowGlobalScope: boolean;
   /** LLM endpoint for ask_code (OpenAI-compatible or Ollama). */
   llm: { url: string | null; model: string | null; apiKey: string | null; timeoutMs: number };
+  /** Optional embeddings endpoint for the semantic layer (OpenAI-compatible or Ollama); off when `url` is null. */
+  embed: { url: string | null; model: string | null; apiKey: string | null; timeoutMs: number };
   /** Names given to repositories (path -> name) for multi-repo scope. */
   repoNames: Record<string, string>;
   /** The live index: watching, polling or off. */
@@ -70,6 +72,7 @@ export const CONFIG_FILE_KEYS = [
   "warmsetCapacity",
   "allowGlobalScope",
   "llm",
+  "embed",
   "repoNames",
 ] as const satisfies readonly (keyof CruxeConfig)[];
 
@@ -114,6 +117,7 @@ export function resolveConfig(
     return Number.isFinite(n) && n > 0 ? n : d;
   };
   const fileLlm: Partial<CruxeConfig["llm"]> = file.llm ?? {};
+  const fileEmbed: Partial<CruxeConfig["embed"]> = file.embed ?? {};
   return {
     home: env.CRUXE_HOME ?? file.home ?? defaultHome(env, os),
     maxFileBytes: num(env.CRUXE_MAX_FILE_BYTES, file.maxFileBytes ?? 16 * 1024 * 1024),
@@ -130,6 +134,12 @@ export function resolveConfig(
       model: env.CRUXE_LLM_MODEL ?? fileLlm.model ?? null,
       apiKey: env.CRUXE_LLM_API_KEY ?? fileLlm.apiKey ?? null,
       timeoutMs: num(env.CRUXE_LLM_TIMEOUT_MS, fileLlm.timeoutMs ?? 30000),
+    },
+    embed: {
+      url: env.CRUXE_EMBED_URL ?? fileEmbed.url ?? null,
+      model: env.CRUXE_EMBED_MODEL ?? fileEmbed.model ?? null,
+      apiKey: env.CRUXE_EMBED_API_KEY ?? fileEmbed.apiKey ?? null,
+      timeoutMs: num(env.CRUXE_EMBED_TIMEOUT_MS, fileEmbed.timeoutMs ?? 30000),
     },
     repoNames: file.repoNames ?? {},
     watch: resolveWatch(env, file.watch),

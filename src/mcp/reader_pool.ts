@@ -85,11 +85,16 @@ export class ReaderPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(readonly size: number, private readonly idleRetireMs = IDLE_RETIRE_MS) {}
+  /** `mainThreadTools`: pooled tools that this server must answer on the main thread all the same. */
+  constructor(
+    readonly size: number,
+    private readonly idleRetireMs = IDLE_RETIRE_MS,
+    private readonly mainThreadTools: readonly string[] = [],
+  ) {}
 
   /** Whether `tool` can be answered by a worker. */
   accepts(tool: string): boolean {
-    return this.size > 0 && !this.closed && POOLED_TOOLS.has(tool);
+    return this.size > 0 && !this.closed && POOLED_TOOLS.has(tool) && !this.mainThreadTools.includes(tool);
   }
 
   /**

@@ -14,6 +14,10 @@ import { type RouterOptions, WorkspaceRouter } from "./workspace_router.ts";
 import { JobProgressBroadcaster } from "./progress_notifier.ts";
 import { LiveSync, type LiveSyncOptions } from "./live_sync.ts";
 import { ReaderPool, readerPoolSize } from "./reader_pool.ts";
+import { EmbedRunner } from "../index/embed_runner.ts";
+import { embedConfigured } from "../index/embeddings.ts";
+import { indexChunkTexts, vectorsPath } from "../state/chunk_vectors.ts";
+import type { ProjectRow } from "../state/registry.ts";
 
 /** What the runtime is built from. */
 export interface RuntimeOptions {
@@ -40,6 +44,8 @@ export class ServerRuntime {
   readonly live: LiveSync;
   /** Answers query tools off the main thread (size 0: everything runs on the main thread). */
   readonly readerPool: ReaderPool;
+  /** The optional semantic layer's embedding passes (null when no embeddings endpoint is configured). */
+  readonly embedder: EmbedRunner | null;
   readonly startedAt = Date.now();
   /** Set when shutdown begins: new calls are refused. */
   shuttingDown = false;
@@ -62,10 +68,37 @@ export class ServerRuntime {
       },
     });
     this.progress = new JobProgressBroadcaster(this.runner);
-    this.readerPool = new ReaderPool(options.readerWorkers ?? readerPoolSize(envForPool()));
+    this.embedder = embedConfigured(config.embed) ? new EmbedRunner(config.embed) : null;
+    // The semantic layer embeds queries through this runtime's endpoint: search_code then answers here.
+    this.readerPool = new ReaderPool(
+      options.readerWorkers ?? readerPoolSize(envForPool()),
+      undefined,
+      this.embedder ? ["search_code"] : [],
+    );
     // A published job changes the index file under the cached read view: reopen on next use.
     this.offJobs = this.runner.subscribe((e) => {
       if (e.type === "end") this.readers.invalidate(e.project.project_id);
+      // Chunk vectors follow a published index (the lexical answer never waits for them).
+      if (e.type === "end" && e.job.status === "published") this.embedChunks(e.project);
+    });
+  }
+
+  /** The project's vector store file (it may not exist yet). */
+  vectorStorePath(project: ProjectRow): string {
+    return vectorsPath(this.registry.projectDir(project.project_id));
+  }
+
+  /**
+   * Starts the project's embedding pass when a semantic layer is configured
+   * and no pass ran in this process yet (or `again`); a pass that cannot
+   * start is reported by index_status, never thrown.
+   */
+  embedChunks(project: ProjectRow, again = true): void {
+    if (!this.embedder || this.closed) return;
+    if (!again && this.embedder.status(project.project_id)) return;
+    void this.embedder.start(project.project_id, this.vectorStorePath(project), () => {
+      const view = this.readers.view(project);
+      return view.db && view.schemaStatus === "compatible" ? indexChunkTexts(view.db) : [];
     });
   }
 
@@ -81,6 +114,7 @@ export class ServerRuntime {
     } catch { /* the store is going away anyway */ }
     this.runner.shutdown();
     this.readerPool.close();
+    this.embedder?.shutdown();
     this.freshness.close();
     this.readers.closeAll();
     this.registry.close();

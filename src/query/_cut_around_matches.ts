@@ -84,8 +84,10 @@ export function cutAroundMatches(lines: string[], firstLine: number, stems: stri
   // The lines matching the most words first, then in source order.
   const score = (i: number) => stems.filter((s) => lines[i].toLowerCase().includes(s)).length;
   matching.sort((a, b) => score(b) - score(a) || a - b);
-  outer: for (const m of matching) {
-    for (let i = m - WINDOW; i <= m + WINDOW; i++) if (!take(i)) break outer;
+  // Each matching line first, then its neighbours nearest first, as far as the budget goes.
+  for (const m of matching) {
+    if (!take(m)) break;
+    for (let d = 1; d <= WINDOW; d++) take(m - d), take(m + d);
   }
   for (let i = 1; i < lines.length; i++) if (!take(i)) break;
   const out: string[] = [];

@@ -1,12 +1,13 @@
 /**
  * get_code_context: the code an agent needs for a query, fitted to a token
- * budget. `depth` gives the best definitions with their bodies; `breadth`
- * gives more definitions as signatures with their neighbours (container,
- * members, callees). Both add the imports of the files involved and the
- * signatures of what the top definitions call, while budget remains. Blocks
- * are taken greedily in priority order; a block that does not fit is skipped
- * (the first body is cut to fit instead, around the lines that match the
- * query, with `elided_lines`) and the answer is `truncated`.
+ * budget that bounds the whole answer. Candidates follow search_code's
+ * ranking. `depth` gives the best results' bodies first; `breadth` gives
+ * more definitions as signatures with their neighbours (container, members,
+ * callees). Both add the imports of the files involved and the signatures of
+ * what the top definitions call, while budget remains. Blocks are taken
+ * greedily in priority order; a body longer than its share of the budget is
+ * cut around the lines that match the query (with `elided_lines`), another
+ * block that does not fit is skipped, and the answer is then `truncated`.
  * Reads only the open index.
  */
 import type { Db } from "../state/db.ts";
@@ -16,7 +17,7 @@ import { type ContextCandidate, contextCandidates } from "./_context_candidates.
 import { fileLines } from "./_file_lines.ts";
 import { TargetResolver } from "./_resolve_target.ts";
 import { containmentChain, goMethodsOf } from "./symbol_hierarchy.ts";
-import { estimateTokens, ITEM_OVERHEAD_TOKENS, TOKEN_ESTIMATOR } from "./_token_estimate.ts";
+import { jsonTokens, METADATA_TOKENS, TOKEN_ESTIMATOR } from "./_token_estimate.ts";
 import { cutAroundMatches, queryStems } from "./_cut_around_matches.ts";
 import { CALLABLE_KINDS, TYPE_KINDS } from "./_symbol_row.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
@@ -104,28 +105,79 @@ function parseMaxTokens(value: unknown): number {
 
 interface Block {
   item: Omit<ContextItem, "estimated_tokens">;
-  /** A first body may be cut to fit rather than skipped. */
+  /** A body may be cut to fit (around its matching lines) rather than skipped. */
   cuttable: boolean;
   /** A definition or signature of a candidate (counts as included). */
   primary: boolean;
 }
 
+/** Smallest share of the budget a body is cut down to before it is left out. */
+const MIN_CUT_TOKENS = 48;
+/** Smallest share a body gets: room for its fields, its signature and a few matching lines. */
+const MIN_BODY_SHARE = 140;
+/** Largest share a body after the first gets: a large budget buys more results, not longer ones. */
+const MAX_BODY_SHARE = 350;
+/** Tokens of an item's `estimated_tokens` field and its separating comma. */
+const ESTIMATE_FIELD_TOKENS = 8;
+
+/** Tokens an item costs in the answer, as sent. */
+function itemCost(item: Block["item"]): number {
+  return jsonTokens(item, ESTIMATE_FIELD_TOKENS);
+}
+
 /**
- * Context for `query` within `max_tokens` (default 4,000; 100..100,000).
+ * A body cut to at most `cap` tokens around the lines that match the query
+ * (the signature line stays; left-out runs are listed in `elided_lines`),
+ * or null when not even that fits.
+ */
+function fitBody(item: Block["item"], stems: string[], cap: number): { item: Block["item"]; cost: number } | null {
+  const lines = item.content.split("\n");
+  let target = cap - itemCost({ ...item, content: "", content_truncated: true, elided_lines: [] });
+  for (let attempt = 0; attempt < 4 && target > 8; attempt++) {
+    const cut = cutAroundMatches(lines, item.line_start, stems, target);
+    const next = { ...item, content: cut.content, content_truncated: true, elided_lines: cut.elided };
+    const cost = itemCost(next);
+    if (cost <= cap) return { item: next, cost };
+    target -= cost - cap + 4;
+  }
+  return null;
+}
+
+/**
+ * Context for `query` within `max_tokens` (default 4,000; 100..100,000):
+ * the whole answer (items, the answer's other fields and the protocol
+ * metadata) is estimated to stay within it. Candidates come in
+ * search_code's order; each body is cut around its matching lines when it
+ * would take more than its share of the budget (half for the first, a quarter
+ * for the others, never under 140 nor, after the first, over 350 tokens), so
+ * a long function does not crowd out the next results.
  * Throws `invalid_input` (empty query), `invalid_max_tokens`, `invalid_strategy`.
  */
 export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResult {
   const q = requireQuery(input?.query);
   const maxTokens = parseMaxTokens(input.max_tokens);
   const strategy = parseEnum(input.strategy, "strategy", ["breadth", "depth"] as const, "depth", "invalid_strategy");
-  const n = strategy === "depth" ? Math.min(12, Math.max(3, Math.floor(maxTokens / 400))) : Math.min(
-    40,
-    Math.max(5, Math.floor(maxTokens / 150)),
-  );
+  const n = strategy === "depth"
+    ? Math.min(40, Math.max(5, Math.floor(maxTokens / 100)))
+    : Math.min(40, Math.max(5, Math.floor(maxTokens / 100)));
   const candidates = contextCandidates(db, q.text, n);
   const builder = new BlockBuilder(db);
   const blocks = strategy === "depth" ? builder.depth(candidates) : builder.breadth(candidates);
   const stems = queryStems(q.text);
+  const shownQuery = q.text.length > 200 ? q.text.slice(0, 200) + "…" : q.text;
+  // The answer's own fields (at their widest) and the metadata are paid for first.
+  const budget = maxTokens - jsonTokens({
+    query: shownQuery,
+    strategy,
+    max_tokens: maxTokens,
+    estimated_tokens: maxTokens,
+    token_estimator: TOKEN_ESTIMATOR,
+    items: [],
+    total_candidates: candidates.length,
+    included_candidates: candidates.length,
+    query_truncated: q.truncated,
+    truncated: false,
+  }, METADATA_TOKENS);
 
   const items: ContextItem[] = [];
   let used = 0;
@@ -140,34 +192,34 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
       if (b.primary) included++;
       continue;
     }
-    const cost = estimateTokens(b.item.content) + ITEM_OVERHEAD_TOKENS;
-    if (used + cost <= maxTokens) {
-      taken.add(id);
-      items.push({ ...b.item, estimated_tokens: cost });
-      used += cost;
-      if (b.primary) included++;
-      continue;
+    const room = budget - used;
+    const firstBody = !items.some((i) => i.role === "definition" || i.role === "snippet");
+    const share = !b.cuttable
+      ? room
+      : Math.max(MIN_BODY_SHARE, firstBody ? Math.floor(budget / 2) : Math.min(MAX_BODY_SHARE, Math.floor(budget / 4)));
+    const cap = Math.min(room, share);
+    let item = b.item;
+    let cost = itemCost(item);
+    if (cost > cap) {
+      // The first body may take all the room rather than be left out.
+      const fit = !b.cuttable ? null : (cap >= MIN_CUT_TOKENS ? fitBody(item, stems, cap) : null) ??
+        (firstBody && room > cap ? fitBody(item, stems, room) : null);
+      if (!fit) {
+        truncated = true;
+        continue;
+      }
+      // Cut to its share of the budget: the answer is not complete.
+      truncated = true;
+      item = fit.item;
+      cost = fit.cost;
     }
-    truncated = true;
-    const room = maxTokens - used - ITEM_OVERHEAD_TOKENS;
-    if (b.cuttable && items.every((i) => i.role !== "definition") && room > 40) {
-      // Keep the lines that answer the query (and the signature), not just the first ones.
-      const cut = cutAroundMatches(b.item.content.split("\n"), b.item.line_start, stems, room - 4);
-      const c = estimateTokens(cut.content) + ITEM_OVERHEAD_TOKENS;
-      items.push({
-        ...b.item,
-        content: cut.content,
-        content_truncated: true,
-        elided_lines: cut.elided,
-        estimated_tokens: c,
-      });
-      taken.add(id);
-      used += c;
-      included++;
-    }
+    taken.add(id);
+    items.push({ ...item, estimated_tokens: cost });
+    used += cost;
+    if (b.primary) included++;
   }
   return {
-    query: q.text.length > 200 ? q.text.slice(0, 200) + "…" : q.text,
+    query: shownQuery,
     strategy,
     max_tokens: maxTokens,
     estimated_tokens: used,
@@ -196,26 +248,31 @@ class BlockBuilder {
     this.resolver = new TargetResolver(db);
   }
 
-  /** Bodies of the top candidates, each followed by its file's imports and its container's header; callees last. */
+  /**
+   * Bodies of every candidate first, in ranking order (cut to fit when long);
+   * then, while budget remains, the containers and imports of the top three
+   * and the signatures of what they call.
+   */
   depth(cands: ContextCandidate[]): Block[] {
-    const first: Block[] = [];
-    const later: Block[] = [];
+    const bodies: Block[] = cands.map((c) => this.body(c, true));
+    const containers: Block[] = [];
+    const imports: Block[] = [];
+    const callees: Block[] = [];
     const files = new Set<string>();
-    cands.forEach((c, i) => {
-      first.push(this.body(c, i === 0));
+    for (const c of cands.slice(0, 3)) {
       const path = c.type === "symbol" ? c.row.path : c.path;
       if (!files.has(path)) {
         files.add(path);
         const imp = this.imports(path, c.type === "symbol" ? c.row.language : c.language);
-        if (imp) first.push(imp);
+        if (imp) imports.push(imp);
       }
       if (c.type === "symbol") {
         const container = this.container(c.row);
-        if (container) first.push(container);
-        if (i < 3) later.push(...this.callees(c.row, 8));
+        if (container) containers.push(container);
+        callees.push(...this.callees(c.row, 8));
       }
-    });
-    return [...first, ...later];
+    }
+    return [...bodies, ...containers, ...imports, ...callees];
   }
 
   /** Signatures of many candidates with their container, members and callees; then the top body. */

@@ -12,6 +12,8 @@
  * `/api/chat`, anything else gets `/v1/chat/completions`.
  */
 import { CruxeError } from "../core/errors.ts";
+import { readCapped } from "../index/capped_body.ts";
+import { resolveApiUrl } from "../index/endpoint_url.ts";
 
 /** The `llm` block of the config. */
 export interface LlmConfig {
@@ -56,24 +58,7 @@ export function llmConfigured(cfg: LlmConfig | null | undefined): cfg is LlmConf
 
 /** Works out the API and full URL of an endpoint (see the module comment). Throws `invalid_input` on a bad URL. */
 export function resolveEndpoint(raw: string): LlmEndpoint {
-  let u: URL;
-  try {
-    u = new URL(raw.trim());
-  } catch {
-    throw new CruxeError("invalid_input", `The LLM endpoint URL is not a URL: ${raw}`);
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") {
-    throw new CruxeError("invalid_input", `The LLM endpoint must be http(s): ${raw}`);
-  }
-  const path = u.pathname.replace(/\/+$/, "");
-  if (path.endsWith("/api/chat")) return { api: "ollama", url: u.toString() };
-  if (path.endsWith("/chat/completions")) return { api: "openai", url: u.toString() };
-  if (path.endsWith("/v1")) u.pathname = path + "/chat/completions";
-  else if (u.port === "11434" && path === "") {
-    u.pathname = "/api/chat";
-    return { api: "ollama", url: u.toString() };
-  } else u.pathname = path + "/v1/chat/completions";
-  return { api: "openai", url: u.toString() };
+  return resolveApiUrl(raw, "LLM endpoint", { ollama: "/api/chat", openai: "/chat/completions" });
 }
 
 /**
@@ -154,25 +139,6 @@ export async function chat(cfg: LlmConfig & { url: string }, messages: ChatMessa
     model: typeof j?.model === "string" ? j.model : cfg.model,
     truncated: cut.cut || !received.complete,
   };
-}
-
-/** Reads at most `limit` bytes of a response body, cancelling the rest; `complete` when the body ended first. */
-async function readCapped(res: Response, limit: number): Promise<{ bytes: Uint8Array; complete: boolean }> {
-  if (!res.body) return { bytes: new Uint8Array(0), complete: true };
-  const reader = res.body.getReader();
-  const out = new Uint8Array(limit);
-  let size = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return { bytes: out.subarray(0, size), complete: true };
-    const take = Math.min(value.length, limit - size);
-    out.set(value.subarray(0, take), size);
-    size += take;
-    if (take < value.length) {
-      await reader.cancel().catch(() => {});
-      return { bytes: out.subarray(0, size), complete: false };
-    }
-  }
 }
 
 /**

@@ -12,12 +12,14 @@ import { generatedPaths } from "../state/file_flags.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { classifyIntent, type QueryIntent } from "./search/intent.ts";
 import { queryTerms, searchTerms } from "./search/fts_query.ts";
-import type { SourceFilter } from "./search/candidates.ts";
+import type { ChunkHit, SourceFilter } from "./search/candidates.ts";
 import { indexedLanguages } from "../state/read/files.ts";
 import { identifierOf, sourceLists } from "./search/plan.ts";
 import { fuse } from "./search/fuse.ts";
 import { applySignals, kindsMentioned, type QueryFacts } from "./search/signals.ts";
 import { aggregateFiles, attachSymbols, mergeOverlaps, type SearchResult, toResult } from "./search/shape.ts";
+import { DEFAULT_RANKING, type RankingParams } from "./search/ranking_params.ts";
+import { fileSymbolCounts } from "../state/file_stats.ts";
 
 import {
   checkPathPrefix,
@@ -102,8 +104,18 @@ function normalizeInput(db: Db, input: SearchCodeInput) {
   return { query, limit, language, pathPrefix, explain };
 }
 
-/** Runs one search_code query against one project index. */
-export function searchCode(db: Db, input: SearchCodeInput): SearchCodeResult {
+/**
+ * Runs one search_code query against one project index. `ranking` replaces
+ * the default ranking parameters (evaluation only; answers use the default).
+ * `semantic` is the optional semantic layer's nearest chunks, best first,
+ * fused as one more source.
+ */
+export function searchCode(
+  db: Db,
+  input: SearchCodeInput,
+  ranking: Readonly<RankingParams> = DEFAULT_RANKING,
+  semantic: ChunkHit[] = [],
+): SearchCodeResult {
   const opts = normalizeInput(db, input);
   const text = opts.query.text;
   const intent = classifyIntent(text);
@@ -121,15 +133,26 @@ export function searchCode(db: Db, input: SearchCodeInput): SearchCodeResult {
     kinds: kindsMentioned(words),
     mentionsTests: words.some((w) => /^(tests?|spec|specs|testing|mock|mocks|fixture|fixtures)$/.test(w)),
   };
-  const units = [...fuse(sourceLists(db, text, intent, filter)).values()];
+  const lists = sourceLists(db, text, intent, filter, ranking.prose);
+  const near = semantic.filter((h) =>
+    (!filter.language || h.language === filter.language) && (!filter.pathPrefix || h.path.startsWith(filter.pathPrefix))
+  );
+  if (near.length) {
+    lists.push({ source: "semantic", weight: ranking.semantic, items: near.map((hit) => ({ kind: "chunk", hit })) });
+  }
+  const units = [...fuse(lists, ranking.rrfK).values()];
   attachSymbols(db, units);
   const generated = generatedPaths(db, units.map((u) => u.path));
-  const ranked = mergeOverlaps(applySignals(units, facts, generated));
+  const fileSymbols = ranking.fileSizePrior > 0 && intent === "natural_language"
+    ? fileSymbolCounts(db, [...new Set(units.map((u) => u.path))])
+    : undefined;
+  const ranked = mergeOverlaps(applySignals(units, facts, ranking, fileSymbols, generated));
   const final = aggregateFiles(
     ranked,
     intent === "natural_language" || intent === "path",
     intent === "symbol" ? 3 : 2,
     intent === "path",
+    ranking.fileAggregate,
   );
   const snippetTerms = terms.concat(ident ? splitIdentifier(ident.leaf) : []);
   const results = final.slice(0, opts.limit).map((u) => {

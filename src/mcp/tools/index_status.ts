@@ -17,9 +17,12 @@ export const indexStatusTool = defineTool({
   }),
   handler: function indexStatusHandler(_args, ctx) {
     const rt = ctx.runtime;
+    // The optional semantic layer's embedding pass, when one ran in this server.
+    const semantic = rt.embedder?.status(ctx.route.project.project_id);
     return {
       ...projectStatus(rt.registry, rt.readers, ctx.route.project, ctx.activeJob(), (j) => rt.runner.jobView(j)),
       watch: rt.live.status(ctx.route.project),
+      ...(semantic ? { semantic } : {}),
     };
   },
 });

@@ -3,6 +3,8 @@ import { z } from "zod";
 import { searchCode, searchCodeInScope } from "../../query/search_code.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
 import { repoArg, scopeArg, scopeDeps, scopedSearch, scopeOfCall } from "./scope_args.ts";
+import { semanticHits } from "../../query/semantic_search.ts";
+import { embedConfigured, MAX_EMBED_DIMS } from "../../index/embeddings.ts";
 
 /** The search_code tool. */
 export const searchCodeTool = defineTool({
@@ -28,11 +30,43 @@ export const searchCodeTool = defineTool({
     repo: repoArg.optional(),
     topK: z.number().int().min(1).max(100).optional().describe("Alias of limit (multi-repo contract)."),
     pathPrefix: z.string().max(4096).optional().describe("Alias of path_prefix (multi-repo contract)."),
+    vector: z.array(z.number()).min(1).max(MAX_EMBED_DIMS).optional().describe(
+      "The query's embedding, for the optional semantic layer: must have the collection's dimensions " +
+        "(meta.collection). Without it the server embeds the query when an embeddings endpoint is configured.",
+    ),
   }),
-  handler: function searchCodeHandler(args, ctx) {
+  handler: async function searchCodeHandler(args, ctx) {
     if (args.scope !== undefined || args.repo !== undefined) {
       return searchCodeInScope(scopeDeps(ctx), scopeOfCall(args, ctx), args, scopedSearch);
     }
-    return searchCode(ctx.db(), args);
+    const { vector, ...input } = args;
+    // Without the semantic layer (no endpoint, no client vector) nothing but the index is needed.
+    if (vector === undefined && !semanticLayerOn(ctx)) return searchCode(ctx.db(), input);
+    const db = ctx.db();
+    const rt = ctx.runtime;
+    const semantic = await semanticHits(db, rt.vectorStorePath(ctx.route.project), rt.config.embed, {
+      query: args.query,
+      vector,
+    });
+    if (embedConfigured(rt.config.embed)) rt.embedChunks(ctx.route.project, false);
+    const body = searchCode(db, input, undefined, semantic.hits);
+    return {
+      ...body,
+      meta: {
+        collection: semantic.collection,
+        semantic_results: semantic.hits.length,
+        ...(semantic.completeness === "partial" ? { result_completeness: "partial" as const } : {}),
+        ...(semantic.note ? { note: semantic.note } : {}),
+      },
+    };
   },
 });
+
+/**
+ * True when this server has an embeddings endpoint. A reader worker answers
+ * search_code only on servers without one, so there it is false without
+ * asking the runtime (which a worker does not have).
+ */
+function semanticLayerOn(ctx: Parameters<typeof searchCodeTool.handler>[1]): boolean {
+  return ctx.routed && "embedder" in ctx.runtime && ctx.runtime.embedder !== null;
+}

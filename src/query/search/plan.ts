@@ -38,6 +38,7 @@ import type { RankedList } from "./fuse.ts";
 import { termStats } from "./term_stats.ts";
 import { isErrorSite, literalFragments, messageText } from "./error_text.ts";
 import { isTestPath } from "../../core/test_paths.ts";
+import { DEFAULT_RANKING, type ProseWeights } from "./ranking_params.ts";
 
 /** Depth of each source's list. */
 export const DEPTH = { symbols: 60, chunks: 150, chunksDeep: 400, files: 40, exact: 40, literal: 60 };
@@ -109,8 +110,14 @@ function contentPhrases(text: string, stats: ReturnType<typeof termStats>): stri
   return runs.length ? runs.slice(0, 4).map((r) => phraseOf(r.join(" "))).join(" OR ") : null;
 }
 
-/** The ranked lists that answer `text` under `intent`. */
-export function sourceLists(db: Db, text: string, intent: QueryIntent, f: SourceFilter): RankedList[] {
+/** The ranked lists that answer `text` under `intent` (prose sources weighted by `w`). */
+export function sourceLists(
+  db: Db,
+  text: string,
+  intent: QueryIntent,
+  f: SourceFilter,
+  w: Readonly<ProseWeights> = DEFAULT_RANKING.prose,
+): RankedList[] {
   const out: RankedList[] = [];
   const stats = termStats(db);
   const push = (source: string, weight: number, items: Item[]) => {
@@ -165,25 +172,25 @@ export function sourceLists(db: Db, text: string, intent: QueryIntent, f: Source
       if (expr) {
         // One deeper chunk list serves both the chunk ranking and the per-file evidence.
         const hits = chunkSource(db, expr, f, DEPTH.chunksDeep);
-        push("chunks", 1.5, asChunks(hits.slice(0, DEPTH.chunks)));
-        push("file_evidence", 2, asFiles(filesFromChunks(hits)));
+        push("chunks", w.chunks, asChunks(hits.slice(0, DEPTH.chunks)));
+        push("file_evidence", w.file_evidence, asFiles(filesFromChunks(hits)));
       }
       // Names and paths are matched on exact words: prefixes there pull in too many unrelated names.
       const exactExpr = anyPlanned(planTerms(terms, stats, { stem: false }));
       if (exactExpr) {
-        push("symbols", 1, asSymbols(symbolSource(db, exactExpr, f, DEPTH.symbols)));
-        push("files", 1, asFiles(fileSource(db, exactExpr, f, DEPTH.files)));
+        push("symbols", w.symbols, asSymbols(symbolSource(db, exactExpr, f, DEPTH.symbols)));
+        push("files", w.files, asFiles(fileSource(db, exactExpr, f, DEPTH.files)));
       }
       // Identifiers written inside prose (`how bats_pipe chains ...`) name definitions.
       const idents = codeIdentifiers(text);
       if (idents.length) {
-        push("exact_name", 1.5, asSymbols(exactNameSource(db, idents, f, DEPTH.exact)));
+        push("exact_name", w.exact_name, asSymbols(exactNameSource(db, idents, f, DEPTH.exact)));
         // The same identifiers as whole words of code: finds them where no symbol table exists.
         const identExpr = anyOf(idents.map((i) => i.toLowerCase()));
-        if (identExpr) push("identifier_text", 1, asChunks(chunkSource(db, identExpr, f, 40)));
+        if (identExpr) push("identifier_text", w.identifier_text, asChunks(chunkSource(db, identExpr, f, 40)));
       }
       const phrase = contentPhrases(text, stats);
-      if (phrase) push("phrase", 0.75, asChunks(chunkSource(db, phrase, f, 40)));
+      if (phrase) push("phrase", w.phrase, asChunks(chunkSource(db, phrase, f, 40)));
     }
   }
   return out;

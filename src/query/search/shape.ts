@@ -90,13 +90,15 @@ function nested(a: [number, number], b: [number, number]): boolean {
  * File-level aggregation: every unit of a file lends weight to the file's
  * best unit (a file that matches in many places is more likely the answer).
  * With `onePerFile`, only that best unit stays (prose queries: the ranks
- * are better spent on other files). Input sorted best first.
+ * are better spent on other files). `share` of the second unit's score is
+ * added (half of it for the third, a sixth for the rest). Input sorted best first.
  */
 export function aggregateFiles(
   units: Unit[],
   onePerFile: boolean,
   perFileMax: number,
   preferFiles = false,
+  share = 0.3,
 ): Unit[] {
   const groups = new Map<string, Unit[]>();
   for (const u of units) {
@@ -106,7 +108,10 @@ export function aggregateFiles(
   }
   const out: Unit[] = [];
   for (const g of groups.values()) {
-    const extra = g.slice(1).reduce((acc, u, i) => acc + u.score * (i === 0 ? 0.3 : i === 1 ? 0.15 : 0.05), 0);
+    const extra = g.slice(1).reduce(
+      (acc, u, i) => acc + u.score * (i === 0 ? share : i === 1 ? share / 2 : share / 6),
+      0,
+    );
     if (onePerFile) {
       // Prefer a unit with lines (symbol or chunk) as the file's representative.
       // A definition the query names word for word (`workspace router` → `WorkspaceRouter`) represents its

@@ -9,6 +9,7 @@ import { splitIdentifier } from "../../core/identifiers.ts";
 import { lightStem } from "./fts_query.ts";
 import { isErrorSite } from "./error_text.ts";
 import { isTestPath } from "../../core/test_paths.ts";
+import { DEFAULT_RANKING, type RankingParams } from "./ranking_params.ts";
 
 /** What signals know about the query. */
 export interface QueryFacts {
@@ -120,9 +121,16 @@ export function companionsOfCandidateTypes(units: Unit[]): Map<Unit, string> {
 
 /**
  * Applies every signal to every unit (in place) and returns them sorted best
- * first. `generated`: paths a generator wrote (ranked below hand-written code).
+ * first. `fileSymbols` (symbols defined per path) feeds the file-size prior;
+ * `generated`: paths a generator wrote (ranked below hand-written code).
  */
-export function applySignals(units: Unit[], q: QueryFacts, generated: ReadonlySet<string> = new Set()): Unit[] {
+export function applySignals(
+  units: Unit[],
+  q: QueryFacts,
+  p: Readonly<RankingParams> = DEFAULT_RANKING,
+  fileSymbols?: Map<string, number>,
+  generated: ReadonlySet<string> = new Set(),
+): Unit[] {
   const companions = companionsOfCandidateTypes(units);
   const termSet = new Set(q.terms);
   const stemSet = new Set(q.terms.map(lightStem));
@@ -171,7 +179,7 @@ export function applySignals(units: Unit[], q: QueryFacts, generated: ReadonlySe
     if (stemSet.size) {
       const slash = u.path.lastIndexOf("/");
       const stem = u.path.slice(slash + 1).replace(/\.[^.]*$/, "");
-      const f = 1 + 0.6 * stemCoverage(stem, stemSet) +
+      const f = 1 + p.pathAffinity * stemCoverage(stem, stemSet) +
         0.2 * Math.min(1, dirHits(u.path.slice(0, Math.max(0, slash)), stemSet) / stemSet.size);
       factor(u, "path_affinity", f);
       if (q.identifier && stem.toLowerCase() === q.identifier.toLowerCase()) factor(u, "file_named_after_symbol", 1.5);
@@ -183,7 +191,14 @@ export function applySignals(units: Unit[], q: QueryFacts, generated: ReadonlySe
     }
     // `RouterOptions` when `WorkspaceRouter` is a candidate too: the type first, unless the query names the companion.
     if (companions.has(u) && q.identifier !== sym?.name) factor(u, "companion_of_type", 0.6);
-    if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", 0.4);
+    if (fileSymbols && q.intent === "natural_language") {
+      factor(
+        u,
+        "file_size_prior",
+        1 + p.fileSizePrior * Math.min(1, Math.log10(1 + (fileSymbols.get(u.path) ?? 0)) / 2.5),
+      );
+    }
+    if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", p.testPenalty);
     if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
     if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);
     if (generated.has(u.path)) factor(u, "generated_penalty", 0.5);

@@ -1,0 +1,66 @@
+/**
+ * The tunable numbers of search_code's ranking in one object: the fusion
+ * damping, the weights of the prose sources and the strength of a few
+ * signals. `DEFAULT_RANKING` is what every caller gets; an evaluation may
+ * pass another object to compare values (never per repository or per query).
+ * Pure data, no I/O.
+ */
+
+/** Weights of the sources a natural-language query fuses. */
+export interface ProseWeights {
+  chunks: number;
+  file_evidence: number;
+  symbols: number;
+  files: number;
+  exact_name: number;
+  identifier_text: number;
+  phrase: number;
+}
+
+/** Ranking parameters of search_code. */
+export interface RankingParams {
+  /** RRF damping constant: small k lets the first ranks of a source dominate. */
+  rrfK: number;
+  prose: ProseWeights;
+  /** Multiplier for results in test paths when the query does not mention tests. */
+  testPenalty: number;
+  /** Largest boost for a file name the query spells out (1 + this × coverage). */
+  pathAffinity: number;
+  /** Share of a file's second-best unit added to its best one (the third gets half of it). */
+  fileAggregate: number;
+  /** Weight of the semantic (nearest chunk vectors) list, when the optional semantic layer answers. */
+  semantic: number;
+  /**
+   * For prose queries, a boost for files that define many symbols (the central
+   * implementation rather than a small interface or helper): up to 1 + this,
+   * reached at about 300 symbols on a log scale. 0 turns it off.
+   */
+  fileSizePrior: number;
+}
+
+/** The ranking every caller gets. */
+export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
+  rrfK: 10,
+  prose: Object.freeze({
+    chunks: 1.5,
+    file_evidence: 2,
+    symbols: 1,
+    files: 1,
+    exact_name: 1.5,
+    identifier_text: 1,
+    phrase: 0.75,
+  }),
+  testPenalty: 0.4,
+  pathAffinity: 0.6,
+  fileAggregate: 0.3,
+  semantic: 1,
+  fileSizePrior: 0,
+});
+
+/** `base` with the given fields replaced (`prose` merged field by field). */
+export function withRanking(
+  base: Readonly<RankingParams>,
+  change: Partial<Omit<RankingParams, "prose">> & { prose?: Partial<ProseWeights> },
+): RankingParams {
+  return { ...base, ...change, prose: { ...base.prose, ...change.prose } };
+}

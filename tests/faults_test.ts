@@ -530,7 +530,17 @@ Deno.test("index_status shows a job another live Cruxe process runs on the proje
     } finally {
       assert.equal((await child.status).success, true);
     }
-    const done = bodyOf(await s.call("index_status", { workspace: dir }));
+    // The other process has exited: its published index is what this server reads next (bounded wait: a
+    // loaded machine may still be flushing the other process's last writes when it is first asked).
+    let done: Record<string, unknown> = {};
+    await waitFor(
+      async () => {
+        done = bodyOf(await s.call("index_status", { workspace: dir }));
+        return done.index_status === "ready";
+      },
+      10_000,
+      "index_status ready after the other process published",
+    );
     assert.equal(done.active_job, null);
     assert.equal(done.index_status, "ready");
     assert.equal(project.repo_root, done.repo_root);

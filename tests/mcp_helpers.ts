@@ -150,3 +150,49 @@ export async function stdioClient(
   await client.connect(transport);
   return { client, transport, stderr: () => err };
 }
+
+/** A spawned HTTP server once it said its port: stderr so far, and a stop that waits for it to exit. */
+export interface SpawnedHttp {
+  port: number;
+  stderr: () => string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Waits (at most 60 s) for a spawned `serve-mcp --transport http` (stderr
+ * piped) to print its listening URL, and keeps reading stderr until the
+ * process closes it. Throws, after stopping it, when it never says its port.
+ */
+export async function awaitHttpPort(child: Deno.ChildProcess): Promise<SpawnedHttp> {
+  let err = "";
+  const reader = child.stderr.getReader();
+  const dec = new TextDecoder();
+  let port = 0;
+  const end = Date.now() + 60_000;
+  while (!port && Date.now() < end) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    err += dec.decode(value);
+    port = Number(err.match(/MCP over HTTP on http:\/\/[^\s]+:(\d+)\//)?.[1] ?? 0);
+  }
+  const drained = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+      if (done) break;
+      err += dec.decode(value);
+    }
+    reader.releaseLock();
+  })();
+  const stop = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* gone */ }
+    await child.status;
+    await drained;
+  };
+  if (!port) {
+    await stop();
+    throw new Error(`server did not start: ${err}`);
+  }
+  return { port, stderr: () => err, stop };
+}

@@ -9,7 +9,15 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { bodyOf, CRUXE_FLAGS, REPO_ROOT, stdioClient, syntheticGoRepo, tempHomeDir } from "./mcp_helpers.ts";
+import {
+  awaitHttpPort,
+  bodyOf,
+  CRUXE_FLAGS,
+  REPO_ROOT,
+  stdioClient,
+  syntheticGoRepo,
+  tempHomeDir,
+} from "./mcp_helpers.ts";
 
 interface HttpServer {
   port: number;
@@ -27,40 +35,8 @@ async function startHttp(home: string, args: string[]): Promise<HttpServer> {
     stderr: "piped",
     cwd: REPO_ROOT,
   }).spawn();
-  let err = "";
-  const reader = child.stderr.getReader();
-  const dec = new TextDecoder();
-  let port = 0;
-  const end = Date.now() + 60_000;
-  while (!port && Date.now() < end) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    err += dec.decode(value);
-    const m = err.match(/MCP over HTTP on http:\/\/[^\s]+:(\d+)\//);
-    if (m) port = Number(m[1]);
-  }
-  // Keeps reading stderr until the process closes it (stop() waits for this).
-  const drained = (async () => {
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) break;
-      err += dec.decode(value);
-    }
-    reader.releaseLock();
-  })();
   await child.stdout.cancel();
-  const stop = async () => {
-    try {
-      child.kill("SIGTERM");
-    } catch { /* gone */ }
-    await child.status;
-    await drained;
-  };
-  if (!port) {
-    await stop();
-    throw new Error(`server did not start: ${err}`);
-  }
-  return { port, child, stderr: () => err, stop };
+  return { ...await awaitHttpPort(child), child };
 }
 
 /** Sends one raw HTTP/1.1 request (fetch cannot set Host); returns the status code. */

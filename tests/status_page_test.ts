@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { CRUXE_FLAGS, REPO_ROOT, syntheticGoRepo, tempHomeDir, waitFor } from "./mcp_helpers.ts";
+import { awaitHttpPort, CRUXE_FLAGS, REPO_ROOT, syntheticGoRepo, tempHomeDir, waitFor } from "./mcp_helpers.ts";
 
 const CHROMIUM = ["chromium", "chromium-browser", "google-chrome"].find((c) => {
   try {
@@ -29,33 +29,7 @@ async function startServer(home: string, repo: string) {
     stdout: "null",
     stderr: "piped",
   }).spawn();
-  const reader = child.stderr.getReader();
-  let err = "";
-  let port = 0;
-  const end = Date.now() + 60_000;
-  while (!port && Date.now() < end) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    err += dec.decode(value);
-    port = Number(err.match(/MCP over HTTP on http:\/\/[^\s]+:(\d+)\//)?.[1] ?? 0);
-  }
-  const drained = (async () => {
-    for (;;) {
-      const { done } = await reader.read().catch(() => ({ done: true }));
-      if (done) break;
-    }
-  })();
-  const stop = async () => {
-    try {
-      child.kill("SIGTERM");
-    } catch { /* gone */ }
-    await child.status;
-    await drained;
-  };
-  if (!port) {
-    await stop();
-    throw new Error(`server did not start: ${err}`);
-  }
+  const { port, stop } = await awaitHttpPort(child);
   return { port, stop };
 }
 

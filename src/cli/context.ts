@@ -5,7 +5,13 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONFIG_FILE_KEYS, type CruxeConfig, LLM_CONFIG_KEYS, resolveConfig } from "../core/config.ts";
+import {
+  CONFIG_FILE_KEYS,
+  type CruxeConfig,
+  LLM_CONFIG_KEYS,
+  resolveConfig,
+  WATCH_CONFIG_KEYS,
+} from "../core/config.ts";
 import { warn } from "../core/log.ts";
 import { nearest } from "./args.ts";
 import { CruxeError } from "../core/errors.ts";
@@ -54,10 +60,14 @@ export function unknownConfigKeys(file: Record<string, unknown>): string[] {
   };
   check(file, CONFIG_FILE_KEYS, "");
   // The embeddings endpoint takes the same keys as the LLM one.
-  for (const key of ["llm", "embed"]) {
+  const blocks: [string, readonly string[]][] = [["llm", LLM_CONFIG_KEYS], ["embed", LLM_CONFIG_KEYS], [
+    "watch",
+    WATCH_CONFIG_KEYS,
+  ]];
+  for (const [key, known] of blocks) {
     const block = file[key];
     if (typeof block === "object" && block !== null && !Array.isArray(block)) {
-      check(block as Record<string, unknown>, LLM_CONFIG_KEYS, `${key}.`);
+      check(block as Record<string, unknown>, known, `${key}.`);
     }
   }
   return out;

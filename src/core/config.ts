@@ -66,6 +66,7 @@ export interface CruxeConfig {
 export const CONFIG_FILE_KEYS = [
   "home",
   "maxFileBytes",
+  "maxFullTextBytes",
   "workers",
   "workerRecycleFiles",
   "maxAutoWorkspaces",
@@ -74,7 +75,11 @@ export const CONFIG_FILE_KEYS = [
   "llm",
   "embed",
   "repoNames",
+  "watch",
 ] as const satisfies readonly (keyof CruxeConfig)[];
+
+/** Keys of the config file's `watch` block. */
+export const WATCH_CONFIG_KEYS = ["mode", "pollIntervalMs", "workspaces"] as const;
 
 /** Keys of the config file's `llm` object. */
 export const LLM_CONFIG_KEYS = [

@@ -32,6 +32,11 @@ const CALLS: [string, Record<string, unknown>][] = [
   ["get_symbol_hierarchy", { symbol_name: "CheckRateLimit" }],
   ["find_related_symbols", { symbol_name: "ValidateToken" }],
   ["get_code_context", { query: "ValidateToken" }],
+  ["find_references", { symbol_name: "Claims" }],
+  ["find_references", { symbol_name: "NoSuchThingAnywhere" }],
+  ["get_call_graph", { symbol_name: "ValidateToken", depth: 2 }],
+  ["explain_ranking", { query: "validate token", result_id: "no-such-result" }],
+  ["suggest_followup_queries", { query: "validate token" }],
 ];
 
 Deno.test("reader workers answer query tools exactly as the main thread does, errors included", async () => {

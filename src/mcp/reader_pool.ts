@@ -23,6 +23,10 @@ export const POOLED_TOOLS: ReadonlySet<string> = new Set([
   "get_file_outline",
   "get_symbol_hierarchy",
   "find_related_symbols",
+  "find_references",
+  "get_call_graph",
+  "explain_ranking",
+  "suggest_followup_queries",
 ]);
 
 /** One call sent to a worker. */

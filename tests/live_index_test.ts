@@ -168,7 +168,9 @@ Deno.test("live index (events): create, modify, delete, rename, new directory, i
     Deno.mkdirSync(join(repo, "generated"), { recursive: true });
     Deno.writeTextFileSync(join(repo, "generated", "g.go"), "package generated\n\nfunc Generated() {}\n");
     await waitFor(
-      async () => ((await watchOf(s.client)).events_ignored as number) >= ignoredBefore + 4,
+      // At least the two directories created in the watched root; events for files written at once inside a
+      // brand-new directory can arrive before the recursive watch covers it, so they are not counted on.
+      async () => ((await watchOf(s.client)).events_ignored as number) >= ignoredBefore + 2,
       BOUND,
       "the ignored events to be seen",
     );

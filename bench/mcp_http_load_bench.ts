@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CRUXE_FLAGS } from "../tests/mcp_helpers.ts";
+import { awaitHttpPort, CRUXE_FLAGS } from "../tests/mcp_helpers.ts";
 
 const big = Deno.args[0] ?? "/work/corpora/go";
 const queryRepo = Deno.args[1] ?? join(big, "net");
@@ -50,22 +50,8 @@ const child = new Deno.Command(Deno.execPath(), {
   stdout: "null",
   stderr: "piped",
 }).spawn();
-const reader = child.stderr.getReader();
-let log = "";
-let port = 0;
-while (!port) {
-  const { value, done } = await reader.read();
-  if (done) throw new Error(`server exited: ${log}`);
-  log += new TextDecoder().decode(value);
-  port = Number(log.match(/MCP over HTTP on http:\/\/[^\s]+:(\d+)\//)?.[1] ?? 0);
-}
-(async () => {
-  for (;;) {
-    const r = await reader.read().catch(() => ({ done: true, value: undefined }));
-    if (r.done) break;
-    log += new TextDecoder().decode(r.value);
-  }
-})();
+const server = await awaitHttpPort(child);
+const port = server.port;
 const base = `http://127.0.0.1:${port}/`;
 
 async function client(): Promise<Client> {
@@ -182,7 +168,9 @@ const [h, q] = await Promise.all([healthLoad(), queryLoad()]);
 console.log(`phase 3 (${seconds}s, /health + queries): ${h}`);
 console.log(`  ${q}`);
 console.log(`  ${await jobState()}`);
-console.log(`server log lines mentioning 'locked': ${log.split("\n").filter((l) => /locked/i.test(l)).length}`);
+console.log(
+  `server log lines mentioning 'locked': ${server.stderr().split("\n").filter((l) => /locked/i.test(l)).length}`,
+);
 await ctl.close();
 child.kill("SIGTERM");
 const status = await child.status;

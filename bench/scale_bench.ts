@@ -20,7 +20,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { DatabaseSync } from "node:sqlite";
-import { CRUXE_FLAGS } from "../tests/mcp_helpers.ts";
+import { awaitHttpPort, CRUXE_FLAGS } from "../tests/mcp_helpers.ts";
 
 const corpus = Deno.args[0] ?? "/work/corpora/linux";
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 15);
@@ -217,21 +217,7 @@ async function serve(env: Record<string, string> = {}): Promise<Server> {
     stdout: "null",
     stderr: "piped",
   }).spawn();
-  const reader = child.stderr.getReader();
-  let log = "";
-  let port = 0;
-  while (!port) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited: ${log}`);
-    log += dec.decode(value);
-    port = Number(log.match(/MCP over HTTP on http:\/\/[^\s]+:(\d+)\//)?.[1] ?? 0);
-  }
-  (async () => {
-    for (;;) {
-      const r = await reader.read().catch(() => ({ done: true }));
-      if (r.done) break;
-    }
-  })();
+  const { port, stop } = await awaitHttpPort(child);
   const base = `http://127.0.0.1:${port}/`;
   return {
     child,
@@ -241,10 +227,7 @@ async function serve(env: Record<string, string> = {}): Promise<Server> {
       await c.connect(new StreamableHTTPClientTransport(new URL(base)));
       return c;
     },
-    stop: async () => {
-      child.kill("SIGTERM");
-      await child.status;
-    },
+    stop,
   };
 }
 

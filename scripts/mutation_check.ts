@@ -12,6 +12,7 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { CRUXE_FLAGS } from "../tests/mcp_helpers.ts";
 
 /** One deliberate break and the test that must notice it. */
 export interface Mutation {
@@ -382,15 +383,8 @@ export const MUTATIONS: Mutation[] = [
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
 const LINKED = new Set(["node_modules", "grammars"]);
 const SKIPPED = new Set([".git", "dist", ".cruxe-test"]);
-const TEST_FLAGS = [
-  "--no-check",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-net=127.0.0.1,localhost",
-  "--allow-sys",
-];
+/** The test task's flags: the ones the suite spawns Cruxe with, without type checking. */
+const TEST_FLAGS = ["--no-check", ...CRUXE_FLAGS];
 
 /** A scratch copy of the checkout; returns its path. */
 function scratchCopy(): string {

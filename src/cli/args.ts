@@ -149,13 +149,3 @@ export function parseCommandArgs<T extends OptionTable>(command: string, args: s
   }
   return { values: values as Parsed<T>["values"], positionals };
 }
-
-/** Parses `--name` as an integer in `[min, max]`; undefined stays undefined. */
-export function intOption(v: string | undefined, name: string, min = 1, max = 1000): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!/^-?\d+$/.test(v.trim()) || !Number.isInteger(n) || n < min || n > max) {
-    throw new CruxeError("invalid_input", `--${name} must be an integer between ${min} and ${max} (got "${v}")`);
-  }
-  return n;
-}

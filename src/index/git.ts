@@ -312,7 +312,7 @@ export function currentRef(root: string): string | null {
  */
 export async function gitListFiles(root: string, timeoutMs = GIT_TIMEOUT_MS): Promise<string[] | null> {
   const gitDir = gitDirOf(root);
-  if (!gitDir || !hasGit(root)) return null;
+  if (!gitDir || readTextOrNull(join(gitDir, "HEAD")) === null) return null;
   const args = gitArgs({ root, gitDir }, "ls-files", ["-z", "--cached", "--others", "--exclude-standard"]);
   const out = await spawnGitAsync(args, timeoutMs);
   if (!out) return null;

@@ -337,7 +337,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     emit("discovery", true);
     clock.lap("scan");
 
-    writer = openWriter(opts.projectDir, opts.force);
+    writer = IndexWriter.open(opts.projectDir, opts.force);
     const previous = writer.manifest();
     // With force every file is re-processed: compare against nothing.
     const manifest = opts.force ? new Map<string, ManifestEntry>() : previous;
@@ -405,12 +405,4 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     pool.close();
     writer?.close();
   }
-}
-
-/**
- * Opens the index for writing; with `force`, an index this build cannot use is
- * replaced instead of refused (a damaged one is moved aside, never deleted).
- */
-function openWriter(projectDir: string, force: boolean): IndexWriter {
-  return IndexWriter.open(projectDir, force);
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
 import { debug } from "../core/log.ts";
 import { readRepoFile, underSymlinkedDirectory } from "../state/safe_open.ts";
-import { gitListFiles, hasGit } from "./git.ts";
+import { gitListFiles } from "./git.ts";
 
 /** A file the scan found, with what `stat` said. */
 export interface ScannedFile {
@@ -27,8 +27,11 @@ export interface ScanResult {
 /** Largest ignore file read; a bigger one is treated as absent. */
 const MAX_IGNORE_FILE_BYTES = 8 * 1024 * 1024;
 
-/** An ignore file of the repository, read through the safe open (a FIFO or a link out is treated as absent). */
-function readText(root: string, rel: string): string | null {
+/**
+ * The text of an ignore file of the repository (`rel` from the root), read
+ * through the safe open: missing, a FIFO, a link out or one over 8 MiB is null.
+ */
+export function readIgnoreText(root: string, rel: string): string | null {
   try {
     return new TextDecoder().decode(readRepoFile(root, rel, { maxBytes: MAX_IGNORE_FILE_BYTES }).bytes);
   } catch {
@@ -37,12 +40,12 @@ function readText(root: string, rel: string): string | null {
 }
 
 function walk(root: string, onFile: (rel: string) => void): void {
-  const info = readText(root, ".git/info/exclude");
+  const info = readIgnoreText(root, ".git/info/exclude");
   const base = new IgnoreStack().with(info ? new IgnoreFile("", info) : null);
   const visit = (dirRel: string, rules: IgnoreStack, depth: number) => {
     if (depth > 64) return;
     const abs = dirRel ? join(root, dirRel) : root;
-    const gi = readText(root, dirRel ? `${dirRel}/.gitignore` : ".gitignore");
+    const gi = readIgnoreText(root, dirRel ? `${dirRel}/.gitignore` : ".gitignore");
     const local = rules.with(gi ? new IgnoreFile(dirRel, gi) : null);
     let entries: Deno.DirEntry[];
     try {
@@ -78,10 +81,10 @@ export async function scanRepository(
   opts: { maxFileBytes: number; useGit?: boolean },
 ): Promise<ScanResult> {
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
-  const cruxeIgnoreText = readText(root, ".cruxeignore");
+  const cruxeIgnoreText = readIgnoreText(root, ".cruxeignore");
   const cruxeIgnore = new IgnoreStack().with(cruxeIgnoreText ? new IgnoreFile("", cruxeIgnoreText) : null);
-  const git = opts.useGit ?? hasGit(root);
-  let listed: string[] | null = git ? await gitListFiles(root) : null;
+  // gitListFiles answers null outside a git work tree of this root, so it is also the check for one.
+  let listed: string[] | null = opts.useGit === false ? null : await gitListFiles(root);
   const vcs = listed ? "git" : "plain";
   if (!listed) {
     listed = [];

@@ -5,7 +5,7 @@
  * Requires `--allow-read` on the repository.
  */
 import { builtinSkip, IgnoreFile } from "./ignore_rules.ts";
-import { readRepoFile } from "../state/safe_open.ts";
+import { readIgnoreText } from "./scan.ts";
 
 /** The rule that excluded most of the top-level entries of a repository. */
 export interface ExclusionCause {
@@ -22,11 +22,8 @@ export interface ExclusionCause {
 const ROOT_IGNORE_FILES = [".git/info/exclude", ".gitignore", ".cruxeignore"];
 
 function readIgnore(root: string, rel: string): IgnoreFile | null {
-  try {
-    return new IgnoreFile("", new TextDecoder().decode(readRepoFile(root, rel, { maxBytes: 8 * 1024 * 1024 }).bytes));
-  } catch {
-    return null;
-  }
+  const text = readIgnoreText(root, rel);
+  return text === null ? null : new IgnoreFile("", text);
 }
 
 /**

@@ -9,7 +9,7 @@
  * Requires `--allow-read` on the repository.
  */
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
-import { readRepoFile } from "../state/safe_open.ts";
+import { readIgnoreText } from "./scan.ts";
 
 /** What an event on a path means for the index. */
 export type PathVerdict =
@@ -24,8 +24,7 @@ export type PathVerdict =
   /** A path the scan would see (a file, or a directory that may hold some). */
   | "change";
 
-/** Largest ignore file read; a bigger one is treated as absent (as the scan does). */
-const MAX_IGNORE_FILE_BYTES = 8 * 1024 * 1024;
+/** The ignore files a directory may hold. */
 const IGNORE_FILES = new Set([".gitignore", ".cruxeignore"]);
 
 /** Classifies repository-relative paths of filesystem events. */
@@ -102,10 +101,6 @@ export class WatchFilter {
   }
 
   private read(rel: string): string | null {
-    try {
-      return new TextDecoder().decode(readRepoFile(this.root, rel, { maxBytes: MAX_IGNORE_FILE_BYTES }).bytes);
-    } catch {
-      return null;
-    }
+    return readIgnoreText(this.root, rel);
   }
 }

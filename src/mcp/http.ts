@@ -149,7 +149,7 @@ export function httpHandler(
           { "www-authenticate": 'Bearer realm="cruxe"' },
         );
       }
-      const path = new URL(req.url).pathname;
+      const path = url.pathname;
       if (path === "/health") {
         if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed("GET");
         return json(200, buildHealth(rt), { "cache-control": "no-store" });

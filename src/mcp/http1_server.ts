@@ -23,6 +23,7 @@
  * keep-alive, or left part of its body unread. Requires `--allow-net` on
  * the listen address.
  */
+import { concatChunks } from "./byte_chunks.ts";
 
 /** Listener settings. */
 export interface Http1Options {
@@ -113,10 +114,7 @@ class BufferedConn {
         if (buf.length) throw new BadRequest(400, "connection closed inside a request head");
         return null;
       }
-      const next = new Uint8Array(buf.length + got.length);
-      next.set(buf);
-      next.set(got, buf.length);
-      buf = next;
+      buf = concatChunks([buf, got], buf.length + got.length);
     }
   }
 
@@ -273,10 +271,7 @@ async function writeResponse(
     else text += `content-length: ${body.length}\r\n`;
     const headBytes = enc.encode(text + "\r\n");
     const sent = head.method === "HEAD" ? 0 : body.length;
-    const out = new Uint8Array(headBytes.length + sent);
-    out.set(headBytes);
-    out.set(body.subarray(0, sent), headBytes.length);
-    await writeAll(conn, out);
+    await writeAll(conn, concatChunks([headBytes, body.subarray(0, sent)], headBytes.length + sent));
     return;
   }
   // An HTTP/1.0 client cannot read chunks: it gets the raw stream, ended by closing the connection.
@@ -294,11 +289,7 @@ async function writeResponse(
       }
       // One write per chunk (size line, data, CRLF), so an event never waits on Nagle's algorithm.
       const size = enc.encode(value.length.toString(16) + "\r\n");
-      const frame = new Uint8Array(size.length + value.length + 2);
-      frame.set(size);
-      frame.set(value, size.length);
-      frame.set(CRLF, size.length + value.length);
-      await writeAll(conn, frame);
+      await writeAll(conn, concatChunks([size, value, CRLF], size.length + value.length + CRLF.length));
     }
     if (chunked) await writeAll(conn, enc.encode("0\r\n\r\n"));
   } catch (e) {

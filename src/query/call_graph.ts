@@ -162,7 +162,7 @@ export function getCallGraph(db: Db, input: CallGraphInput): CallGraphResult {
   const callersOf = (sym: SymbolRow): { caller: SymbolRow; line: number; resolution: Resolution }[] => {
     const nameId = referenceNameId(db, sym.name);
     if (nameId === null) return [];
-    const judge = new ReferenceJudge(db, sym);
+    const judge = new ReferenceJudge(db, sym, resolver);
     const out: { caller: SymbolRow; line: number; resolution: Resolution }[] = [];
     const fresh = new Set<number>();
     const room = maxNodes - nodes.size;

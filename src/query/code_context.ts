@@ -157,9 +157,7 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
   const q = requireQuery(input?.query);
   const maxTokens = parseMaxTokens(input.max_tokens);
   const strategy = parseEnum(input.strategy, "strategy", ["breadth", "depth"] as const, "depth", "invalid_strategy");
-  const n = strategy === "depth"
-    ? Math.min(40, Math.max(5, Math.floor(maxTokens / 100)))
-    : Math.min(40, Math.max(5, Math.floor(maxTokens / 100)));
+  const n = Math.min(40, Math.max(5, Math.floor(maxTokens / 100)));
   const candidates = contextCandidates(db, q.text, n);
   const builder = new BlockBuilder(db);
   const blocks = strategy === "depth" ? builder.depth(candidates) : builder.breadth(candidates);

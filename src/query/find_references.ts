@@ -157,8 +157,9 @@ export class ReferenceJudge {
   private enclosingParents = new Map<number, number | null>();
   private competitors = new Map<string, boolean>();
 
-  constructor(private db: Db, private sym: SymbolRow) {
-    this.resolver = new TargetResolver(db);
+  /** `resolver`: a cache over the same index, shared when one caller judges many symbols. */
+  constructor(private db: Db, private sym: SymbolRow, resolver = new TargetResolver(db)) {
+    this.resolver = resolver;
     this.parent = sym.parent_id === null ? undefined : symbolByRowId(db, sym.parent_id);
   }
 
@@ -176,12 +177,11 @@ export class ReferenceJudge {
 
   /** True when another definition of the name is closer to `path` than the symbol (the use means that one). */
   private shadowed(path: string, language: string, mine: Affinity): boolean {
-    const key = path;
-    let hit = this.competitors.get(key);
+    let hit = this.competitors.get(path);
     if (hit === undefined) {
       const cands = this.resolver.candidates(this.sym.name, path, language, ALL_KINDS);
       hit = cands.some((c) => c.row.id !== this.sym.id && AFFINITY_RANK[c.affinity] > AFFINITY_RANK[mine]);
-      this.competitors.set(key, hit);
+      this.competitors.set(path, hit);
     }
     return hit;
   }

@@ -40,7 +40,6 @@ export interface IndexView {
 /** Caches read connections by project. */
 export class IndexReaders {
   private views = new Map<string, IndexView>();
-  /** Connections closed after an incremental publish, whose name index the next connection takes over. */
 
   constructor(private registry: Registry) {}
 

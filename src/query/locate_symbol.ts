@@ -12,8 +12,7 @@ import { resultId } from "../core/ids.ts";
 import { definitionsNamed, definitionsWithPrefix, fuzzyNames, type NameEntry } from "./symbol_name_index.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
 import { byCodeUnits, type SymbolFields, symbolFields } from "./_symbol_row.ts";
-import type { SymbolRow } from "../state/read/rows.ts";
-import { symbolsByRowIds } from "../state/read/symbols.ts";
+import { symbolMapByRowIds } from "../state/read/symbols.ts";
 import { referenceCount, referencesOf } from "../state/read/edges.ts";
 import { generatedPaths } from "../state/file_flags.ts";
 import { parseKind, parseLanguage, parseLimit, requireName } from "./_input_rules.ts";
@@ -225,7 +224,7 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
   kept.sort((a, b) => b.score - a.score || byCodeUnits(a.row.path, b.row.path) || a.row.line_start - b.row.line_start);
 
   const shown = kept.slice(0, limit);
-  const full = fullRows(db, shown.map((c) => c.row.id));
+  const full = symbolMapByRowIds(db, shown.map((c) => c.row.id));
   const generated = generatedPaths(db, shown.map((c) => c.row.path));
   const results: LocatedSymbol[] = shown.map((c) => ({
     ...symbolFields(full.get(c.row.id)!),
@@ -258,10 +257,6 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
 }
 
 /** Full rows by id, for the few results shown. */
-function fullRows(db: Db, ids: number[]): Map<number, SymbolRow> {
-  return new Map(symbolsByRowIds(db, ids).map((r) => [r.id, r]));
-}
-
 function round(x: number): number {
   return Math.round(Math.max(0, Math.min(1, x)) * 1000) / 1000;
 }

@@ -407,10 +407,11 @@ export class IndexWriter {
     s.insFileFts.run(fileId, f.fileFts.path, f.fileFts.names);
     const rowIds: number[] = [];
     for (const sym of f.symbols) {
+      const nameLower = sym.name.toLowerCase();
       const r = s.insSym.run(
         f.path,
         sym.name,
-        sym.name.toLowerCase(),
+        nameLower,
         sym.qualifiedName,
         sym.kind,
         f.language,
@@ -425,7 +426,7 @@ export class IndexWriter {
       );
       const id = Number(r.lastInsertRowid);
       rowIds.push(id);
-      this.names.note(sym.name.toLowerCase());
+      this.names.note(nameLower);
       s.insSymFts.run(id, sym.fts[0], sym.fts[1], sym.fts[2]);
     }
     // One row per statement: a measured 6x faster here than multi-row statements with 192 bound values.

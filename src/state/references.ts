@@ -95,20 +95,6 @@ export function referencesInLines(db: Db, path: string, from: number, to: number
   return rows.map((r) => ({ ...toRow(r), name: r.name }));
 }
 
-/** Total occurrences and distinct names in the reference index (for status and measurements). */
-export function referenceTotals(db: Db): { references: number; names: number } {
-  const r = db.prepare("SELECT (SELECT count(*) FROM refs) AS refs, (SELECT count(*) FROM ref_names) AS names")
-    .get() as { refs: number; names: number };
-  return { references: Number(r.refs), names: Number(r.names) };
-}
-
-/** True when the index holds any occurrence from a file of `language`. */
-export function languageHasReferences(db: Db, language: string): boolean {
-  return !!db.prepare(
-    "SELECT 1 FROM files f WHERE f.language = ? AND EXISTS (SELECT 1 FROM refs r WHERE r.file_id = f.rowid) LIMIT 1",
-  ).get(language);
-}
-
 /** How many definitions are spelled exactly `name` (for follow-up suggestions). */
 export function definitionCount(db: Db, name: string): number {
   const r = db.prepare("SELECT count(*) AS n FROM symbols WHERE name_lower = ? AND name = ?")

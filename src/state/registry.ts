@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type Db, getMeta, moveAside, nowIso, openDb, quickCheck, tableNames } from "./db.ts";
 import { migrate, REGISTRY_MIGRATIONS } from "./schema.ts";
+import { indexPath } from "./project_index.ts";
 import { CruxeError } from "../core/errors.ts";
 import { asStorageError, type StorageReason, storageReason, storageUnavailable, unwritable } from "./storage_errors.ts";
 
@@ -397,7 +398,7 @@ export function rebuildRegistry(home: string): RegistryRebuild {
   const skipped: RegistryRebuild["skipped"] = [];
   try {
     for (const id of storeIds(home)) {
-      const store = join(registry.projectDir(id), "index.db");
+      const store = indexPath(registry.projectDir(id));
       if (!existsSync(store)) continue;
       let db: Db | null = null;
       try {

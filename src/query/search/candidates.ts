@@ -16,7 +16,6 @@ import {
   symbolsNamedAny,
   symbolsRanked,
 } from "../../state/read/search.ts";
-import { symbolsByRowIds } from "../../state/read/symbols.ts";
 
 export type { FileHit, SourceFilter } from "../../state/read/search.ts";
 
@@ -129,9 +128,4 @@ function withMatch(hits: ChunkHit[], needle: string): ChunkHit[] {
     h.match = [first, first + (needle.match(/\n/g)?.length ?? 0)];
   }
   return hits;
-}
-
-/** Symbols by row ids. */
-export function symbolsByIds(db: Db, ids: number[]): Map<number, SymbolHit> {
-  return new Map(symbolsByRowIds(db, ids).map((r) => [r.id, r]));
 }

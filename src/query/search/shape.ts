@@ -7,7 +7,7 @@ import { splitIdentifier } from "../../core/identifiers.ts";
 import type { Db } from "../../state/db.ts";
 import { resultId } from "../../core/ids.ts";
 import type { Unit } from "./fuse.ts";
-import { symbolsByIds } from "./candidates.ts";
+import { symbolMapByRowIds } from "../../state/read/symbols.ts";
 import { chunkAt, firstChunk } from "../../state/read/chunks.ts";
 
 /** One search result (one item of `search_code`'s `results`). */
@@ -39,7 +39,7 @@ const SCORE_HALF = 0.09;
 export function attachSymbols(db: Db, units: Unit[]): void {
   const need = units.filter((u) => !u.symbol && u.symbolRow !== undefined).map((u) => u.symbolRow!);
   if (!need.length) return;
-  const rows = symbolsByIds(db, need);
+  const rows = symbolMapByRowIds(db, need);
   for (const u of units) if (!u.symbol && u.symbolRow !== undefined) u.symbol = rows.get(u.symbolRow);
 }
 

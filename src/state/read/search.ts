@@ -218,27 +218,6 @@ function symbolsByBm25(db: Db, weights: string, match: string, limit: number): S
   );
 }
 
-/** Symbols for a context query: BM25 over name, qualified name and detail (8/3/1), best first. */
-export function symbolsForText(db: Db, match: string, limit: number): SymbolRow[] {
-  return symbolsByBm25(db, "8.0, 3.0, 1.0", match, limit);
-}
-
-/** Where a context query's words occur: chunk places by BM25 over body and path (1/2), best first. */
-export function chunkPlacesForText(
-  db: Db,
-  match: string,
-  limit: number,
-): Pick<ChunkRow, "path" | "language" | "line_start" | "line_end" | "symbol_row">[] {
-  return allRows(
-    db,
-    `SELECT c.path, c.language, c.line_start, c.line_end, c.symbol_row FROM (SELECT rowid AS rid, bm25(chunks_fts, 1.0, 2.0)
-       AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS hit JOIN chunks c ON c.id = hit.rid
-     ORDER BY hit.rank`,
-    match,
-    limit,
-  );
-}
-
 /** Symbols sharing words with a misspelt name: BM25 over name, qualified name and detail (5/2/0.5). */
 export function symbolsForWords(db: Db, match: string, limit: number): SymbolRow[] {
   return symbolsByBm25(db, "5.0, 2.0, 0.5", match, limit);

@@ -29,6 +29,11 @@ export function symbolsByRowIds(db: Db, ids: readonly number[]): SymbolRow[] {
   return out;
 }
 
+/** Symbols by row id, keyed by it (ids with no row are absent). */
+export function symbolMapByRowIds(db: Db, ids: readonly number[]): Map<number, SymbolRow> {
+  return new Map(symbolsByRowIds(db, ids).map((r) => [r.id, r]));
+}
+
 /**
  * Symbols whose name is `name` case-insensitively, in table order; only in
  * `path` when given; at most `limit` when given.

@@ -22,7 +22,6 @@ import { DEFAULT_RANKING, type RankingParams } from "./search/ranking_params.ts"
 import { fileSymbolCounts } from "../state/file_stats.ts";
 
 import {
-  checkPathPrefix,
   type ResolvedScope,
   type ScopeDeps,
   type ScopedHit,
@@ -194,9 +193,8 @@ export async function searchCodeInScope(
 ): Promise<ScopedSearchCodeResult> {
   const query = requireQuery(input.query);
   const topK = searchLimit(input);
-  const pathPrefix = input.path_prefix !== undefined
-    ? checkPathPrefix(input.path_prefix, "path_prefix")
-    : checkPathPrefix(input.pathPrefix);
+  // No single root in a scope: an absolute prefix is refused rather than made relative.
+  const pathPrefix = pathPrefixOf(input, undefined);
   const r = await searchScope(
     deps,
     resolved,

@@ -168,7 +168,12 @@ export class Registry {
   }
 
   /** A statement whose SQLite faults become `storage_unavailable` errors naming this registry. */
+  /** Prepared statements by SQL text (the registry runs a handful of statements, many times). */
+  private statements = new Map<string, GuardedStatement>();
+
   private sql(text: string): GuardedStatement {
+    const have = this.statements.get(text);
+    if (have) return have;
     const guard = <T>(fn: () => T): T => {
       try {
         return fn();
@@ -177,11 +182,13 @@ export class Registry {
       }
     };
     const stmt = guard(() => this.db.prepare(text));
-    return {
+    const guarded: GuardedStatement = {
       run: (...args) => void guard(() => stmt.run(...args)),
       get: (...args) => guard(() => stmt.get(...args)),
       all: (...args) => guard(() => stmt.all(...args)),
     };
+    this.statements.set(text, guarded);
+    return guarded;
   }
 
   // ---- projects ---------------------------------------------------------

@@ -28,7 +28,8 @@
  *   `merge.<driver>.driver`) cannot all be named with `-c`. They run only in
  *   commands that convert or compare content (checkout, add, diff, status,
  *   `cat-file --filters`/`--textconv`, merges); this module runs only
- *   `ls-files` and `--version` (`GIT_SUBCOMMANDS`), neither of which does.
+ *   `ls-files`, `merge-base` and `--version` (`GIT_SUBCOMMANDS`), none of
+ *   which does.
  *   A subcommand added here that reads content must pass its
  *   `--no-filters` / `--no-textconv` / `--no-ext-diff` options.
  * - Aliases: git never lets `alias.<name>` shadow a built-in command, and
@@ -76,7 +77,7 @@ import { isWithinRoot } from "../core/path_policy.ts";
 import { debug, warn } from "../core/log.ts";
 
 /** The only git subcommands Cruxe runs (none of them runs filters, textconv or diff drivers). */
-export const GIT_SUBCOMMANDS = ["ls-files"] as const;
+export const GIT_SUBCOMMANDS = ["ls-files", "merge-base"] as const;
 type GitSubcommand = typeof GIT_SUBCOMMANDS[number];
 
 /** Config overrides passed with `-c` on every call (see the module comment for why each). */
@@ -317,4 +318,50 @@ export async function gitListFiles(root: string, timeoutMs = GIT_TIMEOUT_MS): Pr
   const out = await spawnGitAsync(args, timeoutMs);
   if (!out) return null;
   return [...new Set(new TextDecoder().decode(out).split("\0").filter(Boolean))];
+}
+
+/**
+ * Refs (branch, tag, commit id, `HEAD~2`) a git call may be given: what git
+ * can parse as a revision and nothing an option parser could read as an
+ * option (a leading `-`), a range (`..`), a path (`:`), a glob or a control
+ * character. Refs are also passed after `--end-of-options`.
+ */
+const REV_RE = /^(?!-)(?!.*\.\.)[^\x00-\x20\x7f:?*[\\]{1,256}$/;
+
+/** True when `rev` is a revision Cruxe will pass to git (see `REV_RE`). */
+export function isSafeRevision(rev: string): boolean {
+  return REV_RE.test(rev);
+}
+
+/** What `gitMergeBase` found: the commit id, or why there is none. */
+export type MergeBaseResult = { commit: string } | { problem: string };
+
+/**
+ * The best common ancestor of revisions `a` and `b` (`git merge-base`) in
+ * the repository at canonical `root`, or the reason there is none (not a git
+ * work tree, an unknown revision, unrelated histories, git missing or past
+ * `timeoutMs`). Both revisions must pass `isSafeRevision` (callers check
+ * first; a refused one is a problem here too). `merge-base` reads commits
+ * only: no content, so no filter or diff driver can run. Requires
+ * `--allow-read` on the root and `--allow-run=git`.
+ */
+export async function gitMergeBase(
+  root: string,
+  a: string,
+  b: string,
+  timeoutMs = GIT_TIMEOUT_MS,
+): Promise<MergeBaseResult> {
+  for (const rev of [a, b]) {
+    if (!isSafeRevision(rev)) return { problem: `refused revision ${JSON.stringify(rev.slice(0, 100))}` };
+  }
+  const gitDir = gitDirOf(root);
+  if (!gitDir || readTextOrNull(join(gitDir, "HEAD")) === null) return { problem: `${root} is not a git work tree` };
+  const out = await spawnGitAsync(gitArgs({ root, gitDir }, "merge-base", ["--end-of-options", a, b]), timeoutMs);
+  const commit = out ? new TextDecoder().decode(out).trim() : "";
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) {
+    return {
+      problem: `git merge-base found no common ancestor of ${a} and ${b} (unknown revision or unrelated histories)`,
+    };
+  }
+  return { commit };
 }

@@ -112,23 +112,28 @@ function normalizeChanges(ops: DiffOp[]): DiffOp[] {
   return out;
 }
 
+/** A removed or added line with its file line number (on the base side for `-`, the head side for `+`). */
+export interface ChangedLine {
+  op: "-" | "+";
+  text: string;
+  line: number;
+}
+
 /**
  * Unified hunks of the script, with `context` kept lines around each change
  * (hunks whose context would touch are merged). Line numbers start at
  * `baseFirst` / `headFirst` (the file lines where the compared texts begin).
+ * Only changes `counts` accepts open a hunk (the others still show inside
+ * one when they fall in its span): a container passes a test that skips its
+ * members' lines, which are reported on their own.
  */
-export function unifiedHunks(ops: readonly DiffOp[], context = 2, baseFirst = 1, headFirst = 1): DiffHunk[] {
-  const changed: number[] = [];
-  ops.forEach((o, i) => o.op !== "=" && changed.push(i));
-  if (!changed.length) return [];
-  // Ranges of op indexes to show, merged when they overlap or touch.
-  const ranges: [number, number][] = [];
-  for (const i of changed) {
-    const from = Math.max(0, i - context), to = Math.min(ops.length - 1, i + context);
-    const last = ranges[ranges.length - 1];
-    if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to);
-    else ranges.push([from, to]);
-  }
+export function unifiedHunks(
+  ops: readonly DiffOp[],
+  context = 2,
+  baseFirst = 1,
+  headFirst = 1,
+  counts: (line: ChangedLine) => boolean = () => true,
+): DiffHunk[] {
   // Line numbers at each op index.
   const baseAt: number[] = [], headAt: number[] = [];
   let bl = baseFirst, hl = headFirst;
@@ -137,6 +142,20 @@ export function unifiedHunks(ops: readonly DiffOp[], context = 2, baseFirst = 1,
     headAt.push(hl);
     if (o.op !== "+") bl++;
     if (o.op !== "-") hl++;
+  }
+  const changed: number[] = [];
+  ops.forEach((o, i) => {
+    if (o.op === "=") return;
+    if (counts({ op: o.op, text: o.text, line: o.op === "-" ? baseAt[i] : headAt[i] })) changed.push(i);
+  });
+  if (!changed.length) return [];
+  // Ranges of op indexes to show, merged when they overlap or touch.
+  const ranges: [number, number][] = [];
+  for (const i of changed) {
+    const from = Math.max(0, i - context), to = Math.min(ops.length - 1, i + context);
+    const last = ranges[ranges.length - 1];
+    if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to);
+    else ranges.push([from, to]);
   }
   return ranges.map(([from, to]) => {
     const part = ops.slice(from, to + 1);
@@ -170,4 +189,9 @@ export function lineSimilarity(a: readonly string[], b: readonly string[]): numb
   if (!a.length && !b.length) return 1;
   const kept = diffLines(a, b).filter((o) => o.op === "=").length;
   return (2 * kept) / (a.length + b.length);
+}
+
+/** A hunk as unified-diff text: its `@@ -a,b +c,d @@` header, then its lines. */
+export function hunkText(h: DiffHunk): string {
+  return [`@@ -${h.base_start},${h.base_lines} +${h.head_start},${h.head_lines} @@`, ...h.lines].join("\n");
 }

@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { changeCounts, diffLines, type DiffOp, lineSimilarity, MAX_EDIT_DISTANCE, unifiedHunks } from "./_line_diff.ts";
+import {
+  changeCounts,
+  diffLines,
+  type DiffOp,
+  hunkText,
+  lineSimilarity,
+  MAX_EDIT_DISTANCE,
+  unifiedHunks,
+} from "./_line_diff.ts";
 
 /** Applies a script to its base: must give the head exactly. */
 function apply(ops: DiffOp[]): { base: string[]; head: string[] } {
@@ -85,4 +93,13 @@ Deno.test("lineSimilarity: 1 for equal, 0 for disjoint, in between for near-iden
   assert.equal(lineSimilarity([], []), 1);
   assert.equal(lineSimilarity(["a"], ["b"]), 0);
   assert.equal(lineSimilarity(["a", "b", "c", "d"], ["a", "b", "c", "e"]), 0.75);
+});
+
+Deno.test("unifiedHunks: only changes the filter counts open hunks", () => {
+  const base = ["a", "b", "c", "d", "e", "f", "g", "h"];
+  const head = ["a", "B", "c", "d", "e", "f", "G", "h"];
+  const hunks = unifiedHunks(diffLines(base, head), 1, 1, 1, (l) => l.line !== 2);
+  assert.equal(hunks.length, 1);
+  assert.deepEqual(hunks[0].lines, [" f", "-g", "+G", " h"]);
+  assert.equal(hunkText(hunks[0]), "@@ -6,3 +6,3 @@\n f\n-g\n+G\n h");
 });

@@ -1,0 +1,33 @@
+/**
+ * A read view of one ref's index: what the ref-comparing queries
+ * (diff_context, compare_symbol_between_commits) read from. It is the
+ * smallest thing both kinds of ref can give: the live working tree (its
+ * project index, with file reads through the safe open) and a git ref
+ * indexed from the object store (its own read-only store, with file reads
+ * from git blobs).
+ *
+ * The store behind `db` has the project-index schema (`files`, `symbols`,
+ * `chunks`, read through `src/state/read/`). Symbol bodies come from the
+ * stored chunks; `readFile` is asked only for a file whose text the store
+ * does not hold (a file over the full-text limit, a chunk cut at its size
+ * cap).
+ */
+import type { Db } from "./db.ts";
+
+/** One ref's index, opened for reading. */
+export interface RefView {
+  /** A read connection to the ref's index. */
+  db: Db;
+  /** How answers name the ref: a branch, tag or commit id as asked, or the working tree's branch. */
+  label: string;
+  /** The commit the index was built from; null for the live working tree (it may hold uncommitted edits). */
+  commitId: string | null;
+  /**
+   * The bytes of repository file `path` (relative, `/`-separated) at this
+   * ref, or null when the ref has no such readable file. Optional: without
+   * it only the stored text is compared. Must never read outside the
+   * repository (the working tree reads through the safe open, a git ref
+   * through blob reads of the hardened git module).
+   */
+  readFile?(path: string): Promise<Uint8Array | null>;
+}

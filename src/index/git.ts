@@ -326,6 +326,7 @@ export async function gitListFiles(root: string, timeoutMs = GIT_TIMEOUT_MS): Pr
  * option (a leading `-`), a range (`..`), a path (`:`), a glob or a control
  * character. Refs are also passed after `--end-of-options`.
  */
+// deno-lint-ignore no-control-regex -- control characters are exactly what the rule refuses
 const REV_RE = /^(?!-)(?!.*\.\.)[^\x00-\x20\x7f:?*[\\]{1,256}$/;
 
 /** True when `rev` is a revision Cruxe will pass to git (see `REV_RE`). */

@@ -11,6 +11,8 @@
  * 3. renamed: the same kind and the same body once each side's own name is
  *    blanked out, or a near-identical body (line similarity at least
  *    `RENAME_SIMILARITY`); bodies too short to tell apart need an exact match.
+ * Before and after pass 3, members of paired containers pair by name and
+ * kind (a renamed class keeps its methods).
  *
  * A pair's status: `renamed` when the name differs, `moved` when the file or
  * the container (qualified name) differs, `modified` when the signature or
@@ -87,8 +89,11 @@ export function matchSymbols(
     const sim = similarityOf(b, h);
     if (sim >= MOVE_SIMILARITY) take(b, h, sim);
   });
+  // 2b. Members of paired containers keep their pairing under a renamed or moved container.
+  pairMembers(pairs, freeBase, freeHead, take);
   // 3. Renamed: exact body without the name, then near-identical bodies.
   pairRenamed([...freeBase], [...freeHead], take);
+  pairMembers(pairs, freeBase, freeHead, take);
   const order = (a: SideSymbol, b: SideSymbol) =>
     a.row.path < b.row.path ? -1 : a.row.path > b.row.path ? 1 : a.row.line_start - b.row.line_start;
   return { pairs, removed: [...freeBase].sort(order), added: [...freeHead].sort(order) };
@@ -119,11 +124,52 @@ function pairInOrder(
   }
 }
 
-/** A body with its own name blanked and whitespace runs folded, for recognising a rename. */
+/**
+ * Pairs still-free members of paired containers by name and kind (in line
+ * order), so a renamed class's methods stay paired with their old selves;
+ * repeated until no container gains a pair (members of members).
+ */
+function pairMembers(
+  pairs: SymbolPair[],
+  freeBase: Set<SideSymbol>,
+  freeHead: Set<SideSymbol>,
+  take: (b: SideSymbol, h: SideSymbol, similarity: number) => void,
+): void {
+  for (let from = 0; from < pairs.length;) {
+    const headOf = new Map(pairs.slice(from).map((p) => [p.base.row.id, p.head.row.id]));
+    from = pairs.length;
+    if (!headOf.size) break;
+    const key = (parent: number | null | undefined, s: SideSymbol) => `${parent}\0${s.row.name}\0${s.row.kind}`;
+    pairInOrder(
+      [...freeBase].filter((b) => b.row.parent_id !== null && headOf.has(b.row.parent_id)),
+      [...freeHead].filter((h) => h.row.parent_id !== null),
+      (b) => key(headOf.get(b.row.parent_id!), b),
+      (h) => key(h.row.parent_id, h),
+      (b, h) => take(b, h, similarityOf(b, h)),
+    );
+  }
+}
+
+/** A body with its own and its containers' names blanked and whitespace runs folded, for recognising a rename. */
 function nameless(s: SideSymbol): string[] {
-  const name = s.row.name;
-  const re = name ? new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`, "g") : null;
-  return s.body.map((l) => (re ? l.replace(re, "\u0000") : l).replace(/\s+/g, " ").trim()).filter((l) => l !== "");
+  return ownLines(s, [], true);
+}
+
+/**
+ * Matches, as whole identifiers, a symbol's name and the names of its
+ * qualified name's parts (its containers): a renamed container changes the
+ * lines of a member that spell the container's name, which is no change of
+ * the member's own.
+ */
+function namesRe(row: SymbolRow): RegExp | null {
+  const names = [...new Set([row.name, ...row.qualified_name.split(/[^\w$]+/)])].filter(Boolean)
+    .sort((a, b) => b.length - a.length);
+  return names.length ? new RegExp(`(?<![\\w$])(?:${names.map(escapeRegExp).join("|")})(?![\\w$])`, "g") : null;
+}
+
+/** Matches `name` as a whole identifier; null for an empty name. */
+function nameRe(name: string): RegExp | null {
+  return name ? new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`, "g") : null;
 }
 
 function escapeRegExp(s: string): string {
@@ -194,12 +240,14 @@ function meaningful(lines: readonly string[]): string[] {
  * The file lines of a symbol that belong to it and not to a member listed
  * in `memberRanges` (inclusive line ranges); blank lines left out.
  */
-export function ownLines(s: SideSymbol, memberRanges: readonly [number, number][]): string[] {
+export function ownLines(s: SideSymbol, memberRanges: readonly [number, number][], blankName = false): string[] {
   const out: string[] = [];
+  const re = blankName ? namesRe(s.row) : null;
   s.body.forEach((l, i) => {
     const line = s.row.line_start + i;
-    if (memberRanges.some(([a, z]) => line >= a && line <= z)) return;
-    const t = l.replace(/\s+/g, " ").trim();
+    // Its first line is always its own (a member may share it: `f(o: { a: number })`).
+    if (i > 0 && memberRanges.some(([a, z]) => line >= a && line <= z)) return;
+    const t = (re ? l.replace(re, "\u0000") : l).replace(/\s+/g, " ").trim();
     if (t) out.push(t);
   });
   return out;
@@ -224,11 +272,24 @@ export function contentChanged(
   headMembers: readonly [number, number][] = [],
 ): boolean {
   if (normSig(p.base.row.signature) !== normSig(p.head.row.signature)) return true;
-  const a = ownLines(p.base, baseMembers), z = ownLines(p.head, headMembers);
+  return bodyChanged(p, baseMembers, headMembers);
+}
+
+/**
+ * True when the symbols' own lines differ, each side's own name and its
+ * containers' names blanked (a rename alone is no body change).
+ */
+export function bodyChanged(
+  p: SymbolPair,
+  baseMembers: readonly [number, number][] = [],
+  headMembers: readonly [number, number][] = [],
+): boolean {
+  const a = ownLines(p.base, baseMembers, true), z = ownLines(p.head, headMembers, true);
   return a.length !== z.length || a.some((l, i) => l !== z[i]);
 }
 
-/** A signature with whitespace runs folded (layout changes are not signature changes). */
-export function normSig(s: string): string {
-  return s.replace(/\s+/g, " ").trim();
+/** A signature with whitespace runs folded (layout changes are not signature changes), `name` blanked when given. */
+export function normSig(s: string, name?: string): string {
+  const re = name ? nameRe(name) : null;
+  return (re ? s.replace(re, "\u0000") : s).replace(/\s+/g, " ").trim();
 }

@@ -84,8 +84,12 @@ const MAX_BODY_LINES = 400;
 const MAX_IMPORT_LINES = 60;
 const SMALL_TYPE_LINES = 20;
 
-function parseMaxTokens(value: unknown): number {
-  if (value === undefined || value === null) return CONTEXT_DEFAULT_TOKENS;
+/**
+ * A `max_tokens` input: `def` when absent, else an integer in
+ * CONTEXT_MIN_TOKENS..CONTEXT_MAX_TOKENS or `invalid_max_tokens`.
+ */
+export function parseMaxTokens(value: unknown, def = CONTEXT_DEFAULT_TOKENS): number {
+  if (value === undefined || value === null) return def;
   if (
     typeof value !== "number" || !Number.isInteger(value) || value < CONTEXT_MIN_TOKENS || value > CONTEXT_MAX_TOKENS
   ) {

@@ -73,3 +73,27 @@ export function filesWithParseProblems(db: Db, limit = 1000): { files: FileProbl
 export function allIndexedPaths(db: Db): string[] {
   return allRows<Pick<FileRow, "path">>(db, "SELECT path FROM files").map((r) => r.path);
 }
+
+/** A file's identity for comparing two indexes: its path, content hash, language and line count. */
+export interface FileDigest {
+  path: string;
+  /** Content hash as the writer recorded it (equal hashes mean equal content within one hashing scheme). */
+  hash: string;
+  language: string;
+  line_count: number;
+}
+
+/** Every indexed file under path prefix `prefix` (all files when empty), by path. */
+export function fileDigests(db: Db, prefix = ""): FileDigest[] {
+  return allRows<FileDigest>(
+    db,
+    "SELECT path, hash, language, line_count FROM files WHERE path >= ? AND path < ? ORDER BY path",
+    prefix,
+    prefix + "\uffff",
+  );
+}
+
+/** The digest of the indexed file at `path`. */
+export function fileDigestOf(db: Db, path: string): FileDigest | undefined {
+  return oneRow<FileDigest>(db, "SELECT path, hash, language, line_count FROM files WHERE path = ?", path);
+}

@@ -110,3 +110,8 @@ export function topLevelMethodsUnder(db: Db, prefix: string): SymbolRow[] {
     prefix + "\uffff",
   );
 }
+
+/** Symbols whose `symbol_stable_id` is `stableId` (the same language, kind, qualified name and signature), by path and line. */
+export function symbolsByStableId(db: Db, stableId: string): SymbolRow[] {
+  return allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE stable_id = ? ORDER BY path, line_start`, stableId);
+}

@@ -1,0 +1,32 @@
+/**
+ * The text of a file at a ref, for comparing symbols: the lines the ref's
+ * store holds, or (when the store lacks some of them) the file as the ref's
+ * `readFile` gives it. Bodies are cut from these lines by symbol line range.
+ */
+import type { RefView } from "../state/ref_view.ts";
+import type { FileDigest } from "../state/read/files.ts";
+import type { SymbolRow } from "../state/read/rows.ts";
+import { storedLines } from "./_file_lines.ts";
+import type { SideSymbol } from "./_symbol_match.ts";
+
+/** A file's lines at one ref, and whether they are its whole text. */
+export interface RefFileText {
+  lines: string[];
+  complete: boolean;
+}
+
+/** The lines of `file` at `view` (see the module comment); never throws for a missing or unreadable file. */
+export async function refFileText(view: RefView, file: FileDigest): Promise<RefFileText> {
+  const stored = storedLines(view.db, file.path, 1, file.line_count);
+  if (stored.complete || !view.readFile) return stored;
+  try {
+    const bytes = await view.readFile(file.path);
+    if (bytes) return { lines: new TextDecoder().decode(bytes).split("\n"), complete: true };
+  } catch { /* unreadable now: compare what the store holds */ }
+  return stored;
+}
+
+/** A symbol with its body lines cut from its file's text. */
+export function withBody(row: SymbolRow, text: RefFileText): SideSymbol {
+  return { row, body: text.lines.slice(row.line_start - 1, row.line_end) };
+}

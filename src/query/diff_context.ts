@@ -35,6 +35,15 @@ import { byCodeUnits } from "./_symbol_row.ts";
 export interface DiffContextInput {
   path_prefix?: string;
   max_tokens?: number;
+  /** Set when the base is the merge base of the refs asked for (echoed in the answer). */
+  merge_base?: MergeBase;
+}
+
+/** The merge base a diff was taken from: the commit, and the refs it is the merge base of. */
+export interface MergeBase {
+  commit_id: string;
+  base_ref: string;
+  head_ref: string;
 }
 
 /** Which ref a side of the comparison is. */
@@ -70,6 +79,7 @@ export interface DiffSummary {
 export interface DiffContextResult {
   base: RefSide;
   head: RefSide;
+  merge_base?: MergeBase;
   path_prefix?: string;
   summary: DiffSummary;
   /** Symbol changes, most important first (signature changes and removals, then bodies, additions, moves). */
@@ -142,6 +152,7 @@ export async function diffContext(
   return fitAnswer({
     base: side(base),
     head: side(head),
+    ...(input.merge_base ? { merge_base: input.merge_base } : {}),
     ...(prefix ? { path_prefix: prefix } : {}),
     summary,
     changes: changes.sort(byRank),
@@ -336,6 +347,7 @@ function byRank(a: SymbolChange, b: SymbolChange): number {
 interface Draft {
   base: RefSide;
   head: RefSide;
+  merge_base?: MergeBase;
   path_prefix?: string;
   summary: DiffSummary;
   changes: SymbolChange[];
@@ -372,6 +384,7 @@ function fitAnswer(d: Draft): DiffContextResult {
   const skeleton: DiffContextResult = {
     base: d.base,
     head: d.head,
+    ...(d.merge_base ? { merge_base: d.merge_base } : {}),
     ...(d.path_prefix ? { path_prefix: d.path_prefix } : {}),
     summary: d.summary,
     changes: [],
@@ -404,6 +417,7 @@ function fitAnswer(d: Draft): DiffContextResult {
   return {
     base: d.base,
     head: d.head,
+    ...(d.merge_base ? { merge_base: d.merge_base } : {}),
     ...(d.path_prefix ? { path_prefix: d.path_prefix } : {}),
     summary: d.summary,
     changes: ch.taken.map((t) => t.item),

@@ -1,0 +1,127 @@
+/**
+ * Contract tests of diff_context and compare_symbol_between_commits over
+ * MCP: their schemas, bad input, refs that are not indexed (with the call
+ * that fixes it), merge-base failures, and answers with Protocol v1
+ * metadata. The repository has branch `main` (v1) and the checked-out
+ * branch `feature` (v2), whose working tree is the indexed one.
+ */
+import assert from "node:assert/strict";
+import { commitAll, git } from "./helpers/fixture_repo.ts";
+import { removeFiles, V1, V2, writeFiles } from "./helpers/two_versions.ts";
+import { bodyOf, inProcess } from "./mcp_helpers.ts";
+import { registerProject } from "../src/index/project_setup.ts";
+import { isErrorCode } from "../src/core/errors.ts";
+
+/** A git repository: v1 committed on main, v2 committed on feature (checked out). */
+function branchedRepo(): { dir: string; mainCommit: string } {
+  const dir = writeFiles(Deno.makeTempDirSync({ prefix: "cruxe-branches-" }), V1);
+  git(dir, "init", "-q", "-b", "main");
+  commitAll(dir, "v1");
+  const mainCommit = git(dir, "rev-parse", "HEAD").trim();
+  git(dir, "checkout", "-q", "-b", "feature");
+  removeFiles(dir, V1);
+  writeFiles(dir, V2);
+  commitAll(dir, "v2");
+  return { dir, mainCommit };
+}
+
+function errorOf(r: { isError?: boolean }): { code: string; message: string; data: Record<string, unknown> } {
+  assert.equal(r.isError, true, "expected an error result");
+  const b = bodyOf(r);
+  assert.ok(b.metadata, "errors carry metadata");
+  const e = b.error as { code: string; message: string; data: Record<string, unknown> };
+  assert.ok(isErrorCode(e.code), `${e.code} is not in the registry`);
+  return e;
+}
+
+Deno.test("diff_context and compare_symbol_between_commits over MCP", async (t) => {
+  const { dir, mainCommit } = branchedRepo();
+  const s = inProcess({ cwd: dir });
+  try {
+    const p = registerProject(s.registry, dir);
+    const job = await s.rt.runner.start(p, { mode: "full", force: false }).active.done;
+    assert.equal(job.status, "published");
+    const call = (name: string, args: Record<string, unknown>) => s.call(name, { workspace: dir, ...args });
+
+    await t.step("tools/list: both tools, strict schemas, base_ref required", () => {
+      const listed = s.dispatcher.listTools();
+      for (const name of ["diff_context", "compare_symbol_between_commits"]) {
+        const tool = listed.find((x) => x.name === name);
+        assert.ok(tool, `${name} is listed`);
+        assert.deepEqual(tool.inputSchema.required, ["base_ref"]);
+        assert.equal(tool.inputSchema.additionalProperties, false);
+        const props = tool.inputSchema.properties as Record<string, unknown>;
+        for (const k of ["workspace", "base_ref", "head_ref"]) assert.ok(k in props, `${name} lacks ${k}`);
+      }
+      const diff = listed.find((x) => x.name === "diff_context")!.inputSchema.properties as Record<string, unknown>;
+      for (const k of ["path_prefix", "max_tokens", "merge_base"]) assert.ok(k in diff, `diff_context lacks ${k}`);
+    });
+
+    await t.step("bad input: missing base_ref, an option-like ref, negative max_tokens, unknown keys", async () => {
+      assert.equal(errorOf(await call("diff_context", {})).code, "invalid_input");
+      assert.equal(
+        errorOf(await call("compare_symbol_between_commits", { symbol_name: "scale" })).code,
+        "invalid_input",
+      );
+      const opt = errorOf(await call("diff_context", { base_ref: "--output=/tmp/x" }));
+      assert.equal(opt.code, "invalid_input");
+      assert.equal(opt.data.field, "base_ref");
+      assert.equal(errorOf(await call("diff_context", { base_ref: "main..feature" })).code, "invalid_input");
+      assert.equal(errorOf(await call("diff_context", { base_ref: "feature", head_ref: "-x" })).code, "invalid_input");
+      assert.equal(
+        errorOf(await call("diff_context", { base_ref: "feature", max_tokens: -5 })).code,
+        "invalid_max_tokens",
+      );
+      assert.equal(errorOf(await call("diff_context", { base_ref: "feature", bogus: 1 })).code, "invalid_input");
+      const both = await call("compare_symbol_between_commits", {
+        base_ref: "feature",
+        symbol_name: "a",
+        symbol_id: "b",
+      });
+      assert.equal(errorOf(both).code, "invalid_input");
+    });
+
+    await t.step("a ref that is not indexed answers ref_not_indexed with the index_repo call", async () => {
+      const e = errorOf(await call("diff_context", { base_ref: "main" }));
+      assert.equal(e.code, "ref_not_indexed");
+      assert.deepEqual(e.data.fix, { tool: "index_repo", arguments: { workspace: p.repo_root, ref: "main" } });
+      assert.equal(e.data.indexed_ref, "feature");
+      const c = errorOf(await call("compare_symbol_between_commits", { symbol_name: "scale", base_ref: "v0.9" }));
+      assert.equal(c.code, "ref_not_indexed");
+    });
+
+    await t.step("merge_base: the merge base is computed by git; failures answer merge_base_failed", async () => {
+      const bad = errorOf(await call("diff_context", { base_ref: "no-such-branch", merge_base: true }));
+      assert.equal(bad.code, "merge_base_failed");
+      assert.equal(bad.data.base_ref, "no-such-branch");
+      // The merge base of main and the working tree's HEAD is main's commit: not indexed here, and said so.
+      const mb = errorOf(await call("diff_context", { base_ref: "main", merge_base: true }));
+      assert.equal(mb.code, "ref_not_indexed");
+      assert.equal(mb.data.requested_ref, mainCommit);
+    });
+
+    await t.step("the working tree against itself: no changes, with metadata", async () => {
+      const r = await call("diff_context", { base_ref: "feature" });
+      assert.notEqual(r.isError, true);
+      const b = bodyOf(r);
+      assert.deepEqual([b.changes, b.files, b.truncated], [[], [], false]);
+      assert.deepEqual(b.base, { ref: "feature", commit_id: null });
+      const m = b.metadata as Record<string, unknown>;
+      assert.equal(m.cruxe_protocol_version, "1.0");
+      assert.equal(m.result_completeness, "complete");
+      const c = bodyOf(await call("compare_symbol_between_commits", { symbol_name: "scale", base_ref: "feature" }));
+      assert.equal(c.status, "unchanged");
+      assert.match(c.signature_after as string, /factor/);
+    });
+
+    await t.step("compare_symbol_between_commits: unknown symbol, ambiguous symbol", async () => {
+      const nf = errorOf(await call("compare_symbol_between_commits", { symbol_name: "noSuch", base_ref: "feature" }));
+      assert.equal(nf.code, "symbol_not_found");
+      const amb = errorOf(await call("compare_symbol_between_commits", { symbol_name: "norm", base_ref: "feature" }));
+      assert.equal(amb.code, "ambiguous_symbol");
+      assert.ok(Array.isArray(amb.data.candidates));
+    });
+  } finally {
+    s.close();
+  }
+});

@@ -125,3 +125,41 @@ Deno.test("diff_context and compare_symbol_between_commits over MCP", async (t) 
     s.close();
   }
 });
+
+Deno.test("cruxe diff and cruxe compare: JSON and human output, errors with their codes", async () => {
+  const { dir } = branchedRepo();
+  const home = Deno.makeTempDirSync({ prefix: "cruxe-cli-home-" });
+  const main = new URL("../main.ts", import.meta.url).pathname;
+  const cruxe = async (...args: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", main, ...args],
+      cwd: dir,
+      env: { CRUXE_HOME: home, NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const dec = new TextDecoder();
+    return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  };
+  try {
+    assert.equal((await cruxe("index", "--path", dir)).code, 0);
+    const same = await cruxe("diff", "feature", "--json");
+    assert.equal(same.code, 0, same.stderr);
+    const body = JSON.parse(same.stdout);
+    assert.deepEqual([body.changes, body.base.ref, body.head.ref], [[], "feature", "feature"]);
+    const missing = await cruxe("diff", "main");
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /error\[ref_not_indexed\]: Ref main is not indexed .*index_repo/);
+    const mb = await cruxe("diff", "no-such-branch", "--merge-base");
+    assert.match(mb.stderr, /error\[merge_base_failed\]/);
+    const cmp = await cruxe("compare", "scale", "feature");
+    assert.equal(cmp.code, 0, cmp.stderr);
+    assert.match(cmp.stdout, /: unchanged\n= math\.scale {2}src\/math\.ts:10/);
+    const usage = await cruxe("compare", "scale");
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /error\[invalid_input\]: cruxe compare takes SYMBOL BASE \[HEAD\]/);
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -14,6 +14,7 @@ import { runStatus } from "./commands/status.ts";
 import { runWatchCommand } from "./commands/watch.ts";
 import { type QueryArgs, runQueryCommand } from "./commands/query_cmds.ts";
 import { runReferenceCommand } from "./commands/reference_cmds.ts";
+import { runCompareCommand, runDiffCommand } from "./commands/ref_cmds.ts";
 import { runServeCommand, SERVE_MCP_OPTIONS, SERVE_OPTIONS } from "./commands/serve_mcp.ts";
 import { registerProject } from "../index/project_setup.ts";
 import { IndexWriter } from "../state/project_index.ts";
@@ -274,6 +275,55 @@ export const COMMANDS: CommandDef[] = [
     },
     examples: ['cruxe context "how are tokens validated" --max-tokens 800'],
     run: (p) => query("context", p),
+  }),
+  command({
+    name: "diff",
+    args: "BASE [HEAD]",
+    argsRequired: true,
+    summary: "symbols added, removed and changed between two refs (HEAD default: the working tree)",
+    options: {
+      "path-prefix": { type: "string", arg: "P", help: "only paths starting with P" },
+      "max-tokens": { type: "string", arg: "N", help: "token budget of the answer (100-100000, default 8000)" },
+      "merge-base": { type: "boolean", help: "compare from the merge base of BASE and HEAD (what a review shows)" },
+      ...workspace,
+    },
+    examples: [
+      "cruxe diff main   # what the working tree changes against main, symbol by symbol",
+      "cruxe diff main --merge-base --json   # since this branch left main, as JSON",
+    ],
+    run: async ({ values: v, positionals }) => {
+      if (positionals.length > 2) throw new CruxeError("invalid_input", "cruxe diff takes BASE and at most one HEAD");
+      return await runDiffCommand(openContext(v.config), {
+        workspace: v.workspace ?? userCwd(),
+        json: v.json ?? false,
+        base: positionals[0],
+        head: positionals[1],
+        pathPrefix: v["path-prefix"],
+        maxTokens: v["max-tokens"],
+        mergeBase: v["merge-base"] ?? false,
+      });
+    },
+  }),
+  command({
+    name: "compare",
+    args: "SYMBOL BASE [HEAD]",
+    argsRequired: true,
+    summary: "one symbol at two refs: status, signatures and body diff (HEAD default: the working tree)",
+    options: { ...path, ...workspace },
+    examples: ["cruxe compare ValidateToken main   # how ValidateToken differs from main"],
+    run: async ({ values: v, positionals }) => {
+      if (positionals.length < 2 || positionals.length > 3) {
+        throw new CruxeError("invalid_input", "cruxe compare takes SYMBOL BASE [HEAD] (see cruxe compare --help)");
+      }
+      return await runCompareCommand(openContext(v.config), {
+        workspace: v.workspace ?? userCwd(),
+        json: v.json ?? false,
+        symbol: positionals[0],
+        base: positionals[1],
+        head: positionals[2],
+        path: v.path,
+      });
+    },
   }),
   command({
     name: "status",

@@ -148,13 +148,15 @@ export async function diffContext(
   const changes = classify(matching, moves);
   const files = fileChanges(delta, moves, changes);
   const unavailable = [...texts.base, ...texts.head].filter(([, t]) => !t.complete).map(([p]) => p);
-  const summary = summarize(delta, moves, changes);
+  const summary = summarize(delta, changes);
   return fitAnswer({
-    base: side(base),
-    head: side(head),
-    ...(input.merge_base ? { merge_base: input.merge_base } : {}),
-    ...(prefix ? { path_prefix: prefix } : {}),
-    summary,
+    lead: {
+      base: side(base),
+      head: side(head),
+      ...(input.merge_base ? { merge_base: input.merge_base } : {}),
+      ...(prefix ? { path_prefix: prefix } : {}),
+      summary,
+    },
     changes: changes.sort(byRank),
     files,
     maxTokens,
@@ -310,7 +312,8 @@ function fileChanges(delta: FileDelta, moves: ReadonlyMap<string, string>, chang
   return out.sort((a, b) => byCodeUnits(a.path, b.path));
 }
 
-function summarize(delta: FileDelta, _moves: ReadonlyMap<string, string>, changes: SymbolChange[]): DiffSummary {
+/** Counts of changed files (by the delta) and listed symbol changes (by status). */
+function summarize(delta: FileDelta, changes: SymbolChange[]): DiffSummary {
   const n = (s: SymbolStatus) => changes.filter((c) => c.status === s).length;
   return {
     files_added: delta.added.length,
@@ -344,12 +347,12 @@ function byRank(a: SymbolChange, b: SymbolChange): number {
     (a.line_start ?? a.line_start_before ?? 0) - (b.line_start ?? b.line_start_before ?? 0);
 }
 
+/** The answer's leading fields (what was compared, and the counts), shared by its skeleton and its final form. */
+type Lead = Pick<DiffContextResult, "base" | "head" | "merge_base" | "path_prefix" | "summary">;
+
+/** Everything the answer is made from, before the budget. */
 interface Draft {
-  base: RefSide;
-  head: RefSide;
-  merge_base?: MergeBase;
-  path_prefix?: string;
-  summary: DiffSummary;
+  lead: Lead;
   changes: SymbolChange[];
   files: FileChange[];
   maxTokens: number;
@@ -382,11 +385,7 @@ function fitAnswer(d: Draft): DiffContextResult {
     "path_prefix, or call compare_symbol_between_commits for one symbol's whole diff.";
   // The answer's own fields at their widest, and the metadata, are paid for first.
   const skeleton: DiffContextResult = {
-    base: d.base,
-    head: d.head,
-    ...(d.merge_base ? { merge_base: d.merge_base } : {}),
-    ...(d.path_prefix ? { path_prefix: d.path_prefix } : {}),
-    summary: d.summary,
+    ...d.lead,
     changes: [],
     files: [],
     max_tokens: d.maxTokens,
@@ -415,11 +414,7 @@ function fitAnswer(d: Draft): DiffContextResult {
   });
   const truncated = ch.omitted + fl.omitted + ch.cut > 0;
   return {
-    base: d.base,
-    head: d.head,
-    ...(d.merge_base ? { merge_base: d.merge_base } : {}),
-    ...(d.path_prefix ? { path_prefix: d.path_prefix } : {}),
-    summary: d.summary,
+    ...d.lead,
     changes: ch.taken.map((t) => t.item),
     files: fl.taken.map((t) => t.item),
     max_tokens: d.maxTokens,

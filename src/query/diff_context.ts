@@ -128,26 +128,21 @@ export async function diffContext(
 ): Promise<DiffContextResult> {
   const maxTokens = parseMaxTokens(input.max_tokens, DIFF_DEFAULT_TOKENS);
   const prefix = parsePathPrefix(input.path_prefix, "path_prefix", getMeta(head.db, "repo_root"));
-  const delta = await compareFiles(base, head, prefix ?? "");
-  const texts = { base: new Map<string, RefFileText>(), head: new Map<string, RefFileText>() };
-  const load = async (view: RefView, f: FileDigest, into: Map<string, RefFileText>) => {
-    const text = await refFileText(view, f);
-    into.set(f.path, text);
-    return symbolsInFile(view.db, f.path, false, 1_000_000).map((r) => withBody(r, text));
-  };
+  const texts = { base: new TextCache(base), head: new TextCache(head) };
+  const delta = await compareFiles(texts.base, texts.head, prefix ?? "");
   const baseSyms: SideSymbol[] = [], headSyms: SideSymbol[] = [];
   for (const [b, h] of delta.modified) {
-    baseSyms.push(...await load(base, b, texts.base));
-    headSyms.push(...await load(head, h, texts.head));
+    baseSyms.push(...await texts.base.symbols(b));
+    headSyms.push(...await texts.head.symbols(h));
   }
-  for (const f of delta.removed) baseSyms.push(...await load(base, f, texts.base));
-  for (const f of delta.added) headSyms.push(...await load(head, f, texts.head));
+  for (const f of delta.removed) baseSyms.push(...await texts.base.symbols(f));
+  for (const f of delta.added) headSyms.push(...await texts.head.symbols(f));
   const matching = matchSymbols(baseSyms, headSyms);
   const moves = new Map(delta.moved.map(([b, h]) => [b.path, h.path]));
   inferFileMoves(matching.pairs, delta, moves);
   const changes = classify(matching, moves);
   const files = fileChanges(delta, moves, changes);
-  const unavailable = [...texts.base, ...texts.head].filter(([, t]) => !t.complete).map(([p]) => p);
+  const unavailable = [...texts.base.incomplete(), ...texts.head.incomplete()];
   const summary = summarize(delta, changes);
   return fitAnswer({
     lead: {
@@ -164,6 +159,31 @@ export async function diffContext(
   });
 }
 
+/** File texts of one side, each read once, and the symbols of a file with their bodies. */
+class TextCache {
+  private texts = new Map<string, RefFileText>();
+
+  constructor(readonly view: RefView) {}
+
+  /** The text of `f` at this side. */
+  async text(f: FileDigest): Promise<RefFileText> {
+    let t = this.texts.get(f.path);
+    if (!t) this.texts.set(f.path, t = await refFileText(this.view, f));
+    return t;
+  }
+
+  /** Every symbol of `f` at this side, with its body. */
+  async symbols(f: FileDigest): Promise<SideSymbol[]> {
+    const text = await this.text(f);
+    return symbolsInFile(this.view.db, f.path, false, 1_000_000).map((r) => withBody(r, text));
+  }
+
+  /** Paths read whose text was not complete. */
+  incomplete(): string[] {
+    return [...this.texts].filter(([, t]) => !t.complete).map(([p]) => p);
+  }
+}
+
 /** How a view is named in the answer. */
 function side(v: RefView): RefSide {
   return { ref: v.label, commit_id: v.commitId };
@@ -175,8 +195,8 @@ function side(v: RefView): RefSide {
  * blob id and a content hash); exact moves pair a removed and an added file
  * with the same hash when that hash is unique on both sides.
  */
-async function compareFiles(base: RefView, head: RefView, prefix: string): Promise<FileDelta> {
-  const b = fileDigests(base.db, prefix), h = fileDigests(head.db, prefix);
+async function compareFiles(base: TextCache, head: TextCache, prefix: string): Promise<FileDelta> {
+  const b = fileDigests(base.view.db, prefix), h = fileDigests(head.view.db, prefix);
   const headByPath = new Map(h.map((f) => [f.path, f]));
   const baseByPath = new Map(b.map((f) => [f.path, f]));
   const delta: FileDelta = { modified: [], added: [], removed: [], moved: [] };
@@ -203,9 +223,9 @@ async function compareFiles(base: RefView, head: RefView, prefix: string): Promi
 }
 
 /** True when two files of the same path have the same line count and the same complete stored text. */
-async function sameText(base: RefView, b: FileDigest, head: RefView, h: FileDigest): Promise<boolean> {
+async function sameText(base: TextCache, b: FileDigest, head: TextCache, h: FileDigest): Promise<boolean> {
   if (b.line_count !== h.line_count) return false;
-  const x = await refFileText(base, b), y = await refFileText(head, h);
+  const x = await base.text(b), y = await head.text(h);
   return x.complete && y.complete && x.lines.length === y.lines.length && x.lines.every((l, i) => l === y.lines[i]);
 }
 

@@ -162,10 +162,17 @@ function nameless(s: SideSymbol): string[] {
  * the member's own.
  */
 function namesRe(row: SymbolRow): RegExp | null {
+  const cached = namesReCache.get(row);
+  if (cached !== undefined) return cached;
   const names = [...new Set([row.name, ...row.qualified_name.split(/[^\w$]+/)])].filter(Boolean)
     .sort((a, b) => b.length - a.length);
-  return names.length ? new RegExp(`(?<![\\w$])(?:${names.map(escapeRegExp).join("|")})(?![\\w$])`, "g") : null;
+  const re = names.length ? new RegExp(`(?<![\\w$])(?:${names.map(escapeRegExp).join("|")})(?![\\w$])`, "g") : null;
+  namesReCache.set(row, re);
+  return re;
 }
+
+/** `namesRe` per row (a row's names are compared many times during one pairing). */
+const namesReCache = new WeakMap<SymbolRow, RegExp | null>();
 
 /** Matches `name` as a whole identifier; null for an empty name. */
 function nameRe(name: string): RegExp | null {
@@ -229,7 +236,13 @@ function pairRenamed(
 
 /** Line similarity of two symbols' bodies (whitespace runs folded, blank lines left out). */
 export function similarityOf(a: SideSymbol, b: SideSymbol): number {
+  if (sameLines(a.body, b.body)) return 1;
   return lineSimilarity(meaningful(a.body), meaningful(b.body));
+}
+
+/** True when two bodies are the same lines (the common case between refs, checked before anything costlier). */
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((l, i) => l === b[i]);
 }
 
 function meaningful(lines: readonly string[]): string[] {
@@ -284,6 +297,8 @@ export function bodyChanged(
   baseMembers: readonly [number, number][] = [],
   headMembers: readonly [number, number][] = [],
 ): boolean {
+  // The same lines under the same qualified name are the same symbol text, members included.
+  if (p.base.row.qualified_name === p.head.row.qualified_name && sameLines(p.base.body, p.head.body)) return false;
   const a = ownLines(p.base, baseMembers, true), z = ownLines(p.head, headMembers, true);
   return a.length !== z.length || a.some((l, i) => l !== z[i]);
 }

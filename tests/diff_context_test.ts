@@ -4,6 +4,7 @@
  * into two stores by the indexer, compared through the query functions.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { indexDir, tempHome } from "./helpers/fixture_repo.ts";
 import { V1, V2, writeFiles } from "./helpers/two_versions.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
@@ -175,6 +176,47 @@ Deno.test("diff_context and compare_symbol between two indexed versions", async 
         "unchanged",
       );
     });
+  } finally {
+    readers.closeAll();
+    h.close();
+  }
+});
+
+Deno.test("diff_context: without stored text, bodies come from readFile; without either, the answer is partial", async () => {
+  // Every file is over the full-text limit: the stores hold symbols but no chunks.
+  const h = tempHome({ maxFullTextBytes: 10 });
+  const readers = new IndexReaders(h.registry);
+  try {
+    const v1 = writeFiles(Deno.makeTempDirSync({ prefix: "cruxe-v1-" }), V1);
+    const v2 = writeFiles(Deno.makeTempDirSync({ prefix: "cruxe-v2-" }), V2);
+    const a = await indexDir(h, v1), b = await indexDir(h, v2);
+    const reads: string[] = [];
+    const reader = (root: string) => (path: string) => {
+      reads.push(path);
+      return Deno.readFile(join(root, path)).catch(() => null);
+    };
+    const bare = (p: typeof a.project, label: string): RefView => ({
+      db: requireIndex(readers.view(p)),
+      label,
+      commitId: null,
+    });
+    const withFiles = await diffContext(
+      { ...bare(a.project, "v1"), readFile: reader(v1) },
+      { ...bare(b.project, "v2"), readFile: reader(v2) },
+      { max_tokens: 20000 },
+    );
+    assert.ok(reads.includes("src/math.ts"), "the file was read because the store lacks its text");
+    assert.equal(withFiles.text_unavailable, undefined);
+    assert.equal(withFiles.meta, undefined);
+    const clamp = withFiles.changes.find((c) => c.name === "clamp");
+    assert.equal(clamp?.status, "modified");
+    assert.match(clamp!.diff!, /^\+ {2}return Math\.min/m);
+
+    const without = await diffContext(bare(a.project, "v1"), bare(b.project, "v2"), { max_tokens: 20000 });
+    assert.ok(without.text_unavailable?.includes("src/math.ts"));
+    assert.deepEqual(without.meta, { result_completeness: "partial" });
+    // Signatures are still compared.
+    assert.equal(without.changes.find((c) => c.name === "scale")?.signature_changed, true);
   } finally {
     readers.closeAll();
     h.close();

@@ -11,6 +11,8 @@ import { removeFiles, V1, V2, writeFiles } from "./helpers/two_versions.ts";
 import { bodyOf, inProcess } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { isErrorCode } from "../src/core/errors.ts";
+import { gitMergeBase, isSafeRevision } from "../src/index/git.ts";
+import { join } from "node:path";
 
 /** A git repository: v1 committed on main, v2 committed on feature (checked out). */
 function branchedRepo(): { dir: string; mainCommit: string } {
@@ -161,5 +163,29 @@ Deno.test("cruxe diff and cruxe compare: JSON and human output, errors with thei
   } finally {
     Deno.removeSync(home, { recursive: true });
     Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("git merge-base through the hardened module: refs that read as options never reach git", async () => {
+  assert.deepEqual(
+    ["main", "origin/feature-x", "v1.0", "HEAD~2", "main^", "abc123"].filter((r) => !isSafeRevision(r)),
+    [],
+  );
+  assert.deepEqual(
+    ["--output=x", "-x", "a..b", "a:b", "a b", "", "a*", "x\\y", "a\nb", "x".repeat(257)].filter(isSafeRevision),
+    [],
+  );
+  const { dir, mainCommit } = branchedRepo();
+  const plain = Deno.makeTempDirSync({ prefix: "cruxe-plain-" });
+  try {
+    assert.deepEqual(await gitMergeBase(dir, "main", "feature"), { commit: mainCommit });
+    const opt = await gitMergeBase(dir, "--output=" + join(plain, "out"), "main");
+    assert.ok("problem" in opt && /refused revision/.test(opt.problem));
+    assert.ok("problem" in await gitMergeBase(dir, "main", "no-such-ref"));
+    assert.ok("problem" in await gitMergeBase(plain, "main", "HEAD"), "not a git work tree");
+    assert.deepEqual([...Deno.readDirSync(plain)], [], "nothing was written");
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+    Deno.removeSync(plain, { recursive: true });
   }
 });

@@ -37,6 +37,8 @@ export interface CompareSymbolResult extends SymbolChange {
   head: RefSide;
   /** True when a side's file text was not available (the body diff may be empty or partial). */
   text_unavailable?: boolean;
+  /** `result_completeness: "partial"` when a side's text was unavailable. */
+  meta?: { result_completeness: "partial" };
   truncated: boolean;
 }
 
@@ -144,7 +146,7 @@ export async function compareSymbol(
     base: { ref: base.label, commit_id: base.commitId },
     head: { ref: head.label, commit_id: head.commitId },
     ...change,
-    ...(complete ? {} : { text_unavailable: true }),
+    ...(complete ? {} : { text_unavailable: true, meta: { result_completeness: "partial" as const } }),
     truncated: change.diff_cut === true,
   };
 }

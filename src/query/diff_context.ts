@@ -92,6 +92,8 @@ export interface DiffContextResult {
   omitted: { changes: number; files: number; diffs_cut: number };
   /** Files whose text neither store held nor `readFile` gave: their symbols are compared by signature only. */
   text_unavailable?: string[];
+  /** `result_completeness: "partial"` when some text was unavailable (the protocol metadata then says so). */
+  meta?: { result_completeness: "partial" };
   truncated: boolean;
   /** Says what was cut and how to see it, when anything was. */
   truncation_note?: string;
@@ -103,6 +105,8 @@ export const DIFF_DEFAULT_TOKENS = 8000;
 const ITEM_SHARE = 0.35;
 /** Share of the budget kept for the brief file list before symbol changes take the rest. */
 const FILE_LIST_SHARE = 0.15;
+/** The answer's own completeness when file text was missing (read by the dispatcher into the metadata). */
+const PARTIAL = { result_completeness: "partial" as const };
 /** Most paths named in `text_unavailable`. */
 const MAX_UNAVAILABLE_LISTED = 20;
 
@@ -412,7 +416,7 @@ function fitAnswer(d: Draft): DiffContextResult {
     estimated_tokens: d.maxTokens,
     token_estimator: TOKEN_ESTIMATOR,
     omitted: { changes: d.changes.length, files: d.files.length, diffs_cut: d.changes.length },
-    ...(listed.length ? { text_unavailable: listed } : {}),
+    ...(listed.length ? { text_unavailable: listed, meta: PARTIAL } : {}),
     truncated: true,
     truncation_note: note,
   };
@@ -441,7 +445,7 @@ function fitAnswer(d: Draft): DiffContextResult {
     estimated_tokens: Math.min(d.maxTokens, d.maxTokens - budget + ch.used + fl.used),
     token_estimator: TOKEN_ESTIMATOR,
     omitted: { changes: ch.omitted, files: fl.omitted, diffs_cut: ch.cut },
-    ...(listed.length ? { text_unavailable: listed } : {}),
+    ...(listed.length ? { text_unavailable: listed, meta: PARTIAL } : {}),
     truncated,
     ...(truncated ? { truncation_note: note } : {}),
   };

@@ -11,6 +11,8 @@ import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import type { RefView } from "../src/state/ref_view.ts";
 import { diffContext } from "../src/query/diff_context.ts";
 import { compareSymbol } from "../src/query/compare_symbol.ts";
+import { compareRefs, diffRefs } from "../src/query/ref_compare.ts";
+import type { RefSource } from "../src/query/ref_views.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { jsonTokens, METADATA_TOKENS } from "../src/query/_token_estimate.ts";
 
@@ -129,6 +131,28 @@ Deno.test("diff_context and compare_symbol between two indexed versions", async 
       const r = await diffContext(head, head, {});
       assert.deepEqual([r.changes, r.files, r.truncated], [[], [], false]);
     });
+
+    await t.step(
+      "by ref name: an indexed ref's view comes from the source's indexedRef, else ref_not_indexed",
+      async () => {
+        const src: RefSource = {
+          project: b.project,
+          working: () => readers.view(b.project),
+          indexedRef: (ref) => Promise.resolve(ref === "v1" ? base : null),
+        };
+        const direct = await diffContext(base, head, {});
+        const byName = await diffRefs(src, { base_ref: "v1" });
+        assert.deepEqual(byName.changes.map((c) => c.name), direct.changes.map((c) => c.name));
+        assert.equal(byName.base.ref, "v1");
+        assert.equal(byName.head.commit_id, null, "no head_ref: the working tree");
+        const cmp = await compareRefs(src, { symbol_name: "scale", base_ref: "v1" });
+        assert.equal(cmp.status, "modified");
+        const missing = await rejectsCode(diffRefs(src, { base_ref: "v0" }), "ref_not_indexed");
+        assert.equal((missing.data.fix as { tool: string }).tool, "index_repo");
+        await rejectsCode(diffRefs(src, { base_ref: "--output=x" }), "invalid_input");
+        await rejectsCode(diffRefs(src, { base_ref: undefined }), "invalid_input");
+      },
+    );
 
     await t.step("compare_symbol: renamed, modified, moved, added, removed, unchanged", async () => {
       const ren = await compareSymbol(base, head, { symbol_name: "sumPrices" });

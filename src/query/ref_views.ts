@@ -3,10 +3,11 @@
  * the ref-comparing tools and commands, and the merge base of two refs.
  * `openRefView` is the one call every caller makes to get a ref's view.
  *
- * Today the views a project has are its live working tree (its project
- * index: no `ref`, or the working tree's own branch name) and nothing else:
- * any other ref answers `ref_not_indexed` with the `index_repo` call that
- * would index it. File reads of the working tree go through the safe open.
+ * A project's views are its live working tree (its project index: no `ref`,
+ * or the working tree's own branch name) and whatever indexed refs the
+ * caller's `RefSource.indexedRef` opens; any other ref answers
+ * `ref_not_indexed` with the `index_repo` call that would index it. File
+ * reads of the working tree go through the safe open.
  */
 import { CruxeError } from "../core/errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
@@ -22,6 +23,12 @@ export interface RefSource {
   working(): IndexView;
   /** Largest file `readFile` reads (bigger ones are compared by their stored text only). */
   maxFileBytes?: number;
+  /**
+   * The view of an indexed ref other than the working tree, or null when
+   * `ref` is not indexed (it may throw a registry error of its own, such as
+   * an index still being built). Absent: only the working tree is indexed.
+   */
+  indexedRef?(ref: string): Promise<RefView | null>;
 }
 
 /** Longest ref name accepted. */
@@ -52,19 +59,24 @@ export function parseRef(value: unknown, field: string, required = false): strin
 
 /**
  * The read view of `ref` (undefined: the live working tree) for the
- * project of `src`. The working tree answers to no ref, to its own branch
- * name, and to nothing else yet: another ref is `ref_not_indexed` with the
- * `index_repo` call that indexes it in `data.fix`. An unusable working-tree
- * index throws what `requireIndex` throws.
+ * project of `src`. The working tree answers to no ref and to its own
+ * branch name; another ref is `src.indexedRef`'s view, and when there is
+ * none `ref_not_indexed` with the `index_repo` call that indexes it in
+ * `data.fix`. An unusable working-tree index throws what `requireIndex`
+ * throws.
  */
-export function openRefView(src: RefSource, ref: string | undefined): Promise<RefView> {
+export async function openRefView(src: RefSource, ref: string | undefined): Promise<RefView> {
   const view = src.working();
   const label = view.ref ?? src.project.default_ref;
+  if (ref !== undefined && ref !== label && src.indexedRef) {
+    const other = await src.indexedRef(ref);
+    if (other) return other;
+  }
   if (ref === undefined || ref === label) {
     const db = requireIndex(view);
     const root = src.project.repo_root;
     const maxBytes = src.maxFileBytes ?? 8 * 1024 * 1024;
-    return Promise.resolve({
+    return {
       db,
       label,
       commitId: null,
@@ -75,19 +87,17 @@ export function openRefView(src: RefSource, ref: string | undefined): Promise<Re
           return Promise.resolve(null);
         }
       },
-    });
+    };
   }
-  return Promise.reject(
-    new CruxeError(
-      "ref_not_indexed",
-      `Ref ${ref} is not indexed for ${src.project.repo_root} (indexed: the working tree on ${label}). ` +
-        `Index it with index_repo {"ref": "${ref}"} (cruxe index --ref ${ref}), then ask again.`,
-      {
-        requested_ref: ref,
-        indexed_ref: label,
-        fix: { tool: "index_repo", arguments: { workspace: src.project.repo_root, ref } },
-      },
-    ),
+  throw new CruxeError(
+    "ref_not_indexed",
+    `Ref ${ref} is not indexed for ${src.project.repo_root} (indexed: the working tree on ${label}). ` +
+      `Index it with index_repo {"ref": "${ref}"} (cruxe index --ref ${ref}), then ask again.`,
+    {
+      requested_ref: ref,
+      indexed_ref: label,
+      fix: { tool: "index_repo", arguments: { workspace: src.project.repo_root, ref } },
+    },
   );
 }
 

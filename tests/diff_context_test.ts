@@ -13,6 +13,7 @@ import { diffContext } from "../src/query/diff_context.ts";
 import { compareSymbol } from "../src/query/compare_symbol.ts";
 import { compareRefs, diffRefs } from "../src/query/ref_compare.ts";
 import type { RefSource } from "../src/query/ref_views.ts";
+import { diffLinesForPeople } from "../src/cli/commands/ref_cmds.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { jsonTokens, METADATA_TOKENS } from "../src/query/_token_estimate.ts";
 
@@ -103,6 +104,22 @@ Deno.test("diff_context and compare_symbol between two indexed versions", async 
       });
       // Ranking: signature changes and removals first.
       assert.ok(["scale", "oldWay"].includes(r.changes[0].name), r.changes[0].name);
+    });
+
+    await t.step("the CLI's human listing of a diff", async () => {
+      const lines = diffLinesForPeople(await diffContext(base, head, { max_tokens: 20000 }));
+      assert.equal(lines[0], "base v1 (working tree) → head v2 (working tree)");
+      assert.match(lines[1], /^files: 3 modified, 1 added, 1 removed, 2 moved; symbols: 3 modified/);
+      const at = lines.findIndex((l) => l.startsWith("M math.scale  src/math.ts:10"));
+      assert.ok(at > 0, lines.join("\n"));
+      assert.deepEqual(lines.slice(at + 1, at + 3), [
+        "    signature: function scale(x: number): number",
+        "           →   function scale(x: number, factor: number): number",
+      ]);
+      assert.ok(lines.includes("R math.sumPrices  src/math.ts:1  (was computeTotal)  +1 -1"));
+      assert.ok(lines.includes("D legacy.oldWay  src/legacy.ts:1  +0 -3"));
+      assert.ok(lines.includes("V src/text/strings.ts  (from src/util/strings.ts)  [file]"));
+      assert.ok(lines.some((l) => l.startsWith("    @@ -14,5 +14,3 @@")));
     });
 
     await t.step("path_prefix narrows the comparison", async () => {

@@ -67,45 +67,44 @@ const STATUS_MARK: Record<string, string> = {
 const refName = (s: RefSide) => s.commit_id ? `${s.ref} (${s.commit_id.slice(0, 12)})` : `${s.ref} (working tree)`;
 
 /** One change as a few lines: mark, name, place, signature change, and its diff indented. */
-function printChange(c: SymbolChange): void {
+export function changeLines(c: SymbolChange): string[] {
   const where = c.path ? `${c.path}:${c.line_start}` : `${c.path_before}:${c.line_start_before}`;
   const was = [
     c.name_before ? `was ${c.name_before}` : "",
     c.path_before && c.path ? `from ${c.path_before}` : "",
   ].filter(Boolean).join(", ");
-  console.log(
+  const out = [
     `${STATUS_MARK[c.status]} ${c.qualified_name}  ${where}${
       was ? `  (${was})` : ""
     }  +${c.lines_added} -${c.lines_removed}`,
-  );
-  if (c.signature_changed) {
-    console.log(`    signature: ${c.signature_before}`);
-    console.log(`           →   ${c.signature_after}`);
-  }
-  for (const l of (c.diff ?? "").split("\n").filter(Boolean)) console.log(`    ${l}`);
-  if (c.diff_cut) console.log("    … (diff cut)");
+  ];
+  if (c.signature_changed) out.push(`    signature: ${c.signature_before}`, `           →   ${c.signature_after}`);
+  for (const l of (c.diff ?? "").split("\n").filter(Boolean)) out.push(`    ${l}`);
+  if (c.diff_cut) out.push("    … (diff cut)");
+  return out;
 }
 
-/** Prints a diff for people. */
-function printDiff(r: DiffContextResult): void {
-  console.log(`base ${refName(r.base)} → head ${refName(r.head)}`);
-  if (r.merge_base) console.log(`(from the merge base of ${r.merge_base.base_ref} and ${r.merge_base.head_ref})`);
+/** A diff for people: the refs, the counts, each change, each listed file, what was cut. */
+export function diffLinesForPeople(r: DiffContextResult): string[] {
+  const out = [`base ${refName(r.base)} → head ${refName(r.head)}`];
+  if (r.merge_base) out.push(`(from the merge base of ${r.merge_base.base_ref} and ${r.merge_base.head_ref})`);
   const s = r.summary;
-  console.log(
+  out.push(
     `files: ${s.files_modified} modified, ${s.files_added} added, ${s.files_removed} removed, ${s.files_moved} moved; ` +
       `symbols: ${s.symbols_modified} modified, ${s.symbols_added} added, ${s.symbols_removed} removed, ` +
       `${s.symbols_moved} moved, ${s.symbols_renamed} renamed`,
   );
-  for (const c of r.changes) printChange(c);
+  for (const c of r.changes) out.push(...changeLines(c));
   for (const f of r.files) {
-    console.log(`${STATUS_MARK[f.status]} ${f.path}${f.path_before ? `  (from ${f.path_before})` : ""}  [file]`);
+    out.push(`${STATUS_MARK[f.status]} ${f.path}${f.path_before ? `  (from ${f.path_before})` : ""}  [file]`);
   }
   if (r.truncation_note) {
-    console.log(
+    out.push(
       `truncated: ${r.omitted.changes} changes and ${r.omitted.files} files left out, ` +
         `${r.omitted.diffs_cut} diffs cut. ${r.truncation_note}`,
     );
   }
+  return out;
 }
 
 const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
@@ -124,7 +123,7 @@ export async function runDiffCommand(ctx: CliContext, a: DiffArgs): Promise<numb
     return out;
   });
   if (a.json) printJson(r);
-  else printDiff(r);
+  else console.log(diffLinesForPeople(r).join("\n"));
   return 0;
 }
 
@@ -142,7 +141,7 @@ export async function runCompareCommand(ctx: CliContext, a: CompareArgs): Promis
   });
   if (a.json) return printJson(r), 0;
   console.log(`base ${refName(r.base)} → head ${refName(r.head)}: ${r.status}`);
-  printChange(r);
+  console.log(changeLines(r).join("\n"));
   if (r.status === "unchanged") console.log(`    ${r.signature_after}`);
   return 0;
 }

@@ -144,6 +144,22 @@ Deno.test("diff_context and compare_symbol between two indexed versions", async 
       await rejectsCode(diffContext(base, head, { max_tokens: 1.5 }), "invalid_max_tokens");
     });
 
+    await t.step("past the compared-files bound, files are listed only and the answer is partial", async () => {
+      const full = await diffContext(base, head, { max_tokens: 20000 });
+      const capped = await diffContext(base, head, { max_tokens: 20000, max_compared_files: 2 });
+      assert.equal(capped.summary.files_modified, full.summary.files_modified);
+      // A moved-and-edited file is only recognised by comparing symbols: uncompared, it is a removal and an addition.
+      assert.equal(capped.summary.files_moved, 1);
+      assert.ok((capped.files_not_compared ?? 0) > 0);
+      assert.deepEqual(capped.meta, { result_completeness: "partial" });
+      assert.ok(capped.changes.length < full.changes.length);
+      // Every file left uncompared is listed.
+      const listed = new Set(capped.files.map((f) => f.path));
+      const touched = new Set(capped.changes.flatMap((c) => [c.path, c.path_before]));
+      for (const f of full.files) assert.ok(listed.has(f.path) || touched.has(f.path), f.path);
+      assert.equal(full.files_not_compared, undefined);
+    });
+
     await t.step("the same index on both sides has no changes", async () => {
       const r = await diffContext(head, head, {});
       assert.deepEqual([r.changes, r.files, r.truncated], [[], [], false]);

@@ -37,6 +37,8 @@ export interface DiffContextInput {
   max_tokens?: number;
   /** Set when the base is the merge base of the refs asked for (echoed in the answer). */
   merge_base?: MergeBase;
+  /** Most changed files whose symbols are compared (default `MAX_COMPARED_FILES`; lower only in tests). */
+  max_compared_files?: number;
 }
 
 /** The merge base a diff was taken from: the commit, and the refs it is the merge base of. */
@@ -92,7 +94,12 @@ export interface DiffContextResult {
   omitted: { changes: number; files: number; diffs_cut: number };
   /** Files whose text neither store held nor `readFile` gave: their symbols are compared by signature only. */
   text_unavailable?: string[];
-  /** `result_completeness: "partial"` when some text was unavailable (the protocol metadata then says so). */
+  /** Changed files past `MAX_COMPARED_FILES`, listed in `files` without their symbols compared. */
+  files_not_compared?: number;
+  /**
+   * `result_completeness: "partial"` when some text was unavailable or some
+   * files were not compared (the protocol metadata then says so).
+   */
   meta?: { result_completeness: "partial" };
   truncated: boolean;
   /** Says what was cut and how to see it, when anything was. */
@@ -107,6 +114,12 @@ const ITEM_SHARE = 0.35;
 const FILE_LIST_SHARE = 0.15;
 /** The answer's own completeness when file text was missing (read by the dispatcher into the metadata). */
 const PARTIAL = { result_completeness: "partial" as const };
+/**
+ * Most changed files whose symbols one answer compares (each costs reading
+ * its text at both refs); the rest are listed as files, and the answer is
+ * partial. Narrow `path_prefix` to compare them.
+ */
+export const MAX_COMPARED_FILES = 3000;
 /** Most paths named in `text_unavailable`. */
 const MAX_UNAVAILABLE_LISTED = 20;
 
@@ -134,6 +147,7 @@ export async function diffContext(
   const prefix = parsePathPrefix(input.path_prefix, "path_prefix", getMeta(head.db, "repo_root"));
   const texts = { base: new TextCache(base), head: new TextCache(head) };
   const delta = await compareFiles(texts.base, texts.head, prefix ?? "");
+  const notCompared = capDelta(delta, input.max_compared_files ?? MAX_COMPARED_FILES);
   const baseSyms: SideSymbol[] = [], headSyms: SideSymbol[] = [];
   for (const [b, h] of delta.modified) {
     baseSyms.push(...await texts.base.symbols(b));
@@ -145,9 +159,10 @@ export async function diffContext(
   const moves = new Map(delta.moved.map(([b, h]) => [b.path, h.path]));
   inferFileMoves(matching.pairs, delta, moves);
   const changes = classify(matching, moves);
-  const files = fileChanges(delta, moves, changes);
+  const files = [...fileChanges(delta, moves, changes), ...notCompared].sort((x, y) => byCodeUnits(x.path, y.path));
   const unavailable = [...texts.base.incomplete(), ...texts.head.incomplete()];
   const summary = summarize(delta, changes);
+  for (const f of notCompared) summary[`files_${f.status as "added" | "removed" | "modified"}`]++;
   return fitAnswer({
     lead: {
       base: side(base),
@@ -160,7 +175,30 @@ export async function diffContext(
     files,
     maxTokens,
     unavailable: [...new Set(unavailable)].sort(byCodeUnits),
+    notCompared: notCompared.length,
   });
+}
+
+/**
+ * Keeps at most `max` changed files (modified, then removed, then added, each
+ * by path) in `delta` for symbol comparison; returns the others as file
+ * changes to list.
+ */
+function capDelta(delta: FileDelta, max: number): FileChange[] {
+  const total = delta.modified.length + delta.removed.length + delta.added.length;
+  if (total <= max) return [];
+  const out: FileChange[] = [];
+  let room = max;
+  const keep = <T>(list: T[], asChange: (x: T) => FileChange): T[] => {
+    const kept = list.slice(0, Math.max(0, room));
+    room -= kept.length;
+    for (const x of list.slice(kept.length)) out.push(asChange(x));
+    return kept;
+  };
+  delta.modified = keep(delta.modified, ([, h]) => ({ path: h.path, status: "modified", language: h.language }));
+  delta.removed = keep(delta.removed, (f) => ({ path: f.path, status: "removed", language: f.language }));
+  delta.added = keep(delta.added, (f) => ({ path: f.path, status: "added", language: f.language }));
+  return out;
 }
 
 /** File texts of one side, each read once, and the symbols of a file with their bodies. */
@@ -381,6 +419,18 @@ interface Draft {
   files: FileChange[];
   maxTokens: number;
   unavailable: string[];
+  notCompared: number;
+}
+
+/** The answer's fields saying what it could not compare (and so that it is partial), when anything. */
+function gaps(d: Draft): Pick<DiffContextResult, "text_unavailable" | "files_not_compared" | "meta"> {
+  const listed = d.unavailable.slice(0, MAX_UNAVAILABLE_LISTED);
+  if (!listed.length && !d.notCompared) return {};
+  return {
+    ...(listed.length ? { text_unavailable: listed } : {}),
+    ...(d.notCompared ? { files_not_compared: d.notCompared } : {}),
+    meta: PARTIAL,
+  };
 }
 
 /** Per-item cost: its JSON and the separating comma. */
@@ -404,7 +454,6 @@ function changeForm(c: SymbolChange, cap: number): Fitted<SymbolChange> | null {
 
 /** The answer within its budget (see `diffContext`). */
 function fitAnswer(d: Draft): DiffContextResult {
-  const listed = d.unavailable.slice(0, MAX_UNAVAILABLE_LISTED);
   const note = "Some changes were left out or shown with a cut diff to fit max_tokens; raise max_tokens, narrow " +
     "path_prefix, or call compare_symbol_between_commits for one symbol's whole diff.";
   // The answer's own fields at their widest, and the metadata, are paid for first.
@@ -416,7 +465,7 @@ function fitAnswer(d: Draft): DiffContextResult {
     estimated_tokens: d.maxTokens,
     token_estimator: TOKEN_ESTIMATOR,
     omitted: { changes: d.changes.length, files: d.files.length, diffs_cut: d.changes.length },
-    ...(listed.length ? { text_unavailable: listed, meta: PARTIAL } : {}),
+    ...gaps(d),
     truncated: true,
     truncation_note: note,
   };
@@ -445,7 +494,7 @@ function fitAnswer(d: Draft): DiffContextResult {
     estimated_tokens: Math.min(d.maxTokens, d.maxTokens - budget + ch.used + fl.used),
     token_estimator: TOKEN_ESTIMATOR,
     omitted: { changes: ch.omitted, files: fl.omitted, diffs_cut: ch.cut },
-    ...(listed.length ? { text_unavailable: listed, meta: PARTIAL } : {}),
+    ...gaps(d),
     truncated,
     ...(truncated ? { truncation_note: note } : {}),
   };

@@ -14,8 +14,10 @@
  * the container's change says it). A container's diff shows its own lines,
  * its members' changes are their own entries. Files that changed with no
  * symbol change (non-code files, imports only) are listed briefly in
- * `files`. Reads only the two views (their stores, and `readFile` for a file
- * whose text the store lacks).
+ * `files`. At most `MAX_COMPARED_FILES` changed files have their symbols
+ * compared; the rest are listed as files and the answer is partial. Reads
+ * only the two views (their stores, and `readFile` for a file whose text the
+ * store lacks).
  */
 import { CruxeError } from "../core/errors.ts";
 import { getMeta } from "../state/db.ts";

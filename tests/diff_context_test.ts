@@ -141,6 +141,9 @@ Deno.test("diff_context and compare_symbol between two indexed versions", async 
         assert.equal(r.changes.length + r.omitted.changes, full.changes.length);
       }
       await rejectsCode(diffContext(base, head, { max_tokens: -5 }), "invalid_max_tokens");
+      // Too small for even the summary: refused with the size needed, never an answer over budget.
+      const tiny = await rejectsCode(diffContext(base, head, { max_tokens: 100 }), "invalid_max_tokens");
+      assert.ok((tiny.data.needed as number) > 100);
       await rejectsCode(diffContext(base, head, { max_tokens: 1.5 }), "invalid_max_tokens");
     });
 

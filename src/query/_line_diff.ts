@@ -152,7 +152,10 @@ export function unifiedHunks(
   // Ranges of op indexes to show, merged when they overlap or touch.
   const ranges: [number, number][] = [];
   for (const i of changed) {
-    const from = Math.max(0, i - context), to = Math.min(ops.length - 1, i + context);
+    let from = Math.max(0, i - context), to = Math.min(ops.length - 1, i + context);
+    // A run of changes is never split by a hunk's edge (no removal shown without its replacement).
+    while (from > 0 && ops[from].op !== "=" && ops[from - 1].op !== "=") from--;
+    while (to < ops.length - 1 && ops[to].op !== "=" && ops[to + 1].op !== "=") to++;
     const last = ranges[ranges.length - 1];
     if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to);
     else ranges.push([from, to]);

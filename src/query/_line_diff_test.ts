@@ -103,3 +103,9 @@ Deno.test("unifiedHunks: only changes the filter counts open hunks", () => {
   assert.deepEqual(hunks[0].lines, [" f", "-g", "+G", " h"]);
   assert.equal(hunkText(hunks[0]), "@@ -6,3 +6,3 @@\n f\n-g\n+G\n h");
 });
+
+Deno.test("unifiedHunks: a hunk never splits a run of changes", () => {
+  const ops = diffLines(["a", "b", "c"], ["a", "B", "c"]);
+  const [h] = unifiedHunks(ops, 0, 1, 1, (l) => l.op === "-");
+  assert.deepEqual(h.lines, ["-b", "+B"]);
+});

@@ -117,13 +117,13 @@ export function symbolChange(
     l.text.trim() !== "" &&
     (l.line === (l.op === "-" ? b?.line_start : h!.line_start) ||
       !inside(l.op === "-" ? baseMembers : headMembers, l.line));
-  const hunks = unifiedHunks(ops, CONTEXT_LINES, b?.line_start ?? 1, h!.line_start, counts);
-  for (const hk of hunks) {
-    for (const l of hk.lines) {
-      if (l[0] === "+") out.lines_added++;
-      else if (l[0] === "-") out.lines_removed++;
-    }
-  }
+  // Counted lines only: a member's change shown inside a container's hunk is the member's.
+  const hunks = unifiedHunks(ops, CONTEXT_LINES, b?.line_start ?? 1, h!.line_start, (l) => {
+    const own = counts(l);
+    if (own && l.op === "+") out.lines_added++;
+    else if (own) out.lines_removed++;
+    return own;
+  });
   if (!hunks.length) return out;
   let lines = hunks.map(hunkText).join("\n").split("\n");
   if (lines.length > MAX_DIFF_LINES) {

@@ -13,7 +13,7 @@ import { readRepoFile } from "../state/safe_open.ts";
 import { type ScannedFile, scanRepository } from "./scan.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
 import { textLanguageForPath } from "../core/languages.ts";
-import { outsideSandbox } from "./project_setup.ts";
+import { outsideSandbox } from "../state/workspace_dir.ts";
 import { type SpawnParser, WorkerPool } from "./worker_pool.ts";
 import { stageMessage, stagePercent } from "./progress.ts";
 import type { IndexSummary, ProgressEvent, Stage } from "../state/jobs.ts";

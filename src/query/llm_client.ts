@@ -12,8 +12,7 @@
  * `/api/chat`, anything else gets `/v1/chat/completions`.
  */
 import { CruxeError } from "../core/errors.ts";
-import { readCapped } from "../index/capped_body.ts";
-import { resolveApiUrl } from "../index/endpoint_url.ts";
+import { type ApiEndpoint, readCapped, resolveApiUrl } from "../state/model_endpoint.ts";
 
 /** The `llm` block of the config. */
 export interface LlmConfig {
@@ -29,11 +28,8 @@ export interface ChatMessage {
   content: string;
 }
 
-/** A resolved endpoint. */
-export interface LlmEndpoint {
-  api: "openai" | "ollama";
-  url: string;
-}
+/** A resolved chat endpoint. */
+export type LlmEndpoint = ApiEndpoint;
 
 /** The model's reply. */
 export interface ChatReply {

@@ -10,7 +10,7 @@ import { storageFix, storageReason } from "../../state/storage_errors.ts";
 import { CruxeError } from "../../core/errors.ts";
 import { printJson, printTable } from "../output.ts";
 import { LANGUAGES } from "../../index/languages/registry.ts";
-import { hasGrammar } from "../../index/grammar_assets.ts";
+import { hasGrammar } from "../../state/grammar_assets.ts";
 import { parseAndExtract } from "../../index/parser.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { VERSION } from "../../core/version.ts";

@@ -9,7 +9,8 @@
  *   other; both build on state;
  * - `query` and `mcp` reach `index/` only to start and follow jobs, through
  *   the modules in JOB_STARTING_MODULES;
- * - no module of `src/` outside `cli` is part of an import cycle.
+ * - no module of `src/` is part of an import cycle (type-only imports count:
+ *   a type lives where it is produced, beside what both sides import).
  */
 import assert from "node:assert/strict";
 import { dirname, join, normalize } from "node:path";
@@ -174,9 +175,9 @@ function cyclePath(graph: Map<string, string[]>, component: string[]): string {
   return [start, ...path].join(" -> ");
 }
 
-Deno.test("no module outside src/cli is on an import cycle", () => {
+Deno.test("no module of src/ is on an import cycle", () => {
   const graph = importGraph();
-  const found = cycles(graph).filter((c) => c.some((f) => layerOf(f) !== "cli")).map((c) => cyclePath(graph, c));
+  const found = cycles(graph).map((c) => cyclePath(graph, c));
   assert.deepEqual(found, [], `import cycles:\n${found.join("\n")}`);
 });
 

@@ -17,14 +17,7 @@ import { VERSION } from "../../core/version.ts";
 import { userCwd } from "../user_cwd.ts";
 import { indexGapCheck } from "./doctor_gap.ts";
 import { watchChecks } from "./doctor_watch.ts";
-
-/** One doctor finding. */
-export interface Check {
-  check: string;
-  status: "ok" | "warn" | "fail";
-  detail: string;
-  fix?: string;
-}
+import type { Check } from "./doctor_check.ts";
 
 async function grammarChecks(): Promise<Check[]> {
   const out: Check[] = [];

@@ -4,7 +4,7 @@
  * last index. Requires `--allow-read` on the repository and the store.
  */
 import { extname } from "node:path";
-import type { Check } from "./doctor.ts";
+import type { Check } from "./doctor_check.ts";
 import type { CruxeConfig } from "../../core/config.ts";
 import type { Registry } from "../../state/registry.ts";
 import { scanRepository } from "../../index/scan.ts";

@@ -44,7 +44,7 @@ import type { RankingParams } from "../src/query/search/ranking_params.ts";
 import type { ChunkHit } from "../src/query/search/candidates.ts";
 import type { CruxeConfig } from "../src/core/config.ts";
 import { EmbedRunner } from "../src/index/embed_runner.ts";
-import { embedConfigured } from "../src/index/embeddings.ts";
+import { embedConfigured } from "../src/core/semantic_layer.ts";
 import { indexChunkTexts } from "../src/state/chunk_vectors.ts";
 import { semanticHits } from "../src/query/semantic_search.ts";
 

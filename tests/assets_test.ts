@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { grammarUrl, readGrammar } from "../src/index/grammar_assets.ts";
+import { grammarUrl, readGrammar } from "../src/state/grammar_assets.ts";
 import { LANGUAGES } from "../src/index/languages/registry.ts";
 import { parseAndExtract } from "../src/index/parser.ts";
 import { workerModules } from "../scripts/compile.ts";

@@ -219,14 +219,18 @@ async function serveThroughSandbox(
   const driver = join(base, `driver_${mode}.ts`);
   const sandboxUrl = new URL("../src/cli/sandbox.ts", import.meta.url).href;
   const parseUrl = new URL("../src/cli/commands/serve_mcp.ts", import.meta.url).href;
+  const probeMain = new URL("./helpers/raw_probe_main.ts", import.meta.url).href;
+  const probeWorker = new URL("./helpers/raw_probe_worker.ts", import.meta.url).href;
   Deno.writeTextFileSync(
     driver,
     `import { sandboxedServe } from ${JSON.stringify(sandboxUrl)};
 import { parseServeArgs, runServe } from ${JSON.stringify(parseUrl)};
 const argv = ["serve-mcp", "--workspace", ${JSON.stringify(repo)}, "--no-prewarm"];
 const parsed = parseServeArgs("serve-mcp", argv.slice(1));
+// The sandboxed server starts from the test's entries, which run the raw probe before serving.
+const entry = { main: new URL(${JSON.stringify(probeMain)}), worker: new URL(${JSON.stringify(probeWorker)}) };
 // As the CLI does: null means "serve here" (this driver runs with -A, so that would be unsandboxed).
-const code = await sandboxedServe(argv, parsed);
+const code = await sandboxedServe(argv, parsed, entry);
 Deno.exit(code ?? await runServe(parsed));`,
   );
   const config = new URL("../deno.json", import.meta.url).pathname;

@@ -4,7 +4,8 @@
  * parser all read this table, so a new command is one more entry here.
  */
 import { CruxeError } from "../core/errors.ts";
-import { type OptionTable, type Parsed } from "./args.ts";
+import type { OptionTable, Parsed } from "./args.ts";
+import type { CommandDef } from "./command_def.ts";
 import { type CliContext, openContext } from "./context.ts";
 import { userCwd } from "./user_cwd.ts";
 import { printJson } from "./output.ts";
@@ -19,23 +20,6 @@ import { runServeCommand, SERVE_MCP_OPTIONS, SERVE_OPTIONS } from "./commands/se
 import { registerProject } from "../index/project_setup.ts";
 import { IndexWriter } from "../state/project_index.ts";
 import { completionScript, SHELLS } from "./completions.ts";
-
-/** One command: what help shows and what runs it. */
-export interface CommandDef<T extends OptionTable = OptionTable> {
-  name: string;
-  /** Positional arguments as shown in usage (`QUERY`, `PATH`), if any. */
-  args?: string;
-  /** True when the positional argument must be given. */
-  argsRequired?: boolean;
-  summary: string;
-  options: T;
-  /** Command lines that work as shown, each with a `#` comment. */
-  examples: string[];
-  /** A paragraph shown in the command's help after the options. */
-  notes?: string;
-  /** Runs the command with its parsed arguments (`raw`: the arguments as typed, for commands that re-execute). */
-  run(p: Parsed<T>, raw: string[]): number | Promise<number>;
-}
 
 /** Erases a command's option types so commands with different tables share one list. */
 function command<T extends OptionTable>(def: CommandDef<T>): CommandDef {

@@ -1,6 +1,6 @@
 /** Shell completion scripts (bash, zsh, fish) generated from the command table. */
 import { GLOBAL_OPTIONS, type OptionSpec, type OptionTable } from "./args.ts";
-import type { CommandDef } from "./command_table.ts";
+import type { CommandDef } from "./command_def.ts";
 
 /** Shells `cruxe completions` supports. */
 export const SHELLS = ["bash", "zsh", "fish"] as const;

@@ -1,7 +1,7 @@
 /** Help text for `cruxe --help` and `cruxe <command> --help`, aligned in columns, from the command table. */
 import { VERSION } from "../core/version.ts";
 import { GLOBAL_OPTIONS, type OptionSpec, type OptionTable } from "./args.ts";
-import type { CommandDef } from "./command_table.ts";
+import type { CommandDef } from "./command_def.ts";
 
 /** Rows of two columns, the first padded to the widest (capped so one long flag does not push every line). */
 function columns(rows: [string, string][], indent = "  "): string {

@@ -12,7 +12,7 @@ import { COMMANDS, findCommand } from "./command_table.ts";
 import { commandHelp, globalHelp } from "./help.ts";
 import { reportError } from "./output.ts";
 import { grammarCheck } from "../mcp/health.ts";
-import { grammarUrl } from "../index/grammar_assets.ts";
+import { grammarUrl } from "../state/grammar_assets.ts";
 
 /** Runs the CLI with `args`; resolves to the process exit code. */
 export async function main(args: string[]): Promise<number> {

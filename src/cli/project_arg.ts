@@ -1,7 +1,8 @@
 /** Which project a CLI command acts on: `--workspace`/`--path`, else the current directory. */
 import { CruxeError } from "../core/errors.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
-import { canonicalDir, registerProject } from "../index/project_setup.ts";
+import { registerProject } from "../index/project_setup.ts";
+import { canonicalDir } from "../state/workspace_dir.ts";
 
 /**
  * The registered project at or above `path`; registers `path` when `register`

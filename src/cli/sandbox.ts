@@ -48,6 +48,24 @@ import { Registry } from "../state/registry.ts";
 
 /** Set in the sandboxed child (or worker): it must serve, not re-execute. */
 export const SANDBOX_ENV_MARKER = "CRUXE_SANDBOXED";
+/** The modules a sandboxed server starts from: a script for `deno run`, a worker module for the binary. */
+export interface SandboxEntry {
+  /** Run by the re-executed Deno with the CLI's arguments. */
+  main: URL;
+  /** Started as the Worker; receives `{argv}` and posts `{exit}`. */
+  worker: URL;
+}
+
+/**
+ * Cruxe's own entries: `main.ts` beside the sources (the same file as
+ * Deno.mainModule under `deno run main.ts`/`deno task`, and still right when
+ * another script drives the CLI) and `sandbox_worker.ts`.
+ */
+const CRUXE_ENTRY: SandboxEntry = {
+  main: new URL("../../main.ts", import.meta.url),
+  worker: new URL("./sandbox_worker.ts", import.meta.url),
+};
+
 /** `CRUXE_SANDBOX=off` serves without the sandbox; `CRUXE_SANDBOX=worker` forces the worker form. */
 export const SANDBOX_OPT_OUT = "CRUXE_SANDBOX";
 
@@ -278,12 +296,19 @@ export function sandboxInputsFor(o: ServeOptions, env: Record<string, string>): 
  * be re-checked in a process that may read only its target). Read access
  * covers both forms.
  *
+ * `entry` names the modules the sandboxed server starts from (Cruxe's own
+ * by default); a test passes its own entries to act inside the sandbox.
+ *
  * @example
  * const code = await sandboxedServe([cmd, ...args], parsed);
  * if (code !== null) return code;
  * return await runServe(parsed);
  */
-export async function sandboxedServe(argv: string[], options: ServeOptions): Promise<number | null> {
+export async function sandboxedServe(
+  argv: string[],
+  options: ServeOptions,
+  entry: SandboxEntry = CRUXE_ENTRY,
+): Promise<number | null> {
   const env = Deno.env.toObject();
   if (env[SANDBOX_ENV_MARKER] === "1") return null;
   if (env[SANDBOX_OPT_OUT] === "off") return null;
@@ -301,7 +326,9 @@ export async function sandboxedServe(argv: string[], options: ServeOptions): Pro
   debug(`sandbox: read=${policy.read.join(",")} write=${policy.write.join(",")} net=${policy.net.join(",")}`);
   // `CRUXE_SANDBOX=worker` takes the compiled binary's path under `deno run` (how that path is tested).
   const inWorker = runtimeKind() === "compiled" || env[SANDBOX_OPT_OUT] === "worker";
-  return inWorker ? await serveInWorker(childArgv, policy, env) : await serveInChild(childArgv, policy, env);
+  return inWorker
+    ? await serveInWorker(childArgv, policy, env, entry.worker)
+    : await serveInChild(childArgv, policy, env, entry.main);
 }
 
 /**
@@ -319,11 +346,14 @@ function denoExecutable(): string {
   );
 }
 
-/** `deno run` / `deno task`: re-executes the CLI under the narrow flags. */
-async function serveInChild(argv: string[], policy: SandboxPolicy, env: Record<string, string>): Promise<number> {
-  // Cruxe's own entry beside this module (the same file as Deno.mainModule under `deno run main.ts`/`deno task`,
-  // and still right when another script drives the CLI).
-  const main = fromFileUrl(new URL("../../main.ts", import.meta.url));
+/** `deno run` / `deno task`: re-executes the CLI (`entry`) under the narrow flags. */
+async function serveInChild(
+  argv: string[],
+  policy: SandboxPolicy,
+  env: Record<string, string>,
+  entry: URL,
+): Promise<number> {
+  const main = fromFileUrl(entry);
   const config = fromFileUrl(new URL("../../deno.json", import.meta.url));
   const args = ["run", ...buildSandboxFlags(policy)];
   if (existsSync(config)) args.push(`--config=${config}`);
@@ -354,14 +384,19 @@ async function serveInChild(argv: string[], policy: SandboxPolicy, env: Record<s
 }
 
 /** The compiled binary: serves in a Worker holding only the narrow permissions. */
-async function serveInWorker(argv: string[], policy: SandboxPolicy, env: Record<string, string>): Promise<number> {
+async function serveInWorker(
+  argv: string[],
+  policy: SandboxPolicy,
+  env: Record<string, string>,
+  entry: URL,
+): Promise<number> {
   // The environment is process-wide: reduce it before the worker starts.
   const keep = sandboxEnv(env);
   for (const k of Object.keys(env)) if (!(k in keep)) Deno.env.delete(k);
   Deno.env.set(SANDBOX_ENV_MARKER, "1");
   let worker: Worker;
   try {
-    worker = new Worker(new URL("./sandbox_worker.ts", import.meta.url), {
+    worker = new Worker(entry, {
       type: "module",
       deno: { permissions: workerPermissions(policy) },
     } as WorkerOptions);

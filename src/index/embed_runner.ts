@@ -12,7 +12,8 @@ import { digest } from "../core/ids.ts";
 import { CruxeError } from "../core/errors.ts";
 import { nowIso } from "../state/db.ts";
 import { type ChunkText, type Placement, VectorStore } from "../state/chunk_vectors.ts";
-import { collectionName, type EmbedConfig, embedTexts } from "./embeddings.ts";
+import { collectionName, type EmbedConfig, embedModel } from "../core/semantic_layer.ts";
+import { embedTexts } from "../state/embeddings.ts";
 
 /** Where a project's semantic layer stands. */
 export interface SemanticStatus {
@@ -41,11 +42,6 @@ export interface EmbedOptions {
 
 /** Defaults: 32 texts per request, 2 requests in flight. */
 export const DEFAULT_EMBED_OPTIONS: EmbedOptions = { batchSize: 32, concurrency: 2 };
-
-/** The model name vectors are stored under (the configured one, or `default` when the endpoint picks). */
-export function embedModel(cfg: EmbedConfig): string {
-  return cfg.model?.trim() || "default";
-}
 
 /** The text embedded for a chunk: its path as a header line (file names say much), then its code. */
 export function embedText(c: ChunkText): string {

@@ -13,7 +13,7 @@ import { readRepoFile } from "../state/safe_open.ts";
 import { type ScannedFile, scanRepository } from "./scan.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
 import { textLanguageForPath } from "../core/languages.ts";
-import { outsideSandbox } from "./project_setup.ts";
+import { outsideSandbox } from "../state/workspace_dir.ts";
 import { type SpawnParser, WorkerPool } from "./worker_pool.ts";
 import { stageMessage, stagePercent } from "./progress.ts";
 import type { IndexSummary, ProgressEvent, Stage } from "../state/jobs.ts";
@@ -228,6 +228,16 @@ function loadDeferred(t: ParseItem, opts: IndexOptions, diff: FileDiff, counters
   return true;
 }
 
+/** What the write step works with: the parser pool, the open writer, the job's options and progress. */
+interface WriteContext {
+  pool: WorkerPool;
+  writer: IndexWriter;
+  opts: IndexOptions;
+  counters: Counters;
+  emit: (s: Stage, force?: boolean) => void;
+  lap: (phase: keyof Timings) => void;
+}
+
 /**
  * Parses the diff's files on the pool and writes each file as its parse
  * returns, with a bounded number of files in flight so memory stays flat.
@@ -235,14 +245,7 @@ function loadDeferred(t: ParseItem, opts: IndexOptions, diff: FileDiff, counters
  * between files. Returns how many files had parse problems.
  */
 async function parseAndWrite(
-  ctx: {
-    pool: WorkerPool;
-    writer: IndexWriter;
-    opts: IndexOptions;
-    counters: Counters;
-    emit: (s: Stage, force?: boolean) => void;
-    lap: (phase: keyof Timings) => void;
-  },
+  ctx: WriteContext,
   diff: FileDiff,
   existing: Map<string, ManifestEntry>,
 ): Promise<number> {
@@ -315,6 +318,51 @@ function writeIndexMeta(writer: IndexWriter, opts: IndexOptions): { files: numbe
 }
 
 /**
+ * The write step, in one transaction (rolled back on any failure, so readers
+ * keep the previous index): a forced rebuild empties the tables, deleted
+ * files go, touched files get their new stat, changed files are parsed and
+ * written, then secondary indexes, names and meta; then the commit publishes.
+ */
+async function writeChanges(
+  ctx: WriteContext,
+  diff: FileDiff,
+  previous: Map<string, ManifestEntry>,
+  deletedPaths: string[],
+): Promise<{ parseErrors: number; totals: { files: number; symbols: number } }> {
+  const { pool, writer, opts, emit, lap } = ctx;
+  const { toParse } = diff;
+  writer.begin();
+  try {
+    // A forced rebuild empties the tables whole and loads like a cold index (readers see the old rows
+    // until the commit) instead of deleting and re-inserting file by file.
+    const rebuild = opts.force && previous.size > 0;
+    if (rebuild) writer.truncateAll();
+    const existing = rebuild ? new Map<string, ManifestEntry>() : previous;
+    // A cold bulk load is faster with indexes built once at the end.
+    const bulk = existing.size === 0 && toParse.length > 500;
+    if (bulk) writer.dropSecondaryIndexes();
+    if (!rebuild) { for (const p of deletedPaths) writer.deleteFile(p); }
+    for (const f of diff.touched) writer.touchFile(f.path, f.mtimeMs, f.size);
+    emit("parsing", true);
+    if (toParse.length > 4) pool.grow(Math.max(1, opts.workers));
+    const parseErrors = await parseAndWrite(ctx, diff, existing);
+    emit("finalizing", true);
+    if (bulk) writer.createSecondaryIndexes();
+    lap("indexes");
+    writer.publishNames();
+    lap("names");
+    const totals = writeIndexMeta(writer, opts);
+    writer.commit();
+    if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();
+    lap("commit");
+    return { parseErrors, totals };
+  } catch (e) {
+    writer.rollback();
+    throw e;
+  }
+}
+
+/**
  * Runs one index job to completion (or throws, leaving the previous index
  * intact): check the root, scan, diff against the manifest, then in one
  * write transaction delete, touch, parse and insert, record the meta and
@@ -355,52 +403,26 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     counters.filesTotal = toParse.length;
     clock.lap("diff");
 
-    writer.begin();
-    try {
-      // A forced rebuild empties the tables whole and loads like a cold index (readers see the old rows
-      // until the commit) instead of deleting and re-inserting file by file.
-      const rebuild = opts.force && previous.size > 0;
-      if (rebuild) writer.truncateAll();
-      const existing = rebuild ? new Map<string, ManifestEntry>() : previous;
-      // A cold bulk load is faster with indexes built once at the end.
-      const bulk = existing.size === 0 && toParse.length > 500;
-      if (bulk) writer.dropSecondaryIndexes();
-      if (!rebuild) { for (const p of deletedPaths) writer.deleteFile(p); }
-      for (const f of diff.touched) writer.touchFile(f.path, f.mtimeMs, f.size);
-      emit("parsing", true);
-      if (toParse.length > 4) pool.grow(Math.max(1, opts.workers));
-      const parseErrors = await parseAndWrite({ pool, writer, opts, counters, emit, lap: clock.lap }, diff, existing);
-      emit("finalizing", true);
-      if (bulk) writer.createSecondaryIndexes();
-      clock.lap("indexes");
-      writer.publishNames();
-      clock.lap("names");
-      const totals = writeIndexMeta(writer, opts);
-      writer.commit();
-      if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();
-      clock.lap("commit");
-      return {
-        mode,
-        filesScanned: scan.files.length,
-        filesIndexed: counters.filesIndexed,
-        changedFiles: toParse.length + deletedPaths.length - renamed,
-        added,
-        modified,
-        deleted: deletedPaths.length - renamed,
-        renamed,
-        unchanged: diff.unchanged,
-        symbols: counters.symbols,
-        parseErrors,
-        skipped: { ...scan.skipped, unreadable: scan.skipped.unreadable + diff.unreadable, binary: diff.binary },
-        durationMs: Math.round(performance.now() - t0),
-        totalFiles: Number(totals.files),
-        totalSymbols: Number(totals.symbols),
-        timings: clock.rounded(),
-      };
-    } catch (e) {
-      writer.rollback();
-      throw e;
-    }
+    const ctx = { pool, writer, opts, counters, emit, lap: clock.lap };
+    const { parseErrors, totals } = await writeChanges(ctx, diff, previous, deletedPaths);
+    return {
+      mode,
+      filesScanned: scan.files.length,
+      filesIndexed: counters.filesIndexed,
+      changedFiles: toParse.length + deletedPaths.length - renamed,
+      added,
+      modified,
+      deleted: deletedPaths.length - renamed,
+      renamed,
+      unchanged: diff.unchanged,
+      symbols: counters.symbols,
+      parseErrors,
+      skipped: { ...scan.skipped, unreadable: scan.skipped.unreadable + diff.unreadable, binary: diff.binary },
+      durationMs: Math.round(performance.now() - t0),
+      totalFiles: Number(totals.files),
+      totalSymbols: Number(totals.symbols),
+      timings: clock.rounded(),
+    };
   } finally {
     pool.close();
     writer?.close();

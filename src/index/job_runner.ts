@@ -12,7 +12,7 @@ import type { JobProgress, JobRow, ProjectRow, Registry } from "../state/registr
 import type { JobWorkerIn, JobWorkerOut } from "./job_worker.ts";
 import type { ActiveJob, IndexSummary, JobEvent } from "../state/jobs.ts";
 import { PARSE_WORKER_URL } from "./worker_pool.ts";
-import { refFor } from "./project_setup.ts";
+import { refFor, registerProject } from "./project_setup.ts";
 import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
 import { indexPath } from "../state/project_index.ts";
@@ -55,6 +55,18 @@ export class JobRunner {
   /** The running job of a project, if any. */
   activeFor(projectId: string): ActiveJob | undefined {
     return this.active.get(projectId);
+  }
+
+  /**
+   * Registers the directory `root` as an auto-discovered project and starts
+   * its bootstrap index (concurrent first requests join that job). Here
+   * rather than in the router because registering probes the directory's
+   * VCS, which only the indexing side does.
+   */
+  bootstrapWorkspace(root: string): ProjectRow {
+    const project = registerProject(this.registry, root, { autoDiscovered: true });
+    this.start(project, { mode: "full", force: false, joinExisting: true });
+    return project;
   }
 
   /** Every running job. */

@@ -3,46 +3,10 @@
  * ref. Requires `--allow-read` on the path and `--allow-run=git`.
  */
 import { basename } from "node:path";
-import { realpathSync, statSync } from "node:fs";
-import { CruxeError } from "../core/errors.ts";
 import { projectId } from "../core/ids.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import { currentRef, hasGit } from "./git.ts";
-
-/** Canonical absolute path of an existing directory, or a `project_not_found` error. */
-export function canonicalDir(path: string): string {
-  if (!path || path.includes("\0")) throw new CruxeError("invalid_input", "Workspace path is empty or contains NUL");
-  let real: string;
-  try {
-    real = realpathSync(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotCapable) throw outsideSandbox(path);
-    throw new CruxeError("project_not_found", `Workspace ${path} does not exist`, { path });
-  }
-  let isDir = false;
-  try {
-    isDir = statSync(real).isDirectory();
-  } catch (e) {
-    if (e instanceof Deno.errors.NotCapable) throw outsideSandbox(path);
-    throw new CruxeError("project_not_found", `Workspace ${path} cannot be read: ${(e as Error).message}`, { path });
-  }
-  if (!isDir) throw new CruxeError("project_not_found", `Workspace ${path} is a file, not a directory`, { path });
-  return real;
-}
-
-/**
- * The error for a path this process's Deno permissions do not cover: a
- * sandboxed server only reads the workspaces and allowed roots it started with.
- */
-export function outsideSandbox(path: string): CruxeError {
-  return new CruxeError(
-    "workspace_not_allowed",
-    `${path} is outside what this server may read (its permission sandbox covers the workspaces and ` +
-      `--allowed-root folders it started with). Restart the server with --workspace ${path}, or with an ` +
-      `--allowed-root that contains it.`,
-    { path },
-  );
-}
+import { canonicalDir } from "../state/workspace_dir.ts";
 
 /** The ref an index of `root` is labelled with: the branch, or `live` outside git. */
 export function refFor(root: string, vcs: "git" | "plain"): string {

@@ -9,7 +9,7 @@
 import { indexFacts, jobElsewhere } from "../query/index_status.ts";
 import { VERSION } from "../core/version.ts";
 import { LANGUAGE_IDENTITIES } from "../core/languages.ts";
-import { hasGrammar } from "../index/grammar_assets.ts";
+import { hasGrammar } from "../state/grammar_assets.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import type { ServerRuntime } from "./runtime.ts";
 

@@ -89,42 +89,7 @@ export function httpHandler(
   dispatcher: Dispatcher,
   opts: { port: () => number; bind: string; authToken?: string },
 ): (req: Request) => Promise<Response> {
-  const wildcard = opts.bind === "0.0.0.0" || opts.bind === "::" || opts.bind === "[::]";
-  const bindName = opts.bind.includes(":") && !opts.bind.startsWith("[") ? `[${opts.bind}]` : opts.bind;
-  const hostNames = new Set([...LOOPBACK_NAMES, bindName.toLowerCase()]);
-  const token = opts.authToken ? new TextEncoder().encode(opts.authToken) : null;
-
-  const hostAllowed = (host: string | null): boolean => {
-    if (wildcard) return true; // reachable under any name; the required token is the guard
-    if (!host) return false;
-    const h = host.toLowerCase();
-    const m = h.match(/^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/);
-    if (!m) return false;
-    if (m[2] !== undefined && Number(m[2]) !== opts.port()) return false;
-    return hostNames.has(m[1]);
-  };
-  const originAllowed = (origin: string | null): boolean => {
-    if (origin === null) return true; // not a browser cross-origin request
-    let u: URL;
-    try {
-      u = new URL(origin);
-    } catch {
-      return false;
-    }
-    if (u.protocol !== "http:" && u.protocol !== "https:") return false;
-    const name = u.hostname.toLowerCase();
-    return hostNames.has(name) || hostNames.has(`[${name}]`) || (wildcard && isLoopback(name));
-  };
-  const tokenIs = (value: string): boolean => {
-    const given = new TextEncoder().encode(value.trim());
-    return !!token && given.length === token.length && timingSafeEqual(given, token);
-  };
-  const authorized = (req: Request): boolean => {
-    if (!token) return true;
-    const m = (req.headers.get("authorization") ?? "").match(/^Bearer\s+(.+)$/i);
-    return !!m && tokenIs(m[1]);
-  };
-
+  const { hostAllowed, originAllowed, tokenIs, authorized } = requestGuards(opts);
   return async (req: Request): Promise<Response> => {
     try {
       if (!hostAllowed(req.headers.get("host"))) {
@@ -164,6 +129,50 @@ export function httpHandler(
       return rpcErrorResponse(500, ErrorCode.InternalError, "Internal error");
     }
   };
+}
+
+/**
+ * The request checks of one server: the Host header names its address (any
+ * name when bound to a wildcard address, where the token is the guard), an
+ * Origin is its own or loopback, and the bearer token matches in constant time.
+ */
+function requestGuards(opts: { port: () => number; bind: string; authToken?: string }) {
+  const wildcard = opts.bind === "0.0.0.0" || opts.bind === "::" || opts.bind === "[::]";
+  const bindName = opts.bind.includes(":") && !opts.bind.startsWith("[") ? `[${opts.bind}]` : opts.bind;
+  const hostNames = new Set([...LOOPBACK_NAMES, bindName.toLowerCase()]);
+  const token = opts.authToken ? new TextEncoder().encode(opts.authToken) : null;
+
+  const hostAllowed = (host: string | null): boolean => {
+    if (wildcard) return true; // reachable under any name; the required token is the guard
+    if (!host) return false;
+    const h = host.toLowerCase();
+    const m = h.match(/^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/);
+    if (!m) return false;
+    if (m[2] !== undefined && Number(m[2]) !== opts.port()) return false;
+    return hostNames.has(m[1]);
+  };
+  const originAllowed = (origin: string | null): boolean => {
+    if (origin === null) return true; // not a browser cross-origin request
+    let u: URL;
+    try {
+      u = new URL(origin);
+    } catch {
+      return false;
+    }
+    if (u.protocol !== "http:" && u.protocol !== "https:") return false;
+    const name = u.hostname.toLowerCase();
+    return hostNames.has(name) || hostNames.has(`[${name}]`) || (wildcard && isLoopback(name));
+  };
+  const tokenIs = (value: string): boolean => {
+    const given = new TextEncoder().encode(value.trim());
+    return !!token && given.length === token.length && timingSafeEqual(given, token);
+  };
+  const authorized = (req: Request): boolean => {
+    if (!token) return true;
+    const m = (req.headers.get("authorization") ?? "").match(/^Bearer\s+(.+)$/i);
+    return !!m && tokenIs(m[1]);
+  };
+  return { hostAllowed, originAllowed, tokenIs, authorized };
 }
 
 function methodNotAllowed(allow: string): Response {

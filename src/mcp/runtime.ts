@@ -15,7 +15,7 @@ import { JobProgressBroadcaster } from "./progress_notifier.ts";
 import { LiveSync, type LiveSyncOptions } from "./live_sync.ts";
 import { ReaderPool, readerPoolSize } from "./reader_pool.ts";
 import { EmbedRunner } from "../index/embed_runner.ts";
-import { embedConfigured } from "../index/embeddings.ts";
+import { embedConfigured } from "../core/semantic_layer.ts";
 import { indexChunkTexts, vectorsPath } from "../state/chunk_vectors.ts";
 import type { ProjectRow } from "../state/registry.ts";
 

@@ -108,19 +108,39 @@ export function getCallGraph(db: Db, input: CallGraphInput): CallGraphResult {
   }
   const maxNodes = parseLimit(input?.max_nodes, CALL_GRAPH_DEFAULT_NODES, CALL_GRAPH_MAX_NODES, "max_nodes");
   const root = targetSymbol(db, input);
-  const resolver = new TargetResolver(db);
-  const nodes = new Map<number, CallGraphNode>();
-  const edges = new Map<string, CallGraphEdge & { fromRow: number; toRow: number }>();
-  const cuts = new Set<string>();
-  let unresolved = 0;
+  const graph = new CallGraphBuilder(db, maxNodes);
+  graph.addNode(root, 0);
+  const frontier: Frontier = [];
+  if (direction !== "callees") frontier.push({ row: root, way: "callers" });
+  if (direction !== "callers") frontier.push({ row: root, way: "callees" });
+  graph.walk(frontier, depth);
+  return { root: root.symbol_id, direction, depth, ...graph.result() };
+}
 
-  const addNode = (r: SymbolRow, d: number): boolean => {
-    if (nodes.has(r.id)) return true;
-    if (nodes.size >= maxNodes) {
-      cuts.add("max_nodes");
+/** Symbols still to expand, each in the direction it was reached. */
+type Frontier = { row: SymbolRow; way: "callers" | "callees" }[];
+
+/** The nodes, edges and cuts of one call graph as it grows level by level. */
+class CallGraphBuilder {
+  private nodes = new Map<number, CallGraphNode>();
+  private edges = new Map<string, CallGraphEdge & { fromRow: number; toRow: number }>();
+  private cuts = new Set<string>();
+  private unresolved = 0;
+  private rows = new Map<number, SymbolRow | undefined>();
+  private resolver: TargetResolver;
+
+  constructor(private db: Db, private maxNodes: number) {
+    this.resolver = new TargetResolver(db);
+  }
+
+  /** Adds `r` at distance `d` (a known node stays as it is); false when the graph is full. */
+  addNode(r: SymbolRow, d: number): boolean {
+    if (this.nodes.has(r.id)) return true;
+    if (this.nodes.size >= this.maxNodes) {
+      this.cuts.add("max_nodes");
       return false;
     }
-    nodes.set(r.id, {
+    this.nodes.set(r.id, {
       symbol_id: r.symbol_id,
       qualified_name: r.qualified_name,
       name: r.name,
@@ -131,15 +151,60 @@ export function getCallGraph(db: Db, input: CallGraphInput): CallGraphResult {
       depth: d,
     });
     return true;
-  };
-  const addEdge = (from: SymbolRow, to: SymbolRow, line: number, resolution: Resolution) => {
+  }
+
+  /** Expands `frontier` up to `depth` levels; the rest stays unexpanded once the graph is full. */
+  walk(frontier: Frontier, depth: number): void {
+    for (let d = 1; d <= depth && frontier.length; d++) {
+      const next: Frontier = [];
+      for (const { row, way } of frontier) {
+        // A full graph adds nothing more: the rest of the frontier stays unexpanded.
+        if (this.nodes.size >= this.maxNodes) {
+          this.cuts.add("max_nodes");
+          break;
+        }
+        if (way === "callers") {
+          for (const c of this.callersOf(row)) {
+            const known = this.nodes.has(c.caller.id);
+            if (!this.addNode(c.caller, d)) continue;
+            this.addEdge(c.caller, row, c.line, c.resolution);
+            if (!known) next.push({ row: c.caller, way });
+          }
+        } else {
+          for (const c of this.calleesOf(row)) {
+            const known = this.nodes.has(c.callee.id);
+            if (!this.addNode(c.callee, d)) continue;
+            this.addEdge(row, c.callee, c.line, c.resolution);
+            if (!known) next.push({ row: c.callee, way });
+          }
+        }
+      }
+      frontier = next;
+    }
+  }
+
+  /** The graph so far, cycles marked. */
+  result(): Omit<CallGraphResult, "root" | "direction" | "depth"> {
+    const edgeList = [...this.edges.values()];
+    markCycles(edgeList);
+    return {
+      nodes: [...this.nodes.values()],
+      edges: edgeList.map(({ fromRow: _f, toRow: _t, ...e }) => e),
+      unresolved_calls: this.unresolved,
+      has_cycles: edgeList.some((e) => e.cycle),
+      truncated: this.cuts.size > 0,
+      truncated_by: [...this.cuts].sort(),
+    };
+  }
+
+  private addEdge(from: SymbolRow, to: SymbolRow, line: number, resolution: Resolution): void {
     const key = from.id + ">" + to.id;
-    const e = edges.get(key);
+    const e = this.edges.get(key);
     if (e) {
       if (!e.lines.includes(line) && e.lines.length < 20) e.lines.push(line);
       return;
     }
-    edges.set(key, {
+    this.edges.set(key, {
       from: from.symbol_id,
       to: to.symbol_id,
       lines: [line],
@@ -148,28 +213,28 @@ export function getCallGraph(db: Db, input: CallGraphInput): CallGraphResult {
       fromRow: from.id,
       toRow: to.id,
     });
-  };
+  }
 
-  const rows = new Map<number, SymbolRow | undefined>();
-  const rowOf = (id: number) => {
-    if (!rows.has(id)) rows.set(id, symbolByRowId(db, id));
-    return rows.get(id);
-  };
+  private rowOf(id: number): SymbolRow | undefined {
+    if (!this.rows.has(id)) this.rows.set(id, symbolByRowId(this.db, id));
+    return this.rows.get(id);
+  }
+
   /**
    * Call sites of `sym` that resolve to it, grouped by caller. Reading stops once more new callers were
    * found than the graph has room for (`max_nodes` then cuts), or after CALLER_SCAN stored occurrences.
    */
-  const callersOf = (sym: SymbolRow): { caller: SymbolRow; line: number; resolution: Resolution }[] => {
-    const nameId = referenceNameId(db, sym.name);
+  private callersOf(sym: SymbolRow): { caller: SymbolRow; line: number; resolution: Resolution }[] {
+    const nameId = referenceNameId(this.db, sym.name);
     if (nameId === null) return [];
-    const judge = new ReferenceJudge(db, sym, resolver);
+    const judge = new ReferenceJudge(this.db, sym, this.resolver);
     const out: { caller: SymbolRow; line: number; resolution: Resolution }[] = [];
     const fresh = new Set<number>();
-    const room = maxNodes - nodes.size;
+    const room = this.maxNodes - this.nodes.size;
     let position: ReferencePosition | null = null;
     let scanned = 0;
     while (scanned < CALLER_SCAN) {
-      const batch = referencesAfter(db, nameId, position, 1000);
+      const batch = referencesAfter(this.db, nameId, position, 1000);
       if (!batch.length) return out;
       for (const r of batch) {
         scanned++;
@@ -177,78 +242,34 @@ export function getCallGraph(db: Db, input: CallGraphInput): CallGraphResult {
         if (r.kind !== "call" || r.source_id === null) continue;
         const resolution = judge.judge(r);
         if (!resolution) continue;
-        const caller = rowOf(r.source_id);
+        const caller = this.rowOf(r.source_id);
         if (!caller) continue;
-        if (!nodes.has(caller.id)) fresh.add(caller.id);
+        if (!this.nodes.has(caller.id)) fresh.add(caller.id);
         if (fresh.size > room) {
-          cuts.add("max_nodes");
+          this.cuts.add("max_nodes");
           return out;
         }
         out.push({ caller, line: r.line, resolution });
       }
     }
-    if (referencesAfter(db, nameId, position, 1).length) cuts.add("call_sites");
+    if (referencesAfter(this.db, nameId, position, 1).length) this.cuts.add("call_sites");
     return out;
-  };
+  }
 
-  const calleesOf = (sym: SymbolRow): { callee: SymbolRow; line: number; resolution: Resolution }[] => {
+  /** The calls inside `sym`'s body resolved to their closest definition (the rest count as unresolved). */
+  private calleesOf(sym: SymbolRow): { callee: SymbolRow; line: number; resolution: Resolution }[] {
     const out: { callee: SymbolRow; line: number; resolution: Resolution }[] = [];
-    for (const r of referencesInLines(db, sym.path, sym.line_start, sym.line_end)) {
+    for (const r of referencesInLines(this.db, sym.path, sym.line_start, sym.line_end)) {
       if (r.kind !== "call") continue;
-      const t = resolver.resolve(r.name, sym.path, sym.language, CALL_TARGETS);
+      const t = this.resolver.resolve(r.name, sym.path, sym.language, CALL_TARGETS);
       if (!t) {
-        unresolved++;
+        this.unresolved++;
         continue;
       }
       out.push({ callee: t.row, line: r.line, resolution: calleeResolution(sym, t.row, t.affinity, r.qualifier) });
     }
     return out;
-  };
-
-  addNode(root, 0);
-  let frontier: { row: SymbolRow; way: "callers" | "callees" }[] = [];
-  if (direction !== "callees") frontier.push({ row: root, way: "callers" });
-  if (direction !== "callers") frontier.push({ row: root, way: "callees" });
-  for (let d = 1; d <= depth && frontier.length; d++) {
-    const next: typeof frontier = [];
-    for (const { row, way } of frontier) {
-      // A full graph adds nothing more: the rest of the frontier stays unexpanded.
-      if (nodes.size >= maxNodes) {
-        cuts.add("max_nodes");
-        break;
-      }
-      if (way === "callers") {
-        for (const c of callersOf(row)) {
-          const known = nodes.has(c.caller.id);
-          if (!addNode(c.caller, d)) continue;
-          addEdge(c.caller, row, c.line, c.resolution);
-          if (!known) next.push({ row: c.caller, way });
-        }
-      } else {
-        for (const c of calleesOf(row)) {
-          const known = nodes.has(c.callee.id);
-          if (!addNode(c.callee, d)) continue;
-          addEdge(row, c.callee, c.line, c.resolution);
-          if (!known) next.push({ row: c.callee, way });
-        }
-      }
-    }
-    frontier = next;
   }
-
-  const edgeList = [...edges.values()];
-  markCycles(edgeList);
-  return {
-    root: root.symbol_id,
-    direction,
-    depth,
-    nodes: [...nodes.values()],
-    edges: edgeList.map(({ fromRow: _f, toRow: _t, ...e }) => e),
-    unresolved_calls: unresolved,
-    has_cycles: edgeList.some((e) => e.cycle),
-    truncated: cuts.size > 0,
-    truncated_by: [...cuts].sort(),
-  };
 }
 
 /** Marks every edge whose ends lie in one strongly connected component (or that calls itself). */

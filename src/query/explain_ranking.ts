@@ -75,8 +75,15 @@ export function explainRanking(db: Db, input: ExplainRankingInput): ExplainRanki
       },
     );
   }
-  const hit = r.results[i];
-  const reasons = hit.ranking_reasons ?? {};
+  return explanation(input, r, i, contributionsOf(r.results[i].ranking_reasons ?? {}));
+}
+
+/**
+ * What made up a result's score, from its `ranking_reasons`: each source's
+ * fused share, each signal's multiplicative effect in order, then what merged
+ * overlaps and the file's other hits added.
+ */
+function contributionsOf(reasons: Record<string, unknown>): Contribution[] {
   const num = (k: string) => Number(reasons[k] ?? 0);
   const contributions: Contribution[] = [];
   let running = 0;
@@ -107,6 +114,18 @@ export function explainRanking(db: Db, input: ExplainRankingInput): ExplainRanki
   if (reasons.file_aggregate !== undefined) {
     contributions.push({ stage: "aggregate", name: "file_aggregate", value: fileAdd, effect: fileAdd });
   }
+  return contributions;
+}
+
+/** The result's answer body: its rank, its score's contributions, the result above it and a one-line summary. */
+function explanation(
+  input: ExplainRankingInput,
+  r: ReturnType<typeof searchCode>,
+  i: number,
+  contributions: Contribution[],
+): ExplainRankingResult {
+  const hit = r.results[i];
+  const num = (k: string) => Number(hit.ranking_reasons?.[k] ?? 0);
   const above = i > 0 ? r.results[i - 1] : null;
   const top =
     contributions.filter((c) => c.stage !== "source").sort((a, b) => Math.abs(b.effect) - Math.abs(a.effect))[0];

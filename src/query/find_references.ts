@@ -291,7 +291,82 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
   const key = fastHash(sym.symbol_id, refKind ?? "", String(!!input.include_definition)).slice(0, 16);
   const after = decodeCursor(input?.cursor, key, published);
   const nameId = referenceNameId(db, sym.name);
+  const page = acceptedUses(db, sym, nameId, { refKind, after, limit });
+  const refs = referenceList(db, sym, page.accepted, !!input.include_definition && !after);
+  const { accepted, more, position } = page;
+  const last = accepted.length ? accepted[accepted.length - 1].row : null;
+  const nextCursor = more && last
+    ? encodeCursor({ k: key, p: published, f: last.file_id, l: last.line, c: last.col })
+    : more && position
+    ? encodeCursor({ k: key, p: published, f: position.file_id, l: position.line, c: position.col })
+    : null;
+  const files = new Set(refs.map((r) => r.path));
+  const grouped = refs.length > GROUP_THRESHOLD && files.size > 1;
+  const result: FindReferencesResult = {
+    symbol: symbolFields(sym),
+    grouping: grouped ? "file" : "none",
+    returned: refs.length,
+    name_occurrences: nameId === null ? 0 : referenceCount(db, nameId),
+    next_cursor: nextCursor,
+    truncated: nextCursor !== null,
+  };
+  if (grouped) result.files = groupByFile(refs);
+  else result.references = refs;
+  return result;
+}
+
+/**
+ * One page of the uses of `sym`'s name that resolve to it, after `after`:
+ * at most `limit`, `more` when another accepted use (or MAX_SCAN unread
+ * occurrences) follows, and the last occurrence read.
+ */
+function acceptedUses(
+  db: Db,
+  sym: SymbolRow,
+  nameId: number | null,
+  o: { refKind: string | undefined; after: ReferencePosition | null; limit: number },
+): { accepted: { row: ReferenceRow; resolution: Resolution }[]; more: boolean; position: ReferencePosition | null } {
   const judge = new ReferenceJudge(db, sym);
+  const accepted: { row: ReferenceRow; resolution: Resolution }[] = [];
+  let position = o.after;
+  let scanned = 0;
+  let exhausted = nameId === null;
+  let more = false;
+  while (!exhausted && accepted.length <= o.limit && scanned < MAX_SCAN) {
+    const batch = referencesAfter(db, nameId!, position, Math.min(2000, o.limit * 4 + 64));
+    if (!batch.length) {
+      exhausted = true;
+      break;
+    }
+    for (const row of batch) {
+      scanned++;
+      if (o.refKind && row.kind !== o.refKind) {
+        position = row;
+        continue;
+      }
+      const resolution = judge.judge(row);
+      if (resolution) {
+        if (accepted.length === o.limit) {
+          more = true;
+          break;
+        }
+        accepted.push({ row, resolution });
+      }
+      position = row;
+    }
+    if (more) break;
+  }
+  if (!exhausted && !more && scanned >= MAX_SCAN) more = true;
+  return { accepted, more, position };
+}
+
+/** The accepted uses as answered, with their line text and enclosing symbol; the definition first when asked. */
+function referenceList(
+  db: Db,
+  sym: SymbolRow,
+  accepted: { row: ReferenceRow; resolution: Resolution }[],
+  definitionFirst: boolean,
+): Reference[] {
   const enclosing = new Map<number, Reference["enclosing"]>();
   const enclosingOf = (id: number | null): Reference["enclosing"] => {
     if (id === null) return null;
@@ -303,41 +378,8 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
     }
     return e;
   };
-
-  const accepted: { row: ReferenceRow; resolution: Resolution }[] = [];
-  let position = after;
-  let scanned = 0;
-  let exhausted = nameId === null;
-  let more = false;
-  while (!exhausted && accepted.length <= limit && scanned < MAX_SCAN) {
-    const batch = referencesAfter(db, nameId!, position, Math.min(2000, limit * 4 + 64));
-    if (!batch.length) {
-      exhausted = true;
-      break;
-    }
-    for (const row of batch) {
-      scanned++;
-      if (refKind && row.kind !== refKind) {
-        position = row;
-        continue;
-      }
-      const resolution = judge.judge(row);
-      if (resolution) {
-        if (accepted.length === limit) {
-          more = true;
-          break;
-        }
-        accepted.push({ row, resolution });
-      }
-      position = row;
-    }
-    if (more) break;
-  }
-  if (!exhausted && !more && scanned >= MAX_SCAN) more = true;
-
   const texts = new LineTexts(db);
   const rows = accepted.map((a) => a.row);
-  const definitionFirst = input.include_definition && !after;
   if (definitionFirst) rows.push({ path: sym.path, line: sym.line_start } as ReferenceRow);
   texts.prime(rows);
   const refs: Reference[] = [];
@@ -364,25 +406,7 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
       enclosing: enclosingOf(row.source_id),
     });
   }
-  const last = accepted.length ? accepted[accepted.length - 1].row : null;
-  const nextCursor = more && last
-    ? encodeCursor({ k: key, p: published, f: last.file_id, l: last.line, c: last.col })
-    : more && position
-    ? encodeCursor({ k: key, p: published, f: position.file_id, l: position.line, c: position.col })
-    : null;
-  const files = new Set(refs.map((r) => r.path));
-  const grouped = refs.length > GROUP_THRESHOLD && files.size > 1;
-  const result: FindReferencesResult = {
-    symbol: symbolFields(sym),
-    grouping: grouped ? "file" : "none",
-    returned: refs.length,
-    name_occurrences: nameId === null ? 0 : referenceCount(db, nameId),
-    next_cursor: nextCursor,
-    truncated: nextCursor !== null,
-  };
-  if (grouped) result.files = groupByFile(refs);
-  else result.references = refs;
-  return result;
+  return refs;
 }
 
 /** References grouped by file, files in first-seen order. */

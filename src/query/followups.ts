@@ -61,6 +61,9 @@ const MAX_PREVIOUS = 50;
 /** Results followed up at most (the best ones). */
 const RESULTS_USED = 3;
 
+/** Records one suggested call (a repeat of an earlier one is dropped). */
+type AddFollowup = (tool: string, args: Record<string, unknown>, reason: string) => void;
+
 /** Suggests follow-up calls for a query (see the module comment). */
 export function suggestFollowupQueries(db: Db, input: FollowupInput): FollowupResult {
   const { text: query } = requireQuery(input?.query);
@@ -83,7 +86,7 @@ export function suggestFollowupQueries(db: Db, input: FollowupInput): FollowupRe
 
   const out: Followup[] = [];
   const seen = new Set<string>();
-  const add = (tool: string, args: Record<string, unknown>, reason: string) => {
+  const add: AddFollowup = (tool, args, reason) => {
     const key = tool + JSON.stringify(args);
     if (seen.has(key)) return;
     seen.add(key);
@@ -91,48 +94,7 @@ export function suggestFollowupQueries(db: Db, input: FollowupInput): FollowupRe
   };
   for (const s of starts) {
     const sym = s.symbol;
-    if (sym) {
-      const defs = definitionCount(db, sym.name);
-      if (defs > 1) {
-        add("locate_symbol", { name: sym.name }, `${sym.name} is defined in ${defs} places; compare them`);
-      }
-      const nameId = referenceNameId(db, sym.name);
-      const uses = nameId === null ? 0 : referenceCount(db, nameId);
-      if (uses > 0) {
-        add(
-          "find_references",
-          { symbol_id: sym.symbol_id },
-          `${uses} stored use${uses === 1 ? "" : "s"} of the name ${sym.name} to check before changing it`,
-        );
-      }
-      if (CALLABLE_KINDS.has(sym.kind) && uses > 0) {
-        add(
-          "get_call_graph",
-          { symbol_id: sym.symbol_id, direction: "callers", depth: 2 },
-          `who calls ${sym.qualified_name}, two levels up`,
-        );
-      }
-      if (CALLABLE_KINDS.has(sym.kind)) {
-        const calls = referencesInLines(db, sym.path, sym.line_start, sym.line_end).filter((r) => r.kind === "call");
-        if (calls.length) {
-          add(
-            "get_call_graph",
-            { symbol_id: sym.symbol_id, direction: "callees", depth: 1 },
-            `${sym.qualified_name} makes ${calls.length} call${calls.length === 1 ? "" : "s"}; see what they reach`,
-          );
-        }
-      }
-      if (TYPE_KINDS.has(sym.kind)) {
-        const members = memberCount(db, sym.id);
-        if (members > 0 || uses > 0) {
-          add(
-            "get_symbol_hierarchy",
-            { symbol_name: sym.qualified_name, path: sym.path, direction: "descendants" },
-            `${sym.qualified_name} has ${members} member${members === 1 ? "" : "s"}; see them and its subtypes`,
-          );
-        }
-      }
-    }
+    if (sym) symbolFollowups(db, sym, add);
     const path = sym?.path ?? s.path;
     if (path) add("get_file_outline", { path }, `the other definitions of ${path}`);
   }
@@ -145,6 +107,50 @@ export function suggestFollowupQueries(db: Db, input: FollowupInput): FollowupRe
     if (words && words !== query) add("search_code", { query: words }, "the query's words, split apart");
   }
   return { query, based_on: basedOn, suggestions: out.slice(0, limit), truncated: out.length > limit };
+}
+
+/** Records the follow-ups one symbol calls for: its other definitions, its uses, its calls both ways, its members. */
+function symbolFollowups(db: Db, sym: SymbolRow, add: AddFollowup): void {
+  const defs = definitionCount(db, sym.name);
+  if (defs > 1) {
+    add("locate_symbol", { name: sym.name }, `${sym.name} is defined in ${defs} places; compare them`);
+  }
+  const nameId = referenceNameId(db, sym.name);
+  const uses = nameId === null ? 0 : referenceCount(db, nameId);
+  if (uses > 0) {
+    add(
+      "find_references",
+      { symbol_id: sym.symbol_id },
+      `${uses} stored use${uses === 1 ? "" : "s"} of the name ${sym.name} to check before changing it`,
+    );
+  }
+  if (CALLABLE_KINDS.has(sym.kind) && uses > 0) {
+    add(
+      "get_call_graph",
+      { symbol_id: sym.symbol_id, direction: "callers", depth: 2 },
+      `who calls ${sym.qualified_name}, two levels up`,
+    );
+  }
+  if (CALLABLE_KINDS.has(sym.kind)) {
+    const calls = referencesInLines(db, sym.path, sym.line_start, sym.line_end).filter((r) => r.kind === "call");
+    if (calls.length) {
+      add(
+        "get_call_graph",
+        { symbol_id: sym.symbol_id, direction: "callees", depth: 1 },
+        `${sym.qualified_name} makes ${calls.length} call${calls.length === 1 ? "" : "s"}; see what they reach`,
+      );
+    }
+  }
+  if (TYPE_KINDS.has(sym.kind)) {
+    const members = memberCount(db, sym.id);
+    if (members > 0 || uses > 0) {
+      add(
+        "get_symbol_hierarchy",
+        { symbol_name: sym.qualified_name, path: sym.path, direction: "descendants" },
+        `${sym.qualified_name} has ${members} member${members === 1 ? "" : "s"}; see them and its subtypes`,
+      );
+    }
+  }
 }
 
 /** The symbol (and file) an earlier result names; unknown handles are skipped, never guessed. */

@@ -4,7 +4,7 @@
  */
 import type { JobRow, ProjectRow, Registry } from "../state/registry.ts";
 import type { IndexReaders, IndexView } from "./index_reader.ts";
-import type { ActiveJob } from "../state/jobs.ts";
+import type { ActiveJob, ProgressEvent } from "../state/jobs.ts";
 import type { IndexingStatus } from "../core/metadata.ts";
 import { processAlive } from "../state/process_lock.ts";
 
@@ -55,38 +55,31 @@ export function jobElsewhere(registry: Registry, projectId: string): JobRow | un
   return processAlive(registry.home, row.owner_pid) ? row : undefined;
 }
 
-function remoteJobBody(row: JobRow) {
+/**
+ * The `active_job` body of a running job: its registry row, with counts
+ * raised to the latest progress event this process received from it (a job
+ * of this process posts events before the registry is written, and writes
+ * are coalesced), and the process that runs it.
+ */
+function jobBody(row: JobRow, ownerPid: number | null, last: ProgressEvent | null) {
   return {
     job_id: row.job_id,
     progress_token: row.progress_token,
     mode: row.mode,
     status: row.status === "queued" ? "queued" : "running",
-    files_scanned: row.files_scanned,
-    files_indexed: row.files_indexed,
-    symbols_extracted: row.symbols_extracted,
-    estimated_completion_pct: row.estimated_completion_pct,
-    stage: row.stage ?? "discovery",
+    files_scanned: Math.max(row.files_scanned, last?.filesScanned ?? 0),
+    files_indexed: Math.max(row.files_indexed, last?.filesIndexed ?? 0),
+    symbols_extracted: Math.max(row.symbols_extracted, last?.symbols ?? 0),
+    estimated_completion_pct: Math.max(row.estimated_completion_pct, last?.percentage ?? 0),
+    stage: last?.stage ?? row.stage ?? "discovery",
     started_at: row.started_at ?? row.created_at,
-    owner_pid: row.owner_pid,
+    owner_pid: ownerPid,
   };
 }
 
+/** The body of a job of this process (its row as the registry has it now). */
 function activeJobBody(a: ActiveJob, registry: Registry) {
-  const row = registry.getJob(a.job.job_id) ?? a.job;
-  const ev = a.last;
-  return {
-    job_id: row.job_id,
-    progress_token: row.progress_token,
-    mode: row.mode,
-    status: row.status === "queued" ? "queued" : "running",
-    files_scanned: Math.max(row.files_scanned, ev?.filesScanned ?? 0),
-    files_indexed: Math.max(row.files_indexed, ev?.filesIndexed ?? 0),
-    symbols_extracted: Math.max(row.symbols_extracted, ev?.symbols ?? 0),
-    estimated_completion_pct: Math.max(row.estimated_completion_pct, ev?.percentage ?? 0),
-    stage: ev?.stage ?? "discovery",
-    started_at: row.started_at ?? row.created_at,
-    owner_pid: Deno.pid,
-  };
+  return jobBody(registry.getJob(a.job.job_id) ?? a.job, Deno.pid, a.last);
 }
 
 /** What the published index says of itself: schema, versions, ref, counts (shared by index_status and /health). */
@@ -126,7 +119,11 @@ export function projectStatus(
     vcs_mode: project.vcs_mode,
     index_status: elsewhere ? "indexing" : indexingStatus(view, active, jobs[0]),
     ...indexFacts(view),
-    active_job: active ? activeJobBody(active, registry) : elsewhere ? remoteJobBody(elsewhere) : null,
+    active_job: active
+      ? activeJobBody(active, registry)
+      : elsewhere
+      ? jobBody(elsewhere, elsewhere.owner_pid, null)
+      : null,
     recent_jobs: jobs.map((j) => ({
       job_id: j.job_id,
       ref: j.ref,

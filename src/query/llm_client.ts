@@ -12,8 +12,8 @@
  * `/api/chat`, anything else gets `/v1/chat/completions`.
  */
 import { CruxeError } from "../core/errors.ts";
-import { readCapped } from "../index/capped_body.ts";
-import { resolveApiUrl } from "../index/endpoint_url.ts";
+import { type ApiEndpoint, readCapped, resolveApiUrl } from "../state/model_endpoint.ts";
+import { cutUtf8 } from "./_cut_utf8.ts";
 
 /** The `llm` block of the config. */
 export interface LlmConfig {
@@ -29,11 +29,8 @@ export interface ChatMessage {
   content: string;
 }
 
-/** A resolved endpoint. */
-export interface LlmEndpoint {
-  api: "openai" | "ollama";
-  url: string;
-}
+/** A resolved chat endpoint. */
+export type LlmEndpoint = ApiEndpoint;
 
 /** The model's reply. */
 export interface ChatReply {
@@ -161,14 +158,4 @@ function answerFromPartialBody(bytes: Uint8Array): string | null {
   } catch {
     return null;
   }
-}
-
-/** `text` cut to at most `maxBytes` of UTF-8 on a character boundary; `cut` when anything was dropped. */
-export function cutUtf8(text: string, maxBytes: number): { text: string; cut: boolean } {
-  if (text.length * 3 <= maxBytes) return { text, cut: false };
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.length <= maxBytes) return { text, cut: false };
-  let end = maxBytes;
-  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
-  return { text: new TextDecoder().decode(bytes.subarray(0, end)), cut: true };
 }

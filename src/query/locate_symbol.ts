@@ -166,6 +166,56 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
   if (!parsed.leaf) throw new CruxeError("invalid_input", "name has no identifier in it", { field: "name" });
   const leafLower = parsed.leaf.toLowerCase();
 
+  const { candidates, uncounted, bounds } = definitionCandidates(db, parsed, { kind, language, limit });
+  const kept = rankCandidates(candidates, parsed);
+
+  const shown = kept.slice(0, limit);
+  const full = symbolMapByRowIds(db, shown.map((c) => c.row.id));
+  const generated = generatedPaths(db, shown.map((c) => c.row.path));
+  const results: LocatedSymbol[] = shown.map((c) => ({
+    ...symbolFields(full.get(c.row.id)!),
+    score: round(c.score),
+    match: "definition",
+    match_tier: c.tier,
+    ...(generated.has(c.row.path) ? { generated: true } : {}),
+  }));
+  let total = kept.length + uncounted;
+
+  // References to the exact name, for unqualified, unkinded queries only: a kind or a
+  // qualifier describes a definition, and a reference to a misspelling means nothing.
+  if (!kind && !parsed.qualifiers.length) {
+    const refTotal = referenceCount(db, leafLower, language);
+    total += refTotal;
+    if (results.length < limit && refTotal > 0) {
+      results.push(...references(db, parsed.leaf, language, limit - results.length));
+    }
+  }
+
+  if (results.length === 0) {
+    const suggestions = suggestSymbols(db, raw);
+    const filtered = kind || language ? " with the given filters" : "";
+    throw new CruxeError("symbol_not_found", `No symbol named "${raw.slice(0, 200)}"${filtered} in the index`, {
+      name: raw.slice(0, 200),
+      suggestions,
+    });
+  }
+  return { results, total_candidates: total, truncated: total > results.length || bounds.capped };
+}
+
+/**
+ * The definitions `parsed` may mean, by tier: exact names, then prefix
+ * completions when they can be shown, then close spellings when nothing is
+ * named exactly so. `uncounted` is how many unread completions still count
+ * towards `total_candidates`; `bounds.capped` is set when a bounded read
+ * stopped at its cap.
+ */
+function definitionCandidates(
+  db: Db,
+  parsed: ParsedName,
+  o: { kind: string | undefined; language: string | undefined; limit: number },
+): { candidates: Candidate[]; uncounted: number; bounds: { capped: boolean } } {
+  const { kind, language, limit } = o;
+  const leafLower = parsed.leaf.toLowerCase();
   const candidates: Candidate[] = [];
   const push = (rows: RankRow[], tierOf: (r: RankRow) => MatchTier, extra: (r: RankRow) => number) => {
     for (const row of rows) {
@@ -210,8 +260,11 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
       push(rows, () => "fuzzy", () => -0.1 * f.distance);
     }
   }
+  return { candidates, uncounted, bounds };
+}
 
-  // Qualifiers narrow: when some candidates honour them, the others go.
+/** The candidates best first, after the qualifiers narrowed them (when some honour them) and signals adjusted. */
+function rankCandidates(candidates: Candidate[], parsed: ParsedName): Candidate[] {
   let kept = candidates;
   if (parsed.qualifiers.length) {
     const q = new Map(candidates.map((c) => [c, qualifierMatch(c.row, parsed)]));
@@ -222,38 +275,7 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
     for (const c of kept) c.score += signals(c.row, 0);
   }
   kept.sort((a, b) => b.score - a.score || byCodeUnits(a.row.path, b.row.path) || a.row.line_start - b.row.line_start);
-
-  const shown = kept.slice(0, limit);
-  const full = symbolMapByRowIds(db, shown.map((c) => c.row.id));
-  const generated = generatedPaths(db, shown.map((c) => c.row.path));
-  const results: LocatedSymbol[] = shown.map((c) => ({
-    ...symbolFields(full.get(c.row.id)!),
-    score: round(c.score),
-    match: "definition",
-    match_tier: c.tier,
-    ...(generated.has(c.row.path) ? { generated: true } : {}),
-  }));
-  let total = kept.length + uncounted;
-
-  // References to the exact name, for unqualified, unkinded queries only: a kind or a
-  // qualifier describes a definition, and a reference to a misspelling means nothing.
-  if (!kind && !parsed.qualifiers.length) {
-    const refTotal = referenceCount(db, leafLower, language);
-    total += refTotal;
-    if (results.length < limit && refTotal > 0) {
-      results.push(...references(db, parsed.leaf, language, limit - results.length));
-    }
-  }
-
-  if (results.length === 0) {
-    const suggestions = suggestSymbols(db, raw);
-    const filtered = kind || language ? " with the given filters" : "";
-    throw new CruxeError("symbol_not_found", `No symbol named "${raw.slice(0, 200)}"${filtered} in the index`, {
-      name: raw.slice(0, 200),
-      suggestions,
-    });
-  }
-  return { results, total_candidates: total, truncated: total > results.length || bounds.capped };
+  return kept;
 }
 
 /** Full rows by id, for the few results shown. */

@@ -24,6 +24,7 @@ import { CruxeError } from "../core/errors.ts";
 import { relativePathProblem } from "../core/path_policy.ts";
 import { readRepoFile } from "../state/safe_open.ts";
 import { languageIdForPath } from "../core/languages.ts";
+import { cutUtf8 } from "./_cut_utf8.ts";
 
 /** Most lines one call returns. */
 export const MAX_WINDOW_LINES = 200;
@@ -100,20 +101,6 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-/** The longest prefix of `s` whose UTF-8 encoding fits in `bytes`, cut at a character boundary. */
-function utf8Prefix(s: string, bytes: number): string {
-  const enc = new TextEncoder();
-  let used = 0;
-  let out = "";
-  for (const ch of s) {
-    const n = enc.encode(ch).length;
-    if (used + n > bytes) break;
-    used += n;
-    out += ch;
-  }
-  return out;
-}
-
 /**
  * Reads a line window of `input.path` inside `repoRoot`. Errors: `forbidden`
  * (absolute, `..`, NUL, symlink escape, symlinked directory on the way, not
@@ -175,7 +162,7 @@ export function openFile(repoRoot: string, input: OpenFileInput): OpenFileResult
     if (used + n > maxBytes) {
       cutByBytes = true;
       if (i === start) {
-        content = utf8Prefix(line, maxBytes);
+        content = cutUtf8(line, maxBytes).text;
         end = i;
       } else end = i - 1;
       break;

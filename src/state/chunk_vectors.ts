@@ -9,6 +9,7 @@
  */
 import { join } from "node:path";
 import { type Db, openDb, transaction } from "./db.ts";
+import { rowsInBatches } from "./read/rows.ts";
 
 /** Vector store migrations; index i brings the store to version i + 1. */
 export const VECTOR_MIGRATIONS: string[] = [
@@ -118,16 +119,11 @@ export class VectorStore {
 
   /** The placements of the given hashes (a hash can sit in several places). */
   placementsOf(hashes: string[]): Placement[] {
-    const out: Placement[] = [];
-    for (let i = 0; i < hashes.length; i += 500) {
-      const part = hashes.slice(i, i + 500);
-      out.push(
-        ...this.db.prepare(
-          `SELECT hash, path, line_start, line_end FROM placements WHERE hash IN (${part.map(() => "?").join(",")})`,
-        ).all(...part) as unknown as Placement[],
-      );
-    }
-    return out;
+    return rowsInBatches<Placement>(
+      this.db,
+      hashes,
+      (list) => `SELECT hash, path, line_start, line_end FROM placements WHERE hash IN (${list})`,
+    );
   }
 
   /** Hashes among `hashes` that have no vector of `model` yet. */

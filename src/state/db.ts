@@ -2,7 +2,9 @@
  * Opening SQLite files (`node:sqlite`, WAL). Requires `--allow-read` and
  * `--allow-write` on the store directory.
  */
+import { existsSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
+import { type StorageReason, storageReason } from "./storage_errors.ts";
 
 export type Db = DatabaseSync;
 
@@ -48,6 +50,42 @@ export function openDb(path: string, opts: { readOnly?: boolean; snapshot?: bool
     throw e;
   }
   return db;
+}
+
+/** Failures of opening a store that an in-memory snapshot gets past: its directory cannot be written. */
+const SNAPSHOT_REASONS: ReadonlySet<StorageReason> = new Set(["read_only", "permission_denied", "cannot_open"]);
+
+/**
+ * Opens the store at `path` for writing and passes it to `ready` (migrations,
+ * checks). When that fails because the directory cannot be written (reason
+ * `read_only`, `permission_denied` or `cannot_open`) and the file exists, an
+ * in-memory snapshot of it is opened instead (see `openDb`), passed to
+ * `ready`, and the reason returned as `snapshot`. Any other failure is
+ * thrown with the database closed.
+ */
+export function openOrSnapshot(
+  path: string,
+  ready: (db: Db, snapshot: boolean) => void = () => {},
+): { db: Db; snapshot: StorageReason | null } {
+  let db: Db | null = null;
+  let reason: StorageReason | null;
+  try {
+    db = openDb(path);
+    ready(db, false);
+    return { db, snapshot: null };
+  } catch (e) {
+    db?.close();
+    reason = storageReason(e);
+    if (!reason || !SNAPSHOT_REASONS.has(reason) || !existsSync(path)) throw e;
+  }
+  const copy = openDb(path, { snapshot: true });
+  try {
+    ready(copy, true);
+  } catch (e) {
+    copy.close();
+    throw e;
+  }
+  return { db: copy, snapshot: reason };
 }
 
 function tune(db: Db): void {

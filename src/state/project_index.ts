@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Db, getMeta, moveAside, nowIso, openDb, quickCheck, setMeta, tableNames } from "./db.ts";
+import { type Db, getMeta, moveAside, nowIso, openDb, openOrSnapshot, quickCheck, setMeta, tableNames } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
 import { NameTableWriter } from "./name_lookup.ts";
 import {
@@ -130,15 +130,9 @@ export function openIndexForRead(projectDir: string): IndexReadOpen {
   let db: Db;
   let readOnly: StorageReason | undefined;
   try {
-    try {
-      db = openDb(p);
-      readOnly = unwritable(p) ?? undefined;
-    } catch (e) {
-      const reason = storageReason(e);
-      if (reason !== "read_only" && reason !== "permission_denied" && reason !== "cannot_open") throw e;
-      db = openDb(p, { snapshot: true });
-      readOnly = unwritable(p) ?? reason;
-    }
+    const opened = openOrSnapshot(p);
+    db = opened.db;
+    readOnly = unwritable(p) ?? opened.snapshot ?? undefined;
     const problem = missingTables(db);
     if (problem) {
       db.close();

@@ -5,11 +5,11 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { type Db, getMeta, moveAside, nowIso, openDb, quickCheck, tableNames } from "./db.ts";
+import { type Db, getMeta, moveAside, nowIso, openDb, openOrSnapshot, quickCheck, tableNames } from "./db.ts";
 import { migrate, REGISTRY_MIGRATIONS } from "./schema.ts";
 import { indexPath } from "./project_index.ts";
 import { CruxeError } from "../core/errors.ts";
-import { asStorageError, type StorageReason, storageReason, storageUnavailable, unwritable } from "./storage_errors.ts";
+import { asStorageError, type StorageReason, storageUnavailable, unwritable } from "./storage_errors.ts";
 
 /** The registry's file inside a Cruxe home. */
 export function registryPath(home: string): string {
@@ -121,32 +121,14 @@ export class Registry {
     } catch (e) {
       throw asStorageError(e, home, { home });
     }
-    let db: Db | null = null;
     try {
-      db = openDb(path);
-      migrate(db, REGISTRY_MIGRATIONS);
-      checkRegistry(db, path);
-      return new Registry(home, db, unwritable(path));
+      // A home this process cannot write still reads its registry (a snapshot), unmigrated.
+      const { db, snapshot } = openOrSnapshot(path, (db, snapshot) => {
+        if (!snapshot) migrate(db, REGISTRY_MIGRATIONS);
+        checkRegistry(db, path);
+      });
+      return new Registry(home, db, snapshot ?? unwritable(path));
     } catch (e) {
-      db?.close();
-      const reason = storageReason(e);
-      if ((reason === "read_only" || reason === "permission_denied" || reason === "cannot_open") && existsSync(path)) {
-        return Registry.openReadOnly(home, reason);
-      }
-      throw asStorageError(e, path, { home });
-    }
-  }
-
-  /** Opens an existing registry in a home this process cannot write. */
-  private static openReadOnly(home: string, reason: StorageReason): Registry {
-    const path = registryPath(home);
-    let db: Db | null = null;
-    try {
-      db = openDb(path, { snapshot: true });
-      checkRegistry(db, path);
-      return new Registry(home, db, reason);
-    } catch (e) {
-      db?.close();
       throw asStorageError(e, path, { home });
     }
   }

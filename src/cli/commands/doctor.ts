@@ -10,21 +10,14 @@ import { storageFix, storageReason } from "../../state/storage_errors.ts";
 import { CruxeError } from "../../core/errors.ts";
 import { printJson, printTable } from "../output.ts";
 import { LANGUAGES } from "../../index/languages/registry.ts";
-import { hasGrammar } from "../../index/grammar_assets.ts";
+import { hasGrammar } from "../../state/grammar_assets.ts";
 import { parseAndExtract } from "../../index/parser.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { VERSION } from "../../core/version.ts";
 import { userCwd } from "../user_cwd.ts";
 import { indexGapCheck } from "./doctor_gap.ts";
 import { watchChecks } from "./doctor_watch.ts";
-
-/** One doctor finding. */
-export interface Check {
-  check: string;
-  status: "ok" | "warn" | "fail";
-  detail: string;
-  fix?: string;
-}
+import type { Check } from "./doctor_check.ts";
 
 async function grammarChecks(): Promise<Check[]> {
   const out: Check[] = [];

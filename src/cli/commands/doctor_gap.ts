@@ -4,7 +4,7 @@
  * last index. Requires `--allow-read` on the repository and the store.
  */
 import { extname } from "node:path";
-import type { Check } from "./doctor.ts";
+import type { Check } from "./doctor_check.ts";
 import type { CruxeConfig } from "../../core/config.ts";
 import type { Registry } from "../../state/registry.ts";
 import { scanRepository } from "../../index/scan.ts";
@@ -14,7 +14,7 @@ import { textLanguageForPath } from "../../core/languages.ts";
 import { readRepoFile } from "../../state/safe_open.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { allIndexedPaths } from "../../state/read/files.ts";
-import { canonicalDir } from "../../index/project_setup.ts";
+import { canonicalDir } from "../../state/workspace_dir.ts";
 
 /** Why a scanned file is not in the index. */
 type Reason = "no_language" | "binary" | "unreadable" | "new_since_index";

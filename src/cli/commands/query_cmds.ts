@@ -45,137 +45,163 @@ export function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) => T): 
 
 const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
 
-/** Runs one query command; returns the exit code. */
+/** The query commands by name. */
+const QUERY_COMMANDS = new Map<string, (ctx: CliContext, a: QueryArgs) => number>([
+  ["search", searchCommand],
+  ["locate", locateCommand],
+  ["outline", outlineCommand],
+  ["hierarchy", hierarchyCommand],
+  ["related", relatedCommand],
+  ["context", contextCommand],
+]);
+
+/** Runs one query command; returns the exit code (2 for a name that is no query command). */
 export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): number {
+  const run = QUERY_COMMANDS.get(cmd);
+  return run ? run(ctx, a) : 2;
+}
+
+/** `cruxe search`: ranked code hits for a query. */
+function searchCommand(ctx: CliContext, a: QueryArgs): number {
   const f = a.flags;
-  switch (cmd) {
-    case "search": {
-      const r = withIndex(
-        ctx,
-        a,
-        (db) =>
-          searchCode(db, {
-            query: a.text,
-            language: f.lang,
-            limit: num(f.limit),
-            pathPrefix: f["path-prefix"],
-            ref: f.ref,
-          }),
-      );
-      if (a.json) return printJson(r), 0;
-      printHits(
-        r.results.map((x) => ({
-          path: x.path,
-          line: x.line_start,
-          text: (x.snippet ?? "").split("\n").find((l) => l.trim()) ?? x.qualified_name ?? x.name ?? "",
-        })),
-        [a.text],
-      );
-      return 0;
+  const r = withIndex(
+    ctx,
+    a,
+    (db) =>
+      searchCode(db, {
+        query: a.text,
+        language: f.lang,
+        limit: num(f.limit),
+        pathPrefix: f["path-prefix"],
+        ref: f.ref,
+      }),
+  );
+  if (a.json) return printJson(r), 0;
+  printHits(
+    r.results.map((x) => ({
+      path: x.path,
+      line: x.line_start,
+      text: (x.snippet ?? "").split("\n").find((l) => l.trim()) ?? x.qualified_name ?? x.name ?? "",
+    })),
+    [a.text],
+  );
+  return 0;
+}
+
+/** `cruxe locate`: where a symbol is defined. */
+function locateCommand(ctx: CliContext, a: QueryArgs): number {
+  const f = a.flags;
+  const r = withIndex(
+    ctx,
+    a,
+    (db) => locateSymbol(db, { name: a.text, kind: f.kind, language: f.lang, limit: num(f.limit) }),
+  );
+  if (a.json) return printJson(r), 0;
+  printHits(
+    r.results.map((x) => ({
+      path: x.path,
+      line: x.line_start,
+      text: `${x.kind} ${x.qualified_name}${x.signature ? ` — ${x.signature}` : ""}`,
+    })),
+    [a.text],
+  );
+  return 0;
+}
+
+/** `cruxe outline`: the symbols of a file, nested. */
+function outlineCommand(ctx: CliContext, a: QueryArgs): number {
+  const f = a.flags;
+  const r = withIndex(
+    ctx,
+    a,
+    (db) => getFileOutline(db, { path: a.text, depth: f.depth as "top" | "all" | undefined }),
+  );
+  if (a.json) return printJson(r), 0;
+  const walk = (nodes: OutlineNode[], indent: string) => {
+    for (const n of nodes) {
+      console.log(`${indent}${n.kind} ${n.name}  :${n.line_start}-${n.line_end}`);
+      walk(n.children, indent + "  ");
     }
-    case "locate": {
-      const r = withIndex(
-        ctx,
-        a,
-        (db) => locateSymbol(db, { name: a.text, kind: f.kind, language: f.lang, limit: num(f.limit) }),
-      );
-      if (a.json) return printJson(r), 0;
-      printHits(
-        r.results.map((x) => ({
-          path: x.path,
-          line: x.line_start,
-          text: `${x.kind} ${x.qualified_name}${x.signature ? ` — ${x.signature}` : ""}`,
-        })),
-        [a.text],
-      );
-      return 0;
-    }
-    case "outline": {
-      const r = withIndex(
-        ctx,
-        a,
-        (db) => getFileOutline(db, { path: a.text, depth: f.depth as "top" | "all" | undefined }),
-      );
-      if (a.json) return printJson(r), 0;
-      const walk = (nodes: OutlineNode[], indent: string) => {
-        for (const n of nodes) {
-          console.log(`${indent}${n.kind} ${n.name}  :${n.line_start}-${n.line_end}`);
-          walk(n.children, indent + "  ");
-        }
-      };
-      console.log(`${r.path} (${r.language}, ${r.line_count} lines, ${r.symbol_count} symbols)`);
-      walk(r.symbols, "  ");
-      return 0;
-    }
-    case "hierarchy": {
-      const r = withIndex(ctx, a, (db) =>
-        getSymbolHierarchy(db, {
-          symbol_name: a.text,
-          path: f.path,
-          direction: f.direction as "ancestors" | "descendants" | undefined,
-        }));
-      if (a.json) return printJson(r), 0;
-      const s = r.symbol;
-      printHits([{ path: s.path, line: s.line_start, text: `${s.kind} ${s.qualified_name}` }]);
-      console.log(r.direction === "ancestors" ? "contained in:" : "members:");
-      const members = (nodes: typeof r.containment): Hit[] =>
-        nodes.flatMap((n) => [
-          {
-            path: n.path,
-            line: "line_start" in n ? n.line_start : 1,
-            text: `${n.kind} ${n.qualified_name}`,
-          },
-          ...members(("children" in n ? n.children : []) as typeof r.containment),
-        ]);
-      printHits(members(r.containment));
-      const types = (nodes: TypeNode[]): Hit[] =>
-        nodes.flatMap((t) => [
-          {
-            path: t.symbol?.path ?? "?",
-            line: t.symbol?.line_start ?? 0,
-            text: `${t.relation} ${t.symbol?.qualified_name ?? t.name}`,
-          },
-          ...types(t.children),
-        ]);
-      if (r.type_hierarchy.length) {
-        console.log("type hierarchy:");
-        printHits(types(r.type_hierarchy));
-      }
-      return 0;
-    }
-    case "related": {
-      const r = withIndex(ctx, a, (db) =>
-        findRelatedSymbols(db, {
-          symbol_name: a.text,
-          path: f.path,
-          scope: f.scope as "file" | "module" | "package" | undefined,
-          limit: num(f.limit),
-        }));
-      if (a.json) return printJson(r), 0;
-      printHits(
-        r.related.map((x) => ({
-          path: x.path,
-          line: x.line ?? x.line_start,
-          text: `${x.relation} ${x.kind} ${x.qualified_name ?? x.name}`,
-        })),
-      );
-      return 0;
-    }
-    case "context": {
-      const r = withIndex(ctx, a, (db) =>
-        getCodeContext(db, {
-          query: a.text,
-          max_tokens: num(f["max-tokens"]),
-          strategy: f.strategy as "breadth" | "depth" | undefined,
-        }));
-      if (a.json) return printJson(r), 0;
-      for (const it of r.items) {
-        console.log(`--- ${it.role}: ${it.path}:${it.line_start}-${it.line_end} ${it.qualified_name ?? ""}`);
-        console.log(it.content);
-      }
-      console.log(`(${r.estimated_tokens} of ${r.max_tokens} tokens${r.truncated ? ", truncated" : ""})`);
-      return 0;
-    }
+  };
+  console.log(`${r.path} (${r.language}, ${r.line_count} lines, ${r.symbol_count} symbols)`);
+  walk(r.symbols, "  ");
+  return 0;
+}
+
+/** `cruxe hierarchy`: what contains a symbol (or what it contains) and its type hierarchy. */
+function hierarchyCommand(ctx: CliContext, a: QueryArgs): number {
+  const f = a.flags;
+  const r = withIndex(ctx, a, (db) =>
+    getSymbolHierarchy(db, {
+      symbol_name: a.text,
+      path: f.path,
+      direction: f.direction as "ancestors" | "descendants" | undefined,
+    }));
+  if (a.json) return printJson(r), 0;
+  const s = r.symbol;
+  printHits([{ path: s.path, line: s.line_start, text: `${s.kind} ${s.qualified_name}` }]);
+  console.log(r.direction === "ancestors" ? "contained in:" : "members:");
+  const members = (nodes: typeof r.containment): Hit[] =>
+    nodes.flatMap((n) => [
+      {
+        path: n.path,
+        line: "line_start" in n ? n.line_start : 1,
+        text: `${n.kind} ${n.qualified_name}`,
+      },
+      ...members(("children" in n ? n.children : []) as typeof r.containment),
+    ]);
+  printHits(members(r.containment));
+  const types = (nodes: TypeNode[]): Hit[] =>
+    nodes.flatMap((t) => [
+      {
+        path: t.symbol?.path ?? "?",
+        line: t.symbol?.line_start ?? 0,
+        text: `${t.relation} ${t.symbol?.qualified_name ?? t.name}`,
+      },
+      ...types(t.children),
+    ]);
+  if (r.type_hierarchy.length) {
+    console.log("type hierarchy:");
+    printHits(types(r.type_hierarchy));
   }
-  return 2;
+  return 0;
+}
+
+/** `cruxe related`: symbols related to one. */
+function relatedCommand(ctx: CliContext, a: QueryArgs): number {
+  const f = a.flags;
+  const r = withIndex(ctx, a, (db) =>
+    findRelatedSymbols(db, {
+      symbol_name: a.text,
+      path: f.path,
+      scope: f.scope as "file" | "module" | "package" | undefined,
+      limit: num(f.limit),
+    }));
+  if (a.json) return printJson(r), 0;
+  printHits(
+    r.related.map((x) => ({
+      path: x.path,
+      line: x.line ?? x.line_start,
+      text: `${x.relation} ${x.kind} ${x.qualified_name ?? x.name}`,
+    })),
+  );
+  return 0;
+}
+
+/** `cruxe context`: code for a question within a token budget. */
+function contextCommand(ctx: CliContext, a: QueryArgs): number {
+  const f = a.flags;
+  const r = withIndex(ctx, a, (db) =>
+    getCodeContext(db, {
+      query: a.text,
+      max_tokens: num(f["max-tokens"]),
+      strategy: f.strategy as "breadth" | "depth" | undefined,
+    }));
+  if (a.json) return printJson(r), 0;
+  for (const it of r.items) {
+    console.log(`--- ${it.role}: ${it.path}:${it.line_start}-${it.line_end} ${it.qualified_name ?? ""}`);
+    console.log(it.content);
+  }
+  console.log(`(${r.estimated_tokens} of ${r.max_tokens} tokens${r.truncated ? ", truncated" : ""})`);
+  return 0;
 }

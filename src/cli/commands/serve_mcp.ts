@@ -12,7 +12,6 @@ import { registerProject } from "../../index/project_setup.ts";
 import { openContext } from "../context.ts";
 import { GLOBAL_OPTIONS, type OptionTable, parseCommandArgs } from "../args.ts";
 import { sandboxedServe } from "../sandbox.ts";
-import { runRawProbeIfAsked } from "../test_raw_probe.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
 import { ServerRuntime } from "../../mcp/runtime.ts";
 import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts";
@@ -99,7 +98,6 @@ export async function runServeCommand(cmd: "serve-mcp" | "serve", args: string[]
  */
 export async function runServe(options: ServeOptions): Promise<number> {
   setLogLevel(options.verbose);
-  await runRawProbeIfAsked(); // test-only, inert unless CRUXE_TEST_RAW_PROBE is set
   const o = checkServeOptions(options);
   const ctx = openContext(o.configPath);
   if (ctx.interruptedAtStart) warn(`${ctx.interruptedAtStart} index job(s) were interrupted by a previous stop`);

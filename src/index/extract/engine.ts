@@ -202,101 +202,116 @@ function qualifiedName(node: Node, rule: DefRule, spec: LanguageSpec, prefix: st
   return qname ? qname + joiner + name : name;
 }
 
+/** What one file's extraction reads and accumulates while it walks the tree. */
+interface ExtractState {
+  spec: LanguageSpec;
+  rules: CompiledSpec;
+  source: string;
+  /** The file's module name (the qualifier of its top-level symbols), if the language has one. */
+  module: string | null;
+  ctx: RuleContext;
+  /** Open definitions enclosing the current node, innermost last. */
+  stack: Frame[];
+  symbols: ExtractedSymbol[];
+  refs: ExtractedRef[];
+}
+
 /** Extracts symbols and references from a parsed tree. */
 export function extract(tree: Tree, spec: LanguageSpec, path: string, source: string): FileExtraction {
-  const symbols: ExtractedSymbol[] = [];
-  const refs: ExtractedRef[] = [];
   const root = tree.rootNode;
-  const module = spec.module?.(path, root) ?? null;
-  const stack: Frame[] = [];
-  const { defTypes, callTypes, importTypes } = compiled(spec);
-  const ctx: RuleContext = { parentKind: null, parentName: null, source };
-
-  const visit = (node: Node): void => {
-    const type = node.type;
-    const start = node.startIndex;
-    // Frames are only read at matching nodes, so closing them lazily here gives the same nesting.
-    while (stack.length && start >= stack[stack.length - 1].end) stack.pop();
-    const top = stack.length ? stack[stack.length - 1] : null;
-    const rule = defTypes.get(type);
-    const call = callTypes.get(type);
-    const imp = importTypes.get(type);
-    if (rule || call || imp) {
-      if (rule) {
-        ctx.parentKind = top?.kind ?? null;
-        ctx.parentName = top?.name ?? null;
-        const frame = defineSymbol(node, rule, top);
-        if (frame && !rule.leaf) stack.push(frame);
-      }
-      if (call) {
-        const name = calleeOf(node, call);
-        if (name) {
-          refs.push({ kind: "calls", target: name, line: node.startPosition.row + 1, from: top?.index ?? null });
-        }
-      }
-      if (imp) {
-        for (const target of imp(node)) {
-          if (target) {
-            refs.push({ kind: "imports", target, line: node.startPosition.row + 1, from: top?.index ?? null });
-          }
-        }
-      }
-    }
+  const st: ExtractState = {
+    spec,
+    rules: compiled(spec),
+    source,
+    module: spec.module?.(path, root) ?? null,
+    ctx: { parentKind: null, parentName: null, source },
+    stack: [],
+    symbols: [],
+    refs: [],
   };
-
   // Matching nodes in pre-order (start ascending, outer before inner), collected in WebAssembly.
-  const walk = (): Node[] => {
-    const types = ruleTypes(tree.language, spec, compiled(spec));
-    if (!types.length) return [];
-    const nodes = root.descendantsOfType(types).filter((n): n is Node => n !== null);
-    nodes.sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
-    for (const n of nodes) visit(n);
-    return nodes;
-  };
-
-  const defineSymbol = (node: Node, rule: DefRule, top: Frame | null): Frame | null => {
-    const declared = typeof rule.kind === "function" ? rule.kind(node, ctx) : rule.kind;
-    if (!declared) return null;
-    const names = definitionNames(node, rule, ctx);
-    const kind = kindInside(declared, top);
-    let frame: Frame | null = null;
-    for (const raw of names) {
-      const name = raw.trim();
-      if (!name || name.length > 200) continue;
-      const outer = rule.outer ? rule.outer(node) : node;
-      const last = rule.until ? rule.until(node) : node;
-      const qname = qualifiedName(node, rule, spec, top ? top.qname : module, name);
-      const sym: ExtractedSymbol = {
-        name,
-        kind,
-        qualifiedName: qname,
-        signature: signatureOf(node, rule, source),
-        lineStart: outer.startPosition.row + 1,
-        lineEnd: endLine(last),
-        parent: top?.index ?? null,
-        visibility: rule.visibility?.(node, name) ?? null,
-        doc: docOf(node, outer, spec, source),
-      };
-      symbols.push(sym);
-      const index = symbols.length - 1;
-      if (frame) continue; // one node, several names (`a, b int`): relations and nesting go to the first
-      if (rule.heritage) {
-        const h = rule.heritage(node);
-        const line = node.startPosition.row + 1;
-        for (const t of h.extends) if (t) refs.push({ kind: "extends", target: t, line, from: index });
-        for (const t of h.implements) if (t) refs.push({ kind: "implements", target: t, line, from: index });
-      }
-      frame = { index, end: Math.max(node.endIndex, last.endIndex), kind, name, qname };
-    }
-    return frame;
-  };
-
-  const nodes = walk();
-
+  const types = ruleTypes(tree.language, spec, st.rules);
+  const nodes = types.length ? root.descendantsOfType(types).filter((n): n is Node => n !== null) : [];
+  nodes.sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
+  for (const n of nodes) visit(st, n);
   return {
-    symbols,
-    refs,
-    occurrences: extractOccurrences(tree, spec, symbols, source, nodes),
+    symbols: st.symbols,
+    refs: st.refs,
+    occurrences: extractOccurrences(tree, spec, st.symbols, source, nodes),
     parseError: root.hasError ? "syntax errors in file (partial extraction)" : null,
   };
+}
+
+/** Handles one matching node: a definition opens a frame, a call or an import adds references. */
+function visit(st: ExtractState, node: Node): void {
+  const { stack, refs } = st;
+  const { defTypes, callTypes, importTypes } = st.rules;
+  const type = node.type;
+  const start = node.startIndex;
+  // Frames are only read at matching nodes, so closing them lazily here gives the same nesting.
+  while (stack.length && start >= stack[stack.length - 1].end) stack.pop();
+  const top = stack.length ? stack[stack.length - 1] : null;
+  const rule = defTypes.get(type);
+  const call = callTypes.get(type);
+  const imp = importTypes.get(type);
+  if (rule || call || imp) {
+    if (rule) {
+      st.ctx.parentKind = top?.kind ?? null;
+      st.ctx.parentName = top?.name ?? null;
+      const frame = defineSymbol(st, node, rule, top);
+      if (frame && !rule.leaf) stack.push(frame);
+    }
+    if (call) {
+      const name = calleeOf(node, call);
+      if (name) {
+        refs.push({ kind: "calls", target: name, line: node.startPosition.row + 1, from: top?.index ?? null });
+      }
+    }
+    if (imp) {
+      for (const target of imp(node)) {
+        if (target) {
+          refs.push({ kind: "imports", target, line: node.startPosition.row + 1, from: top?.index ?? null });
+        }
+      }
+    }
+  }
+}
+
+/** Records the symbols a definition node declares; the frame of the first one, or null when it declares none. */
+function defineSymbol(st: ExtractState, node: Node, rule: DefRule, top: Frame | null): Frame | null {
+  const { ctx, spec, source, symbols, refs } = st;
+  const declared = typeof rule.kind === "function" ? rule.kind(node, ctx) : rule.kind;
+  if (!declared) return null;
+  const names = definitionNames(node, rule, ctx);
+  const kind = kindInside(declared, top);
+  let frame: Frame | null = null;
+  for (const raw of names) {
+    const name = raw.trim();
+    if (!name || name.length > 200) continue;
+    const outer = rule.outer ? rule.outer(node) : node;
+    const last = rule.until ? rule.until(node) : node;
+    const qname = qualifiedName(node, rule, spec, top ? top.qname : st.module, name);
+    const sym: ExtractedSymbol = {
+      name,
+      kind,
+      qualifiedName: qname,
+      signature: signatureOf(node, rule, source),
+      lineStart: outer.startPosition.row + 1,
+      lineEnd: endLine(last),
+      parent: top?.index ?? null,
+      visibility: rule.visibility?.(node, name) ?? null,
+      doc: docOf(node, outer, spec, source),
+    };
+    symbols.push(sym);
+    const index = symbols.length - 1;
+    if (frame) continue; // one node, several names (`a, b int`): relations and nesting go to the first
+    if (rule.heritage) {
+      const h = rule.heritage(node);
+      const line = node.startPosition.row + 1;
+      for (const t of h.extends) if (t) refs.push({ kind: "extends", target: t, line, from: index });
+      for (const t of h.implements) if (t) refs.push({ kind: "implements", target: t, line, from: index });
+    }
+    frame = { index, end: Math.max(node.endIndex, last.endIndex), kind, name, qname };
+  }
+  return frame;
 }

@@ -201,30 +201,7 @@ export function extractOccurrences(
 
   let lineCount = 1;
   for (let i = source.indexOf("\n"); i >= 0; i = source.indexOf("\n", i + 1)) lineCount++;
-  const enclosing = enclosingByLine(symbols, lineCount);
-  const seen = new Set<number>();
-  const out: ExtractedOccurrence[] = [];
-  const builtins = BUILTIN_TYPES[spec.id];
-
-  const isDefinitionName = (leaf: Node): boolean => {
-    const p = leaf.parent;
-    if (!p) return false;
-    if (!defTypes.has(p.type) && !DECLARES.has(p.type)) return false;
-    const name = p.childForFieldName("name");
-    return !!name && name.startIndex === leaf.startIndex;
-  };
-  const add = (leaf: Node, kind: ReferenceKind, qualifier: string | null | (() => string | null)): void => {
-    if (seen.has(leaf.startIndex)) return;
-    seen.add(leaf.startIndex);
-    if (typeof qualifier === "function") qualifier = qualifier();
-    const name = leaf.text;
-    if (!name || name.length > MAX_NAME || !/^[\p{L}_$@][\p{L}\p{N}_$!?.:-]*$/u.test(name)) return;
-    // A callee or a member access is never a definition's own name; only type, import and base-type leaves can be.
-    if (kind !== "call" && kind !== "attribute" && isDefinitionName(leaf)) return;
-    const line = leaf.startPosition.row + 1;
-    const from = enclosing[line];
-    out.push({ name, kind, line, column: leaf.startPosition.column + 1, qualifier, from: from < 0 ? null : from });
-  };
+  const c = new Occurrences(enclosingByLine(symbols, lineCount), defTypes);
 
   const byType = new Map<string, Node[]>();
   for (const n of nodes) {
@@ -234,7 +211,56 @@ export function extractOccurrences(
   }
   const of = (t: string) => byType.get(t) ?? [];
 
-  // Priority: a base type is `inherit` before it is a `type`; a callee is a `call` before it is an `attribute`.
+  // Priority (the first kind a leaf is added as wins): a base type is `inherit` before it is a `type`; a
+  // callee is a `call` before it is an `attribute`.
+  inheritOccurrences(c, heritageDefs, of);
+  callOccurrences(c, spec, callTypes, of);
+  importOccurrences(c, spec, importTypes, of);
+  accessOccurrences(c, of);
+  typeOccurrences(c, BUILTIN_TYPES[spec.id], of);
+  return c.sorted();
+}
+
+/** Nodes of a type, from the file's collected nodes. */
+type NodesOf = (type: string) => Node[];
+
+/** The occurrences of one file as they are found: each leaf once, its enclosing symbol by line. */
+class Occurrences {
+  private seen = new Set<number>();
+  private out: ExtractedOccurrence[] = [];
+
+  constructor(private enclosing: Int32Array, private defTypes: ReadonlySet<string>) {}
+
+  /** Adds `leaf` as a use of `kind` unless it was added before, is no name, or is a definition's own name. */
+  add(leaf: Node, kind: ReferenceKind, qualifier: string | null | (() => string | null)): void {
+    if (this.seen.has(leaf.startIndex)) return;
+    this.seen.add(leaf.startIndex);
+    if (typeof qualifier === "function") qualifier = qualifier();
+    const name = leaf.text;
+    if (!name || name.length > MAX_NAME || !/^[\p{L}_$@][\p{L}\p{N}_$!?.:-]*$/u.test(name)) return;
+    // A callee or a member access is never a definition's own name; only type, import and base-type leaves can be.
+    if (kind !== "call" && kind !== "attribute" && this.isDefinitionName(leaf)) return;
+    const line = leaf.startPosition.row + 1;
+    const from = this.enclosing[line];
+    this.out.push({ name, kind, line, column: leaf.startPosition.column + 1, qualifier, from: from < 0 ? null : from });
+  }
+
+  /** Everything added, in source order. */
+  sorted(): ExtractedOccurrence[] {
+    return this.out.sort((a, b) => a.line - b.line || a.column - b.column);
+  }
+
+  private isDefinitionName(leaf: Node): boolean {
+    const p = leaf.parent;
+    if (!p) return false;
+    if (!this.defTypes.has(p.type) && !DECLARES.has(p.type)) return false;
+    const name = p.childForFieldName("name");
+    return !!name && name.startIndex === leaf.startIndex;
+  }
+}
+
+/** Base types named in definitions' heritage clauses (`inherit`). */
+function inheritOccurrences(c: Occurrences, heritageDefs: string[], of: NodesOf): void {
   for (const t of heritageDefs) {
     for (const def of of(t)) {
       const leaves: Node[] = [];
@@ -245,10 +271,14 @@ export function extractOccurrences(
       // Go embeds and TS interface `extends` live one level down (in the type / body).
       for (const l of leaves) {
         const m = memberLeaf(l.parent && ACCESS[l.parent.type] ? l.parent : l);
-        if (m) add(m.leaf, "inherit", m.qualifier);
+        if (m) c.add(m.leaf, "inherit", m.qualifier);
       }
     }
   }
+}
+
+/** Callees of calls (`call`), with the object they are called on as qualifier. */
+function callOccurrences(c: Occurrences, spec: LanguageSpec, callTypes: string[], of: NodesOf): void {
   for (const t of callTypes) {
     const rule = spec.calls![t];
     for (const call of of(t)) {
@@ -275,9 +305,13 @@ export function extractOccurrences(
           break;
         }
       }
-      if (m) add(m.leaf, "call", m.qualifier);
+      if (m) c.add(m.leaf, "call", m.qualifier);
     }
   }
+}
+
+/** Names imports bring in (`import`): the last part of a dotted path. */
+function importOccurrences(c: Occurrences, spec: LanguageSpec, importTypes: string[], of: NodesOf): void {
   for (const t of importTypes) {
     for (const imp of of(t)) {
       // Some languages' import rules share a node type with calls (`require`, `alias`): only real imports count.
@@ -290,28 +324,34 @@ export function extractOccurrences(
         if (p && (p.type === "dotted_name" || p.type === "scoped_identifier") && p.lastNamedChild?.id !== l.id) {
           continue;
         }
-        add(l, "import", null);
+        c.add(l, "import", null);
       }
     }
   }
+}
+
+/** Member accesses (`attribute`) and qualified types (`type`), with their object as qualifier. */
+function accessOccurrences(c: Occurrences, of: NodesOf): void {
   for (const [t, [member, object]] of Object.entries(ACCESS)) {
     if (t === "call" || t === "method_invocation" || t.endsWith("call_expression")) continue;
     for (const n of of(t)) {
       const leaf = n.childForFieldName(member);
       if (!leaf || !NAME_LEAVES.has(leaf.type)) continue;
       const kind: ReferenceKind = leaf.type === "type_identifier" || t === "qualified_type" ? "type" : "attribute";
-      add(leaf, kind, () => {
+      c.add(leaf, kind, () => {
         const obj = n.childForFieldName(object) ?? n.childForFieldName("argument");
         return obj ? qualifierText(obj) : null;
       });
     }
   }
-  for (const n of of("type_identifier")) if (!builtins?.has(n.text)) add(n, "type", null);
+}
+
+/** Type names (`type`), except the language's built-in types. */
+function typeOccurrences(c: Occurrences, builtins: ReadonlySet<string> | undefined, of: NodesOf): void {
+  for (const n of of("type_identifier")) if (!builtins?.has(n.text)) c.add(n, "type", null);
   for (const n of of("type")) {
     const leaves: Node[] = [];
     leavesUnder(n, leaves);
-    for (const l of leaves) add(l, "type", null);
+    for (const l of leaves) c.add(l, "type", null);
   }
-  out.sort((a, b) => a.line - b.line || a.column - b.column);
-  return out;
 }

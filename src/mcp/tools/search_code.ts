@@ -4,7 +4,7 @@ import { searchCode, searchCodeInScope } from "../../query/search_code.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
 import { repoArg, scopeArg, scopeDeps, scopedSearch, scopeOfCall } from "./scope_args.ts";
 import { semanticHits } from "../../query/semantic_search.ts";
-import { embedConfigured, MAX_EMBED_DIMS } from "../../index/embeddings.ts";
+import { embedConfigured, MAX_EMBED_DIMS } from "../../core/semantic_layer.ts";
 
 /** The search_code tool. */
 export const searchCodeTool = defineTool({

@@ -119,79 +119,100 @@ export function sourceLists(
   w: Readonly<ProseWeights> = DEFAULT_RANKING.prose,
 ): RankedList[] {
   const out: RankedList[] = [];
-  const stats = termStats(db);
   const push = (source: string, weight: number, items: Item[]) => {
     if (items.length) out.push({ source, weight, items });
   };
-  const terms = searchTerms(queryTerms(text));
-  switch (intent) {
-    case "symbol": {
-      const { leaf, qualifiers } = identifierOf(text);
-      const leafTerms = [leaf.toLowerCase(), ...splitIdentifier(leaf)];
-      const expr = anyPlanned(planTerms(leafTerms, stats, { stem: false, keep: [leaf.toLowerCase()] }));
-      const hint = qualifiers[qualifiers.length - 1];
-      push("exact_name", 3, asSymbols(exactNameSource(db, [leaf], f, DEPTH.exact, hint)));
-      if (expr) {
-        push("symbols", 2, asSymbols(symbolSource(db, expr, f, DEPTH.symbols)));
-        push("chunks", 1, asChunks(chunkSource(db, expr, f, DEPTH.chunks)));
-        push("files", 0.5, asFiles(fileSource(db, expr, f, DEPTH.files)));
-      }
-      break;
-    }
-    case "path": {
-      const token = text.split(/\s+/).find((t) => looksLikePath(t)) ?? text;
-      push("path_suffix", 3, asFiles(pathSuffixSource(db, token, f, DEPTH.files)));
-      const expr = anyOf(terms);
-      if (expr) push("files", 2, asFiles(fileSource(db, expr, f, DEPTH.files)));
-      // Content only for the file name's own words: directory words match everything.
-      const base = token.slice(token.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "");
-      const stemTerms = planTerms(searchTerms(queryTerms(base)), stats, { stem: false });
-      // A secondary source is skipped when its words are everywhere (`String.java`): costly, and says nothing.
-      const stemExpr = plannedRows(stemTerms) <= ROW_BUDGET ? anyPlanned(stemTerms) : null;
-      if (stemExpr) push("chunks", 0.5, asChunks(chunkSource(db, stemExpr, f, DEPTH.chunks)));
-      break;
-    }
-    case "error": {
-      push("literal", 3, asChunks(literalList(db, text, f)));
-      const msgTerms = searchTerms(queryTerms(messageText(text))).filter((t) => !/^\d+$/.test(t));
-      const present = msgTerms.filter((t) => stats.df(t) > 0);
-      // All words of the message in one chunk: survives line breaks and formatting in the source.
-      const every = present.length >= 2 ? allOf(present.slice(0, 16)) : null;
-      if (every) push("message_words", 1.5, asChunks(chunkSource(db, every, f, DEPTH.chunks)));
-      const expr = anyPlanned(planTerms(msgTerms, stats, { stem: false }));
-      if (expr) {
-        push("chunks", 1, asChunks(chunkSource(db, expr, f, DEPTH.chunks)));
-        push("symbols", 0.5, asSymbols(symbolSource(db, expr, f, 30)));
-      }
-      break;
-    }
-    default: {
-      // Prose gets light stemming through prefix terms (`serializes` also finds `serializer`).
-      const planned = planTerms(terms, stats, { stem: true });
-      const expr = anyPlanned(planned);
-      if (expr) {
-        // One deeper chunk list serves both the chunk ranking and the per-file evidence.
-        const hits = chunkSource(db, expr, f, DEPTH.chunksDeep);
-        push("chunks", w.chunks, asChunks(hits.slice(0, DEPTH.chunks)));
-        push("file_evidence", w.file_evidence, asFiles(filesFromChunks(hits)));
-      }
-      // Names and paths are matched on exact words: prefixes there pull in too many unrelated names.
-      const exactExpr = anyPlanned(planTerms(terms, stats, { stem: false }));
-      if (exactExpr) {
-        push("symbols", w.symbols, asSymbols(symbolSource(db, exactExpr, f, DEPTH.symbols)));
-        push("files", w.files, asFiles(fileSource(db, exactExpr, f, DEPTH.files)));
-      }
-      // Identifiers written inside prose (`how bats_pipe chains ...`) name definitions.
-      const idents = codeIdentifiers(text);
-      if (idents.length) {
-        push("exact_name", w.exact_name, asSymbols(exactNameSource(db, idents, f, DEPTH.exact)));
-        // The same identifiers as whole words of code: finds them where no symbol table exists.
-        const identExpr = anyOf(idents.map((i) => i.toLowerCase()));
-        if (identExpr) push("identifier_text", w.identifier_text, asChunks(chunkSource(db, identExpr, f, 40)));
-      }
-      const phrase = contentPhrases(text, stats);
-      if (phrase) push("phrase", w.phrase, asChunks(chunkSource(db, phrase, f, 40)));
-    }
-  }
+  const s: ListSources = { db, text, f, w, stats: termStats(db), terms: searchTerms(queryTerms(text)), push };
+  if (intent === "symbol") symbolLists(s);
+  else if (intent === "path") pathLists(s);
+  else if (intent === "error") errorLists(s);
+  else proseLists(s);
   return out;
+}
+
+/** What every intent's list builder reads, and `push`, which keeps a non-empty list. */
+interface ListSources {
+  db: Db;
+  text: string;
+  f: SourceFilter;
+  w: Readonly<ProseWeights>;
+  stats: ReturnType<typeof termStats>;
+  terms: string[];
+  push: (source: string, weight: number, items: Item[]) => void;
+}
+
+/** A symbol name: the exact name first, then its words among symbols, chunks and files. */
+function symbolLists(s: ListSources): void {
+  const { db, text, f, stats, push } = s;
+  const { leaf, qualifiers } = identifierOf(text);
+  const leafTerms = [leaf.toLowerCase(), ...splitIdentifier(leaf)];
+  const expr = anyPlanned(planTerms(leafTerms, stats, { stem: false, keep: [leaf.toLowerCase()] }));
+  const hint = qualifiers[qualifiers.length - 1];
+  push("exact_name", 3, asSymbols(exactNameSource(db, [leaf], f, DEPTH.exact, hint)));
+  if (expr) {
+    push("symbols", 2, asSymbols(symbolSource(db, expr, f, DEPTH.symbols)));
+    push("chunks", 1, asChunks(chunkSource(db, expr, f, DEPTH.chunks)));
+    push("files", 0.5, asFiles(fileSource(db, expr, f, DEPTH.files)));
+  }
+}
+
+/** A path: files ending in it, files by its words, and chunks by the file name's own words. */
+function pathLists(s: ListSources): void {
+  const { db, text, f, stats, terms, push } = s;
+  const token = text.split(/\s+/).find((t) => looksLikePath(t)) ?? text;
+  push("path_suffix", 3, asFiles(pathSuffixSource(db, token, f, DEPTH.files)));
+  const expr = anyOf(terms);
+  if (expr) push("files", 2, asFiles(fileSource(db, expr, f, DEPTH.files)));
+  // Content only for the file name's own words: directory words match everything.
+  const base = token.slice(token.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "");
+  const stemTerms = planTerms(searchTerms(queryTerms(base)), stats, { stem: false });
+  // A secondary source is skipped when its words are everywhere (`String.java`): costly, and says nothing.
+  const stemExpr = plannedRows(stemTerms) <= ROW_BUDGET ? anyPlanned(stemTerms) : null;
+  if (stemExpr) push("chunks", 0.5, asChunks(chunkSource(db, stemExpr, f, DEPTH.chunks)));
+}
+
+/** An error message: the literal text, all its words in one chunk, then any of them. */
+function errorLists(s: ListSources): void {
+  const { db, text, f, stats, push } = s;
+  push("literal", 3, asChunks(literalList(db, text, f)));
+  const msgTerms = searchTerms(queryTerms(messageText(text))).filter((t) => !/^\d+$/.test(t));
+  const present = msgTerms.filter((t) => stats.df(t) > 0);
+  // All words of the message in one chunk: survives line breaks and formatting in the source.
+  const every = present.length >= 2 ? allOf(present.slice(0, 16)) : null;
+  if (every) push("message_words", 1.5, asChunks(chunkSource(db, every, f, DEPTH.chunks)));
+  const expr = anyPlanned(planTerms(msgTerms, stats, { stem: false }));
+  if (expr) {
+    push("chunks", 1, asChunks(chunkSource(db, expr, f, DEPTH.chunks)));
+    push("symbols", 0.5, asSymbols(symbolSource(db, expr, f, 30)));
+  }
+}
+
+/** Prose: stemmed words in chunks and per file, exact words in names and paths, identifiers written in it, phrases. */
+function proseLists(s: ListSources): void {
+  const { db, text, f, stats, terms, w, push } = s;
+  // Prose gets light stemming through prefix terms (`serializes` also finds `serializer`).
+  const planned = planTerms(terms, stats, { stem: true });
+  const expr = anyPlanned(planned);
+  if (expr) {
+    // One deeper chunk list serves both the chunk ranking and the per-file evidence.
+    const hits = chunkSource(db, expr, f, DEPTH.chunksDeep);
+    push("chunks", w.chunks, asChunks(hits.slice(0, DEPTH.chunks)));
+    push("file_evidence", w.file_evidence, asFiles(filesFromChunks(hits)));
+  }
+  // Names and paths are matched on exact words: prefixes there pull in too many unrelated names.
+  const exactExpr = anyPlanned(planTerms(terms, stats, { stem: false }));
+  if (exactExpr) {
+    push("symbols", w.symbols, asSymbols(symbolSource(db, exactExpr, f, DEPTH.symbols)));
+    push("files", w.files, asFiles(fileSource(db, exactExpr, f, DEPTH.files)));
+  }
+  // Identifiers written inside prose (`how bats_pipe chains ...`) name definitions.
+  const idents = codeIdentifiers(text);
+  if (idents.length) {
+    push("exact_name", w.exact_name, asSymbols(exactNameSource(db, idents, f, DEPTH.exact)));
+    // The same identifiers as whole words of code: finds them where no symbol table exists.
+    const identExpr = anyOf(idents.map((i) => i.toLowerCase()));
+    if (identExpr) push("identifier_text", w.identifier_text, asChunks(chunkSource(db, identExpr, f, 40)));
+  }
+  const phrase = contentPhrases(text, stats);
+  if (phrase) push("phrase", w.phrase, asChunks(chunkSource(db, phrase, f, 40)));
 }

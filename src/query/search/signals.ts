@@ -135,73 +135,96 @@ export function applySignals(
   const termSet = new Set(q.terms);
   const stemSet = new Set(q.terms.map(lightStem));
   if (q.identifier) { for (const p of splitIdentifier(q.identifier)) stemSet.add(lightStem(p)); }
+  const place = { stemSet, companions, fileSymbols, generated };
   for (const u of units) {
     u.score = u.fused;
-    const sym = u.symbol;
-    // Exact name match: the query names this symbol.
-    if (sym && q.identifier) {
-      const exact = sym.name === q.identifier;
-      const ci = sym.name.toLowerCase() === q.identifier.toLowerCase();
-      if (exact || ci) {
-        factor(u, "exact_name", exact ? 2.0 : 1.4);
-        // An impl block carries the type's name but is not where the type is defined.
-        if (sym.kind === "impl") factor(u, "impl_block", 0.6);
-        // Definition of a type beats a same-named field or variable.
-        if (TYPE_KINDS.has(sym.kind) || sym.kind === "function") factor(u, "definition_kind", 1.2);
-        if (sym.parent_id === null) factor(u, "top_level", 1.1);
-      }
-    } else if (sym && q.intent === "natural_language" && termSet.size) {
-      const parts = new Set(splitIdentifier(sym.name));
-      const covered = [...parts].filter((p) => termSet.has(p)).length;
-      if (parts.size && covered === parts.size) factor(u, "name_in_query", 1.25);
-    }
-    // Qualifiers (`bufio` of `bufio.Scanner`) are compared word for word with the qualified name and
-    // the path (`vec` is not `vec_deque`); a written-out suffix (`Iterator::fold`) is the strongest match.
-    if (q.qualifiers.length) {
-      const words = new Set(
-        [...(sym?.qualified_name.split(/::|[.#/\\]|->/) ?? []), ...u.path.replace(/\.[^./]*$/, "").split("/")]
-          .map((w) => w.toLowerCase()),
-      );
-      const hit = q.qualifiers.filter((p) => words.has(p.toLowerCase())).length;
-      factor(u, "qualifier_match", hit ? 1 + hit / q.qualifiers.length : 0.6);
-      if (sym && q.qualifiedText && normQualified(sym.qualified_name).endsWith(normQualified(q.qualifiedText))) {
-        factor(u, "qualified_suffix", 1.5);
-      }
-    }
-    // Definition over reference: a unit that is a symbol body is a definition site.
-    if (u.symbolRow !== undefined) factor(u, "definition", 1.1);
-    if (sym && q.kinds.size && q.kinds.has(sym.kind)) factor(u, "kind_match", 1.3);
-    // For prose, an implementation answers "how" better than the interface declaring it.
-    if (sym && q.intent === "natural_language" && DECLARATION_KINDS.has(sym.kind) && !q.kinds.has(sym.kind)) {
-      factor(u, "declaration_only", 0.75);
-    }
-    // Path affinity: how much of the file name the query says, and query words in directories.
-    if (stemSet.size) {
-      const slash = u.path.lastIndexOf("/");
-      const stem = u.path.slice(slash + 1).replace(/\.[^.]*$/, "");
-      const f = 1 + p.pathAffinity * stemCoverage(stem, stemSet) +
-        0.2 * Math.min(1, dirHits(u.path.slice(0, Math.max(0, slash)), stemSet) / stemSet.size);
-      factor(u, "path_affinity", f);
-      if (q.identifier && stem.toLowerCase() === q.identifier.toLowerCase()) factor(u, "file_named_after_symbol", 1.5);
-    }
-    // The line a literal matched raises or defines the message (not a test asserting it).
-    if (u.focus && u.chunk) {
-      const line = u.chunk.content.split("\n")[u.focus[0] - u.chunk.line_start] ?? "";
-      if (isErrorSite(line)) factor(u, "error_site", 1.3);
-    }
-    // `RouterOptions` when `WorkspaceRouter` is a candidate too: the type first, unless the query names the companion.
-    if (companions.has(u) && q.identifier !== sym?.name) factor(u, "companion_of_type", 0.6);
-    if (fileSymbols && q.intent === "natural_language") {
-      factor(
-        u,
-        "file_size_prior",
-        1 + p.fileSizePrior * Math.min(1, Math.log10(1 + (fileSymbols.get(u.path) ?? 0)) / 2.5),
-      );
-    }
-    if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", p.testPenalty);
-    if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
-    if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);
-    if (generated.has(u.path)) factor(u, "generated_penalty", 0.5);
+    symbolSignals(u, q, termSet);
+    placeSignals(u, q, p, place);
   }
   return units.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+}
+
+/** Signals of what the unit defines: its name against the query's, qualifiers, definition and kind. */
+function symbolSignals(u: Unit, q: QueryFacts, termSet: ReadonlySet<string>): void {
+  const sym = u.symbol;
+  // Exact name match: the query names this symbol.
+  if (sym && q.identifier) {
+    const exact = sym.name === q.identifier;
+    const ci = sym.name.toLowerCase() === q.identifier.toLowerCase();
+    if (exact || ci) {
+      factor(u, "exact_name", exact ? 2.0 : 1.4);
+      // An impl block carries the type's name but is not where the type is defined.
+      if (sym.kind === "impl") factor(u, "impl_block", 0.6);
+      // Definition of a type beats a same-named field or variable.
+      if (TYPE_KINDS.has(sym.kind) || sym.kind === "function") factor(u, "definition_kind", 1.2);
+      if (sym.parent_id === null) factor(u, "top_level", 1.1);
+    }
+  } else if (sym && q.intent === "natural_language" && termSet.size) {
+    const parts = new Set(splitIdentifier(sym.name));
+    const covered = [...parts].filter((p) => termSet.has(p)).length;
+    if (parts.size && covered === parts.size) factor(u, "name_in_query", 1.25);
+  }
+  // Qualifiers (`bufio` of `bufio.Scanner`) are compared word for word with the qualified name and
+  // the path (`vec` is not `vec_deque`); a written-out suffix (`Iterator::fold`) is the strongest match.
+  if (q.qualifiers.length) {
+    const words = new Set(
+      [...(sym?.qualified_name.split(/::|[.#/\\]|->/) ?? []), ...u.path.replace(/\.[^./]*$/, "").split("/")]
+        .map((w) => w.toLowerCase()),
+    );
+    const hit = q.qualifiers.filter((p) => words.has(p.toLowerCase())).length;
+    factor(u, "qualifier_match", hit ? 1 + hit / q.qualifiers.length : 0.6);
+    if (sym && q.qualifiedText && normQualified(sym.qualified_name).endsWith(normQualified(q.qualifiedText))) {
+      factor(u, "qualified_suffix", 1.5);
+    }
+  }
+  // Definition over reference: a unit that is a symbol body is a definition site.
+  if (u.symbolRow !== undefined) factor(u, "definition", 1.1);
+  if (sym && q.kinds.size && q.kinds.has(sym.kind)) factor(u, "kind_match", 1.3);
+  // For prose, an implementation answers "how" better than the interface declaring it.
+  if (sym && q.intent === "natural_language" && DECLARATION_KINDS.has(sym.kind) && !q.kinds.has(sym.kind)) {
+    factor(u, "declaration_only", 0.75);
+  }
+}
+
+/** Signals of where the unit is: path affinity, error sites, companions, file size, tests, non-code, legacy, generated. */
+function placeSignals(
+  u: Unit,
+  q: QueryFacts,
+  p: Readonly<RankingParams>,
+  c: {
+    stemSet: Set<string>;
+    companions: ReadonlyMap<Unit, string>;
+    fileSymbols?: Map<string, number>;
+    generated: ReadonlySet<string>;
+  },
+): void {
+  const { stemSet, companions, fileSymbols, generated } = c;
+  const sym = u.symbol;
+  // Path affinity: how much of the file name the query says, and query words in directories.
+  if (stemSet.size) {
+    const slash = u.path.lastIndexOf("/");
+    const stem = u.path.slice(slash + 1).replace(/\.[^.]*$/, "");
+    const f = 1 + p.pathAffinity * stemCoverage(stem, stemSet) +
+      0.2 * Math.min(1, dirHits(u.path.slice(0, Math.max(0, slash)), stemSet) / stemSet.size);
+    factor(u, "path_affinity", f);
+    if (q.identifier && stem.toLowerCase() === q.identifier.toLowerCase()) factor(u, "file_named_after_symbol", 1.5);
+  }
+  // The line a literal matched raises or defines the message (not a test asserting it).
+  if (u.focus && u.chunk) {
+    const line = u.chunk.content.split("\n")[u.focus[0] - u.chunk.line_start] ?? "";
+    if (isErrorSite(line)) factor(u, "error_site", 1.3);
+  }
+  // `RouterOptions` when `WorkspaceRouter` is a candidate too: the type first, unless the query names the companion.
+  if (companions.has(u) && q.identifier !== sym?.name) factor(u, "companion_of_type", 0.6);
+  if (fileSymbols && q.intent === "natural_language") {
+    factor(
+      u,
+      "file_size_prior",
+      1 + p.fileSizePrior * Math.min(1, Math.log10(1 + (fileSymbols.get(u.path) ?? 0)) / 2.5),
+    );
+  }
+  if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", p.testPenalty);
+  if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
+  if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);
+  if (generated.has(u.path)) factor(u, "generated_penalty", 0.5);
 }

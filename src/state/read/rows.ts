@@ -106,6 +106,23 @@ export function oneRow<T>(db: Db, sql: string, ...args: SQLInputValue[]): T | un
   return statement(db, sql).get(...args) as unknown as T | undefined;
 }
 
+/** Values bound per `IN (…)` statement of `rowsInBatches` (well under SQLite's variable limit). */
+export const IN_BATCH = 500;
+
+/**
+ * Every row of `sql(list)` over `values`, read in batches of IN_BATCH:
+ * `sql` is given the batch's placeholder list (`?,?,…`) to put inside its
+ * `IN (…)`, and the batch's values are bound to it. Rows come batch by batch.
+ */
+export function rowsInBatches<T>(db: Db, values: readonly SQLInputValue[], sql: (list: string) => string): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < values.length; i += IN_BATCH) {
+    const part = values.slice(i, i + IN_BATCH);
+    for (const row of allRowsOnce<T>(db, sql(placeholders(part.length)), ...part)) out.push(row);
+  }
+  return out;
+}
+
 /** `?, ?, ...` for `n` parameters. */
 export function placeholders(n: number): string {
   return Array(n).fill("?").join(",");

@@ -3,7 +3,7 @@
  * parent. Every query returns `SymbolRow`.
  */
 import type { Db } from "../db.ts";
-import { allRows, allRowsOnce, oneRow, placeholders, symbolColumns, type SymbolRow } from "./rows.ts";
+import { allRows, oneRow, rowsInBatches, symbolColumns, type SymbolRow } from "./rows.ts";
 
 const COLS = symbolColumns();
 
@@ -17,16 +17,9 @@ export function symbolById(db: Db, symbolId: string): SymbolRow | undefined {
   return oneRow<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE symbol_id = ?`, symbolId);
 }
 
-/** Symbols by row id, in no particular order (read in batches of 500). */
+/** Symbols by row id, in no particular order. */
 export function symbolsByRowIds(db: Db, ids: readonly number[]): SymbolRow[] {
-  const out: SymbolRow[] = [];
-  for (let i = 0; i < ids.length; i += 500) {
-    const part = ids.slice(i, i + 500);
-    out.push(
-      ...allRowsOnce<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE id IN (${placeholders(part.length)})`, ...part),
-    );
-  }
-  return out;
+  return rowsInBatches<SymbolRow>(db, ids, (list) => `SELECT ${COLS} FROM symbols WHERE id IN (${list})`);
 }
 
 /** Symbols by row id, keyed by it (ids with no row are absent). */

@@ -2,7 +2,9 @@
  * The one place grammar `.wasm` files are found: `grammars/` beside the
  * sources. `deno compile --include grammars` embeds that folder, and the same
  * URL lookup then reads from the binary, so `deno run` and the compiled
- * executable take the same path. Requires `--allow-read` on `grammars/`.
+ * executable take the same path. In state, with the other rules for reading
+ * files, because the parser and the health checks both need it. Requires
+ * `--allow-read` on `grammars/`.
  */
 
 const GRAMMAR_DIR = new URL("../../grammars/", import.meta.url);

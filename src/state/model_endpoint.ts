@@ -1,10 +1,15 @@
 /**
- * Which API a model endpoint URL speaks and its full URL, for the chat and
- * embeddings clients alike: a path ending in the Ollama route is Ollama; one
+ * What the chat and embeddings clients share about a model endpoint: which
+ * API its URL speaks and its full URL, and reading its reply with a ceiling.
+ * In state, the lowest layer that does I/O, because the indexer (embedding
+ * passes) and the query side (query embeddings, ask_code's chat) both call
+ * model endpoints. Needs no permission itself; the caller's fetch needs
+ * `--allow-net` on the endpoint's host.
+ *
+ * Which API a URL speaks: a path ending in the Ollama route is Ollama; one
  * ending in the OpenAI-compatible route is OpenAI-compatible; otherwise the
  * URL is a base: `…/v1` gets the OpenAI route, a bare Ollama port (11434)
  * gets the Ollama route, anything else gets `/v1` + the OpenAI route.
- * Pure; no permission.
  */
 import { CruxeError } from "../core/errors.ts";
 
@@ -38,4 +43,27 @@ export function resolveApiUrl(raw: string, what: string, routes: { ollama: strin
     return { api: "ollama", url: u.toString() };
   } else u.pathname = path + "/v1" + routes.openai;
   return { api: "openai", url: u.toString() };
+}
+
+/**
+ * Reads at most `limit` bytes of a response body, cancelling the rest (a
+ * remote endpoint's reply is never held past it, whatever it sends);
+ * `complete` when the body ended first.
+ */
+export async function readCapped(res: Response, limit: number): Promise<{ bytes: Uint8Array; complete: boolean }> {
+  if (!res.body) return { bytes: new Uint8Array(0), complete: true };
+  const reader = res.body.getReader();
+  const out = new Uint8Array(limit);
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return { bytes: out.subarray(0, size), complete: true };
+    const take = Math.min(value.length, limit - size);
+    out.set(value.subarray(0, take), size);
+    size += take;
+    if (take < value.length) {
+      await reader.cancel().catch(() => {});
+      return { bytes: out.subarray(0, size), complete: false };
+    }
+  }
 }

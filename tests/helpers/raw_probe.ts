@@ -1,13 +1,14 @@
 /**
- * Test-only hook, inert unless `CRUXE_TEST_RAW_PROBE` is set. The test suite
- * uses it to prove that Deno's permission sandbox, not Cruxe's own path
- * checks, is what stops the serving process: the variable holds a JSON object
+ * The raw probe of the sandbox test, run by its own entry points
+ * (`raw_probe_main.ts`, `raw_probe_worker.ts`) inside the sandboxed server
+ * before it serves; Cruxe's own start-up never loads it. It proves that
+ * Deno's permission sandbox, not Cruxe's own path checks, is what stops the
+ * serving process: `CRUXE_TEST_RAW_PROBE` holds a JSON object
  * `{ read?: string[], write?: string[], net?: string[], env?: string[] }`
- * and the serving process tries each access with raw Deno calls (no Cruxe
- * check in the way), then prints one line `cruxe-test-raw-probe {…}` on
- * stderr with each outcome (`ok…`, or the error's name such as
- * `NotCapable`). It grants nothing, changes no permission and never touches
- * stdout (the protocol's).
+ * and the probe tries each access with raw Deno calls (no Cruxe check in the
+ * way), then prints one line `cruxe-test-raw-probe {…}` on stderr with each
+ * outcome (`ok…`, or the error's name such as `NotCapable`). It grants
+ * nothing, changes no permission and never touches stdout (the protocol's).
  */
 
 /** The environment variable that turns the probe on (tests only). */
@@ -21,8 +22,8 @@ export interface RawProbeSpec {
   env?: string[];
 }
 
-/** Runs the probe when `CRUXE_TEST_RAW_PROBE` is set; otherwise returns at once and does nothing. */
-export async function runRawProbeIfAsked(): Promise<void> {
+/** Runs the probe `CRUXE_TEST_RAW_PROBE` describes; does nothing when it is not set. */
+export async function runRawProbe(): Promise<void> {
   const raw = Deno.env.get(RAW_PROBE_ENV);
   if (!raw) return;
   const spec = JSON.parse(raw) as RawProbeSpec;

@@ -3,8 +3,9 @@
  * OpenAI-compatible `/v1/embeddings` endpoint or Ollama's `/api/embed`, one
  * request per batch of texts, bounded by a timeout and in size (the reply is
  * never held past MAX_EMBED_REPLY_BYTES). Every failure is `llm_unavailable`
- * with a `reason`; callers degrade to lexical search on it. Requires
- * `--allow-net` on the endpoint's host.
+ * with a `reason`; callers degrade to lexical search on it. In state, beside
+ * the vector store, because the indexer's passes and the query side's query
+ * embeddings both call it. Requires `--allow-net` on the endpoint's host.
  *
  * Which API a URL speaks: a path ending in `/api/embed` is Ollama; one ending
  * in `/embeddings` is OpenAI-compatible; otherwise the URL is a base: `…/v1`
@@ -12,43 +13,19 @@
  * else gets `/v1/embeddings`.
  */
 import { CruxeError } from "../core/errors.ts";
-import { readCapped } from "./capped_body.ts";
-import { resolveApiUrl } from "./endpoint_url.ts";
+import { type EmbedConfig, MAX_EMBED_DIMS } from "../core/semantic_layer.ts";
+import { type ApiEndpoint, readCapped, resolveApiUrl } from "./model_endpoint.ts";
 
-/** The `embed` block of the config. */
-export interface EmbedConfig {
-  url: string | null;
-  model: string | null;
-  apiKey: string | null;
-  timeoutMs: number;
-}
-
-/** A resolved endpoint. */
-export interface EmbedEndpoint {
-  api: "openai" | "ollama";
-  url: string;
-}
+/** A resolved embeddings endpoint. */
+export type EmbedEndpoint = ApiEndpoint;
 
 /** Most bytes of one reply read (a batch of 64 vectors of 4,096 numbers in JSON fits with room to spare). */
 export const MAX_EMBED_REPLY_BYTES = 8 * 1024 * 1024;
 /** Longest text sent for one chunk (characters); embedding models read a few thousand tokens at most. */
 export const MAX_EMBED_TEXT_CHARS = 4000;
-/** Most dimensions accepted from an endpoint. */
-export const MAX_EMBED_DIMS = 8192;
-
-/** True when an embeddings endpoint is configured (a URL is set). */
-export function embedConfigured(cfg: EmbedConfig | null | undefined): cfg is EmbedConfig & { url: string } {
-  return !!cfg && typeof cfg.url === "string" && cfg.url.trim() !== "";
-}
-
 /** Works out the API and full URL of an endpoint (see the module comment). Throws `invalid_input` on a bad URL. */
 export function resolveEmbedEndpoint(raw: string): EmbedEndpoint {
   return resolveApiUrl(raw, "embeddings endpoint", { ollama: "/api/embed", openai: "/embeddings" });
-}
-
-/** The collection name answers carry in `meta.collection`: `cruxe__<dims>__<model>` (model in safe characters). */
-export function collectionName(model: string, dims: number): string {
-  return `cruxe__${dims}__${model.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "") || "model"}`;
 }
 
 function unavailable(host: string, reason: string, message: string, extra: Record<string, unknown> = {}): CruxeError {

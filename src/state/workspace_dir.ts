@@ -1,0 +1,43 @@
+/**
+ * A workspace directory as the filesystem and this process's permission
+ * sandbox see it: its canonical path, and the error for a path the sandbox
+ * does not cover. Filesystem access rules live in state, so the indexer, the
+ * router and the CLI share them. Requires `--allow-read` on the path.
+ */
+import { realpathSync, statSync } from "node:fs";
+import { CruxeError } from "../core/errors.ts";
+
+/** Canonical absolute path of an existing directory, or a `project_not_found` error. */
+export function canonicalDir(path: string): string {
+  if (!path || path.includes("\0")) throw new CruxeError("invalid_input", "Workspace path is empty or contains NUL");
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw outsideSandbox(path);
+    throw new CruxeError("project_not_found", `Workspace ${path} does not exist`, { path });
+  }
+  let isDir = false;
+  try {
+    isDir = statSync(real).isDirectory();
+  } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw outsideSandbox(path);
+    throw new CruxeError("project_not_found", `Workspace ${path} cannot be read: ${(e as Error).message}`, { path });
+  }
+  if (!isDir) throw new CruxeError("project_not_found", `Workspace ${path} is a file, not a directory`, { path });
+  return real;
+}
+
+/**
+ * The error for a path this process's Deno permissions do not cover: a
+ * sandboxed server only reads the workspaces and allowed roots it started with.
+ */
+export function outsideSandbox(path: string): CruxeError {
+  return new CruxeError(
+    "workspace_not_allowed",
+    `${path} is outside what this server may read (its permission sandbox covers the workspaces and ` +
+      `--allowed-root folders it started with). Restart the server with --workspace ${path}, or with an ` +
+      `--allowed-root that contains it.`,
+    { path },
+  );
+}

@@ -28,7 +28,8 @@
  *   `merge.<driver>.driver`) cannot all be named with `-c`. They run only in
  *   commands that convert or compare content (checkout, add, diff, status,
  *   `cat-file --filters`/`--textconv`, merges); this module runs only
- *   `ls-files` and `--version` (`GIT_SUBCOMMANDS`), neither of which does.
+ *   `ls-files`, `ls-tree`, `cat-file --batch`, `rev-parse`, `for-each-ref`
+ *   and `--version` (`GIT_SUBCOMMANDS`), none of which does.
  *   A subcommand added here that reads content must pass its
  *   `--no-filters` / `--no-textconv` / `--no-ext-diff` options.
  * - Aliases: git never lets `alias.<name>` shadow a built-in command, and
@@ -45,7 +46,8 @@
  *   `GIT_PROTOCOL_FROM_USER=0`. No
  *   inherited `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`, `GIT_EXEC_PATH`,
  *   `GIT_CONFIG_PARAMETERS`, `GIT_EXTERNAL_DIFF`, `GIT_SSH*`, `GIT_TRACE*`
- *   or `LD_PRELOAD` can reach git. stdin is closed.
+ *   or `LD_PRELOAD` can reach git. stdin is closed, except for
+ *   `cat-file --batch`, which reads the object ids Cruxe writes to it.
  * - Which repository git reads is decided here, not discovered by git:
  *   every call passes `--git-dir` and `--work-tree` explicitly, so git never
  *   walks up to a parent repository and `core.worktree` cannot move the work
@@ -73,10 +75,15 @@
  */
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { isWithinRoot } from "../core/path_policy.ts";
+import { CruxeError } from "../core/errors.ts";
 import { debug, warn } from "../core/log.ts";
 
-/** The only git subcommands Cruxe runs (none of them runs filters, textconv or diff drivers). */
-export const GIT_SUBCOMMANDS = ["ls-files"] as const;
+/**
+ * The only git subcommands Cruxe runs (none of them runs filters, textconv or diff drivers): `cat-file` is run
+ * only as `--batch` (raw object bytes; never `--filters` or `--textconv`), `ls-tree`, `rev-parse` and
+ * `for-each-ref` read objects and refs only.
+ */
+export const GIT_SUBCOMMANDS = ["ls-files", "ls-tree", "cat-file", "rev-parse", "for-each-ref"] as const;
 type GitSubcommand = typeof GIT_SUBCOMMANDS[number];
 
 /** Config overrides passed with `-c` on every call (see the module comment for why each). */
@@ -139,12 +146,12 @@ export function gitArgs(repo: GitRepo, sub: GitSubcommand, args: string[]): stri
 /** How long one git call may run before it is killed (see `gitListFiles`). */
 export const GIT_TIMEOUT_MS = 60_000;
 
-function gitCommand(args: string[], signal?: AbortSignal): Deno.Command {
+function gitCommand(args: string[], signal?: AbortSignal, stdin: "null" | "piped" = "null"): Deno.Command {
   return new Deno.Command("git", {
     args,
     env: gitEnv(),
     clearEnv: true,
-    stdin: "null",
+    stdin,
     stdout: "piped",
     stderr: "null",
     signal,
@@ -317,4 +324,252 @@ export async function gitListFiles(root: string, timeoutMs = GIT_TIMEOUT_MS): Pr
   const out = await spawnGitAsync(args, timeoutMs);
   if (!out) return null;
   return [...new Set(new TextDecoder().decode(out).split("\0").filter(Boolean))];
+}
+
+/** Where a ref-reading call runs: the repository of `root`, or null when `root` has no usable git directory. */
+function repoOf(root: string): GitRepo | null {
+  const gitDir = gitDirOf(root);
+  return gitDir && readTextOrNull(join(gitDir, "HEAD")) !== null ? { root, gitDir } : null;
+}
+
+/** Longest ref name accepted. */
+const MAX_REF_CHARS = 256;
+
+/**
+ * Refuses a ref name that git could read as an option or that is not a ref
+ * expression (`invalid_input`): it must not start with `-`, and may hold
+ * only letters, digits and `/._-@{}~^`. Names are passed after
+ * `--end-of-options` as well.
+ */
+export function checkRefName(ref: string): void {
+  if (!ref || ref.length > MAX_REF_CHARS || ref.startsWith("-") || !/^[A-Za-z0-9/._@{}~^-]+$/.test(ref)) {
+    throw new CruxeError(
+      "invalid_input",
+      `ref ${JSON.stringify(ref.slice(0, 80))} is not a ref name: use a branch, tag, remote branch or commit id ` +
+        "(letters, digits and / . _ - @ { } ~ ^; not starting with -)",
+      { field: "ref", ref: ref.slice(0, MAX_REF_CHARS) },
+    );
+  }
+}
+
+/** What a ref names: a branch, a tag, a remote branch, or a bare commit (an id or an expression such as `HEAD~1`). */
+export type RefKind = "branch" | "tag" | "remote" | "commit";
+
+/** One ref of the repository (`for-each-ref`). */
+export interface GitRefEntry {
+  /** Full name (`refs/heads/main`). */
+  name: string;
+  /** Short name (`main`, `v1.0`, `origin/main`). */
+  short: string;
+  kind: Exclude<RefKind, "commit">;
+  /** The commit it points to (a tag's target commit). */
+  commit: string;
+}
+
+const REF_PREFIXES: [string, GitRefEntry["kind"]][] = [
+  ["refs/heads/", "branch"],
+  ["refs/tags/", "tag"],
+  ["refs/remotes/", "remote"],
+];
+
+/**
+ * The branches, tags and remote branches of the repository at `root` with
+ * their commits; null outside git or when git fails. Requires
+ * `--allow-run=git` and `--allow-read` on the root.
+ */
+export async function gitListRefs(root: string): Promise<GitRefEntry[] | null> {
+  const repo = repoOf(root);
+  if (!repo) return null;
+  const fmt = "%(refname)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)";
+  const out = await spawnGitAsync(
+    gitArgs(repo, "for-each-ref", [`--format=${fmt}`, "refs/heads", "refs/tags", "refs/remotes"]),
+    GIT_TIMEOUT_MS,
+  );
+  if (!out) return null;
+  const refs: GitRefEntry[] = [];
+  for (const line of new TextDecoder().decode(out).split("\n")) {
+    const [name, type, id, peeledType, peeled] = line.split("\0");
+    const prefix = REF_PREFIXES.find(([p]) => name?.startsWith(p));
+    if (!prefix || name.endsWith("/HEAD")) continue;
+    const commit = type === "commit" ? id : peeledType === "commit" ? peeled : null;
+    if (commit) refs.push({ name, short: name.slice(prefix[0].length), kind: prefix[1], commit });
+  }
+  return refs;
+}
+
+/** A ref resolved to its commit. */
+export interface ResolvedRef {
+  /** The name as asked. */
+  ref: string;
+  commit: string;
+  kind: RefKind;
+}
+
+/**
+ * Resolves `ref` (checked by `checkRefName`) to a commit id with
+ * `rev-parse --verify <ref>^{commit}`; null when the repository has no such
+ * commit (or no git). The kind comes from which ref namespace holds the
+ * name, in git's own order (branch before tag before remote).
+ */
+export async function gitResolveRef(root: string, ref: string): Promise<ResolvedRef | null> {
+  checkRefName(ref);
+  const repo = repoOf(root);
+  if (!repo) return null;
+  const out = await spawnGitAsync(
+    gitArgs(repo, "rev-parse", ["--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]),
+    GIT_TIMEOUT_MS,
+  );
+  const commit = out ? new TextDecoder().decode(out).trim() : "";
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) return null;
+  const refs = await gitListRefs(root) ?? [];
+  const kind = refs.find((r) => r.short === ref && r.kind === "branch")?.kind ??
+    refs.find((r) => r.short === ref || r.name === ref)?.kind ?? "commit";
+  return { ref, commit, kind };
+}
+
+/** One entry of a commit's tree (`ls-tree -r -l`). */
+export interface TreeEntry {
+  /** `100644`, `100755`, `120000` (symlink), `160000` (submodule gitlink). */
+  mode: string;
+  type: "blob" | "commit" | "tree";
+  oid: string;
+  /** Blob size in bytes (0 for a gitlink). */
+  size: number;
+  /** Relative, `/`-separated. */
+  path: string;
+}
+
+/**
+ * Every entry of `commit`'s whole tree (`ls-tree -r -z -l --full-tree`),
+ * or null when git cannot list it. `commit` must be a full commit id.
+ * Paths that could not name a file inside the root (empty, `.`, `..` or
+ * `.git` components, a backslash, bytes that are not UTF-8) are left out:
+ * git refuses to check them out, so they are never part of a working tree.
+ */
+export async function gitListTree(root: string, commit: string): Promise<TreeEntry[] | null> {
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) return null;
+  const repo = repoOf(root);
+  if (!repo) return null;
+  const out = await spawnGitAsync(
+    gitArgs(repo, "ls-tree", ["-r", "-z", "-l", "--full-tree", "--end-of-options", commit]),
+    GIT_TIMEOUT_MS,
+  );
+  if (!out) return null;
+  const entries: TreeEntry[] = [];
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  let start = 0;
+  for (let i = out.indexOf(0); i >= 0; start = i + 1, i = out.indexOf(0, start)) {
+    const tab = out.indexOf(0x09, start);
+    if (tab < 0 || tab > i) continue;
+    const [mode, type, oid, size] = new TextDecoder().decode(out.subarray(start, tab)).split(/ +/);
+    let path: string;
+    try {
+      path = utf8.decode(out.subarray(tab + 1, i));
+    } catch {
+      continue;
+    }
+    if (!safeTreePath(path) || (type !== "blob" && type !== "commit")) continue;
+    entries.push({ mode, type, oid, size: Number(size) || 0, path });
+  }
+  return entries;
+}
+
+/** True when a tree path names a file inside the root (see `gitListTree`). */
+function safeTreePath(path: string): boolean {
+  if (!path || path.startsWith("/") || path.includes("\\")) return false;
+  return path.split("/").every((c) => c !== "" && c !== "." && c !== ".." && c.toLowerCase() !== ".git");
+}
+
+/**
+ * Reads blobs by id with one `cat-file --batch` (raw bytes: no filter,
+ * textconv or conversion of any kind runs), calling `onBlob` for each in
+ * order (`null` bytes for an id that is missing or not a blob). Resolves
+ * false when git failed or sent nothing for `GIT_TIMEOUT_MS` (then it is
+ * killed). Requires `--allow-run=git` and `--allow-read` on the root.
+ */
+export async function gitReadBlobs(
+  root: string,
+  oids: readonly string[],
+  onBlob: (oid: string, bytes: Uint8Array | null) => void,
+): Promise<boolean> {
+  const repo = repoOf(root);
+  if (!repo) return false;
+  if (!oids.length) return true;
+  if (oids.some((o) => !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(o))) return false;
+  const abort = new AbortController();
+  let idle = setTimeout(() => abort.abort(), GIT_TIMEOUT_MS);
+  let child: Deno.ChildProcess;
+  try {
+    child = gitCommand(gitArgs(repo, "cat-file", ["--batch"]), abort.signal, "piped").spawn();
+  } catch {
+    clearTimeout(idle);
+    return false;
+  }
+  const writing = (async () => {
+    const w = child.stdin.getWriter();
+    try {
+      await w.write(new TextEncoder().encode(oids.join("\n") + "\n"));
+      await w.close();
+    } catch { /* git ended early: the reader sees it */ }
+  })();
+  const parser = new BatchParser(onBlob);
+  try {
+    for await (const chunk of child.stdout) {
+      clearTimeout(idle);
+      idle = setTimeout(() => abort.abort(), GIT_TIMEOUT_MS);
+      parser.push(chunk);
+    }
+    await writing;
+    const status = await child.status;
+    return status.success && parser.done === oids.length;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(idle);
+    if (abort.signal.aborted) warn(`git cat-file did not answer within ${GIT_TIMEOUT_MS} ms and was stopped`);
+  }
+}
+
+/**
+ * Splits `cat-file --batch` output (`<oid> <type> <size>\n<bytes>\n`, or
+ * `<oid> missing\n`) into objects. The buffer grows by doubling and is
+ * compacted as objects are consumed, so a large blob costs linear copying.
+ */
+class BatchParser {
+  private buf = new Uint8Array(64 * 1024);
+  private len = 0;
+  private at = 0;
+  done = 0;
+  constructor(private onBlob: (oid: string, bytes: Uint8Array | null) => void) {}
+
+  push(chunk: Uint8Array): void {
+    if (this.at > 0 && this.at * 2 >= this.len) {
+      this.buf.copyWithin(0, this.at, this.len);
+      this.len -= this.at;
+      this.at = 0;
+    }
+    if (this.len + chunk.length > this.buf.length) {
+      const grown = new Uint8Array(Math.max(this.buf.length * 2, this.len + chunk.length));
+      grown.set(this.buf.subarray(0, this.len));
+      this.buf = grown;
+    }
+    this.buf.set(chunk, this.len);
+    this.len += chunk.length;
+    for (;;) {
+      const nl = this.buf.subarray(0, this.len).indexOf(0x0a, this.at);
+      if (nl < 0) return;
+      const [oid, type, size] = new TextDecoder().decode(this.buf.subarray(this.at, nl)).split(" ");
+      if (size === undefined) { // "<oid> missing" or "<name> ambiguous"
+        this.onBlob(oid, null);
+        this.done++;
+        this.at = nl + 1;
+        continue;
+      }
+      const n = Number(size);
+      if (this.len < nl + 1 + n + 1) return;
+      this.onBlob(oid, type === "blob" ? this.buf.slice(nl + 1, nl + 1 + n) : null);
+      this.done++;
+      this.at = nl + 1 + n + 1;
+    }
+  }
 }

@@ -464,6 +464,17 @@ export class IndexWriter {
     }
   }
 
+  /**
+   * Replaces the git blob id of every file (`file_blobs`, kept only by stores
+   * built from git objects; the table is created on first use).
+   */
+  writeBlobIds(blobs: ReadonlyMap<string, string>): void {
+    this.db.exec("CREATE TABLE IF NOT EXISTS file_blobs(path TEXT PRIMARY KEY, blob TEXT NOT NULL) WITHOUT ROWID");
+    this.db.exec("DELETE FROM file_blobs");
+    const ins = this.db.prepare("INSERT INTO file_blobs(path, blob) VALUES (?, ?)");
+    for (const [path, blob] of blobs) ins.run(path, blob);
+  }
+
   /** How many files and symbols the index holds now (inside the write, before publishing). */
   totals(): { files: number; symbols: number } {
     const r = this.db.prepare("SELECT (SELECT count(*) FROM files) AS f, (SELECT count(*) FROM symbols) AS s")

@@ -29,6 +29,7 @@ export const ERROR_CODES = [
   "unsupported_media",
   "llm_unavailable",
   "storage_unavailable",
+  "overlay_not_ready",
 ] as const;
 
 /** A registry error code. */

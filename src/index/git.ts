@@ -412,6 +412,16 @@ export interface ResolvedRef {
  * name, in git's own order (branch before tag before remote).
  */
 export async function gitResolveRef(root: string, ref: string): Promise<ResolvedRef | null> {
+  const commit = await gitResolveCommit(root, ref);
+  if (!commit) return null;
+  const refs = await gitListRefs(root) ?? [];
+  const kind = refs.find((r) => r.short === ref && r.kind === "branch")?.kind ??
+    refs.find((r) => r.short === ref || r.name === ref)?.kind ?? "commit";
+  return { ref, commit, kind };
+}
+
+/** The commit id `ref` (checked by `checkRefName`) names, or null (see `gitResolveRef`); one git call. */
+export async function gitResolveCommit(root: string, ref: string): Promise<string | null> {
   checkRefName(ref);
   const repo = repoOf(root);
   if (!repo) return null;
@@ -420,11 +430,7 @@ export async function gitResolveRef(root: string, ref: string): Promise<Resolved
     GIT_TIMEOUT_MS,
   );
   const commit = out ? new TextDecoder().decode(out).trim() : "";
-  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) return null;
-  const refs = await gitListRefs(root) ?? [];
-  const kind = refs.find((r) => r.short === ref && r.kind === "branch")?.kind ??
-    refs.find((r) => r.short === ref || r.name === ref)?.kind ?? "commit";
-  return { ref, commit, kind };
+  return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit) ? commit : null;
 }
 
 /** One entry of a commit's tree (`ls-tree -r -l`). */

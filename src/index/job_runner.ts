@@ -17,7 +17,7 @@ import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
 import { indexPath } from "../state/project_index.ts";
 import { listRefStores, type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
-import { gitResolveRef, type ResolvedRef } from "./git.ts";
+import { checkRefName, gitResolveRef, type ResolvedRef } from "./git.ts";
 
 /** Ends a job with its summary, or with the failure's message, registry code and data. */
 type Finish = (
@@ -53,6 +53,7 @@ export interface RefStart {
  * A name that git could read as an option is `invalid_input`.
  */
 export async function resolveProjectRef(project: ProjectRow, ref: string): Promise<ResolvedRef> {
+  checkRefName(ref);
   const resolved = project.vcs_mode === "git" ? await gitResolveRef(project.repo_root, ref) : null;
   if (resolved) return resolved;
   const why = project.vcs_mode === "git"
@@ -172,7 +173,7 @@ export class JobRunner {
     if (final.status !== "published" && error) {
       entry.error = new CruxeError(errorCode ?? "internal_error", error, { ...errorData, job_id: job.job_id });
     }
-    this.emit({ type: "end", job: final, project, summary, error, errorCode, errorData });
+    this.emit({ type: "end", job: final, project, summary, error, errorCode, errorData, gitRef: entry.gitRef });
     resolveDone(final);
   }
 
@@ -196,7 +197,7 @@ export class JobRunner {
       parsers.delete(m.slot);
     } else if (m.type === "progress") {
       entry.last = m.event;
-      this.emit({ type: "progress", job, project, event: m.event });
+      this.emit({ type: "progress", job, project, event: m.event, gitRef: entry.gitRef });
     } else if (m.type === "done") finish(m.summary, null);
     else finish(null, m.message, isErrorCode(m.code) ? m.code : "internal_error", m.data);
   }

@@ -20,6 +20,8 @@ import { findReferencesTool } from "./find_references.ts";
 import { getCallGraphTool } from "./get_call_graph.ts";
 import { explainRankingTool } from "./explain_ranking.ts";
 import { suggestFollowupQueriesTool } from "./suggest_followup_queries.ts";
+import { listRefsTool } from "./list_refs.ts";
+import { switchRefTool } from "./switch_ref.ts";
 
 /** The tools, by name. */
 export const TOOLS: ToolDef[] = [
@@ -39,4 +41,6 @@ export const TOOLS: ToolDef[] = [
   getCallGraphTool,
   explainRankingTool,
   suggestFollowupQueriesTool,
+  listRefsTool,
+  switchRefTool,
 ] as unknown as ToolDef[];

@@ -49,6 +49,11 @@ export interface RefIndexSummary extends IndexSummary {
   commit: string;
   /** `working_tree`, `ref:<commit>` or `none` (a cold build). */
   base: string;
+  /**
+   * Time before the index run, in ms: `tree` (listing the commit's tree), `copy` (the base store's copy),
+   * `blobs` (reading blobs and, against the working tree's store, hashing them), `publish` (rename, eviction).
+   */
+  refTimings: { tree: number; copy: number; blobs: number; publish: number };
 }
 
 /** The store a new ref store starts from. */
@@ -112,7 +117,7 @@ interface TreePlan {
  * entries and submodules skipped, ignore rules and size limit applied. A
  * file whose blob the base store holds at the same path (with a language
  * known by name) is marked unchanged by giving it the base's size and
- * mtime; every other file must be read.
+ * mtime, and one the base skipped is left out; every other file must be read.
  */
 function planTree(
   entries: TreeEntry[],
@@ -141,10 +146,13 @@ function planTree(
     blobs.set(e.path, e.oid);
     const old = manifest.get(e.path);
     const named = languageForPath(e.path) ?? textLanguageForPath(e.path);
-    if (old && named && base?.blobs?.get(e.path) === e.oid) {
+    const sameBlob = base?.blobs?.get(e.path) === e.oid;
+    if (old && named && sameBlob) {
       files.push({ path: e.path, size: old.size, mtimeMs: old.mtime_ms });
       continue;
     }
+    // The same blob the base skipped (binary, or no language by name or `#!`) is skipped again unread.
+    if (!old && sameBlob) continue;
     const f = { path: e.path, size: e.size, mtimeMs: 0 };
     files.push(f);
     toRead.push(f);
@@ -215,13 +223,18 @@ export async function runRefIndex(
   const { commit } = opts.gitRef;
   const finalDir = refStoreDir(opts.projectDir, commit);
   const buildDir = refBuildDir(opts.projectDir, commit);
+  const t0 = performance.now();
+  let mark = t0;
+  const lap = () => Math.round(-mark + (mark = performance.now()));
   const entries = await gitListTree(opts.root, commit);
+  const tree = lap();
   if (!entries) throw new CruxeError("internal_error", `git could not list the tree of ${commit} in ${opts.root}`);
   removeDir(buildDir);
   mkdirSync(buildDir, { recursive: true });
   try {
     const base = opts.force ? null : chooseBase(opts.projectDir, entries, commit);
-    if (base) await copyStore(base.path, indexPath(buildDir));
+    if (base) await copyStore(base.path, indexPath(buildDir), base.blobs !== null);
+    const copy = lap();
     let manifest = new Map<string, ManifestEntry>();
     if (base) {
       const w = IndexWriter.open(buildDir, false);
@@ -233,6 +246,7 @@ export async function runRefIndex(
     }
     const plan = planTree(entries, await treeIgnore(opts.root, entries), manifest, base, opts.maxFileBytes);
     const bytes = await readPlanned(opts.root, plan, manifest, base !== null && base.blobs === null);
+    const blobs = lap();
     debug(`ref ${opts.gitRef.ref} (${commit}): base ${base?.label ?? "none"}, ${bytes.size} blobs to index`);
     const summary = await runIndex(
       { ...opts, projectDir: buildDir, ref: opts.gitRef.ref, force: false },
@@ -247,10 +261,19 @@ export async function runRefIndex(
         },
       },
     );
+    lap();
     if (existsSync(finalDir)) removeDir(finalDir);
     Deno.renameSync(buildDir, finalDir);
     evictRefStores(opts.projectDir, maxRefStores(), commit);
-    return { ...summary, commit, base: base?.label ?? "none" };
+    const refTimings = { tree, copy, blobs, publish: lap() };
+    // The whole run, preparation included (the index run's own time is in `timings`).
+    return {
+      ...summary,
+      durationMs: Math.round(performance.now() - t0),
+      commit,
+      base: base?.label ?? "none",
+      refTimings,
+    };
   } catch (e) {
     removeDir(buildDir);
     throw e;

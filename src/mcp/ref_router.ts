@@ -15,11 +15,12 @@ import { CruxeError } from "../core/errors.ts";
 import { gitResolveCommit, type ResolvedRef } from "../index/git.ts";
 import { isLiveRef, resolveProjectRef } from "../index/job_runner.ts";
 import { refFor } from "../index/project_setup.ts";
-import type { IndexView } from "../query/index_reader.ts";
+import type { IndexReaders, IndexView } from "../query/index_reader.ts";
 import { jobElsewhere } from "../query/index_status.ts";
 import { indexPath } from "../state/project_index.ts";
 import { listRefStores, refStoreDir, touchRefStore } from "../state/ref_stores.ts";
-import type { ProjectRow } from "../state/registry.ts";
+import type { ProjectRow, Registry } from "../state/registry.ts";
+import type { ActiveJob } from "../state/jobs.ts";
 import type { ServerRuntime } from "./runtime.ts";
 
 /** A read view of one (workspace, ref): the same kind of handle the working tree's queries use. */
@@ -67,13 +68,20 @@ function noteUse(dir: string): void {
   touchRefStore(dir);
 }
 
+/** What `readViewFor` reads through: a server's runtime, or the CLI's registry and readers (no job runner). */
+export interface RefReadDeps {
+  registry: Registry;
+  readers: IndexReaders;
+  runner?: { activeRef(projectId: string, commit: string): ActiveJob | undefined };
+}
+
 /**
  * The read view of `ref` of `project` (see the module comment); `ref`
  * undefined or live reads the working tree. This is the one place a
- * (workspace, ref) pair becomes an index to read: query tools and the
- * ref-comparing tools both come through it.
+ * (workspace, ref) pair becomes an index to read: query tools, the CLI's
+ * query commands and the ref-comparing tools all come through it.
  */
-export async function readViewFor(rt: ServerRuntime, project: ProjectRow, ref: string | undefined): Promise<RefRead> {
+export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: string | undefined): Promise<RefRead> {
   if (isLiveRef(project, ref)) {
     return { view: rt.readers.view(project), live: true, ref: refFor(project.repo_root, project.vcs_mode) };
   }
@@ -86,7 +94,7 @@ export async function readViewFor(rt: ServerRuntime, project: ProjectRow, ref: s
     noteUse(dir);
     return { view: rt.readers.refView(project, dir), live: false, ref: name, commit: commit! };
   }
-  const building = rt.runner.activeRef(project.project_id, commit!) ?? null;
+  const building = rt.runner?.activeRef(project.project_id, commit!) ?? null;
   const elsewhere = building ? null : jobElsewhere(rt.registry, project.project_id);
   if (building || elsewhere?.ref === name) {
     const job = building?.job ?? elsewhere!;

@@ -16,6 +16,7 @@ import { getSymbolHierarchy, type TypeNode } from "../../query/symbol_hierarchy.
 import { findRelatedSymbols } from "../../query/related_symbols.ts";
 import { getCodeContext } from "../../query/code_context.ts";
 import type { Db } from "../../state/db.ts";
+import { readViewFor, type RefRead } from "../../mcp/ref_router.ts";
 
 /** Arguments shared by the query commands. */
 export interface QueryArgs {
@@ -27,17 +28,27 @@ export interface QueryArgs {
   flags: Record<string, string | undefined>;
 }
 
-/** Runs `fn` on the index of the workspace the command names (default: the one containing the current directory). */
-export function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) => T): T {
+/**
+ * Runs `fn` on the index of the workspace the command names (default: the
+ * one containing the current directory), of its `--ref` when one is given
+ * (the working tree otherwise; see the MCP tools' `ref`).
+ */
+export async function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) => T): Promise<T> {
   const project = projectForPath(ctx.registry, a.workspace ?? userCwd(), false);
   const readers = new IndexReaders(ctx.registry);
+  let read: RefRead | null = null;
   try {
-    const r = fn(requireIndex(readers.view(project)));
+    read = await readViewFor({ registry: ctx.registry, readers }, project, a.flags.ref);
+    const r = fn(requireIndex(read.view));
     // Say which project answered: from a checkout or a subdirectory it is not always the obvious one.
-    if (!a.json) console.log(`${a.command} in ${project.name} (${project.repo_root}):`);
+    if (!a.json) {
+      const at = read.live ? "" : ` at ${read.ref} (${read.commit})`;
+      console.log(`${a.command} in ${project.name} (${project.repo_root})${at}:`);
+      if (read.stale) console.log(`stale: ${read.stale}`);
+    }
     return r;
   } catch (e) {
-    throw readers.fault(project, e);
+    throw readers.fault(project, e, read && !read.live ? read.view : undefined);
   } finally {
     readers.closeAll();
   }
@@ -46,11 +57,11 @@ export function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) => T): 
 const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
 
 /** Runs one query command; returns the exit code. */
-export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): number {
+export async function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): Promise<number> {
   const f = a.flags;
   switch (cmd) {
     case "search": {
-      const r = withIndex(
+      const r = await withIndex(
         ctx,
         a,
         (db) =>
@@ -74,7 +85,7 @@ export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): num
       return 0;
     }
     case "locate": {
-      const r = withIndex(
+      const r = await withIndex(
         ctx,
         a,
         (db) => locateSymbol(db, { name: a.text, kind: f.kind, language: f.lang, limit: num(f.limit) }),
@@ -91,7 +102,7 @@ export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): num
       return 0;
     }
     case "outline": {
-      const r = withIndex(
+      const r = await withIndex(
         ctx,
         a,
         (db) => getFileOutline(db, { path: a.text, depth: f.depth as "top" | "all" | undefined }),
@@ -108,7 +119,7 @@ export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): num
       return 0;
     }
     case "hierarchy": {
-      const r = withIndex(ctx, a, (db) =>
+      const r = await withIndex(ctx, a, (db) =>
         getSymbolHierarchy(db, {
           symbol_name: a.text,
           path: f.path,
@@ -144,7 +155,7 @@ export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): num
       return 0;
     }
     case "related": {
-      const r = withIndex(ctx, a, (db) =>
+      const r = await withIndex(ctx, a, (db) =>
         findRelatedSymbols(db, {
           symbol_name: a.text,
           path: f.path,
@@ -162,7 +173,7 @@ export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): num
       return 0;
     }
     case "context": {
-      const r = withIndex(ctx, a, (db) =>
+      const r = await withIndex(ctx, a, (db) =>
         getCodeContext(db, {
           query: a.text,
           max_tokens: num(f["max-tokens"]),

@@ -246,6 +246,14 @@ Deno.test("list_refs lists indexed refs with counts and the branches not yet ind
   assert.ok(typeof feat.symbol_count === "number" && feat.symbol_count >= 2);
   assert.ok(indexed.some((x) => x.commit === commits.main && x.kind === "tag"));
   assert.deepEqual((b.not_indexed as Record<string, unknown>[]).map((x) => x.ref), ["other"]);
+  const ready = bodyOf(await s.call("index_status", { workspace: repo, ref: "feat" }));
+  assert.equal(ready.state, "ready");
+  assert.equal(ready.commit, commits.feat);
+  assert.equal(ready.file_count, 2);
+  const missing = bodyOf(await s.call("index_status", { workspace: repo, ref: "other" }));
+  assert.equal(missing.state, "not_indexed");
+  assert.deepEqual((missing.fix as { arguments: unknown }).arguments, { workspace: repo, ref: "other", wait: true });
+  assert.equal(bodyOf(await s.call("index_status", { workspace: repo })).index_status, "ready");
 });
 
 Deno.test("switch_ref changes the session's default ref; HTTP (no session) is told to pass ref", async () => {

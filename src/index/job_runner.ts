@@ -8,7 +8,7 @@ import { CruxeError, type ErrorCode, isErrorCode } from "../core/errors.ts";
 import { newJobId } from "../core/ids.ts";
 import { warn } from "../core/log.ts";
 import { nowIso } from "../state/db.ts";
-import type { JobProgress, JobRow, ProjectRow, Registry } from "../state/registry.ts";
+import { type JobProgress, type JobRow, type ProjectRow, refJobLabel, type Registry } from "../state/registry.ts";
 import type { JobWorkerIn, JobWorkerOut } from "./job_worker.ts";
 import type { ActiveJob, IndexSummary, JobEvent } from "../state/jobs.ts";
 import { PARSE_WORKER_URL } from "./worker_pool.ts";
@@ -270,7 +270,12 @@ export class JobRunner {
     } catch (e) {
       throw asStorageError(e, this.registry.home, { home: this.registry.home });
     }
-    const job = this.registry.createJob({ job_id: newJobId(), project_id: project.project_id, ref, mode: opts.mode });
+    const job = this.registry.createJob({
+      job_id: newJobId(),
+      project_id: project.project_id,
+      ref: gitRef ? refJobLabel(ref, gitRef.commit) : ref,
+      mode: opts.mode,
+    });
     if (!gitRef) this.attempt(() => this.registry.setWorkspaceStatus(project.project_id, "indexing"));
     const worker = new Worker(JOB_WORKER_URL, { type: "module" });
     let resolveDone!: (j: JobRow) => void;

@@ -19,7 +19,7 @@ import type { IndexReaders, IndexView } from "../query/index_reader.ts";
 import { jobElsewhere } from "../query/index_status.ts";
 import { indexPath } from "../state/project_index.ts";
 import { listRefStores, refStoreDir, touchRefStore } from "../state/ref_stores.ts";
-import type { ProjectRow, Registry } from "../state/registry.ts";
+import { type ProjectRow, refJobLabel, type Registry } from "../state/registry.ts";
 import type { ActiveJob } from "../state/jobs.ts";
 import type { ServerRuntime } from "./runtime.ts";
 
@@ -95,8 +95,8 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
     return { view: rt.readers.refView(project, dir), live: false, ref: name, commit: commit! };
   }
   const building = rt.runner?.activeRef(project.project_id, commit!) ?? null;
-  const elsewhere = building ? null : jobElsewhere(rt.registry, project.project_id);
-  if (building || elsewhere?.ref === name) {
+  const elsewhere = building ? null : jobElsewhere(rt.registry, project.project_id, refJobLabel(name, commit!));
+  if (building || elsewhere) {
     const job = building?.job ?? elsewhere!;
     throw new CruxeError(
       "overlay_not_ready",
@@ -129,6 +129,37 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
       `tree is not touched) with index_repo {"ref": "${name}", "wait": true}, or \`cruxe index --ref ${name}\`.`,
     { requested_ref: name, commit, fix: indexRefFix(project, name) },
   );
+}
+
+/**
+ * What `index_status {ref}` answers for a git ref: its commit and kind, and
+ * whether its store is `ready` (with counts), `indexing` (with the job's
+ * handles and progress) or `not_indexed` (with the `index_repo` call that
+ * builds it).
+ */
+export async function refStatus(rt: ServerRuntime, project: ProjectRow, ref: string) {
+  const resolved = await resolveProjectRef(project, ref);
+  const dir = rt.registry.projectDir(project.project_id);
+  const store = listRefStores(dir).find((s) => s.commit === resolved.commit);
+  const active = rt.runner.activeRef(project.project_id, resolved.commit);
+  const job = active?.job ?? jobElsewhere(rt.registry, project.project_id, refJobLabel(ref, resolved.commit));
+  return {
+    ...refFields(resolved),
+    state: store ? "ready" : job ? "indexing" : "not_indexed",
+    ...(store
+      ? { file_count: store.fileCount, symbol_count: store.symbolCount, last_indexed_at: store.lastIndexedAt }
+      : {}),
+    ...(job && !store
+      ? {
+        job: {
+          job_id: job.job_id,
+          progress_token: job.progress_token,
+          estimated_completion_pct: active?.last?.percentage ?? job.estimated_completion_pct,
+        },
+      }
+      : {}),
+    ...(store || job ? {} : { fix: indexRefFix(project, ref) }),
+  };
 }
 
 /** A resolved ref as answers show it. */

@@ -81,7 +81,7 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
   } else if (s) {
     const secs = (s.durationMs / 1000).toFixed(1);
     console.log(
-      `${s.mode === "full" ? "Indexed" : "Synced"} ${project.repo_root} (${job.ref}` +
+      `${s.mode === "full" ? "Indexed" : "Synced"} ${project.repo_root} (${gitRef?.ref ?? job.ref}` +
         `${gitRef ? `, ${gitRef.kind} at ${gitRef.commit}, from git objects` : ""}) in ${secs}s: ` +
         `${s.filesIndexed} files parsed, ${s.symbols} symbols; +${s.added} ~${s.modified} -${s.deleted} ` +
         `renamed ${s.renamed}, unchanged ${s.unchanged}. Index: ${s.totalFiles} files, ${s.totalSymbols} symbols.`,

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { commitAll, git } from "./helpers/fixture_repo.ts";
-import { bodyOf, type InProcess, inProcess } from "./mcp_helpers.ts";
+import { bodyOf, type InProcess, inProcess, stdioClient, tempHomeDir } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { checkRefName, gitListTree } from "../src/index/git.ts";
 import type { ToolResult } from "../src/mcp/envelope.ts";
@@ -227,6 +227,9 @@ Deno.test("tags and commit ids are accepted and resolved; the answer says which"
   const tag = bodyOf(await s.call("index_repo", { workspace: repo, ref: "v1", wait: true }));
   assert.equal(tag.kind, "tag");
   assert.equal(tag.commit, commits.main);
+  const synced = bodyOf(await s.call("sync_repo", { workspace: repo, ref: "v1", wait: true }));
+  assert.equal(synced.already_indexed, true, "sync_repo with ref: the same commit is already indexed");
+  assert.equal(synced.changed_files, 0);
   const byId = await s.call("locate_symbol", { workspace: repo, name: "Alpha", ref: commits.main });
   assert.deepEqual(names(byId), ["Alpha"]);
   assert.equal(metaOf(byId).ref_commit, commits.main);
@@ -341,6 +344,30 @@ Deno.test({
     assert.deepEqual(names(await s.call("locate_symbol", { workspace: wt, name: "AlphaRenamed", ref: "feat" })), [
       "AlphaRenamed",
     ]);
+  },
+});
+
+Deno.test({
+  name: "over stdio (the sandboxed server): index a ref, switch_ref for the session, query without ref",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const c = await stdioClient(tempHomeDir(), ["--workspace", repo, "--no-prewarm", "--no-watch"]);
+    try {
+      const call = async (name: string, args: Record<string, unknown>) =>
+        await c.client.callTool({ name, arguments: args }) as unknown as ToolResult;
+      const idx = bodyOf(await call("index_repo", { ref: "feat", wait: true }));
+      assert.equal(idx.commit, commits.feat, JSON.stringify(idx) + c.stderr());
+      assert.equal(bodyOf(await call("switch_ref", { ref: "feat" })).indexed, true);
+      const r = await call("locate_symbol", { name: "AlphaRenamed" });
+      assert.deepEqual(names(r), ["AlphaRenamed"]);
+      assert.equal(metaOf(r).ref, "feat");
+      const refs = bodyOf(await call("list_refs", {}));
+      assert.equal(refs.default_ref, "feat");
+    } finally {
+      await c.client.close();
+    }
+    assert.deepEqual(snapshot(), before);
   },
 });
 

@@ -57,6 +57,8 @@ export interface RunHooks {
   source?: FileSource;
   /** Writes more rows inside the publishing transaction, after the files and before the meta. */
   beforePublish?: (writer: IndexWriter) => void;
+  /** The store is private until published and thrown away on failure (see `IndexWriter.useScratchJournal`). */
+  scratchStore?: boolean;
 }
 
 /** The working tree of `opts.root` as a file source. */
@@ -382,6 +384,7 @@ export async function runIndex(
     clock.lap("scan");
 
     writer = IndexWriter.open(opts.projectDir, opts.force);
+    if (hooks.scratchStore) writer.useScratchJournal();
     const previous = writer.manifest();
     // With force every file is re-processed: compare against nothing.
     const manifest = opts.force ? new Map<string, ManifestEntry>() : previous;

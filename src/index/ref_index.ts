@@ -253,6 +253,7 @@ export async function runRefIndex(
       onProgress,
       {
         source: treeSource(plan, bytes),
+        scratchStore: true,
         beforePublish: (w) => {
           w.writeBlobIds(plan.blobs);
           w.setMeta("ref_name", opts.gitRef.ref);

@@ -475,6 +475,17 @@ export class IndexWriter {
     for (const [path, blob] of blobs) ins.run(path, blob);
   }
 
+  /**
+   * For a store no one else opens until it is published by renaming it into
+   * place (a ref store being built): the rollback journal stays in memory
+   * and nothing is synced to disk, since a failed or interrupted build is
+   * thrown away whole. Must be called outside a transaction.
+   */
+  useScratchJournal(): void {
+    this.db.exec("PRAGMA journal_mode=MEMORY");
+    this.db.exec("PRAGMA synchronous=OFF");
+  }
+
   /** How many files and symbols the index holds now (inside the write, before publishing). */
   totals(): { files: number; symbols: number } {
     const r = this.db.prepare("SELECT (SELECT count(*) FROM files) AS f, (SELECT count(*) FROM symbols) AS s")

@@ -220,6 +220,8 @@ Deno.test("query tools answer from the ref with `ref`, and from the working tree
   assert.match(JSON.stringify(bodyOf(ctx)), /AlphaRenamed/);
   const search = await s.call("search_code", { workspace: repo, query: "AlphaRenamed", ref: "feat" });
   assert.deepEqual(names(search), ["AlphaRenamed"]);
+  const scoped = await s.call("search_code", { workspace: repo, query: "Alpha", ref: "feat", repo: "repo" });
+  assert.equal(codeOf(scoped), "invalid_input", "a multi-repository search cannot take a ref");
   assert.deepEqual(markers(), []);
 });
 

@@ -97,8 +97,9 @@ export class Dispatcher {
       this.rt.live.use(project);
       const { verbose, ...routedArgs } = args;
       if (tool.def.indexGate) {
+        // Without a ref (argument or session default) the working tree answers as it always did.
         const ref = typeof args.ref === "string" ? args.ref : sessionRef(this.rt, call.session, project.project_id);
-        read = await readViewFor(this.rt, project, ref);
+        if (ref !== undefined) read = await readViewFor(this.rt, project, ref);
         if (!("ref" in tool.def.input.shape)) delete routedArgs.ref;
       }
       const full = read && !read.live

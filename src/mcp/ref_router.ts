@@ -87,15 +87,16 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
   }
   const name = ref!;
   const projectDir = rt.registry.projectDir(project.project_id);
-  const commit = project.vcs_mode === "git" ? await gitResolveCommit(project.repo_root, name) : null;
-  if (!commit) await resolveProjectRef(project, name); // throws the reason (unknown ref, not git)
-  const dir = refStoreDir(projectDir, commit!);
+  // One git call on the usual path; without a commit, `resolveProjectRef` says why (unknown ref, not git).
+  const commit = (project.vcs_mode === "git" ? await gitResolveCommit(project.repo_root, name) : null) ??
+    (await resolveProjectRef(project, name)).commit;
+  const dir = refStoreDir(projectDir, commit);
   if (existsSync(indexPath(dir))) {
     noteUse(dir);
-    return { view: rt.readers.refView(project, dir), live: false, ref: name, commit: commit! };
+    return { view: rt.readers.refView(project, dir), live: false, ref: name, commit };
   }
-  const building = rt.runner?.activeRef(project.project_id, commit!) ?? null;
-  const elsewhere = building ? null : jobElsewhere(rt.registry, project.project_id, refJobLabel(name, commit!));
+  const building = rt.runner?.activeRef(project.project_id, commit) ?? null;
+  const elsewhere = building ? null : jobElsewhere(rt.registry, project.project_id, refJobLabel(name, commit));
   if (building || elsewhere) {
     const job = building?.job ?? elsewhere!;
     throw new CruxeError(

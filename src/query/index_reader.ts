@@ -58,15 +58,15 @@ export class IndexReaders {
    * project's `refs/`, named by commit id), cached like the working tree's.
    */
   refView(project: ProjectRow, storeDir: string): IndexView {
-    return this.viewAt(`${project.project_id}@${basename(storeDir)}`, project, storeDir);
+    return this.viewAt(`${project.project_id}@${basename(storeDir)}`, project, storeDir, true);
   }
 
-  private viewAt(key: string, project: ProjectRow, dir: string): IndexView {
+  private viewAt(key: string, project: ProjectRow, dir: string, immutable = false): IndexView {
     const cached = this.views.get(key);
     if (cached && this.current(cached)) return cached;
     if (cached) this.invalidate(key);
     const storeId = storeIdentity(indexPath(dir));
-    const { db, status, current, problem, readOnly } = openIndexForRead(dir);
+    const { db, status, current, problem, readOnly } = openIndexForRead(dir, { immutable });
     const meta = (k: string) => {
       if (!db || status !== "compatible") return null;
       try {
@@ -90,7 +90,7 @@ export class IndexReaders {
       storePath: indexPath(dir),
       storeId,
       ...(problem ? { problem } : {}),
-      ...(readOnly || this.registry.readOnly ? { readOnly: readOnly ?? this.registry.readOnly! } : {}),
+      ...(!immutable && (readOnly || this.registry.readOnly) ? { readOnly: readOnly ?? this.registry.readOnly! } : {}),
     };
     const commit = meta("ref_commit");
     if (commit) view.gitRef = { ref: meta("ref_name") ?? commit, commit, kind: meta("ref_kind") ?? "commit" };

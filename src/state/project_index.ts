@@ -120,9 +120,10 @@ export interface IndexReadOpen {
  * Opens a project index for reading. Returns null when no index exists yet.
  * Throws nothing: an unreadable or damaged file is reported through `status`
  * (`corrupt_manifest` with `problem`). In a directory this process cannot
- * write, the index is opened read-only (`readOnly`).
+ * write, the index is opened read-only (`readOnly`). An `immutable` store
+ * (a published ref store) is always opened read-only and never reports `readOnly`.
  */
-export function openIndexForRead(projectDir: string): IndexReadOpen {
+export function openIndexForRead(projectDir: string, opts: { immutable?: boolean } = {}): IndexReadOpen {
   const p = indexPath(projectDir);
   if (!existsSync(p)) return { db: null, status: "not_indexed", current: 0 };
   const marked = damagedMarker(projectDir);
@@ -131,8 +132,9 @@ export function openIndexForRead(projectDir: string): IndexReadOpen {
   let readOnly: StorageReason | undefined;
   try {
     try {
-      db = openDb(p);
-      readOnly = unwritable(p) ?? undefined;
+      // A store no one writes again (a published ref store) is opened read-only, so reading never changes it.
+      db = openDb(p, { readOnly: opts.immutable });
+      readOnly = opts.immutable ? undefined : unwritable(p) ?? undefined;
     } catch (e) {
       const reason = storageReason(e);
       if (reason !== "read_only" && reason !== "permission_denied" && reason !== "cannot_open") throw e;

@@ -1,5 +1,6 @@
 /** `search_code`: search symbols, code snippets and files with query-intent classification. */
 import { z } from "zod";
+import { CruxeError } from "../../core/errors.ts";
 import { searchCode, searchCodeInScope } from "../../query/search_code.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
 import { repoArg, scopeArg, scopeDeps, scopedSearch, scopeOfCall } from "./scope_args.ts";
@@ -37,11 +38,21 @@ export const searchCodeTool = defineTool({
   }),
   handler: async function searchCodeHandler(args, ctx) {
     if (args.scope !== undefined || args.repo !== undefined) {
+      if (ctx.view().gitRef) {
+        throw new CruxeError(
+          "invalid_input",
+          "ref cannot be combined with scope or repo: a multi-repository search reads each repository's working " +
+            "tree. Search one repository's ref with ref alone.",
+          { field: "ref" },
+        );
+      }
       return searchCodeInScope(scopeDeps(ctx), scopeOfCall(args, ctx), args, scopedSearch);
     }
     const { vector, ...input } = args;
     // Without the semantic layer (no endpoint, no client vector) nothing but the index is needed.
     if (vector === undefined && !semanticLayerOn(ctx)) return searchCode(ctx.db(), input);
+    // Chunk vectors follow the working tree's index: a git ref's store is searched lexically.
+    if (ctx.view().gitRef) return searchCode(ctx.db(), input);
     const db = ctx.db();
     const rt = ctx.runtime;
     const semantic = await semanticHits(db, rt.vectorStorePath(ctx.route.project), rt.config.embed, {

@@ -325,6 +325,19 @@ Deno.test("the tree listing skips symlink and submodule entries by mode and neve
   assert.equal(byPath.get("sub")?.type, "commit");
   assert.ok(entries.every((e) => !e.path.split("/").includes("..")));
   assert.equal(await gitListTree(repo, "--output=/tmp/x"), null);
+  // A crafted tree (git mktree accepts these names; checkout never writes them): `..`, `.git`, a backslash.
+  const blob = tame(repo, "rev-parse", `${commits.main}:pkg/a.go`).trim();
+  const listing = ["..", ".git", "x\\y.go", "ok.go"].map((n) => `100644 blob ${blob}\t${n}\n`).join("");
+  const mk = new Deno.Command("git", { args: ["-C", repo, "mktree"], stdin: "piped", stdout: "piped" }).spawn();
+  const w = mk.stdin.getWriter();
+  await w.write(new TextEncoder().encode(listing));
+  await w.close();
+  const tree = new TextDecoder().decode((await mk.output()).stdout).trim();
+  const crafted = tame(repo, "commit-tree", tree, "-m", "crafted").trim();
+  assert.deepEqual((await gitListTree(repo, crafted))?.map((e) => e.path), ["ok.go"]);
+  const r = bodyOf(await s.call("index_repo", { workspace: repo, ref: crafted, wait: true }));
+  assert.equal(r.kind, "commit");
+  assert.equal(r.file_count, 1, JSON.stringify(r));
 });
 
 Deno.test({

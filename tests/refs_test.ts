@@ -13,6 +13,7 @@ import { commitAll, git } from "./helpers/fixture_repo.ts";
 import { bodyOf, type InProcess, inProcess, stdioClient, tempHomeDir } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { checkRefName, gitListTree } from "../src/index/git.ts";
+import { evictRefStores, listRefStores, refStoreDir, touchRefStore } from "../src/state/ref_stores.ts";
 import type { ToolResult } from "../src/mcp/envelope.ts";
 
 const base = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "cruxe-refs-" }));
@@ -360,6 +361,24 @@ Deno.test({
       "AlphaRenamed",
     ]);
   },
+});
+
+Deno.test("ref stores past the cap go least recently used first; an evicted ref answers ref_not_indexed", async () => {
+  const dir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
+  assert.ok(listRefStores(dir).length > 2);
+  // Using feat makes it the most recent, so it stays.
+  assert.deepEqual(names(await s.call("locate_symbol", { workspace: repo, name: "AlphaRenamed", ref: "feat" })), [
+    "AlphaRenamed",
+  ]);
+  touchRefStore(refStoreDir(dir, commits.feat));
+  const removed = evictRefStores(dir, 2);
+  const kept = listRefStores(dir).map((x) => x.commit);
+  assert.equal(kept.length, 2);
+  assert.ok(kept.includes(commits.feat));
+  assert.ok(removed.includes(commits.main), "the tag's store, least recently used, is gone");
+  assert.equal(codeOf(await s.call("locate_symbol", { workspace: repo, name: "Alpha", ref: "v1" })), "ref_not_indexed");
+  const listed = bodyOf(await s.call("list_refs", { workspace: repo }));
+  assert.deepEqual((listed.indexed as { commit: string }[]).map((x) => x.commit).sort(), [...kept].sort());
 });
 
 Deno.test({

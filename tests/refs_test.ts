@@ -353,13 +353,26 @@ Deno.test({
     assert.equal(codeOf(r), null, JSON.stringify(bodyOf(r)));
     assert.equal((bodyOf(await s.call("list_refs", { workspace: wt })).live as { ref: string }).ref, "other");
     assert.deepEqual(names(await s.call("locate_symbol", { workspace: wt, name: "OtherOnly" })), ["OtherOnly"]);
-    // The main checkout's live ref is unchanged, and the worktree can still read any ref from git objects.
+    // The main checkout's live ref is unchanged.
     assert.ok(!defines(await s.call("locate_symbol", { workspace: repo, name: "OtherOnly" }), "OtherOnly"));
-    const feat = await s.call("index_repo", { workspace: wt, ref: "feat", wait: true });
-    assert.equal(bodyOf(feat).commit, commits.feat);
+    // The main checkout's ref stores serve the worktree (same objects): feat is indexed there already.
+    const feat = bodyOf(await s.call("index_repo", { workspace: wt, ref: "feat", wait: true }));
+    assert.equal(feat.commit, commits.feat);
+    assert.equal(feat.already_indexed, true);
     assert.deepEqual(names(await s.call("locate_symbol", { workspace: wt, name: "AlphaRenamed", ref: "feat" })), [
       "AlphaRenamed",
     ]);
+    const listed = (bodyOf(await s.call("list_refs", { workspace: wt })).indexed as Record<string, unknown>[])
+      .find((x) => x.commit === commits.feat);
+    assert.equal(listed?.shared, true);
+    // A commit new to both is built by the worktree, starting from a shared store, and stays its own.
+    const tree = tame(repo, "rev-parse", "feat^{tree}").trim();
+    const fresh = tame(repo, "commit-tree", tree, "-p", commits.feat, "-m", "same tree, new commit").trim();
+    const built = bodyOf(await s.call("index_repo", { workspace: wt, ref: fresh, wait: true }));
+    assert.equal(built.status, "published", JSON.stringify(built));
+    assert.equal(built.file_count, 2);
+    const wtDir = s.registry.projectDir(s.registry.projectByRoot(wt)!.project_id);
+    assert.deepEqual(listRefStores(wtDir).map((x) => x.commit), [fresh]);
   },
 });
 
@@ -378,7 +391,8 @@ Deno.test("ref stores past the cap go least recently used first; an evicted ref 
   assert.ok(removed.includes(commits.main), "the tag's store, least recently used, is gone");
   assert.equal(codeOf(await s.call("locate_symbol", { workspace: repo, name: "Alpha", ref: "v1" })), "ref_not_indexed");
   const listed = bodyOf(await s.call("list_refs", { workspace: repo }));
-  assert.deepEqual((listed.indexed as { commit: string }[]).map((x) => x.commit).sort(), [...kept].sort());
+  const ownListed = (listed.indexed as { commit: string; shared?: boolean }[]).filter((x) => !x.shared);
+  assert.deepEqual(ownListed.map((x) => x.commit).sort(), [...kept].sort());
 });
 
 Deno.test({

@@ -273,6 +273,16 @@ function commonDirOf(gitDir: string): string {
   return common ? resolve(gitDir, common) : gitDir;
 }
 
+/**
+ * The canonical directory holding the objects and refs of the repository at
+ * `root` (a linked worktree's main `.git`), or null outside git: worktrees of
+ * one repository have the same. Runs no git.
+ */
+export function gitCommonDir(root: string): string | null {
+  const gitDir = gitDirOf(root);
+  return gitDir ? realpathOrNull(commonDirOf(gitDir)) : null;
+}
+
 /** True when branch `ref` (`refs/heads/…`) has a commit: a loose ref file or a `packed-refs` line. */
 function refExists(gitDir: string, ref: string): boolean {
   const common = commonDirOf(gitDir);

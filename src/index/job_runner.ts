@@ -17,7 +17,7 @@ import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
 import { indexPath } from "../state/project_index.ts";
 import { listRefStores, type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
-import { checkRefName, gitResolveRef, type ResolvedRef } from "./git.ts";
+import { checkRefName, gitCommonDir, gitResolveRef, type ResolvedRef } from "./git.ts";
 
 /** Ends a job with its summary, or with the failure's message, registry code and data. */
 type Finish = (
@@ -37,6 +37,29 @@ function jobKey(projectId: string, commit?: string): string {
 /** The names that mean a project's working tree rather than a git ref: `live`, and the checked-out branch. */
 export function isLiveRef(project: ProjectRow, ref: string | undefined): boolean {
   return ref === undefined || ref === "live" || ref === refFor(project.repo_root, project.vcs_mode);
+}
+
+/**
+ * The store directories of the other registered worktrees of `project`'s
+ * repository (same git common directory). Their ref stores are snapshots of
+ * commits of the same object store, so they serve this worktree too.
+ */
+export function worktreeStoreDirs(registry: Registry, project: ProjectRow): string[] {
+  if (project.vcs_mode !== "git") return [];
+  const common = gitCommonDir(project.repo_root);
+  if (!common) return [];
+  return registry.listProjects()
+    .filter((p) => p.project_id !== project.project_id && p.vcs_mode === "git" && gitCommonDir(p.repo_root) === common)
+    .map((p) => registry.projectDir(p.project_id));
+}
+
+/** The published store of `commit` of `project`, its own or (shared) another worktree's; undefined when none. */
+export function findRefStore(registry: Registry, project: ProjectRow, commit: string): RefStoreInfo | undefined {
+  for (const dir of [registry.projectDir(project.project_id), ...worktreeStoreDirs(registry, project)]) {
+    const found = listRefStores(dir).find((s) => s.commit === commit);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** What starting a ref job did: a job started or joined, or (`existing`) the commit was already indexed. */
@@ -238,8 +261,7 @@ export class JobRunner {
     const key = jobKey(project.project_id, resolved.commit);
     const running = this.active.get(key);
     if (running) return { resolved, active: running, joined: true };
-    const dir = this.registry.projectDir(project.project_id);
-    const existing = listRefStores(dir).find((s) => s.commit === resolved.commit);
+    const existing = findRefStore(this.registry, project, resolved.commit);
     if (existing && !opts.force) {
       touchRefStore(existing.dir);
       return { resolved, joined: false, existing };
@@ -312,7 +334,7 @@ export class JobRunner {
         maxFullTextBytes: this.config.maxFullTextBytes,
         workers: this.config.workers,
         workerRecycleFiles: this.config.workerRecycleFiles,
-        ...(gitRef ? { gitRef } : {}),
+        ...(gitRef ? { gitRef, shareDirs: worktreeStoreDirs(this.registry, project) } : {}),
       },
     };
     worker.postMessage(msg);

@@ -23,7 +23,7 @@ export type JobWorkerIn =
     jobId: string;
     home: string;
     /** With `gitRef`, the job indexes that commit's tree from git objects into its ref store. */
-    options: Omit<IndexOptions, "cancelled" | "spawnParser"> & { gitRef?: ResolvedRef };
+    options: Omit<IndexOptions, "cancelled" | "spawnParser"> & { gitRef?: ResolvedRef; shareDirs?: string[] };
   }
   | { type: "cancel" }
   | { type: "parser"; slot: number; port: MessagePort }
@@ -99,9 +99,10 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
     registry = Registry.open(msg.home);
     record({ status: "running", started_at: nowIso() });
     let lastWrite = 0;
-    const { gitRef, ...options } = msg.options;
+    const { gitRef, shareDirs, ...options } = msg.options;
     const run = { ...options, cancelled: () => cancelled, spawnParser: spawnViaParent };
-    const index = (p: (e: ProgressEvent) => void) => gitRef ? runRefIndex({ ...run, gitRef }, p) : runIndex(run, p);
+    const index = (p: (e: ProgressEvent) => void) =>
+      gitRef ? runRefIndex({ ...run, gitRef, shareDirs }, p) : runIndex(run, p);
     const summary = await index(
       (event) => {
         const now = Date.now();

@@ -42,6 +42,8 @@ import type { ScannedFile, ScanResult } from "./scan.ts";
 /** A ref index run: the working tree's options plus the resolved ref. */
 export interface RefIndexOptions extends IndexOptions {
   gitRef: ResolvedRef;
+  /** Store directories of the repository's other worktrees, whose ref stores may serve as the base. */
+  shareDirs?: string[];
 }
 
 /** What a ref index answers besides the usual summary: the commit and which store it started from. */
@@ -68,15 +70,16 @@ interface Base {
 const MIN_SHARED = 0.5;
 
 /**
- * The nearest usable store for `entries`: the ref store sharing the most
- * blobs, unless it shares under half of them and the working tree's store
- * exists; null when there is neither (a cold build).
+ * The nearest usable store for `entries`: the ref store (this worktree's,
+ * or another worktree's of the same repository: the same commit there is a
+ * whole match) sharing the most blobs, unless it shares under half of them
+ * and the working tree's store exists; null when there is neither (a cold build).
  */
-function chooseBase(projectDir: string, entries: TreeEntry[], exclude: string): Base | null {
+function chooseBase(projectDir: string, shareDirs: string[], entries: TreeEntry[], exclude: string): Base | null {
   let best: Base | null = null;
   let bestShared = -1;
-  for (const s of listRefStores(projectDir)) {
-    if (s.commit === exclude) continue;
+  const own = listRefStores(projectDir).filter((s) => s.commit !== exclude);
+  for (const s of [...own, ...shareDirs.flatMap((d) => listRefStores(d))]) {
     let blobs: Map<string, string>;
     const db = openDb(indexPath(s.dir), { readOnly: true });
     try {
@@ -232,7 +235,7 @@ export async function runRefIndex(
   removeDir(buildDir);
   mkdirSync(buildDir, { recursive: true });
   try {
-    const base = opts.force ? null : chooseBase(opts.projectDir, entries, commit);
+    const base = opts.force ? null : chooseBase(opts.projectDir, opts.shareDirs ?? [], entries, commit);
     if (base) await copyStore(base.path, indexPath(buildDir), base.blobs !== null);
     const copy = lap();
     let manifest = new Map<string, ManifestEntry>();

@@ -13,7 +13,7 @@
 import { existsSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
 import { gitResolveCommit, type ResolvedRef } from "../index/git.ts";
-import { isLiveRef, resolveProjectRef } from "../index/job_runner.ts";
+import { findRefStore, isLiveRef, resolveProjectRef } from "../index/job_runner.ts";
 import { refFor } from "../index/project_setup.ts";
 import type { IndexReaders, IndexView } from "../query/index_reader.ts";
 import { jobElsewhere } from "../query/index_status.ts";
@@ -90,8 +90,9 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
   // One git call on the usual path; without a commit, `resolveProjectRef` says why (unknown ref, not git).
   const commit = (project.vcs_mode === "git" ? await gitResolveCommit(project.repo_root, name) : null) ??
     (await resolveProjectRef(project, name)).commit;
-  const dir = refStoreDir(projectDir, commit);
-  if (existsSync(indexPath(dir))) {
+  const own = refStoreDir(projectDir, commit);
+  const dir = existsSync(indexPath(own)) ? own : findRefStore(rt.registry, project, commit)?.dir;
+  if (dir) {
     noteUse(dir);
     return { view: rt.readers.refView(project, dir), live: false, ref: name, commit };
   }
@@ -140,8 +141,7 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
  */
 export async function refStatus(rt: ServerRuntime, project: ProjectRow, ref: string) {
   const resolved = await resolveProjectRef(project, ref);
-  const dir = rt.registry.projectDir(project.project_id);
-  const store = listRefStores(dir).find((s) => s.commit === resolved.commit);
+  const store = findRefStore(rt.registry, project, resolved.commit);
   const active = rt.runner.activeRef(project.project_id, resolved.commit);
   const job = active?.job ?? jobElsewhere(rt.registry, project.project_id, refJobLabel(ref, resolved.commit));
   return {

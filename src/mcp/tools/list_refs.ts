@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { gitListRefs } from "../../index/git.ts";
 import { refFor } from "../../index/project_setup.ts";
+import { worktreeStoreDirs } from "../../index/job_runner.ts";
 import { listRefStores, maxRefStores, refBuildExists } from "../../state/ref_stores.ts";
 import { sessionRef } from "../ref_router.ts";
 import { defineTool } from "./tool.ts";
@@ -12,7 +13,8 @@ export const listRefsTool = defineTool({
   indexGate: false,
   description: (languages) =>
     "List the git refs of a workspace Cruxe can answer from: the live working tree (its checked-out branch), " +
-    "every indexed ref (name, commit, kind, files, symbols, last indexed, state) and the branches not yet " +
+    "every indexed ref (name, commit, kind, files, symbols, last indexed, state; shared: true when another " +
+    "worktree of the repository indexed it) and the branches not yet " +
     "indexed (index one with index_repo {ref}). Pass ref to any query tool, or switch_ref to change the default. " +
     `Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({}),
@@ -24,7 +26,11 @@ export const listRefsTool = defineTool({
     const repoRefs = await gitListRefs(project.repo_root) ?? [];
     const byCommit = new Map<string, string[]>();
     for (const r of repoRefs) byCommit.set(r.commit, [...byCommit.get(r.commit) ?? [], r.short]);
-    const stores = listRefStores(dir);
+    // Another worktree's ref stores serve this one too (same objects): listed with where they live.
+    const own = listRefStores(dir);
+    const shared = worktreeStoreDirs(rt.registry, project).flatMap((d) => listRefStores(d))
+      .filter((s) => !own.some((o) => o.commit === s.commit));
+    const stores = [...own, ...shared];
     const indexed = stores.map((s) => ({
       ref: s.refName ?? s.commit,
       commit: s.commit,
@@ -35,6 +41,7 @@ export const listRefsTool = defineTool({
       symbol_count: s.symbolCount,
       last_indexed_at: s.lastIndexedAt,
       state: "ready",
+      ...(shared.includes(s) ? { shared: true } : {}),
     }));
     const building = repoRefs
       .filter((r) => rt.runner.activeRef(project.project_id, r.commit) || refBuildExists(dir, r.commit))

@@ -65,7 +65,8 @@
  * - Reading is bounded: a FIFO the repository names (a `.gitignore`,
  *   `info/exclude`, an included config file) would block git forever, so
  *   `ls-files` is killed after `GIT_TIMEOUT_MS` and the caller walks the
- *   directory instead. The branch label is read from `HEAD` and the refs
+ *   directory instead; every other call is killed after the same time
+ *   (`cat-file --batch` after that long without output). The branch label is read from `HEAD` and the refs
  *   directly (regular files only), so registering a workspace, which happens
  *   on the serving thread, runs no git at all.
  *

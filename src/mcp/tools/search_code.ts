@@ -21,7 +21,10 @@ export const searchCodeTool = defineTool({
     query: z.string().max(MAX_ARG_CHARS).describe("Symbol name, path, error string or natural language."),
     language: z.string().max(64).optional().describe("Filter by language id."),
     limit: z.number().int().optional().describe("Max results. Default: 10."),
-    ref: z.string().max(512).optional().describe("Branch/ref scope. Default: the indexed ref."),
+    ref: z.string().max(512).optional().describe(
+      "Branch, tag or commit to answer from (indexed with index_repo ref). Default: the session's default, " +
+        "else the working tree.",
+    ),
     path_prefix: z.string().max(4096).optional().describe("Only results under this directory (relative)."),
     ranking_explain_level: z.enum(["off", "basic", "full"]).optional().describe(
       "Include why each result ranked where it did. Default: off.",

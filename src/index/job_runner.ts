@@ -261,6 +261,18 @@ export class JobRunner {
     const key = jobKey(project.project_id, resolved.commit);
     const running = this.active.get(key);
     if (running) return { resolved, active: running, joined: true };
+    // Another live Cruxe process building the same store: its build directory must not be taken from under it.
+    const elsewhere = this.registry.activeJob(project.project_id, resolved.commit);
+    if (elsewhere && elsewhere.owner_pid !== null && elsewhere.owner_pid !== Deno.pid) {
+      if (processAlive(this.registry.home, elsewhere.owner_pid)) {
+        throw new CruxeError(
+          "index_in_progress",
+          `Another Cruxe process (pid ${elsewhere.owner_pid}) is indexing ${ref} (${resolved.commit}) of ` +
+            `${project.repo_root} (job ${elsewhere.job_id}); retry when it ends.`,
+          { job_id: elsewhere.job_id, progress_token: elsewhere.progress_token, owner_pid: elsewhere.owner_pid },
+        );
+      }
+    }
     const existing = findRefStore(this.registry, project, resolved.commit);
     if (existing && !opts.force) {
       touchRefStore(existing.dir);

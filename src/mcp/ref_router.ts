@@ -19,7 +19,7 @@ import type { IndexReaders, IndexView } from "../query/index_reader.ts";
 import { jobElsewhere } from "../query/index_status.ts";
 import { indexPath } from "../state/project_index.ts";
 import { listRefStores, refStoreDir, touchRefStore } from "../state/ref_stores.ts";
-import { type ProjectRow, refJobLabel, type Registry } from "../state/registry.ts";
+import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { ActiveJob } from "../state/jobs.ts";
 import type { ServerRuntime } from "./runtime.ts";
 
@@ -97,7 +97,7 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
     return { view: rt.readers.refView(project, dir), live: false, ref: name, commit };
   }
   const building = rt.runner?.activeRef(project.project_id, commit) ?? null;
-  const elsewhere = building ? null : jobElsewhere(rt.registry, project.project_id, refJobLabel(name, commit));
+  const elsewhere = building ? null : jobElsewhere(rt.registry, project.project_id, commit);
   if (building || elsewhere) {
     const job = building?.job ?? elsewhere!;
     throw new CruxeError(
@@ -143,7 +143,7 @@ export async function refStatus(rt: ServerRuntime, project: ProjectRow, ref: str
   const resolved = await resolveProjectRef(project, ref);
   const store = findRefStore(rt.registry, project, resolved.commit);
   const active = rt.runner.activeRef(project.project_id, resolved.commit);
-  const job = active?.job ?? jobElsewhere(rt.registry, project.project_id, refJobLabel(ref, resolved.commit));
+  const job = active?.job ?? jobElsewhere(rt.registry, project.project_id, resolved.commit);
   return {
     ...refFields(resolved),
     state: store ? "ready" : job ? "indexing" : "not_indexed",

@@ -323,11 +323,11 @@ export class Registry {
 
   /**
    * The latest queued or running job of a project's working tree, or with
-   * `ref` (a `refJobLabel`) of that git ref's store.
+   * `commit` of the store of that commit (whatever ref name it was asked by).
    */
-  activeJob(projectId: string, ref?: string): JobRow | null {
-    const which = ref === undefined ? "NOT (ref GLOB ? OR ref GLOB ?)" : "ref = ?";
-    const args = ref === undefined ? REF_JOB_GLOBS : [ref];
+  activeJob(projectId: string, commit?: string): JobRow | null {
+    const which = commit === undefined ? "NOT (ref GLOB ? OR ref GLOB ?)" : "ref GLOB ?";
+    const args = commit === undefined ? REF_JOB_GLOBS : [`*@${commit}`];
     return (this.sql(
       `SELECT * FROM index_jobs WHERE project_id = ? AND ${which} AND status IN ('queued','running')
        ORDER BY created_at DESC LIMIT 1`,

@@ -4,7 +4,6 @@ import { gitListRefs } from "../../index/git.ts";
 import { refFor } from "../../index/project_setup.ts";
 import { worktreeStoreDirs } from "../../index/job_runner.ts";
 import { listRefStores, maxRefStores, refBuildExists } from "../../state/ref_stores.ts";
-import { refJobLabel } from "../../state/registry.ts";
 import { jobElsewhere } from "../../query/index_status.ts";
 import { sessionRef } from "../ref_router.ts";
 import { defineTool } from "./tool.ts";
@@ -49,7 +48,7 @@ export const listRefsTool = defineTool({
       // Building here, or in another live Cruxe process (a build directory alone may be a crash's leftover).
       .filter((r) =>
         rt.runner.activeRef(project.project_id, r.commit) ||
-        (refBuildExists(dir, r.commit) && jobElsewhere(rt.registry, project.project_id, refJobLabel(r.short, r.commit)))
+        (refBuildExists(dir, r.commit) && jobElsewhere(rt.registry, project.project_id, r.commit))
       )
       .filter((r) => !stores.some((s) => s.commit === r.commit))
       .map((r) => ({ ref: r.short, commit: r.commit, kind: r.kind, state: "indexing" }));

@@ -13,7 +13,13 @@ import { commitAll, git } from "./helpers/fixture_repo.ts";
 import { bodyOf, type InProcess, inProcess, stdioClient, tempHomeDir } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { checkRefName, gitListTree } from "../src/index/git.ts";
-import { evictRefStores, listRefStores, refStoreDir, touchRefStore } from "../src/state/ref_stores.ts";
+import {
+  evictRefStores,
+  listRefStores,
+  refStoreDir,
+  removeAbandonedBuilds,
+  touchRefStore,
+} from "../src/state/ref_stores.ts";
 import type { ToolResult } from "../src/mcp/envelope.ts";
 
 const base = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "cruxe-refs-" }));
@@ -393,6 +399,20 @@ Deno.test("ref stores past the cap go least recently used first; an evicted ref 
   const listed = bodyOf(await s.call("list_refs", { workspace: repo }));
   const ownListed = (listed.indexed as { commit: string; shared?: boolean }[]).filter((x) => !x.shared);
   assert.deepEqual(ownListed.map((x) => x.commit).sort(), [...kept].sort());
+});
+
+Deno.test("a build directory left by a crash is removed after a day; a fresh one is kept", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "cruxe-refs-builds-" });
+  const old = join(dir, "refs", `${"a".repeat(40)}.building`);
+  const fresh = join(dir, "refs", `${"b".repeat(40)}.building`);
+  for (const d of [old, fresh]) Deno.mkdirSync(d, { recursive: true });
+  Deno.writeTextFileSync(join(old, "index.db"), "x");
+  const dayAgo = new Date(Date.now() - 25 * 3600_000);
+  Deno.utimeSync(join(old, "index.db"), dayAgo, dayAgo);
+  Deno.utimeSync(old, dayAgo, dayAgo);
+  assert.equal(removeAbandonedBuilds(dir), 1);
+  assert.throws(() => Deno.statSync(old), Deno.errors.NotFound);
+  assert.ok(Deno.statSync(fresh).isDirectory);
 });
 
 Deno.test({

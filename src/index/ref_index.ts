@@ -29,6 +29,7 @@ import {
   maxRefStores,
   refBuildDir,
   refStoreDir,
+  removeAbandonedBuilds,
   removeDir,
 } from "../state/ref_stores.ts";
 import { openDb } from "../state/db.ts";
@@ -269,6 +270,7 @@ export async function runRefIndex(
     if (existsSync(finalDir)) removeDir(finalDir);
     Deno.renameSync(buildDir, finalDir);
     evictRefStores(opts.projectDir, maxRefStores(), commit);
+    removeAbandonedBuilds(opts.projectDir);
     const refTimings = { tree, copy, blobs, publish: lap() };
     // The whole run, preparation included (the index run's own time is in `timings`).
     return {

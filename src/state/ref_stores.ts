@@ -159,6 +159,34 @@ export function removeDir(dir: string): void {
   }
 }
 
+/** A build directory untouched this long is a crash's leftover (a build writes its store continuously). */
+const ABANDONED_BUILD_MS = 24 * 3600_000;
+
+/** Removes build directories left by a process that stopped mid-build (untouched for a day); returns how many. */
+export function removeAbandonedBuilds(projectDir: string, now = Date.now()): number {
+  let n = 0;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(refsDir(projectDir))];
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    if (!e.isDirectory || !e.name.endsWith(".building")) continue;
+    const dir = join(refsDir(projectDir), e.name);
+    try {
+      const st = Deno.statSync(join(dir, "index.db"));
+      if (now - (st.mtime?.getTime() ?? now) < ABANDONED_BUILD_MS) continue;
+    } catch { /* no store file yet: judged by the directory */ }
+    try {
+      if (now - (Deno.statSync(dir).mtime?.getTime() ?? now) < ABANDONED_BUILD_MS) continue;
+      removeDir(dir);
+      n++;
+    } catch { /* gone meanwhile */ }
+  }
+  return n;
+}
+
 /**
  * Removes the least recently used ref stores past `keep` (never the one
  * named by `protect`); returns the commits removed.

@@ -444,20 +444,20 @@ export async function gitResolveCommit(root: string, ref: string): Promise<strin
   return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit) ? commit : null;
 }
 
-/** One entry of a commit's tree (`ls-tree -r -l`). */
+/** One entry of a commit's tree (`ls-tree -r`). */
 export interface TreeEntry {
   /** `100644`, `100755`, `120000` (symlink), `160000` (submodule gitlink). */
   mode: string;
   type: "blob" | "commit" | "tree";
   oid: string;
-  /** Blob size in bytes (0 for a gitlink). */
-  size: number;
   /** Relative, `/`-separated. */
   path: string;
 }
 
 /**
- * Every entry of `commit`'s whole tree (`ls-tree -r -z -l --full-tree`),
+ * Every entry of `commit`'s whole tree (`ls-tree -r -z --full-tree`; without
+ * `-l`, which would open every blob for its size: `gitBlobSizes` asks for
+ * the sizes of the blobs that will be read),
  * or null when git cannot list it. `commit` must be a full commit id.
  * Paths that could not name a file inside the root (empty, `.`, `..` or
  * `.git` components, a backslash, bytes that are not UTF-8) are left out:
@@ -468,7 +468,7 @@ export async function gitListTree(root: string, commit: string): Promise<TreeEnt
   const repo = repoOf(root);
   if (!repo) return null;
   const out = await spawnGitAsync(
-    gitArgs(repo, "ls-tree", ["-r", "-z", "-l", "--full-tree", "--end-of-options", commit]),
+    gitArgs(repo, "ls-tree", ["-r", "-z", "--full-tree", "--end-of-options", commit]),
     GIT_TIMEOUT_MS,
   );
   if (!out) return null;
@@ -478,7 +478,7 @@ export async function gitListTree(root: string, commit: string): Promise<TreeEnt
   for (let i = out.indexOf(0); i >= 0; start = i + 1, i = out.indexOf(0, start)) {
     const tab = out.indexOf(0x09, start);
     if (tab < 0 || tab > i) continue;
-    const [mode, type, oid, size] = new TextDecoder().decode(out.subarray(start, tab)).split(/ +/);
+    const [mode, type, oid] = new TextDecoder().decode(out.subarray(start, tab)).split(" ");
     let path: string;
     try {
       path = utf8.decode(out.subarray(tab + 1, i));
@@ -486,7 +486,7 @@ export async function gitListTree(root: string, commit: string): Promise<TreeEnt
       continue;
     }
     if (!safeTreePath(path) || (type !== "blob" && type !== "commit")) continue;
-    entries.push({ mode, type, oid, size: Number(size) || 0, path });
+    entries.push({ mode, type, oid, path });
   }
   return entries;
 }
@@ -495,6 +495,41 @@ export async function gitListTree(root: string, commit: string): Promise<TreeEnt
 function safeTreePath(path: string): boolean {
   if (!path || path.startsWith("/") || path.includes("\\")) return false;
   return path.split("/").every((c) => c !== "" && c !== "." && c !== ".." && c.toLowerCase() !== ".git");
+}
+
+/**
+ * The size of each blob of `oids` (one `cat-file --batch-check`: object
+ * headers only, no content), or null when git failed or did not finish
+ * within `GIT_TIMEOUT_MS` (then it is killed). A missing id has no entry.
+ */
+export async function gitBlobSizes(root: string, oids: readonly string[]): Promise<Map<string, number> | null> {
+  const repo = repoOf(root);
+  if (!repo || oids.some((o) => !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(o))) return null;
+  if (!oids.length) return new Map();
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), GIT_TIMEOUT_MS);
+  try {
+    const child = gitCommand(gitArgs(repo, "cat-file", ["--batch-check"]), abort.signal, "piped").spawn();
+    const output = child.output(); // read while writing: the answers would fill the pipe first
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(oids.join("\n") + "\n")).catch(() => {});
+    await w.close().catch(() => {});
+    const out = await output;
+    if (!out.success) return null;
+    const sizes = new Map<string, number>();
+    for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+      const [oid, type, size] = line.split(" ");
+      if (type === "blob") sizes.set(oid, Number(size));
+    }
+    return sizes;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+    if (abort.signal.aborted) {
+      warn(`git cat-file --batch-check did not finish within ${GIT_TIMEOUT_MS} ms and was stopped`);
+    }
+  }
 }
 
 /**

@@ -34,7 +34,7 @@ import {
 } from "../state/ref_stores.ts";
 import { openDb } from "../state/db.ts";
 import type { IndexSummary, ProgressEvent } from "../state/jobs.ts";
-import { gitListTree, gitReadBlobs, type ResolvedRef, type TreeEntry } from "./git.ts";
+import { gitBlobSizes, gitListTree, gitReadBlobs, type ResolvedRef, type TreeEntry } from "./git.ts";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
 import { type FileSource, type IndexOptions, runIndex } from "./indexer.ts";
 import { languageForPath } from "./languages/registry.ts";
@@ -103,7 +103,7 @@ function chooseBase(projectDir: string, shareDirs: string[], entries: TreeEntry[
 /** The ref's `.cruxeignore` (from its own tree), or an empty stack. */
 async function treeIgnore(root: string, entries: TreeEntry[]): Promise<IgnoreStack> {
   const e = entries.find((x) => x.path === ".cruxeignore" && x.type === "blob" && x.mode !== "120000");
-  if (!e || e.size > 8 * 1024 * 1024) return new IgnoreStack();
+  if (!e || ((await gitBlobSizes(root, [e.oid]))?.get(e.oid) ?? Infinity) > 8 * 1024 * 1024) return new IgnoreStack();
   let text: string | null = null;
   await gitReadBlobs(root, [e.oid], (_, b) => text = b ? new TextDecoder().decode(b) : null);
   return new IgnoreStack().with(text ? new IgnoreFile("", text) : null);
@@ -118,7 +118,8 @@ interface TreePlan {
 
 /**
  * Sorts the tree's entries like a scan of the same files on disk: symlink
- * entries and submodules skipped, ignore rules and size limit applied. A
+ * entries and submodules skipped, ignore rules applied (the size limit is
+ * applied when blobs are read, see `readPlanned`). A
  * file whose blob the base store holds at the same path (with a language
  * known by name) is marked unchanged by giving it the base's size and
  * mtime, and one the base skipped is left out; every other file must be read.
@@ -128,7 +129,6 @@ function planTree(
   ignore: IgnoreStack,
   manifest: Map<string, ManifestEntry>,
   base: Base | null,
-  maxFileBytes: number,
 ): TreePlan {
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
   const files: ScannedFile[] = [];
@@ -143,10 +143,6 @@ function planTree(
       skipped.ignored++; // a submodule (gitlink) is another repository's commit, not a file
       continue;
     }
-    if (e.size > maxFileBytes) {
-      skipped.tooLarge++;
-      continue;
-    }
     blobs.set(e.path, e.oid);
     const old = manifest.get(e.path);
     const named = languageForPath(e.path) ?? textLanguageForPath(e.path);
@@ -157,7 +153,7 @@ function planTree(
     }
     // The same blob the base skipped (binary, or no language by name or `#!`) is skipped again unread.
     if (!old && sameBlob) continue;
-    const f = { path: e.path, size: e.size, mtimeMs: 0 };
+    const f = { path: e.path, size: 0, mtimeMs: 0 }; // its blob's size when it is read
     files.push(f);
     toRead.push(f);
   }
@@ -165,7 +161,9 @@ function planTree(
 }
 
 /**
- * Reads the blobs of `toRead` (one `cat-file --batch`). Against the working
+ * Reads the blobs of `toRead`: their sizes first (`cat-file --batch-check`;
+ * a blob over `maxFileBytes` is skipped unread), then their bytes (one
+ * `cat-file --batch`). Against the working
  * tree's store, a blob whose content hash equals the stored file's is
  * unchanged: the file takes the stored size and mtime and its bytes are
  * dropped, so memory holds only what will be parsed.
@@ -175,6 +173,7 @@ async function readPlanned(
   plan: TreePlan,
   manifest: Map<string, ManifestEntry>,
   compareContent: boolean,
+  maxFileBytes: number,
 ): Promise<Map<string, Uint8Array>> {
   const byOid = new Map<string, ScannedFile[]>();
   for (const f of plan.toRead) {
@@ -182,6 +181,24 @@ async function readPlanned(
     const list = byOid.get(oid);
     if (list) list.push(f);
     else byOid.set(oid, [f]);
+  }
+  const sizes = await gitBlobSizes(root, [...byOid.keys()]);
+  if (!sizes) throw new CruxeError("internal_error", `git could not read the blob sizes of ${root}`);
+  const tooLarge = new Set<string>();
+  for (const [oid, files] of byOid) {
+    const size = sizes.get(oid) ?? Infinity;
+    if (size <= maxFileBytes) {
+      for (const f of files) f.size = size;
+      continue;
+    }
+    // Over the limit: never read (like a file that size on disk), counted and left out of the scan.
+    for (const f of files) tooLarge.add(f.path);
+    byOid.delete(oid);
+  }
+  if (tooLarge.size) {
+    plan.scan.skipped.tooLarge += tooLarge.size;
+    plan.scan.files = plan.scan.files.filter((f) => !tooLarge.has(f.path));
+    for (const p of tooLarge) plan.blobs.delete(p);
   }
   const bytes = new Map<string, Uint8Array>();
   const ok = await gitReadBlobs(root, [...byOid.keys()], (oid, b) => {
@@ -248,8 +265,9 @@ export async function runRefIndex(
         w.close();
       }
     }
-    const plan = planTree(entries, await treeIgnore(opts.root, entries), manifest, base, opts.maxFileBytes);
-    const bytes = await readPlanned(opts.root, plan, manifest, base !== null && base.blobs === null);
+    const plan = planTree(entries, await treeIgnore(opts.root, entries), manifest, base);
+    const compareContent = base !== null && base.blobs === null;
+    const bytes = await readPlanned(opts.root, plan, manifest, compareContent, opts.maxFileBytes);
     const blobs = lap();
     debug(`ref ${opts.gitRef.ref} (${commit}): base ${base?.label ?? "none"}, ${bytes.size} blobs to index`);
     const summary = await runIndex(

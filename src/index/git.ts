@@ -28,8 +28,8 @@
  *   `merge.<driver>.driver`) cannot all be named with `-c`. They run only in
  *   commands that convert or compare content (checkout, add, diff, status,
  *   `cat-file --filters`/`--textconv`, merges); this module runs only
- *   `ls-files`, `ls-tree`, `cat-file --batch`, `rev-parse`, `for-each-ref`
- *   and `--version` (`GIT_SUBCOMMANDS`), none of which does.
+ *   `ls-files`, `ls-tree`, `cat-file --batch`/`--batch-check`, `rev-parse`,
+ *   `for-each-ref` and `--version` (`GIT_SUBCOMMANDS`), none of which does.
  *   A subcommand added here that reads content must pass its
  *   `--no-filters` / `--no-textconv` / `--no-ext-diff` options.
  * - Aliases: git never lets `alias.<name>` shadow a built-in command, and
@@ -81,7 +81,7 @@ import { debug, warn } from "../core/log.ts";
 
 /**
  * The only git subcommands Cruxe runs (none of them runs filters, textconv or diff drivers): `cat-file` is run
- * only as `--batch` (raw object bytes; never `--filters` or `--textconv`), `ls-tree`, `rev-parse` and
+ * only as `--batch`/`--batch-check` (raw objects; never `--filters` or `--textconv`), `ls-tree`, `rev-parse` and
  * `for-each-ref` read objects and refs only.
  */
 export const GIT_SUBCOMMANDS = ["ls-files", "ls-tree", "cat-file", "rev-parse", "for-each-ref"] as const;

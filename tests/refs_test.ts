@@ -199,6 +199,10 @@ Deno.test("index_repo with ref indexes the branch from git objects; the working 
   const again = bodyOf(await s.call("index_repo", { workspace: repo, ref: "feat", wait: true }));
   assert.equal(again.already_indexed, true, "re-indexing the same commit is a no-op");
   assert.equal(again.commit, commits.feat);
+  const forced = bodyOf(await s.call("index_repo", { workspace: repo, ref: "feat", force: true, wait: true }));
+  assert.equal(forced.status, "published", "force rebuilds the same commit's store");
+  assert.equal(forced.mode, "full");
+  assert.equal(forced.file_count, 2);
 });
 
 Deno.test("query tools answer from the ref with `ref`, and from the working tree without", async () => {

@@ -280,7 +280,7 @@ export class JobRunner {
     }
     return {
       resolved,
-      active: this.launch(project, ref, { mode: "incremental", force: opts.force }, resolved),
+      active: this.launch(project, ref, { mode: opts.force ? "full" : "incremental", force: opts.force }, resolved),
       joined: false,
     };
   }

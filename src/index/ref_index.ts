@@ -285,8 +285,15 @@ export async function runRefIndex(
       },
     );
     lap();
-    if (existsSync(finalDir)) removeDir(finalDir);
+    // A forced rebuild replaces the published store: moved aside first, so a query never meets a missing one
+    // for longer than between two renames.
+    const aside = `${finalDir}.replaced`;
+    if (existsSync(finalDir)) {
+      removeDir(aside);
+      Deno.renameSync(finalDir, aside);
+    }
     Deno.renameSync(buildDir, finalDir);
+    removeDir(aside);
     evictRefStores(opts.projectDir, maxRefStores(), commit);
     removeAbandonedBuilds(opts.projectDir);
     const refTimings = { tree, copy, blobs, publish: lap() };

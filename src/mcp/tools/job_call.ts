@@ -107,7 +107,7 @@ async function runRefCall(ctx: ToolContext, req: JobCallRequest, started: RefSta
     ? listRefStores(dir).find((s) => s.commit === started.resolved.commit)
     : undefined;
   const count = req.tool === "index_repo" ? store?.fileCount ?? null : final?.changed_files ?? null;
-  return refBody(body(req.tool, row, "incremental", count, started.joined));
+  return refBody(body(req.tool, row, row.mode, count, started.joined));
 }
 
 /** The active-job block used by health_check (same fields as index_status's). */

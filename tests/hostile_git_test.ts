@@ -206,12 +206,12 @@ const vectors = makeVectors();
 const homes = new Map(vectors.map((v) => [v.name, tempHomeDir()]));
 
 /** The symbol names in each file's outline (null: not indexed), from an in-process server over `v`'s CLI home. */
-async function outlines(v: Vector, paths: string[]): Promise<(string[] | null)[]> {
+async function outlines(v: Vector, paths: string[], ref?: string): Promise<(string[] | null)[]> {
   const s = inProcess({}, { home: homes.get(v.name)! });
   try {
     const out: (string[] | null)[] = [];
     for (const path of paths) {
-      const r = await s.call("get_file_outline", { workspace: v.dir, path });
+      const r = await s.call("get_file_outline", { workspace: v.dir, path, ...(ref ? { ref } : {}) });
       out.push(r.isError ? null : [...new Set(JSON.stringify(bodyOf(r)).match(/\w+_fn/g) ?? [])]);
     }
     return out;
@@ -371,6 +371,34 @@ Deno.test("cruxe sync (CLI) runs none of them, and picks up the change", async (
   });
   assertNoMarkers("cruxe sync");
   for (const v of vectors) assert.deepEqual(await outlines(v, ["beta.py"]), [["beta_fn", "delta_fn"]], v.name);
+});
+
+Deno.test("cruxe index --ref (a commit read from git objects) runs none of them, and finds the committed files", async () => {
+  clearMarkers();
+  const gitVectors = vectors.filter((v) => v.gitMode);
+  await pool(gitVectors, 4, async (v) => {
+    await cruxe(homes.get(v.name)!, "index", "--path", v.dir, "--ref", "HEAD");
+  });
+  assertNoMarkers("cruxe index --ref");
+  for (const v of gitVectors) {
+    // alpha.py is committed; beta.py is untracked and gamma.py ignored: neither is in the commit.
+    assert.deepEqual(
+      await outlines(v, ["alpha.py", "beta.py", "gamma.py"], "HEAD"),
+      [["alpha_fn"], null, null],
+      v.name,
+    );
+  }
+  // A root whose git directory is not its own is not a git repository to Cruxe: no ref can be asked of it.
+  for (const v of vectors.filter((x) => !x.gitMode)) {
+    const s = inProcess({}, { home: homes.get(v.name)! });
+    try {
+      const r = await s.call("locate_symbol", { workspace: v.dir, name: "alpha_fn", ref: "HEAD" });
+      assert.equal((bodyOf(r).error as { code: string }).code, "ref_not_indexed", v.name);
+    } finally {
+      s.close();
+    }
+  }
+  assertNoMarkers("queries on a ref");
 });
 
 Deno.test("freshness scans run none of them", async () => {

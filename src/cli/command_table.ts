@@ -37,7 +37,13 @@ const limit = { limit: { type: "string", arg: "N", help: "at most N results (1-1
 const lang = {
   lang: { type: "string", arg: "LANG", help: "only this language (go, python, typescript, ...)" },
 } as const;
-const ref = { ref: { type: "string", arg: "REF", help: "git ref (default: the checked-out branch)" } } as const;
+const ref = {
+  ref: {
+    type: "string",
+    arg: "REF",
+    help: "branch, tag or commit, read from its own index (default: the working tree; see `cruxe index --ref`)",
+  },
+} as const;
 const path = {
   path: { type: "string", arg: "PATH", help: "file that holds the symbol (when the name is ambiguous)" },
 } as const;
@@ -46,8 +52,8 @@ const path = {
 function query<T extends OptionTable>(
   name: string,
   p: Parsed<T>,
-  runner: (ctx: CliContext, name: string, a: QueryArgs) => number = runQueryCommand,
-): number {
+  runner: (ctx: CliContext, name: string, a: QueryArgs) => Promise<number> = runQueryCommand,
+): Promise<number> {
   const { verbose: _v, config, json, help: _h, workspace, ...flags } = p.values as Record<string, unknown>;
   const text = p.positionals.join(" ").trim();
   if (!text) throw new CruxeError("invalid_input", `cruxe ${name} needs an argument (see cruxe ${name} --help)`);
@@ -142,6 +148,7 @@ export const COMMANDS: CommandDef[] = [
       ...lang,
       ...limit,
       ...workspace,
+      ...ref,
     },
     examples: ["cruxe locate ValidateToken   # where is ValidateToken defined?"],
     run: (p) => query("locate", p),
@@ -159,6 +166,7 @@ export const COMMANDS: CommandDef[] = [
         help: "top-level symbols only, or all (default: all)",
       },
       ...workspace,
+      ...ref,
     },
     examples: ["cruxe outline src/mcp/http.ts --depth top   # what does this file define?"],
     run: (p) => query("outline", p),
@@ -177,6 +185,7 @@ export const COMMANDS: CommandDef[] = [
         help: "walk up or down (default: ancestors)",
       },
       ...workspace,
+      ...ref,
     },
     examples: ["cruxe hierarchy CheckRateLimit   # its class, module and supertypes"],
     run: (p) => query("hierarchy", p),
@@ -196,6 +205,7 @@ export const COMMANDS: CommandDef[] = [
       },
       ...limit,
       ...workspace,
+      ...ref,
     },
     examples: ["cruxe related ValidateToken --limit 5   # what it calls and what calls it"],
     run: (p) => query("related", p),
@@ -217,6 +227,7 @@ export const COMMANDS: CommandDef[] = [
       ...limit,
       cursor: { type: "string", arg: "C", help: "the next page (printed after a full page)" },
       ...workspace,
+      ...ref,
     },
     examples: ["cruxe refs ValidateToken   # every use, with its enclosing symbol and how sure the match is"],
     run: (p) => query("refs", p, runReferenceCommand),
@@ -238,6 +249,7 @@ export const COMMANDS: CommandDef[] = [
       depth: { type: "string", arg: "N", help: "levels to walk (1-3, default 1)" },
       "max-nodes": { type: "string", arg: "N", help: "at most N nodes (default 50)" },
       ...workspace,
+      ...ref,
     },
     examples: ["cruxe callgraph ValidateToken --direction callers --depth 2"],
     run: (p) => query("callgraph", p, runReferenceCommand),
@@ -256,6 +268,7 @@ export const COMMANDS: CommandDef[] = [
         help: "many places or one in depth",
       },
       ...workspace,
+      ...ref,
     },
     examples: ['cruxe context "how are tokens validated" --max-tokens 800'],
     run: (p) => query("context", p),

@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   "llm_unavailable",
   "storage_unavailable",
   "merge_base_failed",
+  "overlay_not_ready",
 ] as const;
 
 /** A registry error code. */

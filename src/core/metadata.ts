@@ -13,6 +13,8 @@ export interface ProtocolMetadata {
   indexing_status: IndexingStatus;
   result_completeness: ResultCompleteness;
   ref: string;
+  /** The commit answered from, present only when the answer comes from a git ref's store (not the working tree). */
+  ref_commit?: string;
   schema_status: SchemaStatus;
   /** Conditions that limit every answer (e.g. a read-only store: syncing is off); present only when there are some. */
   warnings?: string[];
@@ -31,6 +33,7 @@ export function buildMetadata(p: Partial<Omit<ProtocolMetadata, "cruxe_protocol_
     indexing_status: p.indexing_status ?? "ready",
     result_completeness: p.result_completeness ?? "complete",
     ref: p.ref ?? "live",
+    ...(p.ref_commit ? { ref_commit: p.ref_commit } : {}),
     schema_status: p.schema_status ?? "compatible",
     ...(p.warnings?.length ? { warnings: p.warnings } : {}),
   };

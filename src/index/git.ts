@@ -28,8 +28,9 @@
  *   `merge.<driver>.driver`) cannot all be named with `-c`. They run only in
  *   commands that convert or compare content (checkout, add, diff, status,
  *   `cat-file --filters`/`--textconv`, merges); this module runs only
- *   `ls-files`, `merge-base` and `--version` (`GIT_SUBCOMMANDS`), none of
- *   which does.
+ *   `ls-files`, `ls-tree`, `cat-file --batch`/`--batch-check`, `rev-parse`,
+ *   `for-each-ref`, `merge-base` and `--version` (`GIT_SUBCOMMANDS`), none
+ *   of which does.
  *   A subcommand added here that reads content must pass its
  *   `--no-filters` / `--no-textconv` / `--no-ext-diff` options.
  * - Aliases: git never lets `alias.<name>` shadow a built-in command, and
@@ -46,7 +47,8 @@
  *   `GIT_PROTOCOL_FROM_USER=0`. No
  *   inherited `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`, `GIT_EXEC_PATH`,
  *   `GIT_CONFIG_PARAMETERS`, `GIT_EXTERNAL_DIFF`, `GIT_SSH*`, `GIT_TRACE*`
- *   or `LD_PRELOAD` can reach git. stdin is closed.
+ *   or `LD_PRELOAD` can reach git. stdin is closed, except for
+ *   `cat-file --batch`, which reads the object ids Cruxe writes to it.
  * - Which repository git reads is decided here, not discovered by git:
  *   every call passes `--git-dir` and `--work-tree` explicitly, so git never
  *   walks up to a parent repository and `core.worktree` cannot move the work
@@ -64,7 +66,8 @@
  * - Reading is bounded: a FIFO the repository names (a `.gitignore`,
  *   `info/exclude`, an included config file) would block git forever, so
  *   `ls-files` is killed after `GIT_TIMEOUT_MS` and the caller walks the
- *   directory instead. The branch label is read from `HEAD` and the refs
+ *   directory instead; every other call is killed after the same time
+ *   (`cat-file --batch` after that long without output). The branch label is read from `HEAD` and the refs
  *   directly (regular files only), so registering a workspace, which happens
  *   on the serving thread, runs no git at all.
  *
@@ -74,10 +77,15 @@
  */
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { isWithinRoot } from "../core/path_policy.ts";
+import { CruxeError } from "../core/errors.ts";
 import { debug, warn } from "../core/log.ts";
 
-/** The only git subcommands Cruxe runs (none of them runs filters, textconv or diff drivers). */
-export const GIT_SUBCOMMANDS = ["ls-files", "merge-base"] as const;
+/**
+ * The only git subcommands Cruxe runs (none of them runs filters, textconv or diff drivers): `cat-file` is run
+ * only as `--batch`/`--batch-check` (raw objects; never `--filters` or `--textconv`), `ls-tree`, `rev-parse` and
+ * `for-each-ref` and `merge-base` read objects and refs only.
+ */
+export const GIT_SUBCOMMANDS = ["ls-files", "ls-tree", "cat-file", "rev-parse", "for-each-ref", "merge-base"] as const;
 type GitSubcommand = typeof GIT_SUBCOMMANDS[number];
 
 /** Config overrides passed with `-c` on every call (see the module comment for why each). */
@@ -140,12 +148,12 @@ export function gitArgs(repo: GitRepo, sub: GitSubcommand, args: string[]): stri
 /** How long one git call may run before it is killed (see `gitListFiles`). */
 export const GIT_TIMEOUT_MS = 60_000;
 
-function gitCommand(args: string[], signal?: AbortSignal): Deno.Command {
+function gitCommand(args: string[], signal?: AbortSignal, stdin: "null" | "piped" = "null"): Deno.Command {
   return new Deno.Command("git", {
     args,
     env: gitEnv(),
     clearEnv: true,
-    stdin: "null",
+    stdin,
     stdout: "piped",
     stderr: "null",
     signal,
@@ -267,6 +275,16 @@ function commonDirOf(gitDir: string): string {
   return common ? resolve(gitDir, common) : gitDir;
 }
 
+/**
+ * The canonical directory holding the objects and refs of the repository at
+ * `root` (a linked worktree's main `.git`), or null outside git: worktrees of
+ * one repository have the same. Runs no git.
+ */
+export function gitCommonDir(root: string): string | null {
+  const gitDir = gitDirOf(root);
+  return gitDir ? realpathOrNull(commonDirOf(gitDir)) : null;
+}
+
 /** True when branch `ref` (`refs/heads/…`) has a commit: a loose ref file or a `packed-refs` line. */
 function refExists(gitDir: string, ref: string): boolean {
   const common = commonDirOf(gitDir);
@@ -320,20 +338,6 @@ export async function gitListFiles(root: string, timeoutMs = GIT_TIMEOUT_MS): Pr
   return [...new Set(new TextDecoder().decode(out).split("\0").filter(Boolean))];
 }
 
-/**
- * Refs (branch, tag, commit id, `HEAD~2`) a git call may be given: what git
- * can parse as a revision and nothing an option parser could read as an
- * option (a leading `-`), a range (`..`), a path (`:`), a glob or a control
- * character. Refs are also passed after `--end-of-options`.
- */
-// deno-lint-ignore no-control-regex -- control characters are exactly what the rule refuses
-const REV_RE = /^(?!-)(?!.*\.\.)[^\x00-\x20\x7f:?*[\\]{1,256}$/;
-
-/** True when `rev` is a revision Cruxe will pass to git (see `REV_RE`). */
-export function isSafeRevision(rev: string): boolean {
-  return REV_RE.test(rev);
-}
-
 /** What `gitMergeBase` found: the commit id, or why there is none. */
 export type MergeBaseResult = { commit: string } | { problem: string };
 
@@ -365,4 +369,301 @@ export async function gitMergeBase(
     };
   }
   return { commit };
+}
+
+/** Where a ref-reading call runs: the repository of `root`, or null when `root` has no usable git directory. */
+function repoOf(root: string): GitRepo | null {
+  const gitDir = gitDirOf(root);
+  return gitDir && readTextOrNull(join(gitDir, "HEAD")) !== null ? { root, gitDir } : null;
+}
+
+/** Longest ref name accepted. */
+const MAX_REF_CHARS = 256;
+
+/**
+ * The one rule for ref names Cruxe passes to git (branch, tag, remote
+ * branch, commit id, `HEAD~2`, `main^`): letters, digits and `/._-@{}~^`
+ * only, not starting with `-` (git would read an option), no `..` (a range)
+ * and at most 256 characters; whitespace, `:` (a path), globs, backslashes
+ * and control characters are refused. Names are also passed after
+ * `--end-of-options`.
+ */
+export function isSafeRevision(rev: string): boolean {
+  return rev.length > 0 && rev.length <= MAX_REF_CHARS && !rev.startsWith("-") && !rev.includes("..") &&
+    /^[A-Za-z0-9/._@{}~^-]+$/.test(rev);
+}
+
+/** Refuses (`invalid_input`, naming `field`) a ref name that breaks `isSafeRevision`'s rule. */
+export function checkRefName(ref: string, field = "ref"): void {
+  if (!isSafeRevision(ref)) {
+    throw new CruxeError(
+      "invalid_input",
+      `${field} ${JSON.stringify(ref.slice(0, 80))} is not a ref name: use a branch, tag, remote branch or commit id ` +
+        "(letters, digits and / . _ - @ { } ~ ^; not starting with - and without ..)",
+      { field, ref: ref.slice(0, MAX_REF_CHARS) },
+    );
+  }
+}
+
+/** What a ref names: a branch, a tag, a remote branch, or a bare commit (an id or an expression such as `HEAD~1`). */
+export type RefKind = "branch" | "tag" | "remote" | "commit";
+
+/** One ref of the repository (`for-each-ref`). */
+export interface GitRefEntry {
+  /** Full name (`refs/heads/main`). */
+  name: string;
+  /** Short name (`main`, `v1.0`, `origin/main`). */
+  short: string;
+  kind: Exclude<RefKind, "commit">;
+  /** The commit it points to (a tag's target commit). */
+  commit: string;
+}
+
+const REF_PREFIXES: [string, GitRefEntry["kind"]][] = [
+  ["refs/heads/", "branch"],
+  ["refs/tags/", "tag"],
+  ["refs/remotes/", "remote"],
+];
+
+/**
+ * The branches, tags and remote branches of the repository at `root` with
+ * their commits; null outside git or when git fails. Requires
+ * `--allow-run=git` and `--allow-read` on the root.
+ */
+export async function gitListRefs(root: string): Promise<GitRefEntry[] | null> {
+  const repo = repoOf(root);
+  if (!repo) return null;
+  const fmt = "%(refname)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)";
+  const out = await spawnGitAsync(
+    gitArgs(repo, "for-each-ref", [`--format=${fmt}`, "refs/heads", "refs/tags", "refs/remotes"]),
+    GIT_TIMEOUT_MS,
+  );
+  if (!out) return null;
+  const refs: GitRefEntry[] = [];
+  for (const line of new TextDecoder().decode(out).split("\n")) {
+    const [name, type, id, peeledType, peeled] = line.split("\0");
+    const prefix = REF_PREFIXES.find(([p]) => name?.startsWith(p));
+    if (!prefix || name.endsWith("/HEAD")) continue;
+    const commit = type === "commit" ? id : peeledType === "commit" ? peeled : null;
+    if (commit) refs.push({ name, short: name.slice(prefix[0].length), kind: prefix[1], commit });
+  }
+  return refs;
+}
+
+/** A ref resolved to its commit. */
+export interface ResolvedRef {
+  /** The name as asked. */
+  ref: string;
+  commit: string;
+  kind: RefKind;
+}
+
+/**
+ * Resolves `ref` (checked by `checkRefName`) to a commit id with
+ * `rev-parse --verify <ref>^{commit}`; null when the repository has no such
+ * commit (or no git). The kind comes from which ref namespace holds the
+ * name, in git's own order (branch before tag before remote).
+ */
+export async function gitResolveRef(root: string, ref: string): Promise<ResolvedRef | null> {
+  const commit = await gitResolveCommit(root, ref);
+  if (!commit) return null;
+  const refs = await gitListRefs(root) ?? [];
+  const kind = refs.find((r) => r.short === ref && r.kind === "branch")?.kind ??
+    refs.find((r) => r.short === ref || r.name === ref)?.kind ?? "commit";
+  return { ref, commit, kind };
+}
+
+/** The commit id `ref` (checked by `checkRefName`) names, or null (see `gitResolveRef`); one git call. */
+export async function gitResolveCommit(root: string, ref: string): Promise<string | null> {
+  checkRefName(ref);
+  const repo = repoOf(root);
+  if (!repo) return null;
+  const out = await spawnGitAsync(
+    gitArgs(repo, "rev-parse", ["--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]),
+    GIT_TIMEOUT_MS,
+  );
+  const commit = out ? new TextDecoder().decode(out).trim() : "";
+  return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit) ? commit : null;
+}
+
+/** One entry of a commit's tree (`ls-tree -r`). */
+export interface TreeEntry {
+  /** `100644`, `100755`, `120000` (symlink), `160000` (submodule gitlink). */
+  mode: string;
+  type: "blob" | "commit" | "tree";
+  oid: string;
+  /** Relative, `/`-separated. */
+  path: string;
+}
+
+/**
+ * Every entry of `commit`'s whole tree (`ls-tree -r -z --full-tree`; without
+ * `-l`, which would open every blob for its size: `gitBlobSizes` asks for
+ * the sizes of the blobs that will be read),
+ * or null when git cannot list it. `commit` must be a full commit id.
+ * Paths that could not name a file inside the root (empty, `.`, `..` or
+ * `.git` components, a backslash, bytes that are not UTF-8) are left out:
+ * git refuses to check them out, so they are never part of a working tree.
+ */
+export async function gitListTree(root: string, commit: string): Promise<TreeEntry[] | null> {
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) return null;
+  const repo = repoOf(root);
+  if (!repo) return null;
+  const out = await spawnGitAsync(
+    gitArgs(repo, "ls-tree", ["-r", "-z", "--full-tree", "--end-of-options", commit]),
+    GIT_TIMEOUT_MS,
+  );
+  if (!out) return null;
+  const entries: TreeEntry[] = [];
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  let start = 0;
+  for (let i = out.indexOf(0); i >= 0; start = i + 1, i = out.indexOf(0, start)) {
+    const tab = out.indexOf(0x09, start);
+    if (tab < 0 || tab > i) continue;
+    const [mode, type, oid] = new TextDecoder().decode(out.subarray(start, tab)).split(" ");
+    let path: string;
+    try {
+      path = utf8.decode(out.subarray(tab + 1, i));
+    } catch {
+      continue;
+    }
+    if (!safeTreePath(path) || (type !== "blob" && type !== "commit")) continue;
+    entries.push({ mode, type, oid, path });
+  }
+  return entries;
+}
+
+/** True when a tree path names a file inside the root (see `gitListTree`). */
+function safeTreePath(path: string): boolean {
+  if (!path || path.startsWith("/") || path.includes("\\")) return false;
+  return path.split("/").every((c) => c !== "" && c !== "." && c !== ".." && c.toLowerCase() !== ".git");
+}
+
+/**
+ * The size of each blob of `oids` (one `cat-file --batch-check`: object
+ * headers only, no content), or null when git failed or did not finish
+ * within `GIT_TIMEOUT_MS` (then it is killed). A missing id has no entry.
+ */
+export async function gitBlobSizes(root: string, oids: readonly string[]): Promise<Map<string, number> | null> {
+  const repo = repoOf(root);
+  if (!repo || oids.some((o) => !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(o))) return null;
+  if (!oids.length) return new Map();
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), GIT_TIMEOUT_MS);
+  try {
+    const child = gitCommand(gitArgs(repo, "cat-file", ["--batch-check"]), abort.signal, "piped").spawn();
+    const output = child.output(); // read while writing: the answers would fill the pipe first
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(oids.join("\n") + "\n")).catch(() => {});
+    await w.close().catch(() => {});
+    const out = await output;
+    if (!out.success) return null;
+    const sizes = new Map<string, number>();
+    for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+      const [oid, type, size] = line.split(" ");
+      if (type === "blob") sizes.set(oid, Number(size));
+    }
+    return sizes;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+    if (abort.signal.aborted) {
+      warn(`git cat-file --batch-check did not finish within ${GIT_TIMEOUT_MS} ms and was stopped`);
+    }
+  }
+}
+
+/**
+ * Reads blobs by id with one `cat-file --batch` (raw bytes: no filter,
+ * textconv or conversion of any kind runs), calling `onBlob` for each in
+ * order (`null` bytes for an id that is missing or not a blob). Resolves
+ * false when git failed or sent nothing for `GIT_TIMEOUT_MS` (then it is
+ * killed). Requires `--allow-run=git` and `--allow-read` on the root.
+ */
+export async function gitReadBlobs(
+  root: string,
+  oids: readonly string[],
+  onBlob: (oid: string, bytes: Uint8Array | null) => void,
+): Promise<boolean> {
+  const repo = repoOf(root);
+  if (!repo) return false;
+  if (!oids.length) return true;
+  if (oids.some((o) => !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(o))) return false;
+  const abort = new AbortController();
+  let idle = setTimeout(() => abort.abort(), GIT_TIMEOUT_MS);
+  let child: Deno.ChildProcess;
+  try {
+    child = gitCommand(gitArgs(repo, "cat-file", ["--batch"]), abort.signal, "piped").spawn();
+  } catch {
+    clearTimeout(idle);
+    return false;
+  }
+  const writing = (async () => {
+    const w = child.stdin.getWriter();
+    try {
+      await w.write(new TextEncoder().encode(oids.join("\n") + "\n"));
+      await w.close();
+    } catch { /* git ended early: the reader sees it */ }
+  })();
+  const parser = new BatchParser(onBlob);
+  try {
+    for await (const chunk of child.stdout) {
+      clearTimeout(idle);
+      idle = setTimeout(() => abort.abort(), GIT_TIMEOUT_MS);
+      parser.push(chunk);
+    }
+    await writing;
+    const status = await child.status;
+    return status.success && parser.done === oids.length;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(idle);
+    if (abort.signal.aborted) warn(`git cat-file did not answer within ${GIT_TIMEOUT_MS} ms and was stopped`);
+  }
+}
+
+/**
+ * Splits `cat-file --batch` output (`<oid> <type> <size>\n<bytes>\n`, or
+ * `<oid> missing\n`) into objects. The buffer grows by doubling and is
+ * compacted as objects are consumed, so a large blob costs linear copying.
+ */
+class BatchParser {
+  private buf = new Uint8Array(64 * 1024);
+  private len = 0;
+  private at = 0;
+  done = 0;
+  constructor(private onBlob: (oid: string, bytes: Uint8Array | null) => void) {}
+
+  push(chunk: Uint8Array): void {
+    if (this.at > 0 && this.at * 2 >= this.len) {
+      this.buf.copyWithin(0, this.at, this.len);
+      this.len -= this.at;
+      this.at = 0;
+    }
+    if (this.len + chunk.length > this.buf.length) {
+      const grown = new Uint8Array(Math.max(this.buf.length * 2, this.len + chunk.length));
+      grown.set(this.buf.subarray(0, this.len));
+      this.buf = grown;
+    }
+    this.buf.set(chunk, this.len);
+    this.len += chunk.length;
+    for (;;) {
+      const nl = this.buf.subarray(0, this.len).indexOf(0x0a, this.at);
+      if (nl < 0) return;
+      const [oid, type, size] = new TextDecoder().decode(this.buf.subarray(this.at, nl)).split(" ");
+      if (size === undefined) { // "<oid> missing" or "<name> ambiguous"
+        this.onBlob(oid, null);
+        this.done++;
+        this.at = nl + 1;
+        continue;
+      }
+      const n = Number(size);
+      if (this.len < nl + 1 + n + 1) return;
+      this.onBlob(oid, type === "blob" ? this.buf.slice(nl + 1, nl + 1 + n) : null);
+      this.done++;
+      this.at = nl + 1 + n + 1;
+    }
+  }
 }

@@ -10,7 +10,7 @@ import { CruxeError } from "../core/errors.ts";
 import { IndexWriter, type ManifestEntry } from "../state/project_index.ts";
 import { nowIso } from "../state/db.ts";
 import { readRepoFile } from "../state/safe_open.ts";
-import { type ScannedFile, scanRepository } from "./scan.ts";
+import { type ScannedFile, scanRepository, type ScanResult } from "./scan.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
 import { textLanguageForPath } from "../core/languages.ts";
 import { outsideSandbox } from "../state/workspace_dir.ts";
@@ -38,6 +38,35 @@ export interface IndexOptions {
   spawnParser?: SpawnParser;
   /** The project's registry facts, recorded in the index so `cruxe doctor --repair` can rebuild the registry. */
   project?: { id: string; name: string; autoDiscovered: boolean };
+}
+
+/**
+ * Where an index run's files come from: by default the working tree on disk
+ * (the scan, then reads through the safe open); a ref index reads a
+ * commit's tree from git objects instead.
+ */
+export interface FileSource {
+  scan(): Promise<ScanResult>;
+  /** The bytes of `path`, at most `maxBytes`; throws when it cannot be read. */
+  read(path: string, maxBytes: number): Uint8Array;
+}
+
+/** What an in-process caller can add to a run (not cloneable, so not part of `IndexOptions`). */
+export interface RunHooks {
+  /** Replaces the working tree as the source of files. */
+  source?: FileSource;
+  /** Writes more rows inside the publishing transaction, after the files and before the meta. */
+  beforePublish?: (writer: IndexWriter) => void;
+  /** The store is private until published and thrown away on failure (see `IndexWriter.useScratchJournal`). */
+  scratchStore?: boolean;
+}
+
+/** The working tree of `opts.root` as a file source. */
+function diskSource(opts: IndexOptions): FileSource {
+  return {
+    scan: () => scanRepository(opts.root, { maxFileBytes: opts.maxFileBytes, useGit: opts.vcsMode === "git" }),
+    read: (path, maxBytes) => readRepoFile(opts.root, path, { maxBytes }).bytes,
+  };
 }
 
 /** The first line of a file (for `#!` detection), at most 200 bytes of it. */
@@ -140,7 +169,12 @@ function progressEmitter(counters: Counters, onProgress: (e: ProgressEvent) => v
  * a known language is read only when it goes to a parser: holding every
  * file's bytes from here to there costs the size of the whole tree in memory.
  */
-function diffFiles(files: ScannedFile[], manifest: Map<string, ManifestEntry>, opts: IndexOptions): FileDiff {
+function diffFiles(
+  files: ScannedFile[],
+  manifest: Map<string, ManifestEntry>,
+  opts: IndexOptions,
+  source: FileSource,
+): FileDiff {
   const d: FileDiff = { toParse: [], touched: [], seen: new Set(), unchanged: 0, unreadable: 0, binary: 0 };
   const deferReads = manifest.size === 0;
   for (const f of files) {
@@ -159,7 +193,7 @@ function diffFiles(files: ScannedFile[], manifest: Map<string, ManifestEntry>, o
     let bytes: Uint8Array;
     try {
       // The safe open refuses a file that became (or moved below) a symlink since the scan.
-      bytes = readRepoFile(opts.root, f.path, { maxBytes: opts.maxFileBytes }).bytes;
+      bytes = source.read(f.path, opts.maxFileBytes);
     } catch {
       d.unreadable++;
       continue;
@@ -209,10 +243,16 @@ export function classifyChanges(
  * Reads a file whose read was deferred (counting it in `diff` when it turned
  * out unreadable or binary); false when it is skipped.
  */
-function loadDeferred(t: ParseItem, opts: IndexOptions, diff: FileDiff, counters: Counters): boolean {
+function loadDeferred(
+  t: ParseItem,
+  opts: IndexOptions,
+  source: FileSource,
+  diff: FileDiff,
+  counters: Counters,
+): boolean {
   if (t.bytes) return true;
   try {
-    t.bytes = readRepoFile(opts.root, t.file.path, { maxBytes: opts.maxFileBytes }).bytes;
+    t.bytes = source.read(t.file.path, opts.maxFileBytes);
   } catch {
     diff.unreadable++;
   }
@@ -233,6 +273,7 @@ interface WriteContext {
   pool: WorkerPool;
   writer: IndexWriter;
   opts: IndexOptions;
+  source: FileSource;
   counters: Counters;
   emit: (s: Stage, force?: boolean) => void;
   lap: (phase: keyof Timings) => void;
@@ -249,7 +290,7 @@ async function parseAndWrite(
   diff: FileDiff,
   existing: Map<string, ManifestEntry>,
 ): Promise<number> {
-  const { pool, writer, opts, counters, emit, lap } = ctx;
+  const { pool, writer, opts, source, counters, emit, lap } = ctx;
   const { toParse } = diff;
   let parseErrors = 0;
   const inflight = new Map<number, Promise<{ i: number; r: Awaited<ReturnType<WorkerPool["parse"]>> }>>();
@@ -260,7 +301,7 @@ async function parseAndWrite(
     while (next < toParse.length && inflight.size < window) {
       const i = next++;
       const t = toParse[i];
-      if (!loadDeferred(t, opts, diff, counters)) continue;
+      if (!loadDeferred(t, opts, source, diff, counters)) continue;
       const facts = {
         path: t.file.path,
         hash: t.hash,
@@ -328,6 +369,7 @@ async function writeChanges(
   diff: FileDiff,
   previous: Map<string, ManifestEntry>,
   deletedPaths: string[],
+  hooks: RunHooks,
 ): Promise<{ parseErrors: number; totals: { files: number; symbols: number } }> {
   const { pool, writer, opts, emit, lap } = ctx;
   const { toParse } = diff;
@@ -351,6 +393,7 @@ async function writeChanges(
     lap("indexes");
     writer.publishNames();
     lap("names");
+    hooks.beforePublish?.(writer);
     const totals = writeIndexMeta(writer, opts);
     writer.commit();
     if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();
@@ -368,7 +411,11 @@ async function writeChanges(
  * write transaction delete, touch, parse and insert, record the meta and
  * publish by commit.
  */
-export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent) => void): Promise<IndexSummary> {
+export async function runIndex(
+  opts: IndexOptions,
+  onProgress: (e: ProgressEvent) => void,
+  hooks: RunHooks = {},
+): Promise<IndexSummary> {
   const t0 = performance.now();
   const clock = phaseClock();
   checkRoot(opts.root);
@@ -380,19 +427,21 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
   let writer: IndexWriter | null = null;
   try {
     emit("discovery", true);
-    const scan = await scanRepository(opts.root, { maxFileBytes: opts.maxFileBytes, useGit: opts.vcsMode === "git" });
+    const source = hooks.source ?? diskSource(opts);
+    const scan = await source.scan();
     counters.filesScanned = scan.files.length;
     emit("discovery", true);
     clock.lap("scan");
 
     writer = IndexWriter.open(opts.projectDir, opts.force);
+    if (hooks.scratchStore) writer.useScratchJournal();
     const previous = writer.manifest();
     // With force every file is re-processed: compare against nothing.
     const manifest = opts.force ? new Map<string, ManifestEntry>() : previous;
     const hadIndex = writer.getMeta("last_indexed_at") !== null;
     const mode: "full" | "incremental" = opts.force || !hadIndex ? "full" : "incremental";
 
-    const diff = diffFiles(scan.files, manifest, opts);
+    const diff = diffFiles(scan.files, manifest, opts, source);
     const { toParse } = diff;
     const deletedPaths = [...previous.keys()].filter((p) => !diff.seen.has(p));
     const { added, modified, renamed } = classifyChanges(
@@ -403,8 +452,8 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     counters.filesTotal = toParse.length;
     clock.lap("diff");
 
-    const ctx = { pool, writer, opts, counters, emit, lap: clock.lap };
-    const { parseErrors, totals } = await writeChanges(ctx, diff, previous, deletedPaths);
+    const ctx = { pool, writer, opts, source, counters, emit, lap: clock.lap };
+    const { parseErrors, totals } = await writeChanges(ctx, diff, previous, deletedPaths, hooks);
     return {
       mode,
       filesScanned: scan.files.length,

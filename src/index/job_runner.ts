@@ -8,7 +8,7 @@ import { CruxeError, type ErrorCode, isErrorCode } from "../core/errors.ts";
 import { newJobId } from "../core/ids.ts";
 import { warn } from "../core/log.ts";
 import { nowIso } from "../state/db.ts";
-import type { JobProgress, JobRow, ProjectRow, Registry } from "../state/registry.ts";
+import { type JobProgress, type JobRow, type ProjectRow, refJobLabel, type Registry } from "../state/registry.ts";
 import type { JobWorkerIn, JobWorkerOut } from "./job_worker.ts";
 import type { ActiveJob, IndexSummary, JobEvent } from "../state/jobs.ts";
 import { PARSE_WORKER_URL } from "./worker_pool.ts";
@@ -16,6 +16,8 @@ import { refFor, registerProject } from "./project_setup.ts";
 import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
 import { indexPath } from "../state/project_index.ts";
+import { listRefStores, type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
+import { checkRefName, gitCommonDir, gitResolveRef, type ResolvedRef } from "./git.ts";
 
 /** Ends a job with its summary, or with the failure's message, registry code and data. */
 type Finish = (
@@ -26,6 +28,65 @@ type Finish = (
 ) => void;
 
 const JOB_WORKER_URL = new URL("./job_worker.ts", import.meta.url);
+
+/** The key of a job in the runner: the project for its working tree, project and commit for a ref. */
+function jobKey(projectId: string, commit?: string): string {
+  return commit ? `${projectId}@${commit}` : projectId;
+}
+
+/** The names that mean a project's working tree rather than a git ref: `live`, and the checked-out branch. */
+export function isLiveRef(project: ProjectRow, ref: string | undefined): boolean {
+  return ref === undefined || ref === "live" || ref === refFor(project.repo_root, project.vcs_mode);
+}
+
+/**
+ * The store directories of the other registered worktrees of `project`'s
+ * repository (same git common directory). Their ref stores are snapshots of
+ * commits of the same object store, so they serve this worktree too.
+ */
+export function worktreeStoreDirs(registry: Registry, project: ProjectRow): string[] {
+  if (project.vcs_mode !== "git") return [];
+  const common = gitCommonDir(project.repo_root);
+  if (!common) return [];
+  return registry.listProjects()
+    .filter((p) => p.project_id !== project.project_id && p.vcs_mode === "git" && gitCommonDir(p.repo_root) === common)
+    .map((p) => registry.projectDir(p.project_id));
+}
+
+/** The published store of `commit` of `project`, its own or (shared) another worktree's; undefined when none. */
+export function findRefStore(registry: Registry, project: ProjectRow, commit: string): RefStoreInfo | undefined {
+  for (const dir of [registry.projectDir(project.project_id), ...worktreeStoreDirs(registry, project)]) {
+    const found = listRefStores(dir).find((s) => s.commit === commit);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** What starting a ref job did: a job started or joined, or (`existing`) the commit was already indexed. */
+export interface RefStart {
+  resolved: ResolvedRef;
+  active?: ActiveJob;
+  joined: boolean;
+  existing?: RefStoreInfo;
+}
+
+/**
+ * Resolves a git ref of `project` to its commit, or `ref_not_indexed`
+ * saying why it cannot be indexed (not a git repository, no such ref).
+ * A name that git could read as an option is `invalid_input`.
+ */
+export async function resolveProjectRef(project: ProjectRow, ref: string): Promise<ResolvedRef> {
+  checkRefName(ref);
+  const resolved = project.vcs_mode === "git" ? await gitResolveRef(project.repo_root, ref) : null;
+  if (resolved) return resolved;
+  const why = project.vcs_mode === "git"
+    ? `no branch, tag, remote branch or commit named ${ref} exists in ${project.repo_root}`
+    : `${project.repo_root} is not a git repository, so only its working tree (ref "live") is indexed`;
+  throw new CruxeError("ref_not_indexed", `Ref ${ref} cannot be indexed: ${why}.`, {
+    requested_ref: ref,
+    reason: project.vcs_mode === "git" ? "unknown_ref" : "not_git",
+  });
+}
 
 /** Runs index jobs for the projects of one registry. */
 export class JobRunner {
@@ -121,8 +182,9 @@ export class JobRunner {
     errorData?: Record<string, unknown>,
   ): void {
     const { project, job, worker, parsers } = entry;
-    if (this.active.get(project.project_id) !== entry) return;
-    this.active.delete(project.project_id);
+    const key = jobKey(project.project_id, entry.gitRef?.commit);
+    if (this.active.get(key) !== entry) return;
+    this.active.delete(key);
     worker.terminate();
     for (const pw of parsers.values()) pw.terminate();
     parsers.clear();
@@ -138,13 +200,15 @@ export class JobRunner {
       if (!recorded) this.unrecorded.set(job.job_id, end);
       final = (recorded ? this.attempt(() => this.registry.getJob(job.job_id)) : undefined) ?? { ...row, ...end };
     }
-    this.attempt(() =>
-      this.registry.setWorkspaceStatus(project.project_id, final.status === "published" ? "ready" : "failed")
-    );
+    if (!entry.gitRef) {
+      this.attempt(() =>
+        this.registry.setWorkspaceStatus(project.project_id, final.status === "published" ? "ready" : "failed")
+      );
+    }
     if (final.status !== "published" && error) {
       entry.error = new CruxeError(errorCode ?? "internal_error", error, { ...errorData, job_id: job.job_id });
     }
-    this.emit({ type: "end", job: final, project, summary, error, errorCode, errorData });
+    this.emit({ type: "end", job: final, project, summary, error, errorCode, errorData, gitRef: entry.gitRef });
     resolveDone(final);
   }
 
@@ -168,15 +232,17 @@ export class JobRunner {
       parsers.delete(m.slot);
     } else if (m.type === "progress") {
       entry.last = m.event;
-      this.emit({ type: "progress", job, project, event: m.event });
+      this.emit({ type: "progress", job, project, event: m.event, gitRef: entry.gitRef });
     } else if (m.type === "done") finish(m.summary, null);
     else finish(null, m.message, isErrorCode(m.code) ? m.code : "internal_error", m.data);
   }
 
   /**
-   * Starts a job, or returns the running one (`joined: true`) when the project
-   * already has one and `joinExisting` is set; otherwise a running job is an
-   * `index_in_progress` / `sync_in_progress` error.
+   * Starts a job on the working tree, or returns the running one (`joined:
+   * true`) when the project already has one and `joinExisting` is set;
+   * otherwise a running job is an `index_in_progress` / `sync_in_progress`
+   * error. A `ref` other than the working tree's is for `startRef`
+   * (`ref_not_indexed` here).
    */
   start(
     project: ProjectRow,
@@ -185,13 +251,64 @@ export class JobRunner {
     const running = this.refuseConcurrent(project, opts);
     if (running) return { active: running, joined: true };
     const ref = refFor(project.repo_root, project.vcs_mode);
-    if (opts.ref && opts.ref !== ref) {
+    if (!isLiveRef(project, opts.ref)) {
       throw new CruxeError(
         "ref_not_indexed",
-        `Ref ${opts.ref} is not checked out in ${project.repo_root} (current: ${ref}); Cruxe indexes the working tree.`,
+        `Ref ${opts.ref} is not the working tree of ${project.repo_root} (current: ${ref}); index it with ` +
+          `index_repo {"ref": "${opts.ref}"}.`,
         { requested_ref: opts.ref, current_ref: ref },
       );
     }
+    return { active: this.launch(project, ref, opts), joined: false };
+  }
+
+  /**
+   * Indexes git ref `ref` of `project` into its own store (see
+   * `runRefIndex`): resolves it to a commit, answers `existing` when that
+   * commit is already indexed (unless `force`), joins a job already building
+   * it, else starts one. A ref job runs beside the working tree's jobs.
+   */
+  async startRef(project: ProjectRow, ref: string, opts: { force: boolean }): Promise<RefStart> {
+    const resolved = await resolveProjectRef(project, ref);
+    const key = jobKey(project.project_id, resolved.commit);
+    const running = this.active.get(key);
+    if (running) return { resolved, active: running, joined: true };
+    // Another live Cruxe process building the same store: its build directory must not be taken from under it.
+    const elsewhere = this.registry.activeJob(project.project_id, resolved.commit);
+    if (elsewhere && elsewhere.owner_pid !== null && elsewhere.owner_pid !== Deno.pid) {
+      if (processAlive(this.registry.home, elsewhere.owner_pid)) {
+        throw new CruxeError(
+          "index_in_progress",
+          `Another Cruxe process (pid ${elsewhere.owner_pid}) is indexing ${ref} (${resolved.commit}) of ` +
+            `${project.repo_root} (job ${elsewhere.job_id}); retry when it ends.`,
+          { job_id: elsewhere.job_id, progress_token: elsewhere.progress_token, owner_pid: elsewhere.owner_pid },
+        );
+      }
+    }
+    const existing = findRefStore(this.registry, project, resolved.commit);
+    if (existing && !opts.force) {
+      touchRefStore(existing.dir);
+      return { resolved, joined: false, existing };
+    }
+    return {
+      resolved,
+      active: this.launch(project, ref, { mode: opts.force ? "full" : "incremental", force: opts.force }, resolved),
+      joined: false,
+    };
+  }
+
+  /** The job building the store of `commit` of a project, if one runs here. */
+  activeRef(projectId: string, commit: string): ActiveJob | undefined {
+    return this.active.get(jobKey(projectId, commit));
+  }
+
+  /** Creates a job row and its worker, and starts it (the working tree's job, or with `gitRef` a ref's). */
+  private launch(
+    project: ProjectRow,
+    ref: string,
+    opts: { mode: "full" | "incremental"; force: boolean },
+    gitRef?: ResolvedRef,
+  ): ActiveJob {
     if (this.registry.readOnly) throw this.registry.readOnlyError();
     this.flushUnrecorded();
     try {
@@ -199,14 +316,19 @@ export class JobRunner {
     } catch (e) {
       throw asStorageError(e, this.registry.home, { home: this.registry.home });
     }
-    const job = this.registry.createJob({ job_id: newJobId(), project_id: project.project_id, ref, mode: opts.mode });
-    this.attempt(() => this.registry.setWorkspaceStatus(project.project_id, "indexing"));
+    const job = this.registry.createJob({
+      job_id: newJobId(),
+      project_id: project.project_id,
+      ref: gitRef ? refJobLabel(ref, gitRef.commit) : ref,
+      mode: opts.mode,
+    });
+    if (!gitRef) this.attempt(() => this.registry.setWorkspaceStatus(project.project_id, "indexing"));
     const worker = new Worker(JOB_WORKER_URL, { type: "module" });
     let resolveDone!: (j: JobRow) => void;
     const done = new Promise<JobRow>((r) => resolveDone = r);
     const parsers = new Map<number, Worker>();
-    const entry: ActiveJob = { job, project, done, last: null, worker, parsers };
-    this.active.set(project.project_id, entry);
+    const entry: ActiveJob = { job, project, done, last: null, worker, parsers, ...(gitRef ? { gitRef } : {}) };
+    this.active.set(jobKey(project.project_id, gitRef?.commit), entry);
     const finish: Finish = (summary, error, errorCode, errorData) =>
       this.finish(entry, resolveDone, summary, error, errorCode, errorData);
     worker.onmessage = (e: MessageEvent<JobWorkerOut>) => this.onWorkerMessage(entry, e.data, finish);
@@ -236,15 +358,21 @@ export class JobRunner {
         maxFullTextBytes: this.config.maxFullTextBytes,
         workers: this.config.workers,
         workerRecycleFiles: this.config.workerRecycleFiles,
+        ...(gitRef ? { gitRef, shareDirs: worktreeStoreDirs(this.registry, project) } : {}),
       },
     };
     worker.postMessage(msg);
-    return { active: entry, joined: false };
+    return entry;
   }
 
-  /** Asks a project's job to stop and waits until it has rolled back. */
+  /** Asks a project's jobs (its working tree's and its refs') to stop and waits until they have rolled back. */
   async cancel(projectId: string): Promise<void> {
-    const a = this.active.get(projectId);
+    const keys = [...this.active.keys()].filter((k) => k === projectId || k.startsWith(`${projectId}@`));
+    await Promise.all(keys.map((k) => this.cancelKey(k)));
+  }
+
+  private async cancelKey(key: string): Promise<void> {
+    const a = this.active.get(key);
     if (!a) return;
     a.worker.postMessage({ type: "cancel" } satisfies JobWorkerIn);
     const timeout = new Promise<null>((r) => setTimeout(() => r(null), 10_000));
@@ -254,7 +382,7 @@ export class JobRunner {
       this.attempt(() =>
         this.registry.updateJob(a.job.job_id, { status: "failed", error_message: "cancelled", finished_at: nowIso() })
       );
-      this.active.delete(projectId);
+      this.active.delete(key);
     }
   }
 

@@ -5,6 +5,8 @@
  */
 /// <reference lib="deno.worker" />
 import { type IndexOptions, runIndex } from "./indexer.ts";
+import { runRefIndex } from "./ref_index.ts";
+import type { ResolvedRef } from "./git.ts";
 import { type JobProgress, Registry } from "../state/registry.ts";
 import { nowIso } from "../state/db.ts";
 import { CruxeError, toCruxeError } from "../core/errors.ts";
@@ -16,7 +18,13 @@ import { type ParserEndpoint, type ParseResult, postTask, type SpawnParser } fro
 
 /** Messages the job runner sends. */
 export type JobWorkerIn =
-  | { type: "start"; jobId: string; home: string; options: Omit<IndexOptions, "cancelled" | "spawnParser"> }
+  | {
+    type: "start";
+    jobId: string;
+    home: string;
+    /** With `gitRef`, the job indexes that commit's tree from git objects into its ref store. */
+    options: Omit<IndexOptions, "cancelled" | "spawnParser"> & { gitRef?: ResolvedRef; shareDirs?: string[] };
+  }
   | { type: "cancel" }
   | { type: "parser"; slot: number; port: MessagePort }
   | { type: "parser-crashed"; slot: number; message: string };
@@ -91,8 +99,11 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
     registry = Registry.open(msg.home);
     record({ status: "running", started_at: nowIso() });
     let lastWrite = 0;
-    const summary = await runIndex(
-      { ...msg.options, cancelled: () => cancelled, spawnParser: spawnViaParent },
+    const { gitRef, shareDirs, ...options } = msg.options;
+    const run = { ...options, cancelled: () => cancelled, spawnParser: spawnViaParent };
+    const index = (p: (e: ProgressEvent) => void) =>
+      gitRef ? runRefIndex({ ...run, gitRef, shareDirs }, p) : runIndex(run, p);
+    const summary = await index(
       (event) => {
         const now = Date.now();
         if (now - lastWrite >= 500 || event.stage !== "parsing") {
@@ -123,7 +134,10 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
   } catch (err) {
     const store = indexPath(msg.options.projectDir);
     // A raw SQLite corruption error here comes from the project index (registry faults arrive as CruxeErrors).
-    if (!(err instanceof CruxeError) && isCorruption(err)) markDamaged(msg.options.projectDir, (err as Error).message);
+    // (A ref job's store is a build directory that is removed on failure: nothing to mark.)
+    if (!msg.options.gitRef && !(err instanceof CruxeError) && isCorruption(err)) {
+      markDamaged(msg.options.projectDir, (err as Error).message);
+    }
     const ce = toCruxeError(asStorageError(err, store, { home: msg.home, root: msg.options.root }));
     record({ status: "failed", error_message: ce.message, duration_ms: Date.now() - started, finished_at: nowIso() });
     self.postMessage({ type: "error", code: ce.code, message: ce.message, data: ce.data } satisfies JobWorkerOut);

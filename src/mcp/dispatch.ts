@@ -24,7 +24,8 @@ import { type NotificationSend, ProgressSink } from "./progress_notifier.ts";
 import type { ServerRuntime } from "./runtime.ts";
 import type { RoutedWorkspace } from "./workspace_router.ts";
 import { TOOLS } from "./tools/registry.ts";
-import { type ToolBody, type ToolContext, type ToolDef, workspaceArg } from "./tools/tool.ts";
+import { refArg, type ToolBody, type ToolContext, type ToolDef, workspaceArg } from "./tools/tool.ts";
+import { readViewFor, type RefRead, sessionRef } from "./ref_router.ts";
 
 /** What a transport knows about one `tools/call`. */
 export interface CallInfo {
@@ -33,6 +34,8 @@ export interface CallInfo {
   /** Sends a notification related to this call (on HTTP: onto the call's SSE stream). */
   sendNotification: NotificationSend;
   signal: AbortSignal;
+  /** The session the call belongs to, when the transport has one (stdio: `stdio`; HTTP: none). */
+  session?: string;
 }
 
 interface Compiled {
@@ -52,6 +55,7 @@ export class Dispatcher {
       const schema = def.input.extend({
         workspace: workspaceArg.optional(),
         ...(hasCompactForm(def.name) ? { verbose: verboseArg.optional() } : {}),
+        ...(def.indexGate && !("ref" in def.input.shape) ? { ref: refArg.optional() } : {}),
       });
       const json = z.toJSONSchema(schema, { io: "input" }) as Tool["inputSchema"];
       this.tools.set(def.name, {
@@ -77,6 +81,7 @@ export class Dispatcher {
       });
     }
     let project: ProjectRow | null = null;
+    let read: RefRead | null = null;
     let leave = () => {};
     try {
       if (this.rt.shuttingDown) {
@@ -91,9 +96,17 @@ export class Dispatcher {
       leave = this.rt.router.enter(project.project_id);
       this.rt.live.use(project);
       const { verbose, ...routedArgs } = args;
-      const full = await this.run(tool.def, routedArgs, route, call);
+      if (tool.def.indexGate) {
+        // Without a ref (argument or session default) the working tree answers as it always did.
+        const ref = typeof args.ref === "string" ? args.ref : sessionRef(this.rt, call.session, project.project_id);
+        if (ref !== undefined) read = await readViewFor(this.rt, project, ref);
+        if (!("ref" in tool.def.input.shape)) delete routedArgs.ref;
+      }
+      const full = read && !read.live
+        ? await this.runOnRef(tool.def, routedArgs, route, call, read)
+        : await this.run(tool.def, routedArgs, route, call);
       const body = verbose === true ? full : compactAnswer(tool.def.name, full);
-      const metadata = this.metadata(route.project, body.truncated === true);
+      const metadata = this.metadata(route.project, body.truncated === true, read);
       // A multi-repo answer (scope/repo) knows when one of its repositories was still indexing, or when it
       // cut something (ask_code's answer); partial outranks truncated, which outranks complete.
       const own = body.meta?.result_completeness;
@@ -103,8 +116,9 @@ export class Dispatcher {
       return successResult(body, metadata);
     } catch (err) {
       // A damaged or unusable index answers with its registry code (and marks the project), never internal_error.
-      const fault = project ? this.rt.readers.fault(project, err) : err;
-      return errorResult(fault, project ? this.metadata(project, false) : unroutedMetadata());
+      const refView = read && !read.live ? read.view : undefined;
+      const fault = project ? this.rt.readers.fault(project, err, refView) : err;
+      return errorResult(fault, project ? this.metadata(project, false, read) : unroutedMetadata());
     } finally {
       leave();
     }
@@ -141,6 +155,7 @@ export class Dispatcher {
       activeJob: () => undefined,
       progress: null,
       signal: call.signal,
+      session: call.session,
     };
     const { workspace: _ws, ...toolArgs } = args;
     return await def.handler(toolArgs, ctx);
@@ -165,18 +180,11 @@ export class Dispatcher {
         ? new ProgressSink(rt.runner, call.progressToken, call.sendNotification)
         : null,
       signal: call.signal,
+      session: call.session,
     };
     const { workspace: _ws, ...toolArgs } = args;
     if (!def.indexGate) return await def.handler(toolArgs, ctx);
     const view = ctx.view();
-    if (typeof args.ref === "string" && view.ref && args.ref !== view.ref) {
-      throw new CruxeError(
-        "ref_not_indexed",
-        `Ref ${args.ref} is not indexed for ${route.project.repo_root} (indexed: ${view.ref}). Cruxe indexes the ` +
-          "checked-out working tree; check out that ref and call sync_repo.",
-        { requested_ref: args.ref, indexed_ref: view.ref },
-      );
-    }
     const active = ctx.activeJob();
     if (active && view.schemaStatus === "not_indexed") {
       // First index still running: answer at once with what exists (nothing yet) and how to follow it
@@ -205,9 +213,52 @@ export class Dispatcher {
     return rt.live.dropDeleted(route.project, (body ?? await def.handler(toolArgs, ctx)) as Record<string, unknown>);
   }
 
-  /** Protocol v1 metadata for a project as it is now. */
-  metadata(project: ProjectRow, truncated: boolean): ProtocolMetadata {
+  /**
+   * Runs an index-reading tool on a git ref's store: an immutable snapshot,
+   * so no first-index gate, no read-your-writes wait and no live deletions apply.
+   */
+  private async runOnRef(
+    def: ToolDef,
+    args: Record<string, unknown>,
+    route: RoutedWorkspace,
+    call: CallInfo,
+    read: RefRead,
+  ): Promise<ToolBody> {
     const rt = this.rt;
+    const ctx: ToolContext = {
+      runtime: rt,
+      routed: true,
+      route,
+      view: () => read.view,
+      db: () => requireIndex(read.view),
+      activeJob: () => undefined,
+      progress: null,
+      signal: call.signal,
+      session: call.session,
+    };
+    const { workspace: _ws, ...toolArgs } = args;
+    const view = read.view;
+    if (rt.readerPool.accepts(def.name) && !view.readOnly && view.db && view.schemaStatus === "compatible") {
+      const body = await rt.readerPool.run(def.name, toolArgs, view.storePath);
+      if (body) return body;
+    }
+    return await def.handler(toolArgs, ctx);
+  }
+
+  /** Protocol v1 metadata for a project as it is now (for an answer from a ref's store: that store's). */
+  metadata(project: ProjectRow, truncated: boolean, read: RefRead | null = null): ProtocolMetadata {
+    const rt = this.rt;
+    if (read && !read.live) {
+      return buildMetadata({
+        freshness_status: read.stale ? "stale" : "fresh",
+        indexing_status: "ready",
+        result_completeness: truncated ? "truncated" : "complete",
+        ref: read.ref,
+        ref_commit: read.commit,
+        schema_status: read.view.schemaStatus,
+        ...(read.stale ? { warnings: [read.stale] } : {}),
+      });
+    }
     const view = rt.readers.view(project);
     // A job another live Cruxe process runs on this project counts as much as one of ours.
     const active = rt.runner.activeFor(project.project_id) ?? jobElsewhere(rt.registry, project.project_id);

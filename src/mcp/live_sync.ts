@@ -143,7 +143,7 @@ export class LiveSync {
     this.timing = options.timing ?? DEFAULT_WATCH_TIMING;
     this.rywMs = options.readYourWritesMs ?? READ_YOUR_WRITES_MS;
     this.offJobs = deps.runner.subscribe((e) => {
-      if (e.type === "end") this.onJobEnd(e);
+      if (e.type === "end" && !e.gitRef) this.onJobEnd(e); // a ref's job leaves the working tree's index as it was
     });
     deps.freshness.onStale = (id) => {
       const st = this.states.get(id);

@@ -21,6 +21,11 @@ export interface SessionOptions {
    * the SSE stream of the call that asked for it.
    */
   jobProgress: boolean;
+  /**
+   * The key of state kept per session (`switch_ref`'s default ref). stdio
+   * serves one session per process (`stdio`); HTTP is stateless and has none.
+   */
+  session?: string;
 }
 
 const INSTRUCTIONS = "Cruxe answers code-navigation questions from a local index: locate_symbol for definitions, " +
@@ -55,6 +60,7 @@ export function createProtocolServer(rt: ServerRuntime, dispatcher: Dispatcher, 
         progressToken: req.params._meta?.progressToken,
         sendNotification: (n: ProgressNotification) => extra.sendNotification(n),
         signal: extra.signal,
+        session: opts.session,
       }),
   );
   server.fallbackRequestHandler = (req) => {

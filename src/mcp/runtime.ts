@@ -47,6 +47,8 @@ export class ServerRuntime {
   /** The optional semantic layer's embedding passes (null when no embeddings endpoint is configured). */
   readonly embedder: EmbedRunner | null;
   readonly startedAt = Date.now();
+  /** Default refs chosen with `switch_ref`, by session and project (see `ref_router.ts`). */
+  readonly sessionRefs = new Map<string, string>();
   /** Set when shutdown begins: new calls are refused. */
   shuttingDown = false;
   private offJobs: () => void;
@@ -79,7 +81,7 @@ export class ServerRuntime {
     this.offJobs = this.runner.subscribe((e) => {
       if (e.type === "end") this.readers.invalidate(e.project.project_id);
       // Chunk vectors follow a published index (the lexical answer never waits for them).
-      if (e.type === "end" && e.job.status === "published") this.embedChunks(e.project);
+      if (e.type === "end" && e.job.status === "published" && !e.gitRef) this.embedChunks(e.project);
     });
   }
 

@@ -223,6 +223,7 @@ export class WorkspaceRouter {
   async evict(projectId: string, path: string): Promise<void> {
     await this.runner.cancel(projectId);
     this.readers.invalidate(projectId);
+    this.readers.invalidateRefs(projectId);
     this.hooks.onEvicted?.(projectId);
     try {
       Deno.removeSync(this.registry.projectDir(projectId), { recursive: true });

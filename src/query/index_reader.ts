@@ -3,7 +3,7 @@
  * reopened after a job publishes. Readers only ever see committed data.
  * Requires `--allow-read` on the store.
  */
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import type { Db } from "../state/db.ts";
 import { getMeta } from "../state/db.ts";
 import { existsSync } from "node:fs";
@@ -35,6 +35,8 @@ export interface IndexView {
   problem?: string;
   /** Set when the store cannot be written: the index answers read-only and cannot be synced. */
   readOnly?: StorageReason;
+  /** Set for the store of a git ref (an immutable snapshot of `commit`), absent for the working tree's. */
+  gitRef?: { ref: string; commit: string; kind: string };
 }
 
 /** Caches read connections by project. */
@@ -48,11 +50,23 @@ export class IndexReaders {
    * another process replaced the file or found it damaged).
    */
   view(project: ProjectRow): IndexView {
-    const cached = this.views.get(project.project_id);
+    return this.viewAt(project.project_id, project, this.registry.projectDir(project.project_id));
+  }
+
+  /**
+   * The view of one ref store of a project (its directory under the
+   * project's `refs/`, named by commit id), cached like the working tree's.
+   */
+  refView(project: ProjectRow, storeDir: string): IndexView {
+    return this.viewAt(`${project.project_id}@${basename(storeDir)}`, project, storeDir, true);
+  }
+
+  private viewAt(key: string, project: ProjectRow, dir: string, immutable = false): IndexView {
+    const cached = this.views.get(key);
     if (cached && this.current(cached)) return cached;
-    if (cached) this.invalidate(project.project_id);
-    const storeId = storeIdentity(indexPath(this.registry.projectDir(project.project_id)));
-    const { db, status, current, problem, readOnly } = openIndexForRead(this.registry.projectDir(project.project_id));
+    if (cached) this.invalidate(key);
+    const storeId = storeIdentity(indexPath(dir));
+    const { db, status, current, problem, readOnly } = openIndexForRead(dir, { immutable });
     const meta = (k: string) => {
       if (!db || status !== "compatible") return null;
       try {
@@ -73,22 +87,29 @@ export class IndexReaders {
       publishedAtMs: meta("published_at_ms") === null ? null : Number(meta("published_at_ms")),
       fileCount: Number(meta("file_count") ?? 0),
       symbolCount: Number(meta("symbol_count") ?? 0),
-      storePath: indexPath(this.registry.projectDir(project.project_id)),
+      storePath: indexPath(dir),
       storeId,
       ...(problem ? { problem } : {}),
-      ...(readOnly || this.registry.readOnly ? { readOnly: readOnly ?? this.registry.readOnly! } : {}),
+      ...(!immutable && (readOnly || this.registry.readOnly) ? { readOnly: readOnly ?? this.registry.readOnly! } : {}),
     };
-    this.views.set(project.project_id, view);
+    const commit = meta("ref_commit");
+    if (commit) view.gitRef = { ref: meta("ref_name") ?? commit, commit, kind: meta("ref_kind") ?? "commit" };
+    this.views.set(key, view);
     return view;
   }
 
-  /** Forgets a project's view (after a publish, a reset or an eviction). */
-  invalidate(projectId: string): void {
-    const v = this.views.get(projectId);
-    this.views.delete(projectId);
+  /** Forgets a project's view (after a publish, a reset or an eviction); `key` may also name a ref store's view. */
+  invalidate(key: string): void {
+    const v = this.views.get(key);
+    this.views.delete(key);
     try {
       v?.db?.close();
     } catch { /* already closed */ }
+  }
+
+  /** Forgets a project's views of its ref stores (before they are evicted or the project is dropped). */
+  invalidateRefs(projectId: string): void {
+    for (const k of [...this.views.keys()]) if (k.startsWith(`${projectId}@`)) this.invalidate(k);
   }
 
   /** False when the file under a cached view was replaced, or another process marked it damaged. */
@@ -138,12 +159,18 @@ export class IndexReaders {
    * storage fault is `storage_unavailable` naming the file; anything else is
    * returned unchanged.
    */
-  fault(project: ProjectRow, err: unknown): unknown {
+  fault(project: ProjectRow, err: unknown, view?: IndexView): unknown {
     if (err instanceof CruxeError) return err;
     const reason = storageReason(err);
     if (!reason) return err;
-    const path = indexPath(this.registry.projectDir(project.project_id));
+    const path = view?.storePath ?? indexPath(this.registry.projectDir(project.project_id));
     const detail = err instanceof Error ? err.message : String(err);
+    if (reason === "corrupt" && view?.gitRef) {
+      // A damaged ref store is marked on its own (re-indexing the ref with force rebuilds it).
+      markDamaged(dirname(path), detail);
+      this.invalidate(`${project.project_id}@${view.gitRef.commit}`);
+      return corruptIndex(path, project.repo_root, detail);
+    }
     if (reason === "corrupt") {
       this.markCorrupt(project, detail);
       return corruptIndex(path, project.repo_root, detail);

@@ -42,12 +42,13 @@ export function indexingStatus(
 
 /**
  * The job another live Cruxe process (a server, a CLI run) is running on a
- * project, from the registry it records progress in; undefined when none.
+ * project's working tree (or, with `commit`, on the store of that commit),
+ * from the registry it records progress in; undefined when none.
  */
-export function jobElsewhere(registry: Registry, projectId: string): JobRow | undefined {
+export function jobElsewhere(registry: Registry, projectId: string, commit?: string): JobRow | undefined {
   let row: JobRow | null;
   try {
-    row = registry.activeJob(projectId);
+    row = registry.activeJob(projectId, commit);
   } catch {
     return undefined; // a registry that cannot be read has no job to show; the caller's own read says why
   }

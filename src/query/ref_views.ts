@@ -13,7 +13,7 @@ import { CruxeError } from "../core/errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import type { RefView } from "../state/ref_view.ts";
 import { readRepoFile } from "../state/safe_open.ts";
-import { gitMergeBase, isSafeRevision } from "../index/git.ts";
+import { checkRefName, gitMergeBase } from "../index/git.ts";
 import { type IndexView, requireIndex } from "./index_reader.ts";
 
 /** What a ref is resolved against: the project, and its live working-tree index. */
@@ -31,9 +31,6 @@ export interface RefSource {
   indexedRef?(ref: string): Promise<RefView | null>;
 }
 
-/** Longest ref name accepted. */
-export const MAX_REF_CHARS = 256;
-
 /**
  * A ref input: trimmed, a revision git can take and that cannot be read as
  * an option (`-…`), a range, a path or a glob; else `invalid_input` naming
@@ -46,14 +43,7 @@ export function parseRef(value: unknown, field: string, required = false): strin
   }
   if (typeof value !== "string") throw new CruxeError("invalid_input", `${field} must be a string`, { field });
   const ref = value.trim();
-  if (ref.length > MAX_REF_CHARS || !isSafeRevision(ref)) {
-    throw new CruxeError(
-      "invalid_input",
-      `${field} ${JSON.stringify(ref.slice(0, 100))} is not a ref name (a branch, tag or commit id; it may not ` +
-        "start with '-' or contain whitespace, '..', ':', '*', '?', '[' or '\\\\')",
-      { field },
-    );
-  }
+  checkRefName(ref, field);
   return ref;
 }
 

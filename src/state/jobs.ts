@@ -48,11 +48,13 @@ export interface IndexSummary {
 
 /** What listeners hear about a job. */
 export type JobEvent =
-  | { type: "progress"; job: JobRow; project: ProjectRow; event: ProgressEvent }
+  | { type: "progress"; job: JobRow; project: ProjectRow; event: ProgressEvent; gitRef?: ActiveJob["gitRef"] }
   | {
     type: "end";
     job: JobRow;
     project: ProjectRow;
+    /** Set when the job indexed a git ref into its own store (the working tree's index did not change). */
+    gitRef?: ActiveJob["gitRef"];
     summary: IndexSummary | null;
     error: string | null;
     /** Registry code of the failure (e.g. `index_incompatible`), when the job failed. */
@@ -72,4 +74,6 @@ export interface ActiveJob {
   parsers: Map<number, Worker>;
   /** Why the job failed (set when it ends failed): its registry error. */
   error?: CruxeError;
+  /** Set for a job indexing a git ref into its own store (not the working tree). */
+  gitRef?: { ref: string; commit: string; kind: string };
 }

@@ -120,9 +120,10 @@ export interface IndexReadOpen {
  * Opens a project index for reading. Returns null when no index exists yet.
  * Throws nothing: an unreadable or damaged file is reported through `status`
  * (`corrupt_manifest` with `problem`). In a directory this process cannot
- * write, the index is opened read-only (`readOnly`).
+ * write, the index is opened read-only (`readOnly`). An `immutable` store
+ * (a published ref store) is always opened read-only and never reports `readOnly`.
  */
-export function openIndexForRead(projectDir: string): IndexReadOpen {
+export function openIndexForRead(projectDir: string, opts: { immutable?: boolean } = {}): IndexReadOpen {
   const p = indexPath(projectDir);
   if (!existsSync(p)) return { db: null, status: "not_indexed", current: 0 };
   const marked = damagedMarker(projectDir);
@@ -130,9 +131,14 @@ export function openIndexForRead(projectDir: string): IndexReadOpen {
   let db: Db;
   let readOnly: StorageReason | undefined;
   try {
-    const opened = openOrSnapshot(p);
-    db = opened.db;
-    readOnly = unwritable(p) ?? opened.snapshot ?? undefined;
+    if (opts.immutable) {
+      // A store no one writes again (a published ref store) is opened read-only, so reading never changes it.
+      db = openDb(p, { readOnly: true });
+    } else {
+      const opened = openOrSnapshot(p);
+      db = opened.db;
+      readOnly = unwritable(p) ?? opened.snapshot ?? undefined;
+    }
     const problem = missingTables(db);
     if (problem) {
       db.close();
@@ -456,6 +462,28 @@ export class IndexWriter {
       );
       s.insChunkFts.run(Number(r.lastInsertRowid), c.content + "\n" + c.ftsExtra, f.fileFts.path);
     }
+  }
+
+  /**
+   * Replaces the git blob id of every file (`file_blobs`, kept only by stores
+   * built from git objects; the table is created on first use).
+   */
+  writeBlobIds(blobs: ReadonlyMap<string, string>): void {
+    this.db.exec("CREATE TABLE IF NOT EXISTS file_blobs(path TEXT PRIMARY KEY, blob TEXT NOT NULL) WITHOUT ROWID");
+    this.db.exec("DELETE FROM file_blobs");
+    const ins = this.db.prepare("INSERT INTO file_blobs(path, blob) VALUES (?, ?)");
+    for (const [path, blob] of blobs) ins.run(path, blob);
+  }
+
+  /**
+   * For a store no one else opens until it is published by renaming it into
+   * place (a ref store being built): the rollback journal stays in memory
+   * and nothing is synced to disk, since a failed or interrupted build is
+   * thrown away whole. Must be called outside a transaction.
+   */
+  useScratchJournal(): void {
+    this.db.exec("PRAGMA journal_mode=MEMORY");
+    this.db.exec("PRAGMA synchronous=OFF");
   }
 
   /** How many files and symbols the index holds now (inside the write, before publishing). */

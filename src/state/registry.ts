@@ -90,6 +90,17 @@ interface GuardedStatement {
   all(...args: (string | number | null)[]): unknown[];
 }
 
+/**
+ * The `ref` a job indexing a git ref records: its name and commit, so it is
+ * never taken for a job on the working tree (whose `ref` is a branch name).
+ */
+export function refJobLabel(name: string, commit: string): string {
+  return `${name}@${commit}`;
+}
+
+/** What `refJobLabel` writes, for SHA-1 and SHA-256 repositories. */
+const REF_JOB_GLOBS = [`*@${"[0-9a-f]".repeat(40)}`, `*@${"[0-9a-f]".repeat(64)}`];
+
 /** Handle on the registry database. */
 export class Registry {
   readonly db: Db;
@@ -292,10 +303,17 @@ export class Registry {
     );
   }
 
-  activeJob(projectId: string): JobRow | null {
+  /**
+   * The latest queued or running job of a project's working tree, or with
+   * `commit` of the store of that commit (whatever ref name it was asked by).
+   */
+  activeJob(projectId: string, commit?: string): JobRow | null {
+    const which = commit === undefined ? "NOT (ref GLOB ? OR ref GLOB ?)" : "ref GLOB ?";
+    const args = commit === undefined ? REF_JOB_GLOBS : [`*@${commit}`];
     return (this.sql(
-      "SELECT * FROM index_jobs WHERE project_id = ? AND status IN ('queued','running') ORDER BY created_at DESC LIMIT 1",
-    ).get(projectId) as JobRow | undefined) ?? null;
+      `SELECT * FROM index_jobs WHERE project_id = ? AND ${which} AND status IN ('queued','running')
+       ORDER BY created_at DESC LIMIT 1`,
+    ).get(projectId, ...args) as JobRow | undefined) ?? null;
   }
 
   recentJobs(projectId: string, limit = 5): JobRow[] {

@@ -1,7 +1,7 @@
 /** `cruxe index` and `cruxe sync`: run one index job in the foreground with a progress bar. */
 import type { CliContext } from "../context.ts";
 import { projectForPath } from "../project_arg.ts";
-import { JobRunner } from "../../index/job_runner.ts";
+import { isLiveRef, JobRunner } from "../../index/job_runner.ts";
 import { ProgressBar } from "../progress_bar.ts";
 import { printJson } from "../output.ts";
 import { describeEmptyScan, describeSkipped } from "../explain.ts";
@@ -35,7 +35,30 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
       errorData = e.errorData ?? {};
     }
   });
-  const { active } = runner.start(project, { mode: o.mode, force: o.force, ref: o.ref });
+  let active;
+  let gitRef = null;
+  if (o.ref !== undefined && !isLiveRef(project, o.ref)) {
+    const started = await runner.startRef(project, o.ref, { force: o.force });
+    gitRef = started.resolved;
+    if (started.existing) {
+      off();
+      const e = started.existing;
+      if (o.json) {
+        printJson({
+          project_id: project.project_id,
+          repo_root: project.repo_root,
+          ...refFacts(gitRef),
+          already_indexed: true,
+          totalFiles: e.fileCount,
+          totalSymbols: e.symbolCount,
+        });
+      } else {console.log(
+          `${o.ref} (${gitRef.kind} at ${gitRef.commit}) is already indexed: ${e.fileCount} files, ${e.symbolCount} symbols.`,
+        );}
+      return 0;
+    }
+    active = started.active!;
+  } else active = runner.start(project, { mode: o.mode, force: o.force, ref: o.ref }).active;
   const job = await active.done;
   off();
   bar.done();
@@ -47,11 +70,19 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
   }
   const s = summary as IndexSummary | null;
   if (o.json) {
-    printJson({ project_id: project.project_id, repo_root: project.repo_root, job_id: job.job_id, ref: job.ref, ...s });
+    printJson({
+      project_id: project.project_id,
+      repo_root: project.repo_root,
+      job_id: job.job_id,
+      ref: job.ref,
+      ...(gitRef ? refFacts(gitRef) : {}),
+      ...s,
+    });
   } else if (s) {
     const secs = (s.durationMs / 1000).toFixed(1);
     console.log(
-      `${s.mode === "full" ? "Indexed" : "Synced"} ${project.repo_root} (${job.ref}) in ${secs}s: ` +
+      `${s.mode === "full" ? "Indexed" : "Synced"} ${project.repo_root} (${gitRef?.ref ?? job.ref}` +
+        `${gitRef ? `, ${gitRef.kind} at ${gitRef.commit}, from git objects` : ""}) in ${secs}s: ` +
         `${s.filesIndexed} files parsed, ${s.symbols} symbols; +${s.added} ~${s.modified} -${s.deleted} ` +
         `renamed ${s.renamed}, unchanged ${s.unchanged}. Index: ${s.totalFiles} files, ${s.totalSymbols} symbols.`,
     );
@@ -66,4 +97,9 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
     }
   }
   return 0;
+}
+
+/** The ref facts a `--ref` run prints. */
+function refFacts(r: { ref: string; commit: string; kind: string }) {
+  return { ref: r.ref, commit: r.commit, ref_kind: r.kind };
 }

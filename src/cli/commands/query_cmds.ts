@@ -16,6 +16,7 @@ import { getSymbolHierarchy, type TypeNode } from "../../query/symbol_hierarchy.
 import { findRelatedSymbols } from "../../query/related_symbols.ts";
 import { getCodeContext } from "../../query/code_context.ts";
 import type { Db } from "../../state/db.ts";
+import { readViewFor, type RefRead } from "../../mcp/ref_router.ts";
 
 /** Arguments shared by the query commands. */
 export interface QueryArgs {
@@ -27,17 +28,27 @@ export interface QueryArgs {
   flags: Record<string, string | undefined>;
 }
 
-/** Runs `fn` on the index of the workspace the command names (default: the one containing the current directory). */
-export function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) => T): T {
+/**
+ * Runs `fn` on the index of the workspace the command names (default: the
+ * one containing the current directory), of its `--ref` when one is given
+ * (the working tree otherwise; see the MCP tools' `ref`).
+ */
+export async function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) => T): Promise<T> {
   const project = projectForPath(ctx.registry, a.workspace ?? userCwd(), false);
   const readers = new IndexReaders(ctx.registry);
+  let read: RefRead | null = null;
   try {
-    const r = fn(requireIndex(readers.view(project)));
+    read = await readViewFor({ registry: ctx.registry, readers }, project, a.flags.ref);
+    const r = fn(requireIndex(read.view));
     // Say which project answered: from a checkout or a subdirectory it is not always the obvious one.
-    if (!a.json) console.log(`${a.command} in ${project.name} (${project.repo_root}):`);
+    if (!a.json) {
+      const at = read.live ? "" : ` at ${read.ref} (${read.commit})`;
+      console.log(`${a.command} in ${project.name} (${project.repo_root})${at}:`);
+      if (read.stale) console.log(`stale: ${read.stale}`);
+    }
     return r;
   } catch (e) {
-    throw readers.fault(project, e);
+    throw readers.fault(project, e, read && !read.live ? read.view : undefined);
   } finally {
     readers.closeAll();
   }
@@ -46,7 +57,7 @@ export function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) => T): 
 const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
 
 /** The query commands by name. */
-const QUERY_COMMANDS = new Map<string, (ctx: CliContext, a: QueryArgs) => number>([
+const QUERY_COMMANDS = new Map<string, (ctx: CliContext, a: QueryArgs) => Promise<number>>([
   ["search", searchCommand],
   ["locate", locateCommand],
   ["outline", outlineCommand],
@@ -56,15 +67,15 @@ const QUERY_COMMANDS = new Map<string, (ctx: CliContext, a: QueryArgs) => number
 ]);
 
 /** Runs one query command; returns the exit code (2 for a name that is no query command). */
-export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): number {
+export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): Promise<number> {
   const run = QUERY_COMMANDS.get(cmd);
-  return run ? run(ctx, a) : 2;
+  return run ? run(ctx, a) : Promise.resolve(2);
 }
 
 /** `cruxe search`: ranked code hits for a query. */
-function searchCommand(ctx: CliContext, a: QueryArgs): number {
+async function searchCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
   const f = a.flags;
-  const r = withIndex(
+  const r = await withIndex(
     ctx,
     a,
     (db) =>
@@ -89,9 +100,9 @@ function searchCommand(ctx: CliContext, a: QueryArgs): number {
 }
 
 /** `cruxe locate`: where a symbol is defined. */
-function locateCommand(ctx: CliContext, a: QueryArgs): number {
+async function locateCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
   const f = a.flags;
-  const r = withIndex(
+  const r = await withIndex(
     ctx,
     a,
     (db) => locateSymbol(db, { name: a.text, kind: f.kind, language: f.lang, limit: num(f.limit) }),
@@ -109,9 +120,9 @@ function locateCommand(ctx: CliContext, a: QueryArgs): number {
 }
 
 /** `cruxe outline`: the symbols of a file, nested. */
-function outlineCommand(ctx: CliContext, a: QueryArgs): number {
+async function outlineCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
   const f = a.flags;
-  const r = withIndex(
+  const r = await withIndex(
     ctx,
     a,
     (db) => getFileOutline(db, { path: a.text, depth: f.depth as "top" | "all" | undefined }),
@@ -129,9 +140,9 @@ function outlineCommand(ctx: CliContext, a: QueryArgs): number {
 }
 
 /** `cruxe hierarchy`: what contains a symbol (or what it contains) and its type hierarchy. */
-function hierarchyCommand(ctx: CliContext, a: QueryArgs): number {
+async function hierarchyCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
   const f = a.flags;
-  const r = withIndex(ctx, a, (db) =>
+  const r = await withIndex(ctx, a, (db) =>
     getSymbolHierarchy(db, {
       symbol_name: a.text,
       path: f.path,
@@ -168,9 +179,9 @@ function hierarchyCommand(ctx: CliContext, a: QueryArgs): number {
 }
 
 /** `cruxe related`: symbols related to one. */
-function relatedCommand(ctx: CliContext, a: QueryArgs): number {
+async function relatedCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
   const f = a.flags;
-  const r = withIndex(ctx, a, (db) =>
+  const r = await withIndex(ctx, a, (db) =>
     findRelatedSymbols(db, {
       symbol_name: a.text,
       path: f.path,
@@ -189,9 +200,9 @@ function relatedCommand(ctx: CliContext, a: QueryArgs): number {
 }
 
 /** `cruxe context`: code for a question within a token budget. */
-function contextCommand(ctx: CliContext, a: QueryArgs): number {
+async function contextCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
   const f = a.flags;
-  const r = withIndex(ctx, a, (db) =>
+  const r = await withIndex(ctx, a, (db) =>
     getCodeContext(db, {
       query: a.text,
       max_tokens: num(f["max-tokens"]),

@@ -10,6 +10,7 @@ import { printJson } from "../output.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { compareRefs, diffRefs } from "../../query/ref_compare.ts";
 import type { RefSource } from "../../query/ref_views.ts";
+import { refSourceFor } from "../../mcp/ref_router.ts";
 import type { DiffContextResult, RefSide } from "../../query/diff_context.ts";
 import type { SymbolChange } from "../../query/_symbol_change.ts";
 
@@ -43,11 +44,13 @@ async function withRefSource<T>(
   const project = projectForPath(ctx.registry, workspace, false);
   const readers = new IndexReaders(ctx.registry);
   try {
-    return await fn({
+    const src = refSourceFor(
+      { registry: ctx.registry, readers },
       project,
-      working: () => readers.view(project),
-      maxFileBytes: ctx.config.maxFileBytes,
-    }, `${project.name} (${project.repo_root})`);
+      () => readers.view(project),
+      ctx.config.maxFileBytes,
+    );
+    return await fn(src, `${project.name} (${project.repo_root})`);
   } catch (e) {
     throw readers.fault(project, e);
   } finally {

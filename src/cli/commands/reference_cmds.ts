@@ -12,10 +12,10 @@ import { type QueryArgs, withIndex } from "./query_cmds.ts";
 const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
 
 /** Runs `refs` or `callgraph`; returns the exit code. */
-export function runReferenceCommand(ctx: CliContext, cmd: string, a: QueryArgs): number {
+export async function runReferenceCommand(ctx: CliContext, cmd: string, a: QueryArgs): Promise<number> {
   const f = a.flags;
   if (cmd === "refs") {
-    const r = withIndex(ctx, a, (db) =>
+    const r = await withIndex(ctx, a, (db) =>
       findReferences(db, {
         symbol_name: a.text,
         path: f.path,
@@ -41,7 +41,7 @@ export function runReferenceCommand(ctx: CliContext, cmd: string, a: QueryArgs):
     if (r.next_cursor) console.log(`more: --cursor ${r.next_cursor}`);
     return 0;
   }
-  const g = withIndex(ctx, a, (db) =>
+  const g = await withIndex(ctx, a, (db) =>
     getCallGraph(db, {
       symbol_name: a.text,
       path: f.path,

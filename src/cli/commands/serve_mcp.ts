@@ -148,7 +148,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
   try {
     if (o.transport === "stdio") {
       await Promise.race([
-        serveStdio(() => createProtocolServer(rt, dispatcher, { jobProgress: true }), undefined, prewarm),
+        serveStdio(
+          () => createProtocolServer(rt, dispatcher, { jobProgress: true, session: "stdio" }),
+          undefined,
+          prewarm,
+        ),
         stopped,
       ]);
     } else {

@@ -69,7 +69,7 @@ export async function runWatchCommand(ctx: CliContext, o: WatchCmdOptions): Prom
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   for (const s of signals) Deno.addSignalListener(s, stop);
   const off = rt.runner.subscribe((e) => {
-    if (e.type === "end" && e.project.project_id === project.project_id) console.log(syncLine(e, o.json));
+    if (e.type === "end" && !e.gitRef && e.project.project_id === project.project_id) console.log(syncLine(e, o.json));
   });
   try {
     if (rt.readers.view(project).schemaStatus !== "compatible") {

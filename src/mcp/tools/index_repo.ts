@@ -14,7 +14,10 @@ export const indexRepoTool = defineTool({
     `force: true when one reports index_incompatible. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     force: z.boolean().optional().describe("Re-process every file and rebuild an incompatible index. Default: false."),
-    ref: z.string().max(512).optional().describe("Branch/ref to index. Cruxe indexes the checked-out working tree."),
+    ref: z.string().max(512).optional().describe(
+      "Branch, tag, remote branch or commit to index from git objects into its own index (nothing is checked " +
+        "out; the same commit again is a no-op). Default: the working tree.",
+    ),
     wait: z.boolean().optional().describe("Keep the call open until the job ends. Default: false."),
   }),
   handler: function indexRepoHandler(args, ctx) {

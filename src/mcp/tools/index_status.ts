@@ -2,6 +2,8 @@
 import { z } from "zod";
 import { projectStatus } from "../../query/index_status.ts";
 import { defineTool } from "./tool.ts";
+import { isLiveRef } from "../../index/job_runner.ts";
+import { refStatus } from "../ref_router.ts";
 
 /** The index_status tool. */
 export const indexStatusTool = defineTool({
@@ -13,10 +15,14 @@ export const indexStatusTool = defineTool({
     "any interrupted-job recovery report, and how the index is kept live (watch: events, polling or off). Poll it after index_repo/sync_repo when you do not receive progress " +
     `notifications. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
-    ref: z.string().max(512).optional().describe("Branch/ref to report on. Default: the indexed ref."),
+    ref: z.string().max(512).optional().describe(
+      "Branch/ref to report on. Default: the working tree; another ref reports its own index (ready, indexing, " +
+        "not_indexed with the index_repo call to make).",
+    ),
   }),
-  handler: function indexStatusHandler(_args, ctx) {
+  handler: async function indexStatusHandler(args, ctx) {
     const rt = ctx.runtime;
+    if (!isLiveRef(ctx.route.project, args.ref)) return await refStatus(rt, ctx.route.project, args.ref!);
     // The optional semantic layer's embedding pass, when one ran in this server.
     const semantic = rt.embedder?.status(ctx.route.project.project_id);
     return {

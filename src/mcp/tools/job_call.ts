@@ -5,6 +5,9 @@
  */
 import type { ActiveJob } from "../../state/jobs.ts";
 import type { JobRow } from "../../state/registry.ts";
+import { isLiveRef, type RefStart } from "../../index/job_runner.ts";
+import { listRefStores } from "../../state/ref_stores.ts";
+import { refFields } from "../ref_router.ts";
 import type { ToolBody, ToolContext } from "./tool.ts";
 
 /** What index_repo / sync_repo ask for. */
@@ -34,9 +37,16 @@ function body(tool: JobCallRequest["tool"], row: JobRow, mode: string, count: nu
   return out;
 }
 
-/** Starts (or, right after a bootstrap, joins) the routed project's job and answers with the job's status. */
+/**
+ * Starts (or, right after a bootstrap, joins) the routed project's job and
+ * answers with the job's status. A `ref` other than the working tree's
+ * indexes that ref from git objects (`runRefCall`).
+ */
 export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise<ToolBody> {
   const { runtime, route } = ctx;
+  if (!isLiveRef(route.project, req.ref)) {
+    return await runRefCall(ctx, req, await runtime.runner.startRef(route.project, req.ref!, { force: req.force }));
+  }
   const mode = effectiveMode(ctx, req.force);
   const { active, joined } = runtime.runner.start(route.project, {
     mode,
@@ -46,6 +56,18 @@ export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise
     joinExisting: route.bootstrapped || (!req.force && runtime.live.startedRunningJob(route.project.project_id)),
   });
   if (!req.wait) return body(req.tool, active.job, mode, null, joined);
+  const final = await waitForJob(ctx, active);
+  if (!final) return body(req.tool, runtime.registry.getJob(active.job.job_id) ?? active.job, mode, null, joined);
+  const count = req.tool === "index_repo" ? ctx.view().fileCount : final.changed_files;
+  return body(req.tool, final, mode, final.status === "published" ? count : null, joined);
+}
+
+/**
+ * Follows a job to its end with progress to the caller's token; null when
+ * the call was cancelled first. A job that failed for a known reason (a full
+ * disk, a damaged store) throws that registry error.
+ */
+async function waitForJob(ctx: ToolContext, active: ActiveJob): Promise<JobRow | null> {
   const stop = ctx.progress?.follow(active);
   const aborted = new Promise<null>((resolve) => {
     if (ctx.signal.aborted) resolve(null);
@@ -53,11 +75,39 @@ export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise
   });
   const final = await Promise.race([active.done, aborted]);
   stop?.();
-  if (!final) return body(req.tool, runtime.registry.getJob(active.job.job_id) ?? active.job, mode, null, joined);
-  // A job that failed for a known reason (a full disk, a damaged store) answers with that registry error.
-  if (final.status === "failed" && active.error && active.error.code !== "internal_error") throw active.error;
-  const count = req.tool === "index_repo" ? ctx.view().fileCount : final.changed_files;
-  return body(req.tool, final, mode, final.status === "published" ? count : null, joined);
+  if (final?.status === "failed" && active.error && active.error.code !== "internal_error") throw active.error;
+  return final;
+}
+
+/**
+ * The answer of index_repo / sync_repo for a git ref: the resolved ref
+ * (`ref`, `commit`, `kind`) with the job's handles, or `already_indexed`
+ * when that commit's store exists (an immutable snapshot: nothing to do
+ * unless `force`).
+ */
+async function runRefCall(ctx: ToolContext, req: JobCallRequest, started: RefStart): Promise<ToolBody> {
+  const refBody = (extra: Record<string, unknown>) => ({ ...refFields(started.resolved), ...extra });
+  if (started.existing) {
+    return refBody({
+      job_id: null,
+      status: "published",
+      mode: "incremental",
+      already_indexed: true,
+      [req.tool === "index_repo" ? "file_count" : "changed_files"]: req.tool === "index_repo"
+        ? started.existing.fileCount
+        : 0,
+      symbol_count: started.existing.symbolCount,
+    });
+  }
+  const active = started.active!;
+  const final = req.wait ? await waitForJob(ctx, active) : null;
+  const row = final ?? ctx.runtime.registry.getJob(active.job.job_id) ?? active.job;
+  const dir = ctx.runtime.registry.projectDir(ctx.route.project.project_id);
+  const store = final?.status === "published"
+    ? listRefStores(dir).find((s) => s.commit === started.resolved.commit)
+    : undefined;
+  const count = req.tool === "index_repo" ? store?.fileCount ?? null : final?.changed_files ?? null;
+  return refBody(body(req.tool, row, row.mode, count, started.joined));
 }
 
 /** The active-job block used by health_check (same fields as index_status's). */

@@ -16,7 +16,10 @@ export const locateSymbolTool = defineTool({
     name: z.string().max(MAX_ARG_CHARS).describe("Symbol name to locate (plain or qualified)."),
     kind: z.string().max(64).optional().describe("Filter by kind: function, method, class, struct, interface, ..."),
     language: z.string().max(64).optional().describe("Filter by language id."),
-    ref: z.string().max(512).optional().describe("Branch/ref scope. Default: the indexed ref."),
+    ref: z.string().max(512).optional().describe(
+      "Branch, tag or commit to answer from (indexed with index_repo ref). Default: the session's default, " +
+        "else the working tree.",
+    ),
     limit: z.number().int().optional().describe("Max results. Default: 10."),
   }),
   handler: function locateSymbolHandler(args, ctx) {

@@ -22,6 +22,8 @@ import { explainRankingTool } from "./explain_ranking.ts";
 import { suggestFollowupQueriesTool } from "./suggest_followup_queries.ts";
 import { diffContextTool } from "./diff_context.ts";
 import { compareSymbolBetweenCommitsTool } from "./compare_symbol_between_commits.ts";
+import { listRefsTool } from "./list_refs.ts";
+import { switchRefTool } from "./switch_ref.ts";
 
 /** The tools, by name. */
 export const TOOLS: ToolDef[] = [
@@ -43,4 +45,6 @@ export const TOOLS: ToolDef[] = [
   suggestFollowupQueriesTool,
   diffContextTool,
   compareSymbolBetweenCommitsTool,
+  listRefsTool,
+  switchRefTool,
 ] as unknown as ToolDef[];

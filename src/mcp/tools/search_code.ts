@@ -1,5 +1,6 @@
 /** `search_code`: search symbols, code snippets and files with query-intent classification. */
 import { z } from "zod";
+import { CruxeError } from "../../core/errors.ts";
 import { searchCode, searchCodeInScope } from "../../query/search_code.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
 import { repoArg, scopeArg, scopeDeps, scopedSearch, scopeOfCall } from "./scope_args.ts";
@@ -20,7 +21,10 @@ export const searchCodeTool = defineTool({
     query: z.string().max(MAX_ARG_CHARS).describe("Symbol name, path, error string or natural language."),
     language: z.string().max(64).optional().describe("Filter by language id."),
     limit: z.number().int().optional().describe("Max results. Default: 10."),
-    ref: z.string().max(512).optional().describe("Branch/ref scope. Default: the indexed ref."),
+    ref: z.string().max(512).optional().describe(
+      "Branch, tag or commit to answer from (indexed with index_repo ref). Default: the session's default, " +
+        "else the working tree.",
+    ),
     path_prefix: z.string().max(4096).optional().describe("Only results under this directory (relative)."),
     ranking_explain_level: z.enum(["off", "basic", "full"]).optional().describe(
       "Include why each result ranked where it did. Default: off.",
@@ -37,11 +41,21 @@ export const searchCodeTool = defineTool({
   }),
   handler: async function searchCodeHandler(args, ctx) {
     if (args.scope !== undefined || args.repo !== undefined) {
+      if (ctx.view().gitRef) {
+        throw new CruxeError(
+          "invalid_input",
+          "ref cannot be combined with scope or repo: a multi-repository search reads each repository's working " +
+            "tree. Search one repository's ref with ref alone.",
+          { field: "ref" },
+        );
+      }
       return searchCodeInScope(scopeDeps(ctx), scopeOfCall(args, ctx), args, scopedSearch);
     }
     const { vector, ...input } = args;
     // Without the semantic layer (no endpoint, no client vector) nothing but the index is needed.
     if (vector === undefined && !semanticLayerOn(ctx)) return searchCode(ctx.db(), input);
+    // Chunk vectors follow the working tree's index: a git ref's store is searched lexically.
+    if (ctx.view().gitRef) return searchCode(ctx.db(), input);
     const db = ctx.db();
     const rt = ctx.runtime;
     const semantic = await semanticHits(db, rt.vectorStorePath(ctx.route.project), rt.config.embed, {

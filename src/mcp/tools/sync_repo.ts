@@ -14,7 +14,10 @@ export const syncRepoTool = defineTool({
     `Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     force: z.boolean().optional().describe("Re-process every file. Default: false (incremental)."),
-    ref: z.string().max(512).optional().describe("Branch/ref to sync. Cruxe indexes the checked-out working tree."),
+    ref: z.string().max(512).optional().describe(
+      "Branch, tag, remote branch or commit to index from git objects into its own index (nothing is checked " +
+        "out; the same commit again is a no-op). Default: the working tree.",
+    ),
     wait: z.boolean().optional().describe("Keep the call open until the job ends. Default: false."),
   }),
   handler: function syncRepoHandler(args, ctx) {

@@ -21,6 +21,12 @@ export const workspaceArg = z.string().min(1).max(4096).describe(
   "Absolute path of the repository to act on. Omit to use the server's default workspace.",
 );
 
+/** The `ref` argument every index-reading tool accepts (added by the dispatcher when the tool has none). */
+export const refArg = z.string().min(1).max(256).describe(
+  "Branch, tag, remote branch or commit to answer from. Omit for the session's default (the live working tree " +
+    "unless switch_ref changed it); another ref must be indexed first (index_repo with ref).",
+);
+
 /** What a handler receives besides its arguments. */
 export interface ToolContext {
   runtime: ServerRuntime;
@@ -37,6 +43,11 @@ export interface ToolContext {
   progress: ProgressSink | null;
   /** Aborted when the client cancels the call or the server shuts down. */
   signal: AbortSignal;
+  /**
+   * The calling session, for state kept per session (`switch_ref`): `stdio` for
+   * the stdio server; undefined over HTTP, which is stateless.
+   */
+  session?: string;
 }
 
 /**
@@ -58,7 +69,7 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   input: S;
   /**
    * Whether the dispatcher gates the call on the routed workspace's index:
-   * `true` checks `ref` against the indexed ref (`ref_not_indexed`) and, while
+   * `true` routes `ref` to the index of that ref (`ref_not_indexed`, `overlay_not_ready`) and, while
    * that workspace's first index is still being built, answers an empty
    * partial body instead of running the handler (tools that read the routed
    * index). `false` always runs the handler: jobs, status and health, and

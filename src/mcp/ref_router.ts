@@ -1,0 +1,208 @@
+/**
+ * Ref routing: which index a call reads. A call without `ref` reads the
+ * session's default (set by `switch_ref`; without one, the live working
+ * tree). `live` and the checked-out branch's name are the working tree; any
+ * other branch, tag, remote branch or commit is resolved to its commit and
+ * read from that commit's ref store. A ref with no store answers
+ * `ref_not_indexed` carrying the `index_repo` call that fixes it; a store
+ * still being built answers `overlay_not_ready` with its job's handles. A
+ * branch that moved since it was indexed is answered from its last indexed
+ * commit, marked `stale` with the fix.
+ * Requires `--allow-run=git` (resolving refs) and `--allow-read` on the store.
+ */
+import { existsSync } from "node:fs";
+import { CruxeError } from "../core/errors.ts";
+import { gitReadBlobs, gitResolveCommit, type ResolvedRef } from "../index/git.ts";
+import { findRefStore, isLiveRef, resolveProjectRef } from "../index/job_runner.ts";
+import { refFor } from "../index/project_setup.ts";
+import { type IndexReaders, type IndexView, requireIndex } from "../query/index_reader.ts";
+import { openRefView, type RefSource } from "../query/ref_views.ts";
+import { fileBlobIds } from "../state/read/file_blobs.ts";
+import { jobElsewhere } from "../query/index_status.ts";
+import { indexPath } from "../state/project_index.ts";
+import { listRefStores, refStoreDir, touchRefStore } from "../state/ref_stores.ts";
+import type { ProjectRow, Registry } from "../state/registry.ts";
+import type { ActiveJob } from "../state/jobs.ts";
+import type { ServerRuntime } from "./runtime.ts";
+
+/** A read view of one (workspace, ref): the same kind of handle the working tree's queries use. */
+export interface RefRead {
+  view: IndexView;
+  /** True for the live working tree (watched and synced), false for a ref store. */
+  live: boolean;
+  /** The ref label answers carry (`metadata.ref`). */
+  ref: string;
+  /** The commit answered from (ref stores only). */
+  commit?: string;
+  /** Set when the ref now points at another commit than the one its store holds: why, and the fix. */
+  stale?: string;
+}
+
+/** The key of a session's default ref for one project. */
+function sessionKey(session: string, projectId: string): string {
+  return `${session}\0${projectId}`;
+}
+
+/** The ref a session reads by default for `project` (undefined: the working tree). */
+export function sessionRef(rt: ServerRuntime, session: string | undefined, projectId: string): string | undefined {
+  return session === undefined ? undefined : rt.sessionRefs.get(sessionKey(session, projectId));
+}
+
+/** Sets (or with `undefined` clears) a session's default ref for `project`. */
+export function setSessionRef(rt: ServerRuntime, session: string, projectId: string, ref: string | undefined): void {
+  if (ref === undefined) rt.sessionRefs.delete(sessionKey(session, projectId));
+  else rt.sessionRefs.set(sessionKey(session, projectId), ref);
+}
+
+/** The `index_repo` call that indexes `ref` of `project` (what a `ref_not_indexed` answer tells the agent to run). */
+export function indexRefFix(project: ProjectRow, ref: string) {
+  return { tool: "index_repo", arguments: { workspace: project.repo_root, ref, wait: true } };
+}
+
+/** How often a ref store's use is recorded (its eviction order), at most. */
+const TOUCH_EVERY_MS = 60_000;
+const touched = new Map<string, number>();
+
+function noteUse(dir: string): void {
+  const now = Date.now();
+  if (now - (touched.get(dir) ?? 0) < TOUCH_EVERY_MS) return;
+  touched.set(dir, now);
+  touchRefStore(dir);
+}
+
+/** What `readViewFor` reads through: a server's runtime, or the CLI's registry and readers (no job runner). */
+export interface RefReadDeps {
+  registry: Registry;
+  readers: IndexReaders;
+  runner?: { activeRef(projectId: string, commit: string): ActiveJob | undefined };
+}
+
+/**
+ * The read view of `ref` of `project` (see the module comment); `ref`
+ * undefined or live reads the working tree. This is the one place a
+ * (workspace, ref) pair becomes an index to read: query tools, the CLI's
+ * query commands and the ref-comparing tools all come through it.
+ */
+export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: string | undefined): Promise<RefRead> {
+  if (isLiveRef(project, ref)) {
+    return { view: rt.readers.view(project), live: true, ref: refFor(project.repo_root, project.vcs_mode) };
+  }
+  const name = ref!;
+  const projectDir = rt.registry.projectDir(project.project_id);
+  // One git call on the usual path; without a commit, `resolveProjectRef` says why (unknown ref, not git).
+  const commit = (project.vcs_mode === "git" ? await gitResolveCommit(project.repo_root, name) : null) ??
+    (await resolveProjectRef(project, name)).commit;
+  const own = refStoreDir(projectDir, commit);
+  const dir = existsSync(indexPath(own)) ? own : findRefStore(rt.registry, project, commit)?.dir;
+  if (dir) {
+    noteUse(dir);
+    return { view: rt.readers.refView(project, dir), live: false, ref: name, commit };
+  }
+  const building = rt.runner?.activeRef(project.project_id, commit) ?? null;
+  const elsewhere = building ? null : jobElsewhere(rt.registry, project.project_id, commit);
+  if (building || elsewhere) {
+    const job = building?.job ?? elsewhere!;
+    throw new CruxeError(
+      "overlay_not_ready",
+      `Ref ${name} (${commit}) of ${project.repo_root} is still being indexed (job ${job.job_id}); retry when it ` +
+        "is published (follow the progress token or poll index_status).",
+      {
+        requested_ref: name,
+        commit,
+        job_id: job.job_id,
+        progress_token: job.progress_token,
+        estimated_completion_pct: building?.last?.percentage ?? job.estimated_completion_pct,
+      },
+    );
+  }
+  const previous = listRefStores(projectDir).find((s) => s.refName === name);
+  if (previous) {
+    noteUse(previous.dir);
+    return {
+      view: rt.readers.refView(project, previous.dir),
+      live: false,
+      ref: name,
+      commit: previous.commit,
+      stale: `${name} moved to ${commit} since it was indexed at ${previous.commit}; answers come from ` +
+        `${previous.commit}. Fix: index_repo {"ref": "${name}"}.`,
+    };
+  }
+  throw new CruxeError(
+    "ref_not_indexed",
+    `Ref ${name} (${commit}) of ${project.repo_root} is not indexed. Index it (from git objects; the working ` +
+      `tree is not touched) with index_repo {"ref": "${name}", "wait": true}, or \`cruxe index --ref ${name}\`.`,
+    { requested_ref: name, commit, fix: indexRefFix(project, name) },
+  );
+}
+
+/**
+ * What `index_status {ref}` answers for a git ref: its commit and kind, and
+ * whether its store is `ready` (with counts), `indexing` (with the job's
+ * handles and progress) or `not_indexed` (with the `index_repo` call that
+ * builds it).
+ */
+export async function refStatus(rt: ServerRuntime, project: ProjectRow, ref: string) {
+  const resolved = await resolveProjectRef(project, ref);
+  const store = findRefStore(rt.registry, project, resolved.commit);
+  const active = rt.runner.activeRef(project.project_id, resolved.commit);
+  const job = active?.job ?? jobElsewhere(rt.registry, project.project_id, resolved.commit);
+  return {
+    ...refFields(resolved),
+    state: store ? "ready" : job ? "indexing" : "not_indexed",
+    ...(store
+      ? { file_count: store.fileCount, symbol_count: store.symbolCount, last_indexed_at: store.lastIndexedAt }
+      : {}),
+    ...(job && !store
+      ? {
+        job: {
+          job_id: job.job_id,
+          progress_token: job.progress_token,
+          estimated_completion_pct: active?.last?.percentage ?? job.estimated_completion_pct,
+        },
+      }
+      : {}),
+    ...(store || job ? {} : { fix: indexRefFix(project, ref) }),
+  };
+}
+
+/** A resolved ref as answers show it. */
+export function refFields(r: ResolvedRef) {
+  return { ref: r.ref, commit: r.commit, kind: r.kind };
+}
+
+/**
+ * What the ref-comparing queries (`diff_context`, `compare_symbol_between_commits`) resolve refs against: the
+ * project's live index from `working`, and every indexed ref through `readViewFor` (so they answer
+ * `ref_not_indexed` and `overlay_not_ready` like every other tool). A git ref's files are read from the blobs
+ * its store recorded, never from the working tree.
+ */
+export function refSourceFor(
+  rt: RefReadDeps,
+  project: ProjectRow,
+  working: () => IndexView,
+  maxFileBytes?: number,
+): RefSource {
+  const live: RefSource = { project, working, maxFileBytes };
+  return {
+    ...live,
+    indexedRef: async (ref) => {
+      const read = await readViewFor(rt, project, ref);
+      if (read.live) return openRefView(live, undefined);
+      const db = requireIndex(read.view);
+      let blobs: Map<string, string> | null = null;
+      return {
+        db,
+        label: ref,
+        commitId: read.commit ?? null,
+        readFile: async (path) => {
+          blobs ??= fileBlobIds(db);
+          const oid = blobs.get(path);
+          if (!oid) return null;
+          let bytes: Uint8Array | null = null;
+          const ok = await gitReadBlobs(project.repo_root, [oid], (_oid, b) => bytes = b);
+          return ok ? bytes : null;
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/** `switch_ref`: change the ref the calling session's queries read by default. */
+import { z } from "zod";
+import { CruxeError } from "../../core/errors.ts";
+import { checkRefName } from "../../index/git.ts";
+import { isLiveRef, resolveProjectRef } from "../../index/job_runner.ts";
+import { refFor } from "../../index/project_setup.ts";
+import { listRefStores } from "../../state/ref_stores.ts";
+import { indexRefFix, refFields, sessionRef, setSessionRef } from "../ref_router.ts";
+import { defineTool } from "./tool.ts";
+
+/** The switch_ref tool. */
+export const switchRefTool = defineTool({
+  name: "switch_ref",
+  indexGate: false,
+  description: (languages) =>
+    "Make a ref (branch, tag, remote branch or commit) the default of every later query of this session on this " +
+    'workspace; "live" (or the checked-out branch) returns to the working tree. Says what changed and whether the ' +
+    "ref is indexed (if not, index it with the index_repo call given). Over stdio the session is the server " +
+    "process; HTTP is stateless, so there pass ref on each call instead. " +
+    `Indexed languages: ${languages.join(", ")}.`,
+  input: z.strictObject({
+    ref: z.string().min(1).max(256).describe('The new default ref; "live" for the working tree.'),
+  }),
+  handler: async function switchRefHandler(args, ctx) {
+    const session = ctx.session;
+    if (session === undefined) {
+      throw new CruxeError(
+        "invalid_input",
+        "switch_ref needs a session, and HTTP calls are stateless here: pass ref on each query call instead.",
+        { field: "ref", transport: "http" },
+      );
+    }
+    const project = ctx.route.project;
+    const current = refFor(project.repo_root, project.vcs_mode);
+    const previous = sessionRef(ctx.runtime, session, project.project_id) ?? current;
+    if (isLiveRef(project, args.ref)) {
+      setSessionRef(ctx.runtime, session, project.project_id, undefined);
+      return {
+        previous_ref: previous,
+        ref: current,
+        kind: "working_tree",
+        indexed: true,
+        changed: previous !== current,
+      };
+    }
+    checkRefName(args.ref);
+    const resolved = await resolveProjectRef(project, args.ref);
+    setSessionRef(ctx.runtime, session, project.project_id, args.ref);
+    const stores = listRefStores(ctx.runtime.registry.projectDir(project.project_id));
+    const indexed = stores.some((s) => s.commit === resolved.commit);
+    return {
+      previous_ref: previous,
+      ...refFields(resolved),
+      indexed,
+      changed: previous !== args.ref,
+      ...(indexed ? {} : {
+        fix: indexRefFix(project, args.ref),
+        message: `${args.ref} is not indexed yet: queries answer ref_not_indexed until index_repo {"ref": ` +
+          `"${args.ref}"} publishes it.`,
+      }),
+    };
+  },
+});

@@ -86,8 +86,10 @@ Deno.test("diff_context and compare_symbol_between_commits over MCP", async (t) 
     await t.step("a ref that is not indexed answers ref_not_indexed with the index_repo call", async () => {
       const e = errorOf(await call("diff_context", { base_ref: "main" }));
       assert.equal(e.code, "ref_not_indexed");
-      assert.deepEqual(e.data.fix, { tool: "index_repo", arguments: { workspace: p.repo_root, ref: "main" } });
-      assert.equal(e.data.indexed_ref, "feature");
+      assert.deepEqual(e.data.fix, {
+        tool: "index_repo",
+        arguments: { workspace: p.repo_root, ref: "main", wait: true },
+      });
       const c = errorOf(await call("compare_symbol_between_commits", { symbol_name: "scale", base_ref: "v0.9" }));
       assert.equal(c.code, "ref_not_indexed");
     });
@@ -113,6 +115,21 @@ Deno.test("diff_context and compare_symbol_between_commits over MCP", async (t) 
       assert.equal(m.result_completeness, "complete");
       const c = bodyOf(await call("compare_symbol_between_commits", { symbol_name: "scale", base_ref: "feature" }));
       assert.equal(c.status, "unchanged");
+      assert.match(c.signature_after as string, /factor/);
+    });
+
+    await t.step("an indexed git ref is compared with the working tree through the same ref routing", async () => {
+      const indexed = bodyOf(await call("index_repo", { ref: "main", wait: true }));
+      assert.equal(indexed.status, "published", JSON.stringify(indexed));
+      const r = bodyOf(await call("diff_context", { base_ref: "main" }));
+      assert.deepEqual(r.base, { ref: "main", commit_id: mainCommit });
+      const changes = r.changes as { status: string; qualified_name: string; signature_changed?: boolean }[];
+      const scale = changes.find((c) => c.qualified_name === "math.scale");
+      assert.equal(scale?.status, "modified", JSON.stringify(changes));
+      assert.equal(scale?.signature_changed, true);
+      const c = bodyOf(await call("compare_symbol_between_commits", { symbol_name: "scale", base_ref: "main" }));
+      assert.equal(c.status, "modified");
+      assert.doesNotMatch(c.signature_before as string, /factor/);
       assert.match(c.signature_after as string, /factor/);
     });
 
@@ -151,7 +168,10 @@ Deno.test("cruxe diff and cruxe compare: JSON and human output, errors with thei
     assert.deepEqual([body.changes, body.base.ref, body.head.ref], [[], "feature", "feature"]);
     const missing = await cruxe("diff", "main");
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /error\[ref_not_indexed\]: Ref main is not indexed .*index_repo/);
+    assert.match(
+      missing.stderr,
+      /error\[ref_not_indexed\]: Ref main \([0-9a-f]+\) of .* is not indexed\. .*index_repo/,
+    );
     const mb = await cruxe("diff", "no-such-branch", "--merge-base");
     assert.match(mb.stderr, /error\[merge_base_failed\]/);
     const cmp = await cruxe("compare", "scale", "feature");

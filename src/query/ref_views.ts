@@ -86,7 +86,7 @@ export async function openRefView(src: RefSource, ref: string | undefined): Prom
     {
       requested_ref: ref,
       indexed_ref: label,
-      fix: { tool: "index_repo", arguments: { workspace: src.project.repo_root, ref } },
+      fix: { tool: "index_repo", arguments: { workspace: src.project.repo_root, ref, wait: true } },
     },
   );
 }

@@ -309,7 +309,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "git-fsmonitor-kept",
     claim: "hostile repository: git never runs the repository's core.fsmonitor",
-    file: "src/index/git.ts",
+    file: "src/state/git.ts",
     find: '  "core.fsmonitor=false",\n',
     replace: "",
     test: "tests/hostile_git_test.ts",
@@ -318,7 +318,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "git-transports-allowed",
     claim: "hostile repository: git starts no transport (ssh, ext::, lazy fetch)",
-    file: "src/index/git.ts",
+    file: "src/state/git.ts",
     find: '    GIT_ALLOW_PROTOCOL: "",\n',
     replace: "",
     test: "tests/hostile_git_test.ts",

@@ -11,7 +11,7 @@ import { removeFiles, V1, V2, writeFiles } from "./helpers/two_versions.ts";
 import { bodyOf, inProcess } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { isErrorCode } from "../src/core/errors.ts";
-import { gitMergeBase, isSafeRevision } from "../src/index/git.ts";
+import { gitMergeBase, isSafeRevision } from "../src/state/git.ts";
 import { join } from "node:path";
 
 /** A git repository: v1 committed on main, v2 committed on feature (checked out). */

@@ -44,7 +44,6 @@ const JOB_STARTING_MODULES = new Set([
  * lower layers. Do not add to this list.
  */
 const TEMPORARY_INDEX_IMPORTS = new Set([
-  "src/mcp/live_sync.ts -> src/index/project_setup.ts",
   "src/mcp/live_sync.ts -> src/index/watcher.ts",
   "src/mcp/live_sync.ts -> src/index/scan.ts",
   "src/mcp/freshness.ts -> src/index/scan.ts",

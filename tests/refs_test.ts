@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { commitAll, git } from "./helpers/fixture_repo.ts";
 import { bodyOf, type InProcess, inProcess, stdioClient, tempHomeDir } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import { checkRefName, gitListTree } from "../src/index/git.ts";
+import { checkRefName, gitListTree } from "../src/state/git.ts";
 import {
   evictRefStores,
   listRefStores,

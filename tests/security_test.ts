@@ -254,7 +254,7 @@ Deno.test("legit workspace: inside the allowed root, also reached through a syml
   assert.ok(router.registry.listWorkspaces().some((w) => w.path === join(dev, "other") && w.auto_discovered === 1));
 });
 
-Deno.test("paths from requests never reach a shell: the only subprocesses are git (from src/index/git.ts) and Cruxe itself", () => {
+Deno.test("paths from requests never reach a shell: the only subprocesses are git (from src/state/git.ts) and Cruxe itself", () => {
   const src = new URL("../src/", import.meta.url).pathname;
   const files: string[] = [];
   const walk = (d: string) => {
@@ -274,8 +274,8 @@ Deno.test("paths from requests never reach a shell: the only subprocesses are gi
     }
     if (/new Deno\.Command\("git"/.test(text)) {
       assert.ok(
-        f.endsWith("/src/index/git.ts"),
-        `${f} spawns git itself; every git call goes through src/index/git.ts`,
+        f.endsWith("/src/state/git.ts"),
+        `${f} spawns git itself; every git call goes through src/state/git.ts`,
       );
     }
   }

@@ -12,12 +12,13 @@ import { type JobProgress, type JobRow, type ProjectRow, refJobLabel, type Regis
 import type { JobWorkerIn, JobWorkerOut } from "./job_worker.ts";
 import type { ActiveJob, IndexSummary, JobEvent } from "../state/jobs.ts";
 import { PARSE_WORKER_URL } from "./worker_pool.ts";
-import { refFor, registerProject } from "./project_setup.ts";
+import { registerProject } from "./project_setup.ts";
+import { refFor } from "../state/git.ts";
 import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
 import { indexPath } from "../state/project_index.ts";
 import { listRefStores, type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
-import { checkRefName, gitCommonDir, gitResolveRef, type ResolvedRef } from "./git.ts";
+import { checkRefName, gitCommonDir, gitResolveRef, type ResolvedRef } from "../state/git.ts";
 
 /** Ends a job with its summary, or with the failure's message, registry code and data. */
 type Finish = (

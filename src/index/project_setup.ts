@@ -5,13 +5,8 @@
 import { basename } from "node:path";
 import { projectId } from "../core/ids.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
-import { currentRef, hasGit } from "./git.ts";
+import { hasGit, refFor } from "../state/git.ts";
 import { canonicalDir } from "../state/workspace_dir.ts";
-
-/** The ref an index of `root` is labelled with: the branch, or `live` outside git. */
-export function refFor(root: string, vcs: "git" | "plain"): string {
-  return vcs === "git" ? currentRef(root) ?? "live" : "live";
-}
 
 /** Registers (or refreshes) a project for a directory. */
 export function registerProject(

@@ -34,7 +34,7 @@ import {
 } from "../state/ref_stores.ts";
 import { openDb } from "../state/db.ts";
 import type { IndexSummary, ProgressEvent } from "../state/jobs.ts";
-import { gitBlobSizes, gitListTree, gitReadBlobs, type ResolvedRef, type TreeEntry } from "./git.ts";
+import { gitBlobSizes, gitListTree, gitReadBlobs, type ResolvedRef, type TreeEntry } from "../state/git.ts";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
 import { type FileSource, type IndexOptions, runIndex } from "./indexer.ts";
 import { languageForPath } from "./languages/registry.ts";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
 import { debug } from "../core/log.ts";
 import { readRepoFile, underSymlinkedDirectory } from "../state/safe_open.ts";
-import { gitListFiles } from "./git.ts";
+import { gitListFiles } from "../state/git.ts";
 
 /** A file the scan found, with what `stat` said. */
 export interface ScannedFile {

@@ -29,7 +29,7 @@ import { CruxeError } from "../core/errors.ts";
 import { debug, info, warn } from "../core/log.ts";
 import type { JobRunner } from "../index/job_runner.ts";
 import type { JobEvent } from "../state/jobs.ts";
-import { refFor } from "../index/project_setup.ts";
+import { refFor } from "../state/git.ts";
 import {
   DEFAULT_WATCH_TIMING,
   diffListings,

@@ -12,9 +12,9 @@
  */
 import { existsSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
-import { gitReadBlobs, gitResolveCommit, type ResolvedRef } from "../index/git.ts";
+import { gitReadBlobs, gitResolveCommit, type ResolvedRef } from "../state/git.ts";
 import { findRefStore, isLiveRef, resolveProjectRef } from "../index/job_runner.ts";
-import { refFor } from "../index/project_setup.ts";
+import { refFor } from "../state/git.ts";
 import { type IndexReaders, type IndexView, requireIndex } from "../query/index_reader.ts";
 import { openRefView, type RefSource } from "../query/ref_views.ts";
 import { fileBlobIds } from "../state/read/file_blobs.ts";

@@ -13,7 +13,7 @@ import { CruxeError } from "../core/errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import type { RefView } from "../state/ref_view.ts";
 import { readRepoFile } from "../state/safe_open.ts";
-import { checkRefName, gitMergeBase } from "../index/git.ts";
+import { checkRefName, gitMergeBase } from "../state/git.ts";
 import { type IndexView, requireIndex } from "./index_reader.ts";
 
 /** What a ref is resolved against: the project, and its live working-tree index. */

@@ -2,7 +2,7 @@
 import { existsSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { scanRepository } from "../../index/scan.ts";
-import { gitVersion } from "../../index/git.ts";
+import { gitVersion } from "../../state/git.ts";
 import { loadConfig } from "../context.ts";
 import { rebuildRegistry, Registry, registryPath, storeIds } from "../../state/registry.ts";
 import { indexDamage, indexPath, storeRoot } from "../../state/project_index.ts";

@@ -1,7 +1,7 @@
 /** `list_refs`: the refs of the routed workspace that are indexed, and its branches that are not. */
 import { z } from "zod";
-import { gitListRefs } from "../../index/git.ts";
-import { refFor } from "../../index/project_setup.ts";
+import { gitListRefs } from "../../state/git.ts";
+import { refFor } from "../../state/git.ts";
 import { worktreeStoreDirs } from "../../index/job_runner.ts";
 import { listRefStores, maxRefStores, refBuildExists } from "../../state/ref_stores.ts";
 import { jobElsewhere } from "../../query/index_status.ts";

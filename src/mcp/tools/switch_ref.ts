@@ -1,9 +1,9 @@
 /** `switch_ref`: change the ref the calling session's queries read by default. */
 import { z } from "zod";
 import { CruxeError } from "../../core/errors.ts";
-import { checkRefName } from "../../index/git.ts";
+import { checkRefName } from "../../state/git.ts";
 import { isLiveRef, resolveProjectRef } from "../../index/job_runner.ts";
-import { refFor } from "../../index/project_setup.ts";
+import { refFor } from "../../state/git.ts";
 import { listRefStores } from "../../state/ref_stores.ts";
 import { indexRefFix, refFields, sessionRef, setSessionRef } from "../ref_router.ts";
 import { defineTool } from "./tool.ts";

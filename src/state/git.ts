@@ -321,6 +321,11 @@ export function currentRef(root: string): string | null {
   return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(head) ? head.slice(0, 7) : null;
 }
 
+/** The ref an index of `root` is labelled with: the branch, or `live` outside git. */
+export function refFor(root: string, vcs: "git" | "plain"): string {
+  return vcs === "git" ? currentRef(root) ?? "live" : "live";
+}
+
 /**
  * Tracked and untracked-but-not-ignored files of `root` (relative,
  * `/`-separated, deduplicated), or null when git cannot list them within

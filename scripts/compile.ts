@@ -59,15 +59,22 @@ export function buildOnlyPackages(rootDir: URL): string[] {
   return declared.filter((p) => !used.has(p)).sort();
 }
 
-if (import.meta.main) {
-  const args = [...Deno.args];
+/**
+ * The `deno` arguments that build the executable from the checkout at
+ * `rootDir`, with `extra` (target, output) passed on. The served MCP server
+ * runs in a Worker holding narrowed permissions, an option Deno gates behind
+ * `--unstable-worker-options`: without it `serve-mcp` refuses to start.
+ */
+export function compileArgs(rootDir: URL, extra: string[]): string[] {
+  const args = [...extra];
   if (!args.includes("--output") && !args.includes("-o")) args.push("--output", "dist/cruxe");
-  const includes = ["grammars", ...workerModules(new URL("src/", root))].flatMap((p) => ["--include", p]);
+  const includes = ["grammars", ...workerModules(new URL("src/", rootDir))].flatMap((p) => ["--include", p]);
   // Excludes name the real folder: `node_modules` may be a link to a shared one.
-  const modules = Deno.realPathSync(new URL("node_modules", root));
-  const excludes = buildOnlyPackages(root).flatMap((p) => ["--exclude", join(modules, p)]);
-  const cmd = [
+  const modules = Deno.realPathSync(new URL("node_modules", rootDir));
+  const excludes = buildOnlyPackages(rootDir).flatMap((p) => ["--exclude", join(modules, p)]);
+  return [
     "compile",
+    "--unstable-worker-options",
     ...includes,
     ...excludes,
     "--allow-read",
@@ -79,6 +86,10 @@ if (import.meta.main) {
     ...args,
     "main.ts",
   ];
+}
+
+if (import.meta.main) {
+  const cmd = compileArgs(root, Deno.args);
   console.error(`deno ${cmd.join(" ")}`);
   const status = await new Deno.Command(Deno.execPath(), { args: cmd, cwd: root, stdout: "inherit", stderr: "inherit" })
     .spawn().status;

@@ -183,7 +183,14 @@ Deno.test("splitCommand finds the command after global options and refuses a com
   });
   assert.deepEqual(splitCommand(["--config=c.json", "doctor"]), { command: "doctor", rest: ["--config=c.json"] });
   assert.deepEqual(splitCommand(["--version"]), { command: undefined, rest: ["--version"] });
-  assert.throws(() => splitCommand(["--limit", "3", "search", "x"]), /--limit is not a global option; put it after/);
+  const flags = new Set(["--limit", "--force"]);
+  assert.throws(
+    () => splitCommand(["--limit", "3", "search", "x"], flags),
+    /--limit is not a global option; put it after/,
+  );
+  // An option no command takes is unknown, not misplaced.
+  assert.throws(() => splitCommand(["-q", "status"], flags), /^CruxeError: unknown option -q \(see cruxe --help\)$/);
+  assert.throws(() => splitCommand(["--limt=3", "search"], flags), /unknown option --limt; did you mean --limit\?/);
 });
 
 Deno.test("formatHit keeps the location and cuts the text to the width", () => {

@@ -208,12 +208,12 @@ Deno.test("status --errors lists files with syntax errors (also in --json); inde
     Deno.writeFileSync(join(repo, "blob.go"), new Uint8Array([0x70, 0, 1, 2]));
     const idx = await cruxe(home, ["index", "--path", repo]);
     assert.equal(idx.code, 0, idx.stderr);
-    assert.match(idx.stdout, /1 files had syntax errors \(indexed partially\); list them: cruxe status --errors/);
+    assert.match(idx.stdout, /1 file had syntax errors \(indexed partially\); list them: cruxe status --errors/);
     assert.match(idx.stdout, /Skipped:\n {2}1 binary \(a NUL byte in the first 8 KiB\)/);
     const plain = await cruxe(home, ["status"]);
     assert.match(
       plain.stdout,
-      /go_basic-\w+: 1 files had syntax errors in the last job; list them with `cruxe status --errors`/,
+      /go_basic-\w+: 1 file had syntax errors in the last job; list them with `cruxe status --errors`/,
     );
     const listed = await cruxe(home, ["status", "--errors"]);
     assert.match(listed.stdout, /go_basic-\w+: 1 file with syntax errors/);

@@ -13,6 +13,7 @@ import { commandHelp } from "../src/cli/help.ts";
 import { formatHit } from "../src/cli/hits.ts";
 import { splitCommand } from "../src/cli/args.ts";
 import { unknownConfigKeys } from "../src/cli/context.ts";
+import { CRUXE_FLAGS } from "./mcp_helpers.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = join(ROOT, "main.ts");
@@ -308,4 +309,26 @@ Deno.test("completions: bash, zsh and fish scripts name every command; bash pars
   } finally {
     Deno.removeSync(home, { recursive: true });
   }
+});
+
+Deno.test({
+  name: "doctor reads the inotify limits under the cruxe task's permissions (no --allow-all)",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const home = Deno.makeTempDirSync({ prefix: "cruxe-cli-doctor-" });
+    try {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", ...CRUXE_FLAGS, MAIN, "doctor", "--json"],
+        cwd: home,
+        env: { CRUXE_HOME: home },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const doc = JSON.parse(dec.decode(out.stdout));
+      const limits = doc.checks.find((c: { check: string }) => c.check === "inotify limits");
+      assert.match(limits.detail, /^max_user_watches=\d+, max_user_instances=\d+ /, JSON.stringify(limits));
+    } finally {
+      Deno.removeSync(home, { recursive: true });
+    }
+  },
 });

@@ -3,22 +3,43 @@
  * mode the config gives it and whether file events can really be had there
  * (a trial recursive watch, closed at once; a network file system), each
  * problem with its fix; and the inotify limits on Linux.
- * Requires `--allow-read` on the workspaces (and `/proc` on Linux).
+ * Requires `--allow-read` on the workspaces, and on Linux `--allow-run` for
+ * `cat` (or every permission) to read the inotify limits.
  */
 import type { CruxeConfig } from "../../core/config.ts";
 import type { ProjectRow } from "../../state/registry.ts";
 import { configuredWatchMode, INOTIFY_FIX, isWatchLimitError, networkFileSystem } from "../../mcp/live_sync.ts";
 import type { Check } from "./doctor.ts";
 
+/**
+ * The inotify limits (`max_user_watches`, `max_user_instances`). Deno lets a
+ * program read `/proc/sys` only with every permission, which neither the
+ * `cruxe` task nor the binary has; `cat` (with `--allow-run`) reads them then.
+ */
+function readInotifyLimits(): [string, string] {
+  const files = ["max_user_watches", "max_user_instances"].map((n) => `/proc/sys/fs/inotify/${n}`);
+  try {
+    return files.map((f) => Deno.readTextFileSync(f).trim()) as [string, string];
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotCapable)) throw e;
+    const out = new Deno.Command("cat", { args: files, stdout: "piped", stderr: "piped" }).outputSync();
+    const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
+    if (!out.success || lines.length !== 2) {
+      throw new Error(new TextDecoder().decode(out.stderr).trim() || "cat failed");
+    }
+    return lines as [string, string];
+  }
+}
+
 function inotifyLimits(): Check | null {
   if (Deno.build.os !== "linux") return null;
   try {
-    const read = (n: string) => Deno.readTextFileSync(`/proc/sys/fs/inotify/${n}`).trim();
-    const watches = Number(read("max_user_watches"));
+    const [watchesText, instances] = readInotifyLimits();
+    const watches = Number(watchesText);
     return {
       check: "inotify limits",
       status: watches < 65536 ? "warn" : "ok",
-      detail: `max_user_watches=${watches}, max_user_instances=${read("max_user_instances")} ` +
+      detail: `max_user_watches=${watches}, max_user_instances=${instances} ` +
         "(one watch per directory of every watched workspace)",
       fix: watches < 65536 ? INOTIFY_FIX : undefined,
     };

@@ -111,6 +111,10 @@ Deno.test("every command has its own help with aligned option columns and an exa
         .map((m) => m![1].length + m![2].length);
       assert.equal(new Set(starts).size, 1, `${c.name}: ${block}`);
     }
+    // Example comments start in one column (unless a command line is too long for it).
+    const examples = text.slice(text.search(/\nExamples?:\n/)).split("\n").slice(2);
+    const hashes = examples.filter((l) => l.indexOf("#") > 0 && l.indexOf("#") <= 66).map((l) => l.indexOf("#"));
+    assert.ok(new Set(hashes).size <= 1, `${c.name}: ${examples.join("\n")}`);
   }
   const home = tempHome();
   try {

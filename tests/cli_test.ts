@@ -316,7 +316,7 @@ Deno.test("completions: bash, zsh and fish scripts name every command; bash pars
 });
 
 Deno.test({
-  name: "doctor reads the inotify limits under the cruxe task's permissions (no --allow-all)",
+  name: "doctor does not warn when the cruxe task's permissions (no --allow-all) cannot read the inotify limits",
   ignore: Deno.build.os !== "linux",
   fn: async () => {
     const home = Deno.makeTempDirSync({ prefix: "cruxe-cli-doctor-" });
@@ -330,7 +330,9 @@ Deno.test({
       }).output();
       const doc = JSON.parse(dec.decode(out.stdout));
       const limits = doc.checks.find((c: { check: string }) => c.check === "inotify limits");
-      assert.match(limits.detail, /^max_user_watches=\d+, max_user_instances=\d+ /, JSON.stringify(limits));
+      // Deno reads /proc/sys only with --allow-all: the check says so instead of warning about nothing.
+      assert.equal(limits.status, "ok", JSON.stringify(limits));
+      assert.match(limits.detail, /^not read \(Deno reads \/proc\/sys only with --allow-all; `sysctl fs.inotify`/);
     } finally {
       Deno.removeSync(home, { recursive: true });
     }

@@ -1,8 +1,10 @@
 /**
  * Bytes per tool answer (the JSON text block an agent reads) on fixed queries
- * against `fixtures/repos/go_basic` and this repository, compact (the default)
- * against `verbose: true` (every field, as answers were before compaction).
- * Usage: deno task bench:answers [--json]
+ * against `fixtures/repos/go_basic` and this repository: before (every field,
+ * as answers were before compaction; `verbose: true` gives that form) and
+ * after (compact, the default), per call and per tool. `floor` is the
+ * Protocol v1 metadata block every answer carries whatever its size.
+ * Usage: deno task bench:answers [--json] [--show] (`--show` prints each compact answer)
  */
 import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
@@ -35,6 +37,7 @@ const CALLS: Record<string, [string, Record<string, unknown>][]> = {
 
 const home = Deno.makeTempDirSync({ prefix: "cruxe-answer-bytes-" });
 const json = Deno.args.includes("--json");
+const show = Deno.args.includes("--show");
 try {
   const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 2 };
   const registry = Registry.open(home);
@@ -50,34 +53,46 @@ try {
       signal: new AbortController().signal,
     });
     if (r.isError) throw new Error(`${name} ${JSON.stringify(args)}: ${r.content[0].text}`);
-    return new TextEncoder().encode(r.content[0].text).length;
+    return r.content[0].text;
   };
-  const rows: { repo: string; tool: string; args: string; verbose: number; compact: number }[] = [];
+  const bytes = (s: string) => new TextEncoder().encode(s).length;
+  const rows: { repo: string; tool: string; args: string; before: number; after: number; floor: number }[] = [];
   for (const [repo, calls] of Object.entries(CALLS)) {
     registerProject(registry, repo);
     await call("index_repo", { workspace: repo, wait: true });
     for (const [tool, args] of calls) {
-      const verbose = await call(tool, { ...args, workspace: repo, verbose: true });
-      const compact = await call(tool, { ...args, workspace: repo });
-      rows.push({ repo: repo === ROOT ? "cruxe" : "go_basic", tool, args: JSON.stringify(args), verbose, compact });
+      const before = await call(tool, { ...args, workspace: repo, verbose: true });
+      const after = await call(tool, { ...args, workspace: repo });
+      if (show) console.log(`${tool} ${JSON.stringify(args)}\n${after}\n`);
+      const floor = bytes(JSON.stringify({ metadata: JSON.parse(after).metadata })) - 2;
+      const label = repo === ROOT ? "cruxe" : "go_basic";
+      rows.push({ repo: label, tool, args: JSON.stringify(args), before: bytes(before), after: bytes(after), floor });
     }
   }
   rt.close();
   if (json) console.log(JSON.stringify(rows, null, 2));
-  else {
-    console.log("repo      tool                   verbose  compact  ratio  arguments");
-    for (const r of rows) {
-      console.log(
-        `${r.repo.padEnd(9)} ${r.tool.padEnd(22)} ${String(r.verbose).padStart(7)}  ${
-          String(r.compact).padStart(7)
-        }  ` +
-          `${(r.compact / r.verbose).toFixed(2).padStart(5)}  ${r.args}`,
-      );
-    }
-    const v = rows.reduce((a, r) => a + r.verbose, 0);
-    const c = rows.reduce((a, r) => a + r.compact, 0);
-    console.log(`total     ${"".padEnd(22)} ${String(v).padStart(7)}  ${String(c).padStart(7)}  ${(c / v).toFixed(2)}`);
-  }
+  else printTables(rows);
 } finally {
   Deno.removeSync(home, { recursive: true });
+}
+
+/** One line per call, then one per tool (its calls added up), then the total. */
+function printTables(
+  rows: { repo: string; tool: string; args: string; before: number; after: number; floor: number }[],
+) {
+  const line = (a: string, b: string, before: number, after: number, floor: number, tail = "") =>
+    console.log(
+      `${a.padEnd(9)} ${b.padEnd(22)} ${String(before).padStart(7)} ${String(after).padStart(7)} ${
+        (after / before).toFixed(2).padStart(6)
+      } ${String(floor).padStart(6)}  ${tail}`.trimEnd(),
+    );
+  console.log(`${"repo".padEnd(9)} ${"tool".padEnd(22)}  before   after  ratio  floor  arguments`);
+  for (const r of rows) line(r.repo, r.tool, r.before, r.after, r.floor, r.args);
+  console.log(`\n${"per tool".padEnd(9)} ${"".padEnd(22)}  before   after  ratio  floor`);
+  const sum = (rs: typeof rows, k: "before" | "after" | "floor") => rs.reduce((a, r) => a + r[k], 0);
+  for (const tool of [...new Set(rows.map((r) => r.tool))]) {
+    const rs = rows.filter((r) => r.tool === tool);
+    line("", tool, sum(rs, "before"), sum(rs, "after"), sum(rs, "floor"));
+  }
+  line("total", "", sum(rows, "before"), sum(rows, "after"), sum(rows, "floor"));
 }

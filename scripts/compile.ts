@@ -1,10 +1,15 @@
 /**
  * Builds the single `cruxe` executable: grammars and every worker module
- * embedded, the permissions of the `cruxe` task baked in. Extra arguments
- * (e.g. `--target aarch64-apple-darwin --output dist/cruxe-arm64`) go to
- * `deno compile`.
+ * embedded, the permissions of the `cruxe` task baked in, and the npm
+ * packages the program never imports (grammar sources whose `.wasm` files
+ * `grammars/` holds, type definitions) left out. Extra arguments (e.g.
+ * `--target aarch64-apple-darwin --output dist/cruxe-arm64`) go to
+ * `deno compile`. Offline, `DENORT_BIN` names a local `denort` of the same
+ * Deno version for `deno compile` to build on.
  * Run: deno task compile [--target T] [--output PATH]
  */
+import { join } from "node:path";
+
 const root = new URL("../", import.meta.url);
 
 /** Every `*_worker.ts` under src/: workers are loaded by URL, so compile must be told about them. */
@@ -17,13 +22,61 @@ export function workerModules(dir: URL, rel = "src/"): string[] {
   return out.sort();
 }
 
-if (import.meta.main) {
-  const args = [...Deno.args];
+/** A bare import specifier's package name (`@scope/name/sub` → `@scope/name`); null for any other specifier. */
+function packageOf(specifier: string): string | null {
+  const m = specifier.match(/^((?:@[a-z0-9._-]+\/)?[a-z0-9._-]+)(?:\/[\w./-]*)?$/i);
+  return m && !specifier.startsWith(".") ? m[1] : null;
+}
+
+/** The packages one module imports (`from "x"`, `import "x"`, `import("x")`). */
+function importsOf(file: URL): string[] {
+  const text = Deno.readTextFileSync(file);
+  return [...text.matchAll(/(?:^|[\s;])(?:from|import)\s*\(?\s*"([^"\s]+)"/gm)]
+    .map((m) => packageOf(m[1]))
+    .filter((p): p is string => p !== null);
+}
+
+/** Every package the `.ts` modules under `dir` import. */
+export function importedPackages(dir: URL): Set<string> {
+  const out = new Set<string>();
+  for (const e of Deno.readDirSync(dir)) {
+    const u = new URL(e.name + (e.isDirectory ? "/" : ""), dir);
+    if (e.isDirectory) { for (const p of importedPackages(u)) out.add(p); }
+    else if (e.name.endsWith(".ts")) { for (const p of importsOf(u)) out.add(p); }
+  }
+  return out;
+}
+
+/**
+ * The `package.json` dependencies that neither `main.ts` nor any module under
+ * `src/` imports: build inputs (the grammar packages `grammars/` is copied
+ * from, type definitions), which the executable does not need.
+ */
+export function buildOnlyPackages(rootDir: URL): string[] {
+  const pkg = JSON.parse(Deno.readTextFileSync(new URL("package.json", rootDir)));
+  const used = new Set([...importedPackages(new URL("src/", rootDir)), ...importsOf(new URL("main.ts", rootDir))]);
+  const declared = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies });
+  return declared.filter((p) => !used.has(p)).sort();
+}
+
+/**
+ * The `deno` arguments that build the executable from the checkout at
+ * `rootDir`, with `extra` (target, output) passed on. The served MCP server
+ * runs in a Worker holding narrowed permissions, an option Deno gates behind
+ * `--unstable-worker-options`: without it `serve-mcp` refuses to start.
+ */
+export function compileArgs(rootDir: URL, extra: string[]): string[] {
+  const args = [...extra];
   if (!args.includes("--output") && !args.includes("-o")) args.push("--output", "dist/cruxe");
-  const includes = ["grammars", ...workerModules(new URL("src/", root))].flatMap((p) => ["--include", p]);
-  const cmd = [
+  const includes = ["grammars", ...workerModules(new URL("src/", rootDir))].flatMap((p) => ["--include", p]);
+  // Excludes name the real folder: `node_modules` may be a link to a shared one.
+  const modules = Deno.realPathSync(new URL("node_modules", rootDir));
+  const excludes = buildOnlyPackages(rootDir).flatMap((p) => ["--exclude", join(modules, p)]);
+  return [
     "compile",
+    "--unstable-worker-options",
     ...includes,
+    ...excludes,
     "--allow-read",
     "--allow-write",
     "--allow-env",
@@ -33,6 +86,10 @@ if (import.meta.main) {
     ...args,
     "main.ts",
   ];
+}
+
+if (import.meta.main) {
+  const cmd = compileArgs(root, Deno.args);
   console.error(`deno ${cmd.join(" ")}`);
   const status = await new Deno.Command(Deno.execPath(), { args: cmd, cwd: root, stdout: "inherit", stderr: "inherit" })
     .spawn().status;

@@ -45,6 +45,7 @@ async function run(bin: string, env: Record<string, string>, step: string, args:
   const out = await new Deno.Command(bin, {
     args: [...prefix, ...args],
     env,
+    clearEnv: true, // `env` is the whole environment: a CRUXE_HOME of the caller's must not move the store
     stdout: "piped",
     stderr: "piped",
     stdin: "null",
@@ -58,6 +59,7 @@ async function mcpSession(bin: string, env: Record<string, string>, repo: string
   const child = new Deno.Command(bin, {
     args: [...prefix, "serve-mcp", "--workspace", repo, "--no-prewarm"],
     env,
+    clearEnv: true,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { grammarUrl, readGrammar } from "../src/state/grammar_assets.ts";
 import { LANGUAGES } from "../src/index/languages/registry.ts";
 import { parseAndExtract } from "../src/index/parser.ts";
-import { workerModules } from "../scripts/compile.ts";
+import { buildOnlyPackages, compileArgs, importedPackages, workerModules } from "../scripts/compile.ts";
 
 /** One definition per language: what the grammar, loaded from another directory, must extract. */
 const SAMPLES: Record<string, [string, string]> = {
@@ -67,4 +67,25 @@ Deno.test("the compile script embeds every worker module the code starts", () =>
   for (const w of started) assert.ok(embedded.includes(w), `${w} is embedded by the compile task`);
   const json = JSON.parse(Deno.readTextFileSync(new URL("../deno.json", import.meta.url)));
   assert.match(JSON.stringify(json.tasks.compile), /scripts\/compile\.ts/);
+});
+
+Deno.test("the compile task leaves out only npm packages the program never imports (grammar sources, types)", () => {
+  const root = new URL("../", import.meta.url);
+  const left = buildOnlyPackages(root);
+  const used = importedPackages(new URL("src/", root));
+  for (const p of ["web-tree-sitter", "zod", "@modelcontextprotocol/sdk"]) {
+    assert.ok(used.has(p), `${p} is imported`);
+    assert.ok(!left.includes(p), `${p} is embedded`);
+  }
+  // Each package left out is type definitions or one whose .wasm the grammar setup copies into grammars/.
+  const setup = Deno.readTextFileSync(new URL("scripts/setup_grammars.ts", root));
+  assert.ok(left.includes("tree-sitter-haskell"), JSON.stringify(left));
+  for (const p of left) assert.ok(p.startsWith("@types/") || setup.includes(`node_modules/${p}/`), p);
+});
+
+Deno.test("the compile command allows the sandbox worker's narrowed permissions and embeds that worker", () => {
+  const cmd = compileArgs(new URL("../", import.meta.url), ["--target", "x86_64-unknown-linux-gnu"]);
+  assert.ok(cmd.includes("--unstable-worker-options"), "serve-mcp runs in a Worker with deno.permissions");
+  assert.ok(cmd.join(" ").includes("--include src/cli/sandbox_worker.ts"));
+  assert.deepEqual(cmd.slice(-4), ["x86_64-unknown-linux-gnu", "--output", "dist/cruxe", "main.ts"]);
 });

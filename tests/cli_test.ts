@@ -13,6 +13,7 @@ import { commandHelp } from "../src/cli/help.ts";
 import { formatHit } from "../src/cli/hits.ts";
 import { splitCommand } from "../src/cli/args.ts";
 import { unknownConfigKeys } from "../src/cli/context.ts";
+import { CRUXE_FLAGS } from "./mcp_helpers.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = join(ROOT, "main.ts");
@@ -110,6 +111,10 @@ Deno.test("every command has its own help with aligned option columns and an exa
         .map((m) => m![1].length + m![2].length);
       assert.equal(new Set(starts).size, 1, `${c.name}: ${block}`);
     }
+    // Example comments start in one column (unless a command line is too long for it).
+    const examples = text.slice(text.search(/\nExamples?:\n/)).split("\n").slice(2);
+    const hashes = examples.filter((l) => l.indexOf("#") > 0 && l.indexOf("#") <= 66).map((l) => l.indexOf("#"));
+    assert.ok(new Set(hashes).size <= 1, `${c.name}: ${examples.join("\n")}`);
   }
   const home = tempHome();
   try {
@@ -183,7 +188,14 @@ Deno.test("splitCommand finds the command after global options and refuses a com
   });
   assert.deepEqual(splitCommand(["--config=c.json", "doctor"]), { command: "doctor", rest: ["--config=c.json"] });
   assert.deepEqual(splitCommand(["--version"]), { command: undefined, rest: ["--version"] });
-  assert.throws(() => splitCommand(["--limit", "3", "search", "x"]), /--limit is not a global option; put it after/);
+  const flags = new Set(["--limit", "--force"]);
+  assert.throws(
+    () => splitCommand(["--limit", "3", "search", "x"], flags),
+    /--limit is not a global option; put it after/,
+  );
+  // An option no command takes is unknown, not misplaced.
+  assert.throws(() => splitCommand(["-q", "status"], flags), /^CruxeError: unknown option -q \(see cruxe --help\)$/);
+  assert.throws(() => splitCommand(["--limt=3", "search"], flags), /unknown option --limt; did you mean --limit\?/);
 });
 
 Deno.test("formatHit keeps the location and cuts the text to the width", () => {
@@ -201,12 +213,12 @@ Deno.test("status --errors lists files with syntax errors (also in --json); inde
     Deno.writeFileSync(join(repo, "blob.go"), new Uint8Array([0x70, 0, 1, 2]));
     const idx = await cruxe(home, ["index", "--path", repo]);
     assert.equal(idx.code, 0, idx.stderr);
-    assert.match(idx.stdout, /1 files had syntax errors \(indexed partially\); list them: cruxe status --errors/);
+    assert.match(idx.stdout, /1 file had syntax errors \(indexed partially\); list them: cruxe status --errors/);
     assert.match(idx.stdout, /Skipped:\n {2}1 binary \(a NUL byte in the first 8 KiB\)/);
     const plain = await cruxe(home, ["status"]);
     assert.match(
       plain.stdout,
-      /go_basic-\w+: 1 files had syntax errors in the last job; list them with `cruxe status --errors`/,
+      /go_basic-\w+: 1 file had syntax errors in the last job; list them with `cruxe status --errors`/,
     );
     const listed = await cruxe(home, ["status", "--errors"]);
     assert.match(listed.stdout, /go_basic-\w+: 1 file with syntax errors/);
@@ -301,4 +313,28 @@ Deno.test("completions: bash, zsh and fish scripts name every command; bash pars
   } finally {
     Deno.removeSync(home, { recursive: true });
   }
+});
+
+Deno.test({
+  name: "doctor does not warn when the cruxe task's permissions (no --allow-all) cannot read the inotify limits",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const home = Deno.makeTempDirSync({ prefix: "cruxe-cli-doctor-" });
+    try {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", ...CRUXE_FLAGS, MAIN, "doctor", "--json"],
+        cwd: home,
+        env: { CRUXE_HOME: home },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const doc = JSON.parse(dec.decode(out.stdout));
+      const limits = doc.checks.find((c: { check: string }) => c.check === "inotify limits");
+      // Deno reads /proc/sys only with --allow-all: the check says so instead of warning about nothing.
+      assert.equal(limits.status, "ok", JSON.stringify(limits));
+      assert.match(limits.detail, /^not read \(Deno reads \/proc\/sys only with --allow-all; `sysctl fs.inotify`/);
+    } finally {
+      Deno.removeSync(home, { recursive: true });
+    }
+  },
 });

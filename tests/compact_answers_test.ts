@@ -9,8 +9,11 @@ import { bodyOf, inProcess } from "./mcp_helpers.ts";
 import { copyFixture } from "./helpers/fixture_repo.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { cutAroundMatches, queryStems } from "../src/query/_cut_around_matches.ts";
+import { COMPACT_SNIPPET_LINE_CHARS, shortSnippet } from "../src/mcp/compact.ts";
 
 type Json = Record<string, unknown>;
+
+const VALIDATE_SIG = "func ValidateToken(token string) (*Claims, error)";
 
 function walk(nodes: Json[], f: (n: Json) => void): void {
   for (const n of nodes) {
@@ -29,52 +32,142 @@ Deno.test("query tools answer compactly by default and in full with verbose: tru
 
     const full = await h.call("get_file_outline", { workspace: repo, path: "auth/jwt.go", verbose: true });
     const compact = await h.call("get_file_outline", { workspace: repo, path: "auth/jwt.go" });
-    assert.ok(size(compact) < 0.6 * size(full), `${size(compact)} vs ${size(full)}`);
+    assert.ok(size(compact) <= 0.5 * size(full), `${size(compact)} vs ${size(full)}`);
     const c = bodyOf(compact);
     assert.equal(c.path, "auth/jwt.go");
     assert.equal(c.language, "go");
+    assert.ok(!("depth" in c) && !("truncated" in c), "inputs at their default and false flags are left out");
     let nodes = 0;
     walk(c.symbols as Json[], (n) => {
       nodes++;
       for (const k of ["path", "language", "symbol_id", "symbol_stable_id"]) {
         assert.ok(!(k in n), `${k} in ${JSON.stringify(n)}`);
       }
-      assert.ok(typeof n.name === "string" && typeof n.line_start === "number" && typeof n.line_end === "number");
+      assert.ok(typeof n.name === "string" && typeof n.kind === "string" && typeof n.line_start === "number");
+      assert.ok(
+        !("line_end" in n) || (n.line_end as number) > (n.line_start as number),
+        "line_end only when it says more",
+      );
       if ("children" in n) assert.ok((n.children as Json[]).length > 0, "no empty children lists");
     });
     walk(bodyOf(full).symbols as Json[], (n) => {
       nodes--;
-      for (const k of ["path", "language", "symbol_id", "symbol_stable_id", "qualified_name", "children"]) {
+      for (const k of ["path", "language", "symbol_id", "symbol_stable_id", "qualified_name", "children", "line_end"]) {
         assert.ok(k in n, k);
       }
     });
     assert.equal(nodes, 0, "the same symbols either way");
-    // A top-level symbol keeps its qualified name; a member's is its parent's plus its name.
     const claims = (c.symbols as Json[]).find((n) => n.name === "Claims")!;
-    assert.equal(claims.qualified_name, "auth.Claims");
+    // "auth.Claims" is the package (directory) name plus the name: said by the path already; a member's
+    // qualified name is its parent's plus its name; a signature that only repeats kind and name goes.
+    assert.ok(!("qualified_name" in claims) && !("signature" in claims), JSON.stringify(claims));
     assert.ok(!("qualified_name" in (claims.children as Json[])[0]));
+    assert.equal((c.symbols as Json[]).find((n) => n.name === "ValidateToken")!.signature, VALIDATE_SIG);
+    // The follow-up an outline node feeds: its name (qualified by its parent) with the outline's path.
+    const expired = (claims.children as Json[]).find((n) => n.name === "Expired")!;
+    const viaOutline = bodyOf(
+      await h.call("get_symbol_hierarchy", { workspace: repo, symbol_name: "Claims.Expired", path: c.path }),
+    );
+    assert.equal((viaOutline.symbol as Json).line_start, expired.line_start);
 
-    // Retrieval results keep every handle the protocol promises.
+    // Retrieval results keep the protocol's handles: a symbol its symbol_id and symbol_stable_id
+    // (its result_id is its symbol_id), anything else its result_id (whose prefix says its type).
     const search = bodyOf(await h.call("search_code", { workspace: repo, query: "rate limit" }));
-    const hit = (search.results as Json[])[0];
-    for (const k of ["result_id", "result_type", "symbol_id", "symbol_stable_id", "path", "line_start", "score"]) {
-      assert.ok(k in hit, k);
-    }
-    const loc = bodyOf(await h.call("locate_symbol", { workspace: repo, name: "ValidateToken" }));
-    assert.match((loc.results as Json[])[0].symbol_stable_id as string, /^b3:/);
+    const verboseSearch = bodyOf(await h.call("search_code", { workspace: repo, query: "rate limit", verbose: true }));
+    assert.equal(search.language, "go", "the shared language is said once");
+    const hits = search.results as Json[];
+    assert.equal(hits.length, (verboseSearch.results as Json[]).length);
+    hits.forEach((hit, i) => {
+      const v = (verboseSearch.results as Json[])[i];
+      for (const k of ["path", "line_start", "line_end", "score", "snippet"]) assert.ok(k in hit, k);
+      assert.ok(!("language" in hit) && !("result_type" in hit), JSON.stringify(hit));
+      if (v.result_type === "symbol") {
+        assert.equal(hit.symbol_id, v.result_id);
+        assert.match(hit.symbol_stable_id as string, /^b3:/);
+      } else assert.equal(hit.result_id, v.result_id);
+      for (const k of ["result_id", "result_type", "language", "qualified_name"]) assert.ok(k in v, k);
+      assert.ok((hit.snippet as string).split("\n").length <= 3, "a short snippet");
+    });
+    // The follow-ups a hit feeds: explain_ranking by its handle, open_file by its path and lines.
+    const top = hits[0];
+    const why = bodyOf(
+      await h.call("explain_ranking", {
+        workspace: repo,
+        query: "rate limit",
+        result_id: (top.result_id ?? top.symbol_id) as string,
+      }),
+    );
+    assert.equal(why.rank, 1);
+    const opened = await h.call("open_file", {
+      workspace: repo,
+      path: top.path,
+      startLine: top.line_start,
+      endLine: top.line_end,
+    });
+    assert.ok(!opened.isError, JSON.stringify(bodyOf(opened)));
 
-    // Related symbols: no empty handles, no stable ids, yet every row says where it is.
+    const loc = bodyOf(await h.call("locate_symbol", { workspace: repo, name: "ValidateToken" }));
+    const def = (loc.results as Json[])[0];
+    assert.match(def.symbol_id as string, /^sym_/);
+    assert.match(def.symbol_stable_id as string, /^b3:/);
+    assert.equal(def.signature, VALIDATE_SIG);
+    assert.equal(def.match_tier, "exact");
+
+    // Related symbols: no handles, no repeated path; name (or qualified name) with path resolves each one.
     const rel = bodyOf(await h.call("find_related_symbols", { workspace: repo, symbol_name: "ValidateToken" }));
-    for (const r of rel.related as Json[]) {
-      assert.ok(!("symbol_stable_id" in r) && r.symbol_id !== "" && r.resolved_path !== null, JSON.stringify(r));
-      assert.ok(typeof r.path === "string" && typeof r.line_start === "number");
+    const sym = rel.symbol as Json;
+    assert.match(sym.symbol_id as string, /^sym_/, "the symbol asked about keeps its handle");
+    const related = rel.related as Json[];
+    assert.ok(related.length > 3);
+    const listed = new Set<string>();
+    for (const r of related) {
+      assert.ok(!("symbol_id" in r) && !("symbol_stable_id" in r) && !("resolved_path" in r), JSON.stringify(r));
+      assert.ok(typeof r.name === "string" && typeof r.line_start === "number", JSON.stringify(r));
+      if (r.relation === "imports") continue;
+      const key = `${r.path ?? sym.path}:${r.line_start}`;
+      assert.ok(!listed.has(key), `${key} listed twice`);
+      listed.add(key);
+      const got = bodyOf(
+        await h.call("get_symbol_hierarchy", {
+          workspace: repo,
+          symbol_name: r.qualified_name ?? r.name,
+          path: r.path ?? sym.path,
+        }),
+      );
+      assert.equal((got.symbol as Json).line_start, r.line_start, JSON.stringify(r));
     }
+    assert.ok(related.some((r) => r.path === "auth/rate_limiter.go"), "another file's symbol says its path");
+
+    // Hierarchy: ancestors by name and lines; the symbol's qualified name is spelled by them.
+    const hier = bodyOf(await h.call("get_symbol_hierarchy", { workspace: repo, symbol_name: "CheckRateLimit" }));
+    assert.deepEqual((hier.containment as Json[]).map((n) => n.name), ["RateLimiter", "auth"]);
+    assert.equal((hier.containment as Json[])[0].line_start, 4);
+    assert.ok(!("qualified_name" in (hier.symbol as Json)) && !("direction" in hier) && !("type_hierarchy" in hier));
+    const hierFull = bodyOf(
+      await h.call("get_symbol_hierarchy", { workspace: repo, symbol_name: "CheckRateLimit", verbose: true }),
+    );
+    assert.equal((hierFull.symbol as Json).qualified_name, "auth.RateLimiter.CheckRateLimit");
+    assert.deepEqual(hierFull.type_hierarchy, []);
+
+    // Context items keep the handle of the symbol they show.
+    const ctx = bodyOf(await h.call("get_code_context", { workspace: repo, query: "ValidateToken", max_tokens: 400 }));
+    const ctxDef = (ctx.items as Json[]).find((i) => i.name === "ValidateToken")!;
+    assert.match(ctxDef.symbol_id as string, /^sym_/);
+    assert.ok(!("query" in ctx) && !("token_estimator" in ctx));
+
     const bad = await h.call("get_file_outline", { workspace: repo, path: "auth/jwt.go", verbose: "yes" });
     assert.equal(bad.isError, true);
   } finally {
     h.close();
     Deno.removeSync(repo, { recursive: true });
   }
+});
+
+Deno.test("shortSnippet keeps the first lines without their common indentation and cuts long lines", () => {
+  const long = "x".repeat(COMPACT_SNIPPET_LINE_CHARS + 10);
+  assert.equal(shortSnippet("\t\tif ok {\n\t\t\treturn\n\t\t}\n"), "if ok {\n\treturn\n…");
+  assert.equal(shortSnippet(`  ${long}`), `${"x".repeat(COMPACT_SNIPPET_LINE_CHARS)}…`);
+  assert.equal(shortSnippet("one line"), "one line");
 });
 
 Deno.test("get_code_context cuts a long body around the lines that match, listing the elided lines", async () => {
@@ -104,7 +197,19 @@ Deno.test("get_code_context cuts a long body around the lines that match, listin
     const content = def.content as string;
     assert.match(content, /^func RotateSessionKeys/, "the signature stays");
     assert.match(content, /purgeExpiredSessionKeys\(steps\)/, "the matching line is kept");
-    const elided = def.elided_lines as [number, number][];
+    // The compact answer says what was left out in the content; the verbose one lists it too.
+    assert.ok(!("elided_lines" in def));
+    const full = bodyOf(
+      await h.call("get_code_context", {
+        workspace: repo,
+        query: "where are expired session keys purged in RotateSessionKeys",
+        max_tokens: 300,
+        verbose: true,
+      }),
+    );
+    const fullDef = (full.items as Json[]).find((i) => i.name === "RotateSessionKeys")!;
+    assert.equal(fullDef.content, content);
+    const elided = fullDef.elided_lines as [number, number][];
     assert.ok(elided.length > 0);
     for (const [a, b] of elided) assert.ok(content.includes(`⋯ lines ${a}-${b} elided`), `${a}-${b}`);
     assert.ok((r.estimated_tokens as number) <= 300);

@@ -159,8 +159,10 @@ Deno.test("every tool answers with metadata on an indexed workspace; errors use 
     );
     assertRegistryError(await s.call("get_call_graph", { symbol_name: "NoSuch" }), "symbol_not_found", "graph");
     const search = bodyOf(await s.call("search_code", { query: "ValidateToken" }));
-    const top = (search.results as { result_id: string }[])[0];
-    const why = bodyOf(await s.call("explain_ranking", { query: "ValidateToken", result_id: top.result_id }));
+    // A compact symbol hit is named by its symbol_id (its result_id); explain_ranking takes either.
+    const top = (search.results as { result_id?: string; symbol_id?: string }[])[0];
+    const handle = top.result_id ?? top.symbol_id;
+    const why = bodyOf(await s.call("explain_ranking", { query: "ValidateToken", result_id: handle }));
     assert.equal(why.rank, 1);
     assertMetadata(why, "explain_ranking");
     assertRegistryError(

@@ -293,7 +293,9 @@ Deno.test("MCP search_code: scope/repo over three named repositories, meta.scope
       Object.keys(b).filter((k) => k !== "meta" && k !== "metadata").sort();
     assert.deepEqual(fields(scopedOne), fields(plain));
     assert.equal(scopedOne.query_intent, plain.query_intent);
-    assert.equal(scopedOne.query_truncated, false);
+    assert.ok(!("query_truncated" in scopedOne), "a compact answer leaves false flags out");
+    const scopedFull = bodyOf(await s.call("search_code", { query: "RateLimiter", repo: "alpha", verbose: true }));
+    assert.equal(scopedFull.query_truncated, false);
     const follow = scopedOne.suggested_next_actions as { workspace?: string }[];
     assert.ok(follow.length > 0 && follow.every((x) => x.workspace === dirs[0]), JSON.stringify(follow));
     // `limit` wins over its alias `topK` on both paths.

@@ -7,10 +7,11 @@ import assert from "node:assert/strict";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
-async function smoke(program: string[]) {
+async function smoke(program: string[], env: Record<string, string> = {}) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "scripts/smoke_binary.ts", ...program],
     cwd: ROOT,
+    env,
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -22,7 +23,10 @@ async function smoke(program: string[]) {
 }
 
 Deno.test("the release smoke test passes for Cruxe and fails for something else", async () => {
-  const good = await smoke([Deno.execPath(), "run", "-A", `${ROOT}main.ts`]);
+  // A CRUXE_HOME in the caller's environment does not move the store away from the platform default it checks.
+  const elsewhere = Deno.makeTempDirSync({ prefix: "cruxe-smoke-home-" });
+  const good = await smoke([Deno.execPath(), "run", "-A", `${ROOT}main.ts`], { CRUXE_HOME: elsewhere });
+  Deno.removeSync(elsewhere, { recursive: true });
   assert.ok(good.ok, good.stderr);
   assert.match(good.stdout, /^smoke ok: cruxe \d+\.\d+\.\d+ on /);
   const bad = await smoke(["true"]);

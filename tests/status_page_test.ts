@@ -160,6 +160,9 @@ Deno.test({
       const results = await browse(`${base}/ui?token=${TOKEN}&q=Compute7x2`, profile);
       assert.match(results, /<span class="loc">pkg7\/file7\.go:\d+<\/span>/, "search_code results as path:line");
       assert.match(results, /published/, "the finished job is in the recent jobs");
+      // The watch column says the live-index mode in words, not the status object's JSON.
+      assert.match(results, /<td>(events|polling|off)( · [^<]*)?( — [^<]*)?<\/td>/, "the watch mode is shown");
+      assert.ok(!results.includes('{"mode"'), "no raw JSON in the page");
       await browse(`${base}/ui?token=${TOKEN}&q=Compute7x2`, profile, join(artifacts, "status_page_search.png"));
     } finally {
       await srv.stop();

@@ -64,8 +64,20 @@ export function didYouMean(word: string, known: Iterable<string>, show = (s: str
   return n ? `; did you mean ${show(n)}?` : "";
 }
 
-/** Splits argv at the command: the first word that is neither a global option nor its value. */
-export function splitCommand(argv: string[]): { command: string | undefined; rest: string[] } {
+/** The flags of global options, as typed (`--verbose`, `-v`, …). */
+const GLOBAL_FLAGS = Object.entries(GLOBAL_OPTIONS).flatMap((
+  [k, o],
+) => [`--${k}`, ...("short" in o ? [`-${o.short}`] : [])]);
+
+/**
+ * Splits argv at the command: the first word that is neither a global option
+ * nor its value. An option before the command is refused: a command's own
+ * (one of `commandFlags`) with where to put it, any other as unknown.
+ */
+export function splitCommand(
+  argv: string[],
+  commandFlags: ReadonlySet<string> = new Set(),
+): { command: string | undefined; rest: string[] } {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--") return { command: argv[i + 1], rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
@@ -73,9 +85,20 @@ export function splitCommand(argv: string[]): { command: string | undefined; res
     if (a === "--config") i++; // its value is not the command
     else if (!/^(-v+|-h|-V|--(verbose|json|help|version)|--config=.*)$/.test(a)) {
       // A command's own option before the command: its value would be taken for the command.
+      const flag = a.split("=")[0];
+      if (commandFlags.size && !commandFlags.has(flag)) {
+        throw new CruxeError(
+          "invalid_input",
+          `unknown option ${flag}${
+            flag.startsWith("--")
+              ? didYouMean(flag, [...GLOBAL_FLAGS, ...commandFlags].filter((f) => f.startsWith("--")))
+              : ""
+          } (see cruxe --help)`,
+        );
+      }
       throw new CruxeError(
         "invalid_input",
-        `${a} is not a global option; put it after the command (cruxe <command> ${a} …)`,
+        `${flag} is not a global option; put it after the command (cruxe <command> ${a} …)`,
       );
     }
   }

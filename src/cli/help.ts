@@ -59,6 +59,16 @@ export function commandHelp(c: CommandDef): string {
     ...(c.notes ? ["", c.notes] : []),
     "",
     c.examples.length > 1 ? "Examples:" : "Example:",
-    ...c.examples.map((e) => `  ${e}`),
+    ...exampleLines(c.examples),
   ].join("\n");
+}
+
+/** Examples with their `#` comments in one column (a comment that would start past 60 stays where it is). */
+function exampleLines(examples: string[]): string[] {
+  const split = examples.map((e) => {
+    const i = e.indexOf("   # ");
+    return i < 0 ? [e, ""] : [e.slice(0, i), e.slice(i + 3)];
+  });
+  const width = Math.max(...split.filter(([c, note]) => note && c.length <= 60).map(([c]) => c.length), 0);
+  return split.map(([c, note]) => note ? `  ${c.padEnd(width)}   ${note}` : `  ${c}`);
 }

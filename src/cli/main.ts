@@ -24,8 +24,17 @@ export async function main(args: string[]): Promise<number> {
   }
 }
 
+/** Every flag some command takes (`--force`, `-n`, …). */
+function commandFlags(): Set<string> {
+  return new Set(
+    COMMANDS.flatMap((c) =>
+      Object.entries(c.options).flatMap(([k, o]) => [`--${k}`, ...(o.short ? [`-${o.short}`] : [])])
+    ),
+  );
+}
+
 async function dispatch(args: string[]): Promise<number> {
-  const { command, rest } = splitCommand(args);
+  const { command, rest } = splitCommand(args, commandFlags());
   if (command === undefined) {
     if (rest.includes("--version") || rest.includes("-V")) {
       console.log(`cruxe ${VERSION}`);

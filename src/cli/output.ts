@@ -2,6 +2,11 @@
 import { CruxeError, toCruxeError } from "../core/errors.ts";
 import { stdoutStyle } from "./hits.ts";
 
+/** `n` and `noun`, plural unless `n` is 1 ("1 file", "3 files"). */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 /** Prints a value as JSON on stdout. */
 export function printJson(value: unknown): void {
   console.log(JSON.stringify(value, null, 2));

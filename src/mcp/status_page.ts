@@ -134,7 +134,10 @@ async function refresh() {
       const a = s.active_job;
       const job = a ? bar(a.estimated_completion_pct, a.estimated_completion_pct + "% " + a.stage + " · " + a.files_indexed + "/" + a.files_scanned + " files") : el("td", "idle", "muted");
       if (a) job.className = "job-progress";
-      const watch = s.watch === undefined ? "—" : typeof s.watch === "object" ? (s.watch.status ?? JSON.stringify(s.watch)) : String(s.watch);
+      const w = s.watch;
+      const watch = !w ? "—" : typeof w !== "object" ? String(w)
+        : [w.mode, w.pending_changes ? w.pending_changes + " pending" : "", w.syncs ? w.syncs + " sync(s)" : ""].filter(Boolean).join(" · ") +
+          (w.reason ? " — " + w.reason : "");
       projects.append(row([who, el("td", s.error ? s.error : s.index_status, s.error ? "err" : ""), num(s.file_count), num(s.symbol_count), el("td", s.last_indexed_at ?? "never"), job, el("td", watch)]));
       for (const j of s.recent_jobs ?? []) {
         jobs.append(row([el("td", name), el("td", j.job_id, "hit"), el("td", j.mode), el("td", j.status, j.status === "failed" ? "err" : ""), num(j.files_indexed), num(j.parse_errors), el("td", j.created_at), el("td", j.error_message ?? "", "err")]));

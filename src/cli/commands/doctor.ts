@@ -8,7 +8,7 @@ import { rebuildRegistry, Registry, registryPath, storeIds } from "../../state/r
 import { indexDamage, indexPath, storeRoot } from "../../state/project_index.ts";
 import { storageFix, storageReason } from "../../state/storage_errors.ts";
 import { CruxeError } from "../../core/errors.ts";
-import { printJson, printTable } from "../output.ts";
+import { counted, printJson, printTable } from "../output.ts";
 import { LANGUAGES } from "../../index/languages/registry.ts";
 import { hasGrammar } from "../../state/grammar_assets.ts";
 import { parseAndExtract } from "../../index/parser.ts";
@@ -82,7 +82,10 @@ async function ignoreCheck(root: string, maxFileBytes: number): Promise<Check> {
     return {
       check: "ignore rules",
       status: "ok",
-      detail: `${root} (${r.vcs}): ${r.files.length} files to index in ${(performance.now() - t0).toFixed(0)} ms; ` +
+      detail:
+        `${root} (${r.vcs}): ${counted(r.files.length, "file")} to index in ${
+          (performance.now() - t0).toFixed(0)
+        } ms; ` +
         `rules: ${rules.join(", ") || "built-in only"}${sk ? `; skipped ${sk}` : ""}`,
     };
   } catch (e) {

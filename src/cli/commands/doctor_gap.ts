@@ -5,6 +5,7 @@
  */
 import { extname } from "node:path";
 import type { Check } from "./doctor_check.ts";
+import { counted } from "../output.ts";
 import type { CruxeConfig } from "../../core/config.ts";
 import type { Registry } from "../../state/registry.ts";
 import { scanRepository } from "../../index/scan.ts";
@@ -88,7 +89,7 @@ export async function indexGapCheck(
     return {
       check: `files ${project.name}`,
       status: stale ? "warn" : "ok",
-      detail: `${scan.files.length} files to index, ${indexed.size} in the index` +
+      detail: `${counted(scan.files.length, "file")} to index, ${indexed.size} in the index` +
         (notIndexed.length ? `; not indexed: ${notIndexed.join(", ")}` : "") + gone,
       fix: stale ? `cruxe sync --workspace ${project.repo_root}` : undefined,
     };

@@ -3,13 +3,20 @@
  * mode the config gives it and whether file events can really be had there
  * (a trial recursive watch, closed at once; a network file system), each
  * problem with its fix; and the inotify limits on Linux.
- * Requires `--allow-read` on the workspaces (and `/proc` on Linux).
+ * Requires `--allow-read` on the workspaces (the inotify limits are read
+ * only with every permission).
  */
 import type { CruxeConfig } from "../../core/config.ts";
 import type { ProjectRow } from "../../state/registry.ts";
 import { configuredWatchMode, INOTIFY_FIX, isWatchLimitError, networkFileSystem } from "../../mcp/live_sync.ts";
 import type { Check } from "./doctor_check.ts";
 
+/**
+ * The inotify limits. Deno lets a program read `/proc/sys` only with every
+ * permission, which neither the `cruxe` task nor the binary has (and Cruxe
+ * runs no other program to read them): then the check says how to see them,
+ * and that reaching the limit is detected when watching starts.
+ */
 function inotifyLimits(): Check | null {
   if (Deno.build.os !== "linux") return null;
   try {
@@ -23,6 +30,14 @@ function inotifyLimits(): Check | null {
       fix: watches < 65536 ? INOTIFY_FIX : undefined,
     };
   } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) {
+      return {
+        check: "inotify limits",
+        status: "ok",
+        detail: "not read (Deno reads /proc/sys only with --allow-all; `sysctl fs.inotify` shows them); " +
+          "a watch that reaches the limit falls back to polling and says so",
+      };
+    }
     return { check: "inotify limits", status: "warn", detail: `unknown (${(e as Error).message})` };
   }
 }

@@ -3,7 +3,7 @@ import type { CliContext } from "../context.ts";
 import { projectForPath } from "../project_arg.ts";
 import { isLiveRef, JobRunner } from "../../index/job_runner.ts";
 import { ProgressBar } from "../progress_bar.ts";
-import { printJson } from "../output.ts";
+import { counted, printJson } from "../output.ts";
 import { describeEmptyScan, describeSkipped } from "../explain.ts";
 import { CruxeError, type ErrorCode } from "../../core/errors.ts";
 import type { IndexSummary } from "../../state/jobs.ts";
@@ -83,11 +83,14 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
     console.log(
       `${s.mode === "full" ? "Indexed" : "Synced"} ${project.repo_root} (${gitRef?.ref ?? job.ref}` +
         `${gitRef ? `, ${gitRef.kind} at ${gitRef.commit}, from git objects` : ""}) in ${secs}s: ` +
-        `${s.filesIndexed} files parsed, ${s.symbols} symbols; +${s.added} ~${s.modified} -${s.deleted} ` +
+        `${counted(s.filesIndexed, "file")} parsed, ${counted(s.symbols, "symbol")}; ` +
+        `+${s.added} ~${s.modified} -${s.deleted} ` +
         `renamed ${s.renamed}, unchanged ${s.unchanged}. Index: ${s.totalFiles} files, ${s.totalSymbols} symbols.`,
     );
     if (s.parseErrors) {
-      console.log(`${s.parseErrors} files had syntax errors (indexed partially); list them: cruxe status --errors`);
+      console.log(
+        `${counted(s.parseErrors, "file")} had syntax errors (indexed partially); list them: cruxe status --errors`,
+      );
     }
     const sk = describeSkipped(s.skipped, ctx.config.maxFileBytes);
     if (sk.length) console.log(`Skipped:\n${sk.join("\n")}`);

@@ -1,6 +1,6 @@
 /** `cruxe status`: every project with its index state and last job; `--errors` lists files with syntax errors. */
 import type { CliContext } from "../context.ts";
-import { printJson, printTable } from "../output.ts";
+import { counted, printJson, printTable } from "../output.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { projectStatus } from "../../query/index_status.ts";
 import { type FileProblem, filesWithParseProblems } from "../../state/read/files.ts";
@@ -75,7 +75,9 @@ export function runStatus(ctx: CliContext, o: StatusOptions): number {
         const n = p.recent_jobs[0]?.parse_errors ?? 0;
         if (n) {
           console.log(
-            `${p.name}: ${n} files had syntax errors in the last job; list them with \`cruxe status --errors\``,
+            `${p.name}: ${
+              counted(n, "file")
+            } had syntax errors in the last job; list them with \`cruxe status --errors\``,
           );
         }
       }
@@ -93,7 +95,7 @@ function printProblems(name: string, { files, total }: { files: FileProblem[]; t
     return;
   }
   console.log(
-    `${name}: ${total} file${total === 1 ? "" : "s"} with syntax errors (indexed as far as the parser recovered):`,
+    `${name}: ${counted(total, "file")} with syntax errors (indexed as far as the parser recovered):`,
   );
   for (const f of files) console.log(`  ${f.path}: ${f.problem} (${f.language})`);
   if (total > files.length) console.log(`  … and ${total - files.length} more`);

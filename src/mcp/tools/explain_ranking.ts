@@ -11,7 +11,9 @@ export const explainRankingTool = defineTool({
     "Explain why one search_code result ranked where it did: the candidate sources that found it and their " +
     "votes, each signal that multiplied its score (exact name, path affinity, test penalty, ...), additions " +
     "from its file, its final score and the result just above it. Pass the same query (and language / " +
-    `path_prefix) as the search and the result's result_id. Indexed languages: ${languages.join(", ")}.`,
+    `path_prefix) as the search and the result's result_id (a symbol result's symbol_id). Indexed languages: ${
+      languages.join(", ")
+    }.`,
   input: z.strictObject({
     query: z.string().max(MAX_ARG_CHARS).describe("The search_code query."),
     result_id: z.string().max(256).describe("result_id (or symbol_id) of one of its results."),

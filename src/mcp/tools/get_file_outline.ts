@@ -9,9 +9,10 @@ export const getFileOutlineTool = defineTool({
   indexGate: true,
   description: (languages) =>
     "Outline one file: its symbols (classes, functions, methods, fields...) as a nested tree with kinds, " +
-    "signatures, line ranges and stable handles, read from the index without opening the file. Use it to see a " +
-    "file's structure before reading it, or to find the right line range to read. path is relative to the " +
-    `workspace root. Indexed languages: ${languages.join(", ")}.`,
+    "signatures and line ranges (each symbol's name with the path is its handle; verbose: true adds ids), read " +
+    "from the index without opening the file. Use it to see a file's structure before reading it, or to find " +
+    "the right line range to read. path is relative to the workspace root. " +
+    `Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     path: z.string().max(4096).describe("File path relative to the workspace root, e.g. src/auth/jwt.go."),
     depth: z.enum(["top", "all"]).optional().describe("`top`: top-level symbols only; `all` (default): nested."),

@@ -7,6 +7,8 @@ import { counted, printJson } from "../output.ts";
 import { describeEmptyScan, describeSkipped } from "../explain.ts";
 import { CruxeError, type ErrorCode } from "../../core/errors.ts";
 import type { IndexSummary } from "../../state/jobs.ts";
+import type { ResolvedRef } from "../../state/git.ts";
+import type { ProjectRow } from "../../state/registry.ts";
 
 /** Options of the index/sync commands. */
 export interface IndexCmdOptions {
@@ -36,25 +38,13 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
     }
   });
   let active;
-  let gitRef = null;
+  let gitRef: ResolvedRef | null = null;
   if (o.ref !== undefined && !isLiveRef(project, o.ref)) {
     const started = await runner.startRef(project, o.ref, { force: o.force });
     gitRef = started.resolved;
     if (started.existing) {
       off();
-      const e = started.existing;
-      if (o.json) {
-        printJson({
-          project_id: project.project_id,
-          repo_root: project.repo_root,
-          ...refFacts(gitRef),
-          already_indexed: true,
-          totalFiles: e.fileCount,
-          totalSymbols: e.symbolCount,
-        });
-      } else {console.log(
-          `${o.ref} (${gitRef.kind} at ${gitRef.commit}) is already indexed: ${e.fileCount} files, ${e.symbolCount} symbols.`,
-        );}
+      printAlreadyIndexed(o, project, gitRef, started.existing);
       return 0;
     }
     active = started.active!;
@@ -68,7 +58,42 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
       job_id: job.job_id,
     });
   }
-  const s = summary as IndexSummary | null;
+  printIndexSummary(ctx, o, project, job, gitRef, summary as IndexSummary | null);
+  return 0;
+}
+
+/** Says that `--ref` names a commit whose index already exists. */
+function printAlreadyIndexed(
+  o: IndexCmdOptions,
+  project: ProjectRow,
+  gitRef: ResolvedRef,
+  e: { fileCount: number; symbolCount: number },
+): void {
+  if (o.json) {
+    printJson({
+      project_id: project.project_id,
+      repo_root: project.repo_root,
+      ...refFacts(gitRef),
+      already_indexed: true,
+      totalFiles: e.fileCount,
+      totalSymbols: e.symbolCount,
+    });
+  } else {
+    console.log(
+      `${o.ref} (${gitRef.kind} at ${gitRef.commit}) is already indexed: ${e.fileCount} files, ${e.symbolCount} symbols.`,
+    );
+  }
+}
+
+/** Prints a published job's summary: JSON, or a line for people with syntax errors, skips and an empty scan explained. */
+function printIndexSummary(
+  ctx: CliContext,
+  o: IndexCmdOptions,
+  project: ProjectRow,
+  job: { job_id: string; ref: string },
+  gitRef: ResolvedRef | null,
+  s: IndexSummary | null,
+): void {
   if (o.json) {
     printJson({
       project_id: project.project_id,
@@ -99,7 +124,6 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
       if (why) console.log(why);
     }
   }
-  return 0;
 }
 
 /** The ref facts a `--ref` run prints. */

@@ -4,7 +4,7 @@
  * can always be explained as fused evidence × named factors.
  */
 import type { QueryIntent } from "./intent.ts";
-import type { Unit } from "./fuse.ts";
+import { byScore, type Unit } from "./fuse.ts";
 import { splitIdentifier } from "../../core/identifiers.ts";
 import { lightStem } from "./fts_query.ts";
 import { isErrorSite } from "./error_text.ts";
@@ -203,5 +203,5 @@ export function applySignals(
     if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);
     if (generated.has(u.path)) factor(u, "generated_penalty", 0.5);
   }
-  return units.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+  return units.sort(byScore);
 }

@@ -26,6 +26,8 @@ export interface RankingParams {
   testPenalty: number;
   /** Largest boost for a file name the query spells out (1 + this × coverage). */
   pathAffinity: number;
+  /** Largest boost for query words among the directory names of a path (1 + this × share of the words). */
+  dirAffinity: number;
   /** Share of a file's second-best unit added to its best one (the third gets half of it). */
   fileAggregate: number;
   /** Weight of the semantic (nearest chunk vectors) list, when the optional semantic layer answers. */
@@ -36,6 +38,18 @@ export interface RankingParams {
    * reached at about 300 symbols on a log scale. 0 turns it off.
    */
   fileSizePrior: number;
+  /**
+   * For prose queries, multiplier for a C-family header (`ae.h`) when a
+   * source file of the same name (`ae.c`) is also a candidate: a question
+   * about how something works is answered by the implementation. 1 turns it off.
+   */
+  headerWithSource: number;
+  /**
+   * For prose queries, a boost for files whose candidate passages between
+   * them hold many of the query's words: up to 1 + this when every content
+   * word occurs somewhere in the file's matching passages. 0 turns it off.
+   */
+  fileCoverage: number;
 }
 
 /** The ranking every caller gets. */
@@ -52,9 +66,12 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
   }),
   testPenalty: 0.4,
   pathAffinity: 0.6,
+  dirAffinity: 0.2,
   fileAggregate: 0.3,
   semantic: 1,
   fileSizePrior: 0,
+  headerWithSource: 1,
+  fileCoverage: 0,
 });
 
 /** `base` with the given fields replaced (`prose` merged field by field). */

@@ -119,6 +119,37 @@ export function companionsOfCandidateTypes(units: Unit[]): Map<Unit, string> {
   return out;
 }
 
+const HEADER = /\.(h|hh|hpp|hxx)$/i;
+const SOURCE = /\.(c|cc|cpp|cxx|c\+\+|m|mm)$/i;
+const fileStem = (path: string) => path.slice(path.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "").toLowerCase();
+
+/**
+ * Paths of C-family headers (`lib/ae.h`) among the candidates whose source
+ * file of the same name (`lib/ae.c`, in any directory) is a candidate too.
+ */
+export function headersWithSource(units: Unit[]): Set<string> {
+  const sources = new Set(units.filter((u) => SOURCE.test(u.path)).map((u) => fileStem(u.path)));
+  return new Set(units.filter((u) => HEADER.test(u.path) && sources.has(fileStem(u.path))).map((u) => u.path));
+}
+
+/**
+ * Per path, the share of `terms` (lower-case word stems) that occur in the
+ * text of at least one of the path's candidate passages (chunk text or
+ * symbol name). Only paths with at least one passage are listed.
+ */
+export function fileTermCoverage(units: Unit[], terms: string[]): Map<string, number> {
+  const found = new Map<string, Set<string>>();
+  if (!terms.length) return new Map();
+  for (const u of units) {
+    const text = (u.chunk?.content ?? u.symbol?.name ?? "").toLowerCase();
+    if (!text) continue;
+    const set = found.get(u.path) ?? new Set<string>();
+    for (const t of terms) if (!set.has(t) && text.includes(t)) set.add(t);
+    found.set(u.path, set);
+  }
+  return new Map([...found].map(([path, set]) => [path, set.size / terms.length]));
+}
+
 /**
  * Applies every signal to every unit (in place) and returns them sorted best
  * first. `fileSymbols` (symbols defined per path) feeds the file-size prior;
@@ -132,6 +163,9 @@ export function applySignals(
   generated: ReadonlySet<string> = new Set(),
 ): Unit[] {
   const companions = companionsOfCandidateTypes(units);
+  const prose = q.intent === "natural_language";
+  const headers = prose && p.headerWithSource !== 1 ? headersWithSource(units) : new Set<string>();
+  const coverage = prose && p.fileCoverage ? fileTermCoverage(units, [...new Set(q.terms.map(lightStem))]) : null;
   const termSet = new Set(q.terms);
   const stemSet = new Set(q.terms.map(lightStem));
   if (q.identifier) { for (const p of splitIdentifier(q.identifier)) stemSet.add(lightStem(p)); }
@@ -180,7 +214,7 @@ export function applySignals(
       const slash = u.path.lastIndexOf("/");
       const stem = u.path.slice(slash + 1).replace(/\.[^.]*$/, "");
       const f = 1 + p.pathAffinity * stemCoverage(stem, stemSet) +
-        0.2 * Math.min(1, dirHits(u.path.slice(0, Math.max(0, slash)), stemSet) / stemSet.size);
+        p.dirAffinity * Math.min(1, dirHits(u.path.slice(0, Math.max(0, slash)), stemSet) / stemSet.size);
       factor(u, "path_affinity", f);
       if (q.identifier && stem.toLowerCase() === q.identifier.toLowerCase()) factor(u, "file_named_after_symbol", 1.5);
     }
@@ -198,6 +232,8 @@ export function applySignals(
         1 + p.fileSizePrior * Math.min(1, Math.log10(1 + (fileSymbols.get(u.path) ?? 0)) / 2.5),
       );
     }
+    if (headers.has(u.path)) factor(u, "header_with_source", p.headerWithSource);
+    if (coverage) factor(u, "file_coverage", 1 + p.fileCoverage * (coverage.get(u.path) ?? 0));
     if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", p.testPenalty);
     if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
     if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);

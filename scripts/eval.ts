@@ -38,6 +38,8 @@ import { FileBm25 } from "./eval/baseline.ts";
 import { buildFingerprint } from "./eval/fingerprint.ts";
 import {
   assignFolds,
+  type CandidateEffect,
+  candidateEffects,
   crossValidate,
   type CrossValidation,
   groupBreakdown,
@@ -275,7 +277,11 @@ function scoreRepo(r: OpenRepo, ranking: RankingParams): GroupedScores[] {
 }
 
 /** Held-out figures of a cross-validation run with the candidates tried and per category/language figures. */
-type RankingValidation = CrossValidation & { candidates: string[]; groups: ReturnType<typeof groupBreakdown> };
+type RankingValidation = CrossValidation & {
+  candidates: string[];
+  groups: ReturnType<typeof groupBreakdown>;
+  effects: CandidateEffect[];
+};
 
 /**
  * K-fold cross-validation of the ranking candidates over the opened
@@ -304,9 +310,10 @@ function crossValidateRanking(
     );
   }
   const names = candidates.map((c) => c.name);
-  const cv = crossValidate(names, scores, assignFolds(opened.map((r) => r.repo), k));
+  const folds = assignFolds(opened.map((r) => r.repo), k);
+  const cv = crossValidate(names, scores, folds);
   const groups = groupBreakdown(cv, names[0], (c, repo) => perQuery.get(c)!.get(repo)!);
-  return { candidates: names, ...cv, groups };
+  return { candidates: names, ...cv, groups, effects: candidateEffects(names, scores, folds) };
 }
 
 /** get_code_context at every budget for every query: recall and the tokens of the whole answer. */
@@ -529,6 +536,10 @@ function printTable(
       `  held-out, fold mean    ${fmt(cv.mean)}   (sd over folds: NDCG ${f3(cv.sd.ndcg)}  MRR ${f3(cv.sd.mrr)}  ` +
         `R@5 ${f3(cv.sd.r5)})`,
     );
+    rows.push("  each setting against the default alone (whole-set NDCG | held-out NDCG, folds choosing it):");
+    for (const e of cv.effects) {
+      rows.push(`    ${e.candidate.padEnd(22)} ${f3(e.ndcg)} | ${f3(e.held_out)}  ${e.chosen_by}/${cv.k}`);
+    }
     rows.push("  by category and language (held-out | plain):");
     for (const [g, x] of Object.entries(cv.groups)) {
       rows.push(

@@ -34,6 +34,7 @@ export function rankingCandidates(semantic = false): Candidate[] {
   add("chunks=2.25", { prose: { chunks: 2.25 } });
   add("symbols=0.5", { prose: { symbols: 0.5 } });
   add("symbols=1.5", { prose: { symbols: 1.5 } });
+  add("testPenalty=0.25", { testPenalty: 0.25 });
   add("pathAffinity=0.3", { pathAffinity: 0.3 });
   add("pathAffinity=0.9", { pathAffinity: 0.9 });
   add("dirAffinity=0.1", { dirAffinity: 0.1 });
@@ -47,6 +48,8 @@ export function rankingCandidates(semantic = false): Candidate[] {
   add("headerWithSource=0.5", { headerWithSource: 0.5 });
   add("fileCoverage=0.3", { fileCoverage: 0.3 });
   add("fileCoverage=0.6", { fileCoverage: 0.6 });
+  add("depthPenalty=0.05", { depthPenalty: 0.05 });
+  add("depthPenalty=0.15", { depthPenalty: 0.15 });
   if (semantic) {
     add("semantic=0.5", { semantic: 0.5 });
     add("semantic=2", { semantic: 2 });
@@ -184,4 +187,36 @@ function byGroup(xs: GroupedScores[]): Map<string, Scores[]> {
   const m = new Map<string, Scores[]>();
   for (const x of xs) for (const g of x.groups) m.set(g, [...(m.get(g) ?? []), x.scores]);
   return m;
+}
+
+/** One candidate judged alone against the default: whole-set NDCG and held-out NDCG when tuning may pick only it. */
+export interface CandidateEffect {
+  candidate: string;
+  /** Mean NDCG@10 over all repositories under this setting. */
+  ndcg: number;
+  /** Pooled held-out NDCG@10 of a cross-validation over {default, this}. */
+  held_out: number;
+  /** Folds whose training repositories chose this setting over the default. */
+  chosen_by: number;
+}
+
+/**
+ * Each non-default candidate against the default alone (`candidates[0]`):
+ * the held-out figure says whether the move carries to repositories the
+ * choice was not made on, one move at a time.
+ */
+export function candidateEffects(
+  candidates: string[],
+  scores: Map<string, Map<string, Scores>>,
+  folds: string[][],
+): CandidateEffect[] {
+  return candidates.slice(1).map((c) => {
+    const cv = crossValidate([candidates[0], c], scores, folds);
+    return {
+      candidate: c,
+      ndcg: mean([...scores.get(c)!.values()].map((s) => s.ndcg)),
+      held_out: cv.pooled.ndcg,
+      chosen_by: cv.folds.filter((f) => f.chosen === c).length,
+    };
+  });
 }

@@ -4,7 +4,7 @@
  * recall follows the overlap rule.
  */
 import assert from "node:assert/strict";
-import { assignFolds, crossValidate, groupBreakdown, rankingCandidates } from "./cross_validate.ts";
+import { assignFolds, candidateEffects, crossValidate, groupBreakdown, rankingCandidates } from "./cross_validate.ts";
 import { budgetRecall, parseBudgets, summarizeBudgets } from "./budget.ts";
 import { DEFAULT_RANKING } from "../../src/query/search/ranking_params.ts";
 import type { Scores } from "./metrics.ts";
@@ -100,4 +100,19 @@ Deno.test("cross-validation: per-group figures score each repository's queries u
   assert.equal(g.prose.queries, 3);
   assert.ok(Math.abs(g.c.held_out.ndcg - 0.7) < 1e-12);
   assert.equal(g.symbol.repos, 1);
+});
+
+Deno.test("cross-validation: a candidate's effect is judged against the default alone", () => {
+  const scores = new Map([
+    ["d", new Map([["x", s(0.5)], ["y", s(0.5)], ["z", s(0.5)]])],
+    ["up", new Map([["x", s(0.6)], ["y", s(0.6)], ["z", s(0.6)]])],
+    ["mixed", new Map([["x", s(0.9)], ["y", s(0.2)], ["z", s(0.2)]])],
+  ]);
+  const [up, mixed] = candidateEffects(["d", "up", "mixed"], scores, [["x"], ["y"], ["z"]]);
+  assert.equal(up.chosen_by, 3);
+  assert.ok(Math.abs(up.held_out - 0.6) < 1e-12);
+  // mixed wins only on x: held out, x gets the default; y and z get mixed (chosen on folds containing x).
+  assert.equal(mixed.chosen_by, 2);
+  assert.ok(Math.abs(mixed.held_out - 0.3) < 1e-12);
+  assert.ok(Math.abs(mixed.ndcg - 1.3 / 3) < 1e-12);
 });

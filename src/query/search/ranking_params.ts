@@ -50,6 +50,12 @@ export interface RankingParams {
    * word occurs somewhere in the file's matching passages. 0 turns it off.
    */
   fileCoverage: number;
+  /**
+   * For prose queries, a penalty per directory level of a path (divided by
+   * 1 + this × depth): the files near the top of a tree tend to be the ones
+   * a question about a part means. 0 turns it off.
+   */
+  depthPenalty: number;
 }
 
 /** The ranking every caller gets. */
@@ -72,6 +78,7 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
   fileSizePrior: 0,
   headerWithSource: 1,
   fileCoverage: 0,
+  depthPenalty: 0,
 });
 
 /** `base` with the given fields replaced (`prose` merged field by field). */

@@ -234,6 +234,7 @@ export function applySignals(
     }
     if (headers.has(u.path)) factor(u, "header_with_source", p.headerWithSource);
     if (coverage) factor(u, "file_coverage", 1 + p.fileCoverage * (coverage.get(u.path) ?? 0));
+    if (prose && p.depthPenalty) factor(u, "depth", 1 / (1 + p.depthPenalty * (u.path.split("/").length - 1)));
     if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", p.testPenalty);
     if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
     if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);

@@ -50,6 +50,8 @@ export function rankingCandidates(semantic = false): Candidate[] {
   add("fileCoverage=0.6", { fileCoverage: 0.6 });
   add("depthPenalty=0.05", { depthPenalty: 0.05 });
   add("depthPenalty=0.15", { depthPenalty: 0.15 });
+  add("moduleEntry=0.15", { moduleEntry: 0.15 });
+  add("moduleEntry=0.3", { moduleEntry: 0.3 });
   if (semantic) {
     add("semantic=0.5", { semantic: 0.5 });
     add("semantic=2", { semantic: 2 });

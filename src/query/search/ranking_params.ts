@@ -56,6 +56,12 @@ export interface RankingParams {
    * a question about a part means. 0 turns it off.
    */
   depthPenalty: number;
+  /**
+   * For prose queries, a boost (1 + this) for a module's own file when
+   * candidates also come from the directory of its name (`socket.ex` beside
+   * `socket/transport.ex`): the file that names a part introduces it. 0 turns it off.
+   */
+  moduleEntry: number;
 }
 
 /** The ranking every caller gets. */
@@ -79,6 +85,7 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
   headerWithSource: 1,
   fileCoverage: 0,
   depthPenalty: 0,
+  moduleEntry: 0,
 });
 
 /** `base` with the given fields replaced (`prose` merged field by field). */

@@ -133,6 +133,19 @@ export function headersWithSource(units: Unit[]): Set<string> {
 }
 
 /**
+ * Paths of candidate files named like a directory that also holds
+ * candidates (`lib/socket.ex` when `lib/socket/transport.ex` is one): the
+ * module's own file beside its parts.
+ */
+export function moduleEntries(units: Unit[]): Set<string> {
+  const dirs = new Set<string>();
+  for (const u of units) {
+    for (let i = u.path.indexOf("/"); i > 0; i = u.path.indexOf("/", i + 1)) dirs.add(u.path.slice(0, i));
+  }
+  return new Set(units.map((u) => u.path).filter((p) => dirs.has(p.replace(/\.[^./]*$/, ""))));
+}
+
+/**
  * Per path, the share of `terms` (lower-case word stems) that occur in the
  * text of at least one of the path's candidate passages (chunk text or
  * symbol name). Only paths with at least one passage are listed.
@@ -165,6 +178,7 @@ export function applySignals(
   const companions = companionsOfCandidateTypes(units);
   const prose = q.intent === "natural_language";
   const headers = prose && p.headerWithSource !== 1 ? headersWithSource(units) : new Set<string>();
+  const entries = prose && p.moduleEntry ? moduleEntries(units) : new Set<string>();
   const coverage = prose && p.fileCoverage ? fileTermCoverage(units, [...new Set(q.terms.map(lightStem))]) : null;
   const termSet = new Set(q.terms);
   const stemSet = new Set(q.terms.map(lightStem));
@@ -234,6 +248,7 @@ export function applySignals(
     }
     if (headers.has(u.path)) factor(u, "header_with_source", p.headerWithSource);
     if (coverage) factor(u, "file_coverage", 1 + p.fileCoverage * (coverage.get(u.path) ?? 0));
+    if (entries.has(u.path)) factor(u, "module_entry", 1 + p.moduleEntry);
     if (prose && p.depthPenalty) factor(u, "depth", 1 / (1 + p.depthPenalty * (u.path.split("/").length - 1)));
     if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", p.testPenalty);
     if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);

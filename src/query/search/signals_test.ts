@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fileTermCoverage, headersWithSource } from "./signals.ts";
+import { fileTermCoverage, headersWithSource, moduleEntries } from "./signals.ts";
 import { byScore, type Unit } from "./fuse.ts";
 import type { ChunkHit } from "./candidates.ts";
 
@@ -45,4 +45,15 @@ Deno.test("byScore: equal scores order by path, then lines, never by arrival", (
   const want = ["z.c:1", "a/y.c:50", "b/x.c:5", "b/x.c:20"];
   assert.deepEqual(order([a, b, c, d]), want);
   assert.deepEqual(order([d, c, b, a]), want);
+});
+
+Deno.test("moduleEntries: a file named like a directory of candidates is its module's entry", () => {
+  const got = moduleEntries([
+    unit("lib/phoenix/socket.ex"),
+    unit("lib/phoenix/socket/transport.ex"),
+    unit("lib/phoenix/channel.ex"),
+    unit("src/runtime.rs"),
+    unit("src/runtime_ext/x.rs"),
+  ]);
+  assert.deepEqual([...got], ["lib/phoenix/socket.ex"]);
 });

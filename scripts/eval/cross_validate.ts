@@ -45,13 +45,11 @@ export function rankingCandidates(semantic = false): Candidate[] {
   add("fileSizePrior=0.3", { fileSizePrior: 0.3 });
   add("fileSizePrior=0.5", { fileSizePrior: 0.5 });
   add("headerWithSource=0.7", { headerWithSource: 0.7 });
-  add("headerWithSource=0.5", { headerWithSource: 0.5 });
-  add("fileCoverage=0.3", { fileCoverage: 0.3 });
   add("fileCoverage=0.6", { fileCoverage: 0.6 });
-  add("depthPenalty=0.05", { depthPenalty: 0.05 });
-  add("depthPenalty=0.15", { depthPenalty: 0.15 });
+  add("depthPenalty=0.08", { depthPenalty: 0.08 });
+  add("depthPenalty=0.25", { depthPenalty: 0.25 });
+  add("depthPenalty=0.4", { depthPenalty: 0.4 });
   add("moduleEntry=0.15", { moduleEntry: 0.15 });
-  add("moduleEntry=0.3", { moduleEntry: 0.3 });
   if (semantic) {
     add("semantic=0.5", { semantic: 0.5 });
     add("semantic=2", { semantic: 2 });

@@ -84,7 +84,7 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
   fileSizePrior: 0,
   headerWithSource: 1,
   fileCoverage: 0,
-  depthPenalty: 0,
+  depthPenalty: 0.15,
   moduleEntry: 0,
 });
 

@@ -77,7 +77,7 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
     phrase: 0.75,
   }),
   testPenalty: 0.4,
-  pathAffinity: 0.6,
+  pathAffinity: 0.9,
   dirAffinity: 0.2,
   fileAggregate: 0.3,
   semantic: 1,

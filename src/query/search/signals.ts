@@ -163,6 +163,34 @@ export function fileTermCoverage(units: Unit[], terms: string[]): Map<string, nu
   return new Map([...found].map(([path, set]) => [path, set.size / terms.length]));
 }
 
+/** What the prose-only file factors know about the candidate files. */
+interface FileFacts {
+  headers: Set<string>;
+  entries: Set<string>;
+  coverage: Map<string, number> | null;
+}
+
+function fileFacts(units: Unit[], q: QueryFacts, p: Readonly<RankingParams>): FileFacts {
+  return {
+    headers: p.headerWithSource !== 1 ? headersWithSource(units) : new Set(),
+    entries: p.moduleEntry ? moduleEntries(units) : new Set(),
+    coverage: p.fileCoverage ? fileTermCoverage(units, [...new Set(q.terms.map(lightStem))]) : null,
+  };
+}
+
+/**
+ * Factors from where a unit's file sits and what it holds, for prose
+ * questions: directory depth, and (when their parameters are on) a header
+ * beside its source, a module's own file, the file's coverage of the query.
+ */
+function fileShapeFactors(u: Unit, p: Readonly<RankingParams>, files: FileFacts | null): void {
+  if (!files) return;
+  if (files.headers.has(u.path)) factor(u, "header_with_source", p.headerWithSource);
+  if (files.coverage) factor(u, "file_coverage", 1 + p.fileCoverage * (files.coverage.get(u.path) ?? 0));
+  if (files.entries.has(u.path)) factor(u, "module_entry", 1 + p.moduleEntry);
+  if (p.depthPenalty) factor(u, "depth", 1 / (1 + p.depthPenalty * (u.path.split("/").length - 1)));
+}
+
 /**
  * Applies every signal to every unit (in place) and returns them sorted best
  * first. `fileSymbols` (symbols defined per path) feeds the file-size prior;
@@ -176,10 +204,7 @@ export function applySignals(
   generated: ReadonlySet<string> = new Set(),
 ): Unit[] {
   const companions = companionsOfCandidateTypes(units);
-  const prose = q.intent === "natural_language";
-  const headers = prose && p.headerWithSource !== 1 ? headersWithSource(units) : new Set<string>();
-  const entries = prose && p.moduleEntry ? moduleEntries(units) : new Set<string>();
-  const coverage = prose && p.fileCoverage ? fileTermCoverage(units, [...new Set(q.terms.map(lightStem))]) : null;
+  const files = q.intent === "natural_language" ? fileFacts(units, q, p) : null;
   const termSet = new Set(q.terms);
   const stemSet = new Set(q.terms.map(lightStem));
   if (q.identifier) { for (const p of splitIdentifier(q.identifier)) stemSet.add(lightStem(p)); }
@@ -246,10 +271,7 @@ export function applySignals(
         1 + p.fileSizePrior * Math.min(1, Math.log10(1 + (fileSymbols.get(u.path) ?? 0)) / 2.5),
       );
     }
-    if (headers.has(u.path)) factor(u, "header_with_source", p.headerWithSource);
-    if (coverage) factor(u, "file_coverage", 1 + p.fileCoverage * (coverage.get(u.path) ?? 0));
-    if (entries.has(u.path)) factor(u, "module_entry", 1 + p.moduleEntry);
-    if (prose && p.depthPenalty) factor(u, "depth", 1 / (1 + p.depthPenalty * (u.path.split("/").length - 1)));
+    fileShapeFactors(u, p, files);
     if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", p.testPenalty);
     if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
     if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);

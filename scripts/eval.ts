@@ -1,6 +1,6 @@
 /**
  * Retrieval evaluation: `deno task eval FOLDER [--repos-root DIR] [--home DIR]
- * [--only a,b] [--languages x,y] [--folds K] [--budgets 500,1000,...] [--json] [--out FILE]`.
+ * [--only a,b] [--languages x,y] [--folds K] [--candidates a,b] [--budgets 500,1000,...] [--json] [--out FILE]`.
  *
  * FOLDER holds labelled queries in the semble format (`repos.json`,
  * `annotations/*.json`). Each repository's tree is `--repos-root/NAME` (or
@@ -13,7 +13,9 @@
  * Recall@5 are reported per repository, per category, per language and
  * overall (means over repositories), with search_code latency p50/p95.
  * `--folds K` adds K-fold cross-validation by repository (`eval/cross_validate.ts`):
- * ranking parameters chosen on K−1 folds, scored on the held-out one.
+ * ranking parameters chosen on K−1 folds, scored on the held-out one, overall and
+ * per category and language; `--candidates a,b` limits the settings tried to
+ * these (besides the default).
  * `--budgets` adds get_code_context's token-budget recall (`eval/budget.ts`).
  * `--semantic` (with `CRUXE_EMBED_URL`) embeds every repository and query through
  * that endpoint and adds the semantic layer's fusion weights to the candidates.
@@ -34,7 +36,16 @@ import { type LabelledQuery, type Published, readDataset, readPublished, type Re
 import { mean, quantile, queryScores, type Retrieved, type Scores } from "./eval/metrics.ts";
 import { FileBm25 } from "./eval/baseline.ts";
 import { buildFingerprint } from "./eval/fingerprint.ts";
-import { assignFolds, crossValidate, type CrossValidation, rankingCandidates } from "./eval/cross_validate.ts";
+import {
+  assignFolds,
+  type CandidateEffect,
+  candidateEffects,
+  crossValidate,
+  type CrossValidation,
+  groupBreakdown,
+  type GroupedScores,
+  rankingCandidates,
+} from "./eval/cross_validate.ts";
 import { type BudgetOutcome, budgetRecall, parseBudgets, summarizeBudgets } from "./eval/budget.ts";
 import { getCodeContext } from "../src/query/code_context.ts";
 import { compactAnswer } from "../src/mcp/compact.ts";
@@ -130,6 +141,7 @@ async function main() {
       json: { type: "boolean", default: false },
       out: { type: "string" },
       folds: { type: "string" },
+      candidates: { type: "string" },
       budgets: { type: "string" },
       semantic: { type: "boolean", default: false },
       verbose: { type: "boolean", short: "v", default: false },
@@ -159,7 +171,7 @@ async function main() {
   const opened: OpenRepo[] = [];
   const folds = values.folds === undefined ? 0 : Number(values.folds);
   const budgets = values.budgets === undefined ? [] : parseBudgets(values.budgets);
-  let cv: (CrossValidation & { candidates: string[] }) | null = null;
+  let cv: RankingValidation | null = null;
   let budgetOutcomes: BudgetOutcome[] = [];
   try {
     for (const repo of repos) {
@@ -199,7 +211,8 @@ async function main() {
       }
     }
     if (values.semantic) await embedRepos(opened, home, config.embed, console.error);
-    if (folds) cv = crossValidateRanking(opened, folds, values.json ? null : console.error);
+    const tried = values.candidates ? new Set(values.candidates.split(",")) : null;
+    if (folds) cv = crossValidateRanking(opened, folds, tried, values.json ? null : console.error);
     if (budgets.length) budgetOutcomes = budgetPass(opened, budgets);
   } finally {
     readers.closeAll();
@@ -220,6 +233,7 @@ async function main() {
 /** An indexed repository kept open for the later passes (cross-validation, budgets). */
 interface OpenRepo {
   repo: string;
+  language: string;
   db: Db;
   prefix: string;
   queries: LabelledQuery[];
@@ -250,24 +264,44 @@ async function embedRepos(opened: OpenRepo[], home: string, embed: CruxeConfig["
   }
 }
 
-/** Every query of `r` through search_code with `ranking`: the repository's mean scores. */
-function scoreRepo(r: OpenRepo, ranking: RankingParams): Scores {
-  return meanScores(r.queries.map((q) => {
+/** Every query of `r` through search_code with `ranking`: each query's scores with its category and language. */
+function scoreRepo(r: OpenRepo, ranking: RankingParams): GroupedScores[] {
+  return r.queries.map((q) => {
     const res = searchCode(r.db, { query: q.query, limit: 10 }, ranking, r.semantic?.get(q.query));
-    return score(
+    const scores = score(
       res.results.map((x) => ({ path: r.prefix + x.path, line_start: x.line_start, line_end: x.line_end })),
       q,
     );
-  }));
+    return { groups: [q.category, r.language], scores };
+  });
 }
 
-/** K-fold cross-validation of the ranking candidates over the opened repositories. */
-function crossValidateRanking(opened: OpenRepo[], k: number, log: ((s: string) => void) | null) {
-  const candidates = rankingCandidates(opened.some((r) => r.semantic));
+/** Held-out figures of a cross-validation run with the candidates tried and per category/language figures. */
+type RankingValidation = CrossValidation & {
+  candidates: string[];
+  groups: ReturnType<typeof groupBreakdown>;
+  effects: CandidateEffect[];
+};
+
+/**
+ * K-fold cross-validation of the ranking candidates over the opened
+ * repositories (`only`: just these candidates besides the default).
+ */
+function crossValidateRanking(
+  opened: OpenRepo[],
+  k: number,
+  only: Set<string> | null,
+  log: ((s: string) => void) | null,
+): RankingValidation {
+  const candidates = rankingCandidates(opened.some((r) => r.semantic))
+    .filter((c, i) => i === 0 || !only || only.has(c.name));
+  const perQuery = new Map<string, Map<string, GroupedScores[]>>();
   const scores = new Map<string, Map<string, Scores>>();
   for (const c of candidates) {
     const t0 = performance.now();
-    scores.set(c.name, new Map(opened.map((r) => [r.repo, scoreRepo(r, c.params)])));
+    const byRepo = new Map(opened.map((r) => [r.repo, scoreRepo(r, c.params)]));
+    perQuery.set(c.name, byRepo);
+    scores.set(c.name, new Map([...byRepo].map(([repo, qs]) => [repo, meanScores(qs.map((q) => q.scores))])));
     const all = [...scores.get(c.name)!.values()];
     log?.(
       `candidate ${c.name.padEnd(20)} ndcg ${f3(mean(all.map((s) => s.ndcg)))} (${
@@ -276,7 +310,10 @@ function crossValidateRanking(opened: OpenRepo[], k: number, log: ((s: string) =
     );
   }
   const names = candidates.map((c) => c.name);
-  return { candidates: names, ...crossValidate(names, scores, assignFolds(opened.map((r) => r.repo), k)) };
+  const folds = assignFolds(opened.map((r) => r.repo), k);
+  const cv = crossValidate(names, scores, folds);
+  const groups = groupBreakdown(cv, names[0], (c, repo) => perQuery.get(c)!.get(repo)!);
+  return { candidates: names, ...cv, groups, effects: candidateEffects(names, scores, folds) };
 }
 
 /** get_code_context at every budget for every query: recall and the tokens of the whole answer. */
@@ -349,7 +386,7 @@ async function evalRepo(
   return {
     indexMs,
     outcomes,
-    open: { repo: repo.name, db, prefix, queries: qs },
+    open: { repo: repo.name, language: repo.language, db, prefix, queries: qs },
     summary: {
       repo: repo.name,
       language: repo.language,
@@ -418,7 +455,7 @@ function summarize(perRepo: RepoOutcome[], outcomes: QueryOutcome[], skipped: { 
 function printTable(
   report: ReturnType<typeof summarize> & {
     build_fingerprint: string;
-    cross_validation: (CrossValidation & { candidates: string[] }) | null;
+    cross_validation: RankingValidation | null;
     budgets: ReturnType<typeof summarizeBudgets> | null;
   },
 ) {
@@ -499,6 +536,17 @@ function printTable(
       `  held-out, fold mean    ${fmt(cv.mean)}   (sd over folds: NDCG ${f3(cv.sd.ndcg)}  MRR ${f3(cv.sd.mrr)}  ` +
         `R@5 ${f3(cv.sd.r5)})`,
     );
+    rows.push("  each setting against the default alone (whole-set NDCG | held-out NDCG, folds choosing it):");
+    for (const e of cv.effects) {
+      rows.push(`    ${e.candidate.padEnd(22)} ${f3(e.ndcg)} | ${f3(e.held_out)}  ${e.chosen_by}/${cv.k}`);
+    }
+    rows.push("  by category and language (held-out | plain):");
+    for (const [g, x] of Object.entries(cv.groups)) {
+      rows.push(
+        `    ${g.padEnd(20)} repos ${String(x.repos).padStart(2)} q ${String(x.queries).padStart(4)}  held-out ` +
+          `${fmt(x.held_out)}  | plain NDCG ${f3(x.plain.ndcg)}`,
+      );
+    }
   }
   if (report.budgets) {
     rows.push(

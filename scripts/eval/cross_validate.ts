@@ -34,13 +34,22 @@ export function rankingCandidates(semantic = false): Candidate[] {
   add("chunks=2.25", { prose: { chunks: 2.25 } });
   add("symbols=0.5", { prose: { symbols: 0.5 } });
   add("symbols=1.5", { prose: { symbols: 1.5 } });
-  add("pathAffinity=0.3", { pathAffinity: 0.3 });
-  add("pathAffinity=0.9", { pathAffinity: 0.9 });
+  add("testPenalty=0.25", { testPenalty: 0.25 });
+  add("pathAffinity=0.6", { pathAffinity: 0.6 });
+  add("pathAffinity=1.2", { pathAffinity: 1.2 });
+  add("dirAffinity=0.1", { dirAffinity: 0.1 });
+  add("dirAffinity=0.4", { dirAffinity: 0.4 });
   add("fileAggregate=0.15", { fileAggregate: 0.15 });
   add("fileAggregate=0.5", { fileAggregate: 0.5 });
   add("fileSizePrior=0.15", { fileSizePrior: 0.15 });
   add("fileSizePrior=0.3", { fileSizePrior: 0.3 });
   add("fileSizePrior=0.5", { fileSizePrior: 0.5 });
+  add("headerWithSource=0.7", { headerWithSource: 0.7 });
+  add("fileCoverage=0.6", { fileCoverage: 0.6 });
+  add("depthPenalty=0.08", { depthPenalty: 0.08 });
+  add("depthPenalty=0.25", { depthPenalty: 0.25 });
+  add("depthPenalty=0.4", { depthPenalty: 0.4 });
+  add("moduleEntry=0.15", { moduleEntry: 0.15 });
   if (semantic) {
     add("semantic=0.5", { semantic: 0.5 });
     add("semantic=2", { semantic: 2 });
@@ -132,4 +141,82 @@ export function crossValidate(
     pooled: meanScores(perRepo),
     plain: meanScores(all.map((r) => scores.get(candidates[0])!.get(r)!)),
   };
+}
+
+/** One query's scores under one setting, with the groups it belongs to (category, language). */
+export interface GroupedScores {
+  groups: string[];
+  scores: Scores;
+}
+
+/**
+ * Held-out and plain figures per group (category, language): each
+ * repository's queries scored under the setting its fold was given
+ * (`folds[i].chosen`) and under the first (default) candidate; a group's
+ * figure is the mean over repositories of their mean over the group's
+ * queries, as for the whole set. `perQuery(candidate, repo)` lists a
+ * repository's queries under a candidate.
+ */
+export function groupBreakdown(
+  cv: Pick<CrossValidation, "folds">,
+  defaultCandidate: string,
+  perQuery: (candidate: string, repo: string) => GroupedScores[],
+): Record<string, { repos: number; queries: number; held_out: Scores; plain: Scores }> {
+  const acc = new Map<string, { held: Scores[]; plain: Scores[]; queries: number }>();
+  for (const f of cv.folds) {
+    for (const repo of f.repos) {
+      const held = byGroup(perQuery(f.chosen, repo));
+      const plain = byGroup(perQuery(defaultCandidate, repo));
+      for (const [g, xs] of held) {
+        const e = acc.get(g) ?? { held: [], plain: [], queries: 0 };
+        e.held.push(meanScores(xs));
+        e.plain.push(meanScores(plain.get(g) ?? []));
+        e.queries += xs.length;
+        acc.set(g, e);
+      }
+    }
+  }
+  const out: Record<string, { repos: number; queries: number; held_out: Scores; plain: Scores }> = {};
+  for (const [g, e] of [...acc.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
+    out[g] = { repos: e.held.length, queries: e.queries, held_out: meanScores(e.held), plain: meanScores(e.plain) };
+  }
+  return out;
+}
+
+function byGroup(xs: GroupedScores[]): Map<string, Scores[]> {
+  const m = new Map<string, Scores[]>();
+  for (const x of xs) for (const g of x.groups) m.set(g, [...(m.get(g) ?? []), x.scores]);
+  return m;
+}
+
+/** One candidate judged alone against the default: whole-set NDCG and held-out NDCG when tuning may pick only it. */
+export interface CandidateEffect {
+  candidate: string;
+  /** Mean NDCG@10 over all repositories under this setting. */
+  ndcg: number;
+  /** Pooled held-out NDCG@10 of a cross-validation over {default, this}. */
+  held_out: number;
+  /** Folds whose training repositories chose this setting over the default. */
+  chosen_by: number;
+}
+
+/**
+ * Each non-default candidate against the default alone (`candidates[0]`):
+ * the held-out figure says whether the move carries to repositories the
+ * choice was not made on, one move at a time.
+ */
+export function candidateEffects(
+  candidates: string[],
+  scores: Map<string, Map<string, Scores>>,
+  folds: string[][],
+): CandidateEffect[] {
+  return candidates.slice(1).map((c) => {
+    const cv = crossValidate([candidates[0], c], scores, folds);
+    return {
+      candidate: c,
+      ndcg: mean([...scores.get(c)!.values()].map((s) => s.ndcg)),
+      held_out: cv.pooled.ndcg,
+      chosen_by: cv.folds.filter((f) => f.chosen === c).length,
+    };
+  });
 }

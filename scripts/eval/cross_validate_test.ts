@@ -4,7 +4,7 @@
  * recall follows the overlap rule.
  */
 import assert from "node:assert/strict";
-import { assignFolds, crossValidate, rankingCandidates } from "./cross_validate.ts";
+import { assignFolds, candidateEffects, crossValidate, groupBreakdown, rankingCandidates } from "./cross_validate.ts";
 import { budgetRecall, parseBudgets, summarizeBudgets } from "./budget.ts";
 import { DEFAULT_RANKING } from "../../src/query/search/ranking_params.ts";
 import type { Scores } from "./metrics.ts";
@@ -69,4 +69,50 @@ Deno.test("budget recall: a target is covered by any overlapping item; file targ
   assert.equal(sum[0].recall, 0.5);
   assert.equal(sum[0].over_budget, 1);
   assert.equal(sum[0].published, 0.685);
+});
+
+Deno.test("cross-validation: per-group figures score each repository's queries under its fold's setting", () => {
+  const cv = {
+    folds: [{ fold: 1, repos: ["x"], chosen: "b", train_ndcg: 0, held_out: s(0) }, {
+      fold: 2,
+      repos: ["y"],
+      chosen: "a",
+      train_ndcg: 0,
+      held_out: s(0),
+    }],
+  };
+  const table: Record<string, Record<string, { groups: string[]; scores: Scores }[]>> = {
+    a: {
+      x: [{ groups: ["prose", "c"], scores: s(0.2) }, { groups: ["symbol", "c"], scores: s(1) }],
+      y: [{ groups: ["prose", "go"], scores: s(0.6) }, { groups: ["prose", "go"], scores: s(0.8) }],
+    },
+    b: {
+      x: [{ groups: ["prose", "c"], scores: s(0.4) }, { groups: ["symbol", "c"], scores: s(1) }],
+      y: [{ groups: ["prose", "go"], scores: s(0) }, { groups: ["prose", "go"], scores: s(0) }],
+    },
+  };
+  const g = groupBreakdown(cv, "a", (c, r) => table[c][r]);
+  assert.deepEqual(Object.keys(g), ["c", "go", "prose", "symbol"]);
+  // prose: x held out under b (0.4), y under a (mean 0.7): mean over repositories 0.55; plain: 0.2 and 0.7.
+  assert.ok(Math.abs(g.prose.held_out.ndcg - 0.55) < 1e-12);
+  assert.ok(Math.abs(g.prose.plain.ndcg - 0.45) < 1e-12);
+  assert.equal(g.prose.repos, 2);
+  assert.equal(g.prose.queries, 3);
+  assert.ok(Math.abs(g.c.held_out.ndcg - 0.7) < 1e-12);
+  assert.equal(g.symbol.repos, 1);
+});
+
+Deno.test("cross-validation: a candidate's effect is judged against the default alone", () => {
+  const scores = new Map([
+    ["d", new Map([["x", s(0.5)], ["y", s(0.5)], ["z", s(0.5)]])],
+    ["up", new Map([["x", s(0.6)], ["y", s(0.6)], ["z", s(0.6)]])],
+    ["mixed", new Map([["x", s(0.9)], ["y", s(0.2)], ["z", s(0.2)]])],
+  ]);
+  const [up, mixed] = candidateEffects(["d", "up", "mixed"], scores, [["x"], ["y"], ["z"]]);
+  assert.equal(up.chosen_by, 3);
+  assert.ok(Math.abs(up.held_out - 0.6) < 1e-12);
+  // mixed wins only on x: held out, x gets the default; y and z get mixed (chosen on folds containing x).
+  assert.equal(mixed.chosen_by, 2);
+  assert.ok(Math.abs(mixed.held_out - 0.3) < 1e-12);
+  assert.ok(Math.abs(mixed.ndcg - 1.3 / 3) < 1e-12);
 });

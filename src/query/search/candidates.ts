@@ -112,8 +112,10 @@ export function literalSource(
 ): ChunkHit[] {
   const needle = literal.toLowerCase();
   if (phrase) {
-    const rows = chunksMatching(db, phrase, f, scanLimit);
-    return withMatch(rows.filter((r) => r.content.toLowerCase().includes(needle)).slice(0, limit), needle);
+    const rows = chunksMatching(db, phrase, f, scanLimit).filter((r) => r.content.toLowerCase().includes(needle));
+    // Which rows are kept must not depend on row ids (the order files were written): by place.
+    rows.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line_start - b.line_start));
+    return withMatch(rows.slice(0, limit), needle);
   }
   // No word characters at all (e.g. `"=>"`): a bounded scan of the chunk text.
   return withMatch(chunksContaining(db, needle, f, limit), needle);

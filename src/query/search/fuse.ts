@@ -81,6 +81,26 @@ export function fuse(lists: RankedList[], k = RRF_K): Map<string, Unit> {
   return units;
 }
 
+/** The lines a unit stands for: a literal's matched lines, else its symbol's, chunk's or whole file's. */
+export function unitLines(u: Unit): [number, number] {
+  if (u.focus) return u.focus;
+  if (u.symbol) return [u.symbol.line_start, u.symbol.line_end];
+  if (u.chunk) return [u.chunk.line_start, u.chunk.line_end];
+  return [1, Math.max(1, u.file?.line_count ?? 1)];
+}
+
+/**
+ * Best score first; equal scores by path, then first line, then last line,
+ * so equal results come out in the same order whatever the index's row ids.
+ */
+export function byScore(a: Unit, b: Unit): number {
+  if (b.score !== a.score) return b.score - a.score;
+  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
+  const la = unitLines(a);
+  const lb = unitLines(b);
+  return la[0] - lb[0] || la[1] - lb[1] || Number(!a.file) - Number(!b.file);
+}
+
 /** The vote of rank 1 in a source of weight `w`, the unit that scores map against. */
 export function topVote(w: number, k = RRF_K): number {
   return w / (k + 1);

@@ -85,7 +85,8 @@ function literalList(db: Db, text: string, f: SourceFilter): ChunkHit[] {
   }
   return [...scored.values()].sort((a, b) =>
     b.matched - a.matched || Number(b.site) - Number(a.site) ||
-    Number(isTestPath(a.hit.path)) - Number(isTestPath(b.hit.path)) || a.hit.path.localeCompare(b.hit.path)
+    Number(isTestPath(a.hit.path)) - Number(isTestPath(b.hit.path)) || a.hit.path.localeCompare(b.hit.path) ||
+    (a.hit.match?.[0] ?? a.hit.line_start) - (b.hit.match?.[0] ?? b.hit.line_start)
   ).map((e) => e.hit);
 }
 

@@ -26,6 +26,8 @@ export interface RankingParams {
   testPenalty: number;
   /** Largest boost for a file name the query spells out (1 + this × coverage). */
   pathAffinity: number;
+  /** Largest boost for query words among the directory names of a path (1 + this × share of the words). */
+  dirAffinity: number;
   /** Share of a file's second-best unit added to its best one (the third gets half of it). */
   fileAggregate: number;
   /** Weight of the semantic (nearest chunk vectors) list, when the optional semantic layer answers. */
@@ -36,6 +38,30 @@ export interface RankingParams {
    * reached at about 300 symbols on a log scale. 0 turns it off.
    */
   fileSizePrior: number;
+  /**
+   * For prose queries, multiplier for a C-family header (`ae.h`) when a
+   * source file of the same name (`ae.c`) is also a candidate: a question
+   * about how something works is answered by the implementation. 1 turns it off.
+   */
+  headerWithSource: number;
+  /**
+   * For prose queries, a boost for files whose candidate passages between
+   * them hold many of the query's words: up to 1 + this when every content
+   * word occurs somewhere in the file's matching passages. 0 turns it off.
+   */
+  fileCoverage: number;
+  /**
+   * For prose queries, a penalty per directory level of a path (divided by
+   * 1 + this × depth): the files near the top of a tree tend to be the ones
+   * a question about a part means. 0 turns it off.
+   */
+  depthPenalty: number;
+  /**
+   * For prose queries, a boost (1 + this) for a module's own file when
+   * candidates also come from the directory of its name (`socket.ex` beside
+   * `socket/transport.ex`): the file that names a part introduces it. 0 turns it off.
+   */
+  moduleEntry: number;
 }
 
 /** The ranking every caller gets. */
@@ -51,10 +77,15 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
     phrase: 0.75,
   }),
   testPenalty: 0.4,
-  pathAffinity: 0.6,
+  pathAffinity: 0.9,
+  dirAffinity: 0.2,
   fileAggregate: 0.3,
   semantic: 1,
   fileSizePrior: 0,
+  headerWithSource: 1,
+  fileCoverage: 0,
+  depthPenalty: 0.15,
+  moduleEntry: 0,
 });
 
 /** `base` with the given fields replaced (`prose` merged field by field). */

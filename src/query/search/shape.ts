@@ -6,7 +6,7 @@
 import { splitIdentifier } from "../../core/identifiers.ts";
 import type { Db } from "../../state/db.ts";
 import { resultId } from "../../core/ids.ts";
-import type { Unit } from "./fuse.ts";
+import { byScore, type Unit, unitLines as lines } from "./fuse.ts";
 import { symbolMapByRowIds } from "../../state/read/symbols.ts";
 import { chunkAt, firstChunk } from "../../state/read/chunks.ts";
 
@@ -43,13 +43,6 @@ export function attachSymbols(db: Db, units: Unit[]): void {
   for (const u of units) if (!u.symbol && u.symbolRow !== undefined) u.symbol = rows.get(u.symbolRow);
 }
 
-function lines(u: Unit): [number, number] {
-  if (u.focus) return u.focus;
-  if (u.symbol) return [u.symbol.line_start, u.symbol.line_end];
-  if (u.chunk) return [u.chunk.line_start, u.chunk.line_end];
-  return [1, Math.max(1, u.file?.line_count ?? 1)];
-}
-
 function overlaps(a: [number, number], b: [number, number]): boolean {
   return a[0] <= b[1] && b[0] <= a[1];
 }
@@ -78,7 +71,7 @@ export function mergeOverlaps(units: Unit[]): Unit[] {
     byPath.set(u.path, same);
     kept.push(u);
   }
-  return kept.sort((a, b) => b.score - a.score);
+  return kept.sort(byScore);
 }
 
 /** One range inside the other. */
@@ -129,7 +122,7 @@ export function aggregateFiles(
       out.push(...g.filter((u) => !(u.file && g.length > 1)).slice(0, perFileMax));
     }
   }
-  return out.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+  return out.sort(byScore);
 }
 
 function snippetOf(content: string, startLine: number, from: number, to: number, terms: string[]): string {

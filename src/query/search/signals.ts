@@ -4,7 +4,7 @@
  * can always be explained as fused evidence × named factors.
  */
 import type { QueryIntent } from "./intent.ts";
-import type { Unit } from "./fuse.ts";
+import { byScore, type Unit } from "./fuse.ts";
 import { splitIdentifier } from "../../core/identifiers.ts";
 import { lightStem } from "./fts_query.ts";
 import { isErrorSite } from "./error_text.ts";
@@ -119,6 +119,78 @@ export function companionsOfCandidateTypes(units: Unit[]): Map<Unit, string> {
   return out;
 }
 
+const HEADER = /\.(h|hh|hpp|hxx)$/i;
+const SOURCE = /\.(c|cc|cpp|cxx|c\+\+|m|mm)$/i;
+const fileStem = (path: string) => path.slice(path.lastIndexOf("/") + 1).replace(/\.[^.]*$/, "").toLowerCase();
+
+/**
+ * Paths of C-family headers (`lib/ae.h`) among the candidates whose source
+ * file of the same name (`lib/ae.c`, in any directory) is a candidate too.
+ */
+export function headersWithSource(units: Unit[]): Set<string> {
+  const sources = new Set(units.filter((u) => SOURCE.test(u.path)).map((u) => fileStem(u.path)));
+  return new Set(units.filter((u) => HEADER.test(u.path) && sources.has(fileStem(u.path))).map((u) => u.path));
+}
+
+/**
+ * Paths of candidate files named like a directory that also holds
+ * candidates (`lib/socket.ex` when `lib/socket/transport.ex` is one): the
+ * module's own file beside its parts.
+ */
+export function moduleEntries(units: Unit[]): Set<string> {
+  const dirs = new Set<string>();
+  for (const u of units) {
+    for (let i = u.path.indexOf("/"); i > 0; i = u.path.indexOf("/", i + 1)) dirs.add(u.path.slice(0, i));
+  }
+  return new Set(units.map((u) => u.path).filter((p) => dirs.has(p.replace(/\.[^./]*$/, ""))));
+}
+
+/**
+ * Per path, the share of `terms` (lower-case word stems) that occur in the
+ * text of at least one of the path's candidate passages (chunk text or
+ * symbol name). Only paths with at least one passage are listed.
+ */
+export function fileTermCoverage(units: Unit[], terms: string[]): Map<string, number> {
+  const found = new Map<string, Set<string>>();
+  if (!terms.length) return new Map();
+  for (const u of units) {
+    const text = (u.chunk?.content ?? u.symbol?.name ?? "").toLowerCase();
+    if (!text) continue;
+    const set = found.get(u.path) ?? new Set<string>();
+    for (const t of terms) if (!set.has(t) && text.includes(t)) set.add(t);
+    found.set(u.path, set);
+  }
+  return new Map([...found].map(([path, set]) => [path, set.size / terms.length]));
+}
+
+/** What the prose-only file factors know about the candidate files. */
+interface FileFacts {
+  headers: Set<string>;
+  entries: Set<string>;
+  coverage: Map<string, number> | null;
+}
+
+function fileFacts(units: Unit[], q: QueryFacts, p: Readonly<RankingParams>): FileFacts {
+  return {
+    headers: p.headerWithSource !== 1 ? headersWithSource(units) : new Set(),
+    entries: p.moduleEntry ? moduleEntries(units) : new Set(),
+    coverage: p.fileCoverage ? fileTermCoverage(units, [...new Set(q.terms.map(lightStem))]) : null,
+  };
+}
+
+/**
+ * Factors from where a unit's file sits and what it holds, for prose
+ * questions: directory depth, and (when their parameters are on) a header
+ * beside its source, a module's own file, the file's coverage of the query.
+ */
+function fileShapeFactors(u: Unit, p: Readonly<RankingParams>, files: FileFacts | null): void {
+  if (!files) return;
+  if (files.headers.has(u.path)) factor(u, "header_with_source", p.headerWithSource);
+  if (files.coverage) factor(u, "file_coverage", 1 + p.fileCoverage * (files.coverage.get(u.path) ?? 0));
+  if (files.entries.has(u.path)) factor(u, "module_entry", 1 + p.moduleEntry);
+  if (p.depthPenalty) factor(u, "depth", 1 / (1 + p.depthPenalty * (u.path.split("/").length - 1)));
+}
+
 /**
  * Applies every signal to every unit (in place) and returns them sorted best
  * first. `fileSymbols` (symbols defined per path) feeds the file-size prior;
@@ -132,16 +204,17 @@ export function applySignals(
   generated: ReadonlySet<string> = new Set(),
 ): Unit[] {
   const companions = companionsOfCandidateTypes(units);
+  const files = q.intent === "natural_language" ? fileFacts(units, q, p) : null;
   const termSet = new Set(q.terms);
   const stemSet = new Set(q.terms.map(lightStem));
   if (q.identifier) { for (const p of splitIdentifier(q.identifier)) stemSet.add(lightStem(p)); }
-  const place = { stemSet, companions, fileSymbols, generated };
+  const place = { stemSet, companions, fileSymbols, generated, files };
   for (const u of units) {
     u.score = u.fused;
     symbolSignals(u, q, termSet);
     placeSignals(u, q, p, place);
   }
-  return units.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
+  return units.sort(byScore);
 }
 
 /** Signals of what the unit defines: its name against the query's, qualifiers, definition and kind. */
@@ -186,7 +259,10 @@ function symbolSignals(u: Unit, q: QueryFacts, termSet: ReadonlySet<string>): vo
   }
 }
 
-/** Signals of where the unit is: path affinity, error sites, companions, file size, tests, non-code, legacy, generated. */
+/**
+ * Signals of where the unit is: path affinity, error sites, companions, file size, the prose file factors, tests,
+ * non-code, legacy, generated.
+ */
 function placeSignals(
   u: Unit,
   q: QueryFacts,
@@ -196,16 +272,17 @@ function placeSignals(
     companions: ReadonlyMap<Unit, string>;
     fileSymbols?: Map<string, number>;
     generated: ReadonlySet<string>;
+    files: FileFacts | null;
   },
 ): void {
-  const { stemSet, companions, fileSymbols, generated } = c;
+  const { stemSet, companions, fileSymbols, generated, files } = c;
   const sym = u.symbol;
   // Path affinity: how much of the file name the query says, and query words in directories.
   if (stemSet.size) {
     const slash = u.path.lastIndexOf("/");
     const stem = u.path.slice(slash + 1).replace(/\.[^.]*$/, "");
     const f = 1 + p.pathAffinity * stemCoverage(stem, stemSet) +
-      0.2 * Math.min(1, dirHits(u.path.slice(0, Math.max(0, slash)), stemSet) / stemSet.size);
+      p.dirAffinity * Math.min(1, dirHits(u.path.slice(0, Math.max(0, slash)), stemSet) / stemSet.size);
     factor(u, "path_affinity", f);
     if (q.identifier && stem.toLowerCase() === q.identifier.toLowerCase()) factor(u, "file_named_after_symbol", 1.5);
   }
@@ -223,6 +300,7 @@ function placeSignals(
       1 + p.fileSizePrior * Math.min(1, Math.log10(1 + (fileSymbols.get(u.path) ?? 0)) / 2.5),
     );
   }
+  fileShapeFactors(u, p, files);
   if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", p.testPenalty);
   if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
   if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);

@@ -43,10 +43,17 @@ function filterSql(alias: string, f: SourceFilter): { sql: string; args: string[
   return { sql: parts.length ? " AND " + parts.join(" AND ") : "", args };
 }
 
+/** Most rows that tie the score at a ranked list's cut and are ordered by place (beyond it, row order decides). */
+const TIE_CAP = 2000;
+
 /**
  * Rows of an FTS table ranked by BM25, best first, as `{id, r}`. Ranking
  * selects ids and scores only (joining the row tables only when a filter
  * needs them), so sorting many matches never drags their content along.
+ * When rows that tie the last kept score straddle the cut, every row of that
+ * score comes back (up to TIE_CAP more), so which of them survive can be
+ * decided by their place (`byPlace`) rather than by row id, which follows
+ * the order files were written.
  */
 function rankIds(
   db: Db,
@@ -57,28 +64,34 @@ function rankIds(
   f: SourceFilter,
   limit: number,
 ): { id: number; r: number }[] {
-  if (!f.language && !f.pathPrefix) {
-    return allRows(
-      db,
-      `SELECT rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${fts} WHERE ${fts} MATCH ? ORDER BY r LIMIT ?`,
-      match,
-      limit,
-    );
-  }
   const w = filterSql(join.alias, f);
-  return allRows(
-    db,
-    `SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r
+  const sql = !f.language && !f.pathPrefix
+    ? `SELECT rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${fts} WHERE ${fts} MATCH ? ORDER BY r LIMIT ?`
+    : `SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r
      FROM ${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid
-     WHERE ${fts} MATCH ?${w.sql} ORDER BY r LIMIT ?`,
-    match,
-    ...w.args,
-    limit,
-  );
+     WHERE ${fts} MATCH ?${w.sql} ORDER BY r LIMIT ?`;
+  const top = (n: number) => allRows<{ id: number; r: number }>(db, sql, match, ...w.args, n);
+  const rows = top(limit + 1);
+  if (rows.length <= limit || rows[limit].r !== rows[limit - 1].r) return rows.slice(0, limit);
+  const cut = rows[limit - 1].r;
+  return top(limit + TIE_CAP).filter((x) => x.r <= cut);
 }
 
-/** Loads rows by id in the order of `ranked`, attaching each row's BM25 value as `r`. */
-function loadRanked<T>(db: Db, sql: string, ranked: { id: number; r: number }[]): Ranked<T>[] {
+/** Best BM25 first; equal scores by path, then first line: the same order whatever the row ids. */
+function byPlace(a: { r: number; path: string; line_start?: number }, b: typeof a): number {
+  return a.r - b.r || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || (a.line_start ?? 0) - (b.line_start ?? 0);
+}
+
+/**
+ * Loads rows by id (`sql` ends in `WHERE key`), attaching each row's BM25
+ * value as `r`, ordered by `byPlace` and cut to `limit`.
+ */
+function loadRanked<T extends { path: string; line_start?: number }>(
+  db: Db,
+  sql: string,
+  ranked: { id: number; r: number }[],
+  limit: number,
+): Ranked<T>[] {
   if (!ranked.length) return [];
   const rows = allRowsOnce<T & { _id: number }>(
     db,
@@ -93,7 +106,7 @@ function loadRanked<T>(db: Db, sql: string, ranked: { id: number; r: number }[])
     const { _id: _, ...rest } = row;
     out.push({ ...(rest as unknown as T), r: x.r });
   }
-  return out;
+  return out.sort(byPlace).slice(0, limit);
 }
 
 /** Symbols ranked by BM25 over name (weighted most), qualified name and detail. */
@@ -107,13 +120,13 @@ export function symbolsRanked(db: Db, match: string, f: SourceFilter, limit: num
     f,
     limit,
   );
-  return loadRanked<SymbolRow>(db, `SELECT ${SYMBOL_COLS}, s.id AS _id FROM symbols s WHERE s.id`, ranked);
+  return loadRanked<SymbolRow>(db, `SELECT ${SYMBOL_COLS}, s.id AS _id FROM symbols s WHERE s.id`, ranked, limit);
 }
 
 /** Chunks ranked by BM25 over body and path. */
 export function chunksRanked(db: Db, match: string, f: SourceFilter, limit: number): Ranked<ChunkRow>[] {
   const ranked = rankIds(db, "chunks_fts", "1.0, 0.2", { table: "chunks", alias: "c", key: "id" }, match, f, limit);
-  return loadRanked<ChunkRow>(db, `SELECT ${CHUNK_COLS}, c.id AS _id FROM chunks c WHERE c.id`, ranked);
+  return loadRanked<ChunkRow>(db, `SELECT ${CHUNK_COLS}, c.id AS _id FROM chunks c WHERE c.id`, ranked, limit);
 }
 
 /** Files ranked by BM25 over path words and the names they define. */
@@ -123,6 +136,7 @@ export function filesRanked(db: Db, match: string, f: SourceFilter, limit: numbe
     db,
     "SELECT fl.path, fl.language, fl.line_count, fl.rowid AS _id FROM files fl WHERE fl.rowid",
     ranked,
+    limit,
   );
 }
 
@@ -142,7 +156,8 @@ export function symbolsNamedAny(
   const w = filterSql("s", f);
   const qs = placeholders(names.length);
   const lower = names.map((n) => n.toLowerCase());
-  const order = "ORDER BY (s.kind = 'impl'), (s.parent_id IS NULL) DESC, s.line_end - s.line_start DESC LIMIT ?";
+  const order =
+    "ORDER BY (s.kind = 'impl'), (s.parent_id IS NULL) DESC, s.line_end - s.line_start DESC, s.path, s.line_start LIMIT ?";
   if (qualifier === undefined) {
     return allRowsOnce<SymbolRow>(
       db,
@@ -172,7 +187,7 @@ export function filesWithPathSuffix(db: Db, suffix: string, f: SourceFilter, lim
     db,
     `SELECT fl.path, fl.language, fl.line_count FROM files fl
      WHERE (fl.path = ? OR fl.path LIKE ? ESCAPE '\\' OR fl.path LIKE ? ESCAPE '\\')${w.sql}
-     ORDER BY (fl.path = ?) DESC, length(fl.path) LIMIT ?`,
+     ORDER BY (fl.path = ?) DESC, length(fl.path), fl.path LIMIT ?`,
     suffix,
     "%/" + likeEscape(suffix),
     "%" + likePrefix(suffix),
@@ -200,7 +215,7 @@ export function chunksContaining(db: Db, needleLower: string, f: SourceFilter, l
   const w = filterSql("c", f);
   return allRows<ChunkRow>(
     db,
-    `SELECT ${CHUNK_COLS} FROM chunks c WHERE instr(lower(c.content), ?) > 0${w.sql} LIMIT ?`,
+    `SELECT ${CHUNK_COLS} FROM chunks c WHERE instr(lower(c.content), ?) > 0${w.sql} ORDER BY c.path, c.line_start LIMIT ?`,
     needleLower,
     ...w.args,
     limit,

@@ -10,7 +10,8 @@ import { CruxeError } from "../core/errors.ts";
 import { IndexWriter, type ManifestEntry } from "../state/project_index.ts";
 import { nowIso } from "../state/db.ts";
 import { readRepoFile } from "../state/safe_open.ts";
-import { type ScannedFile, scanRepository } from "./scan.ts";
+import { type ScannedFile, scanRepository, type ScanResult } from "./scan.ts";
+import { scanPaths } from "./scan_paths.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
 import { textLanguageForPath } from "../core/languages.ts";
 import { outsideSandbox } from "./project_setup.ts";
@@ -36,6 +37,15 @@ export interface IndexOptions {
   cancelled?: () => boolean;
   /** Where parse workers come from (default: spawned by this thread). */
   spawnParser?: SpawnParser;
+  /** Parse workers kept by the caller between runs (warm grammars); the run neither creates nor closes its own. */
+  pool?: WorkerPool;
+  /**
+   * Sync only these repository-relative paths (and what the index holds
+   * below them) instead of scanning the whole tree: what a watcher reported.
+   * Ignored (the whole tree is scanned) without a published index, with
+   * `force`, or when one of them is a directory now.
+   */
+  paths?: string[];
   /** The project's registry facts, recorded in the index so `cruxe doctor --repair` can rebuild the registry. */
   project?: { id: string; name: string; autoDiscovered: boolean };
 }
@@ -151,6 +161,8 @@ function diffFiles(files: ScannedFile[], manifest: Map<string, ManifestEntry>, o
       d.unchanged++;
       continue;
     }
+    // Only a name without an extension may be code by its `#!` line: other unknown files are never read.
+    if (!language && hasExtension(f.path)) continue;
     if (deferReads && language) {
       d.seen.add(f.path);
       d.toParse.push({ file: f, bytes: null, hash: "", language });
@@ -182,6 +194,28 @@ function diffFiles(files: ScannedFile[], manifest: Map<string, ManifestEntry>, o
     d.toParse.push({ file: f, bytes, hash, language });
   }
   return d;
+}
+
+/** True when the file name (not a leading dot) has an extension: `a/b.txt` yes, `a/run` and `a/.bashrc` no. */
+function hasExtension(path: string): boolean {
+  return path.lastIndexOf(".") > path.lastIndexOf("/") + 1;
+}
+
+/**
+ * The files a run considers: the named paths when `opts.paths` is given
+ * and can be judged alone (`absent`: named paths that are no indexable file
+ * now), else the whole tree (`absent` null).
+ */
+async function scanFor(
+  opts: IndexOptions,
+  named: boolean,
+): Promise<{ files: ScannedFile[]; skipped: ScanResult["skipped"]; absent: string[] | null }> {
+  if (named && opts.paths) {
+    const some = scanPaths(opts.root, opts.paths, { maxFileBytes: opts.maxFileBytes });
+    if (some) return some;
+  }
+  const all = await scanRepository(opts.root, { maxFileBytes: opts.maxFileBytes, useGit: opts.vcsMode === "git" });
+  return { files: all.files, skipped: all.skipped, absent: null };
 }
 
 /**
@@ -328,21 +362,24 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
   const emit = progressEmitter(counters, onProgress);
 
   // One parser starts now, while the scan and diff run; more join once the work is known.
-  const pool = new WorkerPool(1, opts.workerRecycleFiles, opts.spawnParser);
+  const pool = opts.pool ?? new WorkerPool(1, opts.workerRecycleFiles, opts.spawnParser);
   let writer: IndexWriter | null = null;
   try {
     emit("discovery", true);
-    const scan = await scanRepository(opts.root, { maxFileBytes: opts.maxFileBytes, useGit: opts.vcsMode === "git" });
+    writer = IndexWriter.open(opts.projectDir, opts.force);
+    const hadIndex = writer.getMeta("last_indexed_at") !== null;
+    const mode: "full" | "incremental" = opts.force || !hadIndex ? "full" : "incremental";
+    const scan = await scanFor(opts, mode === "incremental");
     counters.filesScanned = scan.files.length;
     emit("discovery", true);
     clock.lap("scan");
 
-    writer = IndexWriter.open(opts.projectDir, opts.force);
-    const previous = writer.manifest();
+    // A sync of named paths compares them (and what was below them) only; the whole manifest otherwise.
+    const previous = scan.absent
+      ? writer.manifestOf([...scan.files.map((f) => f.path), ...scan.absent])
+      : writer.manifest();
     // With force every file is re-processed: compare against nothing.
     const manifest = opts.force ? new Map<string, ManifestEntry>() : previous;
-    const hadIndex = writer.getMeta("last_indexed_at") !== null;
-    const mode: "full" | "incremental" = opts.force || !hadIndex ? "full" : "incremental";
 
     const diff = diffFiles(scan.files, manifest, opts);
     const { toParse } = diff;
@@ -363,7 +400,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       if (rebuild) writer.truncateAll();
       const existing = rebuild ? new Map<string, ManifestEntry>() : previous;
       // A cold bulk load is faster with indexes built once at the end.
-      const bulk = existing.size === 0 && toParse.length > 500;
+      const bulk = existing.size === 0 && !scan.absent && toParse.length > 500;
       if (bulk) writer.dropSecondaryIndexes();
       if (!rebuild) { for (const p of deletedPaths) writer.deleteFile(p); }
       for (const f of diff.touched) writer.touchFile(f.path, f.mtimeMs, f.size);
@@ -381,6 +418,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       clock.lap("commit");
       return {
         mode,
+        scope: scan.absent ? "paths" : "tree",
         filesScanned: scan.files.length,
         filesIndexed: counters.filesIndexed,
         changedFiles: toParse.length + deletedPaths.length - renamed,
@@ -402,7 +440,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       throw e;
     }
   } finally {
-    pool.close();
+    if (!opts.pool) pool.close();
     writer?.close();
   }
 }

@@ -41,6 +41,11 @@ export interface WatchBatch {
   head: boolean;
   /** Events were lost (queue overflow) or ignore rules changed: only a full rescan knows what changed. */
   rescan: boolean;
+  /**
+   * A directory appeared (created, renamed in): files written into it before
+   * its watch was added were not reported, so only a scan knows what it holds.
+   */
+  directory: boolean;
 }
 
 /** What a watcher reports. */
@@ -106,6 +111,7 @@ export class TreeWatcher {
   private batch = new Map<string, boolean>();
   private head = false;
   private rescan = false;
+  private directory = false;
   private closed = false;
   private prefix: string;
   /** When `.git/index.lock` appeared (git is rewriting the tree); null when it is not there. */
@@ -180,6 +186,7 @@ export class TreeWatcher {
       else if (verdict === "rules") this.rescan = true;
       else {
         const exists = kind !== "missing";
+        if (kind === "dir") this.directory = true;
         this.batch.set(rel, exists);
         this.hooks.onChange(rel, exists);
       }
@@ -205,10 +212,11 @@ export class TreeWatcher {
     const changed: string[] = [];
     const deleted: string[] = [];
     for (const [rel, exists] of this.batch) (exists ? changed : deleted).push(rel);
-    const batch: WatchBatch = { changed, deleted, head: this.head, rescan: this.rescan };
+    const batch: WatchBatch = { changed, deleted, head: this.head, rescan: this.rescan, directory: this.directory };
     this.batch.clear();
     this.head = false;
     this.rescan = false;
+    this.directory = false;
     this.hooks.onBatch(batch);
   }
 }

@@ -611,3 +611,41 @@ Deno.test("watcher: a batch is held while git's index lock exists, so a checkout
     w.close();
   }
 });
+
+Deno.test("live index: an edit syncs only its paths on a warm worker; a new directory syncs the whole tree", async () => {
+  const repo = syntheticGoRepo(6, 1);
+  const s = await liveInProcess(repo, { timing: { quietMs: 30, maxMs: 500 } });
+  const ends: { scope: string; filesScanned: number; changedFiles: number; deleted: number }[] = [];
+  const off = s.rt.runner.subscribe((e) => {
+    if (e.type === "end" && e.summary && e.summary.mode === "incremental") ends.push(e.summary);
+  });
+  const id = s.project.project_id;
+  const found = async (name: string) =>
+    ((await s.run("locate_symbol", { name })).results as { name: string; path: string }[] | undefined ?? [])
+      .filter((r) => r.name === name).map((r) => r.path);
+  try {
+    // An edit: the sync stats and parses that one file, not the tree (six files).
+    Deno.writeTextFileSync(join(repo, "pkg1", "file1.go"), "\nfunc EditedLive() {}\n", { append: true });
+    await waitFor(async () => (await found("EditedLive")).includes("pkg1/file1.go"), BOUND, "the edit");
+    const edit = ends.find((e) => e.changedFiles === 1 && e.scope === "paths");
+    assert.ok(edit, `a sync of the named path: ${JSON.stringify(ends)}`);
+    assert.equal(edit.filesScanned, 1, "only the edited path was stat'ed");
+    assert.ok(s.rt.runner.hasWarmWorker(id), "the job worker stays warm for the next edit");
+
+    // A directory deleted whole: its files leave the index through the named path alone.
+    Deno.removeSync(join(repo, "pkg2"), { recursive: true });
+    await waitFor(async () => (await found("Widget2")).length === 0, BOUND, "the deleted directory's files");
+    await waitFor(() => !s.rt.runner.activeFor(id) && s.rt.live.pendingPaths(id).count === 0, BOUND, "settled");
+    assert.ok(ends.some((e) => e.scope === "paths" && e.deleted === 1), JSON.stringify(ends));
+
+    // A new directory created with a file in it: only a scan of the tree can know what it holds.
+    const before = ends.length;
+    Deno.mkdirSync(join(repo, "fresh", "inner"), { recursive: true });
+    Deno.writeTextFileSync(join(repo, "fresh", "inner", "n.go"), "package inner\n\nfunc InFreshDir() {}\n");
+    await waitFor(async () => (await found("InFreshDir")).includes("fresh/inner/n.go"), BOUND, "the new directory");
+    assert.ok(ends.slice(before).some((e) => e.scope === "tree"), `a whole-tree sync: ${JSON.stringify(ends)}`);
+  } finally {
+    off();
+    s.close();
+  }
+});

@@ -349,6 +349,35 @@ function writeIndexMeta(writer: IndexWriter, opts: IndexOptions): { files: numbe
 }
 
 /**
+ * What a run will do: the scan (of the named paths when an incremental run
+ * has them, else of the tree), the manifest rows it is compared with, the
+ * diff, the deleted paths and how the changes divide. `scanned` (with the
+ * number of files found) is called between the scan and the diff.
+ */
+async function planRun(
+  opts: IndexOptions,
+  writer: IndexWriter,
+  mode: "full" | "incremental",
+  scanned: (files: number) => void,
+) {
+  const scan = await scanFor(opts, mode === "incremental");
+  scanned(scan.files.length);
+  // A sync of named paths compares them (and what was below them) only; the whole manifest otherwise.
+  const previous = scan.absent
+    ? writer.manifestOf([...scan.files.map((f) => f.path), ...scan.absent])
+    : writer.manifest();
+  // With force every file is re-processed: compare against nothing.
+  const diff = diffFiles(scan.files, opts.force ? new Map<string, ManifestEntry>() : previous, opts);
+  const deletedPaths = [...previous.keys()].filter((p) => !diff.seen.has(p));
+  const changes = classifyChanges(
+    diff.toParse.map((t) => ({ path: t.file.path, hash: t.hash })),
+    previous,
+    deletedPaths,
+  );
+  return { scan, previous, diff, deletedPaths, ...changes };
+}
+
+/**
  * Runs one index job to completion (or throws, leaving the previous index
  * intact): check the root, scan, diff against the manifest, then in one
  * write transaction delete, touch, parse and insert, record the meta and
@@ -369,26 +398,17 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
     writer = IndexWriter.open(opts.projectDir, opts.force);
     const hadIndex = writer.getMeta("last_indexed_at") !== null;
     const mode: "full" | "incremental" = opts.force || !hadIndex ? "full" : "incremental";
-    const scan = await scanFor(opts, mode === "incremental");
-    counters.filesScanned = scan.files.length;
-    emit("discovery", true);
-    clock.lap("scan");
-
-    // A sync of named paths compares them (and what was below them) only; the whole manifest otherwise.
-    const previous = scan.absent
-      ? writer.manifestOf([...scan.files.map((f) => f.path), ...scan.absent])
-      : writer.manifest();
-    // With force every file is re-processed: compare against nothing.
-    const manifest = opts.force ? new Map<string, ManifestEntry>() : previous;
-
-    const diff = diffFiles(scan.files, manifest, opts);
-    const { toParse } = diff;
-    const deletedPaths = [...previous.keys()].filter((p) => !diff.seen.has(p));
-    const { added, modified, renamed } = classifyChanges(
-      toParse.map((t) => ({ path: t.file.path, hash: t.hash })),
-      previous,
-      deletedPaths,
+    const { scan, previous, diff, deletedPaths, added, modified, renamed } = await planRun(
+      opts,
+      writer,
+      mode,
+      (files) => {
+        counters.filesScanned = files;
+        emit("discovery", true);
+        clock.lap("scan");
+      },
     );
+    const { toParse } = diff;
     counters.filesTotal = toParse.length;
     clock.lap("diff");
 

@@ -65,11 +65,18 @@ export class JobRunner {
 
   /** Terminates the project's parked worker, if any. */
   retireWarm(projectId: string): void {
+    this.unpark(projectId, false);
+  }
+
+  /** Takes the project's parked worker off its idle timer: to run a warm job on it, else terminated. */
+  private unpark(projectId: string, warm: boolean): Parked | undefined {
     const p = this.parked.get(projectId);
-    if (!p) return;
+    if (!p) return undefined;
     this.parked.delete(projectId);
     clearTimeout(p.timer);
+    if (warm) return p;
     terminate(p.worker, p.parsers);
+    return undefined;
   }
 
   /** Parks a finished warm job's workers for the project's next warm job. */
@@ -247,13 +254,7 @@ export class JobRunner {
     }
     const job = this.registry.createJob({ job_id: newJobId(), project_id: project.project_id, ref, mode: opts.mode });
     this.attempt(() => this.registry.setWorkspaceStatus(project.project_id, "indexing"));
-    const parked = this.parked.get(project.project_id);
-    if (parked) {
-      this.parked.delete(project.project_id);
-      clearTimeout(parked.timer);
-      if (!opts.warm) terminate(parked.worker, parked.parsers);
-    }
-    const reuse = opts.warm ? parked : undefined;
+    const reuse = this.unpark(project.project_id, opts.warm ?? false);
     const worker = reuse?.worker ?? new Worker(JOB_WORKER_URL, { type: "module" });
     let resolveDone!: (j: JobRow) => void;
     const done = new Promise<JobRow>((r) => resolveDone = r);

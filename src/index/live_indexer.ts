@@ -409,11 +409,13 @@ export class LiveIndexer {
     if (st.closed) return;
     // Lost events, changed rules, or a new directory (files may have appeared in it before its watch did).
     if (b.rescan || b.directory) st.unknownSince ??= performance.now();
-    if (b.head && !b.changed.length && !b.deleted.length && !b.rescan) {
-      // Only the branch pointer moved: a sync is needed only when the branch name changed.
+    if (b.head) {
+      // The branch pointer moved. To another branch (a switch): one sync of the whole tree, labelled with it.
+      // On the same branch (a commit, a reset): the files that changed were reported like any edit.
       const view = this.deps.view(st.project);
-      if (view.ref && refFor(st.project.repo_root, st.project.vcs_mode) === view.ref) return;
-      st.unknownSince ??= performance.now();
+      const moved = !view.ref || refFor(st.project.repo_root, st.project.vcs_mode) !== view.ref;
+      if (moved) st.unknownSince ??= performance.now();
+      else if (!b.changed.length && !b.deleted.length && !b.rescan) return;
     }
     this.requestSync(st);
   }

@@ -74,7 +74,14 @@ export interface LiveStatus {
   pending_changes: number;
   /** Syncs this server started for the workspace. */
   syncs: number;
-  last_sync: { job_id: string; status: string; changed_files: number; duration_ms: number | null } | null;
+  last_sync: {
+    job_id: string;
+    status: string;
+    changed_files: number;
+    duration_ms: number | null;
+    /** `paths`: only the changed paths were stat'ed; `tree`: the whole tree was scanned (null when it failed). */
+    scope: "paths" | "tree" | null;
+  } | null;
   /** Events on ignored paths that were dropped (they never start a sync). */
   events_ignored: number;
 }
@@ -487,6 +494,7 @@ export class LiveIndexer {
           status: e.job.status,
           changed_files: e.summary?.changedFiles ?? e.job.changed_files ?? 0,
           duration_ms: e.summary?.durationMs ?? e.job.duration_ms,
+          scope: e.summary?.scope ?? null,
         };
       }
       // A job someone else started may have begun before a pending change: one more sync settles it.
@@ -498,6 +506,7 @@ export class LiveIndexer {
           status: e.job.status,
           changed_files: 0,
           duration_ms: e.job.duration_ms,
+          scope: null,
         };
       }
       if (this.hasPending(st) || st.again) this.retryLater(st);

@@ -75,6 +75,12 @@ async function benchCorpus(corpus: string): Promise<void> {
       `${(bytes / 2 ** 20 / (cold.ms / 1000)).toFixed(1)} MB/s, ${cold.s.totalSymbols} symbols, ` +
       `${cold.s.parseErrors} files with syntax errors, peak RSS ${peakRssMiB().toFixed(0)} MiB`,
   );
+  // A reference timed in the same run: the machine's load moves every wall time above.
+  const r0 = performance.now();
+  const rg = new Deno.Command("rg", { args: ["--files", tree], stdout: "null", stderr: "null" }).outputSync();
+  if (rg.success) {
+    console.log(`${name} reference: rg --files over the tree: ${(performance.now() - r0).toFixed(0)} ms wall`);
+  }
   const noop = await run("noop", "incremental");
   console.log(`${name} no-op sync: ${noop.ms.toFixed(0)} ms wall, ${noop.s.changedFiles} changed`);
   for (const n of [1, 10]) {

@@ -211,7 +211,15 @@ const idx = new Deno.Command(Deno.execPath(), {
 }).outputSync();
 if (!idx.success) throw new Error("indexing failed");
 const summary = JSON.parse(new TextDecoder().decode(idx.stdout));
-console.log(`load average: ${Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")} (2 cores)`);
+/** The load average now and a reference tool timed now: the machine's load moves every wall time here. */
+function loadLine(when: string): string {
+  const t = performance.now();
+  const rg = new Deno.Command("rg", { args: ["-c", "func", repo], stdout: "null", stderr: "null" }).outputSync();
+  const ref = rg.code <= 1 ? `rg -c func over the tree ${(performance.now() - t).toFixed(0)} ms` : "rg not run";
+  return `${when}: load average ${Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")} ` +
+    `(2 cores); ${ref}`;
+}
+console.log(loadLine("after indexing"));
 console.log(
   `index: ${summary.totalFiles} files, ${summary.totalSymbols} symbols in ${Math.round(performance.now() - t0)} ms`,
 );
@@ -283,6 +291,7 @@ try {
       );
     } else lat[kind].push(ms);
   }
+  console.log(loadLine("after the edits"));
   const all = [...lat.add, ...lat.rename, ...lat.delete];
   console.log(
     `edit-to-visible over ${all.length} edits: p50 ${pct(all, 50).toFixed(0)} ms, p95 ${pct(all, 95).toFixed(0)} ms, ` +

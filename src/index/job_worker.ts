@@ -142,7 +142,8 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
     self.postMessage({ type: "error", code: ce.code, message: ce.message, data: ce.data } satisfies JobWorkerOut);
   } finally {
     registry?.close();
-    // A burst grew the pool: one warm parser is enough for the next edit.
+    // A failed run may leave files queued; a burst grew the pool: one warm parser is enough for the next edit.
+    pool?.dropQueued();
     pool?.shrink(1);
   }
 };

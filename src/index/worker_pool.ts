@@ -150,6 +150,11 @@ export class WorkerPool {
     }
   }
 
+  /** Drops files not yet handed to a worker (a failed run's leftovers: nobody waits for them). */
+  dropQueued(): void {
+    this.queue.length = 0;
+  }
+
   /** Closes idle workers beyond the first `n` (a warm pool after a burst). */
   shrink(n: number): void {
     while (this.slots.length > Math.max(1, n)) {

@@ -17,6 +17,7 @@ import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { ServerRuntime } from "../src/mcp/runtime.ts";
+import { JobRunner } from "../src/index/job_runner.ts";
 import { Dispatcher } from "../src/mcp/dispatch.ts";
 import { WatchFilter } from "../src/index/watch_filter.ts";
 import {
@@ -647,5 +648,27 @@ Deno.test("live index: an edit syncs only its paths on a warm worker; a new dire
   } finally {
     off();
     s.close();
+  }
+});
+
+Deno.test("job runner: a warm worker is parked after its job and retired when idle", async () => {
+  const home = tempHomeDir();
+  const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 1 };
+  const registry = Registry.open(home);
+  const project = registerProject(registry, syntheticGoRepo(2, 1));
+  const runner = new JobRunner(registry, config, { warmIdleMs: 200 });
+  try {
+    assert.equal((await runner.start(project, { mode: "full", force: false }).active.done).status, "published");
+    assert.equal(runner.hasWarmWorker(project.project_id), false, "a job not started warm leaves nothing behind");
+    const first = runner.start(project, { mode: "incremental", force: false, warm: true }).active;
+    assert.equal((await first.done).status, "published");
+    assert.ok(runner.hasWarmWorker(project.project_id), "parked after a warm job");
+    const second = runner.start(project, { mode: "incremental", force: false, warm: true }).active;
+    assert.equal(second.worker, first.worker, "the next warm job runs on the parked worker");
+    await second.done;
+    await waitFor(() => !runner.hasWarmWorker(project.project_id), BOUND, "the idle worker to retire");
+  } finally {
+    runner.shutdown();
+    registry.close();
   }
 });

@@ -672,3 +672,32 @@ Deno.test("job runner: a warm worker is parked after its job and retired when id
     registry.close();
   }
 });
+
+Deno.test("watcher: a lock git took and released before its events were read still holds the batch a while", async () => {
+  const root = Deno.makeTempDirSync({ prefix: "cruxe-watch-quick-lock-" });
+  Deno.mkdirSync(join(root, ".git"));
+  const batches: WatchBatch[] = [];
+  const seen: string[] = [];
+  const w = new TreeWatcher(root, {
+    onChange: (rel) => seen.push(rel),
+    onIgnored: () => {},
+    onBatch: (b) => batches.push(b),
+    onError: (e) => {
+      throw e;
+    },
+  }, { quietMs: 3000, maxMs: 3000 });
+  try {
+    // A quick checkout: the lock comes and goes, then a file; the last events of git may still be on the way.
+    Deno.writeTextFileSync(join(root, ".git", "index.lock"), "");
+    Deno.removeSync(join(root, ".git", "index.lock"));
+    Deno.writeTextFileSync(join(root, "a.go"), "package a\n");
+    await waitFor(() => seen.includes("a.go"), BOUND, "the event");
+    w.flush();
+    assert.equal(batches.length, 0, "a reader's flush does not cut the hold short");
+    assert.ok(w.waiting, "the held batch is still waiting");
+    await waitFor(() => batches.length > 0, BOUND, "the batch after the quiet period");
+    assert.deepEqual(batches[0].changed, ["a.go"]);
+  } finally {
+    w.close();
+  }
+});

@@ -116,23 +116,34 @@ export class TreeWatcher {
   private prefix: string;
   /** When `.git/index.lock` appeared (git is rewriting the tree); null when it is not there. */
   private gitBusySince: number | null = null;
+  /**
+   * When an event on `.git/index.lock` was last seen. A quick checkout may
+   * create and remove the lock before its events are read; either event says
+   * git was just rewriting the tree, and the rest of its events may still be
+   * on the way.
+   */
+  private gitLockSeenAt: number | null = null;
+  /** Re-checks a batch held for git (see `emit`). */
+  private holdTimer: ReturnType<typeof setTimeout> | null = null;
+  private quietMs: number;
 
   constructor(readonly root: string, private hooks: WatchHooks, timing: WatchTiming = DEFAULT_WATCH_TIMING) {
     this.filter = new WatchFilter(root);
     this.prefix = root.endsWith("/") ? root : root + "/";
+    this.quietMs = timing.quietMs;
     this.debounce = new Debouncer(timing.quietMs, timing.maxMs, () => this.emit());
     this.fsw = Deno.watchFs(root, { recursive: true });
     void this.loop();
   }
 
-  /** True while changes wait for the debounce. */
+  /** True while changes wait for the debounce, or for git to finish rewriting the tree. */
   get waiting(): boolean {
-    return this.debounce.armed;
+    return this.debounce.armed || this.holdTimer !== null;
   }
 
-  /** Reports waiting changes now instead of at the end of the quiet period. */
+  /** Reports waiting changes now instead of at the end of the quiet period (not while git rewrites the tree). */
   flush(): void {
-    this.debounce.flush();
+    if (this.holdTimer === null) this.debounce.flush();
   }
 
   /** Stops watching (idempotent). */
@@ -140,6 +151,8 @@ export class TreeWatcher {
     if (this.closed) return;
     this.closed = true;
     this.debounce.cancel();
+    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
     try {
       this.fsw.close();
     } catch { /* already closed */ }
@@ -180,6 +193,7 @@ export class TreeWatcher {
       kept = true;
       if (verdict === "git-lock") {
         this.gitBusySince = kind === "missing" ? null : (this.gitBusySince ?? performance.now());
+        this.gitLockSeenAt = performance.now();
         continue;
       }
       if (verdict === "head") this.head = true;
@@ -203,9 +217,16 @@ export class TreeWatcher {
 
   private emit(): void {
     if (this.closed) return;
-    // git is still rewriting the tree: hold the batch (it ends when the lock goes, or after GIT_LOCK_HOLD_MS).
-    if (this.gitBusySince !== null && performance.now() - this.gitBusySince < GIT_LOCK_HOLD_MS) {
-      this.debounce.poke();
+    // git is rewriting the tree (or just was: its last events may still be on the way): hold the batch, and
+    // look again a quiet period later (the lock going away ends it, or GIT_LOCK_HOLD_MS for one left behind).
+    const now = performance.now();
+    const busy = this.gitBusySince !== null && now - this.gitBusySince < GIT_LOCK_HOLD_MS;
+    const settling = this.gitLockSeenAt !== null && now - this.gitLockSeenAt < this.quietMs;
+    if (busy || settling) {
+      this.holdTimer ??= setTimeout(() => {
+        this.holdTimer = null;
+        this.emit();
+      }, this.quietMs);
       return;
     }
     if (!this.batch.size && !this.head && !this.rescan) return;

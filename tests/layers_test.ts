@@ -35,20 +35,7 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
 const JOB_STARTING_MODULES = new Set([
   "src/index/job_runner.ts",
   "src/index/embed_runner.ts",
-]);
-
-/**
- * Imports from `index/` allowed for now beyond the job-starting modules, as
- * `importer -> imported`. The live index (watching, freshness) is being
- * rebuilt; these entries go once its modules take their shared facts from
- * lower layers. Do not add to this list.
- */
-const TEMPORARY_INDEX_IMPORTS = new Set([
-  "src/mcp/live_sync.ts -> src/index/watcher.ts",
-  "src/mcp/live_sync.ts -> src/index/scan.ts",
-  "src/mcp/freshness.ts -> src/index/scan.ts",
-  "src/mcp/freshness_worker.ts -> src/index/scan.ts",
-  "src/mcp/freshness_worker.ts -> src/index/languages/registry.ts",
+  "src/index/live_indexer.ts",
 ]);
 
 /** `import … from "x"`, `export … from "x"`, `import "x"` at the start of a line, and `import("x")`. */
@@ -94,7 +81,7 @@ function breach(from: string, to: string): string | null {
   if (a === b) return null;
   if (!MAY_IMPORT[a].includes(b)) return `${a} may import only ${MAY_IMPORT[a].join(", ") || "itself"}`;
   if (a === "query" && b === "index" || a === "mcp" && b === "index") {
-    if (JOB_STARTING_MODULES.has(to) || TEMPORARY_INDEX_IMPORTS.has(`${from} -> ${to}`)) return null;
+    if (JOB_STARTING_MODULES.has(to)) return null;
     return `${a} may import index only to start jobs (${[...JOB_STARTING_MODULES].join(", ")})`;
   }
   return null;
@@ -145,13 +132,6 @@ Deno.test("every import of src/ runs down the layers (core, state, index | query
     }
   }
   assert.deepEqual(offending, [], `imports against the layers:\n${offending.join("\n")}`);
-});
-
-Deno.test("the temporary index imports are still made (a stale entry is removed, not kept)", () => {
-  const graph = importGraph();
-  const made = new Set([...graph].flatMap(([from, targets]) => targets.map((to) => `${from} -> ${to}`)));
-  const stale = [...TEMPORARY_INDEX_IMPORTS].filter((e) => !made.has(e));
-  assert.deepEqual(stale, [], `entries of TEMPORARY_INDEX_IMPORTS no module makes any more:\n${stale.join("\n")}`);
 });
 
 /** One shortest cycle through the first module of `component`, as `a -> b -> a`. */

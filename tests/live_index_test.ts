@@ -17,6 +17,7 @@ import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { ServerRuntime } from "../src/mcp/runtime.ts";
+import { JobRunner } from "../src/index/job_runner.ts";
 import { Dispatcher } from "../src/mcp/dispatch.ts";
 import { WatchFilter } from "../src/index/watch_filter.ts";
 import {
@@ -607,6 +608,95 @@ Deno.test("watcher: a batch is held while git's index lock exists, so a checkout
     await waitFor(() => batches.length > 0, BOUND, "the batch after the lock went");
     assert.deepEqual(batches[0].changed.sort(), ["a.go", "b.go"]);
     assert.equal(batches.length, 1);
+  } finally {
+    w.close();
+  }
+});
+
+Deno.test("live index: an edit syncs only its paths on a warm worker; a new directory syncs the whole tree", async () => {
+  const repo = syntheticGoRepo(6, 1);
+  const s = await liveInProcess(repo, { timing: { quietMs: 30, maxMs: 500 } });
+  const ends: { scope: string; filesScanned: number; changedFiles: number; deleted: number }[] = [];
+  const off = s.rt.runner.subscribe((e) => {
+    if (e.type === "end" && e.summary && e.summary.mode === "incremental") ends.push(e.summary);
+  });
+  const id = s.project.project_id;
+  const found = async (name: string) =>
+    ((await s.run("locate_symbol", { name })).results as { name: string; path: string }[] | undefined ?? [])
+      .filter((r) => r.name === name).map((r) => r.path);
+  try {
+    // An edit: the sync stats and parses that one file, not the tree (six files).
+    Deno.writeTextFileSync(join(repo, "pkg1", "file1.go"), "\nfunc EditedLive() {}\n", { append: true });
+    await waitFor(async () => (await found("EditedLive")).includes("pkg1/file1.go"), BOUND, "the edit");
+    const edit = ends.find((e) => e.changedFiles === 1 && e.scope === "paths");
+    assert.ok(edit, `a sync of the named path: ${JSON.stringify(ends)}`);
+    assert.equal(edit.filesScanned, 1, "only the edited path was stat'ed");
+    assert.ok(s.rt.runner.hasWarmWorker(id), "the job worker stays warm for the next edit");
+
+    // A directory deleted whole: its files leave the index through the named path alone.
+    Deno.removeSync(join(repo, "pkg2"), { recursive: true });
+    await waitFor(async () => (await found("Widget2")).length === 0, BOUND, "the deleted directory's files");
+    await waitFor(() => !s.rt.runner.activeFor(id) && s.rt.live.pendingPaths(id).count === 0, BOUND, "settled");
+    assert.ok(ends.some((e) => e.scope === "paths" && e.deleted === 1), JSON.stringify(ends));
+
+    // A new directory created with a file in it: only a scan of the tree can know what it holds.
+    const before = ends.length;
+    Deno.mkdirSync(join(repo, "fresh", "inner"), { recursive: true });
+    Deno.writeTextFileSync(join(repo, "fresh", "inner", "n.go"), "package inner\n\nfunc InFreshDir() {}\n");
+    await waitFor(async () => (await found("InFreshDir")).includes("fresh/inner/n.go"), BOUND, "the new directory");
+    assert.ok(ends.slice(before).some((e) => e.scope === "tree"), `a whole-tree sync: ${JSON.stringify(ends)}`);
+  } finally {
+    off();
+    s.close();
+  }
+});
+
+Deno.test("job runner: a warm worker is parked after its job and retired when idle", async () => {
+  const home = tempHomeDir();
+  const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 1 };
+  const registry = Registry.open(home);
+  const project = registerProject(registry, syntheticGoRepo(2, 1));
+  const runner = new JobRunner(registry, config, { warmIdleMs: 200 });
+  try {
+    assert.equal((await runner.start(project, { mode: "full", force: false }).active.done).status, "published");
+    assert.equal(runner.hasWarmWorker(project.project_id), false, "a job not started warm leaves nothing behind");
+    const first = runner.start(project, { mode: "incremental", force: false, warm: true }).active;
+    assert.equal((await first.done).status, "published");
+    assert.ok(runner.hasWarmWorker(project.project_id), "parked after a warm job");
+    const second = runner.start(project, { mode: "incremental", force: false, warm: true }).active;
+    assert.equal(second.worker, first.worker, "the next warm job runs on the parked worker");
+    await second.done;
+    await waitFor(() => !runner.hasWarmWorker(project.project_id), BOUND, "the idle worker to retire");
+  } finally {
+    runner.shutdown();
+    registry.close();
+  }
+});
+
+Deno.test("watcher: a lock git took and released before its events were read still holds the batch a while", async () => {
+  const root = Deno.makeTempDirSync({ prefix: "cruxe-watch-quick-lock-" });
+  Deno.mkdirSync(join(root, ".git"));
+  const batches: WatchBatch[] = [];
+  const seen: string[] = [];
+  const w = new TreeWatcher(root, {
+    onChange: (rel) => seen.push(rel),
+    onIgnored: () => {},
+    onBatch: (b) => batches.push(b),
+    onError: (e) => {
+      throw e;
+    },
+  }, { quietMs: 3000, maxMs: 3000 });
+  try {
+    // A quick checkout: the lock comes and goes, then a file; the last events of git may still be on the way.
+    Deno.writeTextFileSync(join(root, ".git", "index.lock"), "");
+    Deno.removeSync(join(root, ".git", "index.lock"));
+    Deno.writeTextFileSync(join(root, "a.go"), "package a\n");
+    await waitFor(() => seen.includes("a.go"), BOUND, "the event");
+    w.flush();
+    assert.equal(batches.length, 0, "a reader's flush does not cut the hold short");
+    assert.ok(w.waiting, "the held batch is still waiting");
+    await waitFor(() => batches.length > 0, BOUND, "the batch after the quiet period");
+    assert.deepEqual(batches[0].changed, ["a.go"]);
   } finally {
     w.close();
   }

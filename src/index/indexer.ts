@@ -11,6 +11,7 @@ import { IndexWriter, type ManifestEntry } from "../state/project_index.ts";
 import { nowIso } from "../state/db.ts";
 import { readRepoFile } from "../state/safe_open.ts";
 import { type ScannedFile, scanRepository, type ScanResult } from "./scan.ts";
+import { scanPaths } from "./scan_paths.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
 import { textLanguageForPath } from "../core/languages.ts";
 import { outsideSandbox } from "../state/workspace_dir.ts";
@@ -36,6 +37,15 @@ export interface IndexOptions {
   cancelled?: () => boolean;
   /** Where parse workers come from (default: spawned by this thread). */
   spawnParser?: SpawnParser;
+  /** Parse workers kept by the caller between runs (warm grammars); the run neither creates nor closes its own. */
+  pool?: WorkerPool;
+  /**
+   * Sync only these repository-relative paths (and what the index holds
+   * below them) instead of scanning the whole tree: what a watcher reported.
+   * Ignored (the whole tree is scanned) without a published index, with
+   * `force`, or when one of them is a directory now.
+   */
+  paths?: string[];
   /** The project's registry facts, recorded in the index so `cruxe doctor --repair` can rebuild the registry. */
   project?: { id: string; name: string; autoDiscovered: boolean };
 }
@@ -47,6 +57,8 @@ export interface IndexOptions {
  */
 export interface FileSource {
   scan(): Promise<ScanResult>;
+  /** True for the working tree on disk (a watcher's named paths can be stat'ed alone). */
+  disk?: boolean;
   /** The bytes of `path`, at most `maxBytes`; throws when it cannot be read. */
   read(path: string, maxBytes: number): Uint8Array;
 }
@@ -64,6 +76,7 @@ export interface RunHooks {
 /** The working tree of `opts.root` as a file source. */
 function diskSource(opts: IndexOptions): FileSource {
   return {
+    disk: true,
     scan: () => scanRepository(opts.root, { maxFileBytes: opts.maxFileBytes, useGit: opts.vcsMode === "git" }),
     read: (path, maxBytes) => readRepoFile(opts.root, path, { maxBytes }).bytes,
   };
@@ -185,6 +198,8 @@ function diffFiles(
       d.unchanged++;
       continue;
     }
+    // Only a name without an extension may be code by its `#!` line: other unknown files are never read.
+    if (!language && hasExtension(f.path)) continue;
     if (deferReads && language) {
       d.seen.add(f.path);
       d.toParse.push({ file: f, bytes: null, hash: "", language });
@@ -216,6 +231,60 @@ function diffFiles(
     d.toParse.push({ file: f, bytes, hash, language });
   }
   return d;
+}
+
+/** True when the file name (not a leading dot) has an extension: `a/b.txt` yes, `a/run` and `a/.bashrc` no. */
+function hasExtension(path: string): boolean {
+  return path.lastIndexOf(".") > path.lastIndexOf("/") + 1;
+}
+
+/**
+ * The files a run considers: the named paths when `opts.paths` is given, the
+ * source is the working tree and they can be judged alone (`absent`: named
+ * paths that are no indexable file now), else everything the source lists
+ * (`absent` null).
+ */
+async function scanFor(
+  opts: IndexOptions,
+  source: FileSource,
+  named: boolean,
+): Promise<{ files: ScannedFile[]; skipped: ScanResult["skipped"]; absent: string[] | null }> {
+  if (named && opts.paths && source.disk) {
+    const some = scanPaths(opts.root, opts.paths, { maxFileBytes: opts.maxFileBytes });
+    if (some) return some;
+  }
+  const all = await source.scan();
+  return { files: all.files, skipped: all.skipped, absent: null };
+}
+
+/**
+ * What a run will do: the scan (of the named paths when an incremental run
+ * has them, else of the source's tree), the manifest rows it is compared
+ * with, the diff, the deleted paths and how the changes divide. `scanned`
+ * (with the number of files found) is called between the scan and the diff.
+ */
+async function planRun(
+  opts: IndexOptions,
+  writer: IndexWriter,
+  source: FileSource,
+  mode: "full" | "incremental",
+  scanned: (files: number) => void,
+) {
+  const scan = await scanFor(opts, source, mode === "incremental");
+  scanned(scan.files.length);
+  // A sync of named paths compares them (and what was below them) only; the whole manifest otherwise.
+  const previous = scan.absent
+    ? writer.manifestOf([...scan.files.map((f) => f.path), ...scan.absent])
+    : writer.manifest();
+  // With force every file is re-processed: compare against nothing.
+  const diff = diffFiles(scan.files, opts.force ? new Map<string, ManifestEntry>() : previous, opts, source);
+  const deletedPaths = [...previous.keys()].filter((p) => !diff.seen.has(p));
+  const changes = classifyChanges(
+    diff.toParse.map((t) => ({ path: t.file.path, hash: t.hash })),
+    previous,
+    deletedPaths,
+  );
+  return { scan, previous, diff, deletedPaths, ...changes };
 }
 
 /**
@@ -370,6 +439,7 @@ async function writeChanges(
   previous: Map<string, ManifestEntry>,
   deletedPaths: string[],
   hooks: RunHooks,
+  wholeTree: boolean,
 ): Promise<{ parseErrors: number; totals: { files: number; symbols: number } }> {
   const { pool, writer, opts, emit, lap } = ctx;
   const { toParse } = diff;
@@ -381,7 +451,7 @@ async function writeChanges(
     if (rebuild) writer.truncateAll();
     const existing = rebuild ? new Map<string, ManifestEntry>() : previous;
     // A cold bulk load is faster with indexes built once at the end.
-    const bulk = existing.size === 0 && toParse.length > 500;
+    const bulk = existing.size === 0 && wholeTree && toParse.length > 500;
     if (bulk) writer.dropSecondaryIndexes();
     if (!rebuild) { for (const p of deletedPaths) writer.deleteFile(p); }
     for (const f of diff.touched) writer.touchFile(f.path, f.mtimeMs, f.size);
@@ -423,39 +493,35 @@ export async function runIndex(
   const emit = progressEmitter(counters, onProgress);
 
   // One parser starts now, while the scan and diff run; more join once the work is known.
-  const pool = new WorkerPool(1, opts.workerRecycleFiles, opts.spawnParser);
+  const pool = opts.pool ?? new WorkerPool(1, opts.workerRecycleFiles, opts.spawnParser);
   let writer: IndexWriter | null = null;
   try {
     emit("discovery", true);
     const source = hooks.source ?? diskSource(opts);
-    const scan = await source.scan();
-    counters.filesScanned = scan.files.length;
-    emit("discovery", true);
-    clock.lap("scan");
-
     writer = IndexWriter.open(opts.projectDir, opts.force);
     if (hooks.scratchStore) writer.useScratchJournal();
-    const previous = writer.manifest();
-    // With force every file is re-processed: compare against nothing.
-    const manifest = opts.force ? new Map<string, ManifestEntry>() : previous;
     const hadIndex = writer.getMeta("last_indexed_at") !== null;
     const mode: "full" | "incremental" = opts.force || !hadIndex ? "full" : "incremental";
-
-    const diff = diffFiles(scan.files, manifest, opts, source);
-    const { toParse } = diff;
-    const deletedPaths = [...previous.keys()].filter((p) => !diff.seen.has(p));
-    const { added, modified, renamed } = classifyChanges(
-      toParse.map((t) => ({ path: t.file.path, hash: t.hash })),
-      previous,
-      deletedPaths,
+    const { scan, previous, diff, deletedPaths, added, modified, renamed } = await planRun(
+      opts,
+      writer,
+      source,
+      mode,
+      (files) => {
+        counters.filesScanned = files;
+        emit("discovery", true);
+        clock.lap("scan");
+      },
     );
+    const { toParse } = diff;
     counters.filesTotal = toParse.length;
     clock.lap("diff");
 
     const ctx = { pool, writer, opts, source, counters, emit, lap: clock.lap };
-    const { parseErrors, totals } = await writeChanges(ctx, diff, previous, deletedPaths, hooks);
+    const { parseErrors, totals } = await writeChanges(ctx, diff, previous, deletedPaths, hooks, !scan.absent);
     return {
       mode,
+      scope: scan.absent ? "paths" : "tree",
       filesScanned: scan.files.length,
       filesIndexed: counters.filesIndexed,
       changedFiles: toParse.length + deletedPaths.length - renamed,
@@ -473,7 +539,7 @@ export async function runIndex(
       timings: clock.rounded(),
     };
   } finally {
-    pool.close();
+    if (!opts.pool) pool.close();
     writer?.close();
   }
 }

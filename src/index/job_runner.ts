@@ -1,7 +1,10 @@
 /**
  * Starting and tracking index jobs: one active job per project (a second
  * request joins it), each job in its own worker, progress fanned out to
- * listeners. Requires what the indexer requires.
+ * listeners. A job started `warm` (the live index's syncs) leaves its worker
+ * and parse workers parked for the project's next warm job, so an edit's sync
+ * starts no worker and loads no grammar; a parked worker is retired after
+ * `WARM_IDLE_MS` without a job. Requires what the indexer requires.
  */
 import type { CruxeConfig } from "../core/config.ts";
 import { CruxeError, type ErrorCode, isErrorCode } from "../core/errors.ts";
@@ -26,6 +29,7 @@ type Finish = (
   error: string | null,
   errorCode?: ErrorCode,
   errorData?: Record<string, unknown>,
+  crashed?: boolean,
 ) => void;
 
 const JOB_WORKER_URL = new URL("./job_worker.ts", import.meta.url);
@@ -89,14 +93,62 @@ export async function resolveProjectRef(project: ProjectRow, ref: string): Promi
   });
 }
 
+/** How long a parked (warm) job worker waits for its project's next job before it is terminated. */
+export const WARM_IDLE_MS = 60_000;
+
+/** A job worker and its parse workers kept between a project's warm jobs. */
+interface Parked {
+  worker: Worker;
+  parsers: Map<number, Worker>;
+  timer: ReturnType<typeof setTimeout>;
+}
+
 /** Runs index jobs for the projects of one registry. */
 export class JobRunner {
   private active = new Map<string, ActiveJob>();
   /** Job ends the registry refused to record (full disk): shown by `jobView`, written when it accepts writes again. */
   private unrecorded = new Map<string, JobProgress>();
   private listeners = new Set<(e: JobEvent) => void>();
+  /** Parked warm workers by project. */
+  private parked = new Map<string, Parked>();
+  /** Jobs started warm (their worker is parked, not terminated, when they end normally). */
+  private warmJobs = new Set<string>();
 
-  constructor(private registry: Registry, private config: CruxeConfig) {}
+  constructor(
+    private registry: Registry,
+    private config: CruxeConfig,
+    private opts: { warmIdleMs?: number } = {},
+  ) {}
+
+  /** True while a warm worker is parked for the project (tests and status). */
+  hasWarmWorker(projectId: string): boolean {
+    return this.parked.has(projectId);
+  }
+
+  /** Terminates the project's parked worker, if any. */
+  retireWarm(projectId: string): void {
+    this.unpark(projectId, false);
+  }
+
+  /** Takes the project's parked worker off its idle timer: to run a warm job on it, else terminated. */
+  private unpark(projectId: string, warm: boolean): Parked | undefined {
+    const p = this.parked.get(projectId);
+    if (!p) return undefined;
+    this.parked.delete(projectId);
+    clearTimeout(p.timer);
+    if (warm) return p;
+    terminate(p.worker, p.parsers);
+    return undefined;
+  }
+
+  /** Parks a finished warm job's workers for the project's next warm job. */
+  private park(projectId: string, worker: Worker, parsers: Map<number, Worker>): void {
+    this.retireWarm(projectId);
+    const timer = setTimeout(() => {
+      if (this.parked.get(projectId)?.worker === worker) this.retireWarm(projectId);
+    }, this.opts.warmIdleMs ?? WARM_IDLE_MS);
+    this.parked.set(projectId, { worker, parsers, timer });
+  }
 
   /** Listens to every job's progress and end; returns the unsubscribe function. */
   subscribe(fn: (e: JobEvent) => void): () => void {
@@ -177,18 +229,22 @@ export class JobRunner {
   private finish(
     entry: ActiveJob,
     resolveDone: (j: JobRow) => void,
-    summary: IndexSummary | null,
-    error: string | null,
-    errorCode?: ErrorCode,
-    errorData?: Record<string, unknown>,
+    end: {
+      summary: IndexSummary | null;
+      error: string | null;
+      errorCode?: ErrorCode;
+      errorData?: Record<string, unknown>;
+    },
+    crashed: boolean,
   ): void {
+    const { summary, error, errorCode, errorData } = end;
     const { project, job, worker, parsers } = entry;
     const key = jobKey(project.project_id, entry.gitRef?.commit);
     if (this.active.get(key) !== entry) return;
     this.active.delete(key);
-    worker.terminate();
-    for (const pw of parsers.values()) pw.terminate();
-    parsers.clear();
+    // A warm job's worker answered its end and is idle: park it for the next one (a crashed one is dropped).
+    if (this.warmJobs.delete(job.job_id) && !crashed) this.park(project.project_id, worker, parsers);
+    else terminate(worker, parsers);
     // Runs inside worker event handlers: a registry that cannot be written (full disk) must not throw here.
     const row = this.attempt(() => this.registry.getJob(job.job_id)) ?? job;
     let final: JobRow = row;
@@ -247,7 +303,16 @@ export class JobRunner {
    */
   start(
     project: ProjectRow,
-    opts: { mode: "full" | "incremental"; force: boolean; ref?: string; joinExisting?: boolean },
+    opts: {
+      mode: "full" | "incremental";
+      force: boolean;
+      ref?: string;
+      joinExisting?: boolean;
+      /** Sync only these repository-relative paths (what a watcher reported; see `IndexOptions.paths`). */
+      paths?: string[];
+      /** Run on the project's parked worker when there is one, and park it again after. */
+      warm?: boolean;
+    },
   ): { active: ActiveJob; joined: boolean } {
     const running = this.refuseConcurrent(project, opts);
     if (running) return { active: running, joined: true };
@@ -307,7 +372,7 @@ export class JobRunner {
   private launch(
     project: ProjectRow,
     ref: string,
-    opts: { mode: "full" | "incremental"; force: boolean },
+    opts: { mode: "full" | "incremental"; force: boolean; paths?: string[]; warm?: boolean },
     gitRef?: ResolvedRef,
   ): ActiveJob {
     if (this.registry.readOnly) throw this.registry.readOnlyError();
@@ -324,21 +389,25 @@ export class JobRunner {
       mode: opts.mode,
     });
     if (!gitRef) this.attempt(() => this.registry.setWorkspaceStatus(project.project_id, "indexing"));
-    const worker = new Worker(JOB_WORKER_URL, { type: "module" });
+    // Only working-tree jobs run on a parked worker; a ref job runs beside them on its own.
+    const warm = !gitRef && (opts.warm ?? false);
+    const reuse = gitRef ? undefined : this.unpark(project.project_id, warm);
+    const worker = reuse?.worker ?? new Worker(JOB_WORKER_URL, { type: "module" });
     let resolveDone!: (j: JobRow) => void;
     const done = new Promise<JobRow>((r) => resolveDone = r);
-    const parsers = new Map<number, Worker>();
+    const parsers = reuse?.parsers ?? new Map<number, Worker>();
     const entry: ActiveJob = { job, project, done, last: null, worker, parsers, ...(gitRef ? { gitRef } : {}) };
     this.active.set(jobKey(project.project_id, gitRef?.commit), entry);
-    const finish: Finish = (summary, error, errorCode, errorData) =>
-      this.finish(entry, resolveDone, summary, error, errorCode, errorData);
+    if (warm) this.warmJobs.add(job.job_id);
+    const finish: Finish = (summary, error, errorCode, errorData, crashed = false) =>
+      this.finish(entry, resolveDone, { summary, error, errorCode, errorData }, crashed);
     worker.onmessage = (e: MessageEvent<JobWorkerOut>) => this.onWorkerMessage(entry, e.data, finish);
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
       // A storage fault that escaped the worker is still that fault; anything else is a bug.
       const fault = asStorageError(new Error(e.message), indexPath(this.registry.projectDir(project.project_id)));
-      if (fault instanceof CruxeError) finish(null, fault.message, fault.code, fault.data);
-      else finish(null, `index worker crashed: ${e.message}`, "internal_error");
+      if (fault instanceof CruxeError) finish(null, fault.message, fault.code, fault.data, true);
+      else finish(null, `index worker crashed: ${e.message}`, "internal_error", undefined, true);
     };
     const msg: JobWorkerIn = {
       type: "start",
@@ -360,7 +429,9 @@ export class JobRunner {
         workers: this.config.workers,
         workerRecycleFiles: this.config.workerRecycleFiles,
         ...(gitRef ? { gitRef, shareDirs: worktreeStoreDirs(this.registry, project) } : {}),
+        ...(opts.paths ? { paths: opts.paths } : {}),
       },
+      warm,
     };
     worker.postMessage(msg);
     return entry;
@@ -379,7 +450,8 @@ export class JobRunner {
     const timeout = new Promise<null>((r) => setTimeout(() => r(null), 10_000));
     const res = await Promise.race([a.done, timeout]);
     if (res === null) {
-      a.worker.terminate();
+      this.warmJobs.delete(a.job.job_id);
+      terminate(a.worker, a.parsers);
       this.attempt(() =>
         this.registry.updateJob(a.job.job_id, { status: "failed", error_message: "cancelled", finished_at: nowIso() })
       );
@@ -418,9 +490,10 @@ export class JobRunner {
   /** Stops every job at shutdown: they end `interrupted` and are reported next start. */
   shutdown(): void {
     this.flushUnrecorded();
+    for (const id of [...this.parked.keys()]) this.retireWarm(id);
     for (const a of this.active.values()) {
-      a.worker.terminate();
-      for (const pw of a.parsers.values()) pw.terminate();
+      this.warmJobs.delete(a.job.job_id);
+      terminate(a.worker, a.parsers);
       this.attempt(() =>
         this.registry.updateJob(a.job.job_id, {
           status: "interrupted",
@@ -431,4 +504,11 @@ export class JobRunner {
     }
     this.active.clear();
   }
+}
+
+/** Stops a job worker and the parse workers it uses. */
+function terminate(worker: Worker, parsers: Map<number, Worker>): void {
+  worker.terminate();
+  for (const pw of parsers.values()) pw.terminate();
+  parsers.clear();
 }

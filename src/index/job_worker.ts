@@ -1,7 +1,9 @@
 /**
- * Worker entry for one index job, so the serving thread never blocks on
+ * Worker entry for index jobs, so the serving thread never blocks on
  * parsing or on the write transaction. Reports progress to the registry
- * (for `index_status`) and to the parent (for notifications).
+ * (for `index_status`) and to the parent (for notifications). A worker the
+ * runner keeps warm runs one job after another (never two at once) and keeps
+ * its parse workers, grammars loaded, between them (`warm` on the start message).
  */
 /// <reference lib="deno.worker" />
 import { type IndexOptions, runIndex } from "./indexer.ts";
@@ -14,7 +16,7 @@ import { warn } from "../core/log.ts";
 import { asStorageError, isCorruption } from "../state/storage_errors.ts";
 import { indexPath, markDamaged } from "../state/project_index.ts";
 import type { ProgressEvent } from "../state/jobs.ts";
-import { type ParserEndpoint, type ParseResult, postTask, type SpawnParser } from "./worker_pool.ts";
+import { type ParserEndpoint, type ParseResult, postTask, type SpawnParser, WorkerPool } from "./worker_pool.ts";
 
 /** Messages the job runner sends. */
 export type JobWorkerIn =
@@ -23,7 +25,9 @@ export type JobWorkerIn =
     jobId: string;
     home: string;
     /** With `gitRef`, the job indexes that commit's tree from git objects into its ref store. */
-    options: Omit<IndexOptions, "cancelled" | "spawnParser"> & { gitRef?: ResolvedRef; shareDirs?: string[] };
+    options: Omit<IndexOptions, "cancelled" | "spawnParser" | "pool"> & { gitRef?: ResolvedRef; shareDirs?: string[] };
+    /** Keep the parse workers for the next job of this worker (working-tree jobs only). */
+    warm?: boolean;
   }
   | { type: "cancel" }
   | { type: "parser"; slot: number; port: MessagePort }
@@ -39,6 +43,8 @@ export type JobWorkerOut =
 
 let cancelled = false;
 let nextSlot = 0;
+/** The parse workers kept between the jobs of a warm worker. */
+let warmPool: WorkerPool | null = null;
 const pendingSpawns = new Map<number, (ep: ParserEndpoint) => void>();
 const endpoints = new Map<number, ParserEndpoint>();
 
@@ -83,7 +89,9 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
     return;
   }
   // Nothing may escape this handler: a failure of any kind is a failed job, never a crashed process.
+  cancelled = false;
   let registry: Registry | null = null;
+  const pool = msg.warm ? (warmPool ??= new WorkerPool(1, msg.options.workerRecycleFiles, spawnViaParent)) : undefined;
   const started = Date.now();
   /** Registry writes are best effort here: the parent records the job's end again and reports the error. */
   let warned = false;
@@ -102,7 +110,7 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
     const { gitRef, shareDirs, ...options } = msg.options;
     const run = { ...options, cancelled: () => cancelled, spawnParser: spawnViaParent };
     const index = (p: (e: ProgressEvent) => void) =>
-      gitRef ? runRefIndex({ ...run, gitRef, shareDirs }, p) : runIndex(run, p);
+      gitRef ? runRefIndex({ ...run, gitRef, shareDirs }, p) : runIndex({ ...run, pool }, p);
     const summary = await index(
       (event) => {
         const now = Date.now();
@@ -143,5 +151,8 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
     self.postMessage({ type: "error", code: ce.code, message: ce.message, data: ce.data } satisfies JobWorkerOut);
   } finally {
     registry?.close();
+    // A failed run may leave files queued; a burst grew the pool: one warm parser is enough for the next edit.
+    pool?.dropQueued();
+    pool?.shrink(1);
   }
 };

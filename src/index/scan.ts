@@ -71,6 +71,57 @@ function walk(root: string, onFile: (rel: string) => void): void {
   visit("", base, 0);
 }
 
+/** What `statListed` shares across the paths of one scan. */
+export interface StatContext {
+  cruxeIgnore: IgnoreStack;
+  /** Directories known to be (or not be) symlinks, by path. */
+  symlinkedDirs: Map<string, boolean>;
+  skipped: ScanResult["skipped"];
+  maxFileBytes: number;
+}
+
+/** The `.cruxeignore` rules of `root` (empty when it has none). */
+export function cruxeIgnoreOf(root: string): IgnoreStack {
+  const text = readIgnoreText(root, ".cruxeignore");
+  return new IgnoreStack().with(text ? new IgnoreFile("", text) : null);
+}
+
+/**
+ * The scan's verdict on one listed path: the file with its stat, or null
+ * (counted in `ctx.skipped`) for a built-in skip or `.cruxeignore` match, a
+ * symlink or a path below a symlinked directory, something unreadable or
+ * missing (counted `unreadable`), not a regular file, or a file over the size limit.
+ */
+export function statListed(root: string, rel: string, ctx: StatContext): ScannedFile | null {
+  const { skipped } = ctx;
+  if (builtinSkip(rel) || ctx.cruxeIgnore.ignored(rel, false)) {
+    skipped.ignored++;
+    return null;
+  }
+  // git lists `h/.bashrc` still when the tracked directory `h` became a symlink: lstat alone would follow it.
+  if (underSymlinkedDirectory(root, rel, ctx.symlinkedDirs)) {
+    skipped.symlinks++;
+    return null;
+  }
+  let st: Deno.FileInfo;
+  try {
+    st = Deno.lstatSync(join(root, rel));
+  } catch {
+    skipped.unreadable++;
+    return null;
+  }
+  if (st.isSymlink) {
+    skipped.symlinks++;
+    return null;
+  }
+  if (!st.isFile) return null;
+  if (st.size > ctx.maxFileBytes) {
+    skipped.tooLarge++;
+    return null;
+  }
+  return { path: rel, size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
+}
+
 /**
  * Lists the indexable files of `root` with their size and mtime. Symlinks,
  * and files below a symlinked directory, are skipped and counted under
@@ -81,8 +132,7 @@ export async function scanRepository(
   opts: { maxFileBytes: number; useGit?: boolean },
 ): Promise<ScanResult> {
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
-  const cruxeIgnoreText = readIgnoreText(root, ".cruxeignore");
-  const cruxeIgnore = new IgnoreStack().with(cruxeIgnoreText ? new IgnoreFile("", cruxeIgnoreText) : null);
+  const cruxeIgnore = cruxeIgnoreOf(root);
   // gitListFiles answers null outside a git work tree of this root, so it is also the check for one.
   let listed: string[] | null = opts.useGit === false ? null : await gitListFiles(root);
   const vcs = listed ? "git" : "plain";
@@ -91,34 +141,10 @@ export async function scanRepository(
     walk(root, (rel) => listed!.push(rel));
   }
   const files: ScannedFile[] = [];
-  const symlinkedDirs = new Map<string, boolean>();
+  const ctx: StatContext = { cruxeIgnore, symlinkedDirs: new Map(), skipped, maxFileBytes: opts.maxFileBytes };
   for (const rel of listed) {
-    if (builtinSkip(rel) || cruxeIgnore.ignored(rel, false)) {
-      skipped.ignored++;
-      continue;
-    }
-    // git lists `h/.bashrc` still when the tracked directory `h` became a symlink: lstat alone would follow it.
-    if (underSymlinkedDirectory(root, rel, symlinkedDirs)) {
-      skipped.symlinks++;
-      continue;
-    }
-    let st: Deno.FileInfo;
-    try {
-      st = Deno.lstatSync(join(root, rel));
-    } catch {
-      skipped.unreadable++;
-      continue;
-    }
-    if (st.isSymlink) {
-      skipped.symlinks++;
-      continue;
-    }
-    if (!st.isFile) continue;
-    if (st.size > opts.maxFileBytes) {
-      skipped.tooLarge++;
-      continue;
-    }
-    files.push({ path: rel, size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 });
+    const f = statListed(root, rel, ctx);
+    if (f) files.push(f);
   }
   debug(`scan ${root}: ${files.length} files (${vcs}), skipped ${JSON.stringify(skipped)}`);
   return { files, skipped, vcs };

@@ -41,6 +41,11 @@ export interface WatchBatch {
   head: boolean;
   /** Events were lost (queue overflow) or ignore rules changed: only a full rescan knows what changed. */
   rescan: boolean;
+  /**
+   * A directory appeared (created, renamed in): files written into it before
+   * its watch was added were not reported, so only a scan knows what it holds.
+   */
+  directory: boolean;
 }
 
 /** What a watcher reports. */
@@ -106,27 +111,39 @@ export class TreeWatcher {
   private batch = new Map<string, boolean>();
   private head = false;
   private rescan = false;
+  private directory = false;
   private closed = false;
   private prefix: string;
   /** When `.git/index.lock` appeared (git is rewriting the tree); null when it is not there. */
   private gitBusySince: number | null = null;
+  /**
+   * When an event on `.git/index.lock` was last seen. A quick checkout may
+   * create and remove the lock before its events are read; either event says
+   * git was just rewriting the tree, and the rest of its events may still be
+   * on the way.
+   */
+  private gitLockSeenAt: number | null = null;
+  /** Re-checks a batch held for git (see `emit`). */
+  private holdTimer: ReturnType<typeof setTimeout> | null = null;
+  private quietMs: number;
 
   constructor(readonly root: string, private hooks: WatchHooks, timing: WatchTiming = DEFAULT_WATCH_TIMING) {
     this.filter = new WatchFilter(root);
     this.prefix = root.endsWith("/") ? root : root + "/";
+    this.quietMs = timing.quietMs;
     this.debounce = new Debouncer(timing.quietMs, timing.maxMs, () => this.emit());
     this.fsw = Deno.watchFs(root, { recursive: true });
     void this.loop();
   }
 
-  /** True while changes wait for the debounce. */
+  /** True while changes wait for the debounce, or for git to finish rewriting the tree. */
   get waiting(): boolean {
-    return this.debounce.armed;
+    return this.debounce.armed || this.holdTimer !== null;
   }
 
-  /** Reports waiting changes now instead of at the end of the quiet period. */
+  /** Reports waiting changes now instead of at the end of the quiet period (not while git rewrites the tree). */
   flush(): void {
-    this.debounce.flush();
+    if (this.holdTimer === null) this.debounce.flush();
   }
 
   /** Stops watching (idempotent). */
@@ -134,6 +151,8 @@ export class TreeWatcher {
     if (this.closed) return;
     this.closed = true;
     this.debounce.cancel();
+    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
     try {
       this.fsw.close();
     } catch { /* already closed */ }
@@ -174,12 +193,14 @@ export class TreeWatcher {
       kept = true;
       if (verdict === "git-lock") {
         this.gitBusySince = kind === "missing" ? null : (this.gitBusySince ?? performance.now());
+        this.gitLockSeenAt = performance.now();
         continue;
       }
       if (verdict === "head") this.head = true;
       else if (verdict === "rules") this.rescan = true;
       else {
         const exists = kind !== "missing";
+        if (kind === "dir") this.directory = true;
         this.batch.set(rel, exists);
         this.hooks.onChange(rel, exists);
       }
@@ -196,19 +217,27 @@ export class TreeWatcher {
 
   private emit(): void {
     if (this.closed) return;
-    // git is still rewriting the tree: hold the batch (it ends when the lock goes, or after GIT_LOCK_HOLD_MS).
-    if (this.gitBusySince !== null && performance.now() - this.gitBusySince < GIT_LOCK_HOLD_MS) {
-      this.debounce.poke();
+    // git is rewriting the tree (or just was: its last events may still be on the way): hold the batch, and
+    // look again a quiet period later (the lock going away ends it, or GIT_LOCK_HOLD_MS for one left behind).
+    const now = performance.now();
+    const busy = this.gitBusySince !== null && now - this.gitBusySince < GIT_LOCK_HOLD_MS;
+    const settling = this.gitLockSeenAt !== null && now - this.gitLockSeenAt < this.quietMs;
+    if (busy || settling) {
+      this.holdTimer ??= setTimeout(() => {
+        this.holdTimer = null;
+        this.emit();
+      }, this.quietMs);
       return;
     }
     if (!this.batch.size && !this.head && !this.rescan) return;
     const changed: string[] = [];
     const deleted: string[] = [];
     for (const [rel, exists] of this.batch) (exists ? changed : deleted).push(rel);
-    const batch: WatchBatch = { changed, deleted, head: this.head, rescan: this.rescan };
+    const batch: WatchBatch = { changed, deleted, head: this.head, rescan: this.rescan, directory: this.directory };
     this.batch.clear();
     this.head = false;
     this.rescan = false;
+    this.directory = false;
     this.hooks.onBatch(batch);
   }
 }

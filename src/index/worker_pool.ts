@@ -105,7 +105,8 @@ export class WorkerPool {
     slot.ep = null;
     slot.done = 0;
     this.spawn().then((ep) => {
-      if (this.closed) return ep.close();
+      // Closed, or shrunk away while it started.
+      if (this.closed || !this.slots.includes(slot)) return ep.close();
       ep.onResult = (r) => {
         const b = slot.busy;
         slot.busy = null;
@@ -128,7 +129,7 @@ export class WorkerPool {
 
   private recycle(slot: Slot): void {
     slot.ep?.close();
-    if (!this.closed) this.fill(slot);
+    if (!this.closed && this.slots.includes(slot)) this.fill(slot);
   }
 
   private pump(): void {
@@ -146,6 +147,21 @@ export class WorkerPool {
       const slot: Slot = { ep: null, busy: null, done: 0 };
       this.slots.push(slot);
       this.fill(slot);
+    }
+  }
+
+  /** Drops files not yet handed to a worker (a failed run's leftovers: nobody waits for them). */
+  dropQueued(): void {
+    this.queue.length = 0;
+  }
+
+  /** Closes idle workers beyond the first `n` (a warm pool after a burst). */
+  shrink(n: number): void {
+    while (this.slots.length > Math.max(1, n)) {
+      const i = this.slots.findLastIndex((s) => !s.busy);
+      if (i < 0) return;
+      const [slot] = this.slots.splice(i, 1);
+      slot.ep?.close();
     }
   }
 

@@ -20,6 +20,7 @@ import { storageFix } from "../state/storage_errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import { errorResult, successResult, type ToolResult, unroutedMetadata } from "./envelope.ts";
 import { compactAnswer, hasCompactForm, verboseArg } from "./compact.ts";
+import { dropDeleted } from "./live_sync.ts";
 import { type NotificationSend, ProgressSink } from "./progress_notifier.ts";
 import type { ServerRuntime } from "./runtime.ts";
 import type { RoutedWorkspace } from "./workspace_router.ts";
@@ -210,7 +211,7 @@ export class Dispatcher {
     if (rt.readerPool.accepts(def.name) && !view.readOnly && view.db && view.schemaStatus === "compatible") {
       body = await rt.readerPool.run(def.name, toolArgs, view.storePath);
     }
-    return rt.live.dropDeleted(route.project, (body ?? await def.handler(toolArgs, ctx)) as Record<string, unknown>);
+    return dropDeleted(rt.live, route.project, (body ?? await def.handler(toolArgs, ctx)) as Record<string, unknown>);
   }
 
   /**
@@ -266,7 +267,7 @@ export class Dispatcher {
     if (active) indexing = "indexing";
     else if (view.schemaStatus === "compatible") indexing = "ready";
     else indexing = lastJobFailed(rt, project) ? "failed" : "not_indexed";
-    const live = rt.live.freshness(project);
+    const live = rt.live.syncing(project);
     const metadata = buildMetadata({
       freshness_status: active || live ? "syncing" : rt.freshness.status(project, view),
       indexing_status: indexing,

@@ -8,11 +8,10 @@ import type { CruxeConfig } from "../core/config.ts";
 import type { Registry } from "../state/registry.ts";
 import { JobRunner } from "../index/job_runner.ts";
 import { IndexReaders } from "../query/index_reader.ts";
-import { FreshnessMonitor } from "./freshness.ts";
 import { Warmset } from "./warmset.ts";
 import { type RouterOptions, WorkspaceRouter } from "./workspace_router.ts";
 import { JobProgressBroadcaster } from "./progress_notifier.ts";
-import { LiveSync, type LiveSyncOptions } from "./live_sync.ts";
+import { LiveIndexer, type LiveIndexOptions } from "../index/live_indexer.ts";
 import { ReaderPool, readerPoolSize } from "./reader_pool.ts";
 import { EmbedRunner } from "../index/embed_runner.ts";
 import { embedConfigured } from "../core/semantic_layer.ts";
@@ -28,7 +27,7 @@ export interface RuntimeOptions {
   /** Keep the workspaces in use live (watch and sync them). Default: off (`serve`/`serve-mcp` turn it on). */
   watch?: boolean;
   /** Tuning of the live index (tests). */
-  live?: Partial<Omit<LiveSyncOptions, "enabled">>;
+  live?: Partial<Omit<LiveIndexOptions, "enabled" | "freshnessIntervalMs">>;
   /** Reader workers for query tools (default: `CRUXE_READER_WORKERS`, else the machine's cores; 0 = off). */
   readerWorkers?: number;
 }
@@ -37,11 +36,12 @@ export interface RuntimeOptions {
 export class ServerRuntime {
   readonly readers: IndexReaders;
   readonly runner: JobRunner;
-  readonly freshness: FreshnessMonitor;
+  /** Each project's `fresh`/`stale` verdict (the live indexer's freshness monitor). */
+  readonly freshness: LiveIndexer["freshness"];
   readonly warmset: Warmset;
   readonly router: WorkspaceRouter;
   readonly progress: JobProgressBroadcaster;
-  readonly live: LiveSync;
+  readonly live: LiveIndexer;
   /** Answers query tools off the main thread (size 0: everything runs on the main thread). */
   readonly readerPool: ReaderPool;
   /** The optional semantic layer's embedding passes (null when no embeddings endpoint is configured). */
@@ -57,12 +57,17 @@ export class ServerRuntime {
   constructor(readonly config: CruxeConfig, readonly registry: Registry, readonly options: RuntimeOptions) {
     this.readers = new IndexReaders(registry);
     this.runner = new JobRunner(registry, config);
-    this.freshness = new FreshnessMonitor(config, options.freshnessIntervalMs);
     this.warmset = new Warmset(registry, this.readers, config.warmsetCapacity, options.prewarm);
-    this.live = new LiveSync(
-      { config, runner: this.runner, readers: this.readers, freshness: this.freshness },
-      { enabled: options.watch ?? false, capacity: config.warmsetCapacity, ...options.live },
+    this.live = new LiveIndexer(
+      { config, runner: this.runner, view: (p) => this.readers.view(p) },
+      {
+        enabled: options.watch ?? false,
+        capacity: config.warmsetCapacity,
+        freshnessIntervalMs: options.freshnessIntervalMs,
+        ...options.live,
+      },
     );
+    this.freshness = this.live.freshness;
     this.router = new WorkspaceRouter(registry, this.runner, this.readers, options.router, {
       onEvicted: (id) => {
         this.live.stop(id);
@@ -117,7 +122,6 @@ export class ServerRuntime {
     this.runner.shutdown();
     this.readerPool.close();
     this.embedder?.shutdown();
-    this.freshness.close();
     this.readers.closeAll();
     this.registry.close();
   }

@@ -24,6 +24,8 @@ export interface ProgressEvent {
 /** What an index run did. */
 export interface IndexSummary {
   mode: "full" | "incremental";
+  /** What was scanned: the whole tree, or only the paths a watcher named (`filesScanned` counts those). */
+  scope: "tree" | "paths";
   filesScanned: number;
   filesIndexed: number;
   changedFiles: number;

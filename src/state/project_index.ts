@@ -300,6 +300,8 @@ export class IndexWriter {
     const d = this.db;
     return {
       manifest: d.prepare("SELECT path, hash, size, mtime_ms FROM files"),
+      manifestOne: d.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE path = ?"),
+      manifestUnder: d.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE path > ? AND path < ?"),
       delChunkFts: d.prepare("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE path = ?)"),
       delSymFts: d.prepare("DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbols WHERE path = ?)"),
       delFileFts: d.prepare("DELETE FROM files_fts WHERE rowid IN (SELECT rowid FROM files WHERE path = ?)"),
@@ -339,6 +341,23 @@ export class IndexWriter {
     const m = new Map<string, ManifestEntry>();
     for (const r of this.stmts.manifest.iterate() as Iterable<Record<string, unknown>>) {
       m.set(r.path as string, { hash: r.hash as string, size: Number(r.size), mtime_ms: Number(r.mtime_ms) });
+    }
+    return m;
+  }
+
+  /**
+   * The manifest entries of `paths` and of every file below them (a path
+   * may name a directory that is gone): what a sync of named paths compares.
+   */
+  manifestOf(paths: Iterable<string>): Map<string, ManifestEntry> {
+    const m = new Map<string, ManifestEntry>();
+    const add = (r: Record<string, unknown>) =>
+      m.set(r.path as string, { hash: r.hash as string, size: Number(r.size), mtime_ms: Number(r.mtime_ms) });
+    for (const p of paths) {
+      const one = this.stmts.manifestOne.get(p) as Record<string, unknown> | undefined;
+      if (one) add(one);
+      // Everything that sorts between "p/" and "p0" ("0" follows "/") lies below p.
+      for (const r of this.stmts.manifestUnder.iterate(`${p}/`, `${p}0`) as Iterable<Record<string, unknown>>) add(r);
     }
     return m;
   }

@@ -8,7 +8,7 @@
  */
 import type { CruxeConfig } from "../../core/config.ts";
 import type { ProjectRow } from "../../state/registry.ts";
-import { configuredWatchMode, INOTIFY_FIX, isWatchLimitError, networkFileSystem } from "../../mcp/live_sync.ts";
+import { configuredWatchMode, INOTIFY_FIX, isWatchLimitError, networkFileSystem } from "../../index/watch_mode.ts";
 import type { Check } from "./doctor_check.ts";
 
 /**

@@ -41,12 +41,14 @@ function syncLine(e: Extract<JobEvent, { type: "end" }>, json: boolean): string 
       total_files: s?.totalFiles ?? null,
       total_symbols: s?.totalSymbols ?? null,
       duration_ms: s?.durationMs ?? e.job.duration_ms,
+      scope: s?.scope ?? null,
       ...(e.error ? { error: e.error } : {}),
     });
   }
   if (!s || e.job.status !== "published") return `${clock()} ${e.job.mode} sync ${e.job.status}: ${e.error ?? ""}`;
   return `${clock()} ${s.mode === "full" ? "indexed" : "synced"} ${s.changedFiles} file(s) ` +
-    `(+${s.added} ~${s.modified} -${s.deleted} renamed ${s.renamed}), ${s.symbols} symbol(s) in ${s.durationMs} ms; ` +
+    `(+${s.added} ~${s.modified} -${s.deleted} renamed ${s.renamed}), ${s.symbols} symbol(s) in ${s.durationMs} ms ` +
+    `(${s.scope === "paths" ? "changed paths only" : "tree scanned"}); ` +
     `index: ${s.totalFiles} files, ${s.totalSymbols} symbols (${e.job.ref})`;
 }
 

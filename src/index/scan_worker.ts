@@ -4,8 +4,8 @@
  * Requires `--allow-read` on the repository and `--allow-run=git`.
  */
 /// <reference lib="deno.worker" />
-import { type ScannedFile, scanRepository } from "../index/scan.ts";
-import { languageForPath } from "../index/languages/registry.ts";
+import { type ScannedFile, scanRepository } from "./scan.ts";
+import { languageForPath } from "./languages/registry.ts";
 
 /** Request: which repository to fingerprint. */
 export interface FreshnessRequest {

@@ -16,10 +16,22 @@
 import type { CruxeConfig } from "../core/config.ts";
 import type { FreshnessStatus } from "../core/metadata.ts";
 import type { ProjectRow } from "../state/registry.ts";
-import type { IndexView } from "../query/index_reader.ts";
-import type { Fingerprint, FreshnessReply, FreshnessRequest } from "./freshness_worker.ts";
-import type { ScannedFile } from "../index/scan.ts";
+import type { Db } from "../state/db.ts";
+import type { Fingerprint, FreshnessReply, FreshnessRequest } from "./scan_worker.ts";
+import type { ScannedFile } from "./scan.ts";
 import { debug } from "../core/log.ts";
+
+/** What the live index and the freshness verdict read of a project's published index (the server's read view). */
+export interface PublishedIndex {
+  db: Db | null;
+  /** `compatible` when this build reads the index. */
+  schemaStatus: string;
+  /** The ref the index is labelled with. */
+  ref: string | null;
+  lastIndexedAt: string | null;
+  /** Publish time in ms since the epoch (changes on every publish). */
+  publishedAtMs: number | null;
+}
 
 /** Minimum time between two scans of one project. */
 export const FRESHNESS_INTERVAL_MS = 5000;
@@ -62,7 +74,7 @@ export class FreshnessMonitor {
   }
 
   /** The cached verdict for a project's current index; schedules a background scan when due. Never waits. */
-  status(project: ProjectRow, view: IndexView): FreshnessStatus {
+  status(project: ProjectRow, view: PublishedIndex): FreshnessStatus {
     if (view.schemaStatus !== "compatible" || !view.lastIndexedAt) return "fresh";
     const publishedMs = view.publishedAtMs ?? Date.parse(view.lastIndexedAt);
     let st = this.states.get(project.project_id);
@@ -77,7 +89,7 @@ export class FreshnessMonitor {
   }
 
   /** Runs one scan now and resolves when the verdict is updated (used at startup and by tests). */
-  async refresh(project: ProjectRow, view: IndexView): Promise<FreshnessStatus> {
+  async refresh(project: ProjectRow, view: PublishedIndex): Promise<FreshnessStatus> {
     this.status(project, view);
     const st = this.states.get(project.project_id);
     if (!st) return "fresh";
@@ -126,7 +138,7 @@ export class FreshnessMonitor {
 
   private scan(req: FreshnessRequest): Promise<FreshnessReply> {
     if (!this.worker) {
-      this.worker = new Worker(new URL("./freshness_worker.ts", import.meta.url), { type: "module" });
+      this.worker = new Worker(new URL("./scan_worker.ts", import.meta.url), { type: "module" });
       this.worker.onmessage = (e: MessageEvent<FreshnessReply>) => {
         this.pending.get(e.data.id)?.(e.data);
         this.pending.delete(e.data.id);

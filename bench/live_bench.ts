@@ -23,9 +23,19 @@
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  cpuSeconds,
+  definedAt,
+  FLAGS,
+  idleCost,
+  locate,
+  pct,
+  processTree,
+  ROOT,
+  rssMiB,
+  serve,
+  until,
+} from "./live_common.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -39,11 +49,8 @@ const { values, positionals } = parseArgs({
 const EDITS = Number(values.edits);
 const IDLE_S = Number(values["idle-seconds"]);
 const BURST = Number(values.burst);
-const BOUND_MS = 60_000;
 /** A branch switch parses every changed file: on a loaded 2-core machine that can take minutes. */
 const BURST_BOUND_MS = 600_000;
-const ROOT = new URL("../", import.meta.url).pathname;
-const FLAGS = ["--allow-read", "--allow-write", "--allow-env", "--allow-run", "--allow-net", "--allow-sys"];
 
 function sh(cwd: string, cmd: string, ...args: string[]): string {
   const out = new Deno.Command(cmd, { args, cwd, stdout: "piped", stderr: "piped" }).outputSync();
@@ -86,83 +93,6 @@ function goFiles(dir: string, rel = "", out: string[] = []): string[] {
     else if (e.isFile && e.name.endsWith(".go") && !e.name.endsWith("_test.go")) out.push(r);
   }
   return out;
-}
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
-/** Every process below `pid` (and `pid`), from /proc. */
-function processTree(pid: number): number[] {
-  const parent = new Map<number, number>();
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
-      parent.set(Number(e.name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch { /* gone */ }
-  }
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) for (const [c, p] of parent) if (p === out[i]) out.push(c);
-  return out;
-}
-
-/** CPU seconds (user + system) used so far by the processes. */
-function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch { /* gone */ }
-  }
-  return ticks / 100;
-}
-
-function rssMiB(pids: number[]): number {
-  let kb = 0;
-  for (const pid of pids) {
-    try {
-      const m = Deno.readTextFileSync(`/proc/${pid}/status`).match(/VmRSS:\s+(\d+)/);
-      if (m) kb += Number(m[1]);
-    } catch { /* gone */ }
-  }
-  return kb / 1024;
-}
-
-async function serve(home: string, repo: string, extra: string[] = []) {
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: ["run", ...FLAGS, join(ROOT, "main.ts"), "serve-mcp", "--workspace", repo, "--no-prewarm", ...extra],
-    env: { ...Deno.env.toObject(), CRUXE_HOME: home, NO_COLOR: "1" },
-    stderr: "ignore",
-    cwd: ROOT,
-  });
-  const client = new Client({ name: "cruxe-live-bench", version: "1.0.0" });
-  await client.connect(transport);
-  return { client, pid: transport.pid! };
-}
-
-type Body = { results?: { name: string; path: string; match_tier: string }[]; metadata: Record<string, string> };
-
-async function locate(client: Client, name: string): Promise<Body> {
-  const r = await client.callTool({ name: "locate_symbol", arguments: { name } }, undefined, { timeout: BOUND_MS });
-  return JSON.parse((r.content as { text: string }[])[0].text);
-}
-
-function definedAt(b: Body, name: string): string[] {
-  return (b.results ?? []).filter((r) => r.name === name && r.match_tier === "exact").map((r) => r.path);
-}
-
-/** Polls until `ok` (each call also waits inside the server, up to its read-your-writes bound); ms, or null on timeout. */
-async function until(t0: number, ok: () => Promise<boolean>, bound = BOUND_MS): Promise<number | null> {
-  while (performance.now() - t0 < bound) {
-    if (await ok()) return performance.now() - t0;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return null;
 }
 
 // --- setup: a private copy with a branch that changes BURST files ---
@@ -334,16 +264,11 @@ try {
 
   // --- idle ---
   if (IDLE_S > 0) {
-    await new Promise((r) => setTimeout(r, 10_000)); // let the burst's aftermath (GC, workers ending) settle
-    const pids = processTree(s.pid);
-    const c0 = cpuSeconds(pids);
-    const w0 = performance.now();
-    await new Promise((r) => setTimeout(r, IDLE_S * 1000));
-    const cpu = cpuSeconds(pids) - c0;
-    const wall = (performance.now() - w0) / 1000;
+    // The first 10 s let the burst's aftermath (GC, workers ending) settle.
+    const idle = await idleCost(s.pid, IDLE_S);
     console.log(
-      `idle after the run (watching, ${watchMode}): ${(100 * cpu / wall).toFixed(2)} % of one core over ` +
-        `${wall.toFixed(0)} s (${cpu.toFixed(2)} CPU s); RSS ${rssMiB(pids).toFixed(0)} MiB`,
+      `idle after the run (watching, ${watchMode}): ${idle.cpuPct.toFixed(2)} % of one core over ` +
+        `${idle.wallS.toFixed(0)} s (${idle.cpuS.toFixed(2)} CPU s); RSS ${idle.rssMiB.toFixed(0)} MiB`,
     );
   }
   // What watching itself costs: two fresh servers on the same index side by side, one watching and one not,

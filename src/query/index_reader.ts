@@ -37,15 +37,32 @@ export interface IndexView {
   readOnly?: StorageReason;
 }
 
+/**
+ * How long a healthy view is trusted without looking at its file again: a
+ * store another process replaced (`index --force`) or marked damaged is seen
+ * within this long. Publishes and damage found by this process are seen at
+ * once (they invalidate the view).
+ */
+export const RECHECK_MS = 500;
+
 /** Caches read connections by project. */
 export class IndexReaders {
   private views = new Map<string, IndexView>();
+  /** When each cached healthy view was last found current (by project id). */
+  private checkedAt = new Map<string, number>();
 
-  constructor(private registry: Registry) {}
+  /** `clock` (ms, monotonic) is for tests; views are re-checked against their file every `recheckMs`. */
+  constructor(
+    private registry: Registry,
+    private readonly clock: () => number = () => performance.now(),
+    private readonly recheckMs = RECHECK_MS,
+  ) {}
 
   /**
    * The current view of a project's index (opened on first use, reopened when
-   * another process replaced the file or found it damaged).
+   * another process replaced the file or found it damaged). A healthy view is
+   * checked against its file (a stat and the damaged marker) at most once per
+   * `recheckMs`; any other view on every call.
    */
   view(project: ProjectRow): IndexView {
     const cached = this.views.get(project.project_id);
@@ -79,6 +96,7 @@ export class IndexReaders {
       ...(readOnly || this.registry.readOnly ? { readOnly: readOnly ?? this.registry.readOnly! } : {}),
     };
     this.views.set(project.project_id, view);
+    this.checkedAt.set(project.project_id, this.clock());
     return view;
   }
 
@@ -86,6 +104,7 @@ export class IndexReaders {
   invalidate(projectId: string): void {
     const v = this.views.get(projectId);
     this.views.delete(projectId);
+    this.checkedAt.delete(projectId);
     try {
       v?.db?.close();
     } catch { /* already closed */ }
@@ -95,8 +114,13 @@ export class IndexReaders {
   private current(v: IndexView): boolean {
     // Not indexed yet: cheap to reopen, and another process may publish the first index into the same file.
     if (v.schemaStatus === "not_indexed") return false;
+    const id = v.project.project_id;
+    const now = this.clock();
+    if (v.schemaStatus === "compatible" && now - (this.checkedAt.get(id) ?? -Infinity) < this.recheckMs) return true;
     if (storeIdentity(v.storePath) !== v.storeId) return false;
-    return v.schemaStatus === "corrupt_manifest" || !existsSync(damagedMarkerPath(dirname(v.storePath)));
+    const ok = v.schemaStatus === "corrupt_manifest" || !existsSync(damagedMarkerPath(dirname(v.storePath)));
+    if (ok) this.checkedAt.set(id, now);
+    return ok;
   }
 
   /**

@@ -7,7 +7,7 @@
 import type { Db } from "../state/db.ts";
 import { searchCode } from "./search_code.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
-import { symbolById } from "../state/read/symbols.ts";
+import { symbolMapByIds } from "../state/read/symbols.ts";
 
 /** A ranked candidate: a symbol, or lines of code outside any symbol. */
 export type ContextCandidate =
@@ -18,8 +18,14 @@ export type ContextCandidate =
 export function contextCandidates(db: Db, query: string, n: number): ContextCandidate[] {
   const out: ContextCandidate[] = [];
   const seen = new Set<string>();
-  for (const r of searchCode(db, { query, limit: n }).results) {
-    const row = r.symbol_id && r.result_type !== "file" ? symbolById(db, r.symbol_id) : undefined;
+  const results = searchCode(db, { query, limit: n }).results;
+  // One read for every candidate's symbol row.
+  const rows = symbolMapByIds(
+    db,
+    results.filter((r) => r.symbol_id && r.result_type !== "file").map((r) => r.symbol_id!),
+  );
+  for (const r of results) {
+    const row = r.symbol_id && r.result_type !== "file" ? rows.get(r.symbol_id) : undefined;
     const key = row ? `s${row.id}` : `c${r.path}:${r.line_start}`;
     if (seen.has(key)) continue;
     seen.add(key);

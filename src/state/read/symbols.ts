@@ -17,6 +17,23 @@ export function symbolById(db: Db, symbolId: string): SymbolRow | undefined {
   return oneRow<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE symbol_id = ?`, symbolId);
 }
 
+/** Symbols by `symbol_id` handle, keyed by it (one read; handles with no row are absent). */
+export function symbolMapByIds(db: Db, symbolIds: readonly string[]): Map<string, SymbolRow> {
+  const unique = [...new Set(symbolIds)];
+  const out = new Map<string, SymbolRow>();
+  for (let i = 0; i < unique.length; i += 500) {
+    const part = unique.slice(i, i + 500);
+    const rows = allRowsOnce<SymbolRow>(
+      db,
+      `SELECT ${COLS} FROM symbols WHERE symbol_id IN (${placeholders(part.length)}) ORDER BY id`,
+      ...part,
+    );
+    // The first row of a handle wins, as a single `symbolById` read would return it.
+    for (const r of rows) if (!out.has(r.symbol_id)) out.set(r.symbol_id, r);
+  }
+  return out;
+}
+
 /** Symbols by row id, in no particular order (read in batches of 500). */
 export function symbolsByRowIds(db: Db, ids: readonly number[]): SymbolRow[] {
   const out: SymbolRow[] = [];

@@ -131,7 +131,7 @@ export function openIndexForRead(projectDir: string): IndexReadOpen {
   let readOnly: StorageReason | undefined;
   try {
     try {
-      db = openDb(p);
+      db = openDb(p, { forQueries: true });
       readOnly = unwritable(p) ?? undefined;
     } catch (e) {
       const reason = storageReason(e);

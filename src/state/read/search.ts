@@ -20,11 +20,22 @@ import {
   type SymbolRow,
 } from "./rows.ts";
 
-/** Filters every search source applies. */
+/** Filters every search source applies, and where a bounded read records that it stopped early. */
 export interface SourceFilter {
   language?: string;
   pathPrefix?: string;
+  /** Set to `capped: true` by a read that stopped at its row cap (the answer is then partial). */
+  bounds?: { capped: boolean };
 }
+
+/**
+ * Matching rows one BM25 ranking reads at most. BM25 costs about a
+ * microsecond a row (it reads each row's column sizes), so a term found in a
+ * million chunks would take seconds; past this cap the best of the first
+ * RANK_SCAN_ROWS matches (in index order) are returned and the read records
+ * that it was capped.
+ */
+export const RANK_SCAN_ROWS = 30_000;
 
 /** The part of a file row search results use. */
 export type FileHit = Pick<FileRow, "path" | "language" | "line_count">;
@@ -57,20 +68,27 @@ function rankIds(
   f: SourceFilter,
   limit: number,
 ): { id: number; r: number }[] {
-  if (!f.language && !f.pathPrefix) {
-    return allRows(
-      db,
-      `SELECT rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${fts} WHERE ${fts} MATCH ? ORDER BY r LIMIT ?`,
-      match,
-      limit,
-    );
-  }
+  // Counting matches is cheap next to scoring them: it decides whether the ranking must stop early.
+  const probe = oneRow<{ n: number }>(
+    db,
+    `SELECT count(*) AS n FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${RANK_SCAN_ROWS + 1})`,
+    match,
+  );
+  const capped = Number(probe?.n ?? 0) > RANK_SCAN_ROWS;
+  if (capped && f.bounds) f.bounds.capped = true;
+  const scored = (from: string, where: string) =>
+    capped
+      ? `SELECT id, r FROM (SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${from}
+           WHERE ${where} LIMIT ${RANK_SCAN_ROWS}) ORDER BY r LIMIT ?`
+      : `SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${from} WHERE ${where} ORDER BY r LIMIT ?`;
+  if (!f.language && !f.pathPrefix) return allRows(db, scored(fts, `${fts} MATCH ?`), match, limit);
   const w = filterSql(join.alias, f);
   return allRows(
     db,
-    `SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r
-     FROM ${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid
-     WHERE ${fts} MATCH ?${w.sql} ORDER BY r LIMIT ?`,
+    scored(
+      `${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid`,
+      `${fts} MATCH ?${w.sql}`,
+    ),
     match,
     ...w.args,
     limit,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openDb, transaction } from "../src/state/db.ts";
 import { migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
-import { RANK_SCAN_ROWS } from "../src/state/read/search.ts";
+import { chunkVocabulary, RANK_SCAN_ROWS } from "../src/state/read/search.ts";
 import { searchCode } from "../src/query/search_code.ts";
 
 /** A store whose chunks all say `common`; one in a hundred also says `rare`. */
@@ -46,6 +46,23 @@ Deno.test("search_code ranks a bounded number of rows: a word found nearly every
     assert.equal(narrow.meta, undefined);
     assert.ok(narrow.results.length > 0);
     assert.ok(narrow.results.every((r) => /rare/.test(r.snippet ?? "")), JSON.stringify(narrow.results[0]));
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("term counts for the query planner can stop early: a capped count, a prefix sum that stops past its bound", () => {
+  const { db, dir } = commonWordStore(2_000);
+  try {
+    const vocab = chunkVocabulary(db)!;
+    assert.equal(vocab.df("common"), 2_000);
+    assert.equal(vocab.dfAtMost("common", 150), 150);
+    assert.equal(vocab.dfAtMost("rare", 150), 20);
+    // `value1` .. `value2000`: one chunk each.
+    assert.equal(vocab.dfPrefix("value"), 2_000);
+    assert.equal(vocab.dfPrefix("value", 50), 51);
+    assert.equal(vocab.dfPrefix("value", 5_000), 2_000);
   } finally {
     db.close();
     Deno.removeSync(dir, { recursive: true });

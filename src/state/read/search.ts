@@ -16,6 +16,7 @@ import {
   likePrefix,
   oneRow,
   placeholders,
+  statementOf,
   symbolColumns,
   type SymbolRow,
 } from "./rows.ts";
@@ -254,10 +255,15 @@ export function pathsForWords(db: Db, match: string, limit: number): string[] {
 
 /** Document frequencies from the chunk index's FTS vocabulary. */
 export interface ChunkVocabulary {
-  /** Chunks containing `term`. */
+  /** Chunks containing `term` (reads the term's whole posting list). */
   df(term: string): number;
-  /** Sum over terms starting with `prefix` of the chunks containing them. */
-  dfPrefix(prefix: string): number;
+  /** Chunks matching `term`, counted up to `cap` (then `cap`): bounded however common the term is. */
+  dfAtMost(term: string, cap: number): number;
+  /**
+   * Sum over terms starting with `prefix` of the chunks containing them; with
+   * `stopAbove`, the sum stops growing once past it (fewer posting lists read).
+   */
+  dfPrefix(prefix: string, stopAbove?: number): number;
 }
 
 /** The chunk vocabulary of `db`, or null when this SQLite cannot expose it (no `fts5vocab`). */
@@ -270,14 +276,36 @@ export function chunkVocabulary(db: Db): ChunkVocabulary | null {
   return {
     df: (term) =>
       Number(oneRow<{ doc?: number }>(db, "SELECT doc FROM temp.cruxe_chunks_vocab WHERE term = ?", term)?.doc ?? 0),
-    dfPrefix: (prefix) =>
+    dfAtMost: (term, cap) =>
       Number(
-        oneRow<{ d: number | null }>(
+        oneRow<{ n: number }>(
           db,
-          "SELECT sum(doc) AS d FROM temp.cruxe_chunks_vocab WHERE term >= ? AND term < ?",
-          prefix,
-          prefix + "\uffff",
-        )?.d ?? 0,
+          "SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+          `"${term.replace(/"/g, '""')}"`,
+          cap,
+        )?.n ?? 0,
       ),
+    dfPrefix: (prefix, stopAbove = Infinity) => {
+      if (stopAbove === Infinity) {
+        return Number(
+          oneRow<{ d: number | null }>(
+            db,
+            "SELECT sum(doc) AS d FROM temp.cruxe_chunks_vocab WHERE term >= ? AND term < ?",
+            prefix,
+            prefix + "\uffff",
+          )?.d ?? 0,
+        );
+      }
+      // Term by term: the vocabulary counts each term's postings as it steps, so stopping early reads less.
+      let sum = 0;
+      for (
+        const r of statementOf(db, "SELECT doc FROM temp.cruxe_chunks_vocab WHERE term >= ? AND term < ?")
+          .iterate(prefix, prefix + "\uffff") as Iterable<{ doc: number }>
+      ) {
+        sum += Number(r.doc);
+        if (sum > stopAbove) break;
+      }
+      return sum;
+    },
   };
 }

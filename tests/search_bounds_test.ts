@@ -58,6 +58,7 @@ Deno.test("term counts for the query planner can stop early: a capped count, a p
     const vocab = chunkVocabulary(db)!;
     assert.equal(vocab.df("common"), 2_000);
     assert.equal(vocab.dfAtMost("common", 150), 150);
+    assert.equal(vocab.dfAtMost("common", 150.5), 150, "a fractional bound (a share of the corpus) is floored");
     assert.equal(vocab.dfAtMost("rare", 150), 20);
     // `value1` .. `value2000`: one chunk each.
     assert.equal(vocab.dfPrefix("value"), 2_000);

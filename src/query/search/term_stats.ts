@@ -41,7 +41,7 @@ export function termStats(db: Db): TermStats {
   // Counting a term costs a read of its postings: on a large index, counts stop just past the share above
   // which the planner leaves a term out (it needs no more than "too common" there).
   const bounded = docs > EXACT_COUNT_DOCS;
-  const cap = Math.max(docs * COMMON_SHARE, COMMON_FLOOR, ROW_BUDGET) + 1;
+  const cap = Math.floor(Math.max(docs * COMMON_SHARE, COMMON_FLOOR, ROW_BUDGET)) + 1;
   const memo = new Map<string, number>();
   const stats: TermStats = {
     docs,

@@ -282,7 +282,7 @@ export function chunkVocabulary(db: Db): ChunkVocabulary | null {
           db,
           "SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
           `"${term.replace(/"/g, '""')}"`,
-          cap,
+          Math.floor(cap),
         )?.n ?? 0,
       ),
     dfPrefix: (prefix, stopAbove = Infinity) => {

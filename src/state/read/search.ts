@@ -230,24 +230,30 @@ export function chunksContaining(db: Db, needleLower: string, f: SourceFilter, l
 function symbolsByBm25(db: Db, weights: string, match: string, limit: number): SymbolRow[] {
   return allRows<SymbolRow>(
     db,
-    `SELECT ${symbolColumns()} FROM (SELECT rowid AS rid, bm25(symbols_fts, ${weights}) AS rank FROM symbols_fts
-       WHERE symbols_fts MATCH ? ORDER BY rank LIMIT ?) AS hit JOIN symbols ON symbols.id = hit.rid ORDER BY hit.rank`,
+    // Suggestions need no completeness: the best of the first RANK_SCAN_ROWS matches will do.
+    `SELECT ${symbolColumns()} FROM (SELECT rid, rank FROM (SELECT rowid AS rid, bm25(symbols_fts, ${weights}) AS rank
+       FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ${RANK_SCAN_ROWS}) ORDER BY rank LIMIT ?) AS hit
+       JOIN symbols ON symbols.id = hit.rid ORDER BY hit.rank`,
     match,
     limit,
   );
 }
 
-/** Symbols sharing words with a misspelt name: BM25 over name, qualified name and detail (5/2/0.5). */
+/**
+ * Symbols sharing words with a misspelt name: BM25 over name, qualified name and detail (5/2/0.5), among
+ * the first RANK_SCAN_ROWS matches.
+ */
 export function symbolsForWords(db: Db, match: string, limit: number): SymbolRow[] {
   return symbolsByBm25(db, "5.0, 2.0, 0.5", match, limit);
 }
 
-/** Indexed paths whose path words match `match` (BM25 over the path column only), best first. */
+/** Indexed paths whose path words match `match` (BM25 over the path column only, first RANK_SCAN_ROWS matches), best first. */
 export function pathsForWords(db: Db, match: string, limit: number): string[] {
   return allRows<Pick<FileRow, "path">>(
     db,
-    `SELECT files.path FROM (SELECT rowid AS rid, bm25(files_fts, 1.0, 0.0) AS rank FROM files_fts
-       WHERE files_fts MATCH ? ORDER BY rank LIMIT ?) AS hit JOIN files ON files.rowid = hit.rid ORDER BY hit.rank`,
+    `SELECT files.path FROM (SELECT rid, rank FROM (SELECT rowid AS rid, bm25(files_fts, 1.0, 0.0) AS rank
+       FROM files_fts WHERE files_fts MATCH ? LIMIT ${RANK_SCAN_ROWS}) ORDER BY rank LIMIT ?) AS hit
+       JOIN files ON files.rowid = hit.rid ORDER BY hit.rank`,
     `{path} : (${match})`,
     limit,
   ).map((r) => r.path);

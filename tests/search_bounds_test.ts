@@ -4,6 +4,7 @@ import { openDb, transaction } from "../src/state/db.ts";
 import { migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
 import { chunkVocabulary, RANK_SCAN_ROWS } from "../src/state/read/search.ts";
 import { searchCode } from "../src/query/search_code.ts";
+import { getCodeContext } from "../src/query/code_context.ts";
 
 /** A store whose chunks all say `common`; one in a hundred also says `rare`. */
 function commonWordStore(chunks: number) {
@@ -40,6 +41,12 @@ Deno.test("search_code ranks a bounded number of rows: a word found nearly every
     assert.equal(wide.truncated, true);
     // Generous bound: the ranking reads at most RANK_SCAN_ROWS rows, not every match.
     assert.ok(performance.now() - t0 < 20_000);
+
+    // get_code_context, built on the same search, says so too, and stays within its budget.
+    const ctx = getCodeContext(db, { query: "common", max_tokens: 500 });
+    assert.equal(ctx.meta?.result_completeness, "partial");
+    assert.ok(ctx.items.length > 0 && ctx.estimated_tokens <= 500);
+    assert.ok(JSON.stringify(ctx).length / 4 <= 500 + 200, "the whole answer, note included, is about the budget");
 
     // A rarer word ranks every match it has: a complete answer.
     const narrow = searchCode(db, { query: "rare", limit: 5 });

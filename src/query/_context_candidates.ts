@@ -14,11 +14,19 @@ export type ContextCandidate =
   | { type: "symbol"; row: SymbolRow; score: number }
   | { type: "chunk"; path: string; language: string; line_start: number; line_end: number; score: number };
 
-/** Up to `n` candidates for `query`, in search_code's order, each symbol or range once. */
-export function contextCandidates(db: Db, query: string, n: number): ContextCandidate[] {
+/**
+ * Up to `n` candidates for `query`, in search_code's order, each symbol or
+ * range once; `partial` carries search_code's note when its reads stopped at a cap.
+ */
+export function contextCandidates(
+  db: Db,
+  query: string,
+  n: number,
+): { candidates: ContextCandidate[]; partial?: string } {
   const out: ContextCandidate[] = [];
   const seen = new Set<string>();
-  const results = searchCode(db, { query, limit: n }).results;
+  const found = searchCode(db, { query, limit: n });
+  const results = found.results;
   // One read for every candidate's symbol row.
   const rows = symbolMapByIds(
     db,
@@ -40,5 +48,5 @@ export function contextCandidates(db: Db, query: string, n: number): ContextCand
       },
     );
   }
-  return out;
+  return found.meta ? { candidates: out, partial: found.meta.note } : { candidates: out };
 }

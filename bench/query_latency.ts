@@ -1,11 +1,17 @@
 /**
- * Query latency benchmark (not a test): warm p50/p95/max of locate_symbol,
- * get_file_outline, get_code_context (4,000 tokens) and, when present,
- * search_code, on an existing index (default: the Go standard library).
- * Queries are sampled from the index itself with a fixed seed. Only calls
- * that answered are timed; "not found" answers are counted, and any other
- * error is a failure: counted, its first message printed, and the process
- * exits 1.
+ * Query latency benchmark (not a test): p50/p95/max of every query tool
+ * (locate_symbol, get_file_outline, get_code_context at 4,000 tokens,
+ * get_symbol_hierarchy, find_related_symbols, find_references, get_call_graph
+ * depth 2, search_code) on an existing index (default: the Go standard
+ * library; `--root /work/corpora/linux` for the kernel). Each tool is timed
+ * twice over the same inputs: a cold first pass (a fresh connection, nothing
+ * warmed; the OS page cache is whatever it is) and a warm pass. Wall time and
+ * the process's CPU time are both printed: on a shared, loaded machine the
+ * CPU time is the steadier figure. Queries are sampled from the index itself
+ * with a fixed seed (random row ids, so a kernel-sized index is never read
+ * whole). Only calls that answered are timed; "not found" answers are
+ * counted, and any other error is a failure: counted, its first message
+ * printed, and the process exits 1.
  *
  * Usage: deno task bench:query [--home DIR] [--root DIR] [--n N]
  *   index first: CRUXE_HOME=/tmp/cruxe-nav deno task cruxe index --path /work/corpora/go
@@ -26,6 +32,7 @@ import { findReferences } from "../src/query/find_references.ts";
 import { getCallGraph } from "../src/query/call_graph.ts";
 import { searchCode } from "../src/query/search_code.ts";
 import { CruxeError } from "../src/core/errors.ts";
+import process from "node:process";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -36,12 +43,12 @@ const { values } = parseArgs({
   },
 });
 
-function findIndex(home: string, root: string): Db {
+function findIndex(home: string, root: string): { db: Db; path: string } {
   for (const e of Deno.readDirSync(join(home, "projects"))) {
     const p = join(home, "projects", e.name, "index.db");
     try {
-      const db = openDb(p);
-      if (getMeta(db, "repo_root") === root) return db;
+      const db = openDb(p, { readOnly: true });
+      if (getMeta(db, "repo_root") === root) return { db, path: p };
       db.close();
     } catch { /* not an index */ }
   }
@@ -80,35 +87,58 @@ function pct(sorted: number[], p: number): number {
 const NOT_FOUND = new Set(["symbol_not_found", "file_not_found"]);
 let failedTotal = 0;
 
-function measure(name: string, target: number | null, inputs: unknown[], run: (x: unknown) => unknown): void {
-  for (const x of inputs.slice(0, 20)) attempt(run, x); // warm statements and caches
-  const times: number[] = [];
-  let notFound = 0;
-  const failures: string[] = [];
+interface Timing {
+  wall: number[];
+  cpu: number[];
+  notFound: number;
+  failures: string[];
+}
+
+function pass(inputs: unknown[], run: (x: unknown) => unknown): Timing {
+  const t: Timing = { wall: [], cpu: [], notFound: 0, failures: [] };
   for (const x of inputs) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     const outcome = attempt(run, x);
     const dt = performance.now() - t0;
-    if (outcome === "ok") times.push(dt);
-    else if (outcome === "not_found") notFound++;
-    else failures.push(`${JSON.stringify(x)}: ${outcome.failed}`);
+    const c = process.cpuUsage(c0);
+    if (outcome === "ok") t.wall.push(dt), t.cpu.push((c.user + c.system) / 1000);
+    else if (outcome === "not_found") t.notFound++;
+    else t.failures.push(`${JSON.stringify(x)}: ${outcome.failed}`);
   }
-  failedTotal += failures.length;
-  times.sort((a, b) => a - b);
-  const p95 = times.length ? pct(times, 0.95) : NaN;
-  const verdict = target === null || !times.length
+  t.wall.sort((a, b) => a - b);
+  t.cpu.sort((a, b) => a - b);
+  return t;
+}
+
+function line(label: string, target: number | null, n: number, t: Timing): void {
+  const p95 = t.wall.length ? pct(t.wall, 0.95) : NaN;
+  const verdict = target === null || !t.wall.length
     ? ""
     : p95 <= target
     ? `  (target p95 <= ${target} ms: met)`
     : `  (target p95 <= ${target} ms: MISSED)`;
-  const timing = times.length
-    ? `p50=${pct(times, 0.5).toFixed(2)}ms p95=${p95.toFixed(2)}ms max=${times[times.length - 1].toFixed(2)}ms`
+  const f = (x: number) => x.toFixed(x < 10 ? 2 : 0);
+  const timing = t.wall.length
+    ? `p50=${f(pct(t.wall, 0.5))} p95=${f(p95)} max=${f(t.wall[t.wall.length - 1])} ms ` +
+      `(cpu p50=${f(pct(t.cpu, 0.5))} p95=${f(pct(t.cpu, 0.95))})`
     : "no successful call";
   console.log(
-    `${name.padEnd(24)} n=${inputs.length} timed=${times.length} ${timing} not_found=${notFound} ` +
-      `FAILED=${failures.length}${verdict}`,
+    `${label.padEnd(30)} n=${n} timed=${t.wall.length} ${timing} not_found=${t.notFound} ` +
+      `FAILED=${t.failures.length}${verdict}`,
   );
-  if (failures.length) console.log(`  first failure: ${failures[0]}`);
+  if (t.failures.length) console.log(`  first failure: ${t.failures[0]}`);
+}
+
+/** A cold first pass over `inputs` on a fresh connection, then a warm pass on the shared one. */
+function measure(name: string, target: number | null, inputs: unknown[], run: (db: Db, x: unknown) => unknown): void {
+  const fresh = openDb(dbPath, { readOnly: true });
+  const cold = pass(inputs, (x) => run(fresh, x));
+  fresh.close();
+  const warm = pass(inputs, (x) => run(db, x));
+  failedTotal += cold.failures.length + warm.failures.length;
+  line(`${name} (cold)`, null, inputs.length, cold);
+  line(`${name} (warm)`, target, inputs.length, warm);
 }
 
 /** Runs one call: "ok", "not_found" (an answer), or the failure's message. */
@@ -122,47 +152,65 @@ function attempt(run: (x: unknown) => unknown, x: unknown): "ok" | "not_found" |
   }
 }
 
-const db = findIndex(values.home!, values.root!);
+const { db, path: dbPath } = findIndex(values.home!, values.root!);
 const n = Number(values.n);
 const r = rng(42);
 const t0 = performance.now();
-const warm = warmSymbolIndex(db);
+const warmed = warmSymbolIndex(db);
 console.log(
   `index ${values.root}: ${getMeta(db, "file_count")} files, ${getMeta(db, "symbol_count")} symbols; ` +
-    `name index ${warm.names} names built in ${(performance.now() - t0).toFixed(0)} ms`,
+    `${warmed.names} distinct names, counted in ${(performance.now() - t0).toFixed(0)} ms; ` +
+    `load average ${Deno.loadavg().map((x) => x.toFixed(1)).join(" ")}`,
 );
 
-const defs = db.prepare(
-  "SELECT name, qualified_name FROM symbols WHERE kind IN ('function','method','struct','interface','type','class','constant') ORDER BY id",
-).all() as { name: string; qualified_name: string }[];
-const paths = (db.prepare("SELECT path FROM files ORDER BY path").all() as { path: string }[]).map((x) => x.path);
-const names = sample(defs, n, r);
-const locateInputs = names.map((d, i) => i % 5 === 3 ? d.qualified_name : i % 5 === 4 ? typo(d.name, r) : d.name);
-const phrases = sample(defs, n, r).map((d) => splitIdentifier(d.name).join(" "));
+const topId = Number((db.prepare("SELECT max(id) AS m FROM symbols").get() as { m: number }).m);
+/** `count` rows of `kinds` at random row ids (the first such row at or after each id). */
+function sampleSymbols(kinds: string, count: number): { name: string; qualified_name: string; symbol_id: string }[] {
+  const at = db.prepare(
+    `SELECT name, qualified_name, symbol_id FROM symbols WHERE id >= ? AND kind IN (${kinds}) ORDER BY id LIMIT 1`,
+  );
+  const out: { name: string; qualified_name: string; symbol_id: string }[] = [];
+  for (let i = 0; i < count * 3 && out.length < count; i++) {
+    const row = at.get(1 + Math.floor(r() * topId)) as typeof out[number] | undefined;
+    if (row) out.push(row);
+  }
+  return out;
+}
 
-measure("locate_symbol", 10, locateInputs, (x) => locateSymbol(db, { name: x as string }));
-measure("get_file_outline", 10, sample(paths, n, r), (x) => getFileOutline(db, { path: x as string }));
+const names = sampleSymbols("'function','method','struct','interface','type','class','constant'", n);
+const paths = (db.prepare("SELECT path FROM files ORDER BY path").all() as { path: string }[]).map((x) => x.path);
+const locateInputs = names.map((d, i) => i % 5 === 3 ? d.qualified_name : i % 5 === 4 ? typo(d.name, r) : d.name);
+const phrases = sampleSymbols("'function','method','struct','interface','type','class','constant'", n)
+  .map((d) => splitIdentifier(d.name).join(" ")).filter((p) => p.trim());
+
+measure("locate_symbol", 20, locateInputs, (d, x) => locateSymbol(d, { name: x as string }));
+measure("get_file_outline", 10, sample(paths, n, r), (d, x) => getFileOutline(d, { path: x as string }));
 const ctxInputs = [...names.slice(0, Math.ceil(n / 6)).map((d) => d.name), ...phrases.slice(0, Math.ceil(n / 6))];
-measure("get_code_context 4000", 150, ctxInputs, (x) => getCodeContext(db, { query: x as string, max_tokens: 4000 }));
+measure(
+  "get_code_context 4000",
+  150,
+  ctxInputs,
+  (d, x) => getCodeContext(d, { query: x as string, max_tokens: 4000 }),
+);
 
 // No targets for these two; symbol_id handles make every input unambiguous.
-const handles = (kinds: string) =>
-  (db.prepare(`SELECT symbol_id FROM symbols WHERE kind IN (${kinds}) ORDER BY id`).all() as { symbol_id: string }[])
-    .map((x) => x.symbol_id);
-const types = sample(handles("'class','struct','interface'"), Math.ceil(n / 3), r);
-const funcs = sample(handles("'function','method'"), Math.ceil(n / 3), r);
-measure("get_symbol_hierarchy", null, types.flatMap((id, i) => [[id, i % 2 ? "ancestors" : "descendants"]]), (x) => {
+const types = sampleSymbols("'class','struct','interface'", Math.ceil(n / 3)).map((x) => x.symbol_id);
+const funcs = sampleSymbols("'function','method'", Math.ceil(n / 3)).map((x) => x.symbol_id);
+measure("get_symbol_hierarchy", null, types.flatMap((id, i) => [[id, i % 2 ? "ancestors" : "descendants"]]), (d, x) => {
   const [id, direction] = x as [string, "ancestors" | "descendants"];
-  return getSymbolHierarchy(db, { symbol_name: id, direction });
+  return getSymbolHierarchy(d, { symbol_name: id, direction });
 });
-measure("find_related_symbols", null, funcs, (x) => findRelatedSymbols(db, { symbol_name: x as string }));
+measure("find_related_symbols", null, funcs, (d, x) => findRelatedSymbols(d, { symbol_name: x as string }));
 // Targets for the reference index's tools: a first page of uses, a call graph two levels deep.
-measure("find_references", 50, [...types, ...funcs], (x) => findReferences(db, { symbol_id: x as string }));
-measure("get_call_graph depth 2", 100, funcs, (x) => getCallGraph(db, { symbol_id: x as string, depth: 2 }));
+measure("find_references", 50, [...types, ...funcs], (d, x) => findReferences(d, { symbol_id: x as string }));
+measure("get_call_graph depth 2", 100, funcs, (d, x) => getCallGraph(d, { symbol_id: x as string, depth: 2 }));
 
 const searchInputs = [...names.map((d) => d.name).slice(0, n / 2), ...phrases.slice(0, n / 2)];
-measure("search_code", 50, searchInputs, (x) => searchCode(db, { query: x as string, limit: 10 }));
-console.log("(warm, single process, shared 2-core machine: numbers are noisy)");
+measure("search_code", 100, searchInputs, (d, x) => searchCode(d, { query: x as string, limit: 10 }));
+console.log(
+  `(single process; load average after: ${Deno.loadavg().map((x) => x.toFixed(1)).join(" ")}; ` +
+    `cpu = this process's CPU time per call, steadier than wall time on a loaded machine)`,
+);
 db.close();
 if (failedTotal) {
   console.log(`${failedTotal} call(s) FAILED: the timings above exclude them`);

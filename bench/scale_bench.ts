@@ -5,20 +5,25 @@
  *
  * Rows: reference tools; cold `cruxe index` (wall, peak RSS, store size by
  * part); `index --force` over it; no-op and one-file syncs; a server started
- * on the index: first `locate_symbol`, then warm p50/p95 of `locate_symbol`,
- * `search_code` and `get_code_context`, its RSS after queries; symbols defined
+ * on the index: the first call of each tool, then p50/p95/max of
+ * `locate_symbol`, `search_code`, `get_code_context`, `find_references`,
+ * `get_call_graph` (depth 2) and `get_file_outline`, its RSS after queries,
+ * bad input at scale (time and `result_completeness`), RSS idle; symbols defined
  * in files over 1 MiB found by `locate_symbol`; and over HTTP, a `/health`
  * monitor while 20 connections run `search_code`, with reader workers on and
  * off (throughput and health latency).
  *
  * Usage: deno task bench:scale [CORPUS (default /work/corpora/linux)]
  *   BENCH_SECONDS (default 15) sets each HTTP load phase; BENCH_HOME reuses an index home (skips the cold
- *   index and the syncs). Needs `ctags` (universal-ctags), `rg` and `/usr/bin/time` on PATH for every row.
+ *   index and the syncs); BENCH_TRANSPORT=stdio runs the query rows over stdio (default HTTP);
+ *   BENCH_SKIP_LOAD=1 leaves out the HTTP load phases. Needs `ctags` (universal-ctags), `rg` and `/usr/bin/time` on PATH for every row.
  */
 import { join, relative } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { DatabaseSync } from "node:sqlite";
 import { awaitHttpPort, CRUXE_FLAGS } from "../tests/mcp_helpers.ts";
 
@@ -208,11 +213,14 @@ interface Server {
   stop(): Promise<void>;
 }
 
+/** The server's arguments: the corpus as the one workspace, no prewarm (first calls are what is measured). */
+const serveArgs = (
+  transport: string[],
+) => ["run", ...CRUXE_FLAGS, main, "serve-mcp", ...transport, "--no-prewarm", "-v", "--workspace", corpus];
+
 async function serve(env: Record<string, string> = {}): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...CRUXE_FLAGS, main, "serve-mcp", "--transport", "http", "--port", "0", "--no-prewarm", "-v"].concat(
-      ["--workspace", corpus],
-    ),
+    args: serveArgs(["--transport", "http", "--port", "0"]),
     env: { CRUXE_HOME: home, ...env },
     stdout: "null",
     stderr: "piped",
@@ -229,6 +237,19 @@ async function serve(env: Record<string, string> = {}): Promise<Server> {
     },
     stop,
   };
+}
+
+/** A stdio server and its one client; the server's pid for RSS. */
+async function serveStdio(): Promise<{ client: Client; pid: number; stop(): Promise<void> }> {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: serveArgs([]),
+    env: { ...Deno.env.toObject(), CRUXE_HOME: home },
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(transport);
+  return { client, pid: transport.pid ?? 0, stop: () => client.close() };
 }
 
 async function call(c: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -261,12 +282,59 @@ for (const path of new Set([...defs.values()].flatMap((list) => list.map((d) => 
 }
 const inBig = unique.filter((u) => bigFiles.has(u.path)).slice(0, 200);
 
+/** The answer of a call, and the envelope's `result_completeness`. */
+async function callFull(c: Client, name: string, args: Record<string, unknown>) {
+  const r = await c.callTool({ name, arguments: args });
+  const body = JSON.parse((r.content as { text: string }[])[0].text);
+  const meta = (r as { _meta?: Record<string, unknown> })._meta ?? body.metadata ?? {};
+  return { body, isError: r.isError === true, completeness: String(meta.result_completeness ?? "?") };
+}
+
+/** Timed calls of one tool: p50 / p95 / max row. */
+async function timedRow(c: Client, label: string, tool: string, inputs: Record<string, unknown>[]): Promise<number[]> {
+  const t: number[] = [];
+  let errors = 0;
+  for (const args of inputs) {
+    const q0 = performance.now();
+    const r = await c.callTool({ name: tool, arguments: args });
+    t.push(performance.now() - q0);
+    if (r.isError) errors++;
+  }
+  row(
+    `\`${label}\` p50 / p95 / max`,
+    `${ms(pct(t, 0.5))} / ${ms(pct(t, 0.95))} / ${ms(Math.max(...t))} (n=${t.length}${
+      errors ? `, ${errors} errors` : ""
+    })`,
+  );
+  return t;
+}
+
+const words = (name: string) => name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ").toLowerCase();
+const stdio = Deno.env.get("BENCH_TRANSPORT") === "stdio";
 {
-  const s = await serve();
-  const c = await s.client();
-  const t0 = performance.now();
-  await call(c, "locate_symbol", { name: sample[0]?.name ?? "main" });
-  row("first `locate_symbol` after the server starts", ms(performance.now() - t0));
+  const s = stdio ? await serveStdio() : await serve();
+  const c = stdio ? s.client as Client : await (s as Server).client();
+  const pid = stdio ? (s as { pid: number }).pid : (s as Server).child.pid;
+  row("query rows over", stdio ? "stdio" : "HTTP");
+  // First call of each tool after the server starts (nothing prewarmed): what the first user waits.
+  const probe = sample[0]?.name ?? "main";
+  const firsts: [string, Record<string, unknown>][] = [
+    ["locate_symbol", { name: probe }],
+    ["search_code", { query: words(sample[1]?.name ?? probe) }],
+    ["get_code_context", { query: sample[2]?.name ?? probe }],
+    ["get_file_outline", { path: sample[3]?.path ?? "" }],
+    ["find_references", { symbol_name: sample[4]?.name ?? probe, path: sample[4]?.path }],
+    ["get_call_graph", { symbol_name: sample[5]?.name ?? probe, path: sample[5]?.path, depth: 2 }],
+    ["find_related_symbols", { symbol_name: sample[6]?.name ?? probe }],
+    ["get_symbol_hierarchy", { symbol_name: sample[7]?.name ?? probe }],
+  ];
+  const first: string[] = [];
+  for (const [tool, args] of firsts) {
+    const t0 = performance.now();
+    await c.callTool({ name: tool, arguments: args });
+    first.push(`${tool} ${ms(performance.now() - t0)}`);
+  }
+  row("first call of each tool after the server starts", first.join(", "));
   const lt: number[] = [];
   let top1 = 0;
   for (const u of sample) {
@@ -276,24 +344,43 @@ const inBig = unique.filter((u) => bigFiles.has(u.path)).slice(0, 200);
     const r = (b.results as { path: string; line_start: number; line_end: number }[] | undefined)?.[0];
     if (r && r.path === u.path && r.line_start <= u.line && u.line <= Math.max(r.line_end, r.line_start)) top1++;
   }
-  row("`locate_symbol` p50 / p95 (warm)", `${ms(pct(lt, 0.5))} / ${ms(pct(lt, 0.95))} (n=${lt.length})`);
+  row(
+    "`locate_symbol` p50 / p95 / max",
+    `${ms(pct(lt, 0.5))} / ${ms(pct(lt, 0.95))} / ${ms(Math.max(...lt))} (n=${lt.length})`,
+  );
   row("`locate_symbol` top-1 on unique ctags names", `${(100 * top1 / Math.max(1, sample.length)).toFixed(1)}%`);
-  const st: number[] = [];
-  for (const u of sample.slice(0, 150)) {
-    const words = u.name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ").toLowerCase();
-    const q0 = performance.now();
-    await call(c, "search_code", { query: words });
-    st.push(performance.now() - q0);
+  await timedRow(c, "search_code", "search_code", sample.slice(0, 150).map((u) => ({ query: words(u.name) })));
+  await timedRow(c, "get_code_context", "get_code_context", sample.slice(0, 60).map((u) => ({ query: u.name })));
+  const pinned = sample.slice(0, 100).map((u) => ({ symbol_name: u.name, path: u.path }));
+  await timedRow(c, "find_references (first page)", "find_references", pinned);
+  const callables = sample.filter((u) => u.kind === "f").slice(0, 60).map((u) => ({
+    symbol_name: u.name,
+    path: u.path,
+    depth: 2,
+  }));
+  await timedRow(c, "get_call_graph depth 2", "get_call_graph", callables);
+  await timedRow(c, "get_file_outline", "get_file_outline", sample.slice(0, 60).map((u) => ({ path: u.path })));
+  row("server RSS after these queries (process tree)", mib(treeRss(pid)));
+  // Bad input at scale: bounded in time, says so, no memory blow-up.
+  const bad: [string, string, Record<string, unknown>][] = [
+    ["one-letter name", "locate_symbol", { name: "q" }],
+    ["`*`", "locate_symbol", { name: "*" }],
+    ["one-letter search", "search_code", { query: "a" }],
+    ["common words only", "search_code", { query: "return if int the struct" }],
+    ["100 KB query", "search_code", { query: "static int ".repeat(9310) }],
+    ["100 KB context", "get_code_context", { query: "return value ".repeat(8534) }],
+  ];
+  const badOut: string[] = [];
+  for (const [label, tool, args] of bad) {
+    const t0 = performance.now();
+    const r = await callFull(c, tool, args);
+    const code = r.isError ? String(r.body.error?.code ?? r.body.code ?? "error") : r.completeness;
+    badOut.push(`${label} (${tool}): ${ms(performance.now() - t0)} ${code}`);
   }
-  row("`search_code` p50 / p95", `${ms(pct(st, 0.5))} / ${ms(pct(st, 0.95))} (n=${st.length})`);
-  const ct: number[] = [];
-  for (const u of sample.slice(0, 60)) {
-    const q0 = performance.now();
-    await call(c, "get_code_context", { query: u.name });
-    ct.push(performance.now() - q0);
-  }
-  row("`get_code_context` p50 / p95 / max", `${ms(pct(ct, 0.5))} / ${ms(pct(ct, 0.95))} / ${ms(Math.max(...ct))}`);
-  row("server RSS after these queries (process tree)", mib(treeRss(s.child.pid)));
+  row("bad input at scale", badOut.join("; "));
+  row("server RSS after bad input (process tree)", mib(treeRss(pid)));
+  await new Promise((r) => setTimeout(r, 2000));
+  row("server RSS idle 2 s after the queries (process tree)", mib(treeRss(pid)));
   let found = 0;
   const missed: string[] = [];
   for (const u of inBig) {
@@ -358,8 +445,10 @@ async function httpLoad(label: string, env: Record<string, string>): Promise<voi
   await s.stop();
 }
 
-await httpLoad("reader workers on", {});
-await httpLoad("reader workers off", { CRUXE_READER_WORKERS: "0" });
+if (Deno.env.get("BENCH_SKIP_LOAD") !== "1") {
+  await httpLoad("reader workers on", {});
+  await httpLoad("reader workers off", { CRUXE_READER_WORKERS: "0" });
+}
 Deno.removeSync(tagsFile);
 
 // Syncs and the forced rebuild last: on a large corpus they take long, and the rows above do not need them.

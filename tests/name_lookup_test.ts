@@ -3,11 +3,13 @@ import { join } from "node:path";
 import { copyFixture, indexDir, tempHome, type TestHome } from "./helpers/fixture_repo.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
-import { fuzzyNames } from "../src/query/symbol_name_index.ts";
+import { definitionsWithPrefix, fuzzyNames } from "../src/query/symbol_name_index.ts";
 import { type Db, openDb, setMeta, transaction } from "../src/state/db.ts";
 import { openIndexForRead } from "../src/state/project_index.ts";
 import { migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
 import {
+  definitionsNamed,
+  definitionsNamedEach,
   namesOfCompactLength,
   namesSharingGrams,
   namesWithPrefix,
@@ -140,7 +142,17 @@ Deno.test("name lookups on a large store are bounded and say so; bad names never
     assert.ok(p.names.every((x) => x.length === 3), p.names.join(","));
     assert.ok(p.total >= PREFIX_SCAN_NAMES);
     const exact = namesWithPrefix(db, "validate", 5);
-    assert.deepEqual(exact, { names: ["validatetoken", "validate_token"], total: 2, capped: false });
+    assert.deepEqual(exact, { names: ["validatetoken", "validate_token"], counts: [1, 1], total: 2, capped: false });
+    // Prefix completions in one read: what one read per name gives, shortest name first, at most `max` rows.
+    const perName = exact.names.flatMap((n) => definitionsNamed(db, n, 10));
+    assert.deepEqual(definitionsWithPrefix(db, "validate", 10).rows, perName);
+    assert.deepEqual(definitionsWithPrefix(db, "validate", 1).rows, perName.slice(0, 1));
+    const many = namesWithPrefix(db, "a", 300).names;
+    assert.deepEqual(
+      definitionsNamedEach(db, many.map((n, i) => ({ nameLower: n, max: i % 3 }))),
+      many.flatMap((n, i) => definitionsNamed(db, n, i % 3)),
+      "names past one statement's share keep their order and their own limits",
+    );
 
     const t0 = performance.now();
     assert.deepEqual(fuzzyNames(db, "*"), []);

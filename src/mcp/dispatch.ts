@@ -208,8 +208,10 @@ export class Dispatcher {
     // Read-only query tools over a usable index run in a reader worker (a snapshot-opened store, or one
     // the handler must report as not ready or incompatible, stays here).
     let body = null;
-    if (rt.readerPool.accepts(def.name) && !view.readOnly && view.db && view.schemaStatus === "compatible") {
-      body = await rt.readerPool.run(def.name, toolArgs, view.storePath);
+    // The view as it is after the wait (a publish meanwhile replaces it); the worker trusts its file identity.
+    const settled = ctx.view();
+    if (rt.readerPool.accepts(def.name) && !settled.readOnly && settled.db && settled.schemaStatus === "compatible") {
+      body = await rt.readerPool.run(def.name, toolArgs, settled.storePath, settled.storeId);
     }
     return dropDeleted(rt.live, route.project, (body ?? await def.handler(toolArgs, ctx)) as Record<string, unknown>);
   }

@@ -35,6 +35,8 @@ export interface ReaderRequest {
   tool: string;
   args: Record<string, unknown>;
   storePath: string;
+  /** The file identity the caller's view of the store has (`storeIdentity`); absent: the worker stats the file. */
+  storeId?: string | null;
 }
 
 /** A worker's answer: the tool's body, an error, or "run it on the main thread". */
@@ -103,14 +105,20 @@ export class ReaderPool {
 
   /**
    * Runs `tool` with validated `args` against the index at `storePath` in a
-   * worker. Resolves to the body, or null when the handler needs the main
+   * worker (`storeId`: the file identity the caller's view has, so the worker
+   * need not stat the file to know whether its connection is still current). Resolves to the body, or null when the handler needs the main
    * thread; rejects with the tool's error (a `CruxeError`, or a storage error
    * carrying SQLite's message and code).
    */
-  run(tool: string, args: Record<string, unknown>, storePath: string): Promise<PooledAnswer> {
+  run(
+    tool: string,
+    args: Record<string, unknown>,
+    storePath: string,
+    storeId?: string | null,
+  ): Promise<PooledAnswer> {
     if (this.closed) return Promise.resolve(null);
     return new Promise((resolve, reject) => {
-      this.queue.push({ req: { id: this.nextId++, tool, args, storePath }, resolve, reject });
+      this.queue.push({ req: { id: this.nextId++, tool, args, storePath, storeId }, resolve, reject });
       this.pump();
     });
   }

@@ -34,9 +34,13 @@ const stallMs = testStallMs();
 /** Open connections by index path, with the file identity they were opened on. */
 const open = new Map<string, { db: Db; id: string | null }>();
 
-/** A read-only connection to the index at `path`, reopened when the file was replaced. */
-function connection(path: string): Db {
-  const id = storeIdentity(path);
+/**
+ * A read-only connection to the index at `path`, reopened when the file was
+ * replaced: `knownId` is the identity the main thread's view has (it checks
+ * the file), else the file is stat'ed here.
+ */
+function connection(path: string, knownId?: string | null): Db {
+  const id = knownId !== undefined ? knownId : storeIdentity(path);
   const have = open.get(path);
   if (have && have.id === id) return have.db;
   if (have) {
@@ -65,7 +69,7 @@ async function answer(req: ReaderRequest): Promise<ReaderReply> {
   try {
     const def = tools.get(req.tool);
     if (!def) return { id: req.id, fallback: true };
-    const db = connection(req.storePath);
+    const db = connection(req.storePath, req.storeId);
     const ctx = {
       get runtime() {
         return mainThreadOnly();

@@ -7,19 +7,33 @@
 import type { Db } from "../state/db.ts";
 import { searchCode } from "./search_code.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
-import { symbolById } from "../state/read/symbols.ts";
+import { symbolMapByIds } from "../state/read/symbols.ts";
 
 /** A ranked candidate: a symbol, or lines of code outside any symbol. */
 export type ContextCandidate =
   | { type: "symbol"; row: SymbolRow; score: number }
   | { type: "chunk"; path: string; language: string; line_start: number; line_end: number; score: number };
 
-/** Up to `n` candidates for `query`, in search_code's order, each symbol or range once. */
-export function contextCandidates(db: Db, query: string, n: number): ContextCandidate[] {
+/**
+ * Up to `n` candidates for `query`, in search_code's order, each symbol or
+ * range once; `partial` carries search_code's note when its reads stopped at a cap.
+ */
+export function contextCandidates(
+  db: Db,
+  query: string,
+  n: number,
+): { candidates: ContextCandidate[]; partial?: string } {
   const out: ContextCandidate[] = [];
   const seen = new Set<string>();
-  for (const r of searchCode(db, { query, limit: n }).results) {
-    const row = r.symbol_id && r.result_type !== "file" ? symbolById(db, r.symbol_id) : undefined;
+  const found = searchCode(db, { query, limit: n });
+  const results = found.results;
+  // One read for every candidate's symbol row.
+  const rows = symbolMapByIds(
+    db,
+    results.filter((r) => r.symbol_id && r.result_type !== "file").map((r) => r.symbol_id!),
+  );
+  for (const r of results) {
+    const row = r.symbol_id && r.result_type !== "file" ? rows.get(r.symbol_id) : undefined;
     const key = row ? `s${row.id}` : `c${r.path}:${r.line_start}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -34,5 +48,5 @@ export function contextCandidates(db: Db, query: string, n: number): ContextCand
       },
     );
   }
-  return out;
+  return found.meta ? { candidates: out, partial: found.meta.note } : { candidates: out };
 }

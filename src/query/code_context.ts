@@ -74,6 +74,8 @@ export interface CodeContextResult {
   included_candidates: number;
   query_truncated: boolean;
   truncated: boolean;
+  /** Present when the candidate search stopped at a row cap (its words are nearly everywhere): the answer is partial. */
+  meta?: { result_completeness: "partial"; note: string };
 }
 
 export const CONTEXT_DEFAULT_TOKENS = 4000;
@@ -162,7 +164,7 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
   const maxTokens = parseMaxTokens(input.max_tokens);
   const strategy = parseEnum(input.strategy, "strategy", ["breadth", "depth"] as const, "depth", "invalid_strategy");
   const n = Math.min(40, Math.max(5, Math.floor(maxTokens / 100)));
-  const candidates = contextCandidates(db, q.text, n);
+  const { candidates, partial } = contextCandidates(db, q.text, n);
   const builder = new BlockBuilder(db);
   const blocks = strategy === "depth" ? builder.depth(candidates) : builder.breadth(candidates);
   const stems = queryStems(q.text);
@@ -179,6 +181,7 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
     included_candidates: candidates.length,
     query_truncated: q.truncated,
     truncated: false,
+    ...(partial ? { meta: { result_completeness: "partial", note: partial } } : {}),
   }, METADATA_TOKENS);
 
   const items: ContextItem[] = [];
@@ -231,6 +234,7 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
     included_candidates: included,
     query_truncated: q.truncated,
     truncated,
+    ...(partial ? { meta: { result_completeness: "partial" as const, note: partial } } : {}),
   };
 }
 

@@ -39,15 +39,32 @@ export interface IndexView {
   gitRef?: { ref: string; commit: string; kind: string };
 }
 
+/**
+ * How long a healthy view is trusted without looking at its file again: a
+ * store another process replaced (`index --force`) or marked damaged is seen
+ * within this long. Publishes and damage found by this process are seen at
+ * once (they invalidate the view).
+ */
+export const RECHECK_MS = 500;
+
 /** Caches read connections by project. */
 export class IndexReaders {
   private views = new Map<string, IndexView>();
+  /** When each cached healthy view was last found current (by project id). */
+  private checkedAt = new Map<string, number>();
 
-  constructor(private registry: Registry) {}
+  /** `clock` (ms, monotonic) is for tests; views are re-checked against their file every `recheckMs`. */
+  constructor(
+    private registry: Registry,
+    private readonly clock: () => number = () => performance.now(),
+    private readonly recheckMs = RECHECK_MS,
+  ) {}
 
   /**
    * The current view of a project's index (opened on first use, reopened when
-   * another process replaced the file or found it damaged).
+   * another process replaced the file or found it damaged). A healthy view is
+   * checked against its file (a stat and the damaged marker) at most once per
+   * `recheckMs`; any other view on every call.
    */
   view(project: ProjectRow): IndexView {
     return this.viewAt(project.project_id, project, this.registry.projectDir(project.project_id));
@@ -63,7 +80,7 @@ export class IndexReaders {
 
   private viewAt(key: string, project: ProjectRow, dir: string, immutable = false): IndexView {
     const cached = this.views.get(key);
-    if (cached && this.current(cached)) return cached;
+    if (cached && this.current(key, cached)) return cached;
     if (cached) this.invalidate(key);
     const storeId = storeIdentity(indexPath(dir));
     const { db, status, current, problem, readOnly } = openIndexForRead(dir, { immutable });
@@ -95,6 +112,7 @@ export class IndexReaders {
     const commit = meta("ref_commit");
     if (commit) view.gitRef = { ref: meta("ref_name") ?? commit, commit, kind: meta("ref_kind") ?? "commit" };
     this.views.set(key, view);
+    this.checkedAt.set(key, this.clock());
     return view;
   }
 
@@ -102,6 +120,7 @@ export class IndexReaders {
   invalidate(key: string): void {
     const v = this.views.get(key);
     this.views.delete(key);
+    this.checkedAt.delete(key);
     try {
       v?.db?.close();
     } catch { /* already closed */ }
@@ -113,11 +132,16 @@ export class IndexReaders {
   }
 
   /** False when the file under a cached view was replaced, or another process marked it damaged. */
-  private current(v: IndexView): boolean {
+  private current(key: string, v: IndexView): boolean {
     // Not indexed yet: cheap to reopen, and another process may publish the first index into the same file.
     if (v.schemaStatus === "not_indexed") return false;
+    const id = key;
+    const now = this.clock();
+    if (v.schemaStatus === "compatible" && now - (this.checkedAt.get(id) ?? -Infinity) < this.recheckMs) return true;
     if (storeIdentity(v.storePath) !== v.storeId) return false;
-    return v.schemaStatus === "corrupt_manifest" || !existsSync(damagedMarkerPath(dirname(v.storePath)));
+    const ok = v.schemaStatus === "corrupt_manifest" || !existsSync(damagedMarkerPath(dirname(v.storePath)));
+    if (ok) this.checkedAt.set(id, now);
+    return ok;
   }
 
   /**

@@ -75,6 +75,8 @@ export interface SearchInput {
 export interface SearchAnswer {
   results: SearchHit[];
   total_candidates: number;
+  /** Set when the repository's own answer is partial (a bounded read stopped early), with why. */
+  meta?: { result_completeness?: ResultCompleteness; note?: string };
 }
 
 /** A per-repository search, e.g. `searchCode` from `search_code.ts`. Its `score` must be comparable across repositories. */
@@ -329,6 +331,10 @@ export async function searchScope(
       continue;
     }
     if (indexing) completeness = "partial";
+    if (out.meta?.result_completeness === "partial") {
+      completeness = "partial";
+      if (out.meta.note) status.note = out.meta.note;
+    }
     const hits = out.results.filter((h) => !input.pathPrefix || h.path.startsWith(input.pathPrefix));
     status.total_candidates = out.total_candidates;
     total += status.total_candidates;

@@ -56,7 +56,13 @@ export interface SearchCodeResult {
   truncated: boolean;
   /** The query was longer than MAX_QUERY_CHARS and was cut before use. */
   query_truncated: boolean;
+  /** Present when a candidate read stopped at its row cap (terms found nearly everywhere): the answer is partial. */
+  meta?: { result_completeness: "partial"; note: string };
 }
+
+/** What a partial answer says about why. */
+export const CAPPED_NOTE = "The query's words are found in very many places; only part of the index was ranked. " +
+  "Add a rarer word, an identifier, `language` or `path_prefix` to narrow it.";
 
 /** Default number of results. */
 export const DEFAULT_LIMIT = 10;
@@ -120,7 +126,7 @@ export function searchCode(
   const intent = classifyIntent(text);
   const qTerms = queryTerms(text);
   const terms = searchTerms(qTerms);
-  const filter: SourceFilter = { language: opts.language, pathPrefix: opts.pathPrefix };
+  const filter: SourceFilter = { language: opts.language, pathPrefix: opts.pathPrefix, bounds: { capped: false } };
   const ident = intent === "symbol" ? identifierOf(text) : undefined;
   const words = text.toLowerCase().match(/[a-z]+/g) ?? [];
   const facts: QueryFacts = {
@@ -163,13 +169,14 @@ export function searchCode(
     query_intent: intent,
     total_candidates: final.length,
     suggested_next_actions: nextActions(results, text, intent, input.ref),
-    truncated: final.length > results.length,
+    truncated: final.length > results.length || filter.bounds!.capped,
     query_truncated: opts.query.truncated,
+    ...(filter.bounds!.capped ? { meta: { result_completeness: "partial" as const, note: CAPPED_NOTE } } : {}),
   };
 }
 
 /** The scoped search_code answer: the unscoped shape plus `meta` (scope, per-repository status). */
-export interface ScopedSearchCodeResult extends Omit<SearchCodeResult, "results"> {
+export interface ScopedSearchCodeResult extends Omit<SearchCodeResult, "results" | "meta"> {
   results: ScopedHit[];
   meta: {
     scope: ResolvedScope["scope"];

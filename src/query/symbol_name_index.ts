@@ -11,6 +11,7 @@ import type { Db } from "../state/db.ts";
 import {
   compactName,
   definitionsNamed as namedRows,
+  definitionsNamedEach,
   distinctNameCount,
   type NameEntry,
   namesOfCompactLength,
@@ -70,12 +71,14 @@ export function definitionsWithPrefix(
   max: number,
 ): { rows: NameEntry[]; total: number; capped: boolean } {
   const p = namesWithPrefix(db, prefixLower, max);
-  const rows: NameEntry[] = [];
-  for (const n of p.names) {
-    if (rows.length >= max) break;
-    rows.push(...namedRows(db, n, max - rows.length));
+  // The names whose definitions fill `max` rows, shortest first, read in one statement.
+  const wants: { nameLower: string; max: number }[] = [];
+  let room = max;
+  for (let i = 0; i < p.names.length && room > 0; i++) {
+    wants.push({ nameLower: p.names[i], max: room });
+    room -= Math.max(1, p.counts[i]);
   }
-  return { rows, total: p.total, capped: p.capped };
+  return { rows: definitionsNamedEach(db, wants).slice(0, max), total: p.total, capped: p.capped };
 }
 
 let rowA = new Int32Array(64);

@@ -32,10 +32,16 @@ function testMaxPageCount(): number | null {
  * read-only (`query_only`): how a store in a directory this process cannot
  * write is still read, since SQLite cannot open a WAL database there (it
  * would need to create the `-shm` file). It costs the file's size in memory.
+ * A read-only connection, or one opened `forQueries`, gets a small page cache
+ * (QUERY_CACHE_KIB); a writing one a larger one.
  */
-export function openDb(path: string, opts: { readOnly?: boolean; snapshot?: boolean } = {}): Db {
+export function openDb(
+  path: string,
+  opts: { readOnly?: boolean; snapshot?: boolean; forQueries?: boolean } = {},
+): Db {
   if (opts.snapshot) return openSnapshot(path);
   const readOnly = opts.readOnly ?? false;
+  const cacheKiB = readOnly || opts.forQueries ? QUERY_CACHE_KIB : WRITE_CACHE_KIB;
   const db = new DatabaseSync(path, { readOnly, timeout: 5000 });
   try {
     if (!readOnly) {
@@ -44,7 +50,7 @@ export function openDb(path: string, opts: { readOnly?: boolean; snapshot?: bool
       const cap = testMaxPageCount();
       if (cap !== null) db.exec(`PRAGMA max_page_count=${cap}`);
     }
-    tune(db);
+    tune(db, cacheKiB);
   } catch (e) {
     db.close();
     throw e;
@@ -61,16 +67,17 @@ const SNAPSHOT_REASONS: ReadonlySet<StorageReason> = new Set(["read_only", "perm
  * `read_only`, `permission_denied` or `cannot_open`) and the file exists, an
  * in-memory snapshot of it is opened instead (see `openDb`), passed to
  * `ready`, and the reason returned as `snapshot`. Any other failure is
- * thrown with the database closed.
+ * thrown with the database closed. `forQueries`: see `openDb`.
  */
 export function openOrSnapshot(
   path: string,
   ready: (db: Db, snapshot: boolean) => void = () => {},
+  opts: { forQueries?: boolean } = {},
 ): { db: Db; snapshot: StorageReason | null } {
   let db: Db | null = null;
   let reason: StorageReason | null;
   try {
-    db = openDb(path);
+    db = openDb(path, opts);
     ready(db, false);
     return { db, snapshot: null };
   } catch (e) {
@@ -88,10 +95,20 @@ export function openOrSnapshot(
   return { db: copy, snapshot: reason };
 }
 
-function tune(db: Db): void {
+/** SQLite page cache of a connection that writes (KiB): bulk loads and syncs revisit their pages. */
+const WRITE_CACHE_KIB = 32_000;
+/**
+ * Page cache of a connection that only answers queries (KiB). The main thread
+ * and every reader worker hold one per open index, and the OS page cache
+ * keeps the file's hot pages anyway; kept small, server memory stays flat in
+ * the size of the index and grows little with the number of workers.
+ */
+export const QUERY_CACHE_KIB = 8_000;
+
+function tune(db: Db, cacheKiB: number): void {
   db.exec("PRAGMA foreign_keys=OFF");
   db.exec("PRAGMA temp_store=MEMORY");
-  db.exec("PRAGMA cache_size=-32000");
+  db.exec(`PRAGMA cache_size=-${cacheKiB}`);
 }
 
 function openSnapshot(path: string): Db {
@@ -102,7 +119,7 @@ function openSnapshot(path: string): Db {
   try {
     db.deserialize(bytes);
     db.exec("PRAGMA query_only=ON");
-    tune(db);
+    tune(db, QUERY_CACHE_KIB);
   } catch (e) {
     db.close();
     throw e;

@@ -7,7 +7,14 @@ import type { ExtractedOccurrence, ExtractedRef, ExtractedSymbol } from "../core
 import { compoundTerms, pathTerms, splitIdentifier } from "../core/identifiers.ts";
 import { symbolId, symbolStableId } from "../core/ids.ts";
 
-/** A searchable piece of a file. `symbol` indexes the file's symbol list. */
+/**
+ * Most lines one chunk spans. Chunks of a file never overlap, so the chunks
+ * touching lines A..B start within A - MAX_CHUNK_LINES + 1 .. B: readers rely
+ * on it to read a bounded range of a large file's chunks.
+ */
+export const MAX_CHUNK_LINES = 120;
+
+/** A searchable piece of a file (at most MAX_CHUNK_LINES lines). `symbol` indexes the file's symbol list. */
 export interface ChunkRecord {
   lineStart: number;
   lineEnd: number;

@@ -77,6 +77,30 @@ export function definitionsNamed(db: Db, nameLower: string, max: number): NameEn
   return toEntries(db.prepare(ENTRY_SQL).all(nameLower, max) as Record<string, unknown>[]);
 }
 
+/** Names per statement of `definitionsNamedEach` (SQLite allows 500 terms in one compound SELECT). */
+const NAMES_PER_READ = 200;
+
+/**
+ * For each `{nameLower, max}` in turn, up to `max` of its definitions (oldest
+ * row first), concatenated in the order asked: what one `definitionsNamed`
+ * call per name returns, in one statement per 200 names.
+ */
+export function definitionsNamedEach(db: Db, wants: readonly { nameLower: string; max: number }[]): NameEntry[] {
+  const out: NameEntry[] = [];
+  for (let i = 0; i < wants.length; i += NAMES_PER_READ) {
+    const part = wants.slice(i, i + NAMES_PER_READ);
+    const one = `SELECT * FROM (${ENTRY_SQL.replace("SELECT id,", "SELECT ? AS k, id,")})`;
+    const rows = db.prepare(part.map(() => one).join(" UNION ALL ")).all(
+      ...part.flatMap((w, k) => [k, w.nameLower, w.max]),
+    ) as Record<string, unknown>[];
+    // Compound members come back in the order written; sorting by member keeps that explicit.
+    const byName = Array.from(part, () => [] as Record<string, unknown>[]);
+    for (const r of rows) byName[Number(r.k)].push(r);
+    for (const list of byName) out.push(...toEntries(list));
+  }
+  return out;
+}
+
 /** The smallest string above every string starting with `prefix` (binary order), or null when none is. */
 function prefixEnd(prefix: string): string | null {
   const cps = Array.from(prefix);
@@ -96,6 +120,8 @@ export const PREFIX_SCAN_NAMES = 10_000;
 export interface PrefixNames {
   /** Up to `max` names, shortest first, then in code-unit order. */
   names: string[];
+  /** How many definitions carry each of `names`, in the same order. */
+  counts: number[];
   /** Definitions carrying the counted names. */
   total: number;
   /** True when more than PREFIX_SCAN_NAMES names start with the prefix (then `total` is a lower bound). */
@@ -118,18 +144,19 @@ export function namesWithPrefix(db: Db, prefixLower: string, max: number): Prefi
      FROM (SELECT count FROM symbol_names WHERE ${range} LIMIT ${PREFIX_SCAN_NAMES + 1})`,
   ).get(...args) as { n: number; s: number };
   const names: string[] = [];
+  const counts: number[] = [];
   if (Number(sum.n) > 0 && max > 0) {
     const longest = Number((db.prepare("SELECT max(len) AS m FROM symbol_names").get() as { m: number | null }).m ?? 0);
     const atLength = db.prepare(
-      `SELECT name_lower FROM symbol_names WHERE len = ? AND ${range.replace(/\?\d/g, "?")}
+      `SELECT name_lower, count FROM symbol_names WHERE len = ? AND ${range.replace(/\?\d/g, "?")}
        ORDER BY name_lower LIMIT ?`,
     );
     for (let len = prefixLower.length + 1; len <= longest && names.length < max; len++) {
-      const rows = atLength.all(len, ...args, max - names.length) as { name_lower: string }[];
-      for (const r of rows) names.push(r.name_lower);
+      const rows = atLength.all(len, ...args, max - names.length) as { name_lower: string; count: number }[];
+      for (const r of rows) names.push(r.name_lower), counts.push(Number(r.count));
     }
   }
-  return { names, total: Number(sum.s), capped: Number(sum.n) > PREFIX_SCAN_NAMES };
+  return { names, counts, total: Number(sum.s), capped: Number(sum.n) > PREFIX_SCAN_NAMES };
 }
 
 /** Row ids read at most per trigram when gathering fuzzy candidates. */

@@ -135,7 +135,7 @@ export function openIndexForRead(projectDir: string, opts: { immutable?: boolean
       // A store no one writes again (a published ref store) is opened read-only, so reading never changes it.
       db = openDb(p, { readOnly: true });
     } else {
-      const opened = openOrSnapshot(p);
+      const opened = openOrSnapshot(p, undefined, { forQueries: true });
       db = opened.db;
       readOnly = unwritable(p) ?? opened.snapshot ?? undefined;
     }

@@ -67,6 +67,7 @@ export const searchCodeTool = defineTool({
     return {
       ...body,
       meta: {
+        ...body.meta,
         collection: semantic.collection,
         semantic_results: semantic.hits.length,
         ...(semantic.completeness === "partial" ? { result_completeness: "partial" as const } : {}),

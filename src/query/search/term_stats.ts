@@ -7,20 +7,28 @@
 import type { Db } from "../../state/db.ts";
 import { chunkVocabulary } from "../../state/read/search.ts";
 import { chunkCountBound } from "../../state/read/chunks.ts";
+import { COMMON_FLOOR, COMMON_SHARE, ROW_BUDGET } from "./fts_query.ts";
 
 /** Document frequencies over the chunk index. */
 export interface TermStats {
   /** Number of chunks (upper bound: the largest chunk id). */
   docs: number;
-  /** Chunks containing `term`. */
+  /** Chunks containing `term` (bounded on a large index: see EXACT_COUNT_DOCS). */
   df(term: string): number;
-  /** Chunks containing some term that starts with `prefix` (summed per term: an upper bound). */
+  /** Chunks containing some term that starts with `prefix` (summed per term: an upper bound; bounded likewise). */
   dfPrefix(prefix: string): number;
 }
 
 const cache = new WeakMap<Db, { stats: TermStats; at: number }>();
 /** Statistics are re-read after this long, so a re-published index is seen. */
 const TTL_MS = 30_000;
+/**
+ * Up to this many chunks, counts are exact (a posting list is at most this
+ * long). Past it, `df` and `dfPrefix` stop just above the share of the
+ * corpus that makes a term too common to search (COMMON_SHARE, and never
+ * below ROW_BUDGET): such a term reads as that bound, whatever its real count.
+ */
+export const EXACT_COUNT_DOCS = 150_000;
 
 /** The statistics of a project index (cached per connection for a short while). */
 export function termStats(db: Db): TermStats {
@@ -30,17 +38,21 @@ export function termStats(db: Db): TermStats {
   // No vocabulary access: plan as if every term were present and rare (search everything, as before planning).
   if (!vocab) return { docs: 0, df: () => 1, dfPrefix: () => 1 };
   const docs = chunkCountBound(db);
+  // Counting a term costs a read of its postings: on a large index, counts stop just past the share above
+  // which the planner leaves a term out (it needs no more than "too common" there).
+  const bounded = docs > EXACT_COUNT_DOCS;
+  const cap = Math.floor(Math.max(docs * COMMON_SHARE, COMMON_FLOOR, ROW_BUDGET)) + 1;
   const memo = new Map<string, number>();
   const stats: TermStats = {
     docs,
     df(term) {
       const k = "=" + term;
-      if (!memo.has(k)) memo.set(k, vocab.df(term));
+      if (!memo.has(k)) memo.set(k, bounded ? vocab.dfAtMost(term, cap) : vocab.df(term));
       return memo.get(k)!;
     },
     dfPrefix(prefix) {
       const k = "*" + prefix;
-      if (!memo.has(k)) memo.set(k, vocab.dfPrefix(prefix));
+      if (!memo.has(k)) memo.set(k, vocab.dfPrefix(prefix, bounded ? cap : Infinity));
       return memo.get(k)!;
     },
   };

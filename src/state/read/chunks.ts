@@ -1,15 +1,22 @@
 /** Named reads of the `chunks` table (the stored text of every indexed file, in line windows). */
 import type { Db } from "../db.ts";
 import { allRows, chunkColumns, type ChunkRow, oneRow } from "./rows.ts";
+import { MAX_CHUNK_LINES } from "../file_rows.ts";
 
 const COLS = chunkColumns("c");
 
-/** Chunks of `path` overlapping lines `from`..`to`, in line order. */
+/**
+ * Chunks of `path` overlapping lines `from`..`to`, in line order. Reads only
+ * the chunks starting at most MAX_CHUNK_LINES before `from`, not every chunk
+ * before it (a large file has thousands).
+ */
 export function chunksOverlapping(db: Db, path: string, from: number, to: number): ChunkRow[] {
   return allRows<ChunkRow>(
     db,
-    `SELECT ${COLS} FROM chunks c WHERE c.path = ? AND c.line_start <= ? AND c.line_end >= ? ORDER BY c.line_start`,
+    `SELECT ${COLS} FROM chunks c WHERE c.path = ? AND c.line_start BETWEEN ? AND ? AND c.line_end >= ?
+     ORDER BY c.line_start`,
     path,
+    from - MAX_CHUNK_LINES + 1,
     to,
     from,
   );
@@ -19,9 +26,10 @@ export function chunksOverlapping(db: Db, path: string, from: number, to: number
 export function chunkAt(db: Db, path: string, line: number, symbolRow: number | null): ChunkRow | undefined {
   return oneRow<ChunkRow>(
     db,
-    `SELECT ${COLS} FROM chunks c WHERE c.path = ? AND c.line_start <= ? AND c.line_end >= ?
+    `SELECT ${COLS} FROM chunks c WHERE c.path = ? AND c.line_start BETWEEN ? AND ? AND c.line_end >= ?
      ORDER BY (c.symbol_row IS ?) DESC, c.line_start LIMIT 1`,
     path,
+    line - MAX_CHUNK_LINES + 1,
     line,
     line,
     symbolRow,

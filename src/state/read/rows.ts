@@ -83,7 +83,7 @@ const statements = new WeakMap<Db, Map<string, StatementSync>>();
  * (pass only SQL whose text is fixed, or bounded in variety: the cache keeps
  * every distinct text for the connection's life).
  */
-function statement(db: Db, sql: string): StatementSync {
+export function statementOf(db: Db, sql: string): StatementSync {
   let m = statements.get(db);
   if (!m) statements.set(db, m = new Map());
   let s = m.get(sql);
@@ -93,7 +93,7 @@ function statement(db: Db, sql: string): StatementSync {
 
 /** Every row of `sql` as `T` (the one place a row is given its type). */
 export function allRows<T>(db: Db, sql: string, ...args: SQLInputValue[]): T[] {
-  return statement(db, sql).all(...args) as unknown as T[];
+  return statementOf(db, sql).all(...args) as unknown as T[];
 }
 
 /** Every row of `sql` as `T`, prepared for this call only (for SQL built per call, e.g. an `IN` list). */
@@ -103,7 +103,7 @@ export function allRowsOnce<T>(db: Db, sql: string, ...args: SQLInputValue[]): T
 
 /** The first row of `sql` as `T`, if any. */
 export function oneRow<T>(db: Db, sql: string, ...args: SQLInputValue[]): T | undefined {
-  return statement(db, sql).get(...args) as unknown as T | undefined;
+  return statementOf(db, sql).get(...args) as unknown as T | undefined;
 }
 
 /** Values bound per `IN (…)` statement of `rowsInBatches` (well under SQLite's variable limit). */

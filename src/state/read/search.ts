@@ -16,15 +16,27 @@ import {
   likePrefix,
   oneRow,
   placeholders,
+  statementOf,
   symbolColumns,
   type SymbolRow,
 } from "./rows.ts";
 
-/** Filters every search source applies. */
+/** Filters every search source applies, and where a bounded read records that it stopped early. */
 export interface SourceFilter {
   language?: string;
   pathPrefix?: string;
+  /** Set to `capped: true` by a read that stopped at its row cap (the answer is then partial). */
+  bounds?: { capped: boolean };
 }
+
+/**
+ * Matching rows one BM25 ranking reads at most. BM25 costs about a
+ * microsecond a row (it reads each row's column sizes), so a term found in a
+ * million chunks would take seconds; past this cap the best of the first
+ * RANK_SCAN_ROWS matches (in index order) are returned and the read records
+ * that it was capped.
+ */
+export const RANK_SCAN_ROWS = 30_000;
 
 /** The part of a file row search results use. */
 export type FileHit = Pick<FileRow, "path" | "language" | "line_count">;
@@ -64,15 +76,28 @@ function rankIds(
   f: SourceFilter,
   limit: number,
 ): { id: number; r: number }[] {
+  // Counting matches is cheap next to scoring them: it decides whether the ranking must stop early.
+  const probe = oneRow<{ n: number }>(
+    db,
+    `SELECT count(*) AS n FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${RANK_SCAN_ROWS + 1})`,
+    match,
+  );
+  const capped = Number(probe?.n ?? 0) > RANK_SCAN_ROWS;
+  if (capped && f.bounds) f.bounds.capped = true;
+  const scored = (from: string, where: string) =>
+    capped
+      ? `SELECT id, r FROM (SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${from}
+           WHERE ${where} LIMIT ${RANK_SCAN_ROWS}) ORDER BY r LIMIT ?`
+      : `SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${from} WHERE ${where} ORDER BY r LIMIT ?`;
   const w = filterSql(join.alias, f);
-  const sql = !f.language && !f.pathPrefix
-    ? `SELECT rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${fts} WHERE ${fts} MATCH ? ORDER BY r LIMIT ?`
-    : `SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r
-     FROM ${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid
-     WHERE ${fts} MATCH ?${w.sql} ORDER BY r LIMIT ?`;
+  const sql = !f.language && !f.pathPrefix ? scored(fts, `${fts} MATCH ?`) : scored(
+    `${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid`,
+    `${fts} MATCH ?${w.sql}`,
+  );
   const top = (n: number) => allRows<{ id: number; r: number }>(db, sql, match, ...w.args, n);
   const rows = top(limit + 1);
   if (rows.length <= limit || rows[limit].r !== rows[limit - 1].r) return rows.slice(0, limit);
+  // Equal scores straddle the cut: fetch all of them (bounded) so `byPlace` picks by place, not by row id.
   const cut = rows[limit - 1].r;
   return top(limit + TIE_CAP).filter((x) => x.r <= cut);
 }
@@ -226,24 +251,30 @@ export function chunksContaining(db: Db, needleLower: string, f: SourceFilter, l
 function symbolsByBm25(db: Db, weights: string, match: string, limit: number): SymbolRow[] {
   return allRows<SymbolRow>(
     db,
-    `SELECT ${symbolColumns()} FROM (SELECT rowid AS rid, bm25(symbols_fts, ${weights}) AS rank FROM symbols_fts
-       WHERE symbols_fts MATCH ? ORDER BY rank LIMIT ?) AS hit JOIN symbols ON symbols.id = hit.rid ORDER BY hit.rank`,
+    // Suggestions need no completeness: the best of the first RANK_SCAN_ROWS matches will do.
+    `SELECT ${symbolColumns()} FROM (SELECT rid, rank FROM (SELECT rowid AS rid, bm25(symbols_fts, ${weights}) AS rank
+       FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ${RANK_SCAN_ROWS}) ORDER BY rank LIMIT ?) AS hit
+       JOIN symbols ON symbols.id = hit.rid ORDER BY hit.rank`,
     match,
     limit,
   );
 }
 
-/** Symbols sharing words with a misspelt name: BM25 over name, qualified name and detail (5/2/0.5). */
+/**
+ * Symbols sharing words with a misspelt name: BM25 over name, qualified name and detail (5/2/0.5), among
+ * the first RANK_SCAN_ROWS matches.
+ */
 export function symbolsForWords(db: Db, match: string, limit: number): SymbolRow[] {
   return symbolsByBm25(db, "5.0, 2.0, 0.5", match, limit);
 }
 
-/** Indexed paths whose path words match `match` (BM25 over the path column only), best first. */
+/** Indexed paths whose path words match `match` (BM25 over the path column only, first RANK_SCAN_ROWS matches), best first. */
 export function pathsForWords(db: Db, match: string, limit: number): string[] {
   return allRows<Pick<FileRow, "path">>(
     db,
-    `SELECT files.path FROM (SELECT rowid AS rid, bm25(files_fts, 1.0, 0.0) AS rank FROM files_fts
-       WHERE files_fts MATCH ? ORDER BY rank LIMIT ?) AS hit JOIN files ON files.rowid = hit.rid ORDER BY hit.rank`,
+    `SELECT files.path FROM (SELECT rid, rank FROM (SELECT rowid AS rid, bm25(files_fts, 1.0, 0.0) AS rank
+       FROM files_fts WHERE files_fts MATCH ? LIMIT ${RANK_SCAN_ROWS}) ORDER BY rank LIMIT ?) AS hit
+       JOIN files ON files.rowid = hit.rid ORDER BY hit.rank`,
     `{path} : (${match})`,
     limit,
   ).map((r) => r.path);
@@ -251,10 +282,15 @@ export function pathsForWords(db: Db, match: string, limit: number): string[] {
 
 /** Document frequencies from the chunk index's FTS vocabulary. */
 export interface ChunkVocabulary {
-  /** Chunks containing `term`. */
+  /** Chunks containing `term` (reads the term's whole posting list). */
   df(term: string): number;
-  /** Sum over terms starting with `prefix` of the chunks containing them. */
-  dfPrefix(prefix: string): number;
+  /** Chunks matching `term`, counted up to `cap` (then `cap`): bounded however common the term is. */
+  dfAtMost(term: string, cap: number): number;
+  /**
+   * Sum over terms starting with `prefix` of the chunks containing them; with
+   * `stopAbove`, the sum stops growing once past it (fewer posting lists read).
+   */
+  dfPrefix(prefix: string, stopAbove?: number): number;
 }
 
 /** The chunk vocabulary of `db`, or null when this SQLite cannot expose it (no `fts5vocab`). */
@@ -267,14 +303,36 @@ export function chunkVocabulary(db: Db): ChunkVocabulary | null {
   return {
     df: (term) =>
       Number(oneRow<{ doc?: number }>(db, "SELECT doc FROM temp.cruxe_chunks_vocab WHERE term = ?", term)?.doc ?? 0),
-    dfPrefix: (prefix) =>
+    dfAtMost: (term, cap) =>
       Number(
-        oneRow<{ d: number | null }>(
+        oneRow<{ n: number }>(
           db,
-          "SELECT sum(doc) AS d FROM temp.cruxe_chunks_vocab WHERE term >= ? AND term < ?",
-          prefix,
-          prefix + "\uffff",
-        )?.d ?? 0,
+          "SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+          `"${term.replace(/"/g, '""')}"`,
+          Math.floor(cap),
+        )?.n ?? 0,
       ),
+    dfPrefix: (prefix, stopAbove = Infinity) => {
+      if (stopAbove === Infinity) {
+        return Number(
+          oneRow<{ d: number | null }>(
+            db,
+            "SELECT sum(doc) AS d FROM temp.cruxe_chunks_vocab WHERE term >= ? AND term < ?",
+            prefix,
+            prefix + "\uffff",
+          )?.d ?? 0,
+        );
+      }
+      // Term by term: the vocabulary counts each term's postings as it steps, so stopping early reads less.
+      let sum = 0;
+      for (
+        const r of statementOf(db, "SELECT doc FROM temp.cruxe_chunks_vocab WHERE term >= ? AND term < ?")
+          .iterate(prefix, prefix + "\uffff") as Iterable<{ doc: number }>
+      ) {
+        sum += Number(r.doc);
+        if (sum > stopAbove) break;
+      }
+      return sum;
+    },
   };
 }

@@ -17,6 +17,19 @@ export function symbolById(db: Db, symbolId: string): SymbolRow | undefined {
   return oneRow<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE symbol_id = ?`, symbolId);
 }
 
+/** Symbols by `symbol_id` handle, keyed by it (one read per 500 handles; handles with no row are absent). */
+export function symbolMapByIds(db: Db, symbolIds: readonly string[]): Map<string, SymbolRow> {
+  const rows = rowsInBatches<SymbolRow>(
+    db,
+    [...new Set(symbolIds)],
+    (list) => `SELECT ${COLS} FROM symbols WHERE symbol_id IN (${list}) ORDER BY id`,
+  );
+  const out = new Map<string, SymbolRow>();
+  // The first row of a handle wins, as a single `symbolById` read would return it.
+  for (const r of rows) if (!out.has(r.symbol_id)) out.set(r.symbol_id, r);
+  return out;
+}
+
 /** Symbols by row id, in no particular order. */
 export function symbolsByRowIds(db: Db, ids: readonly number[]): SymbolRow[] {
   return rowsInBatches<SymbolRow>(db, ids, (list) => `SELECT ${COLS} FROM symbols WHERE id IN (${list})`);

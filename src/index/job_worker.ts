@@ -88,7 +88,11 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
     endpoints.get(msg.slot)?.onCrash(msg.message);
     return;
   }
-  // Nothing may escape this handler: a failure of any kind is a failed job, never a crashed process.
+  await runJob(msg);
+};
+
+/** Runs one index job and reports its end. Nothing may escape: a failure of any kind is a failed job, never a crashed process. */
+async function runJob(msg: Extract<JobWorkerIn, { type: "start" }>): Promise<void> {
   cancelled = false;
   let registry: Registry | null = null;
   const pool = msg.warm ? (warmPool ??= new WorkerPool(1, msg.options.workerRecycleFiles, spawnViaParent)) : undefined;
@@ -106,27 +110,12 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
   try {
     registry = Registry.open(msg.home);
     record({ status: "running", started_at: nowIso() });
-    let lastWrite = 0;
     const { gitRef, shareDirs, ...options } = msg.options;
     const run = { ...options, cancelled: () => cancelled, spawnParser: spawnViaParent };
-    const index = (p: (e: ProgressEvent) => void) =>
-      gitRef ? runRefIndex({ ...run, gitRef, shareDirs }, p) : runIndex({ ...run, pool }, p);
-    const summary = await index(
-      (event) => {
-        const now = Date.now();
-        if (now - lastWrite >= 500 || event.stage !== "parsing") {
-          lastWrite = now;
-          record({
-            files_scanned: event.filesScanned,
-            files_indexed: event.filesIndexed,
-            symbols_extracted: event.symbols,
-            estimated_completion_pct: event.percentage,
-            stage: event.stage,
-          });
-        }
-        self.postMessage({ type: "progress", event } satisfies JobWorkerOut);
-      },
-    );
+    const onProgress = progressReporter(record);
+    const summary = gitRef
+      ? await runRefIndex({ ...run, gitRef, shareDirs }, onProgress)
+      : await runIndex({ ...run, pool }, onProgress);
     record({
       status: "published",
       files_scanned: summary.filesScanned,
@@ -155,4 +144,23 @@ self.onmessage = async (e: MessageEvent<JobWorkerIn>) => {
     pool?.dropQueued();
     pool?.shrink(1);
   }
-};
+}
+
+/** Forwards each progress event to the parent, and records it in the registry at most every 500 ms while parsing. */
+function progressReporter(record: (p: JobProgress) => void): (event: ProgressEvent) => void {
+  let lastWrite = 0;
+  return (event) => {
+    const now = Date.now();
+    if (now - lastWrite >= 500 || event.stage !== "parsing") {
+      lastWrite = now;
+      record({
+        files_scanned: event.filesScanned,
+        files_indexed: event.filesIndexed,
+        symbols_extracted: event.symbols,
+        estimated_completion_pct: event.percentage,
+        stage: event.stage,
+      });
+    }
+    self.postMessage({ type: "progress", event } satisfies JobWorkerOut);
+  };
+}

@@ -538,9 +538,11 @@ Deno.test("index_status shows a job another live Cruxe process runs on the proje
         done = bodyOf(await s.call("index_status", { workspace: dir }));
         return done.index_status === "ready";
       },
-      10_000,
+      30_000,
       "index_status ready after the other process published",
-    );
+    ).catch((e) => {
+      throw new Error(`${(e as Error).message}; last answer: ${JSON.stringify(done).slice(0, 1500)}`);
+    });
     assert.equal(done.active_job, null);
     assert.equal(done.index_status, "ready");
     assert.equal(project.repo_root, done.repo_root);

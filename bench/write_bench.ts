@@ -71,7 +71,7 @@ const w = IndexWriter.open(dir, false);
 const extra = Deno.env.get("BENCH_SQL");
 if (extra) w.db.exec(extra);
 w.begin();
-w.dropSecondaryIndexes();
+w.beginBulkLoad();
 lap("open");
 const skip = Deno.env.get("BENCH_SKIP");
 if (skip) { for (const r of all) (r as unknown as Record<string, unknown[]>)[skip] = []; }
@@ -81,6 +81,8 @@ w.createSecondaryIndexes();
 lap("indexes");
 w.publishNames();
 lap("names");
+w.endBulkLoad();
+lap("merge");
 w.commit();
 w.checkpoint();
 w.close();

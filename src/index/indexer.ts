@@ -364,7 +364,7 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       const existing = rebuild ? new Map<string, ManifestEntry>() : previous;
       // A cold bulk load is faster with indexes built once at the end.
       const bulk = existing.size === 0 && toParse.length > 500;
-      if (bulk) writer.dropSecondaryIndexes();
+      if (bulk) writer.beginBulkLoad();
       if (!rebuild) { for (const p of deletedPaths) writer.deleteFile(p); }
       for (const f of diff.touched) writer.touchFile(f.path, f.mtimeMs, f.size);
       emit("parsing", true);
@@ -375,6 +375,8 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       clock.lap("indexes");
       writer.publishNames();
       clock.lap("names");
+      if (bulk) writer.endBulkLoad();
+      clock.lap("indexes");
       const totals = writeIndexMeta(writer, opts);
       writer.commit();
       if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();

@@ -215,6 +215,9 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
   }
 }
 
+/** Name ids the writer remembers at most (about 10 MiB of strings and map). */
+const REF_NAME_CACHE = 100_000;
+
 /** Full-text tables of a project index. */
 const FTS_TABLES = ["chunks_fts", "symbols_fts", "files_fts", "symbol_names_fts"];
 
@@ -387,7 +390,12 @@ export class IndexWriter {
     if (this.db.isTransaction) this.db.exec("ROLLBACK");
   }
 
-  /** Interned name ids of this writer's transaction (names are only ever added). */
+  /**
+   * Recently used name ids of this writer's transaction (names are only ever
+   * added). Bounded: a tree with millions of distinct names (generated
+   * register headers) would otherwise hold them all in memory; past the
+   * bound it starts over and the names' index answers.
+   */
   private refNameIds = new Map<string, number>();
 
   /** The id of `name` in `ref_names`, adding it when new. */
@@ -396,6 +404,7 @@ export class IndexWriter {
     if (id === undefined) {
       const row = this.stmts.nameId.get(name) as { id: number } | undefined;
       id = row ? Number(row.id) : Number(this.stmts.insName.run(name).lastInsertRowid);
+      if (this.refNameIds.size >= REF_NAME_CACHE) this.refNameIds.clear();
       this.refNameIds.set(name, id);
     }
     return id;

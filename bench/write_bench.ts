@@ -77,12 +77,12 @@ const skip = Deno.env.get("BENCH_SKIP");
 if (skip) { for (const r of all) (r as unknown as Record<string, unknown[]>)[skip] = []; }
 for (const rows of all) w.insertFile(rows);
 lap("rows");
+w.endBulkLoad();
+lap("merge");
 w.createSecondaryIndexes();
 lap("indexes");
 w.publishNames();
 lap("names");
-w.endBulkLoad();
-lap("merge");
 w.commit();
 w.checkpoint();
 w.close();
@@ -96,7 +96,8 @@ const sizes = db.prepare("SELECT name, sum(pgsize) AS b FROM dbstat GROUP BY nam
   b: number;
 }[];
 const total = sizes.reduce((n, r) => n + Number(r.b), 0);
-console.log(`store ${(total / 1048576).toFixed(1)} MiB`);
+const free = Number((db.prepare("PRAGMA freelist_count").get() as { freelist_count: number }).freelist_count);
+console.log(`store ${(total / 1048576).toFixed(1)} MiB in use, ${free} free pages`);
 for (const r of sizes.slice(0, 16)) console.log(`  ${r.name.padEnd(32)} ${(Number(r.b) / 1048576).toFixed(1)} MiB`);
 db.close();
 Deno.removeSync(dir, { recursive: true });

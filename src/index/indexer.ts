@@ -386,12 +386,12 @@ export async function runIndex(opts: IndexOptions, onProgress: (e: ProgressEvent
       if (toParse.length > 4) pool.grow(Math.max(1, opts.workers));
       const parseErrors = await parseAndWrite({ pool, writer, opts, counters, emit, lap: clock.lap }, diff, existing);
       emit("finalizing", true);
+      // The full-text merge first: the secondary indexes then fill the pages it frees.
+      if (bulk) writer.endBulkLoad();
       if (bulk) writer.createSecondaryIndexes();
       clock.lap("indexes");
       writer.publishNames();
       clock.lap("names");
-      if (bulk) writer.endBulkLoad();
-      clock.lap("indexes");
       const totals = writeIndexMeta(writer, opts);
       writer.commit();
       if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();

@@ -557,7 +557,7 @@ export class IndexWriter {
     this.db.exec(createSecondaryIndexesSql());
   }
 
-  /** Ends a bulk load (after `publishNames`): merges each full-text table into one segment, restores its settings. */
+  /** Ends a bulk load's row inserts: merges each full-text table into one segment and restores its settings. */
   endBulkLoad(): void {
     for (const t of FTS_TABLES) this.db.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`);
     this.fullTextSettings(SYNC_FTS);

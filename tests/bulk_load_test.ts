@@ -65,7 +65,7 @@ Deno.test("a cold bulk load answers as a file-by-file load does, and leaves the 
     assert.equal((await indexDir(h, stepDir, { mode: "incremental" })).status, "published");
 
     const bulkAnswers = withIndex(h, bulk.project.project_id, (db) => {
-      for (const t of ["chunks_fts", "symbols_fts", "files_fts", "symbol_names_fts"]) {
+      for (const t of ["chunks_fts", "symbols_fts", "files_fts"]) {
         const s = ftsSettings(db, t);
         assert.deepEqual([s.automerge, s.crisismerge, s.hashsize], [4, 16, 1024 * 1024], t);
       }

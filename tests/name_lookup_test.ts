@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { copyFixture, indexDir, tempHome, type TestHome } from "./helpers/fixture_repo.ts";
-import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
+import { copyFixture, downgradeThenSync, indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
 import { definitionsWithPrefix, fuzzyNames } from "../src/query/symbol_name_index.ts";
-import { type Db, openDb, setMeta, transaction } from "../src/state/db.ts";
-import { openIndexForRead } from "../src/state/project_index.ts";
+import { type Db, openDb, transaction } from "../src/state/db.ts";
 import { migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
 import {
   definitionsNamed,
@@ -29,15 +27,6 @@ function nameTables(db: Db): { want: string; have: string; grams: number } {
   const grams = db.prepare("SELECT count(*) AS n FROM symbol_names_fts").get() as { n: number };
   const show = (rows: { name_lower: string; n: number }[]) => rows.map((r) => `${r.name_lower}:${r.n}`).join(",");
   return { want: show(want), have: show(have), grams: Number(grams.n) };
-}
-
-function withIndex<T>(h: TestHome, projectId: string, f: (db: Db) => T): T {
-  const readers = new IndexReaders(h.registry);
-  try {
-    return f(requireIndex(readers.view(h.registry.getProject(projectId)!)));
-  } finally {
-    readers.closeAll();
-  }
 }
 
 function assertInStep(db: Db): void {
@@ -85,20 +74,14 @@ Deno.test("a store of the previous schema is reindex_required; a sync upgrades i
   try {
     const dir = copyFixture("go_basic");
     const { project } = await indexDir(h, dir);
-    const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
-    db!.exec(
+    // Schema 2: before the name tables and the `generated` column (schema 3 added them).
+    await downgradeThenSync(
+      h,
+      project,
       `DROP TABLE symbol_names; DROP TABLE symbol_names_fts; DELETE FROM meta WHERE key = 'symbol_names_built';
        ALTER TABLE files DROP COLUMN generated;`,
+      2,
     );
-    // The schema before the name tables (the last migration added them and the `generated` column).
-    setMeta(db!, "schema_version", String(PROJECT_MIGRATIONS.length - 1));
-    db!.close();
-    const readers = new IndexReaders(h.registry);
-    assert.equal(readers.view(project).schemaStatus, "reindex_required");
-    readers.closeAll();
-
-    const job = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
-    assert.equal(job.status, "published");
     withIndex(h, project.project_id, (db) => {
       assertInStep(db);
       assert.equal(locateSymbol(db, { name: "ValidateTokn" }).results[0].name, "ValidateToken");

@@ -15,7 +15,7 @@ import { scanPaths } from "./scan_paths.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
 import { textLanguageForPath } from "../core/languages.ts";
 import { outsideSandbox } from "../state/workspace_dir.ts";
-import { type SpawnParser, WorkerPool } from "./worker_pool.ts";
+import { RECYCLE_AFTER_BYTES, type SpawnParser, WorkerPool } from "./worker_pool.ts";
 import { stageMessage, stagePercent } from "./progress.ts";
 import type { IndexSummary, ProgressEvent, Stage } from "../state/jobs.ts";
 
@@ -350,7 +350,9 @@ interface WriteContext {
 
 /**
  * Parses the diff's files on the pool and writes each file as its parse
- * returns, with a bounded number of files in flight so memory stays flat.
+ * returns, with a bounded number of files in flight, at most one of them
+ * large (over RECYCLE_AFTER_BYTES; the others wait their turn while smaller
+ * files go ahead), so memory stays flat.
  * `existing`: paths whose old rows must be deleted first. Checks `cancelled`
  * between files. Returns how many files had parse problems.
  */
@@ -366,11 +368,23 @@ async function parseAndWrite(
   const window = Math.max(4, opts.workers * 8);
   let next = 0;
   let stage: Stage = "parsing";
+  // One large file in flight at a time: each holds a parser heap many times its size until that parser retires.
+  const large = (i: number) => toParse[i].file.size > RECYCLE_AFTER_BYTES;
+  let largeInFlight = 0;
+  const largeWaiting: number[] = [];
   const launch = () => {
-    while (next < toParse.length && inflight.size < window) {
-      const i = next++;
+    while (inflight.size < window) {
+      let i: number;
+      if (largeInFlight === 0 && largeWaiting.length) i = largeWaiting.shift()!;
+      else if (next < toParse.length) i = next++;
+      else break;
+      if (large(i) && largeInFlight > 0) {
+        largeWaiting.push(i);
+        continue;
+      }
       const t = toParse[i];
       if (!loadDeferred(t, opts, source, diff, counters)) continue;
+      if (large(i)) largeInFlight++;
       const facts = {
         path: t.file.path,
         hash: t.hash,
@@ -392,12 +406,13 @@ async function parseAndWrite(
     const { i, r } = await Promise.race(inflight.values());
     lap("parse_wait");
     inflight.delete(i);
+    if (large(i)) largeInFlight--;
     if (r.problem) parseErrors++;
     if (existing.has(r.rows.path)) writer.deleteFile(r.rows.path);
     writer.insertFile(r.rows);
     counters.filesIndexed++;
     counters.symbols += r.rows.symbols.length;
-    if (next >= toParse.length && stage === "parsing") {
+    if (next >= toParse.length && !largeWaiting.length && stage === "parsing") {
       stage = "indexing";
       emit(stage, true);
     }
@@ -452,13 +467,14 @@ async function writeChanges(
     const existing = rebuild ? new Map<string, ManifestEntry>() : previous;
     // A cold bulk load is faster with indexes built once at the end.
     const bulk = existing.size === 0 && wholeTree && toParse.length > 500;
-    if (bulk) writer.dropSecondaryIndexes();
+    if (bulk) writer.beginBulkLoad();
     if (!rebuild) { for (const p of deletedPaths) writer.deleteFile(p); }
     for (const f of diff.touched) writer.touchFile(f.path, f.mtimeMs, f.size);
     emit("parsing", true);
     if (toParse.length > 4) pool.grow(Math.max(1, opts.workers));
     const parseErrors = await parseAndWrite(ctx, diff, existing);
     emit("finalizing", true);
+    if (bulk) writer.endBulkLoad();
     if (bulk) writer.createSecondaryIndexes();
     lap("indexes");
     writer.publishNames();

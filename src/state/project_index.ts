@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { type Db, getMeta, moveAside, nowIso, openDb, openOrSnapshot, quickCheck, setMeta, tableNames } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
 import { NameTableWriter } from "./name_lookup.ts";
+import { BatchInsert } from "./batch_insert.ts";
+import { BULK_FTS, mergeFullText, setFullTextSettings, SYNC_FTS } from "./fts_settings.ts";
 import {
   createSecondaryIndexesSql,
   migrate,
@@ -214,15 +216,23 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
   }
 }
 
+/** Name ids the writer remembers at most (about 10 MiB of strings and map). */
+const REF_NAME_CACHE = 100_000;
+
+/** Full-text tables a bulk load fills row by row (the name tables' is rebuilt whole by `publishNames`). */
+const FTS_TABLES = ["chunks_fts", "symbols_fts", "files_fts"];
+
 /** Write access to a project index, used by exactly one job at a time. */
 export class IndexWriter {
   readonly db: Db;
   private stmts: ReturnType<IndexWriter["prepare"]>;
+  private rows: ReturnType<IndexWriter["batches"]>;
   private names: NameTableWriter;
 
   private constructor(db: Db) {
     this.db = db;
     this.stmts = this.prepare();
+    this.rows = this.batches();
     this.names = new NameTableWriter(db);
   }
 
@@ -312,27 +322,40 @@ export class IndexWriter {
       delRefs: d.prepare("DELETE FROM refs WHERE file_id = (SELECT rowid FROM files WHERE path = ?)"),
       nameId: d.prepare("SELECT id FROM ref_names WHERE name = ?"),
       insName: d.prepare("INSERT INTO ref_names(name) VALUES (?)"),
-      insRef: d.prepare(
-        "INSERT OR IGNORE INTO refs(file_id, line, col, name_id, kind, qual_id, source_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      ),
       insFile: d.prepare(
         `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFileFts: d.prepare("INSERT INTO files_fts(rowid, path, names) VALUES (?, ?, ?)"),
-      insSym: d.prepare(
-        `INSERT INTO symbols(path, name, name_lower, qualified_name, kind, language, signature, doc, visibility,
-           line_start, line_end, parent_id, stable_id, symbol_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      insSymFts: d.prepare("INSERT INTO symbols_fts(rowid, name, qualified, detail) VALUES (?, ?, ?, ?)"),
-      insEdge: d.prepare(
-        "INSERT INTO edges(path, kind, source_id, target, target_lower, line) VALUES (?, ?, ?, ?, ?, ?)",
-      ),
-      insChunk: d.prepare(
-        "INSERT INTO chunks(path, line_start, line_end, symbol_row, language, content) VALUES (?, ?, ?, ?, ?, ?)",
-      ),
-      insChunkFts: d.prepare("INSERT INTO chunks_fts(rowid, body, path) VALUES (?, ?, ?)"),
+      nextSymId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM symbols"),
+      nextChunkId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM chunks"),
       touch: d.prepare("UPDATE files SET mtime_ms = ?, size = ? WHERE path = ?"),
+    };
+  }
+
+  /** Batched row inserts; `insertFile` flushes them all before it returns. */
+  private batches() {
+    const d = this.db;
+    return {
+      refs: new BatchInsert(
+        d,
+        "INSERT OR IGNORE INTO refs(file_id, line, col, name_id, kind, qual_id, source_id)",
+        7,
+      ),
+      syms: new BatchInsert(
+        d,
+        `INSERT INTO symbols(id, path, name, name_lower, qualified_name, kind, language, signature, doc, visibility,
+           line_start, line_end, parent_id, stable_id, symbol_id)`,
+        15,
+      ),
+      symFts: new BatchInsert(d, "INSERT INTO symbols_fts(rowid, name, qualified, detail)", 4),
+      edges: new BatchInsert(d, "INSERT INTO edges(path, kind, source_id, target, target_lower, line)", 6),
+      chunks: new BatchInsert(
+        d,
+        "INSERT INTO chunks(id, path, line_start, line_end, symbol_row, language, content)",
+        7,
+      ),
+      chunkFts: new BatchInsert(d, "INSERT INTO chunks_fts(rowid, body, path)", 3),
     };
   }
 
@@ -372,10 +395,16 @@ export class IndexWriter {
 
   rollback(): void {
     this.refNameIds.clear(); // ids handed out inside the transaction are gone with it
+    this.rows = this.batches(); // rows queued for the rolled-back transaction are dropped
     if (this.db.isTransaction) this.db.exec("ROLLBACK");
   }
 
-  /** Interned name ids of this writer's transaction (names are only ever added). */
+  /**
+   * Recently used name ids of this writer's transaction (names are only ever
+   * added). Bounded: a tree with millions of distinct names (generated
+   * register headers) would otherwise hold them all in memory; past the
+   * bound it starts over and the names' index answers.
+   */
   private refNameIds = new Map<string, number>();
 
   /** The id of `name` in `ref_names`, adding it when new. */
@@ -384,6 +413,7 @@ export class IndexWriter {
     if (id === undefined) {
       const row = this.stmts.nameId.get(name) as { id: number } | undefined;
       id = row ? Number(row.id) : Number(this.stmts.insName.run(name).lastInsertRowid);
+      if (this.refNameIds.size >= REF_NAME_CACHE) this.refNameIds.clear();
       this.refNameIds.set(name, id);
     }
     return id;
@@ -408,9 +438,15 @@ export class IndexWriter {
     this.stmts.touch.run(mtimeMs, size, path);
   }
 
-  /** Writes one file's rows (call `deleteFile` first when replacing). */
+  /**
+   * Writes one file's rows (call `deleteFile` first when replacing). Symbol
+   * and chunk row ids are given out here, in order from the table's next id,
+   * so rows go in batches; a reference to a symbol that is not (yet) a row
+   * (`parent` at or after its own index, `from` out of range) is null.
+   */
   insertFile(f: FileRows): void {
     const s = this.stmts;
+    const b = this.rows;
     const fr = s.insFile.run(
       f.path,
       f.hash,
@@ -424,10 +460,14 @@ export class IndexWriter {
     );
     const fileId = Number(fr.lastInsertRowid);
     s.insFileFts.run(fileId, f.fileFts.path, f.fileFts.names);
-    const rowIds: number[] = [];
-    for (const sym of f.symbols) {
+    const firstSym = Number((s.nextSymId.get() as { n: number }).n);
+    const symRow = (i: number | null, before = f.symbols.length) =>
+      i === null || i < 0 || i >= before ? null : firstSym + i;
+    f.symbols.forEach((sym, i) => {
       const nameLower = sym.name.toLowerCase();
-      const r = s.insSym.run(
+      const id = firstSym + i;
+      b.syms.add(
+        id,
         f.path,
         sym.name,
         nameLower,
@@ -439,48 +479,33 @@ export class IndexWriter {
         sym.visibility,
         sym.lineStart,
         sym.lineEnd,
-        sym.parent === null ? null : rowIds[sym.parent] ?? null,
+        symRow(sym.parent, i),
         sym.stableId,
         sym.symbolId,
       );
-      const id = Number(r.lastInsertRowid);
-      rowIds.push(id);
       this.names.note(nameLower);
-      s.insSymFts.run(id, sym.fts[0], sym.fts[1], sym.fts[2]);
-    }
-    // One row per statement: a measured 6x faster here than multi-row statements with 192 bound values.
+      b.symFts.add(id, sym.fts[0], sym.fts[1], sym.fts[2]);
+    });
     for (const e of f.edges) {
-      s.insEdge.run(
-        f.path,
-        e.kind,
-        e.from === null ? null : rowIds[e.from] ?? null,
-        e.target,
-        e.target.toLowerCase(),
-        e.line,
-      );
+      b.edges.add(f.path, e.kind, symRow(e.from), e.target, e.target.toLowerCase(), e.line);
     }
     for (const o of f.occurrences) {
-      s.insRef.run(
+      b.refs.add(
         fileId,
         o.line,
         o.column,
         this.nameId(o.name),
         REFERENCE_KINDS.indexOf(o.kind),
         o.qualifier === null ? null : o.qualifier === "" ? 0 : this.nameId(o.qualifier),
-        o.from === null ? null : rowIds[o.from] ?? null,
+        symRow(o.from),
       );
     }
-    for (const c of f.chunks) {
-      const r = s.insChunk.run(
-        f.path,
-        c.lineStart,
-        c.lineEnd,
-        c.symbol === null ? null : rowIds[c.symbol] ?? null,
-        f.language,
-        c.content,
-      );
-      s.insChunkFts.run(Number(r.lastInsertRowid), c.content + "\n" + c.ftsExtra, f.fileFts.path);
-    }
+    const firstChunk = f.chunks.length ? Number((s.nextChunkId.get() as { n: number }).n) : 0;
+    f.chunks.forEach((c, i) => {
+      b.chunks.add(firstChunk + i, f.path, c.lineStart, c.lineEnd, symRow(c.symbol), f.language, c.content);
+      b.chunkFts.add(firstChunk + i, c.content + "\n" + c.ftsExtra, f.fileFts.path);
+    });
+    for (const batch of Object.values(b)) batch.flush();
   }
 
   /**
@@ -546,15 +571,27 @@ export class IndexWriter {
     this.names.publish();
   }
 
-  /** Drops secondary indexes before a bulk load into an empty index (rebuilt by `createSecondaryIndexes`). */
-  dropSecondaryIndexes(): void {
+  /**
+   * Prepares a bulk load into an empty index: drops the secondary indexes
+   * (rebuilt by `createSecondaryIndexes`) and lets the full-text tables
+   * gather large segments without merging them as they go (`endBulkLoad`
+   * merges each table once and restores the settings a sync uses).
+   */
+  beginBulkLoad(): void {
     this.names.rebuildWhole();
     for (const [name] of SECONDARY_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
+    setFullTextSettings(this.db, FTS_TABLES, BULK_FTS);
   }
 
   /** (Re)creates every secondary index. */
   createSecondaryIndexes(): void {
     this.db.exec(createSecondaryIndexesSql());
+  }
+
+  /** Ends a bulk load's row inserts: merges each full-text table into one segment and restores its settings. */
+  endBulkLoad(): void {
+    mergeFullText(this.db, FTS_TABLES);
+    setFullTextSettings(this.db, FTS_TABLES, SYNC_FTS);
   }
 
   /** Folds the WAL back into the main file after a large publish. */

@@ -66,8 +66,14 @@ const FIRST_INDEXES: [string, string][] = [
   ["chunks_path", "chunks(path, line_start)"],
 ];
 
+/** Indexes a later schema dropped: no query reads through them. */
+const DROPPED_INDEXES = ["symbols_stable"];
+
 /** Secondary indexes of a project index; dropped during a cold bulk load and rebuilt after. */
-export const SECONDARY_INDEXES: [string, string][] = [...FIRST_INDEXES, ["refs_name", "refs(name_id)"]];
+export const SECONDARY_INDEXES: [string, string][] = [
+  ...FIRST_INDEXES.filter(([n]) => !DROPPED_INDEXES.includes(n)),
+  ["refs_name", "refs(name_id)"],
+];
 
 /** SQL creating the given secondary indexes (default: all of them). */
 export function createSecondaryIndexesSql(indexes = SECONDARY_INDEXES): string {
@@ -153,6 +159,8 @@ export const PROJECT_MIGRATIONS: string[] = [
   // Files a generator wrote are flagged (ranked below hand-written code, still found by name).
   `${NAME_TABLES_SQL}
    ALTER TABLE files ADD COLUMN generated INTEGER NOT NULL DEFAULT 0;`,
+  // No query looks a symbol up by its stable id (it is only shown): its index was a tenth of the symbols' bytes.
+  DROPPED_INDEXES.map((n) => `DROP INDEX IF EXISTS ${n};`).join("\n"),
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

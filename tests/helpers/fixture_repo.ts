@@ -5,6 +5,9 @@ import { Registry } from "../../src/state/registry.ts";
 import { registerProject } from "../../src/index/project_setup.ts";
 import { JobRunner } from "../../src/index/job_runner.ts";
 import type { ProjectRow } from "../../src/state/registry.ts";
+import { IndexReaders, requireIndex } from "../../src/query/index_reader.ts";
+import { type Db, setMeta } from "../../src/state/db.ts";
+import { openIndexForRead } from "../../src/state/project_index.ts";
 
 const FIXTURES = new URL("../../fixtures/repos/", import.meta.url);
 
@@ -81,4 +84,32 @@ export async function indexDir(
   const { active } = h.runner.start(project, { mode: opts.mode ?? "full", force: opts.force ?? false });
   const job = await active.done;
   return { project, status: job.status };
+}
+
+/** Runs `f` on a fresh reader of a project's published index, closing it after. */
+export function withIndex<T>(h: TestHome, projectId: string, f: (db: Db) => T): T {
+  const readers = new IndexReaders(h.registry);
+  try {
+    return f(requireIndex(readers.view(h.registry.getProject(projectId)!)));
+  } finally {
+    readers.closeAll();
+  }
+}
+
+/**
+ * Turns a project's index back into an older schema (`sql`, then the
+ * version), checks that readers call it `reindex_required`, and runs a sync;
+ * throws unless the sync publishes.
+ */
+export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: string, version: number): Promise<void> {
+  const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  db!.exec(sql);
+  setMeta(db!, "schema_version", String(version));
+  db!.close();
+  const readers = new IndexReaders(h.registry);
+  const status = readers.view(project).schemaStatus;
+  readers.closeAll();
+  if (status !== "reindex_required") throw new Error(`schema ${version} store is ${status}, not reindex_required`);
+  const job = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
+  if (job.status !== "published") throw new Error(`the upgrading sync ended ${job.status}`);
 }

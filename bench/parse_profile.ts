@@ -1,0 +1,80 @@
+/**
+ * Where a parse worker's time goes, on one thread: decode, tree-sitter parse,
+ * extraction (symbols, references, occurrences), chunking, row building and
+ * the structured clone that carries the rows back to the writer.
+ *
+ *   deno run -A bench/parse_profile.ts DIR [--files N]
+ */
+import { cpuUsage } from "node:process";
+import { Parser } from "web-tree-sitter";
+import { scanRepository } from "../src/index/scan.ts";
+import { languageById, languageForPath } from "../src/index/languages/registry.ts";
+import { readRepoFile } from "../src/state/safe_open.ts";
+import { initParser } from "../src/index/parser.ts";
+import { extract } from "../src/index/extract/engine.ts";
+import { chunkFile } from "../src/index/chunker.ts";
+import { buildFileRows } from "../src/state/file_rows.ts";
+import { isGeneratedFile } from "../src/index/generated.ts";
+import { Language } from "web-tree-sitter";
+import { readGrammar } from "../src/state/grammar_assets.ts";
+
+const root = Deno.args[0];
+const fi = Deno.args.indexOf("--files");
+const maxFiles = fi >= 0 ? Number(Deno.args[fi + 1]) : Infinity;
+const scan = await scanRepository(root, { maxFileBytes: 16 * 1024 * 1024, useGit: false });
+await initParser();
+const parser = new Parser();
+const langs = new Map<string, Language>();
+const t: Record<string, number> = {
+  read: 0,
+  decode: 0,
+  generated: 0,
+  parse: 0,
+  extract: 0,
+  chunk: 0,
+  rows: 0,
+  clone: 0,
+};
+let mark = performance.now();
+const lap = (k: string) => {
+  const now = performance.now();
+  t[k] += now - mark;
+  mark = now;
+};
+const c0 = cpuUsage();
+const w0 = performance.now();
+let n = 0;
+for (const f of scan.files) {
+  if (n >= maxFiles) break;
+  const spec = languageForPath(f.path);
+  if (!spec) continue;
+  mark = performance.now();
+  const bytes = readRepoFile(root, f.path, { maxBytes: 16 * 1024 * 1024 }).bytes;
+  if (bytes.indexOf(0) >= 0) continue;
+  n++;
+  lap("read");
+  const source = new TextDecoder().decode(bytes);
+  lap("decode");
+  isGeneratedFile(f.path, source);
+  lap("generated");
+  let lang = langs.get(spec.id);
+  if (!lang) langs.set(spec.id, lang = await Language.load(readGrammar(languageById(spec.id)!.grammar)));
+  parser.setLanguage(lang);
+  const tree = parser.parse(source)!;
+  lap("parse");
+  const ex = extract(tree, languageById(spec.id)!, f.path, source);
+  tree.delete();
+  lap("extract");
+  const chunks = f.size <= 1024 * 1024 ? chunkFile(source, ex.symbols) : [];
+  lap("chunk");
+  const facts = { path: f.path, hash: "", size: f.size, mtimeMs: 0, language: spec.id, lineCount: 0, parseError: null };
+  const rows = buildFileRows(facts, ex.symbols, ex.refs, chunks, ex.occurrences);
+  lap("rows");
+  structuredClone(rows);
+  lap("clone");
+}
+const c = cpuUsage(c0);
+console.log(
+  `${n} files, wall ${((performance.now() - w0) / 1000).toFixed(1)} s, cpu ${((c.user + c.system) / 1e6).toFixed(1)} s`,
+);
+console.log(Object.entries(t).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(", "));

@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { copyFixture, downgradeThenSync, indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
+import { searchCode } from "../src/query/search_code.ts";
+import { locateSymbol } from "../src/query/locate_symbol.ts";
+import type { Db } from "../src/state/db.ts";
+
+/** A Go tree of `n` small files (past the bulk-load threshold of 500 new files when `n` is larger). */
+function goTree(n: number): string {
+  const dir = Deno.makeTempDirSync({ prefix: "cruxe-bulk-" });
+  for (let i = 0; i < n; i++) {
+    Deno.writeTextFileSync(
+      join(dir, `f${i}.go`),
+      `package p\n\n// Rate${i} limits requests of kind ${i}.\nfunc Rate${i}(limitBucket int) int {\n` +
+        `\treturn checkRateLimit${i % 7}(limitBucket) + ${i}\n}\n`,
+    );
+  }
+  return dir;
+}
+
+/**
+ * Every full-text hit of a few queries with its BM25 score, and name lookups,
+ * as comparable text (sorted: rows of equal score may come in any order).
+ */
+function answers(db: Db): string {
+  const hits = (sql: string, q: string) =>
+    (db.prepare(sql).all(q) as { k: string; r: number }[]).map((x) => `${x.k} ${x.r.toFixed(9)}`).sort();
+  const fts = ["rate limit", "checkratelimit3", "requests AND kind AND 42", "bucket"].map((q) => [
+    hits(
+      `SELECT c.path || ':' || c.line_start AS k, bm25(chunks_fts, 1.0, 0.2) AS r FROM chunks_fts
+       JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ?`,
+      q,
+    ),
+    hits(
+      `SELECT s.path || ':' || s.name AS k, bm25(symbols_fts) AS r FROM symbols_fts
+       JOIN symbols s ON s.id = symbols_fts.rowid WHERE symbols_fts MATCH ?`,
+      q,
+    ),
+  ]);
+  const locate = ["Rate17", "Rate4", "checkRateLimit2"].map((n) =>
+    locateSymbol(db, { name: n }).results.map((r) => `${r.path}:${r.line_start}`).sort()
+  );
+  return JSON.stringify({ fts, locate, search: searchCode(db, { query: "Rate42", limit: 1 }).results[0].path });
+}
+
+/** FTS5 settings of a full-text table, by key. */
+function ftsSettings(db: Db, table: string): Record<string, number> {
+  const rows = db.prepare(`SELECT k, v FROM ${table}_config`).all() as { k: string; v: number }[];
+  return Object.fromEntries(rows.map((r) => [r.k, Number(r.v)]));
+}
+
+Deno.test("a cold bulk load answers as a file-by-file load does, and leaves the sync's full-text settings", async () => {
+  const h = tempHome();
+  try {
+    const n = 520;
+    // Bulk: every file new at once.
+    const bulkDir = goTree(n);
+    const bulk = await indexDir(h, bulkDir);
+    assert.equal(bulk.status, "published");
+    // File by file: one file first, then the rest as a sync into a non-empty index (no bulk load).
+    const stepDir = Deno.makeTempDirSync({ prefix: "cruxe-step-" });
+    Deno.copyFileSync(join(bulkDir, "f0.go"), join(stepDir, "f0.go"));
+    const step = await indexDir(h, stepDir);
+    for (let i = 1; i < n; i++) Deno.copyFileSync(join(bulkDir, `f${i}.go`), join(stepDir, `f${i}.go`));
+    assert.equal((await indexDir(h, stepDir, { mode: "incremental" })).status, "published");
+
+    const bulkAnswers = withIndex(h, bulk.project.project_id, (db) => {
+      for (const t of ["chunks_fts", "symbols_fts", "files_fts"]) {
+        const s = ftsSettings(db, t);
+        assert.deepEqual([s.automerge, s.crisismerge, s.hashsize], [4, 16, 1024 * 1024], t);
+      }
+      assert.equal(locateSymbol(db, { name: "Rate511" }).results[0].path, "f511.go");
+      return answers(db);
+    });
+    const stepAnswers = withIndex(h, step.project.project_id, answers);
+    assert.ok(bulkAnswers.includes("f42.go"), bulkAnswers);
+    assert.equal(bulkAnswers.replaceAll(bulkDir, ""), stepAnswers.replaceAll(stepDir, ""));
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("a store of schema 3 is reindex_required; a sync upgrades it and drops the stable-id index", async () => {
+  const h = tempHome();
+  try {
+    const { project } = await indexDir(h, copyFixture("go_basic"));
+    await downgradeThenSync(h, project, "CREATE INDEX symbols_stable ON symbols(stable_id)", 3);
+    withIndex(h, project.project_id, (db) => {
+      const idx = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'symbols_stable'").all();
+      assert.equal(idx.length, 0);
+      assert.equal(locateSymbol(db, { name: "ValidateToken" }).results[0].name, "ValidateToken");
+    });
+  } finally {
+    h.close();
+  }
+});

@@ -35,19 +35,34 @@ export interface PublishedIndex {
 
 /** Minimum time between two scans of one project. */
 export const FRESHNESS_INTERVAL_MS = 5000;
+/**
+ * A scan never runs more often than this many times its own duration, so
+ * checking costs at most ~2 % of a core however large the tree (a stat scan
+ * of an 80,000-file tree takes seconds; on a small tree the interval rules).
+ */
+export const SCAN_COST_FACTOR = 50;
 
+/** The verdict about one published index of a project. */
 interface State {
   /** Publish time of the index this verdict is about (ms; falls back to `last_indexed_at`). */
   publishedMs: number;
   baseline: Fingerprint | null;
   stale: boolean;
+}
+
+/** When a project's tree was last scanned, and how soon it may be again: kept across publishes. */
+interface Pace {
   checkedAt: number;
-  inflight: boolean;
+  /** How long after `checkedAt` the next scan may run: the interval, or longer when scans are slow. */
+  gapMs: number;
+  /** The scan running now (one per project at a time). */
+  inflight: Promise<void> | null;
 }
 
 /** Caches each project's freshness verdict and refreshes it in the background. */
 export class FreshnessMonitor {
   private states = new Map<string, State>();
+  private paces = new Map<string, Pace>();
   private worker: Worker | null = null;
   private nextId = 1;
   private pending = new Map<number, (r: FreshnessReply) => void>();
@@ -55,7 +70,15 @@ export class FreshnessMonitor {
   /** Called when a project's verdict turns stale (the live index syncs it). */
   onStale: ((projectId: string) => void) | null = null;
 
-  constructor(private config: CruxeConfig, private intervalMs = FRESHNESS_INTERVAL_MS) {}
+  /**
+   * `scanner` replaces the scan worker (tests give a scripted one); by
+   * default scans run in `scan_worker.ts`.
+   */
+  constructor(
+    private config: CruxeConfig,
+    private intervalMs = FRESHNESS_INTERVAL_MS,
+    private scanner?: (req: FreshnessRequest) => Promise<FreshnessReply>,
+  ) {}
 
   /**
    * The files a stat-only scan of the project finds now, scanned off this
@@ -77,13 +100,16 @@ export class FreshnessMonitor {
   status(project: ProjectRow, view: PublishedIndex): FreshnessStatus {
     if (view.schemaStatus !== "compatible" || !view.lastIndexedAt) return "fresh";
     const publishedMs = view.publishedAtMs ?? Date.parse(view.lastIndexedAt);
+    const pace = this.paceOf(project.project_id);
     let st = this.states.get(project.project_id);
     if (!st || st.publishedMs !== publishedMs) {
-      st = { publishedMs, baseline: null, stale: false, checkedAt: 0, inflight: false };
+      st = { publishedMs, baseline: null, stale: false };
       this.states.set(project.project_id, st);
+      // A new publish is checked at once, unless scans of this tree are slow: then it keeps the pace they set.
+      if (pace.gapMs <= this.intervalMs) pace.checkedAt = -Infinity;
     }
-    if (!st.inflight && performance.now() - st.checkedAt >= this.intervalMs && !st.stale) {
-      this.check(project, st);
+    if (!pace.inflight && performance.now() - pace.checkedAt >= Math.max(this.intervalMs, pace.gapMs) && !st.stale) {
+      this.check(project, st, pace);
     }
     return st.stale ? "stale" : "fresh";
   }
@@ -93,14 +119,21 @@ export class FreshnessMonitor {
     this.status(project, view);
     const st = this.states.get(project.project_id);
     if (!st) return "fresh";
-    if (!st.inflight) await this.check(project, st);
-    else while (st.inflight) await new Promise((r) => setTimeout(r, 20));
+    const pace = this.paceOf(project.project_id);
+    await (pace.inflight ?? this.check(project, st, pace));
     return st.stale ? "stale" : "fresh";
+  }
+
+  private paceOf(projectId: string): Pace {
+    let pace = this.paces.get(projectId);
+    if (!pace) this.paces.set(projectId, pace = { checkedAt: -Infinity, gapMs: 0, inflight: null });
+    return pace;
   }
 
   /** Drops what is known about a project (eviction). */
   forget(projectId: string): void {
     this.states.delete(projectId);
+    this.paces.delete(projectId);
   }
 
   /** Stops the scan worker. */
@@ -111,32 +144,36 @@ export class FreshnessMonitor {
     this.pending.clear();
   }
 
-  private async check(project: ProjectRow, st: State): Promise<void> {
-    st.inflight = true;
-    try {
-      const reply = await this.scan({
-        id: this.nextId++,
-        root: project.repo_root,
-        maxFileBytes: this.config.maxFileBytes,
-        useGit: project.vcs_mode === "git",
-      });
-      if (!reply.fingerprint) {
-        debug(`freshness scan of ${project.repo_root} failed: ${reply.error}`);
-        return;
+  private check(project: ProjectRow, st: State, pace: Pace): Promise<void> {
+    const run = async () => {
+      try {
+        const reply = await this.scan({
+          id: this.nextId++,
+          root: project.repo_root,
+          maxFileBytes: this.config.maxFileBytes,
+          useGit: project.vcs_mode === "git",
+        });
+        if (!reply.fingerprint) {
+          debug(`freshness scan of ${project.repo_root} failed: ${reply.error}`);
+          return;
+        }
+        pace.gapMs = SCAN_COST_FACTOR * (reply.scanMs ?? 0);
+        const fp = reply.fingerprint;
+        const publishedMs = st.publishedMs;
+        if (Number.isFinite(publishedMs) && fp.maxMtimeMs >= publishedMs + 1000) st.stale = true;
+        else if (st.baseline && st.baseline.digest !== fp.digest) st.stale = true;
+        else if (!st.baseline) st.baseline = fp;
+        if (st.stale && this.states.get(project.project_id) === st) this.onStale?.(project.project_id);
+      } finally {
+        pace.inflight = null;
+        pace.checkedAt = performance.now();
       }
-      const fp = reply.fingerprint;
-      const publishedMs = st.publishedMs;
-      if (Number.isFinite(publishedMs) && fp.maxMtimeMs >= publishedMs + 1000) st.stale = true;
-      else if (st.baseline && st.baseline.digest !== fp.digest) st.stale = true;
-      else if (!st.baseline) st.baseline = fp;
-      if (st.stale && this.states.get(project.project_id) === st) this.onStale?.(project.project_id);
-    } finally {
-      st.inflight = false;
-      st.checkedAt = performance.now();
-    }
+    };
+    return pace.inflight = run();
   }
 
   private scan(req: FreshnessRequest): Promise<FreshnessReply> {
+    if (this.scanner) return this.scanner(req);
     if (!this.worker) {
       this.worker = new Worker(new URL("./scan_worker.ts", import.meta.url), { type: "module" });
       this.worker.onmessage = (e: MessageEvent<FreshnessReply>) => {

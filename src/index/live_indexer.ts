@@ -48,7 +48,7 @@ import {
 import { publishedFiles } from "../state/published_files.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import type { ScannedFile } from "./scan.ts";
-import { FreshnessMonitor, type PublishedIndex } from "./freshness_monitor.ts";
+import { FreshnessMonitor, type PublishedIndex, SCAN_COST_FACTOR } from "./freshness_monitor.ts";
 import { configuredWatchMode, INOTIFY_FIX, isWatchLimitError, networkFileSystem } from "./watch_mode.ts";
 
 /** How long a query waits for a known change to be indexed before answering `syncing`. */
@@ -57,9 +57,8 @@ export const READ_YOUR_WRITES_MS = 500;
 const MAX_LISTED_PATHS = 50;
 /** Most pending paths a sync names (more sync the whole tree: a stat scan beats that many single stats). */
 export const MAX_NAMED_PATHS = 1000;
-/** Polling never runs more often than this many times its own scan duration. */
-const POLL_COST_FACTOR = 50;
 const MAX_BACKOFF_MS = 60_000;
+
 /** How a workspace is kept live. */
 export type LiveMode = "events" | "polling" | "off";
 
@@ -582,7 +581,7 @@ export class LiveIndexer {
         st.listing = next;
       } else await this.catchUp(st, { files, asked: t0 });
       st.pollBackoffMs = 0;
-      this.schedulePoll(st, Math.max(interval, Math.min(MAX_BACKOFF_MS, scanMs * POLL_COST_FACTOR)));
+      this.schedulePoll(st, Math.max(interval, Math.min(MAX_BACKOFF_MS, scanMs * SCAN_COST_FACTOR)));
     } catch (e) {
       st.pollBackoffMs = Math.min(MAX_BACKOFF_MS, Math.max(interval, st.pollBackoffMs * 2));
       debug(`polling ${st.project.repo_root} failed: ${(e as Error).message}`);

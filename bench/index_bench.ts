@@ -8,11 +8,8 @@
  * Usage: deno task bench [CORPUS_DIR ...]   (default /work/corpora/go)
  */
 import { join } from "node:path";
-import { resolveConfig } from "../src/core/config.ts";
-import { Registry } from "../src/state/registry.ts";
-import { JobRunner } from "../src/index/job_runner.ts";
-import { registerProject } from "../src/index/project_setup.ts";
-import type { IndexSummary } from "../src/state/jobs.ts";
+import type { Registry } from "../src/state/registry.ts";
+import { benchRunner } from "./bench_runner.ts";
 
 function peakRssMiB(): number {
   try {
@@ -49,20 +46,13 @@ async function benchCorpus(corpus: string): Promise<void> {
   Deno.mkdirSync(tree);
   copyTree(corpus, tree);
   const home = join(work, "home");
-  const config = resolveConfig({ CRUXE_HOME: home, CRUXE_WORKERS: Deno.env.get("CRUXE_WORKERS") }, Deno.build.os);
-  const registry = Registry.open(home);
-  const runner = new JobRunner(registry, config);
-  const project = registerProject(registry, tree);
-  let summary: IndexSummary | null = null;
-  runner.subscribe((e) => {
-    if (e.type === "end") summary = e.summary;
-  });
+  const { registry, runner, project, summary } = benchRunner(home, tree);
   const run = async (label: string, mode: "full" | "incremental", live: { paths?: string[] } | null = null) => {
     const t0 = performance.now();
     const job = await runner.start(project, { mode, force: false, ...(live ? { warm: true, ...live } : {}) }).active
       .done;
     const ms = performance.now() - t0;
-    const s = summary as IndexSummary | null;
+    const s = summary();
     if (job.status !== "published" || !s) throw new Error(`${label}: job ${job.status} ${job.error_message}`);
     return { ms, s };
   };

@@ -14,10 +14,7 @@
  * Usage: deno task bench:refs [CORPUS_DIR]   (default /work/corpora/go)
  */
 import { join } from "node:path";
-import { resolveConfig } from "../src/core/config.ts";
-import { Registry } from "../src/state/registry.ts";
-import { JobRunner } from "../src/index/job_runner.ts";
-import { registerProject } from "../src/index/project_setup.ts";
+import { benchRunner } from "./bench_runner.ts";
 import { refStoreDir } from "../src/state/ref_stores.ts";
 import type { IndexSummary } from "../src/state/jobs.ts";
 
@@ -78,20 +75,13 @@ async function benchCorpus(corpus: string): Promise<void> {
   git(tree, "checkout", "-q", "main");
 
   const home = join(work, "home");
-  const config = resolveConfig({ CRUXE_HOME: home, CRUXE_WORKERS: Deno.env.get("CRUXE_WORKERS") }, Deno.build.os);
-  const registry = Registry.open(home);
-  const runner = new JobRunner(registry, config);
-  const project = registerProject(registry, tree);
-  let summary: IndexSummary | null = null;
-  runner.subscribe((e) => {
-    if (e.type === "end") summary = e.summary;
-  });
+  const { registry, runner, project, summary } = benchRunner(home, tree);
   const name = corpus.split("/").filter(Boolean).pop();
   const wt = await runner.start(project, { mode: "full", force: false }).active.done;
   if (wt.status !== "published") throw new Error(`working tree index: ${wt.error_message}`);
   const projectDir = registry.projectDir(project.project_id);
   const wtBytes = Deno.statSync(join(projectDir, "index.db")).size;
-  console.log(`${name} working tree: ${(summary as IndexSummary | null)?.totalFiles} files, store ${mib(wtBytes)} MiB`);
+  console.log(`${name} working tree: ${summary()?.totalFiles} files, store ${mib(wtBytes)} MiB`);
 
   const indexRef = async (label: string, ref: string) => {
     const t0 = performance.now();
@@ -99,7 +89,7 @@ async function benchCorpus(corpus: string): Promise<void> {
     const job = started.active ? await started.active.done : null;
     const ms = performance.now() - t0;
     if (job && job.status !== "published") throw new Error(`${label}: ${job.error_message}`);
-    const s = job ? summary as (IndexSummary & Record<string, unknown>) | null : null;
+    const s = job ? summary() as (IndexSummary & Record<string, unknown>) | null : null;
     const store = Deno.statSync(join(refStoreDir(projectDir, started.resolved.commit), "index.db")).size;
     console.log(
       `${name} ${label}: ${ms.toFixed(0)} ms wall` +

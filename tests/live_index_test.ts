@@ -583,8 +583,9 @@ Deno.test("live index: watching follows use; the least recently used workspace p
   }
 });
 
-Deno.test("watcher: a batch is held while git's index lock exists, so a checkout is one batch", async () => {
-  const root = Deno.makeTempDirSync({ prefix: "cruxe-watch-lock-" });
+/** A watcher over a new directory with a `.git` folder, recording the paths it sees and the batches it makes. */
+function gitTreeWatcher(prefix: string, timing: { quietMs: number; maxMs: number }) {
+  const root = Deno.makeTempDirSync({ prefix });
   Deno.mkdirSync(join(root, ".git"));
   const batches: WatchBatch[] = [];
   const seen: string[] = [];
@@ -595,7 +596,12 @@ Deno.test("watcher: a batch is held while git's index lock exists, so a checkout
     onError: (e) => {
       throw e;
     },
-  }, { quietMs: 20, maxMs: 100 });
+  }, timing);
+  return { root, batches, seen, w };
+}
+
+Deno.test("watcher: a batch is held while git's index lock exists, so a checkout is one batch", async () => {
+  const { root, batches, seen, w } = gitTreeWatcher("cruxe-watch-lock-", { quietMs: 20, maxMs: 100 });
   try {
     Deno.writeTextFileSync(join(root, ".git", "index.lock"), "");
     Deno.writeTextFileSync(join(root, "a.go"), "package a\n");
@@ -674,18 +680,7 @@ Deno.test("job runner: a warm worker is parked after its job and retired when id
 });
 
 Deno.test("watcher: a lock git took and released before its events were read still holds the batch a while", async () => {
-  const root = Deno.makeTempDirSync({ prefix: "cruxe-watch-quick-lock-" });
-  Deno.mkdirSync(join(root, ".git"));
-  const batches: WatchBatch[] = [];
-  const seen: string[] = [];
-  const w = new TreeWatcher(root, {
-    onChange: (rel) => seen.push(rel),
-    onIgnored: () => {},
-    onBatch: (b) => batches.push(b),
-    onError: (e) => {
-      throw e;
-    },
-  }, { quietMs: 3000, maxMs: 3000 });
+  const { root, batches, seen, w } = gitTreeWatcher("cruxe-watch-quick-lock-", { quietMs: 3000, maxMs: 3000 });
   try {
     // A quick checkout: the lock comes and goes, then a file; the last events of git may still be on the way.
     Deno.writeTextFileSync(join(root, ".git", "index.lock"), "");

@@ -7,7 +7,7 @@
  */
 /// <reference lib="deno.worker" />
 import type { Db } from "../state/db.ts";
-import { openDb } from "../state/db.ts";
+import { closeQuietly, openDb } from "../state/db.ts";
 import { storeIdentity } from "../state/project_index.ts";
 import { CruxeError } from "../core/errors.ts";
 import { TOOLS } from "./tools/registry.ts";
@@ -45,9 +45,7 @@ function connection(path: string, knownId?: string | null): Db {
   if (have && have.id === id) return have.db;
   if (have) {
     open.delete(path);
-    try {
-      have.db.close();
-    } catch { /* already closed */ }
+    closeQuietly(have.db);
   }
   const db = openDb(path, { readOnly: true });
   open.set(path, { db, id });

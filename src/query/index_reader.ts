@@ -5,7 +5,7 @@
  */
 import { basename, dirname } from "node:path";
 import type { Db } from "../state/db.ts";
-import { getMeta } from "../state/db.ts";
+import { closeQuietly, getMeta } from "../state/db.ts";
 import { existsSync } from "node:fs";
 import { damagedMarkerPath, indexPath, markDamaged, openIndexForRead, storeIdentity } from "../state/project_index.ts";
 import { asStorageError, corruptIndex, type StorageReason, storageReason } from "../state/storage_errors.ts";
@@ -121,9 +121,7 @@ export class IndexReaders {
     const v = this.views.get(key);
     this.views.delete(key);
     this.checkedAt.delete(key);
-    try {
-      v?.db?.close();
-    } catch { /* already closed */ }
+    closeQuietly(v?.db);
   }
 
   /** Forgets a project's views of its ref stores (before they are evicted or the project is dropped). */

@@ -95,6 +95,13 @@ export function openOrSnapshot(
   return { db: copy, snapshot: reason };
 }
 
+/** Closes `db` if it is open; a connection never opened or already closed is no error. */
+export function closeQuietly(db: Db | null | undefined): void {
+  try {
+    db?.close();
+  } catch { /* already closed */ }
+}
+
 /** SQLite page cache of a connection that writes (KiB): bulk loads and syncs revisit their pages. */
 const WRITE_CACHE_KIB = 32_000;
 /**

@@ -6,7 +6,18 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Db, getMeta, moveAside, nowIso, openDb, openOrSnapshot, quickCheck, setMeta, tableNames } from "./db.ts";
+import {
+  closeQuietly,
+  type Db,
+  getMeta,
+  moveAside,
+  nowIso,
+  openDb,
+  openOrSnapshot,
+  quickCheck,
+  setMeta,
+  tableNames,
+} from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
 import { NameTableWriter } from "./name_lookup.ts";
 import { BatchInsert } from "./batch_insert.ts";
@@ -185,9 +196,7 @@ export function storeRoot(projectDir: string, opts: { snapshot?: boolean } = {})
   } catch {
     return null;
   } finally {
-    try {
-      db?.close();
-    } catch { /* not open */ }
+    closeQuietly(db);
   }
 }
 
@@ -210,9 +219,7 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
   } catch (e) {
     return isCorruption(e) ? (e as Error).message : null;
   } finally {
-    try {
-      db?.close();
-    } catch { /* not open */ }
+    closeQuietly(db);
   }
 }
 
@@ -288,9 +295,7 @@ export class IndexWriter {
       // The writer's large transaction stays in memory instead of spilling pages early.
       db.exec("PRAGMA cache_size=-131072");
     } catch (e) {
-      try {
-        db?.close();
-      } catch { /* not open */ }
+      closeQuietly(db);
       const reason = storageReason(e);
       if (reason && reason !== "corrupt") throw asStorageError(e, p);
       throw new CruxeError(
@@ -602,8 +607,6 @@ export class IndexWriter {
   }
 
   close(): void {
-    try {
-      this.db.close();
-    } catch { /* already closed */ }
+    closeQuietly(this.db);
   }
 }

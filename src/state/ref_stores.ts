@@ -12,7 +12,7 @@
  */
 import { backup } from "node:sqlite";
 import { join } from "node:path";
-import { type Db, getMeta, openDb } from "./db.ts";
+import { closeQuietly, type Db, getMeta, openDb } from "./db.ts";
 import { indexPath } from "./project_index.ts";
 
 /** Directory holding a project's ref stores. */
@@ -95,9 +95,7 @@ function readRefStoreInfo(dir: string, commit: string): RefStoreInfo | null {
   } catch {
     return null;
   } finally {
-    try {
-      db?.close();
-    } catch { /* not open */ }
+    closeQuietly(db);
   }
 }
 

@@ -5,7 +5,17 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { type Db, getMeta, moveAside, nowIso, openDb, openOrSnapshot, quickCheck, tableNames } from "./db.ts";
+import {
+  closeQuietly,
+  type Db,
+  getMeta,
+  moveAside,
+  nowIso,
+  openDb,
+  openOrSnapshot,
+  quickCheck,
+  tableNames,
+} from "./db.ts";
 import { migrate, REGISTRY_MIGRATIONS } from "./schema.ts";
 import { indexPath } from "./project_index.ts";
 import { CruxeError } from "../core/errors.ts";
@@ -150,9 +160,7 @@ export class Registry {
   }
 
   close(): void {
-    try {
-      this.db.close();
-    } catch { /* already closed */ }
+    closeQuietly(this.db);
   }
 
   /** The error for a write refused because the home cannot be written. */
@@ -432,9 +440,7 @@ export function rebuildRegistry(home: string): RegistryRebuild {
       } catch (e) {
         skipped.push({ store, reason: (e as Error).message });
       } finally {
-        try {
-          db?.close();
-        } catch { /* not open */ }
+        closeQuietly(db);
       }
     }
   } finally {

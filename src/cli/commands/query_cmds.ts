@@ -56,14 +56,14 @@ export async function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) =
 
 const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
 
-/** The query commands by name. */
+/** The query commands by name: each reads the index once, then prints JSON or its human form. */
 const QUERY_COMMANDS = new Map<string, (ctx: CliContext, a: QueryArgs) => Promise<number>>([
-  ["search", searchCommand],
-  ["locate", locateCommand],
-  ["outline", outlineCommand],
-  ["hierarchy", hierarchyCommand],
-  ["related", relatedCommand],
-  ["context", contextCommand],
+  ["search", queryCommand(searchQuery, showSearch)],
+  ["locate", queryCommand(locateQuery, showLocate)],
+  ["outline", queryCommand(outlineQuery, showOutline)],
+  ["hierarchy", queryCommand(hierarchyQuery, showHierarchy)],
+  ["related", queryCommand(relatedQuery, showRelated)],
+  ["context", queryCommand(contextQuery, showContext)],
 ]);
 
 /** Runs one query command; returns the exit code (2 for a name that is no query command). */
@@ -72,22 +72,29 @@ export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): Pro
   return run ? run(ctx, a) : Promise.resolve(2);
 }
 
+/** A query command: `query` reads the index (through `withIndex`), then `--json` prints its answer, else `show`. */
+function queryCommand<T>(query: (db: Db, a: QueryArgs) => T, show: (r: T, a: QueryArgs) => void) {
+  return async (ctx: CliContext, a: QueryArgs): Promise<number> => {
+    const r = await withIndex(ctx, a, (db) => query(db, a));
+    if (a.json) printJson(r);
+    else show(r, a);
+    return 0;
+  };
+}
+
 /** `cruxe search`: ranked code hits for a query. */
-async function searchCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
+function searchQuery(db: Db, a: QueryArgs) {
   const f = a.flags;
-  const r = await withIndex(
-    ctx,
-    a,
-    (db) =>
-      searchCode(db, {
-        query: a.text,
-        language: f.lang,
-        limit: num(f.limit),
-        pathPrefix: f["path-prefix"],
-        ref: f.ref,
-      }),
-  );
-  if (a.json) return printJson(r), 0;
+  return searchCode(db, {
+    query: a.text,
+    language: f.lang,
+    limit: num(f.limit),
+    pathPrefix: f["path-prefix"],
+    ref: f.ref,
+  });
+}
+
+function showSearch(r: ReturnType<typeof searchQuery>, a: QueryArgs): void {
   printHits(
     r.results.map((x) => ({
       path: x.path,
@@ -96,18 +103,15 @@ async function searchCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
     })),
     [a.text],
   );
-  return 0;
 }
 
 /** `cruxe locate`: where a symbol is defined. */
-async function locateCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
+function locateQuery(db: Db, a: QueryArgs) {
   const f = a.flags;
-  const r = await withIndex(
-    ctx,
-    a,
-    (db) => locateSymbol(db, { name: a.text, kind: f.kind, language: f.lang, limit: num(f.limit) }),
-  );
-  if (a.json) return printJson(r), 0;
+  return locateSymbol(db, { name: a.text, kind: f.kind, language: f.lang, limit: num(f.limit) });
+}
+
+function showLocate(r: ReturnType<typeof locateQuery>, a: QueryArgs): void {
   printHits(
     r.results.map((x) => ({
       path: x.path,
@@ -116,18 +120,14 @@ async function locateCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
     })),
     [a.text],
   );
-  return 0;
 }
 
 /** `cruxe outline`: the symbols of a file, nested. */
-async function outlineCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
-  const f = a.flags;
-  const r = await withIndex(
-    ctx,
-    a,
-    (db) => getFileOutline(db, { path: a.text, depth: f.depth as "top" | "all" | undefined }),
-  );
-  if (a.json) return printJson(r), 0;
+function outlineQuery(db: Db, a: QueryArgs) {
+  return getFileOutline(db, { path: a.text, depth: a.flags.depth as "top" | "all" | undefined });
+}
+
+function showOutline(r: ReturnType<typeof outlineQuery>): void {
   const walk = (nodes: OutlineNode[], indent: string) => {
     for (const n of nodes) {
       console.log(`${indent}${n.kind} ${n.name}  :${n.line_start}-${n.line_end}`);
@@ -136,19 +136,19 @@ async function outlineCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
   };
   console.log(`${r.path} (${r.language}, ${r.line_count} lines, ${r.symbol_count} symbols)`);
   walk(r.symbols, "  ");
-  return 0;
 }
 
 /** `cruxe hierarchy`: what contains a symbol (or what it contains) and its type hierarchy. */
-async function hierarchyCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
+function hierarchyQuery(db: Db, a: QueryArgs) {
   const f = a.flags;
-  const r = await withIndex(ctx, a, (db) =>
-    getSymbolHierarchy(db, {
-      symbol_name: a.text,
-      path: f.path,
-      direction: f.direction as "ancestors" | "descendants" | undefined,
-    }));
-  if (a.json) return printJson(r), 0;
+  return getSymbolHierarchy(db, {
+    symbol_name: a.text,
+    path: f.path,
+    direction: f.direction as "ancestors" | "descendants" | undefined,
+  });
+}
+
+function showHierarchy(r: ReturnType<typeof hierarchyQuery>): void {
   const s = r.symbol;
   printHits([{ path: s.path, line: s.line_start, text: `${s.kind} ${s.qualified_name}` }]);
   console.log(r.direction === "ancestors" ? "contained in:" : "members:");
@@ -175,20 +175,20 @@ async function hierarchyCommand(ctx: CliContext, a: QueryArgs): Promise<number> 
     console.log("type hierarchy:");
     printHits(types(r.type_hierarchy));
   }
-  return 0;
 }
 
 /** `cruxe related`: symbols related to one. */
-async function relatedCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
+function relatedQuery(db: Db, a: QueryArgs) {
   const f = a.flags;
-  const r = await withIndex(ctx, a, (db) =>
-    findRelatedSymbols(db, {
-      symbol_name: a.text,
-      path: f.path,
-      scope: f.scope as "file" | "module" | "package" | undefined,
-      limit: num(f.limit),
-    }));
-  if (a.json) return printJson(r), 0;
+  return findRelatedSymbols(db, {
+    symbol_name: a.text,
+    path: f.path,
+    scope: f.scope as "file" | "module" | "package" | undefined,
+    limit: num(f.limit),
+  });
+}
+
+function showRelated(r: ReturnType<typeof relatedQuery>): void {
   printHits(
     r.related.map((x) => ({
       path: x.path,
@@ -196,23 +196,22 @@ async function relatedCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
       text: `${x.relation} ${x.kind} ${x.qualified_name ?? x.name}`,
     })),
   );
-  return 0;
 }
 
 /** `cruxe context`: code for a question within a token budget. */
-async function contextCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
+function contextQuery(db: Db, a: QueryArgs) {
   const f = a.flags;
-  const r = await withIndex(ctx, a, (db) =>
-    getCodeContext(db, {
-      query: a.text,
-      max_tokens: num(f["max-tokens"]),
-      strategy: f.strategy as "breadth" | "depth" | undefined,
-    }));
-  if (a.json) return printJson(r), 0;
+  return getCodeContext(db, {
+    query: a.text,
+    max_tokens: num(f["max-tokens"]),
+    strategy: f.strategy as "breadth" | "depth" | undefined,
+  });
+}
+
+function showContext(r: ReturnType<typeof contextQuery>): void {
   for (const it of r.items) {
     console.log(`--- ${it.role}: ${it.path}:${it.line_start}-${it.line_end} ${it.qualified_name ?? ""}`);
     console.log(it.content);
   }
   console.log(`(${r.estimated_tokens} of ${r.max_tokens} tokens${r.truncated ? ", truncated" : ""})`);
-  return 0;
 }

@@ -85,13 +85,7 @@ export class FreshnessMonitor {
    * thread, and how long the scan took; throws when the scan fails.
    */
   async listing(project: ProjectRow): Promise<{ files: ScannedFile[]; scanMs: number }> {
-    const reply = await this.scan({
-      id: this.nextId++,
-      root: project.repo_root,
-      maxFileBytes: this.config.maxFileBytes,
-      useGit: project.vcs_mode === "git",
-      list: true,
-    });
+    const reply = await this.scan(this.request(project, true));
     if (!reply.files) throw new Error(reply.error ?? "the scan returned no files");
     return { files: reply.files, scanMs: reply.scanMs ?? 0 };
   }
@@ -147,12 +141,7 @@ export class FreshnessMonitor {
   private check(project: ProjectRow, st: State, pace: Pace): Promise<void> {
     const run = async () => {
       try {
-        const reply = await this.scan({
-          id: this.nextId++,
-          root: project.repo_root,
-          maxFileBytes: this.config.maxFileBytes,
-          useGit: project.vcs_mode === "git",
-        });
+        const reply = await this.scan(this.request(project, false));
         if (!reply.fingerprint) {
           debug(`freshness scan of ${project.repo_root} failed: ${reply.error}`);
           return;
@@ -170,6 +159,17 @@ export class FreshnessMonitor {
       }
     };
     return pace.inflight = run();
+  }
+
+  /** A scan request for `project`'s tree (`list`: with the files themselves). */
+  private request(project: ProjectRow, list: boolean): FreshnessRequest {
+    return {
+      id: this.nextId++,
+      root: project.repo_root,
+      maxFileBytes: this.config.maxFileBytes,
+      useGit: project.vcs_mode === "git",
+      ...(list ? { list: true } : {}),
+    };
   }
 
   private scan(req: FreshnessRequest): Promise<FreshnessReply> {

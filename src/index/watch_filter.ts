@@ -9,7 +9,7 @@
  * Requires `--allow-read` on the repository.
  */
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
-import { readIgnoreText } from "./scan.ts";
+import { cruxeIgnoreOf, readIgnoreText } from "./scan.ts";
 
 /** What an event on a path means for the index. */
 export type PathVerdict =
@@ -69,10 +69,7 @@ export class WatchFilter {
   }
 
   private cruxeIgnored(rel: string, isDir: boolean): boolean {
-    if (!this.cruxeIgnore) {
-      const text = this.read(".cruxeignore");
-      this.cruxeIgnore = new IgnoreStack().with(text ? new IgnoreFile("", text) : null);
-    }
+    this.cruxeIgnore ??= cruxeIgnoreOf(this.root);
     return this.cruxeIgnore.ignored(rel, isDir);
   }
 

@@ -14,7 +14,7 @@ import { RpcError } from "./jsonrpc_errors.ts";
 import { CruxeError } from "../core/errors.ts";
 import { buildMetadata, type IndexingStatus, type ProtocolMetadata } from "../core/metadata.ts";
 import { languageIds } from "../core/languages.ts";
-import { requireIndex } from "../query/index_reader.ts";
+import { type IndexView, requireIndex } from "../query/index_reader.ts";
 import { jobElsewhere } from "../query/index_status.ts";
 import { storageFix } from "../state/storage_errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
@@ -170,19 +170,12 @@ export class Dispatcher {
   ): Promise<ToolBody> {
     const rt = this.rt;
     const id = route.project.project_id;
-    const ctx: ToolContext = {
-      runtime: rt,
-      routed: true,
-      route,
-      view: () => rt.readers.view(route.project),
-      db: () => requireIndex(rt.readers.view(route.project)),
+    const ctx = this.toolContext(route, call, () => rt.readers.view(route.project), {
       activeJob: () => rt.runner.activeFor(id),
       progress: call.progressToken !== undefined
         ? new ProgressSink(rt.runner, call.progressToken, call.sendNotification)
         : null,
-      signal: call.signal,
-      session: call.session,
-    };
+    });
     const { workspace: _ws, ...toolArgs } = args;
     if (!def.indexGate) return await def.handler(toolArgs, ctx);
     const view = ctx.view();
@@ -201,18 +194,13 @@ export class Dispatcher {
             "metadata.indexing_status is ready (poll index_status or follow the progress token).",
         },
       };
-      return partial;
+      return partial; // a named object: the body type takes any fields
     }
     // Read-your-writes: a known, not yet indexed change gets a bounded wait; deleted files are never answered.
     await rt.live.settle(id);
-    // Read-only query tools over a usable index run in a reader worker (a snapshot-opened store, or one
-    // the handler must report as not ready or incompatible, stays here).
-    let body = null;
     // The view as it is after the wait (a publish meanwhile replaces it); the worker trusts its file identity.
     const settled = ctx.view();
-    if (rt.readerPool.accepts(def.name) && !settled.readOnly && settled.db && settled.schemaStatus === "compatible") {
-      body = await rt.readerPool.run(def.name, toolArgs, settled.storePath, settled.storeId);
-    }
+    const body = await this.viaReaderPool(def, toolArgs, settled, settled.storeId);
     return dropDeleted(rt.live, route.project, (body ?? await def.handler(toolArgs, ctx)) as Record<string, unknown>);
   }
 
@@ -227,25 +215,45 @@ export class Dispatcher {
     call: CallInfo,
     read: RefRead,
   ): Promise<ToolBody> {
-    const rt = this.rt;
-    const ctx: ToolContext = {
-      runtime: rt,
+    const ctx = this.toolContext(route, call, () => read.view, { activeJob: () => undefined, progress: null });
+    const { workspace: _ws, ...toolArgs } = args;
+    return (await this.viaReaderPool(def, toolArgs, read.view)) ?? await def.handler(toolArgs, ctx);
+  }
+
+  /** A routed tool call's context, reading `view`. */
+  private toolContext(
+    route: RoutedWorkspace,
+    call: CallInfo,
+    view: () => IndexView,
+    job: Pick<ToolContext, "activeJob" | "progress">,
+  ): ToolContext {
+    return {
+      runtime: this.rt,
       routed: true,
       route,
-      view: () => read.view,
-      db: () => requireIndex(read.view),
-      activeJob: () => undefined,
-      progress: null,
+      view,
+      db: () => requireIndex(view()),
+      ...job,
       signal: call.signal,
       session: call.session,
     };
-    const { workspace: _ws, ...toolArgs } = args;
-    const view = read.view;
-    if (rt.readerPool.accepts(def.name) && !view.readOnly && view.db && view.schemaStatus === "compatible") {
-      const body = await rt.readerPool.run(def.name, toolArgs, view.storePath);
-      if (body) return body;
+  }
+
+  /**
+   * Runs a read-only query tool in a reader worker when it may run there over a usable index (a
+   * snapshot-opened store, or one the handler must report as not ready or incompatible, stays on this
+   * thread: null). `storeId`: the file identity the worker trusts instead of checking it again.
+   */
+  private async viaReaderPool(
+    def: ToolDef,
+    toolArgs: Record<string, unknown>,
+    view: IndexView,
+    storeId?: IndexView["storeId"],
+  ): Promise<ToolBody | null> {
+    if (!this.rt.readerPool.accepts(def.name) || view.readOnly || !view.db || view.schemaStatus !== "compatible") {
+      return null;
     }
-    return await def.handler(toolArgs, ctx);
+    return await this.rt.readerPool.run(def.name, toolArgs, view.storePath, storeId);
   }
 
   /** Protocol v1 metadata for a project as it is now (for an answer from a ref's store: that store's). */

@@ -12,11 +12,10 @@
  */
 import { existsSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
-import { gitReadBlobs, gitResolveCommit, type ResolvedRef } from "../state/git.ts";
+import { gitReadBlobs, gitResolveCommit, refFor, type ResolvedRef } from "../state/git.ts";
 import { findRefStore, isLiveRef, resolveProjectRef } from "../index/job_runner.ts";
-import { refFor } from "../state/git.ts";
 import { type IndexReaders, type IndexView, requireIndex } from "../query/index_reader.ts";
-import { openRefView, type RefSource } from "../query/ref_views.ts";
+import { indexRefFix, openRefView, type RefSource } from "../query/ref_views.ts";
 import { fileBlobIds } from "../state/read/file_blobs.ts";
 import { jobElsewhere } from "../query/index_status.ts";
 import { indexPath } from "../state/project_index.ts";
@@ -52,11 +51,6 @@ export function sessionRef(rt: ServerRuntime, session: string | undefined, proje
 export function setSessionRef(rt: ServerRuntime, session: string, projectId: string, ref: string | undefined): void {
   if (ref === undefined) rt.sessionRefs.delete(sessionKey(session, projectId));
   else rt.sessionRefs.set(sessionKey(session, projectId), ref);
-}
-
-/** The `index_repo` call that indexes `ref` of `project` (what a `ref_not_indexed` answer tells the agent to run). */
-export function indexRefFix(project: ProjectRow, ref: string) {
-  return { tool: "index_repo", arguments: { workspace: project.repo_root, ref, wait: true } };
 }
 
 /** How often a ref store's use is recorded (its eviction order), at most. */

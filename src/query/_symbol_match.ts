@@ -48,7 +48,7 @@ export interface SymbolMatching {
 export type SymbolStatus = "unchanged" | "modified" | "moved" | "renamed" | "added" | "removed";
 
 /** Least line similarity for a pair under a new name (or a same-named pair in another file) to count as one symbol. */
-export const RENAME_SIMILARITY = 0.8;
+const RENAME_SIMILARITY = 0.8;
 /** Least similarity for a same-named symbol in another file. */
 const MOVE_SIMILARITY = 0.5;
 /** Bodies with fewer meaningful characters than this pair under a new name only when identical and not shared. */
@@ -235,7 +235,7 @@ function pairRenamed(
 }
 
 /** Line similarity of two symbols' bodies (whitespace runs folded, blank lines left out). */
-export function similarityOf(a: SideSymbol, b: SideSymbol): number {
+function similarityOf(a: SideSymbol, b: SideSymbol): number {
   if (sameLines(a.body, b.body)) return 1;
   return lineSimilarity(meaningful(a.body), meaningful(b.body));
 }
@@ -253,7 +253,7 @@ function meaningful(lines: readonly string[]): string[] {
  * The file lines of a symbol that belong to it and not to a member listed
  * in `memberRanges` (inclusive line ranges); blank lines left out.
  */
-export function ownLines(s: SideSymbol, memberRanges: readonly [number, number][], blankName = false): string[] {
+function ownLines(s: SideSymbol, memberRanges: readonly [number, number][], blankName = false): string[] {
   const out: string[] = [];
   const re = blankName ? namesRe(s.row) : null;
   s.body.forEach((l, i) => {
@@ -279,7 +279,7 @@ export function pairStatus(
 }
 
 /** True when the signature or the symbol's own lines (members left out) differ. */
-export function contentChanged(
+function contentChanged(
   p: SymbolPair,
   baseMembers: readonly [number, number][] = [],
   headMembers: readonly [number, number][] = [],

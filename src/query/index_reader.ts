@@ -45,7 +45,7 @@ export interface IndexView {
  * within this long. Publishes and damage found by this process are seen at
  * once (they invalidate the view).
  */
-export const RECHECK_MS = 500;
+const RECHECK_MS = 500;
 
 /** Caches read connections by project. */
 export class IndexReaders {

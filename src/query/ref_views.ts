@@ -31,6 +31,11 @@ export interface RefSource {
   indexedRef?(ref: string): Promise<RefView | null>;
 }
 
+/** The `index_repo` call that indexes `ref` of `project` (what a `ref_not_indexed` answer tells the agent to run). */
+export function indexRefFix(project: ProjectRow, ref: string) {
+  return { tool: "index_repo", arguments: { workspace: project.repo_root, ref, wait: true } };
+}
+
 /**
  * A ref input: trimmed, a revision git can take and that cannot be read as
  * an option (`-…`), a range, a path or a glob; else `invalid_input` naming
@@ -86,7 +91,7 @@ export async function openRefView(src: RefSource, ref: string | undefined): Prom
     {
       requested_ref: ref,
       indexed_ref: label,
-      fix: { tool: "index_repo", arguments: { workspace: src.project.repo_root, ref, wait: true } },
+      fix: indexRefFix(src.project, ref),
     },
   );
 }

@@ -102,7 +102,11 @@ export function closeQuietly(db: Db | null | undefined): void {
   } catch { /* already closed */ }
 }
 
-/** SQLite page cache of a connection that writes (KiB): bulk loads and syncs revisit their pages. */
+/**
+ * SQLite page cache of a connection that writes (KiB): the registry and the
+ * vectors store. The index writer sets its own, larger one (bulk loads and
+ * syncs revisit their pages).
+ */
 const WRITE_CACHE_KIB = 32_000;
 /**
  * Page cache of a connection that only answers queries (KiB). The main thread
@@ -110,7 +114,7 @@ const WRITE_CACHE_KIB = 32_000;
  * keeps the file's hot pages anyway; kept small, server memory stays flat in
  * the size of the index and grows little with the number of workers.
  */
-export const QUERY_CACHE_KIB = 8_000;
+const QUERY_CACHE_KIB = 8_000;
 
 function tune(db: Db, cacheKiB: number): void {
   db.exec("PRAGMA foreign_keys=OFF");

@@ -299,8 +299,14 @@ function refExists(gitDir: string, ref: string): boolean {
  * Requires `--allow-read` on the root and its git directory.
  */
 export function hasGit(root: string): boolean {
-  const gitDir = gitDirOf(root);
-  return gitDir !== null && readTextOrNull(join(gitDir, "HEAD")) !== null;
+  return repoOf(root) !== null;
+}
+
+const COMMIT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/** True for a full commit (or object) id: 40 hex digits (SHA-1) or 64 (SHA-256). */
+export function isCommitId(s: string): boolean {
+  return COMMIT_ID.test(s);
 }
 
 /**
@@ -318,7 +324,7 @@ export function currentRef(root: string): string | null {
     if (!refExists(gitDir, sym[1])) return null;
     return sym[1].startsWith("refs/heads/") ? sym[1].slice("refs/heads/".length) : sym[1];
   }
-  return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(head) ? head.slice(0, 7) : null;
+  return isCommitId(head) ? head.slice(0, 7) : null;
 }
 
 /** The ref an index of `root` is labelled with: the branch, or `live` outside git. */
@@ -335,9 +341,9 @@ export function refFor(root: string, vcs: "git" | "plain"): string {
  * the root and `--allow-run=git`.
  */
 export async function gitListFiles(root: string, timeoutMs = GIT_TIMEOUT_MS): Promise<string[] | null> {
-  const gitDir = gitDirOf(root);
-  if (!gitDir || readTextOrNull(join(gitDir, "HEAD")) === null) return null;
-  const args = gitArgs({ root, gitDir }, "ls-files", ["-z", "--cached", "--others", "--exclude-standard"]);
+  const repo = repoOf(root);
+  if (!repo) return null;
+  const args = gitArgs(repo, "ls-files", ["-z", "--cached", "--others", "--exclude-standard"]);
   const out = await spawnGitAsync(args, timeoutMs);
   if (!out) return null;
   return [...new Set(new TextDecoder().decode(out).split("\0").filter(Boolean))];
@@ -364,11 +370,11 @@ export async function gitMergeBase(
   for (const rev of [a, b]) {
     if (!isSafeRevision(rev)) return { problem: `refused revision ${JSON.stringify(rev.slice(0, 100))}` };
   }
-  const gitDir = gitDirOf(root);
-  if (!gitDir || readTextOrNull(join(gitDir, "HEAD")) === null) return { problem: `${root} is not a git work tree` };
-  const out = await spawnGitAsync(gitArgs({ root, gitDir }, "merge-base", ["--end-of-options", a, b]), timeoutMs);
+  const repo = repoOf(root);
+  if (!repo) return { problem: `${root} is not a git work tree` };
+  const out = await spawnGitAsync(gitArgs(repo, "merge-base", ["--end-of-options", a, b]), timeoutMs);
   const commit = out ? new TextDecoder().decode(out).trim() : "";
-  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) {
+  if (!isCommitId(commit)) {
     return {
       problem: `git merge-base found no common ancestor of ${a} and ${b} (unknown revision or unrelated histories)`,
     };
@@ -488,7 +494,7 @@ export async function gitResolveCommit(root: string, ref: string): Promise<strin
     GIT_TIMEOUT_MS,
   );
   const commit = out ? new TextDecoder().decode(out).trim() : "";
-  return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit) ? commit : null;
+  return isCommitId(commit) ? commit : null;
 }
 
 /** One entry of a commit's tree (`ls-tree -r`). */
@@ -511,7 +517,7 @@ export interface TreeEntry {
  * git refuses to check them out, so they are never part of a working tree.
  */
 export async function gitListTree(root: string, commit: string): Promise<TreeEntry[] | null> {
-  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) return null;
+  if (!isCommitId(commit)) return null;
   const repo = repoOf(root);
   if (!repo) return null;
   const out = await spawnGitAsync(
@@ -551,7 +557,7 @@ function safeTreePath(path: string): boolean {
  */
 export async function gitBlobSizes(root: string, oids: readonly string[]): Promise<Map<string, number> | null> {
   const repo = repoOf(root);
-  if (!repo || oids.some((o) => !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(o))) return null;
+  if (!repo || oids.some((o) => !isCommitId(o))) return null;
   if (!oids.length) return new Map();
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), GIT_TIMEOUT_MS);
@@ -594,7 +600,7 @@ export async function gitReadBlobs(
   const repo = repoOf(root);
   if (!repo) return false;
   if (!oids.length) return true;
-  if (oids.some((o) => !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(o))) return false;
+  if (oids.some((o) => !isCommitId(o))) return false;
   const abort = new AbortController();
   let idle = setTimeout(() => abort.abort(), GIT_TIMEOUT_MS);
   let child: Deno.ChildProcess;

@@ -160,7 +160,7 @@ export function namesWithPrefix(db: Db, prefixLower: string, max: number): Prefi
 }
 
 /** Row ids read at most per trigram when gathering fuzzy candidates. */
-export const GRAM_SCAN_ROWS = 20_000;
+const GRAM_SCAN_ROWS = 20_000;
 
 /** Set by a bounded read when it stopped at its cap (the answer may then miss something). */
 export interface ScanBounds {

@@ -13,10 +13,11 @@
 import { backup } from "node:sqlite";
 import { join } from "node:path";
 import { closeQuietly, type Db, getMeta, openDb } from "./db.ts";
+import { isCommitId } from "./git.ts";
 import { indexPath } from "./project_index.ts";
 
 /** Directory holding a project's ref stores. */
-export function refsDir(projectDir: string): string {
+function refsDir(projectDir: string): string {
   return join(projectDir, "refs");
 }
 
@@ -31,7 +32,7 @@ export function refBuildDir(projectDir: string, commit: string): string {
 }
 
 /** Default number of ref stores kept per project (`CRUXE_MAX_REF_STORES` overrides it). */
-export const DEFAULT_MAX_REF_STORES = 8;
+const DEFAULT_MAX_REF_STORES = 8;
 
 /** How many ref stores a project keeps: `CRUXE_MAX_REF_STORES` (1..1000) or `DEFAULT_MAX_REF_STORES`. */
 export function maxRefStores(): number {
@@ -57,8 +58,6 @@ export interface RefStoreInfo {
   lastUsedMs: number;
 }
 
-const COMMIT_DIR = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
-
 /** The published ref stores of a project, most recently used first (unreadable ones are left out). */
 export function listRefStores(projectDir: string): RefStoreInfo[] {
   let entries: Deno.DirEntry[];
@@ -69,7 +68,7 @@ export function listRefStores(projectDir: string): RefStoreInfo[] {
   }
   const out: RefStoreInfo[] = [];
   for (const e of entries) {
-    if (!e.isDirectory || !COMMIT_DIR.test(e.name)) continue;
+    if (!e.isDirectory || !isCommitId(e.name)) continue;
     const dir = join(refsDir(projectDir), e.name);
     const info = readRefStoreInfo(dir, e.name);
     if (info) out.push(info);

@@ -1,7 +1,6 @@
 /** `list_refs`: the refs of the routed workspace that are indexed, and its branches that are not. */
 import { z } from "zod";
-import { gitListRefs } from "../../state/git.ts";
-import { refFor } from "../../state/git.ts";
+import { gitListRefs, refFor } from "../../state/git.ts";
 import { worktreeStoreDirs } from "../../index/job_runner.ts";
 import { listRefStores, maxRefStores, refBuildExists } from "../../state/ref_stores.ts";
 import { jobElsewhere } from "../../query/index_status.ts";

@@ -1,11 +1,11 @@
 /** `switch_ref`: change the ref the calling session's queries read by default. */
 import { z } from "zod";
 import { CruxeError } from "../../core/errors.ts";
-import { checkRefName } from "../../state/git.ts";
+import { checkRefName, refFor } from "../../state/git.ts";
 import { isLiveRef, resolveProjectRef } from "../../index/job_runner.ts";
-import { refFor } from "../../state/git.ts";
 import { listRefStores } from "../../state/ref_stores.ts";
-import { indexRefFix, refFields, sessionRef, setSessionRef } from "../ref_router.ts";
+import { refFields, sessionRef, setSessionRef } from "../ref_router.ts";
+import { indexRefFix } from "../../query/ref_views.ts";
 import { defineTool } from "./tool.ts";
 
 /** The switch_ref tool. */

@@ -28,7 +28,7 @@ const TTL_MS = 30_000;
  * corpus that makes a term too common to search (COMMON_SHARE, and never
  * below ROW_BUDGET): such a term reads as that bound, whatever its real count.
  */
-export const EXACT_COUNT_DOCS = 150_000;
+const EXACT_COUNT_DOCS = 150_000;
 
 /** The statistics of a project index (cached per connection for a short while). */
 export function termStats(db: Db): TermStats {

@@ -7,7 +7,7 @@ import { tableNames } from "../db.ts";
 import { allRowsOnce } from "./rows.ts";
 
 /** One row of `file_blobs`. */
-export interface FileBlobRow {
+interface FileBlobRow {
   path: string;
   blob: string;
 }

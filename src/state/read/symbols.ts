@@ -31,7 +31,7 @@ export function symbolMapByIds(db: Db, symbolIds: readonly string[]): Map<string
 }
 
 /** Symbols by row id, in no particular order. */
-export function symbolsByRowIds(db: Db, ids: readonly number[]): SymbolRow[] {
+function symbolsByRowIds(db: Db, ids: readonly number[]): SymbolRow[] {
   return rowsInBatches<SymbolRow>(db, ids, (list) => `SELECT ${COLS} FROM symbols WHERE id IN (${list})`);
 }
 

@@ -207,17 +207,33 @@ export class JobRunner {
       );
     }
     // Another live Cruxe process (a server, a CLI run) may be indexing the same project.
-    const elsewhere = this.registry.activeJob(project.project_id);
-    if (elsewhere && elsewhere.owner_pid !== null && elsewhere.owner_pid !== Deno.pid) {
-      if (processAlive(this.registry.home, elsewhere.owner_pid)) {
-        throw new CruxeError(
-          opts.mode === "full" ? "index_in_progress" : "sync_in_progress",
-          `Another Cruxe process (pid ${elsewhere.owner_pid}) is indexing ${project.repo_root} (job ${elsewhere.job_id})`,
-          { job_id: elsewhere.job_id, progress_token: elsewhere.progress_token, owner_pid: elsewhere.owner_pid },
-        );
-      }
-    }
+    this.refuseElsewhere(
+      project.project_id,
+      undefined,
+      opts.mode === "full" ? "index_in_progress" : "sync_in_progress",
+      (pid, jobId) => `Another Cruxe process (pid ${pid}) is indexing ${project.repo_root} (job ${jobId})`,
+    );
     return undefined;
+  }
+
+  /**
+   * Throws `code` (with the job's handles and owner) when another live Cruxe
+   * process runs a job on the project (or, with `commit`, on that ref's store).
+   */
+  private refuseElsewhere(
+    projectId: string,
+    commit: string | undefined,
+    code: ErrorCode,
+    message: (pid: number, jobId: string) => string,
+  ): void {
+    const elsewhere = this.registry.activeJob(projectId, commit);
+    if (!elsewhere || elsewhere.owner_pid === null || elsewhere.owner_pid === Deno.pid) return;
+    if (!processAlive(this.registry.home, elsewhere.owner_pid)) return;
+    throw new CruxeError(code, message(elsewhere.owner_pid, elsewhere.job_id), {
+      job_id: elsewhere.job_id,
+      progress_token: elsewhere.progress_token,
+      owner_pid: elsewhere.owner_pid,
+    });
   }
 
   /**
@@ -340,17 +356,14 @@ export class JobRunner {
     const running = this.active.get(key);
     if (running) return { resolved, active: running, joined: true };
     // Another live Cruxe process building the same store: its build directory must not be taken from under it.
-    const elsewhere = this.registry.activeJob(project.project_id, resolved.commit);
-    if (elsewhere && elsewhere.owner_pid !== null && elsewhere.owner_pid !== Deno.pid) {
-      if (processAlive(this.registry.home, elsewhere.owner_pid)) {
-        throw new CruxeError(
-          "index_in_progress",
-          `Another Cruxe process (pid ${elsewhere.owner_pid}) is indexing ${ref} (${resolved.commit}) of ` +
-            `${project.repo_root} (job ${elsewhere.job_id}); retry when it ends.`,
-          { job_id: elsewhere.job_id, progress_token: elsewhere.progress_token, owner_pid: elsewhere.owner_pid },
-        );
-      }
-    }
+    this.refuseElsewhere(
+      project.project_id,
+      resolved.commit,
+      "index_in_progress",
+      (pid, jobId) =>
+        `Another Cruxe process (pid ${pid}) is indexing ${ref} (${resolved.commit}) of ${project.repo_root} ` +
+        `(job ${jobId}); retry when it ends.`,
+    );
     const existing = findRefStore(this.registry, project, resolved.commit);
     if (existing && !opts.force) {
       touchRefStore(existing.dir);

@@ -7,6 +7,7 @@ import type { RefView } from "../state/ref_view.ts";
 import type { FileDigest } from "../state/read/files.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { storedLines } from "./_file_lines.ts";
+import { symbolsInFile } from "../state/read/symbols.ts";
 import type { SideSymbol } from "./_symbol_match.ts";
 
 /** A file's lines at one ref, and whether they are its whole text. */
@@ -29,4 +30,33 @@ export async function refFileText(view: RefView, file: FileDigest): Promise<RefF
 /** A symbol with its body lines cut from its file's text. */
 export function withBody(row: SymbolRow, text: RefFileText): SideSymbol {
   return { row, body: text.lines.slice(row.line_start - 1, row.line_end) };
+}
+
+/** File texts of one side, each read once (also when asked for at once), and the symbols of a file with their bodies. */
+export class TextCache {
+  private texts = new Map<string, Promise<RefFileText>>();
+  private done = new Map<string, RefFileText>();
+
+  constructor(readonly view: RefView) {}
+
+  /** The text of `f` at this side. */
+  text(f: FileDigest): Promise<RefFileText> {
+    let t = this.texts.get(f.path);
+    if (!t) {
+      this.texts.set(f.path, t = refFileText(this.view, f));
+      t.then((x) => this.done.set(f.path, x));
+    }
+    return t;
+  }
+
+  /** Every symbol of `f` at this side, with its body. */
+  async symbols(f: FileDigest): Promise<SideSymbol[]> {
+    const text = await this.text(f);
+    return symbolsInFile(this.view.db, f.path, false, 1_000_000).map((r) => withBody(r, text));
+  }
+
+  /** Paths read whose text was not complete. */
+  incomplete(): string[] {
+    return [...this.done].filter(([, t]) => !t.complete).map(([p]) => p);
+  }
 }

@@ -19,7 +19,7 @@ import type { SymbolRow } from "../state/read/rows.ts";
 import { symbolById, symbolsByName, symbolsByStableId, symbolsInFile } from "../state/read/symbols.ts";
 import { requireName } from "./_input_rules.ts";
 import { resolveSymbol } from "./_resolve_symbol.ts";
-import { refFileText, withBody } from "./_ref_text.ts";
+import { TextCache, withBody } from "./_ref_text.ts";
 import { matchSymbols, pairStatus, type SideSymbol, type SymbolStatus } from "./_symbol_match.ts";
 import { type SymbolChange, symbolChange } from "./_symbol_change.ts";
 import type { RefSide } from "./diff_context.ts";
@@ -73,10 +73,10 @@ function counterpartCandidates(other: RefView, row: SymbolRow): SymbolRow[] {
   return [...seen.values()];
 }
 
-/** A row with its body read from its view. */
-async function sided(view: RefView, row: SymbolRow): Promise<{ side: SideSymbol; complete: boolean }> {
-  const digest = fileDigestOf(view.db, row.path);
-  const text = digest ? await refFileText(view, digest) : { lines: [], complete: false };
+/** A row with its body read from its side (each file's text read once per side). */
+async function sided(texts: TextCache, row: SymbolRow): Promise<{ side: SideSymbol; complete: boolean }> {
+  const digest = fileDigestOf(texts.view.db, row.path);
+  const text = digest ? await texts.text(digest) : { lines: [], complete: false };
   return { side: withBody(row, text), complete: text.complete };
 }
 
@@ -115,8 +115,9 @@ export async function compareSymbol(
     throw new CruxeError("symbol_not_found", "No such symbol at either ref", { suggestions: [] });
   }
   const [mine, other] = fromHead ? [head, base] : [base, head];
-  const me = await sided(mine, found);
-  const candidates = await Promise.all(counterpartCandidates(other, found).map((r) => sided(other, r)));
+  const otherTexts = new TextCache(other);
+  const me = await sided(new TextCache(mine), found);
+  const candidates = await Promise.all(counterpartCandidates(other, found).map((r) => sided(otherTexts, r)));
   const m = fromHead
     ? matchSymbols(candidates.map((c) => c.side), [me.side])
     : matchSymbols([me.side], candidates.map((c) => c.side));

@@ -23,12 +23,11 @@ import { CruxeError } from "../core/errors.ts";
 import { getMeta } from "../state/db.ts";
 import type { RefView } from "../state/ref_view.ts";
 import { type FileDigest, fileDigests } from "../state/read/files.ts";
-import { symbolsInFile } from "../state/read/symbols.ts";
 import { parsePathPrefix } from "./_input_rules.ts";
 import { parseMaxTokens } from "./code_context.ts";
 import { jsonTokens, METADATA_TOKENS, TOKEN_ESTIMATOR } from "./_token_estimate.ts";
 import { fitInOrder, type Fitted, longestFittingHead } from "./_diff_budget.ts";
-import { type RefFileText, refFileText, withBody } from "./_ref_text.ts";
+import { TextCache } from "./_ref_text.ts";
 import { matchSymbols, pairStatus, type SideSymbol, type SymbolPair, type SymbolStatus } from "./_symbol_match.ts";
 import { type SymbolChange, symbolChange } from "./_symbol_change.ts";
 import { byCodeUnits } from "./_symbol_row.ts";
@@ -201,31 +200,6 @@ function capDelta(delta: FileDelta, max: number): FileChange[] {
   delta.removed = keep(delta.removed, (f) => ({ path: f.path, status: "removed", language: f.language }));
   delta.added = keep(delta.added, (f) => ({ path: f.path, status: "added", language: f.language }));
   return out;
-}
-
-/** File texts of one side, each read once, and the symbols of a file with their bodies. */
-class TextCache {
-  private texts = new Map<string, RefFileText>();
-
-  constructor(readonly view: RefView) {}
-
-  /** The text of `f` at this side. */
-  async text(f: FileDigest): Promise<RefFileText> {
-    let t = this.texts.get(f.path);
-    if (!t) this.texts.set(f.path, t = await refFileText(this.view, f));
-    return t;
-  }
-
-  /** Every symbol of `f` at this side, with its body. */
-  async symbols(f: FileDigest): Promise<SideSymbol[]> {
-    const text = await this.text(f);
-    return symbolsInFile(this.view.db, f.path, false, 1_000_000).map((r) => withBody(r, text));
-  }
-
-  /** Paths read whose text was not complete. */
-  incomplete(): string[] {
-    return [...this.texts].filter(([, t]) => !t.complete).map(([p]) => p);
-  }
 }
 
 /** How a view is named in the answer. */

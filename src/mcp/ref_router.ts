@@ -13,7 +13,7 @@
 import { existsSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
 import { gitReadBlobs, gitResolveCommit, refFor, type ResolvedRef } from "../state/git.ts";
-import { findRefStore, isLiveRef, resolveProjectRef } from "../index/job_runner.ts";
+import { findRefStore, isLiveRef, resolveProjectRef, worktreeStoreDirs } from "../index/job_runner.ts";
 import { type IndexReaders, type IndexView, requireIndex } from "../query/index_reader.ts";
 import { indexRefFix, openRefView, type RefSource } from "../query/ref_views.ts";
 import { fileBlobIds } from "../state/read/file_blobs.ts";
@@ -86,8 +86,10 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
   // One git call on the usual path; without a commit, `resolveProjectRef` says why (unknown ref, not git).
   const commit = (project.vcs_mode === "git" ? await gitResolveCommit(project.repo_root, name) : null) ??
     (await resolveProjectRef(project, name)).commit;
-  const own = refStoreDir(projectDir, commit);
-  const dir = existsSync(indexPath(own)) ? own : findRefStore(rt.registry, project, commit)?.dir;
+  // This workspace's store of the commit, else one another worktree of the repository built (found by its
+  // path, as the commit names the directory: no store is opened to look).
+  const dir = [projectDir, ...worktreeStoreDirs(rt.registry, project)].map((d) => refStoreDir(d, commit))
+    .find((d) => existsSync(indexPath(d)));
   if (dir) {
     noteUse(dir);
     return { view: rt.readers.refView(project, dir), live: false, ref: name, commit };

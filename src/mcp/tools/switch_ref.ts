@@ -1,9 +1,8 @@
 /** `switch_ref`: change the ref the calling session's queries read by default. */
 import { z } from "zod";
 import { CruxeError } from "../../core/errors.ts";
-import { checkRefName, refFor } from "../../state/git.ts";
-import { isLiveRef, resolveProjectRef } from "../../index/job_runner.ts";
-import { listRefStores } from "../../state/ref_stores.ts";
+import { refFor } from "../../state/git.ts";
+import { findRefStore, isLiveRef, resolveProjectRef } from "../../index/job_runner.ts";
 import { refFields, sessionRef, setSessionRef } from "../ref_router.ts";
 import { indexRefFix } from "../../query/ref_views.ts";
 import { defineTool } from "./tool.ts";
@@ -43,11 +42,10 @@ export const switchRefTool = defineTool({
         changed: previous !== current,
       };
     }
-    checkRefName(args.ref);
-    const resolved = await resolveProjectRef(project, args.ref);
+    const resolved = await resolveProjectRef(project, args.ref); // checks the name first
     setSessionRef(ctx.runtime, session, project.project_id, args.ref);
-    const stores = listRefStores(ctx.runtime.registry.projectDir(project.project_id));
-    const indexed = stores.some((s) => s.commit === resolved.commit);
+    // Indexed here or in another worktree of the repository: what queries on the ref will read.
+    const indexed = findRefStore(ctx.runtime.registry, project, resolved.commit) !== undefined;
     return {
       previous_ref: previous,
       ...refFields(resolved),

@@ -475,7 +475,17 @@ export class LiveIndexer {
     if (!st || st.closed) return;
     const own = st.ownJob?.jobId === e.job.job_id ? st.ownJob : null;
     if (own) st.ownJob = null;
-    if (e.job.status === "published") {
+    const published = e.job.status === "published";
+    if (own) {
+      st.lastSync = {
+        job_id: e.job.job_id,
+        status: e.job.status,
+        changed_files: published ? e.summary?.changedFiles ?? e.job.changed_files ?? 0 : 0,
+        duration_ms: (published ? e.summary?.durationMs : undefined) ?? e.job.duration_ms,
+        scope: published ? e.summary?.scope ?? null : null,
+      };
+    }
+    if (published) {
       st.retryMs = 0;
       if (own) {
         // Everything seen before this sync started is in what it published.
@@ -488,26 +498,10 @@ export class LiveIndexer {
         if (st.unknownSince !== null && st.unknownSince < own.startedAt) st.unknownSince = null;
         st.syncs++;
         if (st.staleCured === null) st.staleCured = (e.summary?.changedFiles ?? 1) > 0 ? undefined : false;
-        st.lastSync = {
-          job_id: e.job.job_id,
-          status: e.job.status,
-          changed_files: e.summary?.changedFiles ?? e.job.changed_files ?? 0,
-          duration_ms: e.summary?.durationMs ?? e.job.duration_ms,
-          scope: e.summary?.scope ?? null,
-        };
       }
       // A job someone else started may have begun before a pending change: one more sync settles it.
       if (this.hasPending(st) || st.again) this.requestSync(st);
     } else {
-      if (own) {
-        st.lastSync = {
-          job_id: e.job.job_id,
-          status: e.job.status,
-          changed_files: 0,
-          duration_ms: e.job.duration_ms,
-          scope: null,
-        };
-      }
       if (this.hasPending(st) || st.again) this.retryLater(st);
     }
     for (const w of [...st.waiters]) w();

@@ -50,7 +50,7 @@ const RECHECK_MS = 500;
 /** Caches read connections by project. */
 export class IndexReaders {
   private views = new Map<string, IndexView>();
-  /** When each cached healthy view was last found current (by project id). */
+  /** When each cached healthy view was last found current (by view key). */
   private checkedAt = new Map<string, number>();
 
   /** `clock` (ms, monotonic) is for tests; views are re-checked against their file every `recheckMs`. */
@@ -133,12 +133,11 @@ export class IndexReaders {
   private current(key: string, v: IndexView): boolean {
     // Not indexed yet: cheap to reopen, and another process may publish the first index into the same file.
     if (v.schemaStatus === "not_indexed") return false;
-    const id = key;
     const now = this.clock();
-    if (v.schemaStatus === "compatible" && now - (this.checkedAt.get(id) ?? -Infinity) < this.recheckMs) return true;
+    if (v.schemaStatus === "compatible" && now - (this.checkedAt.get(key) ?? -Infinity) < this.recheckMs) return true;
     if (storeIdentity(v.storePath) !== v.storeId) return false;
     const ok = v.schemaStatus === "corrupt_manifest" || !existsSync(damagedMarkerPath(dirname(v.storePath)));
-    if (ok) this.checkedAt.set(id, now);
+    if (ok) this.checkedAt.set(key, now);
     return ok;
   }
 

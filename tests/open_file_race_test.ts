@@ -28,18 +28,25 @@ Deno.symlinkSync(join(outside, ".bashrc"), join(repo, "f.txt.link"));
 const CALLS_PER_CASE = 10_000;
 const REFUSALS = new Set(["forbidden", "file_not_found"]);
 
-/** Starts the flipper Worker on `entry`; the returned function stops it and resolves to its flip count. */
-function startFlipper(entry: string): () => Promise<number> {
+/**
+ * Starts the flipper Worker on `entry` and resolves once it is flipping; the
+ * resolved function stops it and resolves to its flip count.
+ */
+async function startFlipper(entry: string): Promise<() => Promise<number>> {
   const stop = new SharedArrayBuffer(4);
   const worker = new Worker(new URL("./helpers/race_flipper.ts", import.meta.url), { type: "module" });
+  const started = Promise.withResolvers<void>();
   const done = new Promise<number>((resolve, reject) => {
-    worker.onmessage = (e) => resolve(e.data.flips);
+    worker.onmessage = (e) => e.data.started ? started.resolve() : resolve(e.data.flips);
     worker.onerror = (e) => {
       e.preventDefault();
-      reject(new Error(`flipper failed: ${e.message}`));
+      const err = new Error(`flipper failed: ${e.message}`);
+      started.reject(err);
+      reject(err);
     };
   });
   worker.postMessage({ entry, stop, maxMs: 30_000 });
+  await started.promise;
   return async () => {
     Atomics.store(new Int32Array(stop), 0, 1);
     try {
@@ -72,7 +79,7 @@ function hammer(path: string, n: number): { leaks: number; inside: number; codes
 
 for (const [what, entry, path] of [["directory", "d", "d/.bashrc"], ["file", "f.txt", "f.txt"]] as const) {
   Deno.test(`open_file race: ${what} swapped with a symlink to outside leaks nothing`, async () => {
-    const stopFlipper = startFlipper(join(repo, entry));
+    const stopFlipper = await startFlipper(join(repo, entry));
     const t0 = performance.now();
     const r = hammer(path, CALLS_PER_CASE);
     const ms = Math.round(performance.now() - t0);
@@ -90,8 +97,8 @@ for (const [what, entry, path] of [["directory", "d", "d/.bashrc"], ["file", "f.
 }
 
 Deno.test("open_file race under --allow-read limited to the repository: no leak, no internal_error, no outside path", async () => {
-  const stopFlipper = startFlipper(join(repo, "d"));
-  const stopFileFlipper = startFlipper(join(repo, "f.txt"));
+  const stopFlipper = await startFlipper(join(repo, "d"));
+  const stopFileFlipper = await startFlipper(join(repo, "f.txt"));
   let out: Deno.CommandOutput;
   try {
     out = await new Deno.Command(Deno.execPath(), {

@@ -25,8 +25,12 @@
  *
  * A swap before the open is caught by steps 4-5 (the handle is another file
  * than the one the path leads to inside the root), a swap after it by step 5
- * (the path no longer resolves to the handle). Slipping through would need
- * the swap and its undo both to fall between two of our consecutive lookups.
+ * (the path no longer resolves to the handle). A handle on another device
+ * than its directory is refused outright. Otherwise, since Deno offers no
+ * `openat` and no `/proc/self/fd` without all permissions, the checks are
+ * lookups by path: step 5 is repeated (`CONFIRM_ROUNDS`), so slipping through
+ * would need a directory on the way swapped and restored in step with each
+ * of about a dozen consecutive lookups microseconds apart.
  *
  * Errors name only the request path, never where a link points: `forbidden`
  * for escapes, symlinked directories, and anything the process may not read
@@ -212,19 +216,46 @@ export function readRepoFile(root: string, path: string, opts: SafeReadOptions):
     const handle = fsCall(path, () => fstatSync(fd));
     const held: Identity = { dev: handle.dev, ino: handle.ino };
     if (!handle.isFile() || !same(held, before)) throw notFound(path, "it changed while being opened");
-    // Where the path leads now: inside the root, with no symlink on the way, to the file we hold.
-    const real = fsCall(path, () => Deno.realPathSync(abs));
-    if (!isWithinRoot(canonical, real)) throw forbidden(path, "it resolves outside the repository (symlink escape)");
-    if (real !== abs) throw notFound(path, "it changed while being opened");
-    const now = fsCall(path, () => Deno.statSync(real));
-    if (!same(now, held)) throw notFound(path, "it changed while being opened");
-    const again = walkDirectories(canonical, segs, path);
-    if (again.some((d, i) => !same(d, dirs[i]))) throw notFound(path, "it changed while being opened");
+    // A file lives on its directory's device (only a bind-mounted file would not): a handle on
+    // another device was reached through a swapped-in link, whatever the lookups below see.
+    const parentDev = dirs.length ? dirs[dirs.length - 1].dev : fsCall(path, () => Deno.statSync(canonical)).dev;
+    if (held.dev !== parentDev) throw notFound(path, "it changed while being opened");
+    for (let round = 0; round < CONFIRM_ROUNDS; round++) confirmPlace(canonical, segs, abs, dirs, held, path);
     if (handle.size > opts.maxBytes) throw tooLarge(handle.size);
     return { path: segs.join("/"), bytes: readAll(fd, handle.size, path) };
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * How many times the held handle's place is confirmed. Each round needs a
+ * directory on the way to be real for its walk and realpath and a link for
+ * its stat: a swapped-in link survives only by alternating in step with
+ * every one of those lookups, twice per round.
+ */
+const CONFIRM_ROUNDS = 4;
+
+/**
+ * Throws unless `abs` now leads, inside the root and with no symlink on the
+ * way, to the file held (`held`), through the very directories `dirs` that
+ * were walked before opening.
+ */
+function confirmPlace(
+  canonical: string,
+  segs: string[],
+  abs: string,
+  dirs: Identity[],
+  held: Identity,
+  shown: string,
+): void {
+  const real = fsCall(shown, () => Deno.realPathSync(abs));
+  if (!isWithinRoot(canonical, real)) throw forbidden(shown, "it resolves outside the repository (symlink escape)");
+  if (real !== abs) throw notFound(shown, "it changed while being opened");
+  const now = fsCall(shown, () => Deno.statSync(real));
+  if (!same(now, held)) throw notFound(shown, "it changed while being opened");
+  const again = walkDirectories(canonical, segs, shown);
+  if (again.some((d, i) => !same(d, dirs[i]))) throw notFound(shown, "it changed while being opened");
 }
 
 /** Up to `size` bytes from the start of `fd` (fewer when the file shrank meanwhile). */

@@ -7,7 +7,8 @@
  * Message in: `{ entry, stop, maxMs }` — `entry` is the absolute path that
  * flips; `<entry>.real` and `<entry>.link` must exist beside it as the two
  * forms (one of them is at `entry` at any moment, or briefly neither).
- * Message out: `{ flips }` once stopped, with the real form back in place.
+ * Messages out: `{ started: true }` before the first flip; `{ flips }` once
+ * stopped, with the real form back in place.
  */
 /// <reference lib="deno.worker" />
 
@@ -22,6 +23,7 @@ self.onmessage = (e: MessageEvent<{ entry: string; stop: SharedArrayBuffer; maxM
     const until = performance.now() + ((flips * 37) % 121) / 1000;
     while (performance.now() < until) { /* spin */ }
   };
+  self.postMessage({ started: true });
   // The real form starts at `entry`; `.link` is parked beside it.
   while (Atomics.load(stop, 0) === 0 && Date.now() < end) {
     hold();

@@ -218,13 +218,15 @@ async function serveThroughSandbox(
   const repo = join(root, "app");
   const driver = join(base, `driver_${mode}.ts`);
   const sandboxUrl = new URL("../src/cli/sandbox.ts", import.meta.url).href;
-  const parseUrl = new URL("../src/cli/commands/serve_mcp.ts", import.meta.url).href;
+  const parseUrl = new URL("../src/cli/commands/serve_cmd.ts", import.meta.url).href;
+  const serveUrl = new URL("../src/cli/commands/serve_mcp.ts", import.meta.url).href;
   const probeMain = new URL("./helpers/raw_probe_main.ts", import.meta.url).href;
   const probeWorker = new URL("./helpers/raw_probe_worker.ts", import.meta.url).href;
   Deno.writeTextFileSync(
     driver,
     `import { sandboxedServe } from ${JSON.stringify(sandboxUrl)};
-import { parseServeArgs, runServe } from ${JSON.stringify(parseUrl)};
+import { parseServeArgs } from ${JSON.stringify(parseUrl)};
+import { runServe } from ${JSON.stringify(serveUrl)};
 const argv = ["serve-mcp", "--workspace", ${JSON.stringify(repo)}, "--no-prewarm"];
 const parsed = parseServeArgs("serve-mcp", argv.slice(1));
 // The sandboxed server starts from the test's entries, which run the raw probe before serving.

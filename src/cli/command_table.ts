@@ -2,6 +2,8 @@
  * Every `cruxe` command in one table: its arguments, options with help text,
  * an example, and the function that runs it. Help, shell completions and the
  * parser all read this table, so a new command is one more entry here.
+ * A command's module is imported when the command runs, so a process loads
+ * only the command it runs (the sandbox launcher of `serve-mcp` stays small).
  */
 import { CruxeError } from "../core/errors.ts";
 import type { OptionTable, Parsed } from "./args.ts";
@@ -9,16 +11,8 @@ import type { CommandDef } from "./command_def.ts";
 import { type CliContext, openContext } from "./context.ts";
 import { userCwd } from "./user_cwd.ts";
 import { printJson } from "./output.ts";
-import { runIndexCommand } from "./commands/index_cmd.ts";
-import { runDoctor } from "./commands/doctor.ts";
-import { runStatus } from "./commands/status.ts";
-import { runWatchCommand } from "./commands/watch.ts";
-import { type QueryArgs, runQueryCommand } from "./commands/query_cmds.ts";
-import { runReferenceCommand } from "./commands/reference_cmds.ts";
-import { runCompareCommand, runDiffCommand } from "./commands/ref_cmds.ts";
-import { runServeCommand, SERVE_MCP_OPTIONS, SERVE_OPTIONS } from "./commands/serve_mcp.ts";
-import { registerProject } from "../index/project_setup.ts";
-import { IndexWriter } from "../state/project_index.ts";
+import type { QueryArgs } from "./commands/query_cmds.ts";
+import { runServeCommand, SERVE_MCP_OPTIONS, SERVE_OPTIONS } from "./commands/serve_cmd.ts";
 import { completionScript, SHELLS } from "./completions.ts";
 
 /** Erases a command's option types so commands with different tables share one list. */
@@ -48,11 +42,20 @@ const path = {
   path: { type: "string", arg: "PATH", help: "file that holds the symbol (when the name is ambiguous)" },
 } as const;
 
-/** Runs a query command (by default through `runQueryCommand`) with the text of its positional arguments. */
+/** How a query command runs once its arguments are read. */
+type QueryRunner = (ctx: CliContext, name: string, a: QueryArgs) => Promise<number>;
+
+/** The query tools' runner (`commands/query_cmds.ts`), loaded on first use. */
+const queryRunner: QueryRunner = async (...a) => (await import("./commands/query_cmds.ts")).runQueryCommand(...a);
+/** The references and call-graph runner (`commands/reference_cmds.ts`), loaded on first use. */
+const referenceRunner: QueryRunner = async (...a) =>
+  (await import("./commands/reference_cmds.ts")).runReferenceCommand(...a);
+
+/** Runs a query command (by default through `queryRunner`) with the text of its positional arguments. */
 function query<T extends OptionTable>(
   name: string,
   p: Parsed<T>,
-  runner: (ctx: CliContext, name: string, a: QueryArgs) => Promise<number> = runQueryCommand,
+  runner: QueryRunner = queryRunner,
 ): Promise<number> {
   const { verbose: _v, config, json, help: _h, workspace, ...flags } = p.values as Record<string, unknown>;
   const text = p.positionals.join(" ").trim();
@@ -73,7 +76,9 @@ export const COMMANDS: CommandDef[] = [
     summary: "register a workspace and create its store",
     options: workspace,
     examples: ["cruxe init --workspace ~/src/app   # register ~/src/app (git or plain directory)"],
-    run: ({ values: v }) => {
+    run: async ({ values: v }) => {
+      const { registerProject } = await import("../index/project_setup.ts");
+      const { IndexWriter } = await import("../state/project_index.ts");
       const ctx = openContext(v.config);
       const p = registerProject(ctx.registry, v.workspace ?? userCwd());
       IndexWriter.open(ctx.registry.projectDir(p.project_id), false).close();
@@ -106,7 +111,7 @@ export const COMMANDS: CommandDef[] = [
         ]
         : ["cruxe sync   # pick up what changed since the last index"],
       run: async ({ values: v }) =>
-        await runIndexCommand(openContext(v.config), {
+        await (await import("./commands/index_cmd.ts")).runIndexCommand(openContext(v.config), {
           path: v.path ?? v.workspace ?? userCwd(),
           force: v.force ?? false,
           ref: v.ref,
@@ -121,7 +126,10 @@ export const COMMANDS: CommandDef[] = [
     options: workspace,
     examples: ["cruxe watch --workspace ~/src/app   # index if needed, then sync on every change until Ctrl-C"],
     run: async ({ values: v }) =>
-      await runWatchCommand(openContext(v.config), { path: v.workspace ?? userCwd(), json: v.json ?? false }),
+      await (await import("./commands/watch.ts")).runWatchCommand(openContext(v.config), {
+        path: v.workspace ?? userCwd(),
+        json: v.json ?? false,
+      }),
   }),
   command({
     name: "search",
@@ -230,7 +238,7 @@ export const COMMANDS: CommandDef[] = [
       ...ref,
     },
     examples: ["cruxe refs ValidateToken   # every use, with its enclosing symbol and how sure the match is"],
-    run: (p) => query("refs", p, runReferenceCommand),
+    run: (p) => query("refs", p, referenceRunner),
   }),
   command({
     name: "callgraph",
@@ -252,7 +260,7 @@ export const COMMANDS: CommandDef[] = [
       ...ref,
     },
     examples: ["cruxe callgraph ValidateToken --direction callers --depth 2"],
-    run: (p) => query("callgraph", p, runReferenceCommand),
+    run: (p) => query("callgraph", p, referenceRunner),
   }),
   command({
     name: "context",
@@ -290,7 +298,7 @@ export const COMMANDS: CommandDef[] = [
     ],
     run: async ({ values: v, positionals }) => {
       if (positionals.length > 2) throw new CruxeError("invalid_input", "cruxe diff takes BASE and at most one HEAD");
-      return await runDiffCommand(openContext(v.config), {
+      return await (await import("./commands/ref_cmds.ts")).runDiffCommand(openContext(v.config), {
         workspace: v.workspace ?? userCwd(),
         json: v.json ?? false,
         base: positionals[0],
@@ -312,7 +320,7 @@ export const COMMANDS: CommandDef[] = [
       if (positionals.length < 2 || positionals.length > 3) {
         throw new CruxeError("invalid_input", "cruxe compare takes SYMBOL BASE [HEAD] (see cruxe compare --help)");
       }
-      return await runCompareCommand(openContext(v.config), {
+      return await (await import("./commands/ref_cmds.ts")).runCompareCommand(openContext(v.config), {
         workspace: v.workspace ?? userCwd(),
         json: v.json ?? false,
         symbol: positionals[0],
@@ -330,7 +338,11 @@ export const COMMANDS: CommandDef[] = [
       "cruxe status   # every project and its last job",
       "cruxe status --errors --json   # files with syntax errors, as JSON",
     ],
-    run: ({ values: v }) => runStatus(openContext(v.config), { json: v.json ?? false, errors: v.errors ?? false }),
+    run: async ({ values: v }) =>
+      await (await import("./commands/status.ts")).runStatus(openContext(v.config), {
+        json: v.json ?? false,
+        errors: v.errors ?? false,
+      }),
   }),
   command({
     name: "doctor",
@@ -345,7 +357,8 @@ export const COMMANDS: CommandDef[] = [
       "cruxe doctor   # each problem with the command that fixes it",
       "cruxe doctor --repair   # after doctor says registry.db is damaged",
     ],
-    run: async ({ values: v }) => await runDoctor(v.config, v.json ?? false, v.repair ?? false),
+    run: async ({ values: v }) =>
+      await (await import("./commands/doctor.ts")).runDoctor(v.config, v.json ?? false, v.repair ?? false),
   }),
   command({
     name: "serve-mcp",

@@ -11,8 +11,6 @@ import { didYouMean, parseCommandArgs, splitCommand } from "./args.ts";
 import { COMMANDS, findCommand } from "./command_table.ts";
 import { commandHelp, globalHelp } from "./help.ts";
 import { reportError } from "./output.ts";
-import { grammarCheck } from "../mcp/health.ts";
-import { grammarUrl } from "../state/grammar_assets.ts";
 
 /** Runs the CLI with `args`; resolves to the process exit code. */
 export async function main(args: string[]): Promise<number> {
@@ -59,6 +57,8 @@ async function dispatch(args: string[]): Promise<number> {
   const verbose = parsed.values.verbose?.length ?? 0;
   setLogLevel(verbose);
   if (verbose) {
+    const { grammarCheck } = await import("../mcp/health.ts");
+    const { grammarUrl } = await import("../state/grammar_assets.ts");
     const g = grammarCheck();
     info(`grammars: ${g.available.length} of ${g.available.length + g.missing.length} languages in ${grammarUrl("")}`);
   }

@@ -1,95 +1,21 @@
 /**
  * `cruxe serve-mcp` (MCP over stdio or HTTP) and `cruxe serve` (register and
  * index the workspace, default `.`, in the background, then serve stdio —
- * what `deno task serve` runs). `runServe` is the single entry a permission
- * sandbox can wrap. Requires `--allow-read`/`--allow-write` on the Cruxe home
+ * what `deno task serve` runs): the server, run by the process that serves
+ * (the command's parse and launch are in `./serve_cmd.ts`). `runServe` is the
+ * single entry a permission sandbox can wrap. Requires `--allow-read`/`--allow-write` on the Cruxe home
  * and the workspaces, `--allow-env`, `--allow-run=git`, and for HTTP
  * `--allow-net` on the listen address.
  */
-import { CruxeError } from "../../core/errors.ts";
 import { info, setLogLevel, warn } from "../../core/log.ts";
 import { registerProject } from "../../index/project_setup.ts";
 import { openContext } from "../context.ts";
-import { GLOBAL_OPTIONS, type OptionTable, parseCommandArgs } from "../args.ts";
-import { sandboxedServe } from "../sandbox.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
 import { ServerRuntime } from "../../mcp/runtime.ts";
 import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts";
 import { createProtocolServer } from "../../mcp/protocol_server.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { serveHttp } from "../../mcp/http.ts";
-
-/** Options of `cruxe serve-mcp` (help, completions and parsing read this one table). */
-export const SERVE_MCP_OPTIONS = {
-  transport: { type: "string", arg: "stdio|http", choices: ["stdio", "http"], help: "transport (default: stdio)" },
-  port: { type: "string", arg: "N", help: "HTTP port (default: 9100)" },
-  bind: { type: "string", arg: "ADDR", help: "HTTP listen address (default: 127.0.0.1; others need a token)" },
-  workspace: {
-    type: "string",
-    multiple: true,
-    arg: "PATH",
-    help: "serve this workspace (the first is the default for calls)",
-  },
-  "auto-workspace": { type: "boolean", help: "register workspaces that calls name (needs --allowed-root)" },
-  "allowed-root": { type: "string", multiple: true, arg: "PATH", help: "root auto-workspaces must be inside" },
-  "max-auto-workspaces": { type: "string", arg: "N", help: "auto-workspaces kept before LRU eviction (default: 10)" },
-  "no-prewarm": { type: "boolean", help: "do not prewarm recently used workspaces at start" },
-  "no-watch": { type: "boolean", help: "do not watch workspaces; sync only when sync_repo is called" },
-  "auth-token": { type: "string", arg: "TOKEN", help: "bearer token for HTTP (or CRUXE_AUTH_TOKEN)" },
-} as const satisfies OptionTable;
-
-/** Options of `cruxe serve`. */
-export const SERVE_OPTIONS = {
-  workspace: { type: "string", arg: "PATH", help: "workspace to index and serve (default: current directory)" },
-  "no-watch": SERVE_MCP_OPTIONS["no-watch"],
-} as const satisfies OptionTable;
-
-/** Parses `serve-mcp` / `serve` arguments into options (not yet checked). */
-export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): ServeOptions | "help" {
-  const { values: v, positionals } = parseCommandArgs(cmd, args, SERVE_MCP_OPTIONS);
-  if (positionals.length) {
-    throw new CruxeError("invalid_input", `cruxe ${cmd} takes no arguments (got "${positionals[0]}")`);
-  }
-  if (v.help) return "help";
-  const num = (s: string | undefined, flag: string): number | undefined => {
-    if (s === undefined) return undefined;
-    const n = Number(s);
-    if (!Number.isInteger(n)) throw new CruxeError("invalid_input", `${flag} must be an integer (got ${s})`);
-    return n;
-  };
-  if (cmd === "serve" && Object.keys(v).some((k) => !(k in SERVE_OPTIONS) && !(k in GLOBAL_OPTIONS))) {
-    throw new CruxeError(
-      "invalid_input",
-      "cruxe serve takes only --workspace, --no-watch, -v and --config (see cruxe serve --help)",
-    );
-  }
-  return {
-    transport: (v.transport ?? "stdio") as ServeOptions["transport"],
-    port: num(v.port, "--port") ?? 9100,
-    bind: v.bind ?? "127.0.0.1",
-    // `deno task serve` runs in the project folder; INIT_CWD is where the user typed it.
-    workspaces: v.workspace ?? (cmd === "serve" ? [Deno.env.get("INIT_CWD") || Deno.cwd()] : []),
-    autoWorkspace: v["auto-workspace"] ?? false,
-    allowedRoots: v["allowed-root"] ?? [],
-    maxAutoWorkspaces: num(v["max-auto-workspaces"], "--max-auto-workspaces"),
-    prewarm: !v["no-prewarm"],
-    watch: !v["no-watch"],
-    authToken: v["auth-token"] ?? Deno.env.get("CRUXE_AUTH_TOKEN") ?? undefined,
-    verbose: v.verbose?.length ?? 0,
-    configPath: v.config,
-    indexOnStart: cmd === "serve",
-  };
-}
-
-/** Runs `cruxe serve-mcp` / `cruxe serve`; resolves to the exit code. */
-export async function runServeCommand(cmd: "serve-mcp" | "serve", args: string[]): Promise<number> {
-  const parsed = parseServeArgs(cmd, args);
-  if (parsed === "help") return 0; // the CLI printed the command's help before getting here
-  // Serve inside Deno's permission sandbox (narrow re-exec or worker) unless this already is the sandbox.
-  const code = await sandboxedServe([cmd, ...args], parsed);
-  if (code !== null) return code;
-  return await runServe(parsed);
-}
 
 /**
  * Serves MCP until stdin closes (stdio) or SIGINT/SIGTERM. On the way out,

@@ -94,3 +94,41 @@ Deno.test("a store of schema 3 is reindex_required; a sync upgrades it and drops
     h.close();
   }
 });
+
+Deno.test("a store of schema 4 upgrades to slim symbol rows: the same answers, every row carried over", async () => {
+  const h = tempHome();
+  try {
+    const dir = goTree(30);
+    // A non-ASCII name whose lower case SQLite's `lower` does not give.
+    Deno.writeTextFileSync(join(dir, "u.go"), "package p\n\nfunc ÄrgerLimit() int { return 1 }\n");
+    // A C function has no package: its qualified name is its name.
+    Deno.writeTextFileSync(join(dir, "c.c"), "int rate_limit_c(int n) { return n; }\n");
+    const { project } = await indexDir(h, dir);
+    const slim = (db: Db) =>
+      db.prepare(
+        `SELECT name, name_lower, qualified_name FROM symbol_rows WHERE name IN ('Rate4', 'ÄrgerLimit', 'rate_limit_c')
+         ORDER BY name`,
+      ).all();
+    const before = withIndex(h, project.project_id, (db) => {
+      // Only what the view cannot compute is stored.
+      assert.deepEqual(slim(db).map((r) => ({ ...r })), [
+        { name: "Rate4", name_lower: null, qualified_name: "p.Rate4" },
+        { name: "rate_limit_c", name_lower: null, qualified_name: null },
+        { name: "ÄrgerLimit", name_lower: "ärgerlimit", qualified_name: "p.ÄrgerLimit" },
+      ]);
+      const rows = db.prepare("SELECT * FROM symbols ORDER BY id").all();
+      return { answers: answers(db), rows: JSON.stringify(rows) };
+    });
+    await downgradeThenSync(h, project, "", 4);
+    withIndex(h, project.project_id, (db) => {
+      assert.equal(answers(db), before.answers);
+      assert.equal(JSON.stringify(db.prepare("SELECT * FROM symbols ORDER BY id").all()), before.rows);
+      assert.equal(slim(db).length, 3);
+      assert.equal(locateSymbol(db, { name: "ärgerlimit" }).results[0].name, "ÄrgerLimit");
+      const plan = db.prepare("EXPLAIN QUERY PLAN SELECT id FROM symbols WHERE name_lower = ?").all("rate4");
+      assert.match(JSON.stringify(plan), /symbols_name/, "name lookups read the name index through the view");
+    });
+  } finally {
+    h.close();
+  }
+});

@@ -129,7 +129,9 @@ function storeOf(home: string): string {
 function damageSymbols(store: string): void {
   checkpoint(store);
   const meta = new DatabaseSync(store, { readOnly: true });
-  const row = meta.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'symbols'").get() as { rootpage: number };
+  const row = meta.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'symbol_rows'").get() as {
+    rootpage: number;
+  };
   const pageSize = Number((meta.prepare("PRAGMA page_size").get() as { page_size: number }).page_size);
   meta.close();
   writeAt(store, (Number(row.rootpage) - 1) * pageSize, garbage(64 * 1024));
@@ -327,13 +329,13 @@ Deno.test("a dropped table: corrupt_manifest at open, index_incompatible for que
   assert.equal((await cli(home, ["index", "--path", dir])).code, 0);
   const store = storeOf(home);
   const db = new DatabaseSync(store);
-  db.exec("DROP TABLE symbols");
+  db.exec("DROP TABLE symbol_rows");
   db.close();
   const { client } = await stdioClient(home, ["--workspace", dir]);
   try {
     const st = bodyOf(await client.callTool({ name: "index_status", arguments: {} }));
     assert.equal(st.schema_status, "corrupt_manifest");
-    assert.match(String(st.problem), /missing table symbols/);
+    assert.match(String(st.problem), /missing table symbol_rows/);
     const e = errorOf(await client.callTool({ name: "locate_symbol", arguments: { name: "Compute1x1" } }) as Result);
     assert.equal(e.code, "index_incompatible");
     assert.match(e.message, /cruxe index --force/);

@@ -140,7 +140,7 @@ function openSnapshot(path: string): Db {
 
 /** The names of the tables of a database (cheap: reads only the schema page). */
 export function tableNames(db: Db): Set<string> {
-  const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+  const rows = db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").all() as { name: string }[];
   return new Set(rows.map((r) => r.name));
 }
 

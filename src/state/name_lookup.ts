@@ -328,8 +328,8 @@ export class NameTableWriter {
     this.db.exec(`DELETE FROM symbol_names;
       INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('delete-all');
       INSERT INTO symbol_names(name_lower, len, clen, count)
-        SELECT name_lower, cruxe_name_len(name_lower), cruxe_name_clen(name_lower), count(*)
-        FROM symbols GROUP BY name_lower;
+        SELECT nl, cruxe_name_len(nl), cruxe_name_clen(nl), count(*)
+        FROM (SELECT coalesce(name_lower, lower(name)) AS nl FROM symbol_rows) GROUP BY nl;
       INSERT INTO symbol_names_fts(rowid, grams) SELECT id, cruxe_name_grams(name_lower) FROM symbol_names;`);
     setMeta(this.db, NAMES_BUILT, "1");
   }

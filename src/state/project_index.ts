@@ -72,10 +72,15 @@ export function storeIdentity(path: string): string | null {
 /** Tables every project index has; one missing means the store is damaged. */
 const PROJECT_TABLES = ["meta", "files", "symbols", "edges", "chunks", "chunks_fts", "symbols_fts", "files_fts"];
 /**
- * Tables added by later schemas (2: the reference index; 3: the name lookup), by the version that added them:
+ * Tables added by later schemas (2: the reference index; 3: the name lookup; 5: slim symbol rows), by the
+ * version that added them:
  * an older store lacks them by design, not by damage.
  */
-const LATER_TABLES: [number, string[]][] = [[2, ["refs", "ref_names"]], [3, ["symbol_names", "symbol_names_fts"]]];
+const LATER_TABLES: [number, string[]][] = [
+  [2, ["refs", "ref_names"]],
+  [3, ["symbol_names", "symbol_names_fts"]],
+  [5, ["symbol_rows"]],
+];
 
 /** Path of the marker recording that a project index was found damaged (removed when it is rebuilt). */
 export function damagedMarkerPath(projectDir: string): string {
@@ -108,6 +113,17 @@ export function markDamaged(projectDir: string, detail: string): void {
  * created it and not yet committed the schema (no table but `meta`, no version).
  */
 function missingTables(db: Db): string | null {
+  // One read transaction: the tables and the version of one commit, not a migration's before and after.
+  const own = !db.isTransaction;
+  if (own) db.exec("BEGIN");
+  try {
+    return missingTablesNow(db);
+  } finally {
+    if (own) db.exec("COMMIT");
+  }
+}
+
+function missingTablesNow(db: Db): string | null {
   const tables = tableNames(db);
   if ([...tables].every((t) => t === "meta") && (!tables.has("meta") || getMeta(db, "schema_version") === null)) {
     return null;
@@ -223,6 +239,11 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
   }
 }
 
+/** `text` with only A-Z lowered: what SQLite's `lower` gives, which the `symbols` view applies. */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
 /** Name ids the writer remembers at most (about 10 MiB of strings and map). */
 const REF_NAME_CACHE = 100_000;
 
@@ -318,10 +339,12 @@ export class IndexWriter {
       manifestOne: d.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE path = ?"),
       manifestUnder: d.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE path > ? AND path < ?"),
       delChunkFts: d.prepare("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE path = ?)"),
-      delSymFts: d.prepare("DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbols WHERE path = ?)"),
+      delSymFts: d.prepare(
+        "DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbol_rows WHERE file_id = (SELECT rowid FROM files WHERE path = ?))",
+      ),
       delFileFts: d.prepare("DELETE FROM files_fts WHERE rowid IN (SELECT rowid FROM files WHERE path = ?)"),
       delChunks: d.prepare("DELETE FROM chunks WHERE path = ?"),
-      delSyms: d.prepare("DELETE FROM symbols WHERE path = ?"),
+      delSyms: d.prepare("DELETE FROM symbol_rows WHERE file_id = (SELECT rowid FROM files WHERE path = ?)"),
       delEdges: d.prepare("DELETE FROM edges WHERE path = ?"),
       delFile: d.prepare("DELETE FROM files WHERE path = ?"),
       delRefs: d.prepare("DELETE FROM refs WHERE file_id = (SELECT rowid FROM files WHERE path = ?)"),
@@ -332,7 +355,7 @@ export class IndexWriter {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFileFts: d.prepare("INSERT INTO files_fts(rowid, path, names) VALUES (?, ?, ?)"),
-      nextSymId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM symbols"),
+      nextSymId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM symbol_rows"),
       nextChunkId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM chunks"),
       touch: d.prepare("UPDATE files SET mtime_ms = ?, size = ? WHERE path = ?"),
     };
@@ -349,9 +372,9 @@ export class IndexWriter {
       ),
       syms: new BatchInsert(
         d,
-        `INSERT INTO symbols(id, path, name, name_lower, qualified_name, kind, language, signature, doc, visibility,
+        `INSERT INTO symbol_rows(id, file_id, name, name_lower, qualified_name, kind, signature, doc, visibility,
            line_start, line_end, parent_id, stable_id, symbol_id)`,
-        15,
+        14,
       ),
       symFts: new BatchInsert(d, "INSERT INTO symbols_fts(rowid, name, qualified, detail)", 4),
       edges: new BatchInsert(d, "INSERT INTO edges(path, kind, source_id, target, target_lower, line)", 6),
@@ -473,12 +496,11 @@ export class IndexWriter {
       const id = firstSym + i;
       b.syms.add(
         id,
-        f.path,
+        fileId,
         sym.name,
-        nameLower,
-        sym.qualifiedName,
+        nameLower === asciiLower(sym.name) ? null : nameLower,
+        sym.qualifiedName === sym.name ? null : sym.qualifiedName,
         sym.kind,
-        f.language,
         sym.signature,
         sym.doc,
         sym.visibility,
@@ -537,7 +559,7 @@ export class IndexWriter {
 
   /** How many files and symbols the index holds now (inside the write, before publishing). */
   totals(): { files: number; symbols: number } {
-    const r = this.db.prepare("SELECT (SELECT count(*) FROM files) AS f, (SELECT count(*) FROM symbols) AS s")
+    const r = this.db.prepare("SELECT (SELECT count(*) FROM files) AS f, (SELECT count(*) FROM symbol_rows) AS s")
       .get() as { f: number; s: number };
     return { files: r.f, symbols: r.s };
   }

@@ -97,12 +97,34 @@ export function withIndex<T>(h: TestHome, projectId: string, f: (db: Db) => T): 
 }
 
 /**
- * Turns a project's index back into an older schema (`sql`, then the
- * version), checks that readers call it `reindex_required`, and runs a sync;
- * throws unless the sync publishes.
+ * SQL giving a store the symbols table of schemas 1-4 (one table with the
+ * file's path and every name column) in place of schema 5's `symbol_rows`
+ * and `symbols` view, rows carried over.
+ */
+export const SCHEMA4_SYMBOLS_SQL = `
+  CREATE TABLE symbols4 AS SELECT * FROM symbols;
+  DROP VIEW symbols;
+  DROP TABLE symbol_rows;
+  CREATE TABLE symbols (
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL, name TEXT NOT NULL, name_lower TEXT NOT NULL,
+    qualified_name TEXT NOT NULL, kind TEXT NOT NULL, language TEXT NOT NULL, signature TEXT NOT NULL, doc TEXT,
+    visibility TEXT, line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, parent_id INTEGER,
+    stable_id TEXT NOT NULL, symbol_id TEXT NOT NULL);
+  INSERT INTO symbols SELECT * FROM symbols4;
+  DROP TABLE symbols4;
+  CREATE INDEX symbols_name ON symbols(name_lower);
+  CREATE INDEX symbols_path ON symbols(path, line_start);
+  CREATE INDEX symbols_parent ON symbols(parent_id);
+  CREATE INDEX symbols_sid ON symbols(symbol_id);`;
+
+/**
+ * Turns a project's index back into an older schema (below 5: the old
+ * symbols table; then `sql`, then the version), checks that readers call it
+ * `reindex_required`, and runs a sync; throws unless the sync publishes.
  */
 export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: string, version: number): Promise<void> {
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 5) db!.exec(SCHEMA4_SYMBOLS_SQL);
   db!.exec(sql);
   setMeta(db!, "schema_version", String(version));
   db!.close();

@@ -95,7 +95,12 @@ Deno.test("a store of schema 3 is reindex_required; a sync upgrades it and drops
   }
 });
 
-Deno.test("a store of schema 4 upgrades to slim symbol rows: the same answers, every row carried over", async () => {
+/** Every row of the symbols, edges and chunks (views or tables), as comparable text. */
+function allRows(db: Db): string {
+  return JSON.stringify(["symbols", "edges", "chunks"].map((t) => db.prepare(`SELECT * FROM ${t} ORDER BY id`).all()));
+}
+
+Deno.test("a store of schema 4 upgrades to slim rows: the same answers, every row carried over", async () => {
   const h = tempHome();
   try {
     const dir = goTree(30);
@@ -116,17 +121,18 @@ Deno.test("a store of schema 4 upgrades to slim symbol rows: the same answers, e
         { name: "rate_limit_c", name_lower: null, qualified_name: null },
         { name: "ÄrgerLimit", name_lower: "ärgerlimit", qualified_name: "p.ÄrgerLimit" },
       ]);
-      const rows = db.prepare("SELECT * FROM symbols ORDER BY id").all();
-      return { answers: answers(db), rows: JSON.stringify(rows) };
+      return { answers: answers(db), rows: allRows(db) };
     });
     await downgradeThenSync(h, project, "", 4);
     withIndex(h, project.project_id, (db) => {
       assert.equal(answers(db), before.answers);
-      assert.equal(JSON.stringify(db.prepare("SELECT * FROM symbols ORDER BY id").all()), before.rows);
+      assert.equal(allRows(db), before.rows);
       assert.equal(slim(db).length, 3);
       assert.equal(locateSymbol(db, { name: "ärgerlimit" }).results[0].name, "ÄrgerLimit");
-      const plan = db.prepare("EXPLAIN QUERY PLAN SELECT id FROM symbols WHERE name_lower = ?").all("rate4");
-      assert.match(JSON.stringify(plan), /symbols_name/, "name lookups read the name index through the view");
+      const plan = (sql: string) => JSON.stringify(db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all("x"));
+      assert.match(plan("SELECT id FROM symbols WHERE name_lower = ?"), /symbols_name/, "through the view");
+      assert.match(plan("SELECT id FROM edges WHERE target_lower = ? AND kind = 'call'"), /edges_target/);
+      assert.match(plan("SELECT id FROM chunks WHERE path = ? ORDER BY line_start"), /chunks_path/);
     });
   } finally {
     h.close();

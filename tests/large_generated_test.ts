@@ -76,6 +76,27 @@ Deno.test("a file above the full-text limit gives its symbols; generated files a
         Number((db.prepare("SELECT count(*) AS n FROM chunks WHERE path = ?").get(p) as { n: number }).n);
       assert.equal(chunks("tables/ops.go"), 0, "no chunks above the full-text limit");
       assert.ok(chunks("widget/widget.go") > 0);
+      // No full-text rows either: not the symbols' words, not the names in the file's row; the path stays.
+      const symbolFts = (p: string) =>
+        Number(
+          (db.prepare(
+            `SELECT count(*) AS n FROM symbols_fts WHERE rowid IN (SELECT id FROM symbols WHERE path = ?)
+               AND symbols_fts MATCH 'lookup OR opcode OR widget OR parse'`,
+          ).get(p) as { n: number }).n,
+        );
+      assert.equal(symbolFts("tables/ops.go"), 0);
+      assert.ok(symbolFts("widget/widget.go") > 0);
+      assert.equal(
+        db.prepare("SELECT count(*) AS n FROM files_fts WHERE files_fts MATCH 'names:lookupopcodeentry'").get()?.n,
+        0,
+      );
+      assert.equal(db.prepare("SELECT count(*) AS n FROM files_fts WHERE files_fts MATCH 'ops'").get()?.n, 1);
+      // Nor its names in the name tables (prefix and fuzzy lookups); the other files' names are there.
+      const named = (n: string) => db.prepare("SELECT count(*) AS n FROM symbol_names WHERE name_lower = ?").get(n)?.n;
+      assert.equal(named("lookupopcodeentry"), 0);
+      assert.equal(named("parsewidget"), 1);
+      // Still found by its exact name, also by search_code.
+      assert.equal(searchCode(db, { query: "LookupOpcodeEntry" }).results[0]?.path, "tables/ops.go");
       const op = locateSymbol(db, { name: "LookupOpcodeEntry" }).results[0];
       assert.equal(op.path, "tables/ops.go");
       assert.equal(op.generated, undefined);

@@ -12,7 +12,7 @@ function commonWordStore(chunks: number) {
   const db = openDb(join(dir, "index.db"));
   migrate(db, PROJECT_MIGRATIONS);
   const chunk = db.prepare(
-    "INSERT INTO chunks(id, path, line_start, line_end, symbol_row, language, content) VALUES (?, ?, 1, 1, NULL, 'go', ?)",
+    "INSERT INTO chunk_rows(id, file_id, line_start, line_end, symbol_row, content) VALUES (?, ?, 1, 1, NULL, ?)",
   );
   const fts = db.prepare("INSERT INTO chunks_fts(rowid, body, path) VALUES (?, ?, ?)");
   const file = db.prepare(
@@ -22,9 +22,8 @@ function commonWordStore(chunks: number) {
     for (let i = 1; i <= chunks; i++) {
       const path = `d${i % 50}/f${i}.go`;
       const text = i % 100 === 0 ? `common rare value${i}` : `common value${i}`;
-      chunk.run(i, path, text);
+      chunk.run(i, file.run(path).lastInsertRowid, text);
       fts.run(i, text, path);
-      file.run(path);
     }
   });
   return { db, dir };

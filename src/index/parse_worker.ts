@@ -32,15 +32,22 @@ async function handle(t: ParseTask): Promise<ParseResult> {
   const { source, problem: encoding } = decode(t.bytes);
   const generated = isGeneratedFile(t.facts.path, source);
   // Above the full-text limit a file gives its symbols and references, not its text.
-  const chunks = (symbols: Parameters<typeof chunkFile>[1]) => t.fullText === false ? [] : chunkFile(source, symbols);
+  const fullText = t.fullText !== false;
+  const chunks = (symbols: Parameters<typeof chunkFile>[1]) => fullText ? chunkFile(source, symbols) : [];
   try {
     const ex = await parseAndExtract(t.facts.language, t.facts.path, source);
-    const facts = { ...t.facts, lineCount: lineCount(source), parseError: encoding ?? ex.parseError, generated };
+    const facts = {
+      ...t.facts,
+      lineCount: lineCount(source),
+      parseError: encoding ?? ex.parseError,
+      generated,
+      fullText,
+    };
     const rows = buildFileRows(facts, ex.symbols, ex.refs, chunks(ex.symbols), ex.occurrences);
     return { id: t.id, rows, problem: ex.parseError };
   } catch (err) {
     const problem = `extraction failed: ${err instanceof Error ? err.message : String(err)}`;
-    const facts = { ...t.facts, lineCount: lineCount(source), parseError: problem, generated };
+    const facts = { ...t.facts, lineCount: lineCount(source), parseError: problem, generated, fullText };
     const rows = buildFileRows(facts, [], [], chunks([]));
     return { id: t.id, rows, problem };
   }

@@ -33,12 +33,18 @@ export interface FileFacts {
   parseError: string | null;
   /** A generator wrote the file (known suffix or a `DO NOT EDIT` / `@generated` marker); set by the parser. */
   generated?: boolean;
+  /**
+   * False above the full-text size limit: the file gives symbols, edges and
+   * references, but no chunks and no full-text rows (its path is still searchable).
+   */
+  fullText?: boolean;
 }
 
 /** Everything the writer inserts for one file. */
 export interface FileRows extends FileFacts {
   fileFts: { path: string; names: string };
-  symbols: (ExtractedSymbol & { stableId: string; symbolId: string; fts: [string, string, string] })[];
+  /** `fts`: the symbol's full-text columns, null for a file without full text. */
+  symbols: (ExtractedSymbol & { stableId: string; symbolId: string; fts: [string, string, string] | null })[];
   edges: { kind: string; from: number | null; target: string; line: number }[];
   /** Identifier occurrences (the reference index); `from` indexes `symbols`. */
   occurrences: ExtractedOccurrence[];
@@ -65,24 +71,30 @@ export function buildFileRows(
     seen.add(key);
     edges.push({ kind: r.kind, from: r.from, target: r.target, line: r.line });
   }
+  const fullText = facts.fullText !== false;
   return {
     ...facts,
-    fileFts: { path: pTerms, names: names.join(" ") + " " + names.flatMap((n) => splitIdentifier(n)).join(" ") },
+    fileFts: {
+      path: pTerms,
+      names: fullText ? names.join(" ") + " " + names.flatMap((n) => splitIdentifier(n)).join(" ") : "",
+    },
     symbols: symbols.map((s) => {
       const stableId = symbolStableId(facts.language, s.kind, s.qualifiedName, s.signature);
       return {
         ...s,
         stableId,
         symbolId: symbolId(facts.path, stableId, s.lineStart),
-        fts: [
-          `${s.name} ${splitIdentifier(s.name).join(" ")}`,
-          splitIdentifier(s.qualifiedName).join(" "),
-          `${s.kind} ${s.signature} ${s.doc ?? ""}`,
-        ],
+        fts: fullText
+          ? [
+            `${s.name} ${splitIdentifier(s.name).join(" ")}`,
+            splitIdentifier(s.qualifiedName).join(" "),
+            `${s.kind} ${s.signature} ${s.doc ?? ""}`,
+          ] as [string, string, string]
+          : null,
       };
     }),
     edges,
     occurrences,
-    chunks: chunks.map((c) => ({ ...c, ftsExtra: compoundTerms(c.content) })),
+    chunks: fullText ? chunks.map((c) => ({ ...c, ftsExtra: compoundTerms(c.content) })) : [],
   };
 }

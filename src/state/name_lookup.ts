@@ -9,6 +9,10 @@
  * cap), so memory stays flat in the number of symbols and the first query
  * costs what the hundredth does.
  *
+ * Names defined only in files above the full-text limit (generated tables
+ * of thousands of names) are left out: exact and case-insensitive lookups
+ * still find them through `symbols`, prefix and fuzzy lookups do not.
+ *
  * The writer keeps the tables in step inside its publishing transaction:
  * whole after a bulk load, name by name after a sync. Needs no Deno
  * permission beyond the already open database.
@@ -267,7 +271,10 @@ export class NameTableWriter {
   constructor(private readonly db: Db) {
     this.stmts = {
       namesOfPath: db.prepare("SELECT DISTINCT name_lower FROM symbols WHERE path = ?"),
-      countOf: db.prepare("SELECT count(*) AS n FROM symbols WHERE name_lower = ?"),
+      countOf: db.prepare(
+        `SELECT count(*) AS n FROM symbol_rows s JOIN files f ON f.rowid = s.file_id
+         WHERE coalesce(s.name_lower, lower(s.name)) = ? AND f.full_text = 1`,
+      ),
       rowOf: db.prepare("SELECT id, count FROM symbol_names WHERE name_lower = ?"),
       insName: db.prepare("INSERT INTO symbol_names(name_lower, len, clen, count) VALUES (?, ?, ?, ?)"),
       setCount: db.prepare("UPDATE symbol_names SET count = ? WHERE id = ?"),
@@ -329,7 +336,8 @@ export class NameTableWriter {
       INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('delete-all');
       INSERT INTO symbol_names(name_lower, len, clen, count)
         SELECT nl, cruxe_name_len(nl), cruxe_name_clen(nl), count(*)
-        FROM (SELECT coalesce(name_lower, lower(name)) AS nl FROM symbol_rows) GROUP BY nl;
+        FROM (SELECT coalesce(s.name_lower, lower(s.name)) AS nl FROM symbol_rows s JOIN files f ON f.rowid = s.file_id
+          WHERE f.full_text = 1) GROUP BY nl;
       INSERT INTO symbol_names_fts(rowid, grams) SELECT id, cruxe_name_grams(name_lower) FROM symbol_names;`);
     setMeta(this.db, NAMES_BUILT, "1");
   }

@@ -79,7 +79,7 @@ const PROJECT_TABLES = ["meta", "files", "symbols", "edges", "chunks", "chunks_f
 const LATER_TABLES: [number, string[]][] = [
   [2, ["refs", "ref_names"]],
   [3, ["symbol_names", "symbol_names_fts"]],
-  [5, ["symbol_rows"]],
+  [5, ["symbol_rows", "edge_rows", "chunk_rows"]],
 ];
 
 /** Path of the marker recording that a project index was found damaged (removed when it is rebuilt). */
@@ -239,10 +239,17 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
   }
 }
 
-/** `text` with only A-Z lowered: what SQLite's `lower` gives, which the `symbols` view applies. */
-function asciiLower(text: string): string {
-  return text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+/**
+ * The lower case of `text` as a row stores it: null when SQLite's `lower`
+ * (A-Z only), which the views apply, gives the same.
+ */
+function lowerUnlessAscii(text: string): string | null {
+  const lower = text.toLowerCase();
+  return lower === text.replace(/[A-Z]+/g, (m) => m.toLowerCase()) ? null : lower;
 }
+
+/** The rows of the file at the bound path, in a table keyed by file id. */
+const OF_PATH = "file_id = (SELECT rowid FROM files WHERE path = ?)";
 
 /** Name ids the writer remembers at most (about 10 MiB of strings and map). */
 const REF_NAME_CACHE = 100_000;
@@ -338,25 +345,23 @@ export class IndexWriter {
       manifest: d.prepare("SELECT path, hash, size, mtime_ms FROM files"),
       manifestOne: d.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE path = ?"),
       manifestUnder: d.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE path > ? AND path < ?"),
-      delChunkFts: d.prepare("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE path = ?)"),
-      delSymFts: d.prepare(
-        "DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbol_rows WHERE file_id = (SELECT rowid FROM files WHERE path = ?))",
-      ),
+      delChunkFts: d.prepare(`DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunk_rows WHERE ${OF_PATH})`),
+      delSymFts: d.prepare(`DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbol_rows WHERE ${OF_PATH})`),
       delFileFts: d.prepare("DELETE FROM files_fts WHERE rowid IN (SELECT rowid FROM files WHERE path = ?)"),
-      delChunks: d.prepare("DELETE FROM chunks WHERE path = ?"),
-      delSyms: d.prepare("DELETE FROM symbol_rows WHERE file_id = (SELECT rowid FROM files WHERE path = ?)"),
-      delEdges: d.prepare("DELETE FROM edges WHERE path = ?"),
+      delChunks: d.prepare(`DELETE FROM chunk_rows WHERE ${OF_PATH}`),
+      delSyms: d.prepare(`DELETE FROM symbol_rows WHERE ${OF_PATH}`),
+      delEdges: d.prepare(`DELETE FROM edge_rows WHERE ${OF_PATH}`),
       delFile: d.prepare("DELETE FROM files WHERE path = ?"),
-      delRefs: d.prepare("DELETE FROM refs WHERE file_id = (SELECT rowid FROM files WHERE path = ?)"),
+      delRefs: d.prepare(`DELETE FROM refs WHERE ${OF_PATH}`),
       nameId: d.prepare("SELECT id FROM ref_names WHERE name = ?"),
       insName: d.prepare("INSERT INTO ref_names(name) VALUES (?)"),
       insFile: d.prepare(
-        `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated,
+           full_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFileFts: d.prepare("INSERT INTO files_fts(rowid, path, names) VALUES (?, ?, ?)"),
       nextSymId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM symbol_rows"),
-      nextChunkId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM chunks"),
+      nextChunkId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM chunk_rows"),
       touch: d.prepare("UPDATE files SET mtime_ms = ?, size = ? WHERE path = ?"),
     };
   }
@@ -377,11 +382,11 @@ export class IndexWriter {
         14,
       ),
       symFts: new BatchInsert(d, "INSERT INTO symbols_fts(rowid, name, qualified, detail)", 4),
-      edges: new BatchInsert(d, "INSERT INTO edges(path, kind, source_id, target, target_lower, line)", 6),
+      edges: new BatchInsert(d, "INSERT INTO edge_rows(file_id, kind, source_id, target, target_lower, line)", 6),
       chunks: new BatchInsert(
         d,
-        "INSERT INTO chunks(id, path, line_start, line_end, symbol_row, language, content)",
-        7,
+        "INSERT INTO chunk_rows(id, file_id, line_start, line_end, symbol_row, content)",
+        6,
       ),
       chunkFts: new BatchInsert(d, "INSERT INTO chunks_fts(rowid, body, path)", 3),
     };
@@ -485,6 +490,7 @@ export class IndexWriter {
       f.symbols.length,
       f.parseError,
       f.generated ? 1 : 0,
+      f.fullText === false ? 0 : 1,
     );
     const fileId = Number(fr.lastInsertRowid);
     s.insFileFts.run(fileId, f.fileFts.path, f.fileFts.names);
@@ -498,7 +504,7 @@ export class IndexWriter {
         id,
         fileId,
         sym.name,
-        nameLower === asciiLower(sym.name) ? null : nameLower,
+        lowerUnlessAscii(sym.name),
         sym.qualifiedName === sym.name ? null : sym.qualifiedName,
         sym.kind,
         sym.signature,
@@ -511,10 +517,10 @@ export class IndexWriter {
         sym.symbolId,
       );
       this.names.note(nameLower);
-      b.symFts.add(id, sym.fts[0], sym.fts[1], sym.fts[2]);
+      if (sym.fts) b.symFts.add(id, sym.fts[0], sym.fts[1], sym.fts[2]);
     });
     for (const e of f.edges) {
-      b.edges.add(f.path, e.kind, symRow(e.from), e.target, e.target.toLowerCase(), e.line);
+      b.edges.add(fileId, e.kind, symRow(e.from), e.target, lowerUnlessAscii(e.target), e.line);
     }
     for (const o of f.occurrences) {
       b.refs.add(
@@ -529,7 +535,7 @@ export class IndexWriter {
     }
     const firstChunk = f.chunks.length ? Number((s.nextChunkId.get() as { n: number }).n) : 0;
     f.chunks.forEach((c, i) => {
-      b.chunks.add(firstChunk + i, f.path, c.lineStart, c.lineEnd, symRow(c.symbol), f.language, c.content);
+      b.chunks.add(firstChunk + i, fileId, c.lineStart, c.lineEnd, symRow(c.symbol), c.content);
       b.chunkFts.add(firstChunk + i, c.content + "\n" + c.ftsExtra, f.fileFts.path);
     });
     for (const batch of Object.values(b)) batch.flush();

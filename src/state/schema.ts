@@ -69,47 +69,69 @@ const FIRST_INDEXES: [string, string][] = [
 /** Indexes a later schema dropped: no query reads through them. */
 const DROPPED_INDEXES = ["symbols_stable"];
 
-/** The symbols' indexes since schema 5, on `symbol_rows` (the `symbols` view reads through them). */
-const SYMBOL_ROW_INDEXES: [string, string][] = [
+/**
+ * The indexes of symbols, edges and chunks since schema 5, on their row
+ * tables (the views of the same names read through them).
+ */
+const ROW_TABLE_INDEXES: [string, string][] = [
   ["symbols_name", "symbol_rows(coalesce(name_lower, lower(name)))"],
   ["symbols_path", "symbol_rows(file_id, line_start)"],
   ["symbols_parent", "symbol_rows(parent_id)"],
   ["symbols_sid", "symbol_rows(symbol_id)"],
+  ["edges_target", "edge_rows(coalesce(target_lower, lower(target)), kind)"],
+  ["edges_source", "edge_rows(source_id)"],
+  ["edges_path", "edge_rows(file_id)"],
+  ["chunks_path", "chunk_rows(file_id, line_start)"],
 ];
 
 /** Secondary indexes of a project index; dropped during a cold bulk load and rebuilt after. */
 export const SECONDARY_INDEXES: [string, string][] = [
-  ...SYMBOL_ROW_INDEXES,
-  ...FIRST_INDEXES.filter(([n]) => !DROPPED_INDEXES.includes(n) && !n.startsWith("symbols_")),
+  ...ROW_TABLE_INDEXES,
   ["refs_name", "refs(name_id)"],
 ];
 
 /**
- * Schema 5's symbols: a row names its file by id (the `files` rowid, as the
- * reference index does) and leaves out what it can be read from: the
- * lower-case name when SQLite's `lower` gives it, the qualified name when it
- * is the name, the language (its file's). The `symbols` view puts the row
- * back together, so every read keeps its columns; writes go to `symbol_rows`.
- * A third of the bytes of a symbol row, and of its path index. Its file row
- * must be written first (the row id is the file's).
+ * Schema 5's rows of symbols, edges and chunks: each names its file by id
+ * (the `files` rowid, as the reference index does) and leaves out what it
+ * can be read from: the language (its file's), a lower-case name when
+ * SQLite's `lower` gives it, a qualified name equal to the name. Views of
+ * the old table names put the rows back together, so every read keeps its
+ * columns; writes go to the row tables, after the file's row (whose id they
+ * take). About a third of these tables' bytes, and most of their path indexes.
  */
-const SYMBOL_ROWS_TABLE_SQL = `
+const ROW_TABLES_SQL = `
   CREATE TABLE symbol_rows (
     id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,
     name TEXT NOT NULL, name_lower TEXT, qualified_name TEXT, kind TEXT NOT NULL,
     signature TEXT NOT NULL, doc TEXT, visibility TEXT,
     line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, parent_id INTEGER,
     stable_id TEXT NOT NULL, symbol_id TEXT NOT NULL
+  );
+  CREATE TABLE edge_rows (
+    id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, kind TEXT NOT NULL, source_id INTEGER,
+    target TEXT NOT NULL, target_lower TEXT, line INTEGER NOT NULL
+  );
+  CREATE TABLE chunk_rows (
+    id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, line_start INTEGER NOT NULL, line_end INTEGER NOT NULL,
+    symbol_row INTEGER, content TEXT NOT NULL
   );`;
 
-/** The `symbols` view: a symbol row with its file's path and language, and its names whole. */
-const SYMBOLS_VIEW_SQL = `
+/** The views `symbols`, `edges` and `chunks`: each row with its file's path and language, names whole. */
+const ROW_VIEWS_SQL = `
   CREATE VIEW symbols AS
     SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,
       coalesce(s.qualified_name, s.name) AS qualified_name, s.kind AS kind, f.language AS language,
       s.signature AS signature, s.doc AS doc, s.visibility AS visibility, s.line_start AS line_start,
       s.line_end AS line_end, s.parent_id AS parent_id, s.stable_id AS stable_id, s.symbol_id AS symbol_id
-    FROM symbol_rows s JOIN files f ON f.rowid = s.file_id;`;
+    FROM symbol_rows s JOIN files f ON f.rowid = s.file_id;
+  CREATE VIEW edges AS
+    SELECT e.id AS id, f.path AS path, e.kind AS kind, e.source_id AS source_id, e.target AS target,
+      coalesce(e.target_lower, lower(e.target)) AS target_lower, e.line AS line
+    FROM edge_rows e JOIN files f ON f.rowid = e.file_id;
+  CREATE VIEW chunks AS
+    SELECT c.id AS id, f.path AS path, c.line_start AS line_start, c.line_end AS line_end,
+      c.symbol_row AS symbol_row, f.language AS language, c.content AS content
+    FROM chunk_rows c JOIN files f ON f.rowid = c.file_id;`;
 
 /** SQL creating the given secondary indexes (default: all of them). */
 export function createSecondaryIndexesSql(indexes = SECONDARY_INDEXES): string {
@@ -197,15 +219,25 @@ export const PROJECT_MIGRATIONS: string[] = [
    ALTER TABLE files ADD COLUMN generated INTEGER NOT NULL DEFAULT 0;`,
   // No query looks a symbol up by its stable id (it is only shown): its index was a tenth of the symbols' bytes.
   DROPPED_INDEXES.map((n) => `DROP INDEX IF EXISTS ${n};`).join("\n"),
-  // Slimmer symbol rows behind a view of the old columns (see SYMBOL_ROWS_TABLE_SQL); the rows are carried over.
-  `${SYMBOL_ROWS_TABLE_SQL}
+  // Slimmer rows behind views of the old tables (see ROW_TABLES_SQL); every row is carried over.
+  `${ROW_TABLES_SQL}
    INSERT INTO symbol_rows
      SELECT s.id, f.rowid, s.name, nullif(s.name_lower, lower(s.name)), nullif(s.qualified_name, s.name), s.kind,
        s.signature, s.doc, s.visibility, s.line_start, s.line_end, s.parent_id, s.stable_id, s.symbol_id
      FROM symbols s JOIN files f ON f.path = s.path;
+   INSERT INTO edge_rows
+     SELECT e.id, f.rowid, e.kind, e.source_id, e.target, nullif(e.target_lower, lower(e.target)), e.line
+     FROM edges e JOIN files f ON f.path = e.path;
+   INSERT INTO chunk_rows
+     SELECT c.id, f.rowid, c.line_start, c.line_end, c.symbol_row, c.content
+     FROM chunks c JOIN files f ON f.path = c.path;
    DROP TABLE symbols;
-   ${SYMBOLS_VIEW_SQL}
-   ${createSecondaryIndexesSql(SYMBOL_ROW_INDEXES)}`,
+   DROP TABLE edges;
+   DROP TABLE chunks;
+   -- 0: above the full-text limit (symbols and references only; its names stay out of the name tables).
+   ALTER TABLE files ADD COLUMN full_text INTEGER NOT NULL DEFAULT 1;
+   ${ROW_VIEWS_SQL}
+   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES)}`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

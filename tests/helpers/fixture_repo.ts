@@ -97,25 +97,38 @@ export function withIndex<T>(h: TestHome, projectId: string, f: (db: Db) => T): 
 }
 
 /**
- * SQL giving a store the symbols table of schemas 1-4 (one table with the
- * file's path and every name column) in place of schema 5's `symbol_rows`
- * and `symbols` view, rows carried over.
+ * SQL giving a store the symbols, edges and chunks tables of schemas 1-4
+ * (each row with its file's path and every name column) in place of schema
+ * 5's row tables and views, rows carried over.
  */
-export const SCHEMA4_SYMBOLS_SQL = `
+export const SCHEMA4_ROWS_SQL = `
   CREATE TABLE symbols4 AS SELECT * FROM symbols;
-  DROP VIEW symbols;
-  DROP TABLE symbol_rows;
+  CREATE TABLE edges4 AS SELECT * FROM edges;
+  CREATE TABLE chunks4 AS SELECT * FROM chunks;
+  DROP VIEW symbols; DROP VIEW edges; DROP VIEW chunks;
+  DROP TABLE symbol_rows; DROP TABLE edge_rows; DROP TABLE chunk_rows;
   CREATE TABLE symbols (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, name TEXT NOT NULL, name_lower TEXT NOT NULL,
     qualified_name TEXT NOT NULL, kind TEXT NOT NULL, language TEXT NOT NULL, signature TEXT NOT NULL, doc TEXT,
     visibility TEXT, line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, parent_id INTEGER,
     stable_id TEXT NOT NULL, symbol_id TEXT NOT NULL);
+  CREATE TABLE edges (id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL, source_id INTEGER,
+    target TEXT NOT NULL, target_lower TEXT NOT NULL, line INTEGER NOT NULL);
+  CREATE TABLE chunks (id INTEGER PRIMARY KEY, path TEXT NOT NULL, line_start INTEGER NOT NULL,
+    line_end INTEGER NOT NULL, symbol_row INTEGER, language TEXT NOT NULL, content TEXT NOT NULL);
   INSERT INTO symbols SELECT * FROM symbols4;
-  DROP TABLE symbols4;
+  INSERT INTO edges SELECT * FROM edges4;
+  INSERT INTO chunks SELECT * FROM chunks4;
+  DROP TABLE symbols4; DROP TABLE edges4; DROP TABLE chunks4;
+  ALTER TABLE files DROP COLUMN full_text;
   CREATE INDEX symbols_name ON symbols(name_lower);
   CREATE INDEX symbols_path ON symbols(path, line_start);
   CREATE INDEX symbols_parent ON symbols(parent_id);
-  CREATE INDEX symbols_sid ON symbols(symbol_id);`;
+  CREATE INDEX symbols_sid ON symbols(symbol_id);
+  CREATE INDEX edges_target ON edges(target_lower, kind);
+  CREATE INDEX edges_source ON edges(source_id);
+  CREATE INDEX edges_path ON edges(path);
+  CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
 /**
  * Turns a project's index back into an older schema (below 5: the old
@@ -124,7 +137,7 @@ export const SCHEMA4_SYMBOLS_SQL = `
  */
 export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: string, version: number): Promise<void> {
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
-  if (version < 5) db!.exec(SCHEMA4_SYMBOLS_SQL);
+  if (version < 5) db!.exec(SCHEMA4_ROWS_SQL);
   db!.exec(sql);
   setMeta(db!, "schema_version", String(version));
   db!.close();

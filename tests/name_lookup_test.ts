@@ -161,6 +161,13 @@ Deno.test("name lookups on a large store are bounded and say so; bad names never
     const narrow = { capped: false };
     assert.deepEqual(namesSharingGrams(db, ["^va", "val"], 10, narrow), ["validate_token", "validatetoken"]);
     assert.equal(narrow.capped, false);
+    // Exactly as many names as the share is not capped; one more is.
+    const exactShare = { capped: false };
+    assert.equal(namesSharingGrams(db, ["^va"], 10, exactShare, 2).length, 2);
+    assert.equal(exactShare.capped, false);
+    const overShare = { capped: false };
+    assert.equal(namesSharingGrams(db, ["^va"], 10, overShare, 1).length, 1);
+    assert.equal(overShare.capped, true);
     const short = { capped: false };
     assert.equal(namesOfCompactLength(db, 1, 3, 5, short).length, 5);
     assert.equal(short.capped, true);

@@ -551,6 +551,29 @@ function safeTreePath(path: string): boolean {
 }
 
 /**
+ * Starts `git cat-file <mode>` on `repo` and writes `oids` to it, one per
+ * line, while the caller reads its answers (which would fill the pipe before
+ * the questions were all written). `writing` never rejects: git ending early
+ * shows in its output and status.
+ */
+function catFileBatch(
+  repo: GitRepo,
+  mode: "--batch" | "--batch-check",
+  oids: readonly string[],
+  signal: AbortSignal,
+): { child: Deno.ChildProcess; writing: Promise<void> } {
+  const child = gitCommand(gitArgs(repo, "cat-file", [mode]), signal, "piped").spawn();
+  const writing = (async () => {
+    const w = child.stdin.getWriter();
+    try {
+      await w.write(new TextEncoder().encode(oids.join("\n") + "\n"));
+      await w.close();
+    } catch { /* git ended early: the reader sees it */ }
+  })();
+  return { child, writing };
+}
+
+/**
  * The size of each blob of `oids` (one `cat-file --batch-check`: object
  * headers only, no content), or null when git failed or did not finish
  * within `GIT_TIMEOUT_MS` (then it is killed). A missing id has no entry.
@@ -562,12 +585,9 @@ export async function gitBlobSizes(root: string, oids: readonly string[]): Promi
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), GIT_TIMEOUT_MS);
   try {
-    const child = gitCommand(gitArgs(repo, "cat-file", ["--batch-check"]), abort.signal, "piped").spawn();
-    const output = child.output(); // read while writing: the answers would fill the pipe first
-    const w = child.stdin.getWriter();
-    await w.write(new TextEncoder().encode(oids.join("\n") + "\n")).catch(() => {});
-    await w.close().catch(() => {});
-    const out = await output;
+    const { child, writing } = catFileBatch(repo, "--batch-check", oids, abort.signal);
+    const out = await child.output();
+    await writing;
     if (!out.success) return null;
     const sizes = new Map<string, number>();
     for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
@@ -603,20 +623,14 @@ export async function gitReadBlobs(
   if (oids.some((o) => !isCommitId(o))) return false;
   const abort = new AbortController();
   let idle = setTimeout(() => abort.abort(), GIT_TIMEOUT_MS);
-  let child: Deno.ChildProcess;
+  let started: ReturnType<typeof catFileBatch>;
   try {
-    child = gitCommand(gitArgs(repo, "cat-file", ["--batch"]), abort.signal, "piped").spawn();
+    started = catFileBatch(repo, "--batch", oids, abort.signal);
   } catch {
     clearTimeout(idle);
     return false;
   }
-  const writing = (async () => {
-    const w = child.stdin.getWriter();
-    try {
-      await w.write(new TextEncoder().encode(oids.join("\n") + "\n"));
-      await w.close();
-    } catch { /* git ended early: the reader sees it */ }
-  })();
+  const { child, writing } = started;
   const parser = new BatchParser(onBlob);
   try {
     for await (const chunk of child.stdout) {

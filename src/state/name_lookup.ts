@@ -18,6 +18,7 @@
  * permission beyond the already open database.
  */
 import { type Db, getMeta, setMeta } from "./db.ts";
+import { allRows, allRowsOnce, oneRow } from "./read/rows.ts";
 
 /** Schema of the name tables (a project index migration). */
 export const NAME_TABLES_SQL = `
@@ -78,7 +79,7 @@ function toEntries(rows: Record<string, unknown>[]): NameEntry[] {
 
 /** Up to `max` definitions whose lower-case name is `nameLower`, oldest row first. */
 export function definitionsNamed(db: Db, nameLower: string, max: number): NameEntry[] {
-  return toEntries(db.prepare(ENTRY_SQL).all(nameLower, max) as Record<string, unknown>[]);
+  return toEntries(allRows<Record<string, unknown>>(db, ENTRY_SQL, nameLower, max));
 }
 
 /** Names per statement of `definitionsNamedEach` (SQLite allows 500 terms in one compound SELECT). */
@@ -94,9 +95,12 @@ export function definitionsNamedEach(db: Db, wants: readonly { nameLower: string
   for (let i = 0; i < wants.length; i += NAMES_PER_READ) {
     const part = wants.slice(i, i + NAMES_PER_READ);
     const one = `SELECT * FROM (${ENTRY_SQL.replace("SELECT id,", "SELECT ? AS k, id,")})`;
-    const rows = db.prepare(part.map(() => one).join(" UNION ALL ")).all(
+    // One text per batch size: the statement cache keeps at most NAMES_PER_READ of them.
+    const rows = allRows<Record<string, unknown>>(
+      db,
+      part.map(() => one).join(" UNION ALL "),
       ...part.flatMap((w, k) => [k, w.nameLower, w.max]),
-    ) as Record<string, unknown>[];
+    );
     // Compound members come back in the order written; sorting by member keeps that explicit.
     const byName = Array.from(part, () => [] as Record<string, unknown>[]);
     for (const r of rows) byName[Number(r.k)].push(r);
@@ -143,20 +147,20 @@ export function namesWithPrefix(db: Db, prefixLower: string, max: number): Prefi
   const end = prefixEnd(prefixLower);
   const range = end === null ? "name_lower > ?1" : "name_lower > ?1 AND name_lower < ?2";
   const args = end === null ? [prefixLower] : [prefixLower, end];
-  const sum = db.prepare(
+  const sum = oneRow<{ n: number; s: number }>(
+    db,
     `SELECT count(*) AS n, coalesce(sum(count), 0) AS s
      FROM (SELECT count FROM symbol_names WHERE ${range} LIMIT ${PREFIX_SCAN_NAMES + 1})`,
-  ).get(...args) as { n: number; s: number };
+    ...args,
+  )!;
   const names: string[] = [];
   const counts: number[] = [];
   if (Number(sum.n) > 0 && max > 0) {
-    const longest = Number((db.prepare("SELECT max(len) AS m FROM symbol_names").get() as { m: number | null }).m ?? 0);
-    const atLength = db.prepare(
-      `SELECT name_lower, count FROM symbol_names WHERE len = ? AND ${range.replace(/\?\d/g, "?")}
-       ORDER BY name_lower LIMIT ?`,
-    );
+    const longest = Number(oneRow<{ m: number | null }>(db, "SELECT max(len) AS m FROM symbol_names")?.m ?? 0);
+    const atLength = `SELECT name_lower, count FROM symbol_names WHERE len = ? AND ${range.replace(/\?\d/g, "?")}
+       ORDER BY name_lower LIMIT ?`;
     for (let len = prefixLower.length + 1; len <= longest && names.length < max; len++) {
-      const rows = atLength.all(len, ...args, max - names.length) as { name_lower: string; count: number }[];
+      const rows = allRows<{ name_lower: string; count: number }>(db, atLength, len, ...args, max - names.length);
       for (const r of rows) names.push(r.name_lower), counts.push(Number(r.count));
     }
   }
@@ -189,28 +193,30 @@ export function namesSharingGrams(
   if (!safe.length || limit <= 0) return [];
   // One string of row ids per trigram, counted in a typed array: no row object per posting and no
   // SQL sort of all of them (each costs more than reading the postings).
-  const ids = db.prepare(
-    `SELECT group_concat(rowid) AS ids FROM
-       (SELECT rowid FROM symbol_names_fts WHERE symbol_names_fts MATCH ? LIMIT ${Math.floor(perGram)})`,
-  );
-  const top = Number((db.prepare("SELECT max(id) AS m FROM symbol_names").get() as { m: number | null }).m ?? 0);
+  // One row more than the share: a trigram with more than `perGram` names is known to be capped.
+  const cap = Math.floor(perGram);
+  const idsSql = `SELECT group_concat(rowid) AS ids FROM
+       (SELECT rowid FROM symbol_names_fts WHERE symbol_names_fts MATCH ? LIMIT ${cap + 1})`;
+  const top = Number(oneRow<{ m: number | null }>(db, "SELECT max(id) AS m FROM symbol_names")?.m ?? 0);
   const hits = new Uint8Array(top + 1);
   const touched: number[] = [];
   for (const g of safe) {
-    const list = (ids.get(`"${g}"`) as { ids: string | null }).ids;
+    const list = oneRow<{ ids: string | null }>(db, idsSql, `"${g}"`)?.ids;
     if (!list) continue;
     let n = 0;
-    let listed = 1;
+    let listed = 0;
     for (let i = 0; i <= list.length; i++) {
       const c = i < list.length ? list.charCodeAt(i) : 44;
       if (c !== 44) n = n * 10 + c - 48;
       else {
-        if (i < list.length) listed++;
+        if (++listed > cap) {
+          if (bounds) bounds.capped = true;
+          break;
+        }
         if (n <= top && hits[n]++ === 0) touched.push(n);
         n = 0;
       }
     }
-    if (bounds && listed >= perGram) bounds.capped = true;
   }
   const byHits: number[][] = Array.from({ length: safe.length + 1 }, () => []);
   for (const id of touched) byHits[hits[id]].push(id);
@@ -221,10 +227,10 @@ export function namesSharingGrams(
   }
   if (!chosen.length) return [];
   const rank = new Map(chosen.map((id, i) => [id, i]));
-  const rows = db.prepare(`SELECT id, name_lower FROM symbol_names WHERE id IN (${chosen.join(",")})`).all() as {
-    id: number;
-    name_lower: string;
-  }[];
+  const rows = allRowsOnce<{ id: number; name_lower: string }>(
+    db,
+    `SELECT id, name_lower FROM symbol_names WHERE id IN (${chosen.join(",")})`,
+  );
   return rows.sort((a, b) => rank.get(Number(a.id))! - rank.get(Number(b.id))!).map((r) => r.name_lower);
 }
 
@@ -239,9 +245,13 @@ export function namesOfCompactLength(
   cap: number,
   bounds?: ScanBounds,
 ): string[] {
-  const rows = db.prepare(
+  const rows = allRows<{ name_lower: string }>(
+    db,
     "SELECT name_lower FROM symbol_names WHERE clen BETWEEN ? AND ? ORDER BY clen LIMIT ?",
-  ).all(minLen, maxLen, cap + 1) as { name_lower: string }[];
+    minLen,
+    maxLen,
+    cap + 1,
+  );
   if (rows.length > cap && bounds) bounds.capped = true;
   return rows.slice(0, cap).map((r) => r.name_lower);
 }
@@ -249,7 +259,7 @@ export function namesOfCompactLength(
 /** The number of distinct lower-case symbol names (0 for a store without the name tables). */
 export function distinctNameCount(db: Db): number {
   try {
-    return Number((db.prepare("SELECT count(*) AS n FROM symbol_names").get() as { n: number }).n);
+    return Number(oneRow<{ n: number }>(db, "SELECT count(*) AS n FROM symbol_names")?.n ?? 0);
   } catch {
     return 0;
   }

@@ -49,22 +49,18 @@ export function symbolsByName(db: Db, name: string, opts: { path?: string; limit
   if (opts.path !== undefined) {
     return allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE name_lower = ? AND path = ?`, lower, opts.path);
   }
-  if (opts.limit !== undefined) {
-    return allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE name_lower = ? LIMIT ?`, lower, opts.limit);
-  }
-  return allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE name_lower = ?`, lower);
+  // LIMIT -1 is no limit: one statement either way.
+  return allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE name_lower = ? LIMIT ?`, lower, opts.limit ?? -1);
 }
 
 /** Direct children of a symbol (by row id), in line order; at most `limit` when given. */
 export function childrenOf(db: Db, rowId: number, limit?: number): SymbolRow[] {
-  return limit === undefined
-    ? allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE parent_id = ? ORDER BY line_start`, rowId)
-    : allRows<SymbolRow>(
-      db,
-      `SELECT ${COLS} FROM symbols WHERE parent_id = ? ORDER BY line_start LIMIT ?`,
-      rowId,
-      limit,
-    );
+  return allRows<SymbolRow>(
+    db,
+    `SELECT ${COLS} FROM symbols WHERE parent_id = ? ORDER BY line_start LIMIT ?`,
+    rowId,
+    limit ?? -1,
+  );
 }
 
 /** Symbols of one file in line order (only top-level ones with `topLevelOnly`), at most `limit`. */

@@ -11,6 +11,7 @@
  * program go before each command's arguments).
  * Requires `--allow-run` (the binary), `--allow-read`/`--allow-write` (temp dirs), `--allow-env`.
  */
+import { mcpHandshake, toolCall } from "./mcp_messages.ts";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultHome } from "../src/core/config.ts";
@@ -114,25 +115,9 @@ async function main(): Promise<void> {
     if (located.results?.[0]?.path !== "auth/jwt.go") fail("locate", JSON.stringify(located).slice(0, 500));
 
     const answers = await mcpSession(bin, env, repo, [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "smoke", version: "1" } },
-      },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      {
-        jsonrpc: "2.0",
-        id: 2,
-        method: "tools/call",
-        params: { name: "locate_symbol", arguments: { name: "ValidateToken" } },
-      },
-      {
-        jsonrpc: "2.0",
-        id: 3,
-        method: "tools/call",
-        params: { name: "open_file", arguments: { path: "../outside.txt" } },
-      },
+      ...mcpHandshake("smoke"),
+      toolCall(2, "locate_symbol", { name: "ValidateToken" }),
+      toolCall(3, "open_file", { path: "../outside.txt" }),
     ]);
     const init = answers.get(1)?.result as { serverInfo?: { name?: string } } | undefined;
     if (init?.serverInfo?.name !== "cruxe") fail("initialize", JSON.stringify(answers.get(1)));

@@ -3,6 +3,7 @@
  * of input is answered (a last line without its newline too), then the
  * process exits by itself.
  */
+import { mcpHandshake, toolCall } from "../scripts/mcp_messages.ts";
 import assert from "node:assert/strict";
 import { copyFixture } from "./helpers/fixture_repo.ts";
 
@@ -20,19 +21,8 @@ Deno.test("serve-mcp on stdio answers every request read before EOF, then exits"
     }).output();
     assert.ok(index.success, new TextDecoder().decode(index.stderr));
     const lines = [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } },
-      },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      {
-        jsonrpc: "2.0",
-        id: 2,
-        method: "tools/call",
-        params: { name: "locate_symbol", arguments: { name: "ValidateToken" } },
-      },
+      ...mcpHandshake("pipe"),
+      toolCall(2, "locate_symbol", { name: "ValidateToken" }),
       { jsonrpc: "2.0", id: "three", method: "tools/list" },
       { jsonrpc: "2.0", id: 4, method: "ping" },
     ].map((m) => JSON.stringify(m));

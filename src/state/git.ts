@@ -473,14 +473,15 @@ export interface ResolvedRef {
  * Resolves `ref` (checked by `checkRefName`) to a commit id with
  * `rev-parse --verify <ref>^{commit}`; null when the repository has no such
  * commit (or no git). The kind comes from which ref namespace holds the
- * name, in git's own order (branch before tag before remote).
+ * name (branch before tag before remote), read from the ref files.
  */
 export async function gitResolveRef(root: string, ref: string): Promise<ResolvedRef | null> {
   const commit = await gitResolveCommit(root, ref);
-  if (!commit) return null;
-  const refs = await gitListRefs(root) ?? [];
-  const kind = refs.find((r) => r.short === ref && r.kind === "branch")?.kind ??
-    refs.find((r) => r.short === ref || r.name === ref)?.kind ?? "commit";
+  const repo = repoOf(root);
+  if (!commit || !repo) return null;
+  // The kind from the ref files themselves: no second git run.
+  const kind = REF_PREFIXES.find(([prefix]) => refExists(repo.gitDir, prefix + ref))?.[1] ??
+    REF_PREFIXES.find(([prefix]) => ref.startsWith(prefix) && refExists(repo.gitDir, ref))?.[1] ?? "commit";
   return { ref, commit, kind };
 }
 

@@ -16,6 +16,7 @@ import {
   likePrefix,
   oneRow,
   placeholders,
+  rowsInBatches,
   statementOf,
   symbolColumns,
   type SymbolRow,
@@ -118,11 +119,7 @@ function loadRanked<T extends { path: string; line_start?: number }>(
   limit: number,
 ): Ranked<T>[] {
   if (!ranked.length) return [];
-  const rows = allRowsOnce<T & { _id: number }>(
-    db,
-    `${sql} IN (${placeholders(ranked.length)})`,
-    ...ranked.map((x) => x.id),
-  );
+  const rows = rowsInBatches<T & { _id: number }>(db, ranked.map((x) => x.id), (list) => `${sql} IN (${list})`);
   const byId = new Map(rows.map((row) => [Number(row._id), row]));
   const out: Ranked<T>[] = [];
   for (const x of ranked) {

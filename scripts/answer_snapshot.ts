@@ -25,7 +25,7 @@ const SYMBOLS_PER_REPO = 12;
 const VOLATILE_KEY = /(_at|_ms|Ms|_seconds|^elapsed|^duration|^job_id|^progress_token|^uptime.*|^pid|^generation)$/;
 
 /** One recorded call: its label and the scrubbed answer. */
-interface Answer {
+export interface Answer {
   call: string;
   answer: unknown;
 }
@@ -56,7 +56,11 @@ function filesOf(dir: string): string[] {
 }
 
 /** Every call over every fixture repository, answered and scrubbed, in a fixed order. */
-async function answers(): Promise<Answer[]> {
+/**
+ * Indexes the fixture repositories (`only`: these names; default all) and
+ * makes every recorded call on them, in order; resolves to the scrubbed answers.
+ */
+export async function answers(only?: readonly string[]): Promise<Answer[]> {
   const home = Deno.makeTempDirSync({ prefix: "cruxe-answer-snapshot-" });
   const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 1 };
   const registry = Registry.open(home);
@@ -79,7 +83,8 @@ async function answers(): Promise<Answer[]> {
     return body;
   };
   try {
-    const repos = [...Deno.readDirSync(REPOS)].filter((e) => e.isDirectory).map((e) => e.name).sort();
+    const repos = [...Deno.readDirSync(REPOS)].filter((e) => e.isDirectory && (!only || only.includes(e.name)))
+      .map((e) => e.name).sort();
     for (const name of repos) registerProject(registry, join(REPOS, name));
     for (const name of repos) {
       const workspace = join(REPOS, name);
@@ -126,7 +131,7 @@ async function answers(): Promise<Answer[]> {
       await call("index_status", { workspace });
     }
     const multi = join(REPOS, "multi_alpha");
-    for (const query of ["validate token", "config", "rate limit"]) {
+    for (const query of only ? [] : ["validate token", "config", "rate limit"]) {
       await call("search_code", {
         workspace: multi,
         query,

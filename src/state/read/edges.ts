@@ -126,6 +126,13 @@ export function referenceCount(db: Db, nameLower: string, language: string | und
   return Number(r?.n ?? 0);
 }
 
+/**
+ * The enclosing symbol's handles, read from `symbol_rows` itself: SQLite
+ * cannot flatten the `symbols` view (a join) into the right side of a LEFT
+ * JOIN and would build the whole view first.
+ */
+const ENCLOSING_COLS = "s.symbol_id, s.stable_id, coalesce(s.qualified_name, s.name) AS qualified_name";
+
 /** A use of a name with its file's language and the symbol it sits in (null outside any symbol). */
 export type ReferenceRow = Pick<EdgeRow, "path" | "kind" | "line" | "target"> & {
   language: string;
@@ -142,8 +149,8 @@ export function referencesOf(db: Db, name: string, language: string | undefined,
   if (language) {
     return allRows<ReferenceRow>(
       db,
-      `SELECT e.path, e.kind, e.line, e.target, f.language, s.symbol_id, s.stable_id, s.qualified_name
-       FROM edges e JOIN files f ON f.path = e.path LEFT JOIN symbols s ON s.id = e.source_id
+      `SELECT e.path, e.kind, e.line, e.target, f.language, ${ENCLOSING_COLS}
+       FROM edges e JOIN files f ON f.path = e.path LEFT JOIN symbol_rows s ON s.id = e.source_id
        WHERE e.target_lower = ? AND f.language = ? ORDER BY (e.target = ?) DESC, e.path, e.line LIMIT ?`,
       name.toLowerCase(),
       language,
@@ -154,10 +161,10 @@ export function referencesOf(db: Db, name: string, language: string | undefined,
   // The page is chosen from the edges alone, then joined: a name used 100,000 times is sorted, not joined, in full.
   return allRows<ReferenceRow>(
     db,
-    `SELECT e.path, e.kind, e.line, e.target, f.language, s.symbol_id, s.stable_id, s.qualified_name
+    `SELECT e.path, e.kind, e.line, e.target, f.language, ${ENCLOSING_COLS}
      FROM (SELECT path, kind, line, target, source_id, (target = ?) AS exact FROM edges WHERE target_lower = ?
            ORDER BY exact DESC, path, line LIMIT ?) e
-     JOIN files f ON f.path = e.path LEFT JOIN symbols s ON s.id = e.source_id
+     JOIN files f ON f.path = e.path LEFT JOIN symbol_rows s ON s.id = e.source_id
      ORDER BY e.exact DESC, e.path, e.line`,
     name,
     name.toLowerCase(),

@@ -95,12 +95,12 @@ function rankIds(
     `${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid`,
     `${fts} MATCH ?${w.sql}`,
   );
-  const top = (n: number) => allRows<{ id: number; r: number }>(db, sql, match, ...w.args, n);
-  const rows = top(limit + 1);
+  // One scoring pass: when equal scores straddle the cut, all of them (bounded) are already here, so
+  // `byPlace` picks by place, not by row id. Keeping TIE_CAP more rows costs next to nothing beside scoring.
+  const rows = allRows<{ id: number; r: number }>(db, sql, match, ...w.args, limit + TIE_CAP);
   if (rows.length <= limit || rows[limit].r !== rows[limit - 1].r) return rows.slice(0, limit);
-  // Equal scores straddle the cut: fetch all of them (bounded) so `byPlace` picks by place, not by row id.
   const cut = rows[limit - 1].r;
-  return top(limit + TIE_CAP).filter((x) => x.r <= cut);
+  return rows.filter((x) => x.r <= cut);
 }
 
 /** Best BM25 first; equal scores by path, then first line: the same order whatever the row ids. */

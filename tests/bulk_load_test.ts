@@ -133,6 +133,11 @@ Deno.test("a store of schema 4 upgrades to slim rows: the same answers, every ro
       assert.match(plan("SELECT id FROM symbols WHERE name_lower = ?"), /symbols_name/, "through the view");
       assert.match(plan("SELECT id FROM edges WHERE target_lower = ? AND kind = 'call'"), /edges_target/);
       assert.match(plan("SELECT id FROM chunks WHERE path = ? ORDER BY line_start"), /chunks_path/);
+      assert.match(
+        plan("SELECT name_lower FROM symbol_names WHERE clen BETWEEN ? AND 9 ORDER BY clen, name_lower"),
+        /COVERING INDEX symbol_names_clen/,
+        "the short-name scan reads the index alone",
+      );
     });
   } finally {
     h.close();

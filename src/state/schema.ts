@@ -237,7 +237,10 @@ export const PROJECT_MIGRATIONS: string[] = [
    -- 0: above the full-text limit (symbols and references only; its names stay out of the name tables).
    ALTER TABLE files ADD COLUMN full_text INTEGER NOT NULL DEFAULT 1;
    ${ROW_VIEWS_SQL}
-   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES)}`,
+   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES)}
+   -- Names by compact length, covering: the short-name scan of fuzzy lookups reads no table row.
+   DROP INDEX symbol_names_clen;
+   CREATE INDEX symbol_names_clen ON symbol_names(clen, name_lower);`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

@@ -4,6 +4,7 @@
  * `^`, `:`, `-`, parentheses, quotes) in the input are never interpreted.
  */
 import { splitIdentifier } from "../../core/identifiers.ts";
+import { RANK_SCAN_ROWS } from "../../state/read/search.ts";
 
 /** Most terms put into one MATCH expression. */
 export const MAX_TERMS = 32;
@@ -103,8 +104,11 @@ export interface PlannedTerm {
 export const COMMON_SHARE = 0.06;
 /** Terms in fewer chunks than this are never too common (small indexes are cheap to search in full). */
 export const COMMON_FLOOR = 3000;
-/** Rows (term postings) one OR expression may make BM25 rank; query time grows with them. */
-export const ROW_BUDGET = 12_000;
+/**
+ * Rows (term postings) one OR expression may make BM25 rank; query time grows
+ * with them. The ranking's own hard cap, so a planned expression is never cut.
+ */
+export const ROW_BUDGET = RANK_SCAN_ROWS;
 /** Most terms in one expression after planning. */
 export const MAX_PLANNED = 12;
 

@@ -49,6 +49,20 @@ Deno.test("reader workers answer query tools exactly as the main thread does, er
       assert.deepEqual(a, b, `${tool} ${JSON.stringify(args)}`);
     }
     assert.ok(on.s.rt.readerPool.stats().workers >= 1, "the pool answered");
+    // Answered in a worker, not sent back to the main thread (which would answer the same, slower for all).
+    const before = on.s.rt.readerPool.stats().fallbacks;
+    for (
+      const [tool, args] of CALLS.filter(([t, a]) =>
+        t !== "explain_ranking" && t !== "suggest_followup_queries" && !a.scope
+      )
+    ) {
+      await on.s.call(tool, args);
+      assert.equal(
+        on.s.rt.readerPool.stats().fallbacks,
+        before,
+        `${tool} ${JSON.stringify(args)} ran on the main thread`,
+      );
+    }
     assert.equal(off.s.rt.readerPool.stats().workers, 0, "a pool of size 0 never starts a worker");
     // Calls in parallel use every worker and all come back.
     const many = await Promise.all(

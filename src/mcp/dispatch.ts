@@ -157,6 +157,7 @@ export class Dispatcher {
       progress: null,
       signal: call.signal,
       session: call.session,
+      semantic: this.rt.embedder !== null,
     };
     const { workspace: _ws, ...toolArgs } = args;
     return await def.handler(toolArgs, ctx);
@@ -236,6 +237,7 @@ export class Dispatcher {
       ...job,
       signal: call.signal,
       session: call.session,
+      semantic: this.rt.embedder !== null,
     };
   }
 

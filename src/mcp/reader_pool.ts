@@ -124,9 +124,17 @@ export class ReaderPool {
   }
 
   /** Calls waiting for a worker, and workers busy (for health and tests). */
-  stats(): { workers: number; busy: number; queued: number } {
-    return { workers: this.slots.length, busy: this.slots.filter((s) => s.busy).length, queued: this.queue.length };
+  stats(): { workers: number; busy: number; queued: number; fallbacks: number } {
+    return {
+      workers: this.slots.length,
+      busy: this.slots.filter((s) => s.busy).length,
+      queued: this.queue.length,
+      fallbacks: this.fallbacks,
+    };
   }
+
+  /** Calls a worker sent back to the main thread (their handler needed the runtime or the routed workspace). */
+  private fallbacks = 0;
 
   private pump(): void {
     while (this.queue.length) {
@@ -146,7 +154,10 @@ export class ReaderPool {
     worker.onmessage = (e: MessageEvent<ReaderReply>) => {
       const p = slot.busy;
       slot.busy = null;
-      if (p && p.req.id === e.data.id) settle(p, e.data);
+      if (p && p.req.id === e.data.id) {
+        if (e.data.fallback) this.fallbacks++;
+        settle(p, e.data);
+      }
       this.pump();
       if (!slot.busy) this.retireLater(slot);
     };

@@ -81,6 +81,8 @@ async function answer(req: ReaderRequest): Promise<ReaderReply> {
       activeJob: mainThreadOnly,
       progress: null,
       signal: new AbortController().signal,
+      // The pool keeps search_code on the main thread when the semantic layer is on.
+      semantic: false,
     } as unknown as ToolContext;
     const body = await def.handler(req.args as never, ctx);
     if (neededMain) return { id: req.id, fallback: true };

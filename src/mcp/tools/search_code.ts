@@ -83,5 +83,6 @@ export const searchCodeTool = defineTool({
  * asking the runtime (which a worker does not have).
  */
 function semanticLayerOn(ctx: Parameters<typeof searchCodeTool.handler>[1]): boolean {
-  return ctx.routed && "embedder" in ctx.runtime && ctx.runtime.embedder !== null;
+  // The context's flag, not the runtime: reading the runtime would send the call back from a reader worker.
+  return ctx.routed && ctx.semantic;
 }

@@ -44,6 +44,12 @@ export interface ToolContext {
   /** Aborted when the client cancels the call or the server shuts down. */
   signal: AbortSignal;
   /**
+   * True when the server's semantic layer is on (an embeddings endpoint is
+   * configured): `search_code` then embeds the query and fuses vector hits.
+   * A reader worker is never sent such a call, and says false.
+   */
+  semantic: boolean;
+  /**
    * The calling session, for state kept per session (`switch_ref`): `stdio` for
    * the stdio server; undefined over HTTP, which is stateless.
    */

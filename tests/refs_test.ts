@@ -9,7 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { commitAll, git } from "./helpers/fixture_repo.ts";
+import { DatabaseSync } from "node:sqlite";
+import { commitAll, git, SCHEMA4_ROWS_SQL } from "./helpers/fixture_repo.ts";
 import { bodyOf, type InProcess, inProcess, stdioClient, tempHomeDir } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { checkRefName, gitListTree } from "../src/state/git.ts";
@@ -233,6 +234,33 @@ Deno.test("query tools answer from the ref with `ref`, and from the working tree
   assert.deepEqual(names(search), ["AlphaRenamed"]);
   const scoped = await s.call("search_code", { workspace: repo, query: "Alpha", ref: "feat", repo: "repo" });
   assert.equal(codeOf(scoped), "invalid_input", "a multi-repository search cannot take a ref");
+  assert.deepEqual(markers(), []);
+});
+
+Deno.test("a ref store of an older schema answers index_incompatible with the ref's own rebuild as the fix", async () => {
+  const dir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
+  const store = join(refStoreDir(dir, commits.feat), "index.db");
+  const db = new DatabaseSync(store);
+  db.exec(SCHEMA4_ROWS_SQL);
+  db.exec("UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+  db.close();
+  s.rt.readers.closeAll(); // as a server started after the upgrade: no connection opened before it
+  const r = await s.call("locate_symbol", { workspace: repo, name: "AlphaRenamed", ref: "feat" });
+  assert.equal(codeOf(r), "index_incompatible");
+  const data = (bodyOf(r).error as { data: Record<string, unknown> }).data;
+  assert.deepEqual(data.fix, { tool: "index_repo", arguments: { workspace: repo, ref: "feat", wait: true } });
+  assert.equal(data.schema_status, "reindex_required");
+  const listed = (bodyOf(await s.call("list_refs", { workspace: repo })).indexed as { ref: string; state: string }[])
+    .find((x) => x.ref === "feat");
+  assert.equal(listed?.state, "reindex_required");
+  // The fix it names works: indexing the ref again rebuilds the old store instead of calling it indexed.
+  const again = bodyOf(await s.call("index_repo", { workspace: repo, ref: "feat", wait: true }));
+  assert.equal(again.already_indexed, undefined, JSON.stringify(again));
+  assert.equal(again.status, "published");
+  assert.equal(again.mode, "full");
+  assert.deepEqual(names(await s.call("locate_symbol", { workspace: repo, name: "AlphaRenamed", ref: "feat" })), [
+    "AlphaRenamed",
+  ]);
   assert.deepEqual(markers(), []);
 });
 

@@ -9,6 +9,7 @@
 import type { CruxeConfig } from "../core/config.ts";
 import { CruxeError, type ErrorCode, isErrorCode } from "../core/errors.ts";
 import { newJobId } from "../core/ids.ts";
+import { SCHEMA_VERSION } from "../core/version.ts";
 import { warn } from "../core/log.ts";
 import { nowIso } from "../state/db.ts";
 import { type JobProgress, type JobRow, type ProjectRow, refJobLabel, type Registry } from "../state/registry.ts";
@@ -365,13 +366,16 @@ export class JobRunner {
         `(job ${jobId}); retry when it ends.`,
     );
     const existing = findRefStore(this.registry, project, resolved.commit);
-    if (existing && !opts.force) {
+    // A store an older build wrote is rebuilt (an immutable snapshot is never upgraded in place).
+    const current = existing?.schemaVersion === SCHEMA_VERSION;
+    if (existing && current && !opts.force) {
       touchRefStore(existing.dir);
       return { resolved, joined: false, existing };
     }
+    const force = opts.force || (existing !== undefined && !current);
     return {
       resolved,
-      active: this.launch(project, ref, { mode: opts.force ? "full" : "incremental", force: opts.force }, resolved),
+      active: this.launch(project, ref, { mode: force ? "full" : "incremental", force }, resolved),
       joined: false,
     };
   }

@@ -64,6 +64,22 @@ function noteUse(dir: string): void {
   touchRefStore(dir);
 }
 
+/**
+ * The view of the ref store in `dir`, or `index_incompatible` when an older
+ * build wrote it: its fix is indexing the ref again (which rebuilds such a
+ * store), not rebuilding the working tree's index.
+ */
+function currentRefView(rt: RefReadDeps, project: ProjectRow, dir: string, name: string): IndexView {
+  const view = rt.readers.refView(project, dir);
+  if (view.schemaStatus !== "reindex_required") return view;
+  throw new CruxeError(
+    "index_incompatible",
+    `The index of ref ${name} of ${project.repo_root} was built by an older Cruxe (schema ${view.currentSchemaVersion}); ` +
+      `index it again with index_repo {"ref": "${name}", "wait": true} (\`cruxe index --ref ${name}\`), which rebuilds it.`,
+    { schema_status: "reindex_required", requested_ref: name, fix: indexRefFix(project, name) },
+  );
+}
+
 /** What `readViewFor` reads through: a server's runtime, or the CLI's registry and readers (no job runner). */
 export interface RefReadDeps {
   registry: Registry;
@@ -92,7 +108,7 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
     .find((d) => existsSync(indexPath(d)));
   if (dir) {
     noteUse(dir);
-    return { view: rt.readers.refView(project, dir), live: false, ref: name, commit };
+    return { view: currentRefView(rt, project, dir, name), live: false, ref: name, commit };
   }
   const building = rt.runner?.activeRef(project.project_id, commit) ?? null;
   const elsewhere = building ? null : jobElsewhere(rt.registry, project.project_id, commit);
@@ -115,7 +131,7 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
   if (previous) {
     noteUse(previous.dir);
     return {
-      view: rt.readers.refView(project, previous.dir),
+      view: currentRefView(rt, project, previous.dir, name),
       live: false,
       ref: name,
       commit: previous.commit,

@@ -56,6 +56,8 @@ export interface RefStoreInfo {
   lastIndexedAt: string | null;
   /** Last use (indexed or queried), ms since the epoch: the eviction order. */
   lastUsedMs: number;
+  /** The store's schema version: one older than this build's is rebuilt, not read. */
+  schemaVersion: number;
 }
 
 /** The published ref stores of a project, most recently used first (unreadable ones are left out). */
@@ -89,6 +91,7 @@ function readRefStoreInfo(dir: string, commit: string): RefStoreInfo | null {
       fileCount: Number(meta("file_count") ?? 0),
       symbolCount: Number(meta("symbol_count") ?? 0),
       lastIndexedAt: meta("last_indexed_at"),
+      schemaVersion: Number(meta("schema_version") ?? 0),
       lastUsedMs: Deno.statSync(dir).mtime?.getTime() ?? 0,
     };
   } catch {

@@ -1,4 +1,5 @@
 /** `list_refs`: the refs of the routed workspace that are indexed, and its branches that are not. */
+import { SCHEMA_VERSION } from "../../core/version.ts";
 import { z } from "zod";
 import { gitListRefs, refFor } from "../../state/git.ts";
 import { worktreeStoreDirs } from "../../index/job_runner.ts";
@@ -40,7 +41,8 @@ export const listRefsTool = defineTool({
       file_count: s.fileCount,
       symbol_count: s.symbolCount,
       last_indexed_at: s.lastIndexedAt,
-      state: "ready",
+      // Written by an older build: queries answer index_incompatible until index_repo rebuilds it.
+      state: s.schemaVersion === SCHEMA_VERSION ? "ready" : "reindex_required",
       ...(shared.includes(s) ? { shared: true } : {}),
     }));
     const building = repoRefs

@@ -212,6 +212,15 @@ export function requireIndex(view: IndexView): Db {
   if (view.schemaStatus === "corrupt_manifest" && view.problem) {
     throw corruptIndex(view.storePath, view.project.repo_root, view.problem);
   }
+  if (view.schemaStatus === "reindex_required" && view.currentSchemaVersion < view.requiredSchemaVersion) {
+    // An older build's store: the next sync upgrades it in place (rows carried over), far cheaper than a rebuild.
+    const root = view.project.repo_root;
+    throw new CruxeError(
+      "index_incompatible",
+      `The index of ${root} was written by an older Cruxe (schema ${view.currentSchemaVersion}, this build needs ${view.requiredSchemaVersion}). Run \`cruxe sync --path ${root}\` (or call sync_repo): it upgrades the index in place.`,
+      { schema_status: view.schemaStatus, fix: `cruxe sync --path ${root}` },
+    );
+  }
   if (view.schemaStatus === "reindex_required" || view.schemaStatus === "corrupt_manifest") {
     throw new CruxeError(
       "index_incompatible",

@@ -142,9 +142,18 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   setMeta(db!, "schema_version", String(version));
   db!.close();
   const readers = new IndexReaders(h.registry);
-  const status = readers.view(project).schemaStatus;
+  const view = readers.view(project);
+  const status = view.schemaStatus;
+  // Queries meanwhile name the cheap fix: a sync upgrades an older store in place.
+  let fix: unknown = null;
+  try {
+    requireIndex(view);
+  } catch (e) {
+    fix = (e as { data?: { fix?: unknown } }).data?.fix;
+  }
   readers.closeAll();
   if (status !== "reindex_required") throw new Error(`schema ${version} store is ${status}, not reindex_required`);
+  if (fix !== `cruxe sync --path ${project.repo_root}`) throw new Error(`the fix named is ${JSON.stringify(fix)}`);
   const job = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
   if (job.status !== "published") throw new Error(`the upgrading sync ended ${job.status}`);
 }

@@ -42,6 +42,13 @@ export const FRESHNESS_INTERVAL_MS = 5000;
  */
 export const SCAN_COST_FACTOR = 50;
 
+/**
+ * A scan worker idle this long is retired: a stat scan of a large tree
+ * leaves its heap at tens of MiB, and on such a tree scans are paced minutes
+ * apart; a small tree is scanned more often than this and keeps its worker.
+ */
+const SCAN_WORKER_IDLE_MS = 20_000;
+
 /** The verdict about one published index of a project. */
 interface State {
   /** Publish time of the index this verdict is about (ms; falls back to `last_indexed_at`). */
@@ -132,6 +139,7 @@ export class FreshnessMonitor {
 
   /** Stops the scan worker. */
   close(): void {
+    clearTimeout(this.retire);
     this.worker?.terminate();
     this.worker = null;
     for (const r of this.pending.values()) r({ id: 0, error: "closed" });
@@ -172,13 +180,25 @@ export class FreshnessMonitor {
     };
   }
 
+  /** Retires the scan worker once it has been idle SCAN_WORKER_IDLE_MS (see `scan`). */
+  private retire: ReturnType<typeof setTimeout> | undefined;
+
   private scan(req: FreshnessRequest): Promise<FreshnessReply> {
     if (this.scanner) return this.scanner(req);
+    clearTimeout(this.retire);
     if (!this.worker) {
       this.worker = new Worker(new URL("./scan_worker.ts", import.meta.url), { type: "module" });
       this.worker.onmessage = (e: MessageEvent<FreshnessReply>) => {
         this.pending.get(e.data.id)?.(e.data);
         this.pending.delete(e.data.id);
+        // A scan of a large tree leaves the worker's heap large; scans that far apart start a fresh one.
+        if (!this.pending.size) {
+          this.retire = setTimeout(() => {
+            this.worker?.terminate();
+            this.worker = null;
+          }, SCAN_WORKER_IDLE_MS);
+          Deno.unrefTimer(this.retire);
+        }
       };
       this.worker.onerror = (e) => {
         e.preventDefault();

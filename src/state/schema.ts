@@ -116,6 +116,19 @@ const ROW_TABLES_SQL = `
     symbol_row INTEGER, content TEXT NOT NULL
   );`;
 
+/**
+ * Schema 5's files: the file id is a declared INTEGER PRIMARY KEY (the rows
+ * of the other tables name their file by it, and VACUUM keeps it, as it
+ * would not keep an implicit rowid). `full_text` 0: above the full-text
+ * limit (symbols and references only; its names stay out of the name tables).
+ */
+const FILES_TABLE_SQL = `
+  CREATE TABLE files (
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, hash TEXT NOT NULL, size INTEGER NOT NULL,
+    mtime_ms INTEGER NOT NULL, language TEXT NOT NULL, line_count INTEGER NOT NULL, symbol_count INTEGER NOT NULL,
+    parse_error TEXT, generated INTEGER NOT NULL DEFAULT 0, full_text INTEGER NOT NULL DEFAULT 1
+  );`;
+
 /** The views `symbols`, `edges` and `chunks`: each row with its file's path and language, names whole. */
 const ROW_VIEWS_SQL = `
   CREATE VIEW symbols AS
@@ -219,8 +232,14 @@ export const PROJECT_MIGRATIONS: string[] = [
    ALTER TABLE files ADD COLUMN generated INTEGER NOT NULL DEFAULT 0;`,
   // No query looks a symbol up by its stable id (it is only shown): its index was a tenth of the symbols' bytes.
   DROPPED_INDEXES.map((n) => `DROP INDEX IF EXISTS ${n};`).join("\n"),
-  // Slimmer rows behind views of the old tables (see ROW_TABLES_SQL); every row is carried over.
-  `${ROW_TABLES_SQL}
+  // Slimmer rows behind views of the old tables (see ROW_TABLES_SQL); every row is carried over. Rows name their
+  // file by id, so the file id becomes a declared INTEGER PRIMARY KEY (VACUUM renumbers an implicit rowid).
+  `${FILES_TABLE_SQL.replace("CREATE TABLE files", "CREATE TABLE files5")}
+   INSERT INTO files5(id, path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated)
+     SELECT rowid, path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated FROM files;
+   DROP TABLE files;
+   ALTER TABLE files5 RENAME TO files;
+   ${ROW_TABLES_SQL}
    INSERT INTO symbol_rows
      SELECT s.id, f.rowid, s.name, nullif(s.name_lower, lower(s.name)), nullif(s.qualified_name, s.name), s.kind,
        s.signature, s.doc, s.visibility, s.line_start, s.line_end, s.parent_id, s.stable_id, s.symbol_id
@@ -234,8 +253,6 @@ export const PROJECT_MIGRATIONS: string[] = [
    DROP TABLE symbols;
    DROP TABLE edges;
    DROP TABLE chunks;
-   -- 0: above the full-text limit (symbols and references only; its names stay out of the name tables).
-   ALTER TABLE files ADD COLUMN full_text INTEGER NOT NULL DEFAULT 1;
    ${ROW_VIEWS_SQL}
    ${createSecondaryIndexesSql(ROW_TABLE_INDEXES)}
    -- Names by compact length, covering: the short-name scan of fuzzy lookups reads no table row.

@@ -97,9 +97,9 @@ export function withIndex<T>(h: TestHome, projectId: string, f: (db: Db) => T): 
 }
 
 /**
- * SQL giving a store the symbols, edges and chunks tables of schemas 1-4
- * (each row with its file's path and every name column) in place of schema
- * 5's row tables and views, rows carried over.
+ * SQL giving a store the files, symbols, edges and chunks tables of schemas
+ * 1-4 (each row with its file's path and every name column; files keyed by
+ * path) in place of schema 5's tables and views, rows carried over.
  */
 export const SCHEMA4_ROWS_SQL = `
   CREATE TABLE symbols4 AS SELECT * FROM symbols;
@@ -120,7 +120,13 @@ export const SCHEMA4_ROWS_SQL = `
   INSERT INTO edges SELECT * FROM edges4;
   INSERT INTO chunks SELECT * FROM chunks4;
   DROP TABLE symbols4; DROP TABLE edges4; DROP TABLE chunks4;
-  ALTER TABLE files DROP COLUMN full_text;
+  CREATE TABLE files4 (path TEXT PRIMARY KEY, hash TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms INTEGER NOT NULL,
+    language TEXT NOT NULL, line_count INTEGER NOT NULL, symbol_count INTEGER NOT NULL, parse_error TEXT,
+    generated INTEGER NOT NULL DEFAULT 0);
+  INSERT INTO files4(rowid, path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated)
+    SELECT id, path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated FROM files;
+  DROP TABLE files;
+  ALTER TABLE files4 RENAME TO files;
   CREATE INDEX symbols_name ON symbols(name_lower);
   CREATE INDEX symbols_path ON symbols(path, line_start);
   CREATE INDEX symbols_parent ON symbols(parent_id);

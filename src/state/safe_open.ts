@@ -25,8 +25,7 @@
  *
  * A swap before the open is caught by steps 4-5 (the handle is another file
  * than the one the path leads to inside the root), a swap after it by step 5
- * (the path no longer resolves to the handle). A handle on another device
- * than its directory is refused outright. Otherwise, since Deno offers no
+ * (the path no longer resolves to the handle). Since Deno offers no
  * `openat` and no `/proc/self/fd` without all permissions, the checks are
  * lookups by path: step 5 is repeated (`CONFIRM_ROUNDS`), so slipping through
  * would need a directory on the way swapped and restored in step with each
@@ -216,10 +215,8 @@ export function readRepoFile(root: string, path: string, opts: SafeReadOptions):
     const handle = fsCall(path, () => fstatSync(fd));
     const held: Identity = { dev: handle.dev, ino: handle.ino };
     if (!handle.isFile() || !same(held, before)) throw notFound(path, "it changed while being opened");
-    // A file lives on its directory's device (only a bind-mounted file would not): a handle on
-    // another device was reached through a swapped-in link, whatever the lookups below see.
-    const parentDev = dirs.length ? dirs[dirs.length - 1].dev : fsCall(path, () => Deno.statSync(canonical)).dev;
-    if (held.dev !== parentDev) throw notFound(path, "it changed while being opened");
+    // No check that the file shares its directory's device: on an overlay file system whose layers sit on
+    // different file systems, files report their layer's device and directories the overlay's.
     for (let round = 0; round < CONFIRM_ROUNDS; round++) confirmPlace(canonical, segs, abs, dirs, held, path);
     if (handle.size > opts.maxBytes) throw tooLarge(handle.size);
     return { path: segs.join("/"), bytes: readAll(fd, handle.size, path) };

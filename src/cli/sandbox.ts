@@ -49,7 +49,7 @@ import { Registry } from "../state/registry.ts";
 /** Set in the sandboxed child (or worker): it must serve, not re-execute. */
 export const SANDBOX_ENV_MARKER = "CRUXE_SANDBOXED";
 /** The modules a sandboxed server starts from: a script for `deno run`, a worker module for the binary. */
-export interface SandboxEntry {
+interface SandboxEntry {
   /** Run by the re-executed Deno with the CLI's arguments. */
   main: URL;
   /** Started as the Worker; receives `{argv}` and posts `{exit}`. */

@@ -34,7 +34,7 @@ export interface PublishedIndex {
 }
 
 /** Minimum time between two scans of one project. */
-export const FRESHNESS_INTERVAL_MS = 5000;
+const FRESHNESS_INTERVAL_MS = 5000;
 /**
  * A scan never runs more often than this many times its own duration, so
  * checking costs at most ~2 % of a core however large the tree (a stat scan

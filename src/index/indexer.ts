@@ -64,7 +64,7 @@ export interface FileSource {
 }
 
 /** What an in-process caller can add to a run (not cloneable, so not part of `IndexOptions`). */
-export interface RunHooks {
+interface RunHooks {
   /** Replaces the working tree as the source of files. */
   source?: FileSource;
   /** Writes more rows inside the publishing transaction, after the files and before the meta. */

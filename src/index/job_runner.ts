@@ -6,6 +6,7 @@
  * starts no worker and loads no grammar; a parked worker is retired after
  * `WARM_IDLE_MS` without a job. Requires what the indexer requires.
  */
+import { existsSync } from "node:fs";
 import type { CruxeConfig } from "../core/config.ts";
 import { CruxeError, type ErrorCode, isErrorCode } from "../core/errors.ts";
 import { newJobId } from "../core/ids.ts";
@@ -21,7 +22,7 @@ import { refFor } from "../state/git.ts";
 import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
 import { indexPath } from "../state/project_index.ts";
-import { listRefStores, type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
+import { readRefStoreInfo, refStoreDir, type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
 import { checkRefName, gitCommonDir, gitResolveRef, type ResolvedRef } from "../state/git.ts";
 
 /** Ends a job with its summary, or with the failure's message, registry code and data. */
@@ -61,8 +62,10 @@ export function worktreeStoreDirs(registry: Registry, project: ProjectRow): stri
 
 /** The published store of `commit` of `project`, its own or (shared) another worktree's; undefined when none. */
 export function findRefStore(registry: Registry, project: ProjectRow, commit: string): RefStoreInfo | undefined {
+  // The commit names the store's directory: only that store is opened.
   for (const dir of [registry.projectDir(project.project_id), ...worktreeStoreDirs(registry, project)]) {
-    const found = listRefStores(dir).find((s) => s.commit === commit);
+    const store = refStoreDir(dir, commit);
+    const found = existsSync(indexPath(store)) ? readRefStoreInfo(store, commit) : null;
     if (found) return found;
   }
   return undefined;
@@ -95,7 +98,7 @@ export async function resolveProjectRef(project: ProjectRow, ref: string): Promi
 }
 
 /** How long a parked (warm) job worker waits for its project's next job before it is terminated. */
-export const WARM_IDLE_MS = 60_000;
+const WARM_IDLE_MS = 60_000;
 
 /** A job worker and its parse workers kept between a project's warm jobs. */
 interface Parked {

@@ -52,11 +52,11 @@ import { FreshnessMonitor, type PublishedIndex, SCAN_COST_FACTOR } from "./fresh
 import { configuredWatchMode, INOTIFY_FIX, isWatchLimitError, networkFileSystem } from "./watch_mode.ts";
 
 /** How long a query waits for a known change to be indexed before answering `syncing`. */
-export const READ_YOUR_WRITES_MS = 500;
+const READ_YOUR_WRITES_MS = 500;
 /** Pending paths listed in an answer (the count is always exact). */
 const MAX_LISTED_PATHS = 50;
 /** Most pending paths a sync names (more sync the whole tree: a stat scan beats that many single stats). */
-export const MAX_NAMED_PATHS = 1000;
+const MAX_NAMED_PATHS = 1000;
 const MAX_BACKOFF_MS = 60_000;
 
 /** How a workspace is kept live. */

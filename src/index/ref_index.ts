@@ -41,14 +41,14 @@ import { languageForPath } from "./languages/registry.ts";
 import type { ScannedFile, ScanResult } from "./scan.ts";
 
 /** A ref index run: the working tree's options plus the resolved ref. */
-export interface RefIndexOptions extends IndexOptions {
+interface RefIndexOptions extends IndexOptions {
   gitRef: ResolvedRef;
   /** Store directories of the repository's other worktrees, whose ref stores may serve as the base. */
   shareDirs?: string[];
 }
 
 /** What a ref index answers besides the usual summary: the commit and which store it started from. */
-export interface RefIndexSummary extends IndexSummary {
+interface RefIndexSummary extends IndexSummary {
   commit: string;
   /** `working_tree`, `ref:<commit>` or `none` (a cold build). */
   base: string;

@@ -11,7 +11,7 @@ import { cruxeIgnoreOf, type ScannedFile, type ScanResult, type StatContext, sta
 import { WatchFilter } from "./watch_filter.ts";
 
 /** What a scan of named paths found. */
-export interface PathScan {
+interface PathScan {
   /** The named paths that are indexable files now, with their stat. */
   files: ScannedFile[];
   /**

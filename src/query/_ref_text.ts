@@ -17,7 +17,7 @@ export interface RefFileText {
 }
 
 /** The lines of `file` at `view` (see the module comment); never throws for a missing or unreadable file. */
-export async function refFileText(view: RefView, file: FileDigest): Promise<RefFileText> {
+async function refFileText(view: RefView, file: FileDigest): Promise<RefFileText> {
   const stored = storedLines(view.db, file.path, 1, file.line_count);
   if (stored.complete || !view.readFile) return stored;
   try {

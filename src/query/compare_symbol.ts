@@ -22,7 +22,7 @@ import { resolveSymbol } from "./_resolve_symbol.ts";
 import { TextCache, withBody } from "./_ref_text.ts";
 import { matchSymbols, pairStatus, type SideSymbol, type SymbolStatus } from "./_symbol_match.ts";
 import { type SymbolChange, symbolChange } from "./_symbol_change.ts";
-import type { RefSide } from "./diff_context.ts";
+import { type RefSide, side } from "./diff_context.ts";
 
 /** Inputs of compare_symbol_between_commits (the refs arrive as views). */
 export interface CompareSymbolInput {
@@ -68,7 +68,7 @@ function counterpartCandidates(other: RefView, row: SymbolRow): SymbolRow[] {
   const seen = new Map<number, SymbolRow>();
   const add = (rows: SymbolRow[]) => rows.forEach((r) => seen.set(r.id, r));
   add(symbolsInFile(other.db, row.path, false, 1_000_000).filter((r) => r.kind === row.kind));
-  add(symbolsByStableId(other.db, row.stable_id));
+  add(symbolsByStableId(other.db, row.stable_id, row.name));
   add(symbolsByName(other.db, row.name).filter((r) => r.qualified_name === row.qualified_name && r.kind === row.kind));
   return [...seen.values()];
 }
@@ -144,8 +144,8 @@ export async function compareSymbol(
     change = symbolChange("removed", me.side, null, [], [], 0);
   }
   return {
-    base: { ref: base.label, commit_id: base.commitId },
-    head: { ref: head.label, commit_id: head.commitId },
+    base: side(base),
+    head: side(head),
     ...change,
     ...(complete ? {} : { text_unavailable: true, meta: { result_completeness: "partial" as const } }),
     truncated: change.diff_cut === true,

@@ -108,7 +108,7 @@ export interface DiffContextResult {
 }
 
 /** Default budget of a diff: larger than a context answer's, a review reads more. */
-export const DIFF_DEFAULT_TOKENS = 8000;
+const DIFF_DEFAULT_TOKENS = 8000;
 /** Most of the budget one change may take (so one huge function does not hide the others). */
 const ITEM_SHARE = 0.35;
 /** Share of the budget kept for the brief file list before symbol changes take the rest. */
@@ -120,7 +120,7 @@ const PARTIAL = { result_completeness: "partial" as const };
  * its text at both refs); the rest are listed as files, and the answer is
  * partial. Narrow `path_prefix` to compare them.
  */
-export const MAX_COMPARED_FILES = 3000;
+const MAX_COMPARED_FILES = 3000;
 /** Most paths named in `text_unavailable`. */
 const MAX_UNAVAILABLE_LISTED = 20;
 
@@ -202,8 +202,8 @@ function capDelta(delta: FileDelta, max: number): FileChange[] {
   return out;
 }
 
-/** How a view is named in the answer. */
-function side(v: RefView): RefSide {
+/** How a view is named in an answer. */
+export function side(v: RefView): RefSide {
   return { ref: v.label, commit_id: v.commitId };
 }
 
@@ -347,7 +347,7 @@ function fileChanges(delta: FileDelta, moves: ReadonlyMap<string, string>, chang
   for (const f of delta.removed) {
     if (!touched.has(f.path) && !moves.has(f.path)) out.push({ path: f.path, status: "removed", language: f.language });
   }
-  return out.sort((a, b) => byCodeUnits(a.path, b.path));
+  return out; // sorted by path with the files not compared, by the caller
 }
 
 /** Counts of changed files (by the delta) and listed symbol changes (by status). */

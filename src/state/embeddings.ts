@@ -17,12 +17,12 @@ import { type EmbedConfig, MAX_EMBED_DIMS } from "../core/semantic_layer.ts";
 import { type ApiEndpoint, readCapped, resolveApiUrl } from "./model_endpoint.ts";
 
 /** A resolved embeddings endpoint. */
-export type EmbedEndpoint = ApiEndpoint;
+type EmbedEndpoint = ApiEndpoint;
 
 /** Most bytes of one reply read (a batch of 64 vectors of 4,096 numbers in JSON fits with room to spare). */
 export const MAX_EMBED_REPLY_BYTES = 8 * 1024 * 1024;
 /** Longest text sent for one chunk (characters); embedding models read a few thousand tokens at most. */
-export const MAX_EMBED_TEXT_CHARS = 4000;
+const MAX_EMBED_TEXT_CHARS = 4000;
 /** Works out the API and full URL of an endpoint (see the module comment). Throws `invalid_input` on a bad URL. */
 export function resolveEmbedEndpoint(raw: string): EmbedEndpoint {
   return resolveApiUrl(raw, "embeddings endpoint", { ollama: "/api/embed", openai: "/embeddings" });

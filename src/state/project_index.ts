@@ -248,9 +248,6 @@ function lowerUnlessAscii(text: string): string | null {
   return lower === text.replace(/[A-Z]+/g, (m) => m.toLowerCase()) ? null : lower;
 }
 
-/** The rows of the file at the bound path, in a table keyed by file id. */
-const OF_PATH = "file_id = (SELECT rowid FROM files WHERE path = ?)";
-
 /** Name ids the writer remembers at most (about 10 MiB of strings and map). */
 const REF_NAME_CACHE = 100_000;
 
@@ -345,14 +342,15 @@ export class IndexWriter {
       manifest: d.prepare("SELECT path, hash, size, mtime_ms FROM files"),
       manifestOne: d.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE path = ?"),
       manifestUnder: d.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE path > ? AND path < ?"),
-      delChunkFts: d.prepare(`DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunk_rows WHERE ${OF_PATH})`),
-      delSymFts: d.prepare(`DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbol_rows WHERE ${OF_PATH})`),
-      delFileFts: d.prepare("DELETE FROM files_fts WHERE rowid IN (SELECT rowid FROM files WHERE path = ?)"),
-      delChunks: d.prepare(`DELETE FROM chunk_rows WHERE ${OF_PATH}`),
-      delSyms: d.prepare(`DELETE FROM symbol_rows WHERE ${OF_PATH}`),
-      delEdges: d.prepare(`DELETE FROM edge_rows WHERE ${OF_PATH}`),
-      delFile: d.prepare("DELETE FROM files WHERE path = ?"),
-      delRefs: d.prepare(`DELETE FROM refs WHERE ${OF_PATH}`),
+      fileId: d.prepare("SELECT id FROM files WHERE path = ?"),
+      delChunkFts: d.prepare("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunk_rows WHERE file_id = ?)"),
+      delSymFts: d.prepare("DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbol_rows WHERE file_id = ?)"),
+      delFileFts: d.prepare("DELETE FROM files_fts WHERE rowid = ?"),
+      delChunks: d.prepare("DELETE FROM chunk_rows WHERE file_id = ?"),
+      delSyms: d.prepare("DELETE FROM symbol_rows WHERE file_id = ?"),
+      delEdges: d.prepare("DELETE FROM edge_rows WHERE file_id = ?"),
+      delFile: d.prepare("DELETE FROM files WHERE id = ?"),
+      delRefs: d.prepare("DELETE FROM refs WHERE file_id = ?"),
       nameId: d.prepare("SELECT id FROM ref_names WHERE name = ?"),
       insName: d.prepare("INSERT INTO ref_names(name) VALUES (?)"),
       insFile: d.prepare(
@@ -455,15 +453,14 @@ export class IndexWriter {
   /** Removes every row of one file. */
   deleteFile(path: string): void {
     const s = this.stmts;
+    const row = s.fileId.get(path) as { id: number } | undefined;
+    if (!row) return;
     this.names.noteFileRemoved(path);
-    s.delChunkFts.run(path);
-    s.delSymFts.run(path);
-    s.delFileFts.run(path);
-    s.delRefs.run(path);
-    s.delChunks.run(path);
-    s.delSyms.run(path);
-    s.delEdges.run(path);
-    s.delFile.run(path);
+    // Every row of the file is keyed by its id: looked up once.
+    for (const del of [s.delChunkFts, s.delSymFts, s.delFileFts, s.delRefs, s.delChunks, s.delSyms, s.delEdges]) {
+      del.run(row.id);
+    }
+    s.delFile.run(row.id);
   }
 
   /** Records that a file's mtime/size moved but its content did not. */
@@ -548,8 +545,9 @@ export class IndexWriter {
   writeBlobIds(blobs: ReadonlyMap<string, string>): void {
     this.db.exec("CREATE TABLE IF NOT EXISTS file_blobs(path TEXT PRIMARY KEY, blob TEXT NOT NULL) WITHOUT ROWID");
     this.db.exec("DELETE FROM file_blobs");
-    const ins = this.db.prepare("INSERT INTO file_blobs(path, blob) VALUES (?, ?)");
-    for (const [path, blob] of blobs) ins.run(path, blob);
+    const ins = new BatchInsert(this.db, "INSERT INTO file_blobs(path, blob)", 2);
+    for (const [path, blob] of blobs) ins.add(path, blob);
+    ins.flush();
   }
 
   /**

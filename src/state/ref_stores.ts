@@ -78,7 +78,8 @@ export function listRefStores(projectDir: string): RefStoreInfo[] {
   return out.sort((a, b) => b.lastUsedMs - a.lastUsedMs);
 }
 
-function readRefStoreInfo(dir: string, commit: string): RefStoreInfo | null {
+/** The facts of the published store of `commit` in `dir` (a ref store directory); null when unreadable. */
+export function readRefStoreInfo(dir: string, commit: string): RefStoreInfo | null {
   let db: Db | null = null;
   try {
     db = openDb(indexPath(dir), { readOnly: true });

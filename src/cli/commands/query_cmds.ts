@@ -54,7 +54,8 @@ export async function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) =
   }
 }
 
-const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
+/** A numeric flag as a number (the tool checks its range), undefined when absent. */
+export const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
 
 /** The query commands by name: each reads the index once, then prints JSON or its human form. */
 const QUERY_COMMANDS = new Map<string, (ctx: CliContext, a: QueryArgs) => Promise<number>>([

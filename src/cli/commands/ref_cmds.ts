@@ -4,6 +4,7 @@
  * (compare_symbol_between_commits), through the same `src/query/` functions
  * the MCP tools call; a review-style listing for people, or JSON with `--json`.
  */
+import { num } from "./query_cmds.ts";
 import type { CliContext } from "../context.ts";
 import { projectForPath } from "../project_arg.ts";
 import { printJson } from "../output.ts";
@@ -70,7 +71,7 @@ const STATUS_MARK: Record<string, string> = {
 const refName = (s: RefSide) => s.commit_id ? `${s.ref} (${s.commit_id.slice(0, 12)})` : `${s.ref} (working tree)`;
 
 /** One change as a few lines: mark, name, place, signature change, and its diff indented. */
-export function changeLines(c: SymbolChange): string[] {
+function changeLines(c: SymbolChange): string[] {
   const where = c.path ? `${c.path}:${c.line_start}` : `${c.path_before}:${c.line_start_before}`;
   const was = [
     c.name_before ? `was ${c.name_before}` : "",
@@ -109,8 +110,6 @@ export function diffLinesForPeople(r: DiffContextResult): string[] {
   }
   return out;
 }
-
-const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
 
 /** Runs `cruxe diff`; returns the exit code. */
 export async function runDiffCommand(ctx: CliContext, a: DiffArgs): Promise<number> {

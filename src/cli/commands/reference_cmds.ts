@@ -7,9 +7,7 @@ import type { CliContext } from "../context.ts";
 import { printJson, printTable } from "../output.ts";
 import { findReferences, type Reference } from "../../query/find_references.ts";
 import { getCallGraph } from "../../query/call_graph.ts";
-import { type QueryArgs, withIndex } from "./query_cmds.ts";
-
-const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
+import { num, type QueryArgs, withIndex } from "./query_cmds.ts";
 
 /** Runs `refs` or `callgraph`; returns the exit code. */
 export async function runReferenceCommand(ctx: CliContext, cmd: string, a: QueryArgs): Promise<number> {

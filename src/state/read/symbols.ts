@@ -113,7 +113,17 @@ export function topLevelMethodsUnder(db: Db, prefix: string): SymbolRow[] {
   );
 }
 
-/** Symbols whose `symbol_stable_id` is `stableId` (the same language, kind, qualified name and signature), by path and line. */
-export function symbolsByStableId(db: Db, stableId: string): SymbolRow[] {
-  return allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE stable_id = ? ORDER BY path, line_start`, stableId);
+/**
+ * Symbols whose `symbol_stable_id` is `stableId` (the same language, kind,
+ * qualified name and signature), by path and line. `name` is theirs: a
+ * stable id comes from the qualified name, which ends in the name, so the
+ * read goes through the name index (stable ids have none).
+ */
+export function symbolsByStableId(db: Db, stableId: string, name: string): SymbolRow[] {
+  return allRows<SymbolRow>(
+    db,
+    `SELECT ${COLS} FROM symbols WHERE name_lower = ? AND stable_id = ? ORDER BY path, line_start`,
+    name.toLowerCase(),
+    stableId,
+  );
 }

@@ -10,17 +10,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { commitAll, git, SCHEMA4_ROWS_SQL } from "./helpers/fixture_repo.ts";
+import { commitAll, git } from "./helpers/fixture_repo.ts";
 import { bodyOf, type InProcess, inProcess, stdioClient, tempHomeDir } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { checkRefName, gitListTree } from "../src/state/git.ts";
-import {
-  evictRefStores,
-  listRefStores,
-  refStoreDir,
-  removeAbandonedBuilds,
-  touchRefStore,
-} from "../src/state/ref_stores.ts";
+import { listRefStores, refsDir, refsStorePath, touchRefStore } from "../src/state/ref_stores.ts";
 import type { ToolResult } from "../src/mcp/envelope.ts";
 
 const base = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "cruxe-refs-" }));
@@ -111,6 +105,8 @@ function snapshot(): Map<string, string> {
 }
 
 /** The test's own git calls after the evil config is in place, with its programs switched off. */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 function tame(dir: string, ...args: string[]): string {
   return git(dir, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", ...args);
 }
@@ -237,11 +233,9 @@ Deno.test("query tools answer from the ref with `ref`, and from the working tree
   assert.deepEqual(markers(), []);
 });
 
-Deno.test("a ref store of an older schema answers index_incompatible with the ref's own rebuild as the fix", async () => {
+Deno.test("a refs store of an older schema answers index_incompatible with the ref's own rebuild as the fix", async () => {
   const dir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
-  const store = join(refStoreDir(dir, commits.feat), "index.db");
-  const db = new DatabaseSync(store);
-  db.exec(SCHEMA4_ROWS_SQL);
+  const db = new DatabaseSync(refsStorePath(dir));
   db.exec("UPDATE meta SET value = '4' WHERE key = 'schema_version'");
   db.close();
   s.rt.readers.closeAll(); // as a server started after the upgrade: no connection opened before it
@@ -403,7 +397,7 @@ Deno.test({
     const listed = (bodyOf(await s.call("list_refs", { workspace: wt })).indexed as Record<string, unknown>[])
       .find((x) => x.commit === commits.feat);
     assert.equal(listed?.shared, true);
-    // A commit new to both is built by the worktree, starting from a shared store, and stays its own.
+    // A commit new to both is built by the worktree, in its own refs store.
     const tree = tame(repo, "rev-parse", "feat^{tree}").trim();
     const fresh = tame(repo, "commit-tree", tree, "-p", commits.feat, "-m", "same tree, new commit").trim();
     const built = bodyOf(await s.call("index_repo", { workspace: wt, ref: fresh, wait: true }));
@@ -414,37 +408,51 @@ Deno.test({
   },
 });
 
-Deno.test("ref stores past the cap go least recently used first; an evicted ref answers ref_not_indexed", async () => {
+Deno.test("indexed commits past the cap go least recently used first; their versions go with them", async () => {
   const dir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
-  assert.ok(listRefStores(dir).length > 2);
-  // Using feat makes it the most recent, so it stays.
-  assert.deepEqual(names(await s.call("locate_symbol", { workspace: repo, name: "AlphaRenamed", ref: "feat" })), [
-    "AlphaRenamed",
-  ]);
-  touchRefStore(refStoreDir(dir, commits.feat));
-  const removed = evictRefStores(dir, 2);
-  const kept = listRefStores(dir).map((x) => x.commit);
-  assert.equal(kept.length, 2);
-  assert.ok(kept.includes(commits.feat));
-  assert.ok(removed.includes(commits.main), "the tag's store, least recently used, is gone");
-  assert.equal(codeOf(await s.call("locate_symbol", { workspace: repo, name: "Alpha", ref: "v1" })), "ref_not_indexed");
-  const listed = bodyOf(await s.call("list_refs", { workspace: repo }));
-  const ownListed = (listed.indexed as { commit: string; shared?: boolean }[]).filter((x) => !x.shared);
-  assert.deepEqual(ownListed.map((x) => x.commit).sort(), [...kept].sort());
+  const before = listRefStores(dir).map((x) => x.commit);
+  assert.ok(before.length >= 2 && before.includes(commits.main) && before.includes(commits.feat), before.join());
+  // A use makes feat the most recent (queries record one at most once a minute, so it is recorded here).
+  await sleep(20);
+  touchRefStore(refsDir(dir), commits.feat);
+  Deno.env.set("CRUXE_MAX_REF_STORES", "2");
+  try {
+    const third = tame(repo, "commit-tree", tame(repo, "rev-parse", "other^{tree}").trim(), "-m", "third").trim();
+    const b = bodyOf(await s.call("index_repo", { workspace: repo, ref: third, wait: true }));
+    assert.equal(b.status, "published", JSON.stringify(b));
+    const kept = listRefStores(dir).map((x) => x.commit);
+    assert.deepEqual([...kept].sort(), [commits.feat, third].sort());
+    assert.equal(codeOf(await s.call("locate_symbol", { workspace: repo, name: "Alpha", ref: "v1" })), "ref_not_indexed");
+    const listed = bodyOf(await s.call("list_refs", { workspace: repo }));
+    const ownListed = (listed.indexed as { commit: string; shared?: boolean }[]).filter((x) => !x.shared);
+    assert.deepEqual(ownListed.map((x) => x.commit).sort(), [...kept].sort());
+    // The store holds exactly the versions the kept commits list: the evicted commit's own are deleted.
+    const db = new DatabaseSync(refsStorePath(dir), { readOnly: true });
+    try {
+      const one = (sql: string) => Number((db.prepare(sql).get() as { n: number }).n);
+      assert.equal(one("SELECT count(*) AS n FROM files"), one("SELECT count(DISTINCT file_id) AS n FROM ref_files"));
+      assert.equal(one("SELECT count(*) AS n FROM symbol_rows WHERE file_id NOT IN (SELECT id FROM files)"), 0);
+      assert.equal(one("SELECT count(*) AS n FROM ref_commits"), 2);
+    } finally {
+      db.close();
+    }
+  } finally {
+    Deno.env.delete("CRUXE_MAX_REF_STORES");
+  }
 });
 
-Deno.test("a build directory left by a crash is removed after a day; a fresh one is kept", () => {
-  const dir = Deno.makeTempDirSync({ prefix: "cruxe-refs-builds-" });
-  const old = join(dir, "refs", `${"a".repeat(40)}.building`);
-  const fresh = join(dir, "refs", `${"b".repeat(40)}.building`);
-  for (const d of [old, fresh]) Deno.mkdirSync(d, { recursive: true });
-  Deno.writeTextFileSync(join(old, "index.db"), "x");
-  const dayAgo = new Date(Date.now() - 25 * 3600_000);
-  Deno.utimeSync(join(old, "index.db"), dayAgo, dayAgo);
-  Deno.utimeSync(old, dayAgo, dayAgo);
-  assert.equal(removeAbandonedBuilds(dir), 1);
+Deno.test("stores of the earlier layout (one whole store per commit) are removed by the next ref build", async () => {
+  const dir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
+  const old = join(refsDir(dir), "a".repeat(40));
+  const building = join(refsDir(dir), `${"b".repeat(40)}.building`);
+  for (const d of [old, building]) {
+    Deno.mkdirSync(d, { recursive: true });
+    Deno.writeTextFileSync(join(d, "index.db"), "x");
+  }
+  const b = bodyOf(await s.call("index_repo", { workspace: repo, ref: "v1", wait: true }));
+  assert.equal(b.status, "published", JSON.stringify(b));
   assert.throws(() => Deno.statSync(old), Deno.errors.NotFound);
-  assert.ok(Deno.statSync(fresh).isDirectory);
+  assert.throws(() => Deno.statSync(building), Deno.errors.NotFound);
 });
 
 Deno.test({

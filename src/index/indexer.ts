@@ -69,8 +69,8 @@ interface RunHooks {
   source?: FileSource;
   /** Writes more rows inside the publishing transaction, after the files and before the meta. */
   beforePublish?: (writer: IndexWriter) => void;
-  /** The store is private until published and thrown away on failure (see `IndexWriter.useScratchJournal`). */
-  scratchStore?: boolean;
+  /** Opens the writer to write through (default: the project index of `opts.projectDir`). */
+  openWriter?: () => IndexWriter;
 }
 
 /** The working tree of `opts.root` as a file source. */
@@ -515,8 +515,7 @@ export async function runIndex(
   try {
     emit("discovery", true);
     const source = hooks.source ?? diskSource(opts);
-    writer = IndexWriter.open(opts.projectDir, opts.force);
-    if (hooks.scratchStore) writer.useScratchJournal();
+    writer = hooks.openWriter?.() ?? IndexWriter.open(opts.projectDir, opts.force);
     const hadIndex = writer.getMeta("last_indexed_at") !== null;
     const mode: "full" | "incremental" = opts.force || !hadIndex ? "full" : "incremental";
     const { scan, previous, diff, deletedPaths, added, modified, renamed } = await planRun(

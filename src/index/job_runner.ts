@@ -6,7 +6,6 @@
  * starts no worker and loads no grammar; a parked worker is retired after
  * `WARM_IDLE_MS` without a job. Requires what the indexer requires.
  */
-import { existsSync } from "node:fs";
 import type { CruxeConfig } from "../core/config.ts";
 import { CruxeError, type ErrorCode, isErrorCode } from "../core/errors.ts";
 import { newJobId } from "../core/ids.ts";
@@ -22,8 +21,9 @@ import { refFor } from "../state/git.ts";
 import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
 import { indexPath } from "../state/project_index.ts";
-import { readRefStoreInfo, refStoreDir, type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
-import { checkRefName, gitCommonDir, gitResolveRef, type ResolvedRef } from "../state/git.ts";
+import { type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
+import { findRefStore, isLiveRef, resolveProjectRef } from "../state/project_refs.ts";
+import type { ResolvedRef } from "../state/git.ts";
 
 /** Ends a job with its summary, or with the failure's message, registry code and data. */
 type Finish = (
@@ -41,60 +41,12 @@ function jobKey(projectId: string, commit?: string): string {
   return commit ? `${projectId}@${commit}` : projectId;
 }
 
-/** The names that mean a project's working tree rather than a git ref: `live`, and the checked-out branch. */
-export function isLiveRef(project: ProjectRow, ref: string | undefined): boolean {
-  return ref === undefined || ref === "live" || ref === refFor(project.repo_root, project.vcs_mode);
-}
-
-/**
- * The store directories of the other registered worktrees of `project`'s
- * repository (same git common directory). Their ref stores are snapshots of
- * commits of the same object store, so they serve this worktree too.
- */
-export function worktreeStoreDirs(registry: Registry, project: ProjectRow): string[] {
-  if (project.vcs_mode !== "git") return [];
-  const common = gitCommonDir(project.repo_root);
-  if (!common) return [];
-  return registry.listProjects()
-    .filter((p) => p.project_id !== project.project_id && p.vcs_mode === "git" && gitCommonDir(p.repo_root) === common)
-    .map((p) => registry.projectDir(p.project_id));
-}
-
-/** The published store of `commit` of `project`, its own or (shared) another worktree's; undefined when none. */
-export function findRefStore(registry: Registry, project: ProjectRow, commit: string): RefStoreInfo | undefined {
-  // The commit names the store's directory: only that store is opened.
-  for (const dir of [registry.projectDir(project.project_id), ...worktreeStoreDirs(registry, project)]) {
-    const store = refStoreDir(dir, commit);
-    const found = existsSync(indexPath(store)) ? readRefStoreInfo(store, commit) : null;
-    if (found) return found;
-  }
-  return undefined;
-}
-
 /** What starting a ref job did: a job started or joined, or (`existing`) the commit was already indexed. */
 export interface RefStart {
   resolved: ResolvedRef;
   active?: ActiveJob;
   joined: boolean;
   existing?: RefStoreInfo;
-}
-
-/**
- * Resolves a git ref of `project` to its commit, or `ref_not_indexed`
- * saying why it cannot be indexed (not a git repository, no such ref).
- * A name that git could read as an option is `invalid_input`.
- */
-export async function resolveProjectRef(project: ProjectRow, ref: string): Promise<ResolvedRef> {
-  checkRefName(ref);
-  const resolved = project.vcs_mode === "git" ? await gitResolveRef(project.repo_root, ref) : null;
-  if (resolved) return resolved;
-  const why = project.vcs_mode === "git"
-    ? `no branch, tag, remote branch or commit named ${ref} exists in ${project.repo_root}`
-    : `${project.repo_root} is not a git repository, so only its working tree (ref "live") is indexed`;
-  throw new CruxeError("ref_not_indexed", `Ref ${ref} cannot be indexed: ${why}.`, {
-    requested_ref: ref,
-    reason: project.vcs_mode === "git" ? "unknown_ref" : "not_git",
-  });
 }
 
 /** How long a parked (warm) job worker waits for its project's next job before it is terminated. */
@@ -372,7 +324,7 @@ export class JobRunner {
     // A store an older build wrote is rebuilt (an immutable snapshot is never upgraded in place).
     const current = existing?.schemaVersion === SCHEMA_VERSION;
     if (existing && current && !opts.force) {
-      touchRefStore(existing.dir);
+      touchRefStore(existing.dir, existing.commit);
       return { resolved, joined: false, existing };
     }
     const force = opts.force || (existing !== undefined && !current);
@@ -448,7 +400,7 @@ export class JobRunner {
         maxFullTextBytes: this.config.maxFullTextBytes,
         workers: this.config.workers,
         workerRecycleFiles: this.config.workerRecycleFiles,
-        ...(gitRef ? { gitRef, shareDirs: worktreeStoreDirs(this.registry, project) } : {}),
+        ...(gitRef ? { gitRef } : {}),
         ...(opts.paths ? { paths: opts.paths } : {}),
       },
       warm,

@@ -25,7 +25,7 @@ export type JobWorkerIn =
     jobId: string;
     home: string;
     /** With `gitRef`, the job indexes that commit's tree from git objects into its ref store. */
-    options: Omit<IndexOptions, "cancelled" | "spawnParser" | "pool"> & { gitRef?: ResolvedRef; shareDirs?: string[] };
+    options: Omit<IndexOptions, "cancelled" | "spawnParser" | "pool"> & { gitRef?: ResolvedRef };
     /** Keep the parse workers for the next job of this worker (working-tree jobs only). */
     warm?: boolean;
   }
@@ -110,11 +110,11 @@ async function runJob(msg: Extract<JobWorkerIn, { type: "start" }>): Promise<voi
   try {
     registry = Registry.open(msg.home);
     record({ status: "running", started_at: nowIso() });
-    const { gitRef, shareDirs, ...options } = msg.options;
+    const { gitRef, ...options } = msg.options;
     const run = { ...options, cancelled: () => cancelled, spawnParser: spawnViaParent };
     const onProgress = progressReporter(record);
     const summary = gitRef
-      ? await runRefIndex({ ...run, gitRef, shareDirs }, onProgress)
+      ? await runRefIndex({ ...run, gitRef }, onProgress)
       : await runIndex({ ...run, pool }, onProgress);
     record({
       status: "published",

@@ -7,97 +7,147 @@
  * (160000) are never read; blobs over the size limit, binary blobs and
  * ignored paths follow the working tree's rules.
  *
- * Refs share what is the same: a new ref store starts as a consistent copy
- * of the nearest store already built (another ref's, compared by git blob
- * id per path, or the working tree's), and the ordinary incremental run then
- * parses only the files whose blobs differ. From another ref store no
- * unchanged blob is even read; from the working tree's store every blob is
- * read once and compared by content hash. Requires what the indexer requires,
- * plus `--allow-run=git`.
+ * Refs share what is the same (layout: `../state/ref_stores.ts`): a new
+ * commit starts from the list of the indexed commit sharing the most blobs
+ * with it (compared by git blob id per path, so no unchanged blob is read),
+ * and the ordinary incremental run then parses and stores only the files
+ * whose blobs differ. The project's first commit starts from a copy of the
+ * working tree's index (every blob read once and compared by content hash).
+ * Requires what the indexer requires, plus `--allow-run=git`.
  */
-import { existsSync, mkdirSync } from "node:fs";
 import { contentHash } from "../core/ids.ts";
 import { CruxeError } from "../core/errors.ts";
 import { debug } from "../core/log.ts";
 import { textLanguageForPath } from "../core/languages.ts";
-import { indexPath, IndexWriter, type ManifestEntry, openIndexForRead } from "../state/project_index.ts";
-import { fileBlobIds } from "../state/read/file_blobs.ts";
+import { damagedMarkerPath, indexPath, type ManifestEntry, openIndexForRead } from "../state/project_index.ts";
 import {
-  copyStore,
-  evictRefStores,
-  listRefStores,
+  commitsToEvict,
+  forgetRefUse,
   maxRefStores,
-  refBuildDir,
-  refStoreDir,
-  removeAbandonedBuilds,
+  readRefStores,
+  type RefStoreInfo,
+  refsDir,
+  refsStorePath,
+  refsWriteLock,
   removeDir,
+  removeOldRefStores,
+  touchRefStore,
 } from "../state/ref_stores.ts";
-import { openDb } from "../state/db.ts";
+import { RefStoreWriter, SEED_REF } from "../state/ref_store_writer.ts";
+import { closeQuietly, type Db, openDb, tableNames } from "../state/db.ts";
 import type { IndexSummary, ProgressEvent } from "../state/jobs.ts";
 import { gitBlobSizes, gitListTree, gitReadBlobs, type ResolvedRef, type TreeEntry } from "../state/git.ts";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
 import { type FileSource, type IndexOptions, runIndex } from "./indexer.ts";
 import { languageForPath } from "./languages/registry.ts";
 import type { ScannedFile, ScanResult } from "./scan.ts";
+import { backup } from "node:sqlite";
+import { existsSync } from "node:fs";
 
 /** A ref index run: the working tree's options plus the resolved ref. */
 interface RefIndexOptions extends IndexOptions {
   gitRef: ResolvedRef;
-  /** Store directories of the repository's other worktrees, whose ref stores may serve as the base. */
-  shareDirs?: string[];
 }
 
-/** What a ref index answers besides the usual summary: the commit and which store it started from. */
+/** What a ref index answers besides the usual summary: the commit and which list it started from. */
 interface RefIndexSummary extends IndexSummary {
   commit: string;
-  /** `working_tree`, `ref:<commit>` or `none` (a cold build). */
+  /** `working_tree` (the seeded copy), `ref:<commit>` or `none` (every file parsed). */
   base: string;
   /**
-   * Time before the index run, in ms: `tree` (listing the commit's tree), `copy` (the base store's copy),
-   * `blobs` (reading blobs and, against the working tree's store, hashing them), `publish` (rename, eviction).
+   * Time before the index run, in ms: `tree` (listing the commit's tree), `copy` (seeding the refs store from
+   * the working tree's index, the first time), `blobs` (reading blobs and, against the seed, hashing them),
+   * `publish` (after the index run).
    */
   refTimings: { tree: number; copy: number; blobs: number; publish: number };
+  /** Bytes the refs store file grew by (negative: it shrank), so what this commit cost in storage. */
+  storeGrowthBytes: number;
 }
 
-/** The store a new ref store starts from. */
+/** The list a new commit starts from. */
 interface Base {
   label: string;
-  path: string;
-  /** Blob ids of the base's files; null for the working tree's store (compared by content instead). */
+  refId: number;
+  /** Blob ids of the base's files; null for the seed (compared by content instead). */
   blobs: Map<string, string> | null;
 }
 
-/** Share of a ref's files a ref store must hold with the same blob to be preferred over the working tree's store. */
-const MIN_SHARED = 0.5;
+/** Path → blob id of the files of one commit of the refs store. */
+function listedBlobs(db: Db, refId: number): Map<string, string> {
+  const rows = db.prepare(
+    `SELECT f.path AS path, b.blob AS blob FROM ref_files m JOIN files f ON f.id = m.file_id
+     JOIN version_blobs b ON b.file_id = f.id WHERE m.ref_id = ?`,
+  ).all(refId) as { path: string; blob: string }[];
+  return new Map(rows.map((r) => [r.path, r.blob]));
+}
 
 /**
- * The nearest usable store for `entries`: the ref store (this worktree's,
- * or another worktree's of the same repository: the same commit there is a
- * whole match) sharing the most blobs, unless it shares under half of them
- * and the working tree's store exists; null when there is neither (a cold build).
+ * The list `entries` start from: the published commit sharing the most blobs
+ * with them, else the seed list (a store just seeded from the working tree's
+ * index), else none. `db` is a connection to the refs store (null when
+ * there is none) and `published` its commits.
  */
-function chooseBase(projectDir: string, shareDirs: string[], entries: TreeEntry[], exclude: string): Base | null {
+function chooseBase(db: Db | null, published: RefStoreInfo[], entries: TreeEntry[], exclude: string): Base | null {
+  if (!db || !tableNames(db).has("ref_commits")) return null;
   let best: Base | null = null;
   let bestShared = -1;
-  const own = listRefStores(projectDir).filter((s) => s.commit !== exclude);
-  for (const s of [...own, ...shareDirs.flatMap((d) => listRefStores(d))]) {
-    let blobs: Map<string, string>;
-    const db = openDb(indexPath(s.dir), { readOnly: true });
-    try {
-      blobs = fileBlobIds(db);
-    } finally {
-      db.close();
-    }
+  for (const s of published) {
+    if (s.commit === exclude) continue;
+    const blobs = listedBlobs(db, s.refId);
     const shared = entries.filter((e) => blobs.get(e.path) === e.oid).length;
-    if (shared > bestShared) [best, bestShared] = [{ label: `ref:${s.commit}`, path: indexPath(s.dir), blobs }, shared];
+    if (shared > bestShared) [best, bestShared] = [{ label: `ref:${s.commit}`, refId: s.refId, blobs }, shared];
+  }
+  if (best) return best;
+  const seeded = db.prepare("SELECT 1 FROM ref_files WHERE ref_id = ? LIMIT 1").get(SEED_REF) !== undefined;
+  return seeded ? { label: "working_tree", refId: SEED_REF, blobs: null } : null;
+}
+
+/** Removes the refs store of a project (its file, journal, damage marker and use markers). */
+function removeRefsStore(projectDir: string): void {
+  const p = refsStorePath(projectDir);
+  for (const f of [p, `${p}-wal`, `${p}-shm`, damagedMarkerPath(refsDir(projectDir))]) {
+    try {
+      Deno.removeSync(f);
+    } catch { /* absent */ }
+  }
+  removeDir(`${refsDir(projectDir)}/used`);
+}
+
+/**
+ * Makes the refs store of a project ready to write: one this build cannot
+ * use (damaged, another schema) is removed (its commits are an index of git
+ * objects, rebuilt on demand); when there is none, it is seeded with a copy
+ * of the working tree's index if that is usable. Returns whether it seeded.
+ */
+async function prepareRefsStore(projectDir: string): Promise<boolean> {
+  const p = refsStorePath(projectDir);
+  if (existsSync(p)) {
+    const open = openIndexForRead(refsDir(projectDir), { immutable: true });
+    open.db?.close();
+    if (open.status !== "corrupt_manifest" && open.status !== "reindex_required") return false;
+    debug(`refs store ${p} is ${open.status} (${open.problem ?? ""}): rebuilt`);
+    removeRefsStore(projectDir);
   }
   const wt = openIndexForRead(projectDir);
-  const wtUsable = wt.db !== null && wt.status === "compatible";
-  wt.db?.close();
-  if (wtUsable && (!best || bestShared < entries.length * MIN_SHARED)) {
-    return { label: "working_tree", path: indexPath(projectDir), blobs: null };
+  try {
+    if (!wt.db || wt.status !== "compatible") return false;
+    // A consistent copy of the live index (a sync may write it meanwhile), whole pages in one step.
+    await backup(wt.db, p, { rate: 1 << 30 });
+    return true;
+  } finally {
+    closeQuietly(wt.db);
   }
-  return best;
+}
+
+/** Size of the refs store, its journal included (0 when absent). */
+function storeBytes(projectDir: string): number {
+  let n = 0;
+  for (const f of [refsStorePath(projectDir), `${refsStorePath(projectDir)}-wal`]) {
+    try {
+      n += Deno.statSync(f).size;
+    } catch { /* absent */ }
+  }
+  return n;
 }
 
 /** The ref's `.cruxeignore` (from its own tree), or an empty stack. */
@@ -230,72 +280,70 @@ function treeSource(plan: TreePlan, bytes: Map<string, Uint8Array>): FileSource 
 }
 
 /**
- * Builds the store of `opts.gitRef.commit` (see the module comment):
- * list the tree, copy the nearest store, plan, read the differing blobs,
- * run the incremental index on the copy, record blob ids and the ref, and
- * publish by renaming the build directory into place; then evict ref stores
- * past the cap. An already published store of the commit is kept as is
- * unless `force` (a no-op run answers `mode: "incremental"` with nothing changed).
+ * Indexes `opts.gitRef.commit` into the project's refs store (see the module
+ * comment): list the tree, seed the store the first time, choose the base
+ * list, plan, read the differing blobs, then run the incremental index on the
+ * base's list, which publishes the commit (evicting the least recently used
+ * past the cap) in one transaction. One ref build at a time per project.
  */
 export async function runRefIndex(
   opts: RefIndexOptions,
   onProgress: (e: ProgressEvent) => void,
 ): Promise<RefIndexSummary> {
   const { commit } = opts.gitRef;
-  const finalDir = refStoreDir(opts.projectDir, commit);
-  const buildDir = refBuildDir(opts.projectDir, commit);
   const t0 = performance.now();
   let mark = t0;
   const lap = () => Math.round(-mark + (mark = performance.now()));
   const entries = await gitListTree(opts.root, commit);
   const tree = lap();
   if (!entries) throw new CruxeError("internal_error", `git could not list the tree of ${commit} in ${opts.root}`);
-  removeDir(buildDir);
-  mkdirSync(buildDir, { recursive: true });
+  const lock = await refsWriteLock(opts.projectDir);
   try {
-    const base = opts.force ? null : chooseBase(opts.projectDir, opts.shareDirs ?? [], entries, commit);
-    if (base) await copyStore(base.path, indexPath(buildDir), base.blobs !== null);
+    removeOldRefStores(opts.projectDir);
+    const bytesBefore = storeBytes(opts.projectDir);
+    await prepareRefsStore(opts.projectDir);
     const copy = lap();
-    let manifest = new Map<string, ManifestEntry>();
-    if (base) {
-      const w = IndexWriter.open(buildDir, false);
-      try {
-        manifest = w.manifest();
-      } finally {
-        w.close();
-      }
+    let read: Db | null = null;
+    let base: Base | null;
+    let evict: string[];
+    try {
+      read = existsSync(refsStorePath(opts.projectDir)) ? openDb(refsStorePath(opts.projectDir), { readOnly: true }) : null;
+      const published = read ? readRefStores(read, refsDir(opts.projectDir)) : [];
+      base = opts.force ? null : chooseBase(read, published, entries, commit);
+      evict = commitsToEvict(published, maxRefStores(), commit);
+    } finally {
+      closeQuietly(read);
     }
-    const plan = planTree(entries, await treeIgnore(opts.root, entries), manifest, base);
-    const compareContent = base !== null && base.blobs === null;
-    const bytes = await readPlanned(opts.root, plan, manifest, compareContent, opts.maxFileBytes);
+    const writer = RefStoreWriter.openRefs(opts.projectDir, { commit, baseRefId: base?.refId ?? null, evict });
+    let bytes: Map<string, Uint8Array>;
+    let plan: TreePlan;
+    try {
+      const manifest = writer.manifest();
+      plan = planTree(entries, await treeIgnore(opts.root, entries), manifest, base);
+      bytes = await readPlanned(opts.root, plan, manifest, base?.blobs === null, opts.maxFileBytes);
+    } catch (e) {
+      writer.close();
+      throw e;
+    }
     const blobs = lap();
     debug(`ref ${opts.gitRef.ref} (${commit}): base ${base?.label ?? "none"}, ${bytes.size} blobs to index`);
     const summary = await runIndex(
-      { ...opts, projectDir: buildDir, ref: opts.gitRef.ref, force: false },
+      { ...opts, ref: opts.gitRef.ref, force: false },
       onProgress,
       {
         source: treeSource(plan, bytes),
-        scratchStore: true,
+        openWriter: () => writer,
         beforePublish: (w) => {
-          w.writeBlobIds(plan.blobs);
+          writer.writeBlobIds(plan.blobs);
           w.setMeta("ref_name", opts.gitRef.ref);
           w.setMeta("ref_kind", opts.gitRef.kind);
           w.setMeta("ref_commit", commit);
         },
       },
     );
-    lap();
-    // A forced rebuild replaces the published store: moved aside first, so a query never meets a missing one
-    // for longer than between two renames.
-    const aside = `${finalDir}.replaced`;
-    if (existsSync(finalDir)) {
-      removeDir(aside);
-      Deno.renameSync(finalDir, aside);
-    }
-    Deno.renameSync(buildDir, finalDir);
-    removeDir(aside);
-    evictRefStores(opts.projectDir, maxRefStores(), commit);
-    removeAbandonedBuilds(opts.projectDir);
+    const dir = refsDir(opts.projectDir);
+    for (const c of evict) forgetRefUse(dir, c);
+    touchRefStore(dir, commit);
     const refTimings = { tree, copy, blobs, publish: lap() };
     // The whole run, preparation included (the index run's own time is in `timings`).
     return {
@@ -304,9 +352,9 @@ export async function runRefIndex(
       commit,
       base: base?.label ?? "none",
       refTimings,
+      storeGrowthBytes: storeBytes(opts.projectDir) - bytesBefore,
     };
-  } catch (e) {
-    removeDir(buildDir);
-    throw e;
+  } finally {
+    lock.close();
   }
 }

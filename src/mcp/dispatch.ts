@@ -255,7 +255,7 @@ export class Dispatcher {
     if (!this.rt.readerPool.accepts(def.name) || view.readOnly || !view.db || view.schemaStatus !== "compatible") {
       return null;
     }
-    return await this.rt.readerPool.run(def.name, toolArgs, view.storePath, storeId);
+    return await this.rt.readerPool.run(def.name, toolArgs, view.storePath, storeId, view.scope?.refId);
   }
 
   /** Protocol v1 metadata for a project as it is now (for an answer from a ref's store: that store's). */

@@ -37,6 +37,8 @@ export interface ReaderRequest {
   storePath: string;
   /** The file identity the caller's view of the store has (`storeIdentity`); absent: the worker stats the file. */
   storeId?: string | null;
+  /** For a refs store: the id of the commit to read (`scopeToRef`). */
+  scope?: number;
 }
 
 /** A worker's answer: the tool's body, an error, or "run it on the main thread". */
@@ -106,19 +108,22 @@ export class ReaderPool {
   /**
    * Runs `tool` with validated `args` against the index at `storePath` in a
    * worker (`storeId`: the file identity the caller's view has, so the worker
-   * need not stat the file to know whether its connection is still current). Resolves to the body, or null when the handler needs the main
-   * thread; rejects with the tool's error (a `CruxeError`, or a storage error
-   * carrying SQLite's message and code).
+   * need not stat the file to know whether its connection is still current;
+   * `scope`: the commit of a refs store to read). Resolves to the body, or
+   * null when the handler needs the main thread; rejects with the tool's
+   * error (a `CruxeError`, or a storage error carrying SQLite's message and code).
    */
   run(
     tool: string,
     args: Record<string, unknown>,
     storePath: string,
     storeId?: string | null,
+    scope?: number,
   ): Promise<PooledAnswer> {
     if (this.closed) return Promise.resolve(null);
     return new Promise((resolve, reject) => {
-      this.queue.push({ req: { id: this.nextId++, tool, args, storePath, storeId }, resolve, reject });
+      const req = { id: this.nextId++, tool, args, storePath, storeId, ...(scope === undefined ? {} : { scope }) };
+      this.queue.push({ req, resolve, reject });
       this.pump();
     });
   }

@@ -9,6 +9,7 @@
 import type { Db } from "../state/db.ts";
 import { closeQuietly, openDb } from "../state/db.ts";
 import { storeIdentity } from "../state/project_index.ts";
+import { scopeToRef } from "../state/ref_stores.ts";
 import { CruxeError } from "../core/errors.ts";
 import { TOOLS } from "./tools/registry.ts";
 import type { ToolContext } from "./tools/tool.ts";
@@ -31,24 +32,40 @@ function testStallMs(): number {
 }
 
 const stallMs = testStallMs();
-/** Open connections by index path, with the file identity they were opened on. */
+/** Open connections by index path (and commit, for a refs store), with the file identity they were opened on. */
 const open = new Map<string, { db: Db; id: string | null }>();
+/** Connections kept at most (each commit of a refs store read has its own). */
+const MAX_OPEN = 16;
 
 /**
- * A read-only connection to the index at `path`, reopened when the file was
- * replaced: `knownId` is the identity the main thread's view has (it checks
- * the file), else the file is stat'ed here.
+ * A read-only connection to the index at `path` (with `scope`, to that
+ * commit of a refs store), reopened when the file was replaced: `knownId` is
+ * the identity the main thread's view has (it checks the file), else the
+ * file is stat'ed here.
  */
-function connection(path: string, knownId?: string | null): Db {
+function connection(path: string, knownId?: string | null, scope?: number): Db {
   const id = knownId !== undefined ? knownId : storeIdentity(path);
-  const have = open.get(path);
-  if (have && have.id === id) return have.db;
-  if (have) {
-    open.delete(path);
-    closeQuietly(have.db);
+  const key = scope === undefined ? path : `${path}\0${scope}`;
+  const have = open.get(key);
+  open.delete(key); // re-inserted below: the map's order is the order of use
+  if (have && have.id === id) {
+    open.set(key, have);
+    return have.db;
   }
+  closeQuietly(have?.db);
   const db = openDb(path, { readOnly: true });
-  open.set(path, { db, id });
+  try {
+    if (scope !== undefined) scopeToRef(db, scope);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  open.set(key, { db, id });
+  for (const [k, c] of open) {
+    if (open.size <= MAX_OPEN) break;
+    open.delete(k);
+    closeQuietly(c.db);
+  }
   return db;
 }
 
@@ -67,7 +84,7 @@ async function answer(req: ReaderRequest): Promise<ReaderReply> {
   try {
     const def = tools.get(req.tool);
     if (!def) return { id: req.id, fallback: true };
-    const db = connection(req.storePath, req.storeId);
+    const db = connection(req.storePath, req.storeId, req.scope);
     const ctx = {
       get runtime() {
         return mainThreadOnly();

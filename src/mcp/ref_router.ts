@@ -10,16 +10,14 @@
  * commit, marked `stale` with the fix.
  * Requires `--allow-run=git` (resolving refs) and `--allow-read` on the store.
  */
-import { existsSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
 import { gitReadBlobs, gitResolveCommit, refFor, type ResolvedRef } from "../state/git.ts";
-import { findRefStore, isLiveRef, resolveProjectRef, worktreeStoreDirs } from "../index/job_runner.ts";
+import { findRefStore, isLiveRef, resolveProjectRef, worktreeStoreDirs } from "../state/project_refs.ts";
 import { type IndexReaders, type IndexView, requireIndex } from "../query/index_reader.ts";
 import { indexRefFix, openRefView, type RefSource } from "../query/ref_views.ts";
 import { fileBlobIds } from "../state/read/file_blobs.ts";
 import { jobElsewhere } from "../query/index_status.ts";
-import { indexPath } from "../state/project_index.ts";
-import { listRefStores, refStoreDir, touchRefStore } from "../state/ref_stores.ts";
+import { listRefStores, type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { ActiveJob } from "../state/jobs.ts";
 import type { ServerRuntime } from "./runtime.ts";
@@ -53,24 +51,26 @@ export function setSessionRef(rt: ServerRuntime, session: string, projectId: str
   else rt.sessionRefs.set(sessionKey(session, projectId), ref);
 }
 
-/** How often a ref store's use is recorded (its eviction order), at most. */
+/** How often an indexed commit's use is recorded (its eviction order), at most. */
 const TOUCH_EVERY_MS = 60_000;
 const touched = new Map<string, number>();
 
-function noteUse(dir: string): void {
+function noteUse(store: RefStoreInfo): void {
   const now = Date.now();
-  if (now - (touched.get(dir) ?? 0) < TOUCH_EVERY_MS) return;
-  touched.set(dir, now);
-  touchRefStore(dir);
+  const key = `${store.dir}\0${store.commit}`;
+  if (now - (touched.get(key) ?? 0) < TOUCH_EVERY_MS) return;
+  touched.set(key, now);
+  touchRefStore(store.dir, store.commit);
 }
 
 /**
- * The view of the ref store in `dir`, or `index_incompatible` when an older
- * build wrote it: its fix is indexing the ref again (which rebuilds such a
- * store), not rebuilding the working tree's index.
+ * The view of an indexed commit, or `index_incompatible` when an older
+ * build wrote its refs store: its fix is indexing the ref again (which
+ * rebuilds that store), not rebuilding the working tree's index.
  */
-function currentRefView(rt: RefReadDeps, project: ProjectRow, dir: string, name: string): IndexView {
-  const view = rt.readers.refView(project, dir);
+function currentRefView(rt: RefReadDeps, project: ProjectRow, store: RefStoreInfo, name: string): IndexView {
+  noteUse(store);
+  const view = rt.readers.refView(project, store);
   if (view.schemaStatus !== "reindex_required") return view;
   throw new CruxeError(
     "index_incompatible",
@@ -102,14 +102,10 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
   // One git call on the usual path; without a commit, `resolveProjectRef` says why (unknown ref, not git).
   const commit = (project.vcs_mode === "git" ? await gitResolveCommit(project.repo_root, name) : null) ??
     (await resolveProjectRef(project, name)).commit;
-  // This workspace's store of the commit, else one another worktree of the repository built (found by its
-  // path, as the commit names the directory: no store is opened to look).
-  const dir = [projectDir, ...worktreeStoreDirs(rt.registry, project)].map((d) => refStoreDir(d, commit))
-    .find((d) => existsSync(indexPath(d)));
-  if (dir) {
-    noteUse(dir);
-    return { view: currentRefView(rt, project, dir, name), live: false, ref: name, commit };
-  }
+  // This workspace's refs store, else another worktree's of the repository.
+  const others = worktreeStoreDirs(rt.registry, project);
+  const store = findRefStore(rt.registry, project, commit, others);
+  if (store) return { view: currentRefView(rt, project, store, name), live: false, ref: name, commit };
   const building = rt.runner?.activeRef(project.project_id, commit) ?? null;
   const elsewhere = building ? null : jobElsewhere(rt.registry, project.project_id, commit);
   if (building || elsewhere) {
@@ -129,9 +125,8 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
   }
   const previous = listRefStores(projectDir).find((s) => s.refName === name);
   if (previous) {
-    noteUse(previous.dir);
     return {
-      view: currentRefView(rt, project, previous.dir, name),
+      view: currentRefView(rt, project, previous, name),
       live: false,
       ref: name,
       commit: previous.commit,

@@ -3,7 +3,7 @@
  * reopened after a job publishes. Readers only ever see committed data.
  * Requires `--allow-read` on the store.
  */
-import { basename, dirname } from "node:path";
+import { dirname } from "node:path";
 import type { Db } from "../state/db.ts";
 import { closeQuietly, getMeta } from "../state/db.ts";
 import { existsSync } from "node:fs";
@@ -12,6 +12,7 @@ import { asStorageError, corruptIndex, type StorageReason, storageReason } from 
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { SCHEMA_VERSION } from "../core/version.ts";
+import { publishedRefId, type RefStoreInfo } from "../state/ref_stores.ts";
 import { CruxeError } from "../core/errors.ts";
 
 /** An open view of one project's index. */
@@ -35,8 +36,10 @@ export interface IndexView {
   problem?: string;
   /** Set when the store cannot be written: the index answers read-only and cannot be synced. */
   readOnly?: StorageReason;
-  /** Set for the store of a git ref (an immutable snapshot of `commit`), absent for the working tree's. */
+  /** Set for the index of a git ref (the commit as it was indexed), absent for the working tree's. */
   gitRef?: { ref: string; commit: string; kind: string };
+  /** Set for a view of one commit of a refs store: the commit and its id there (a new id per build). */
+  scope?: { refId: number; commit: string };
 }
 
 /**
@@ -71,19 +74,22 @@ export class IndexReaders {
   }
 
   /**
-   * The view of one ref store of a project (its directory under the
-   * project's `refs/`, named by commit id), cached like the working tree's.
+   * The view of one indexed commit of a refs store (this project's or another
+   * worktree's), cached like the working tree's and reopened when the commit
+   * is rebuilt or evicted.
    */
-  refView(project: ProjectRow, storeDir: string): IndexView {
-    return this.viewAt(`${project.project_id}@${basename(storeDir)}`, project, storeDir, true);
+  refView(project: ProjectRow, store: RefStoreInfo): IndexView {
+    const scope = { refId: store.refId, commit: store.commit };
+    return this.viewAt(`${project.project_id}@${store.commit}`, project, store.dir, scope);
   }
 
-  private viewAt(key: string, project: ProjectRow, dir: string, immutable = false): IndexView {
+  private viewAt(key: string, project: ProjectRow, dir: string, scope?: IndexView["scope"]): IndexView {
     const cached = this.views.get(key);
-    if (cached && this.current(key, cached)) return cached;
+    if (cached && this.current(key, cached) && (!scope || cached.scope?.refId === scope.refId)) return cached;
     if (cached) this.invalidate(key);
     const storeId = storeIdentity(indexPath(dir));
-    const { db, status, current, problem, readOnly } = openIndexForRead(dir, { immutable });
+    const immutable = scope !== undefined;
+    const { db, status, current, problem, readOnly } = openIndexForRead(dir, { immutable, scope: scope?.refId });
     const meta = (k: string) => {
       if (!db || status !== "compatible") return null;
       try {
@@ -108,6 +114,7 @@ export class IndexReaders {
       storeId,
       ...(problem ? { problem } : {}),
       ...(!immutable && (readOnly || this.registry.readOnly) ? { readOnly: readOnly ?? this.registry.readOnly! } : {}),
+      ...(scope ? { scope } : {}),
     };
     const commit = meta("ref_commit");
     if (commit) view.gitRef = { ref: meta("ref_name") ?? commit, commit, kind: meta("ref_kind") ?? "commit" };
@@ -136,9 +143,19 @@ export class IndexReaders {
     const now = this.clock();
     if (v.schemaStatus === "compatible" && now - (this.checkedAt.get(key) ?? -Infinity) < this.recheckMs) return true;
     if (storeIdentity(v.storePath) !== v.storeId) return false;
+    // A commit rebuilt (a new id) or evicted since the view opened it.
+    if (v.scope && (!v.db || !this.stillPublished(v.db, v.scope))) return false;
     const ok = v.schemaStatus === "corrupt_manifest" || !existsSync(damagedMarkerPath(dirname(v.storePath)));
     if (ok) this.checkedAt.set(key, now);
     return ok;
+  }
+
+  private stillPublished(db: Db, scope: NonNullable<IndexView["scope"]>): boolean {
+    try {
+      return publishedRefId(db, scope.commit) === scope.refId;
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -186,10 +203,10 @@ export class IndexReaders {
     if (!reason) return err;
     const path = view?.storePath ?? indexPath(this.registry.projectDir(project.project_id));
     const detail = err instanceof Error ? err.message : String(err);
-    if (reason === "corrupt" && view?.gitRef) {
-      // A damaged ref store is marked on its own (re-indexing the ref with force rebuilds it).
+    if (reason === "corrupt" && view?.scope) {
+      // A damaged refs store is marked on its own (the next ref build replaces it).
       markDamaged(dirname(path), detail);
-      this.invalidate(`${project.project_id}@${view.gitRef.commit}`);
+      this.invalidate(`${project.project_id}@${view.scope.commit}`);
       return corruptIndex(path, project.repo_root, detail);
     }
     if (reason === "corrupt") {

@@ -286,7 +286,7 @@ export class NameTableWriter {
     this.stmts = {
       namesOfPath: db.prepare("SELECT DISTINCT name_lower FROM symbols WHERE path = ?"),
       countOf: db.prepare(
-        `SELECT count(*) AS n FROM symbol_rows s JOIN files f ON f.rowid = s.file_id
+        `SELECT count(*) AS n FROM symbol_rows s JOIN files f ON f.id = s.file_id
          WHERE coalesce(s.name_lower, lower(s.name)) = ? AND f.full_text = 1`,
       ),
       rowOf: db.prepare("SELECT id, count FROM symbol_names WHERE name_lower = ?"),
@@ -350,7 +350,7 @@ export class NameTableWriter {
       INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('delete-all');
       INSERT INTO symbol_names(name_lower, len, clen, count)
         SELECT nl, cruxe_name_len(nl), cruxe_name_clen(nl), count(*)
-        FROM (SELECT coalesce(s.name_lower, lower(s.name)) AS nl FROM symbol_rows s JOIN files f ON f.rowid = s.file_id
+        FROM (SELECT coalesce(s.name_lower, lower(s.name)) AS nl FROM symbol_rows s JOIN files f ON f.id = s.file_id
           WHERE f.full_text = 1) GROUP BY nl;
       INSERT INTO symbol_names_fts(rowid, grams) SELECT id, cruxe_name_grams(name_lower) FROM symbol_names;`);
     setMeta(this.db, NAMES_BUILT, "1");

@@ -19,6 +19,7 @@ import {
   tableNames,
 } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
+import { scopeToRef } from "./ref_stores.ts";
 import { NameTableWriter } from "./name_lookup.ts";
 import { BatchInsert } from "./batch_insert.ts";
 import { BULK_FTS, mergeFullText, setFullTextSettings, SYNC_FTS } from "./fts_settings.ts";
@@ -150,9 +151,14 @@ export interface IndexReadOpen {
  * Throws nothing: an unreadable or damaged file is reported through `status`
  * (`corrupt_manifest` with `problem`). In a directory this process cannot
  * write, the index is opened read-only (`readOnly`). An `immutable` store
- * (a published ref store) is always opened read-only and never reports `readOnly`.
+ * (the refs store: only ref builds write it, under their own lock) is always
+ * opened read-only and never reports `readOnly`.
+ * `scope` reads one commit of a refs store (`scopeToRef`).
  */
-export function openIndexForRead(projectDir: string, opts: { immutable?: boolean } = {}): IndexReadOpen {
+export function openIndexForRead(
+  projectDir: string,
+  opts: { immutable?: boolean; scope?: number } = {},
+): IndexReadOpen {
   const p = indexPath(projectDir);
   if (!existsSync(p)) return { db: null, status: "not_indexed", current: 0 };
   const marked = damagedMarker(projectDir);
@@ -161,7 +167,7 @@ export function openIndexForRead(projectDir: string, opts: { immutable?: boolean
   let readOnly: StorageReason | undefined;
   try {
     if (opts.immutable) {
-      // A store no one writes again (a published ref store) is opened read-only, so reading never changes it.
+      // A store only ref builds write (the refs store) is opened read-only, so reading never changes it.
       db = openDb(p, { readOnly: true });
     } else {
       const opened = openOrSnapshot(p, undefined, { forQueries: true });
@@ -181,6 +187,14 @@ export function openIndexForRead(projectDir: string, opts: { immutable?: boolean
     return { db: null, status: "corrupt_manifest", current: 0, problem: (e as Error).message };
   }
   const s = projectSchemaStatus(db);
+  if (opts.scope !== undefined && s.status === "compatible") {
+    try {
+      scopeToRef(db, opts.scope);
+    } catch (e) {
+      db.close();
+      return { db: null, status: "corrupt_manifest", current: s.current, problem: (e as Error).message };
+    }
+  }
   return { db, status: s.status, current: s.current, ...(readOnly ? { readOnly } : {}) };
 }
 
@@ -257,11 +271,11 @@ const FTS_TABLES = ["chunks_fts", "symbols_fts", "files_fts"];
 /** Write access to a project index, used by exactly one job at a time. */
 export class IndexWriter {
   readonly db: Db;
-  private stmts: ReturnType<IndexWriter["prepare"]>;
+  protected stmts: ReturnType<IndexWriter["prepare"]>;
   private rows: ReturnType<IndexWriter["batches"]>;
-  private names: NameTableWriter;
+  protected names: NameTableWriter;
 
-  private constructor(db: Db) {
+  protected constructor(db: Db) {
     this.db = db;
     this.stmts = this.prepare();
     this.rows = this.batches();
@@ -311,6 +325,14 @@ export class IndexWriter {
   }
 
   private static openAt(p: string): IndexWriter {
+    return new IndexWriter(IndexWriter.openWritable(p));
+  }
+
+  /**
+   * The store at `p` opened for writing at this build's schema (migrated),
+   * or `index_incompatible` / `storage_unavailable` saying why not.
+   */
+  protected static openWritable(p: string): Db {
     let db: Db | null = null;
     try {
       db = openDb(p);
@@ -333,7 +355,7 @@ export class IndexWriter {
         },
       );
     }
-    return new IndexWriter(db);
+    return db;
   }
 
   private prepare() {
@@ -452,15 +474,19 @@ export class IndexWriter {
 
   /** Removes every row of one file. */
   deleteFile(path: string): void {
+    const row = this.stmts.fileId.get(path) as { id: number } | undefined;
+    if (row) this.deleteRows(Number(row.id), path);
+  }
+
+  /** Removes every row of the file `id` (at `path`). */
+  protected deleteRows(id: number, path: string): void {
     const s = this.stmts;
-    const row = s.fileId.get(path) as { id: number } | undefined;
-    if (!row) return;
     this.names.noteFileRemoved(path);
     // Every row of the file is keyed by its id: looked up once.
     for (const del of [s.delChunkFts, s.delSymFts, s.delFileFts, s.delRefs, s.delChunks, s.delSyms, s.delEdges]) {
-      del.run(row.id);
+      del.run(id);
     }
-    s.delFile.run(row.id);
+    s.delFile.run(id);
   }
 
   /** Records that a file's mtime/size moved but its content did not. */
@@ -473,8 +499,9 @@ export class IndexWriter {
    * and chunk row ids are given out here, in order from the table's next id,
    * so rows go in batches; a reference to a symbol that is not (yet) a row
    * (`parent` at or after its own index, `from` out of range) is null.
+   * Returns the file's id.
    */
-  insertFile(f: FileRows): void {
+  insertFile(f: FileRows): number {
     const s = this.stmts;
     const b = this.rows;
     const fr = s.insFile.run(
@@ -536,29 +563,7 @@ export class IndexWriter {
       b.chunkFts.add(firstChunk + i, c.content + "\n" + c.ftsExtra, f.fileFts.path);
     });
     for (const batch of Object.values(b)) batch.flush();
-  }
-
-  /**
-   * Replaces the git blob id of every file (`file_blobs`, kept only by stores
-   * built from git objects; the table is created on first use).
-   */
-  writeBlobIds(blobs: ReadonlyMap<string, string>): void {
-    this.db.exec("CREATE TABLE IF NOT EXISTS file_blobs(path TEXT PRIMARY KEY, blob TEXT NOT NULL) WITHOUT ROWID");
-    this.db.exec("DELETE FROM file_blobs");
-    const ins = new BatchInsert(this.db, "INSERT INTO file_blobs(path, blob)", 2);
-    for (const [path, blob] of blobs) ins.add(path, blob);
-    ins.flush();
-  }
-
-  /**
-   * For a store no one else opens until it is published by renaming it into
-   * place (a ref store being built): the rollback journal stays in memory
-   * and nothing is synced to disk, since a failed or interrupted build is
-   * thrown away whole. Must be called outside a transaction.
-   */
-  useScratchJournal(): void {
-    this.db.exec("PRAGMA journal_mode=MEMORY");
-    this.db.exec("PRAGMA synchronous=OFF");
+    return fileId;
   }
 
   /** How many files and symbols the index holds now (inside the write, before publishing). */

@@ -1,40 +1,52 @@
 /**
- * Where the indexes of git refs live: one store per indexed commit, beside
- * the working tree's store, at `<project store>/refs/<commit id>/index.db`.
- * A ref store is an immutable snapshot of its commit's tree: it is built in
- * `<commit id>.building/` and renamed into place when its job publishes, so
- * a reader never sees a half-built one. Each store records, besides the usual
- * meta, the ref name it was asked for (`ref_name`), its kind and commit, and
- * the git blob id of every file (`file_blobs`), which is what lets the next
- * ref start from this one and re-read only the blobs that differ.
- * At most `maxRefStores()` stores are kept per project (least recently used
- * first out). Requires `--allow-read`/`--allow-write` on the project store.
+ * Where the indexes of git refs live: one refs store per project,
+ * `<project store>/refs/index.db`, holding every indexed commit and sharing
+ * what is the same between them.
+ *
+ * The refs store has the project-index schema with `files` holding file
+ * versions: one row per (path, content) any indexed commit has, with its
+ * symbols, edges, chunks, references and full-text rows keyed by its id as
+ * usual. Each published commit has a row in `ref_commits`, the list of its
+ * versions in `ref_files` and its own meta (ref name, kind, counts, times) in
+ * `ref_meta`; `version_blobs` records each version's git blob id, which is
+ * how the next commit finds the versions it shares and re-reads only the
+ * blobs that differ. So a commit that differs from an indexed one by 50
+ * files adds those 50 versions and a list of file ids.
+ *
+ * A reader sees one commit: `scopeToRef` gives its connection TEMP views of
+ * `files`, `symbols`, `edges`, `chunks`, `refs` and `meta` holding only that
+ * commit's rows, so every query reads a commit exactly as it reads the
+ * working tree's index. What stays store-wide: the full-text statistics
+ * (BM25 counts the versions of other commits too) and the name tables'
+ * definition counts (prefix and fuzzy lookups may propose a name that only
+ * another commit defines; it then finds nothing).
+ *
+ * A commit is published by the commit of its write transaction (it is never
+ * half-visible); one writer at a time holds `refsWriteLock`. Versions no
+ * commit lists are deleted when a commit is published or evicted. At most
+ * `maxRefStores()` commits are kept, the least recently used out first.
+ * Requires `--allow-read`/`--allow-write` on the project store.
  */
-import { backup } from "node:sqlite";
 import { join } from "node:path";
-import { closeQuietly, type Db, getMeta, openDb } from "./db.ts";
+import { closeQuietly, type Db, getMeta, openDb, tableNames } from "./db.ts";
 import { isCommitId } from "./git.ts";
 import { indexPath } from "./project_index.ts";
+import { refScopeSql } from "./schema.ts";
 
-/** Directory holding a project's ref stores. */
-function refsDir(projectDir: string): string {
+/** Directory of a project's refs store. */
+export function refsDir(projectDir: string): string {
   return join(projectDir, "refs");
 }
 
-/** The store directory of one indexed commit. */
-export function refStoreDir(projectDir: string, commit: string): string {
-  return join(refsDir(projectDir), commit);
+/** The refs store file of a project. */
+export function refsStorePath(projectDir: string): string {
+  return indexPath(refsDir(projectDir));
 }
 
-/** Where the store of `commit` is built before it is renamed into place. */
-export function refBuildDir(projectDir: string, commit: string): string {
-  return join(refsDir(projectDir), `${commit}.building`);
-}
-
-/** Default number of ref stores kept per project (`CRUXE_MAX_REF_STORES` overrides it). */
+/** Default number of indexed commits kept per project (`CRUXE_MAX_REF_STORES` overrides it). */
 const DEFAULT_MAX_REF_STORES = 8;
 
-/** How many ref stores a project keeps: `CRUXE_MAX_REF_STORES` (1..1000) or `DEFAULT_MAX_REF_STORES`. */
+/** How many indexed commits a project keeps: `CRUXE_MAX_REF_STORES` (1..1000) or `DEFAULT_MAX_REF_STORES`. */
 export function maxRefStores(): number {
   let raw: string | undefined;
   try {
@@ -44,10 +56,13 @@ export function maxRefStores(): number {
   return raw && Number.isInteger(n) && n >= 1 && n <= 1000 ? n : DEFAULT_MAX_REF_STORES;
 }
 
-/** What `list_refs` and the base choice know about one ref store. */
+/** What `list_refs`, the router and the base choice know about one indexed commit. */
 export interface RefStoreInfo {
   commit: string;
+  /** The refs store's directory (this project's, or another worktree's). */
   dir: string;
+  /** The commit's id in the refs store (a new one per build). */
+  refId: number;
   /** The ref name it was indexed for (the last one, when several names point at the commit). */
   refName: string | null;
   kind: string | null;
@@ -56,99 +71,142 @@ export interface RefStoreInfo {
   lastIndexedAt: string | null;
   /** Last use (indexed or queried), ms since the epoch: the eviction order. */
   lastUsedMs: number;
-  /** The store's schema version: one older than this build's is rebuilt, not read. */
+  /** The refs store's schema version: one older than this build's is rebuilt, not read. */
   schemaVersion: number;
 }
 
-/** The published ref stores of a project, most recently used first (unreadable ones are left out). */
-export function listRefStores(projectDir: string): RefStoreInfo[] {
-  let entries: Deno.DirEntry[];
-  try {
-    entries = [...Deno.readDirSync(refsDir(projectDir))];
-  } catch {
-    return [];
+/** The ref meta keys `RefStoreInfo` reads. */
+const INFO_KEYS = ["ref_name", "ref_kind", "file_count", "symbol_count", "last_indexed_at", "published_at_ms"];
+
+/**
+ * The published commits of the refs store open as `db` (in `dir`), most
+ * recently used first; empty for a store without the refs tables.
+ */
+export function readRefStores(db: Db, dir: string): RefStoreInfo[] {
+  if (!tableNames(db).has("ref_commits")) return [];
+  const schemaVersion = Number(getMeta(db, "schema_version") ?? 0);
+  const rows = db.prepare(
+    `SELECT c.id AS id, c.commit_id AS commit_id, m.key AS key, m.value AS value FROM main.ref_commits c
+     LEFT JOIN main.ref_meta m ON m.ref_id = c.id AND m.key IN (${INFO_KEYS.map(() => "?").join(", ")})`,
+  ).all(...INFO_KEYS) as { id: number; commit_id: string; key: string | null; value: string | null }[];
+  const byId = new Map<number, { commit: string; meta: Map<string, string> }>();
+  for (const r of rows) {
+    const e = byId.get(r.id) ?? { commit: r.commit_id, meta: new Map<string, string>() };
+    if (r.key !== null) e.meta.set(r.key, r.value ?? "");
+    byId.set(r.id, e);
   }
   const out: RefStoreInfo[] = [];
-  for (const e of entries) {
-    if (!e.isDirectory || !isCommitId(e.name)) continue;
-    const dir = join(refsDir(projectDir), e.name);
-    const info = readRefStoreInfo(dir, e.name);
-    if (info) out.push(info);
+  for (const [refId, { commit, meta }] of byId) {
+    out.push({
+      commit,
+      dir,
+      refId,
+      refName: meta.get("ref_name") ?? null,
+      kind: meta.get("ref_kind") ?? null,
+      fileCount: Number(meta.get("file_count") ?? 0),
+      symbolCount: Number(meta.get("symbol_count") ?? 0),
+      lastIndexedAt: meta.get("last_indexed_at") ?? null,
+      lastUsedMs: lastUsed(dir, commit) ?? Number(meta.get("published_at_ms") ?? 0),
+      schemaVersion,
+    });
   }
   return out.sort((a, b) => b.lastUsedMs - a.lastUsedMs);
 }
 
-/** The facts of the published store of `commit` in `dir` (a ref store directory); null when unreadable. */
-export function readRefStoreInfo(dir: string, commit: string): RefStoreInfo | null {
+/** The published commits of a project's refs store, most recently used first (none when it cannot be read). */
+export function listRefStores(projectDir: string): RefStoreInfo[] {
+  const dir = refsDir(projectDir);
   let db: Db | null = null;
   try {
     db = openDb(indexPath(dir), { readOnly: true });
-    const meta = (k: string) => getMeta(db!, k);
-    return {
-      commit,
-      dir,
-      refName: meta("ref_name"),
-      kind: meta("ref_kind"),
-      fileCount: Number(meta("file_count") ?? 0),
-      symbolCount: Number(meta("symbol_count") ?? 0),
-      lastIndexedAt: meta("last_indexed_at"),
-      schemaVersion: Number(meta("schema_version") ?? 0),
-      lastUsedMs: Deno.statSync(dir).mtime?.getTime() ?? 0,
-    };
+    return readRefStores(db, dir);
   } catch {
-    return null;
+    return [];
   } finally {
     closeQuietly(db);
   }
 }
 
-/** True when a build of `commit` has been started and not published (it may be running or abandoned). */
-export function refBuildExists(projectDir: string, commit: string): boolean {
-  try {
-    return Deno.statSync(refBuildDir(projectDir, commit)).isDirectory;
-  } catch {
-    return false;
-  }
-}
-
-/** Records a use of a ref store (its directory's mtime is the eviction order). Best effort. */
-export function touchRefStore(dir: string): void {
-  try {
-    const now = new Date();
-    Deno.utimeSync(dir, now, now);
-  } catch { /* read-only home: eviction order is only a preference */ }
+/** The published index of `commit` in a project's refs store, if there is one. */
+export function findRefStore(projectDir: string, commit: string): RefStoreInfo | undefined {
+  if (!isCommitId(commit)) return undefined;
+  return listRefStores(projectDir).find((s) => s.commit === commit);
 }
 
 /**
- * A consistent copy of the store at `from` into the new file `to`. A live
- * store (`immutable` false: the working tree's, which a sync may write
- * meanwhile) is copied through SQLite's online backup, whole pages in one
- * step so it never restarts half way. A published ref store is never
- * written again (a forced rebuild renames a new file into place), and its
- * writer folded the WAL into the file when it closed, so the file alone is
- * the whole store: it is copied by the file system (in-kernel, a reflink
- * where the file system has them), several times faster.
+ * Makes the connection `db` to a refs store read as the index of the commit
+ * `refId` (see the module comment). Once per connection.
  */
-export async function copyStore(from: string, to: string, immutable: boolean): Promise<void> {
-  if (immutable && walSize(from) === 0) {
-    await Deno.copyFile(from, to);
-    return;
-  }
-  const src = openDb(from, { readOnly: true });
+export function scopeToRef(db: Db, refId: number): void {
+  db.exec("PRAGMA temp_store=MEMORY");
+  db.exec(refScopeSql(refId));
+}
+
+/** The id the refs store gives `commit` now (null: not published there), read through an open connection. */
+export function publishedRefId(db: Db, commit: string): number | null {
+  const r = db.prepare("SELECT id FROM main.ref_commits WHERE commit_id = ?").get(commit) as { id: number } | undefined;
+  return r ? Number(r.id) : null;
+}
+
+/** Marker files whose mtime records a commit's last use. */
+function usedMarker(dir: string, commit: string): string {
+  return join(dir, "used", commit);
+}
+
+function lastUsed(dir: string, commit: string): number | null {
   try {
-    await backup(src, to, { rate: 1 << 30 });
-  } finally {
-    src.close();
+    return Deno.statSync(usedMarker(dir, commit)).mtime?.getTime() ?? null;
+  } catch {
+    return null;
   }
 }
 
-/** Size of a store's `-wal` file (0 when there is none: everything is in the main file). */
-function walSize(path: string): number {
+/** Records a use of an indexed commit (the eviction order). Best effort. */
+export function touchRefStore(dir: string, commit: string): void {
+  if (!isCommitId(commit)) return;
+  const p = usedMarker(dir, commit);
   try {
-    return Deno.statSync(`${path}-wal`).size;
-  } catch {
-    return 0;
+    const now = new Date();
+    try {
+      Deno.utimeSync(p, now, now);
+    } catch {
+      Deno.mkdirSync(join(dir, "used"), { recursive: true });
+      Deno.writeFileSync(p, new Uint8Array());
+    }
+  } catch { /* read-only home: eviction order is only a preference */ }
+}
+
+/** Forgets the use marker of an evicted commit. */
+export function forgetRefUse(dir: string, commit: string): void {
+  try {
+    Deno.removeSync(usedMarker(dir, commit));
+  } catch { /* none */ }
+}
+
+/**
+ * The commits to evict so that, with `adding` published, at most `keep`
+ * remain: the least recently used of `published` first.
+ */
+export function commitsToEvict(published: RefStoreInfo[], keep: number, adding: string): string[] {
+  const others = published.filter((s) => s.commit !== adding); // most recently used first
+  return others.slice(Math.max(0, keep - 1)).map((s) => s.commit);
+}
+
+/**
+ * Holds the refs store's write lock (one ref build at a time per project,
+ * across processes) until the returned file is closed. Waits for it.
+ */
+export async function refsWriteLock(projectDir: string): Promise<Deno.FsFile> {
+  const dir = refsDir(projectDir);
+  Deno.mkdirSync(dir, { recursive: true });
+  const f = await Deno.open(join(dir, "write.lock"), { create: true, write: true });
+  try {
+    await f.lock(true);
+  } catch (e) {
+    f.close();
+    throw e;
   }
+  return f;
 }
 
 /** Removes one directory tree, quietly when it is already gone. */
@@ -160,11 +218,11 @@ export function removeDir(dir: string): void {
   }
 }
 
-/** A build directory untouched this long is a crash's leftover (a build writes its store continuously). */
-const ABANDONED_BUILD_MS = 24 * 3600_000;
-
-/** Removes build directories left by a process that stopped mid-build (untouched for a day); returns how many. */
-export function removeAbandonedBuilds(projectDir: string, now = Date.now()): number {
+/**
+ * Removes the stores of the earlier layout (one whole store per commit,
+ * `refs/<commit>/` and `refs/<commit>.building/`); returns how many.
+ */
+export function removeOldRefStores(projectDir: string): number {
   let n = 0;
   let entries: Deno.DirEntry[];
   try {
@@ -173,34 +231,11 @@ export function removeAbandonedBuilds(projectDir: string, now = Date.now()): num
     return 0;
   }
   for (const e of entries) {
-    if (!e.isDirectory || !e.name.endsWith(".building")) continue;
-    const dir = join(refsDir(projectDir), e.name);
+    if (!e.isDirectory || !isCommitId(e.name.replace(/\.building$/, ""))) continue;
     try {
-      const st = Deno.statSync(join(dir, "index.db"));
-      if (now - (st.mtime?.getTime() ?? now) < ABANDONED_BUILD_MS) continue;
-    } catch { /* no store file yet: judged by the directory */ }
-    try {
-      if (now - (Deno.statSync(dir).mtime?.getTime() ?? now) < ABANDONED_BUILD_MS) continue;
-      removeDir(dir);
+      removeDir(join(refsDir(projectDir), e.name));
       n++;
-    } catch { /* gone meanwhile */ }
+    } catch { /* held open elsewhere: removed by a later run */ }
   }
   return n;
-}
-
-/**
- * Removes the least recently used ref stores past `keep` (never the one
- * named by `protect`); returns the commits removed.
- */
-export function evictRefStores(projectDir: string, keep: number, protect?: string): string[] {
-  const stores = listRefStores(projectDir);
-  const removed: string[] = [];
-  for (const s of stores.slice(keep).reverse()) {
-    if (s.commit === protect) continue;
-    try {
-      removeDir(s.dir);
-      removed.push(s.commit);
-    } catch { /* held open elsewhere (Windows): kept until the next eviction */ }
-  }
-  return removed;
 }

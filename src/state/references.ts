@@ -1,6 +1,6 @@
 /**
  * Read side of the reference index: identifier occurrences stored by interned
- * name id, file id (the `files` rowid) and position, with the enclosing
+ * name id, file id (`files.id`) and position, with the enclosing
  * symbol's row id. Rows of one name come back in (file, line, column) order,
  * which is what keyset paging continues from. Reads only.
  */
@@ -54,7 +54,7 @@ function toRow(r: RawRow): ReferenceRow {
 
 const SELECT_ROWS = `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name AS qualifier, r.source_id,
     f.path, f.language
-  FROM refs r JOIN files f ON f.rowid = r.file_id LEFT JOIN ref_names q ON q.id = r.qual_id`;
+  FROM refs r JOIN files f ON f.id = r.file_id LEFT JOIN ref_names q ON q.id = r.qual_id`;
 
 /** The interned id of `name` (exact spelling), or null when no occurrence ever had it. */
 export function referenceNameId(db: Db, name: string): number | null {
@@ -88,7 +88,7 @@ export function referencesInLines(db: Db, path: string, from: number, to: number
   const rows = db.prepare(
     `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name AS qualifier, r.source_id, f.path, f.language,
         n.name AS name
-       FROM files f JOIN refs r ON r.file_id = f.rowid JOIN ref_names n ON n.id = r.name_id
+       FROM files f JOIN refs r ON r.file_id = f.id JOIN ref_names n ON n.id = r.name_id
        LEFT JOIN ref_names q ON q.id = r.qual_id
       WHERE f.path = ? AND r.line BETWEEN ? AND ? ORDER BY r.line, r.col`,
   ).all(path, from, to) as unknown as (RawRow & { name: string })[];

@@ -146,6 +146,59 @@ const ROW_VIEWS_SQL = `
       c.symbol_row AS symbol_row, f.language AS language, c.content AS content
     FROM chunk_rows c JOIN files f ON f.rowid = c.file_id;`;
 
+/**
+ * Turns a project index into a refs store (see `src/state/ref_pool.ts`):
+ * `files` holds versions, so a path may appear once per distinct content
+ * (the path stays indexed, no longer unique); each indexed commit lists its
+ * versions in `ref_files` and keeps its own meta in `ref_meta`; the git blob
+ * id of each version is in `version_blobs`. The store-wide meta keeps only
+ * what is not one index's (schema version, name tables built).
+ */
+export const REF_POOL_SQL = `
+  DROP VIEW symbols; DROP VIEW edges; DROP VIEW chunks;
+  ${FILES_TABLE_SQL.replace("CREATE TABLE files", "CREATE TABLE file_versions").replace("NOT NULL UNIQUE", "NOT NULL")}
+  INSERT INTO file_versions SELECT * FROM files;
+  DROP TABLE files;
+  ALTER TABLE file_versions RENAME TO files;
+  CREATE INDEX files_path ON files(path);
+  ${ROW_VIEWS_SQL}
+  DROP TABLE IF EXISTS file_blobs;
+  CREATE TABLE ref_commits (id INTEGER PRIMARY KEY, commit_id TEXT NOT NULL UNIQUE);
+  CREATE TABLE ref_files (ref_id INTEGER NOT NULL, file_id INTEGER NOT NULL, PRIMARY KEY (ref_id, file_id))
+    WITHOUT ROWID;
+  CREATE INDEX ref_files_file ON ref_files(file_id);
+  CREATE TABLE ref_meta (ref_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+    PRIMARY KEY (ref_id, key)) WITHOUT ROWID;
+  CREATE TABLE version_blobs (file_id INTEGER PRIMARY KEY, blob TEXT NOT NULL);
+  -- The files a seeded store holds (list 0, the writer's SEED_REF) and their index's meta.
+  INSERT INTO ref_files(ref_id, file_id) SELECT 0, id FROM files;
+  INSERT INTO ref_meta(ref_id, key, value) SELECT 0, key, value FROM meta
+    WHERE key NOT IN ('schema_version', 'symbol_names_built');
+  DELETE FROM meta WHERE key NOT IN ('schema_version', 'symbol_names_built');`;
+
+/**
+ * Per-connection (TEMP) objects that make a refs store read as the index of
+ * one commit (`ref_id`): `files`, `symbols`, `edges`, `chunks` and `refs`
+ * hold only the commit's versions and `meta` is the commit's. TEMP names come
+ * before the store's in every unqualified read, so every query keeps its SQL;
+ * the store's own views stay bound to its tables.
+ */
+export function refScopeSql(refId: number): string {
+  const id = Math.trunc(refId);
+  const views = ROW_VIEWS_SQL.replaceAll("CREATE VIEW", "CREATE TEMP VIEW")
+    .replace(/FROM (symbol|edge|chunk)_rows/g, "FROM main.$1_rows")
+    .replaceAll("JOIN files f ON f.rowid", "JOIN temp.files f ON f.id");
+  return `
+    CREATE TEMP TABLE ref_manifest (file_id INTEGER PRIMARY KEY);
+    INSERT INTO temp.ref_manifest SELECT file_id FROM main.ref_files WHERE ref_id = ${id};
+    CREATE TEMP VIEW files AS SELECT * FROM main.files WHERE id IN (SELECT file_id FROM temp.ref_manifest);
+    ${views}
+    CREATE TEMP VIEW refs AS SELECT * FROM main.refs WHERE file_id IN (SELECT file_id FROM temp.ref_manifest);
+    CREATE TEMP TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO temp.meta SELECT key, value FROM main.meta;
+    INSERT OR REPLACE INTO temp.meta SELECT key, value FROM main.ref_meta WHERE ref_id = ${id};`;
+}
+
 /** SQL creating the given secondary indexes (default: all of them). */
 export function createSecondaryIndexesSql(indexes = SECONDARY_INDEXES): string {
   return indexes.map(([n, on]) => `CREATE INDEX IF NOT EXISTS ${n} ON ${on};`).join("\n");

@@ -1,7 +1,8 @@
 /** `cruxe index` and `cruxe sync`: run one index job in the foreground with a progress bar. */
 import type { CliContext } from "../context.ts";
 import { projectForPath } from "../project_arg.ts";
-import { isLiveRef, JobRunner } from "../../index/job_runner.ts";
+import { JobRunner } from "../../index/job_runner.ts";
+import { isLiveRef } from "../../state/project_refs.ts";
 import { ProgressBar } from "../progress_bar.ts";
 import { counted, printJson } from "../output.ts";
 import { describeEmptyScan, describeSkipped } from "../explain.ts";

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { projectStatus } from "../../query/index_status.ts";
 import { defineTool } from "./tool.ts";
-import { isLiveRef } from "../../index/job_runner.ts";
+import { isLiveRef } from "../../state/project_refs.ts";
 import { refStatus } from "../ref_router.ts";
 
 /** The index_status tool. */

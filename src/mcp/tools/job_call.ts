@@ -5,8 +5,9 @@
  */
 import type { ActiveJob } from "../../state/jobs.ts";
 import type { JobRow } from "../../state/registry.ts";
-import { isLiveRef, type RefStart } from "../../index/job_runner.ts";
-import { listRefStores } from "../../state/ref_stores.ts";
+import type { RefStart } from "../../index/job_runner.ts";
+import { isLiveRef } from "../../state/project_refs.ts";
+import { findRefStore } from "../../state/ref_stores.ts";
 import { refFields } from "../ref_router.ts";
 import type { ToolBody, ToolContext } from "./tool.ts";
 
@@ -104,7 +105,7 @@ async function runRefCall(ctx: ToolContext, req: JobCallRequest, started: RefSta
   const row = final ?? ctx.runtime.registry.getJob(active.job.job_id) ?? active.job;
   const dir = ctx.runtime.registry.projectDir(ctx.route.project.project_id);
   const store = final?.status === "published"
-    ? listRefStores(dir).find((s) => s.commit === started.resolved.commit)
+    ? findRefStore(dir, started.resolved.commit)
     : undefined;
   const count = req.tool === "index_repo" ? store?.fileCount ?? null : final?.changed_files ?? null;
   return refBody(body(req.tool, row, row.mode, count, started.joined));

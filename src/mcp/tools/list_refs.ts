@@ -2,8 +2,8 @@
 import { SCHEMA_VERSION } from "../../core/version.ts";
 import { z } from "zod";
 import { gitListRefs, refFor } from "../../state/git.ts";
-import { worktreeStoreDirs } from "../../index/job_runner.ts";
-import { listRefStores, maxRefStores, refBuildExists } from "../../state/ref_stores.ts";
+import { worktreeStoreDirs } from "../../state/project_refs.ts";
+import { listRefStores, maxRefStores } from "../../state/ref_stores.ts";
 import { jobElsewhere } from "../../query/index_status.ts";
 import { sessionRef } from "../ref_router.ts";
 import { defineTool } from "./tool.ts";
@@ -46,10 +46,9 @@ export const listRefsTool = defineTool({
       ...(shared.includes(s) ? { shared: true } : {}),
     }));
     const building = repoRefs
-      // Building here, or in another live Cruxe process (a build directory alone may be a crash's leftover).
+      // Building here, or in another live Cruxe process.
       .filter((r) =>
-        rt.runner.activeRef(project.project_id, r.commit) ||
-        (refBuildExists(dir, r.commit) && jobElsewhere(rt.registry, project.project_id, r.commit))
+        rt.runner.activeRef(project.project_id, r.commit) || jobElsewhere(rt.registry, project.project_id, r.commit)
       )
       .filter((r) => !stores.some((s) => s.commit === r.commit))
       .map((r) => ({ ref: r.short, commit: r.commit, kind: r.kind, state: "indexing" }));

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { CruxeError } from "../../core/errors.ts";
 import { refFor } from "../../state/git.ts";
-import { findRefStore, isLiveRef, resolveProjectRef } from "../../index/job_runner.ts";
+import { findRefStore, isLiveRef, resolveProjectRef } from "../../state/project_refs.ts";
 import { refFields, sessionRef, setSessionRef } from "../ref_router.ts";
 import { indexRefFix } from "../../query/ref_views.ts";
 import { defineTool } from "./tool.ts";

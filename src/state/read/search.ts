@@ -155,10 +155,10 @@ export function chunksRanked(db: Db, match: string, f: SourceFilter, limit: numb
 
 /** Files ranked by BM25 over path words and the names they define. */
 export function filesRanked(db: Db, match: string, f: SourceFilter, limit: number): Ranked<FileHit>[] {
-  const ranked = rankIds(db, "files_fts", "4.0, 1.0", { table: "files", alias: "fl", key: "rowid" }, match, f, limit);
+  const ranked = rankIds(db, "files_fts", "4.0, 1.0", { table: "files", alias: "fl", key: "id" }, match, f, limit);
   return loadRanked<FileHit>(
     db,
-    "SELECT fl.path, fl.language, fl.line_count, fl.rowid AS _id FROM files fl WHERE fl.rowid",
+    "SELECT fl.path, fl.language, fl.line_count, fl.id AS _id FROM files fl WHERE fl.id",
     ranked,
     limit,
   );
@@ -273,7 +273,7 @@ export function pathsForWords(db: Db, match: string, limit: number): string[] {
     db,
     `SELECT files.path FROM (SELECT rid, rank FROM (SELECT rowid AS rid, bm25(files_fts, 1.0, 0.0) AS rank
        FROM files_fts WHERE files_fts MATCH ? LIMIT ${RANK_SCAN_ROWS}) ORDER BY rank LIMIT ?) AS hit
-       JOIN files ON files.rowid = hit.rid ORDER BY hit.rank`,
+       JOIN files ON files.id = hit.rid ORDER BY hit.rank`,
     `{path} : (${match})`,
     limit,
   ).map((r) => r.path);

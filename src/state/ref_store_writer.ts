@@ -1,0 +1,216 @@
+/**
+ * Writing one commit into a project's refs store (layout: `./ref_stores.ts`).
+ * The ordinary index writer, with a file's rows belonging to a version any
+ * number of commits list: replacing or deleting a file takes it off the new
+ * commit's list instead of deleting rows other commits read, a new file
+ * becomes a new version on the list, and the meta is the commit's own. The
+ * new commit starts, inside the write transaction, from the list of the
+ * commit it is built from; publishing (in the same transaction) retires the
+ * commit's previous build and the evicted commits and deletes every version
+ * no commit lists any more. Requires what `IndexWriter` requires.
+ */
+import { type Db, tableNames, transaction } from "./db.ts";
+import { BatchInsert } from "./batch_insert.ts";
+import type { FileRows } from "./file_rows.ts";
+import { IndexWriter, type ManifestEntry } from "./project_index.ts";
+import { refsStorePath } from "./ref_stores.ts";
+import { REF_POOL_SQL } from "./schema.ts";
+
+/**
+ * The list of a refs store just seeded from the working tree's index: its
+ * files as they were copied, compared by content by the first commit built
+ * from it, and dropped when that commit is published.
+ */
+export const SEED_REF = 0;
+
+/** What one commit's write needs besides the rows. */
+export interface RefWriteOptions {
+  commit: string;
+  /** The list the new commit starts from: a published commit's id, `SEED_REF`, or null (an empty list). */
+  baseRefId: number | null;
+  /** Commits to remove when this one is published (the eviction). */
+  evict: readonly string[];
+}
+
+type Row = Record<string, unknown>;
+
+/** Write access to one commit of a refs store; one at a time (the caller holds `refsWriteLock`). */
+export class RefStoreWriter extends IndexWriter {
+  /** The new commit's id, given out when the write transaction begins. */
+  private refId: number | null = null;
+  private readonly refStmts;
+
+  private constructor(db: Db, private readonly opts: RefWriteOptions) {
+    super(db);
+    this.refStmts = {
+      manifest: db.prepare(
+        `SELECT f.path AS path, f.hash AS hash, f.size AS size, f.mtime_ms AS mtime_ms
+         FROM ref_files m JOIN files f ON f.id = m.file_id WHERE m.ref_id = ?`,
+      ),
+      manifestUnder: db.prepare(
+        `SELECT f.path AS path, f.hash AS hash, f.size AS size, f.mtime_ms AS mtime_ms
+         FROM ref_files m JOIN files f ON f.id = m.file_id WHERE m.ref_id = ? AND (f.path = ? OR (f.path > ? AND f.path < ?))`,
+      ),
+      fileId: db.prepare(
+        "SELECT f.id AS id FROM files f JOIN ref_files m ON m.file_id = f.id AND m.ref_id = ? WHERE f.path = ?",
+      ),
+      link: db.prepare("INSERT OR IGNORE INTO ref_files(ref_id, file_id) VALUES (?, ?)"),
+      unlink: db.prepare("DELETE FROM ref_files WHERE ref_id = ? AND file_id = ?"),
+      getMeta: db.prepare("SELECT value FROM ref_meta WHERE ref_id = ? AND key = ?"),
+      setMeta: db.prepare("INSERT OR REPLACE INTO ref_meta(ref_id, key, value) VALUES (?, ?, ?)"),
+      touch: db.prepare("UPDATE files SET mtime_ms = ?, size = ? WHERE id = ?"),
+    };
+  }
+
+  /**
+   * Opens the refs store of `projectDir` (created, empty, when absent) to
+   * write the commit `opts.commit`. The caller has removed a store this build
+   * cannot use.
+   */
+  static openRefs(projectDir: string, opts: RefWriteOptions): RefStoreWriter {
+    const db = IndexWriter.openWritable(refsStorePath(projectDir));
+    if (!tableNames(db).has("ref_commits")) transaction(db, () => db.exec(REF_POOL_SQL));
+    return new RefStoreWriter(db, opts);
+  }
+
+  /** The list reads and meta go to: the new commit's once begun, before that the base's (-1: none). */
+  private get listRef(): number {
+    return this.refId ?? this.opts.baseRefId ?? -1;
+  }
+
+  private entries(rows: Iterable<Row>, into = new Map<string, ManifestEntry>()): Map<string, ManifestEntry> {
+    for (const r of rows) {
+      into.set(r.path as string, { hash: r.hash as string, size: Number(r.size), mtime_ms: Number(r.mtime_ms) });
+    }
+    return into;
+  }
+
+  override manifest(): Map<string, ManifestEntry> {
+    return this.entries(this.refStmts.manifest.iterate(this.listRef) as Iterable<Row>);
+  }
+
+  override manifestOf(paths: Iterable<string>): Map<string, ManifestEntry> {
+    const m = new Map<string, ManifestEntry>();
+    for (const p of paths) {
+      this.entries(this.refStmts.manifestUnder.iterate(this.listRef, p, `${p}/`, `${p}0`) as Iterable<Row>, m);
+    }
+    return m;
+  }
+
+  /** Begins the write and starts the new commit's list from the base's. */
+  override begin(): void {
+    super.begin();
+    const r = this.db.prepare(
+      `SELECT max(coalesce((SELECT max(id) FROM ref_commits), 0), coalesce((SELECT max(ref_id) FROM ref_files), 0),
+         coalesce((SELECT max(ref_id) FROM ref_meta), 0)) + 1 AS n`,
+    ).get() as { n: number };
+    const id = Number(r.n);
+    const base = this.opts.baseRefId;
+    if (base !== null) {
+      this.db.prepare("INSERT INTO ref_files(ref_id, file_id) SELECT ?, file_id FROM ref_files WHERE ref_id = ?")
+        .run(id, base);
+      this.db.prepare("INSERT INTO ref_meta(ref_id, key, value) SELECT ?, key, value FROM ref_meta WHERE ref_id = ?")
+        .run(id, base);
+    }
+    this.refId = id;
+  }
+
+  override rollback(): void {
+    super.rollback();
+    this.refId = null;
+  }
+
+  private fileIdOf(path: string): number | null {
+    const r = this.refStmts.fileId.get(this.listRef, path) as { id: number } | undefined;
+    return r ? Number(r.id) : null;
+  }
+
+  /** Takes the file off the new commit's list (its rows stay while another commit lists them). */
+  override deleteFile(path: string): void {
+    const id = this.fileIdOf(path);
+    if (id !== null) this.refStmts.unlink.run(this.listRef, id);
+  }
+
+  override touchFile(path: string, mtimeMs: number, size: number): void {
+    const id = this.fileIdOf(path);
+    if (id !== null) this.refStmts.touch.run(mtimeMs, size, id);
+  }
+
+  /** Writes the file as a new version on the new commit's list. */
+  override insertFile(f: FileRows): number {
+    const id = super.insertFile(f);
+    this.refStmts.link.run(this.listRef, id);
+    return id;
+  }
+
+  /** Empties the new commit's list (a forced rebuild parses every file again). */
+  override truncateAll(): void {
+    this.db.prepare("DELETE FROM ref_files WHERE ref_id = ?").run(this.listRef);
+  }
+
+  override totals(): { files: number; symbols: number } {
+    const r = this.db.prepare(
+      `SELECT count(*) AS f, coalesce(sum(f.symbol_count), 0) AS s FROM ref_files m JOIN files f ON f.id = m.file_id
+       WHERE m.ref_id = ?`,
+    ).get(this.listRef) as { f: number; s: number };
+    return { files: Number(r.f), symbols: Number(r.s) };
+  }
+
+  override getMeta(key: string): string | null {
+    const r = this.refStmts.getMeta.get(this.listRef, key) as { value: string } | undefined;
+    return r ? r.value : null;
+  }
+
+  override setMeta(key: string, value: string): void {
+    if (this.refId === null) throw new Error("a commit's meta is written inside its write transaction");
+    this.refStmts.setMeta.run(this.refId, key, value);
+  }
+
+  /**
+   * Records the git blob id of every version on the new commit's list that
+   * has none yet (`blobs`: path → blob id of the commit's files).
+   */
+  writeBlobIds(blobs: ReadonlyMap<string, string>): void {
+    const missing = this.db.prepare(
+      `SELECT f.id AS id, f.path AS path FROM ref_files m JOIN files f ON f.id = m.file_id
+       LEFT JOIN version_blobs b ON b.file_id = f.id WHERE m.ref_id = ? AND b.file_id IS NULL`,
+    ).all(this.listRef) as { id: number; path: string }[];
+    const ins = new BatchInsert(this.db, "INSERT OR REPLACE INTO version_blobs(file_id, blob)", 2);
+    for (const r of missing) {
+      const blob = blobs.get(r.path);
+      if (blob) ins.add(r.id, blob);
+    }
+    ins.flush();
+  }
+
+  /**
+   * Publishes the new commit's row (retiring its previous build, the seed
+   * list and the evicted commits), deletes every version no commit lists any
+   * more, then brings the name tables up to date.
+   */
+  override publishNames(): void {
+    if (this.refId === null) throw new Error("a commit is published inside its write transaction");
+    const d = this.db;
+    const byCommit = d.prepare("SELECT id FROM ref_commits WHERE commit_id = ?");
+    const retire = [SEED_REF];
+    for (const c of [this.opts.commit, ...this.opts.evict]) {
+      const r = byCommit.get(c) as { id: number } | undefined;
+      if (r) retire.push(Number(r.id));
+    }
+    for (const id of retire) {
+      d.prepare("DELETE FROM ref_files WHERE ref_id = ?").run(id);
+      d.prepare("DELETE FROM ref_meta WHERE ref_id = ?").run(id);
+      d.prepare("DELETE FROM ref_commits WHERE id = ?").run(id);
+    }
+    d.prepare("INSERT INTO ref_commits(id, commit_id) VALUES (?, ?)").run(this.refId, this.opts.commit);
+    const unlisted = d.prepare(
+      "SELECT id, path FROM files WHERE NOT EXISTS (SELECT 1 FROM ref_files m WHERE m.file_id = files.id)",
+    ).all() as { id: number; path: string }[];
+    const dropBlob = d.prepare("DELETE FROM version_blobs WHERE file_id = ?");
+    for (const r of unlisted) {
+      this.deleteRows(Number(r.id), r.path);
+      dropBlob.run(r.id);
+    }
+    super.publishNames();
+  }
+}

@@ -2,20 +2,21 @@
  * Ref indexing benchmark (not a test): on a git repository made from a copy
  * of a real source tree (`main`; `feature` changes 50 files; `feature2`
  * changes 50 more on top of it), index the working tree, then measure
- * - the first ref (`feature`: starts from the working tree's store, reads
- *   every blob once to compare contents),
- * - a second ref (`feature2`: starts from `feature`'s store by blob id),
+ * - the first ref (`feature`: seeds the refs store with a copy of the working
+ *   tree's index, reads every blob once to compare contents),
+ * - a second ref (`feature2`: starts from `feature`'s list by blob id),
+ * - a third (`main` itself: 50 files back from `feature`),
  * - the same commit again (a no-op),
  * and, as references timed in the same run, a working-tree sync of the same
  * 50 changed files, `git ls-tree -r -l` of the commit and `cp` of the store
- * file. Prints one line per measure, with the store size each ref adds and
- * the load average.
+ * file. Prints one line per measure, with the refs store's size and how much
+ * each ref added to it, and the load average.
  *
  * Usage: deno task bench:refs [CORPUS_DIR]   (default /work/corpora/go)
  */
 import { join } from "node:path";
 import { benchRunner } from "./bench_runner.ts";
-import { refStoreDir } from "../src/state/ref_stores.ts";
+import { refsStorePath } from "../src/state/ref_stores.ts";
 import type { IndexSummary } from "../src/state/jobs.ts";
 
 function run(cmd: string, args: string[], cwd?: string): string {
@@ -90,18 +91,20 @@ async function benchCorpus(corpus: string): Promise<void> {
     const ms = performance.now() - t0;
     if (job && job.status !== "published") throw new Error(`${label}: ${job.error_message}`);
     const s = job ? summary() as (IndexSummary & Record<string, unknown>) | null : null;
-    const store = Deno.statSync(join(refStoreDir(projectDir, started.resolved.commit), "index.db")).size;
+    const store = Deno.statSync(refsStorePath(projectDir)).size;
+    const grew = s ? Number(s.storeGrowthBytes) : 0;
     console.log(
       `${name} ${label}: ${ms.toFixed(0)} ms wall` +
         (s
           ? `, ${s.filesIndexed} files parsed, base ${s.base}, prep ${JSON.stringify(s.refTimings)}, ` +
             `run ${JSON.stringify(s.timings)}`
           : ", already indexed") +
-        `, store ${mib(store)} MiB, load ${load()}`,
+        `, refs store ${mib(store)} MiB (${grew >= 0 ? "+" : ""}${(grew / 2 ** 20).toFixed(2)} MiB), load ${load()}`,
     );
   };
-  await indexRef("first ref (50 files changed, from the working tree's store)", "feature");
-  await indexRef("second ref (50 more files changed, from the first ref's store)", "feature2");
+  await indexRef("first ref (50 files changed, seeded from the working tree's index)", "feature");
+  await indexRef("second ref (50 more files changed, from the first ref)", "feature2");
+  await indexRef("third ref (main: 50 files back from the first ref)", git(tree, "rev-parse", "main").trim());
   await indexRef("same commit again", "feature2");
 
   // References, in the same run: the working tree's own sync of the same 50 changed files, git and cp.

@@ -4,7 +4,8 @@
  * of a join is built whole when, for instance, it is the right side of a
  * LEFT JOIN: on a kernel-sized store that is seconds per call). The
  * statements are the ones really prepared while every tool answers over a
- * few fixture repositories.
+ * few fixture repositories. The same holds when they read one commit of a
+ * refs store.
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
@@ -34,4 +35,27 @@ Deno.test("no statement of the query tools builds a whole view of symbols, edges
     if (plan.some((d) => /MATERIALIZE (symbols|edges|chunks)\b/.test(d))) whole.push(`${sql}\n  ${plan.join("\n  ")}`);
   }
   assert.deepEqual(whole, [], whole.join("\n\n"));
+
+  // The same statements read one commit of a refs store (TEMP views restricted to its files): no view is
+  // built whole there either, and no table is scanned that the working tree's plan does not scan.
+  const { REF_POOL_SQL } = await import("../src/state/schema.ts");
+  const { scopeToRef } = await import("../src/state/ref_stores.ts");
+  const refs = new DatabaseSync(":memory:");
+  migrate(refs, PROJECT_MIGRATIONS);
+  refs.exec(REF_POOL_SQL);
+  scopeToRef(refs, 1);
+  const scans = (d: DatabaseSync, sql: string) =>
+    (d.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail);
+  const worse: string[] = [];
+  for (const sql of seen) {
+    const plan = scans(refs, sql);
+    const own = new Set(scans(db, sql).filter((d) => d.startsWith("SCAN ")).map((d) => d.replace(/main\./g, "")));
+    const extra = plan.filter((d) => d.startsWith("SCAN ") && !own.has(d.replace(/main\./g, "")));
+    // Walking the commit's whole file list for one lookup is as bad as a scan.
+    const walks = plan.some((d) => /SCAN (temp\.)?ref_manifest|ref_manifest FOR IN-OPERATOR/.test(d));
+    if (plan.some((d) => /MATERIALIZE (symbols|edges|chunks|files|refs)\b/.test(d)) || extra.length || walks) {
+      worse.push(`${sql}\n  ${plan.join("\n  ")}`);
+    }
+  }
+  assert.deepEqual(worse, [], worse.join("\n\n"));
 });

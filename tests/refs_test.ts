@@ -104,9 +104,9 @@ function snapshot(): Map<string, string> {
   return out;
 }
 
-/** The test's own git calls after the evil config is in place, with its programs switched off. */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The test's own git calls after the evil config is in place, with its programs switched off. */
 function tame(dir: string, ...args: string[]): string {
   return git(dir, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", ...args);
 }
@@ -422,7 +422,10 @@ Deno.test("indexed commits past the cap go least recently used first; their vers
     assert.equal(b.status, "published", JSON.stringify(b));
     const kept = listRefStores(dir).map((x) => x.commit);
     assert.deepEqual([...kept].sort(), [commits.feat, third].sort());
-    assert.equal(codeOf(await s.call("locate_symbol", { workspace: repo, name: "Alpha", ref: "v1" })), "ref_not_indexed");
+    assert.equal(
+      codeOf(await s.call("locate_symbol", { workspace: repo, name: "Alpha", ref: "v1" })),
+      "ref_not_indexed",
+    );
     const listed = bodyOf(await s.call("list_refs", { workspace: repo }));
     const ownListed = (listed.indexed as { commit: string; shared?: boolean }[]).filter((x) => !x.shared);
     assert.deepEqual(ownListed.map((x) => x.commit).sort(), [...kept].sort());

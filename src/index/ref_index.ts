@@ -19,22 +19,22 @@ import { contentHash } from "../core/ids.ts";
 import { CruxeError } from "../core/errors.ts";
 import { debug } from "../core/log.ts";
 import { textLanguageForPath } from "../core/languages.ts";
-import { damagedMarkerPath, indexPath, type ManifestEntry, openIndexForRead } from "../state/project_index.ts";
+import { damagedMarkerPath, type ManifestEntry, openIndexForRead } from "../state/project_index.ts";
 import {
   commitsToEvict,
   forgetRefUse,
   maxRefStores,
   readRefStores,
-  type RefStoreInfo,
   refsDir,
   refsStorePath,
+  type RefStoreInfo,
   refsWriteLock,
   removeDir,
   removeOldRefStores,
   touchRefStore,
 } from "../state/ref_stores.ts";
 import { RefStoreWriter, SEED_REF } from "../state/ref_store_writer.ts";
-import { closeQuietly, type Db, openDb, tableNames } from "../state/db.ts";
+import { closeQuietly, type Db } from "../state/db.ts";
 import type { IndexSummary, ProgressEvent } from "../state/jobs.ts";
 import { gitBlobSizes, gitListTree, gitReadBlobs, type ResolvedRef, type TreeEntry } from "../state/git.ts";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
@@ -84,11 +84,10 @@ function listedBlobs(db: Db, refId: number): Map<string, string> {
 /**
  * The list `entries` start from: the published commit sharing the most blobs
  * with them, else the seed list (a store just seeded from the working tree's
- * index), else none. `db` is a connection to the refs store (null when
- * there is none) and `published` its commits.
+ * index), else none. `db` is a connection to the refs store and
+ * `published` its commits.
  */
-function chooseBase(db: Db | null, published: RefStoreInfo[], entries: TreeEntry[], exclude: string): Base | null {
-  if (!db || !tableNames(db).has("ref_commits")) return null;
+function chooseBase(db: Db, published: RefStoreInfo[], entries: TreeEntry[], exclude: string): Base | null {
   let best: Base | null = null;
   let bestShared = -1;
   for (const s of published) {
@@ -254,12 +253,18 @@ async function readPlanned(
   const ok = await gitReadBlobs(root, [...byOid.keys()], (oid, b) => {
     if (!b) return;
     const hash = compareContent ? contentHash(b) : "";
+    let given = false;
     for (const f of byOid.get(oid) ?? []) {
       const old = manifest.get(f.path);
       if (compareContent && old && old.hash === hash && (languageForPath(f.path) || textLanguageForPath(f.path))) {
         f.size = old.size;
         f.mtimeMs = old.mtime_ms;
-      } else bytes.set(f.path, b);
+      } else {
+        // Each file owns its bytes: they are handed over (transferred) to a parser, which would leave another
+        // path of the same blob holding a detached buffer.
+        bytes.set(f.path, given ? b.slice() : b);
+        given = true;
+      }
     }
   });
   if (!ok) throw new CruxeError("internal_error", `git could not read the blobs of ${root}`);
@@ -302,22 +307,17 @@ export async function runRefIndex(
     removeOldRefStores(opts.projectDir);
     const bytesBefore = storeBytes(opts.projectDir);
     await prepareRefsStore(opts.projectDir);
+    const writer = RefStoreWriter.openRefs(opts.projectDir, commit);
     const copy = lap();
-    let read: Db | null = null;
     let base: Base | null;
-    let evict: string[];
-    try {
-      read = existsSync(refsStorePath(opts.projectDir)) ? openDb(refsStorePath(opts.projectDir), { readOnly: true }) : null;
-      const published = read ? readRefStores(read, refsDir(opts.projectDir)) : [];
-      base = opts.force ? null : chooseBase(read, published, entries, commit);
-      evict = commitsToEvict(published, maxRefStores(), commit);
-    } finally {
-      closeQuietly(read);
-    }
-    const writer = RefStoreWriter.openRefs(opts.projectDir, { commit, baseRefId: base?.refId ?? null, evict });
     let bytes: Map<string, Uint8Array>;
     let plan: TreePlan;
+    const evicted: string[] = [];
     try {
+      const published = readRefStores(writer.db, refsDir(opts.projectDir));
+      base = opts.force ? null : chooseBase(writer.db, published, entries, commit);
+      evicted.push(...commitsToEvict(published, maxRefStores(), commit));
+      writer.startFrom({ baseRefId: base?.refId ?? null, evict: evicted });
       const manifest = writer.manifest();
       plan = planTree(entries, await treeIgnore(opts.root, entries), manifest, base);
       bytes = await readPlanned(opts.root, plan, manifest, base?.blobs === null, opts.maxFileBytes);
@@ -342,7 +342,7 @@ export async function runRefIndex(
       },
     );
     const dir = refsDir(opts.projectDir);
-    for (const c of evict) forgetRefUse(dir, c);
+    for (const c of evicted) forgetRefUse(dir, c);
     touchRefStore(dir, commit);
     const refTimings = { tree, copy, blobs, publish: lap() };
     // The whole run, preparation included (the index run's own time is in `timings`).

@@ -7,12 +7,19 @@ import { dirname } from "node:path";
 import type { Db } from "../state/db.ts";
 import { closeQuietly, getMeta } from "../state/db.ts";
 import { existsSync } from "node:fs";
-import { damagedMarkerPath, indexPath, markDamaged, openIndexForRead, storeIdentity } from "../state/project_index.ts";
+import {
+  damagedMarkerPath,
+  indexPath,
+  type IndexReadOpen,
+  markDamaged,
+  openIndexForRead,
+  storeIdentity,
+} from "../state/project_index.ts";
 import { asStorageError, corruptIndex, type StorageReason, storageReason } from "../state/storage_errors.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { SCHEMA_VERSION } from "../core/version.ts";
-import { publishedRefId, type RefStoreInfo } from "../state/ref_stores.ts";
+import { publishedRefId, type RefStoreInfo, scopeToRef } from "../state/ref_stores.ts";
 import { CruxeError } from "../core/errors.ts";
 
 /** An open view of one project's index. */
@@ -89,7 +96,8 @@ export class IndexReaders {
     if (cached) this.invalidate(key);
     const storeId = storeIdentity(indexPath(dir));
     const immutable = scope !== undefined;
-    const { db, status, current, problem, readOnly } = openIndexForRead(dir, { immutable, scope: scope?.refId });
+    const opened = openIndexForRead(dir, { immutable });
+    const { db, status, current, problem, readOnly } = scope ? scoped(opened, scope.refId) : opened;
     const meta = (k: string) => {
       if (!db || status !== "compatible") return null;
       try {
@@ -218,6 +226,18 @@ export class IndexReaders {
 
   closeAll(): void {
     for (const id of [...this.views.keys()]) this.invalidate(id);
+  }
+}
+
+/** An opened refs store made to read as the commit `refId` (`scopeToRef`); a failure reads as damage. */
+function scoped(opened: IndexReadOpen, refId: number): IndexReadOpen {
+  if (!opened.db || opened.status !== "compatible") return opened;
+  try {
+    scopeToRef(opened.db, refId);
+    return opened;
+  } catch (e) {
+    opened.db.close();
+    return { db: null, status: "corrupt_manifest", current: opened.current, problem: (e as Error).message };
   }
 }
 

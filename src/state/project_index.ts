@@ -19,7 +19,6 @@ import {
   tableNames,
 } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
-import { scopeToRef } from "./ref_stores.ts";
 import { NameTableWriter } from "./name_lookup.ts";
 import { BatchInsert } from "./batch_insert.ts";
 import { BULK_FTS, mergeFullText, setFullTextSettings, SYNC_FTS } from "./fts_settings.ts";
@@ -153,11 +152,10 @@ export interface IndexReadOpen {
  * write, the index is opened read-only (`readOnly`). An `immutable` store
  * (the refs store: only ref builds write it, under their own lock) is always
  * opened read-only and never reports `readOnly`.
- * `scope` reads one commit of a refs store (`scopeToRef`).
  */
 export function openIndexForRead(
   projectDir: string,
-  opts: { immutable?: boolean; scope?: number } = {},
+  opts: { immutable?: boolean } = {},
 ): IndexReadOpen {
   const p = indexPath(projectDir);
   if (!existsSync(p)) return { db: null, status: "not_indexed", current: 0 };
@@ -187,14 +185,6 @@ export function openIndexForRead(
     return { db: null, status: "corrupt_manifest", current: 0, problem: (e as Error).message };
   }
   const s = projectSchemaStatus(db);
-  if (opts.scope !== undefined && s.status === "compatible") {
-    try {
-      scopeToRef(db, opts.scope);
-    } catch (e) {
-      db.close();
-      return { db: null, status: "corrupt_manifest", current: s.current, problem: (e as Error).message };
-    }
-  }
   return { db, status: s.status, current: s.current, ...(readOnly ? { readOnly } : {}) };
 }
 

@@ -23,9 +23,8 @@ import { REF_POOL_SQL } from "./schema.ts";
  */
 export const SEED_REF = 0;
 
-/** What one commit's write needs besides the rows. */
-export interface RefWriteOptions {
-  commit: string;
+/** Where one commit's write starts from, set before it begins. */
+export interface RefWritePlan {
   /** The list the new commit starts from: a published commit's id, `SEED_REF`, or null (an empty list). */
   baseRefId: number | null;
   /** Commits to remove when this one is published (the eviction). */
@@ -39,8 +38,9 @@ export class RefStoreWriter extends IndexWriter {
   /** The new commit's id, given out when the write transaction begins. */
   private refId: number | null = null;
   private readonly refStmts;
+  private plan: RefWritePlan = { baseRefId: null, evict: [] };
 
-  private constructor(db: Db, private readonly opts: RefWriteOptions) {
+  private constructor(db: Db, private readonly commitId: string) {
     super(db);
     this.refStmts = {
       manifest: db.prepare(
@@ -63,19 +63,30 @@ export class RefStoreWriter extends IndexWriter {
   }
 
   /**
-   * Opens the refs store of `projectDir` (created, empty, when absent) to
-   * write the commit `opts.commit`. The caller has removed a store this build
-   * cannot use.
+   * Opens the refs store of `projectDir` to write `commit`: created empty
+   * when absent, and given the refs tables when it is a copy of a project
+   * index just seeded (its files become the `SEED_REF` list). The caller has
+   * removed a store this build cannot use.
    */
-  static openRefs(projectDir: string, opts: RefWriteOptions): RefStoreWriter {
+  static openRefs(projectDir: string, commit: string): RefStoreWriter {
     const db = IndexWriter.openWritable(refsStorePath(projectDir));
-    if (!tableNames(db).has("ref_commits")) transaction(db, () => db.exec(REF_POOL_SQL));
-    return new RefStoreWriter(db, opts);
+    try {
+      if (!tableNames(db).has("ref_commits")) transaction(db, () => db.exec(REF_POOL_SQL));
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    return new RefStoreWriter(db, commit);
+  }
+
+  /** Sets the list the commit starts from and the commits its publish evicts (before `begin`). */
+  startFrom(plan: RefWritePlan): void {
+    this.plan = plan;
   }
 
   /** The list reads and meta go to: the new commit's once begun, before that the base's (-1: none). */
   private get listRef(): number {
-    return this.refId ?? this.opts.baseRefId ?? -1;
+    return this.refId ?? this.plan.baseRefId ?? -1;
   }
 
   private entries(rows: Iterable<Row>, into = new Map<string, ManifestEntry>()): Map<string, ManifestEntry> {
@@ -105,7 +116,7 @@ export class RefStoreWriter extends IndexWriter {
          coalesce((SELECT max(ref_id) FROM ref_meta), 0)) + 1 AS n`,
     ).get() as { n: number };
     const id = Number(r.n);
-    const base = this.opts.baseRefId;
+    const base = this.plan.baseRefId;
     if (base !== null) {
       this.db.prepare("INSERT INTO ref_files(ref_id, file_id) SELECT ?, file_id FROM ref_files WHERE ref_id = ?")
         .run(id, base);
@@ -193,7 +204,7 @@ export class RefStoreWriter extends IndexWriter {
     const d = this.db;
     const byCommit = d.prepare("SELECT id FROM ref_commits WHERE commit_id = ?");
     const retire = [SEED_REF];
-    for (const c of [this.opts.commit, ...this.opts.evict]) {
+    for (const c of [this.commitId, ...this.plan.evict]) {
       const r = byCommit.get(c) as { id: number } | undefined;
       if (r) retire.push(Number(r.id));
     }
@@ -202,7 +213,7 @@ export class RefStoreWriter extends IndexWriter {
       d.prepare("DELETE FROM ref_meta WHERE ref_id = ?").run(id);
       d.prepare("DELETE FROM ref_commits WHERE id = ?").run(id);
     }
-    d.prepare("INSERT INTO ref_commits(id, commit_id) VALUES (?, ?)").run(this.refId, this.opts.commit);
+    d.prepare("INSERT INTO ref_commits(id, commit_id) VALUES (?, ?)").run(this.refId, this.commitId);
     const unlisted = d.prepare(
       "SELECT id, path FROM files WHERE NOT EXISTS (SELECT 1 FROM ref_files m WHERE m.file_id = files.id)",
     ).all() as { id: number; path: string }[];

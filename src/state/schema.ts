@@ -181,7 +181,10 @@ export const REF_POOL_SQL = `
  * one commit (`ref_id`): `files`, `symbols`, `edges`, `chunks` and `refs`
  * hold only the commit's versions and `meta` is the commit's. TEMP names come
  * before the store's in every unqualified read, so every query keeps its SQL;
- * the store's own views stay bound to its tables.
+ * the store's own views stay bound to its tables. The commit's files are a
+ * correlated EXISTS, not an IN list: the planner then still drives each read
+ * from the store's indexes and checks membership per row, where an IN list
+ * would walk the whole list for every lookup by path.
  */
 export function refScopeSql(refId: number): string {
   const id = Math.trunc(refId);
@@ -191,9 +194,11 @@ export function refScopeSql(refId: number): string {
   return `
     CREATE TEMP TABLE ref_manifest (file_id INTEGER PRIMARY KEY);
     INSERT INTO temp.ref_manifest SELECT file_id FROM main.ref_files WHERE ref_id = ${id};
-    CREATE TEMP VIEW files AS SELECT * FROM main.files WHERE id IN (SELECT file_id FROM temp.ref_manifest);
+    CREATE TEMP VIEW files AS SELECT * FROM main.files
+      WHERE EXISTS (SELECT 1 FROM temp.ref_manifest m WHERE m.file_id = main.files.id);
     ${views}
-    CREATE TEMP VIEW refs AS SELECT * FROM main.refs WHERE file_id IN (SELECT file_id FROM temp.ref_manifest);
+    CREATE TEMP VIEW refs AS SELECT * FROM main.refs
+      WHERE EXISTS (SELECT 1 FROM temp.ref_manifest m WHERE m.file_id = main.refs.file_id);
     CREATE TEMP TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     INSERT INTO temp.meta SELECT key, value FROM main.meta;
     INSERT OR REPLACE INTO temp.meta SELECT key, value FROM main.ref_meta WHERE ref_id = ${id};`;

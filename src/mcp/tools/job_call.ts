@@ -104,9 +104,7 @@ async function runRefCall(ctx: ToolContext, req: JobCallRequest, started: RefSta
   const final = req.wait ? await waitForJob(ctx, active) : null;
   const row = final ?? ctx.runtime.registry.getJob(active.job.job_id) ?? active.job;
   const dir = ctx.runtime.registry.projectDir(ctx.route.project.project_id);
-  const store = final?.status === "published"
-    ? findRefStore(dir, started.resolved.commit)
-    : undefined;
+  const store = final?.status === "published" ? findRefStore(dir, started.resolved.commit) : undefined;
   const count = req.tool === "index_repo" ? store?.fileCount ?? null : final?.changed_files ?? null;
   return refBody(body(req.tool, row, row.mode, count, started.joined));
 }

@@ -1,0 +1,170 @@
+/**
+ * Refs share what is the same: indexed commits live in one refs store per
+ * project, where a commit adds only the file versions it changed (rows
+ * counted) and every query reads exactly its commit's versions, also in
+ * the reader workers (the store holds two versions of each changed path, so
+ * an unscoped read would answer twice). A forced rebuild gives the commit a
+ * new list that cached views follow; two ref builds of one project at once
+ * both publish (one waits for the other); two paths with the same blob are
+ * both parsed.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { commitAll, git } from "./helpers/fixture_repo.ts";
+import { bodyOf, type InProcess, inProcess } from "./mcp_helpers.ts";
+import { registerProject } from "../src/index/project_setup.ts";
+import { listRefStores, refsStorePath } from "../src/state/ref_stores.ts";
+import type { ToolResult } from "../src/mcp/envelope.ts";
+
+const repo = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "cruxe-ref-sharing-" }));
+const FILES = 20;
+
+/** Commits a change on a new branch `name` made from `from`; returns the commit id. */
+function branch(name: string, from: string, edit: () => void): string {
+  git(repo, "checkout", "-q", "-b", name, from);
+  edit();
+  commitAll(repo, name);
+  const id = git(repo, "rev-parse", "HEAD").trim();
+  git(repo, "checkout", "-q", "main");
+  return id;
+}
+
+function write(rel: string, text: string): void {
+  Deno.writeTextFileSync(join(repo, rel), text);
+}
+
+Deno.mkdirSync(join(repo, "pkg"));
+write("pkg/shared.go", "package pkg\n\nfunc Shared() int { return 0 }\n");
+for (let i = 0; i < FILES; i++) write(`pkg/f${i}.go`, `package pkg\n\nfunc Func${i}() int { return ${i} }\n`);
+git(repo, "init", "-q", "-b", "main");
+commitAll(repo, "main");
+const b1 = branch("b1", "main", () => {
+  write("pkg/f1.go", "package pkg\n\nfunc Func1() int { return 1 }\n\nfunc OnlyB1() int { return Shared() }\n");
+  // Two paths with one blob: each is parsed (the bytes handed to a parser are each path's own).
+  write("pkg/dup_a.go", "package pkg\n\nfunc Twin() int { return 7 }\n");
+  write("pkg/dup_b.go", "package pkg\n\nfunc Twin() int { return 7 }\n");
+});
+const b2 = branch("b2", "b1", () => {
+  write("pkg/f2.go", "package pkg\n\nfunc Func2() int { return 2 }\n\nfunc OnlyB2() int { return Shared() }\n");
+  write("pkg/f3.go", "package pkg\n\nfunc Func3() int { return 3 }\n\nfunc AlsoB2() int { return 3 }\n");
+});
+const b3 = branch("b3", "main", () => write("pkg/f4.go", "package pkg\n\nfunc OnlyB3() int { return 4 }\n"));
+const b4 = branch("b4", "main", () => write("pkg/f5.go", "package pkg\n\nfunc OnlyB4() int { return 5 }\n"));
+
+let s: InProcess;
+let projectDir = "";
+
+function count(sql: string): number {
+  const db = new DatabaseSync(refsStorePath(projectDir), { readOnly: true });
+  try {
+    return Number((db.prepare(sql).get() as { n: number }).n);
+  } finally {
+    db.close();
+  }
+}
+
+async function call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const r: ToolResult = await s.call(name, { workspace: repo, ...args });
+  return bodyOf(r);
+}
+
+/** The definitions `locate_symbol` answers for `name` at `ref`, as `path:line`. */
+async function defs(name: string, ref: string): Promise<string[]> {
+  const b = await call("locate_symbol", { name, ref });
+  if (b.error) return [];
+  return ((b.results ?? []) as { path: string; line_start: number; name: string }[])
+    .filter((r) => r.name === name).map((r) => `${r.path}:${r.line_start}`).sort();
+}
+
+Deno.test({
+  name: "setup: the working tree (main) is indexed, with reader workers on",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    s = inProcess({}, { readerWorkers: 1 });
+    registerProject(s.registry, repo);
+    projectDir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
+    const b = await call("index_repo", { wait: true });
+    assert.equal(b.status, "published", JSON.stringify(b));
+  },
+});
+
+Deno.test("a second commit adds only the versions of the files it changed", async () => {
+  const first = await call("index_repo", { ref: "b1", wait: true });
+  assert.equal(first.status, "published", JSON.stringify(first));
+  // b1's 24 files: the 21 the working tree's index was copied with, less f1's old version, plus three new.
+  assert.equal(count("SELECT count(*) AS n FROM files"), FILES + 3);
+  const files = count("SELECT count(*) AS n FROM files");
+  const symbols = count("SELECT count(*) AS n FROM symbol_rows");
+  const chunks = count("SELECT count(*) AS n FROM chunk_rows");
+  const second = await call("index_repo", { ref: "b2", wait: true });
+  assert.equal(second.status, "published", JSON.stringify(second));
+  assert.equal(count("SELECT count(*) AS n FROM files"), files + 2, "f2 and f3: one new version each");
+  const added = "SELECT id FROM files WHERE path IN ('pkg/f2.go', 'pkg/f3.go') ORDER BY id DESC LIMIT 2";
+  assert.equal(count("SELECT count(*) AS n FROM symbol_rows") - symbols, 4);
+  assert.equal(count(`SELECT count(*) AS n FROM symbol_rows WHERE file_id IN (${added})`), 4);
+  assert.equal(count("SELECT count(*) AS n FROM chunk_rows WHERE file_id NOT IN (" + added + ")"), chunks);
+  const listed = listRefStores(projectDir);
+  assert.deepEqual(listed.map((x) => x.commit).sort(), [b1, b2].sort());
+  assert.equal(listed.find((x) => x.commit === b2)?.fileCount, FILES + 3);
+});
+
+Deno.test("every query reads its commit's versions only (in the reader workers too)", async () => {
+  const fallbacks = s.rt.readerPool.stats().fallbacks;
+  assert.deepEqual(await defs("Func2", "b1"), ["pkg/f2.go:3"]);
+  assert.deepEqual(await defs("Func2", "b2"), ["pkg/f2.go:3"]);
+  assert.deepEqual(await defs("OnlyB2", "b1"), []);
+  assert.deepEqual(await defs("OnlyB2", "b2"), ["pkg/f2.go:5"]);
+  assert.deepEqual(await defs("Twin", "b2"), ["pkg/dup_a.go:3", "pkg/dup_b.go:3"]);
+  const refs = async (ref: string) =>
+    ((await call("find_references", { symbol_name: "Shared", ref })).references as { path: string }[])
+      .map((r) => r.path).sort();
+  assert.deepEqual(await refs("b1"), ["pkg/f1.go"]);
+  assert.deepEqual(await refs("b2"), ["pkg/f1.go", "pkg/f2.go"]);
+  const search = async (ref: string) => JSON.stringify(await call("search_code", { query: "AlsoB2", ref }));
+  assert.ok(!(await search("b1")).includes("f3.go:") && !(await search("b1")).includes("AlsoB2()"));
+  assert.ok((await search("b2")).includes("AlsoB2"));
+  const outline = await call("get_file_outline", { path: "pkg/f3.go", ref: "b1" });
+  assert.ok(!JSON.stringify(outline).includes("AlsoB2"), JSON.stringify(outline));
+  assert.ok(s.rt.readerPool.stats().workers >= 1, "the reader workers answered");
+  assert.equal(s.rt.readerPool.stats().fallbacks, fallbacks, "no call was sent back to the main thread");
+});
+
+Deno.test("a forced rebuild gives the commit a new list, and a cached view follows it", async () => {
+  assert.deepEqual(await defs("OnlyB1", "b1"), ["pkg/f1.go:5"]);
+  const before = listRefStores(projectDir).find((x) => x.commit === b1)!.refId;
+  const b = await call("index_repo", { ref: "b1", force: true, wait: true });
+  assert.equal(b.status, "published", JSON.stringify(b));
+  const after = listRefStores(projectDir).find((x) => x.commit === b1)!.refId;
+  assert.notEqual(after, before);
+  assert.deepEqual(await defs("OnlyB1", "b1"), ["pkg/f1.go:5"]);
+  assert.deepEqual(await defs("Func2", "b1"), ["pkg/f2.go:3"]);
+  // No version is left that no commit lists.
+  assert.equal(count("SELECT count(*) AS n FROM files"), count("SELECT count(DISTINCT file_id) AS n FROM ref_files"));
+});
+
+Deno.test("two ref builds of one project at once both publish", async () => {
+  const started = await Promise.all([call("index_repo", { ref: "b3" }), call("index_repo", { ref: "b4" })]);
+  for (const b of started) assert.ok(typeof b.job_id === "string", JSON.stringify(b));
+  const done = await Promise.all([
+    call("index_repo", { ref: "b3", wait: true }),
+    call("index_repo", { ref: "b4", wait: true }),
+  ]);
+  for (const b of done) assert.equal(b.status, "published", JSON.stringify(b));
+  assert.deepEqual(await defs("OnlyB3", "b3"), ["pkg/f4.go:3"]);
+  assert.deepEqual(await defs("OnlyB4", "b4"), ["pkg/f5.go:3"]);
+  assert.deepEqual(await defs("OnlyB4", "b3"), []);
+  const commits = listRefStores(projectDir).map((x) => x.commit);
+  for (const c of [b1, b2, b3, b4]) assert.ok(commits.includes(c), c);
+});
+
+Deno.test({
+  name: "teardown",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () => {
+    s.close();
+    Deno.removeSync(repo, { recursive: true });
+  },
+});

@@ -11,14 +11,16 @@
  * with a fixed seed (random row ids, so a kernel-sized index is never read
  * whole). Only calls that answered are timed; "not found" answers are
  * counted, and any other error is a failure: counted, its first message
- * printed, and the process exits 1.
+ * printed, and the process exits 1. `--ref NAME` times the same tools on an
+ * indexed git ref of the root (its commit read from the refs store, the way
+ * the server reads it), to compare with the working tree's index.
  *
- * Usage: deno task bench:query [--home DIR] [--root DIR] [--n N]
+ * Usage: deno task bench:query [--home DIR] [--root DIR] [--n N] [--ref NAME]
  *   index first: CRUXE_HOME=/tmp/cruxe-nav deno task cruxe index --path /work/corpora/go
  * Needs read access to the Cruxe home (and write for SQLite's WAL files).
  */
 import { parseArgs } from "node:util";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { openDb } from "../src/state/db.ts";
 import type { Db } from "../src/state/db.ts";
 import { getMeta } from "../src/state/db.ts";
@@ -33,6 +35,7 @@ import { getCallGraph } from "../src/query/call_graph.ts";
 import { searchCode } from "../src/query/search_code.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import process from "node:process";
+import { readRefStores, refsStorePath, scopeToRef } from "../src/state/ref_stores.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -40,6 +43,7 @@ const { values } = parseArgs({
     home: { type: "string", default: "/tmp/cruxe-nav" },
     root: { type: "string", default: "/work/corpora/go" },
     n: { type: "string", default: "300" },
+    ref: { type: "string" },
   },
 });
 
@@ -48,11 +52,34 @@ function findIndex(home: string, root: string): { db: Db; path: string } {
     const p = join(home, "projects", e.name, "index.db");
     try {
       const db = openDb(p, { readOnly: true });
-      if (getMeta(db, "repo_root") === root) return { db, path: p };
+      if (getMeta(db, "repo_root") === root) {
+        if (!values.ref) return { db, path: p };
+        db.close();
+        return {
+          db: openIndex(refsStorePath(join(home, "projects", e.name))),
+          path: refsStorePath(join(home, "projects", e.name)),
+        };
+      }
       db.close();
     } catch { /* not an index */ }
   }
   throw new Error(`no index of ${root} under ${home}; run: CRUXE_HOME=${home} deno task cruxe index --path ${root}`);
+}
+
+/** The id of the indexed commit `values.ref` names (a commit id or the ref name it was indexed for). */
+let refId: number | null = null;
+
+/** A read-only connection to the index timed: with `--ref`, scoped to that commit of the refs store. */
+function openIndex(path: string): Db {
+  const db = openDb(path, { readOnly: true });
+  if (!values.ref) return db;
+  if (refId === null) {
+    const found = readRefStores(db, dirname(path)).find((s) => s.commit === values.ref || s.refName === values.ref);
+    if (!found) throw new Error(`ref ${values.ref} is not indexed in ${path}`);
+    refId = found.refId;
+  }
+  scopeToRef(db, refId);
+  return db;
 }
 
 /** Deterministic pseudo-random numbers (mulberry32). */
@@ -132,7 +159,7 @@ function line(label: string, target: number | null, n: number, t: Timing): void 
 
 /** A cold first pass over `inputs` on a fresh connection, then a warm pass on the shared one. */
 function measure(name: string, target: number | null, inputs: unknown[], run: (db: Db, x: unknown) => unknown): void {
-  const fresh = openDb(dbPath, { readOnly: true });
+  const fresh = openIndex(dbPath);
   const cold = pass(inputs, (x) => run(fresh, x));
   fresh.close();
   const warm = pass(inputs, (x) => run(db, x));
@@ -158,7 +185,9 @@ const r = rng(42);
 const t0 = performance.now();
 const warmed = warmSymbolIndex(db);
 console.log(
-  `index ${values.root}: ${getMeta(db, "file_count")} files, ${getMeta(db, "symbol_count")} symbols; ` +
+  `index ${values.root}${values.ref ? ` at ${values.ref}` : ""}: ${getMeta(db, "file_count")} files, ${
+    getMeta(db, "symbol_count")
+  } symbols; ` +
     `${warmed.names} distinct names, counted in ${(performance.now() - t0).toFixed(0)} ms; ` +
     `load average ${Deno.loadavg().map((x) => x.toFixed(1)).join(" ")}`,
 );

@@ -24,7 +24,7 @@ export type JobWorkerIn =
     type: "start";
     jobId: string;
     home: string;
-    /** With `gitRef`, the job indexes that commit's tree from git objects into its ref store. */
+    /** With `gitRef`, the job indexes that commit's tree from git objects into the project's refs store. */
     options: Omit<IndexOptions, "cancelled" | "spawnParser" | "pool"> & { gitRef?: ResolvedRef };
     /** Keep the parse workers for the next job of this worker (working-tree jobs only). */
     warm?: boolean;

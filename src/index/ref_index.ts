@@ -57,7 +57,7 @@ interface RefIndexSummary extends IndexSummary {
   /**
    * Time before the index run, in ms: `tree` (listing the commit's tree), `copy` (seeding the refs store from
    * the working tree's index, the first time), `blobs` (reading blobs and, against the seed, hashing them),
-   * `publish` (after the index run).
+   * `publish` (after the index run: recording the use).
    */
   refTimings: { tree: number; copy: number; blobs: number; publish: number };
   /** Bytes the refs store file grew by (negative: it shrank), so what this commit cost in storage. */
@@ -341,6 +341,7 @@ export async function runRefIndex(
         },
       },
     );
+    lap(); // the index run's own time is in `timings`
     const dir = refsDir(opts.projectDir);
     for (const c of evicted) forgetRefUse(dir, c);
     touchRefStore(dir, commit);

@@ -206,8 +206,8 @@ export class Dispatcher {
   }
 
   /**
-   * Runs an index-reading tool on a git ref's store: an immutable snapshot,
-   * so no first-index gate, no read-your-writes wait and no live deletions apply.
+   * Runs an index-reading tool on an indexed git commit: it never changes once
+   * published, so no first-index gate, no read-your-writes wait and no live deletions apply.
    */
   private async runOnRef(
     def: ToolDef,

@@ -3,9 +3,9 @@
  * session's default (set by `switch_ref`; without one, the live working
  * tree). `live` and the checked-out branch's name are the working tree; any
  * other branch, tag, remote branch or commit is resolved to its commit and
- * read from that commit's ref store. A ref with no store answers
- * `ref_not_indexed` carrying the `index_repo` call that fixes it; a store
- * still being built answers `overlay_not_ready` with its job's handles. A
+ * read from that commit's index in the refs store. A ref not indexed answers
+ * `ref_not_indexed` carrying the `index_repo` call that fixes it; one still
+ * being built answers `overlay_not_ready` with its job's handles. A
  * branch that moved since it was indexed is answered from its last indexed
  * commit, marked `stale` with the fix.
  * Requires `--allow-run=git` (resolving refs) and `--allow-read` on the store.
@@ -25,11 +25,11 @@ import type { ServerRuntime } from "./runtime.ts";
 /** A read view of one (workspace, ref): the same kind of handle the working tree's queries use. */
 export interface RefRead {
   view: IndexView;
-  /** True for the live working tree (watched and synced), false for a ref store. */
+  /** True for the live working tree (watched and synced), false for an indexed commit. */
   live: boolean;
   /** The ref label answers carry (`metadata.ref`). */
   ref: string;
-  /** The commit answered from (ref stores only). */
+  /** The commit answered from (indexed commits only). */
   commit?: string;
   /** Set when the ref now points at another commit than the one its store holds: why, and the fix. */
   stale?: string;

@@ -131,7 +131,7 @@ export class IndexReaders {
     return view;
   }
 
-  /** Forgets a project's view (after a publish, a reset or an eviction); `key` may also name a ref store's view. */
+  /** Forgets a project's view (after a publish, a reset or an eviction); `key` may also name an indexed commit's. */
   invalidate(key: string): void {
     const v = this.views.get(key);
     this.views.delete(key);
@@ -139,7 +139,7 @@ export class IndexReaders {
     closeQuietly(v?.db);
   }
 
-  /** Forgets a project's views of its ref stores (before they are evicted or the project is dropped). */
+  /** Forgets a project's views of its indexed commits (before the project is dropped). */
   invalidateRefs(projectId: string): void {
     for (const k of [...this.views.keys()]) if (k.startsWith(`${projectId}@`)) this.invalidate(k);
   }

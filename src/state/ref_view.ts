@@ -3,10 +3,10 @@
  * (diff_context, compare_symbol_between_commits) read from. It is the
  * smallest thing both kinds of ref can give: the live working tree (its
  * project index, with file reads through the safe open) and a git ref
- * indexed from the object store (its own read-only store, with file reads
- * from git blobs).
+ * indexed from the object store (a read-only connection to the refs store
+ * that reads as that commit's index, with file reads from git blobs).
  *
- * The store behind `db` has the project-index schema (`files`, `symbols`,
+ * The connection reads the project-index schema (`files`, `symbols`,
  * `chunks`, read through `src/state/read/`). Symbol bodies come from the
  * stored chunks; `readFile` is asked only for a file whose text the store
  * does not hold (a file over the full-text limit, a chunk cut at its size

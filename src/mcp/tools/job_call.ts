@@ -83,7 +83,7 @@ async function waitForJob(ctx: ToolContext, active: ActiveJob): Promise<JobRow |
 /**
  * The answer of index_repo / sync_repo for a git ref: the resolved ref
  * (`ref`, `commit`, `kind`) with the job's handles, or `already_indexed`
- * when that commit's store exists (an immutable snapshot: nothing to do
+ * when that commit is indexed already (it never changes: nothing to do
  * unless `force`).
  */
 async function runRefCall(ctx: ToolContext, req: JobCallRequest, started: RefStart): Promise<ToolBody> {

@@ -27,7 +27,7 @@ export const listRefsTool = defineTool({
     const repoRefs = await gitListRefs(project.repo_root) ?? [];
     const byCommit = new Map<string, string[]>();
     for (const r of repoRefs) byCommit.set(r.commit, [...byCommit.get(r.commit) ?? [], r.short]);
-    // Another worktree's ref stores serve this one too (same objects): listed with where they live.
+    // Another worktree's indexed commits serve this one too (same objects): listed as shared.
     const own = listRefStores(dir);
     const shared = worktreeStoreDirs(rt.registry, project).flatMap((d) => listRefStores(d))
       .filter((s) => !own.some((o) => o.commit === s.commit));

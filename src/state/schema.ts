@@ -170,6 +170,11 @@ export const REF_POOL_SQL = `
   CREATE TABLE ref_meta (ref_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
     PRIMARY KEY (ref_id, key)) WITHOUT ROWID;
   CREATE TABLE version_blobs (file_id INTEGER PRIMARY KEY, blob TEXT NOT NULL);
+  -- A path has about one version: told to the planner (no ANALYZE is run), which would otherwise take the
+  -- index for any path as unselective and drive reads of one file's symbols from another index.
+  ANALYZE sqlite_schema;
+  DELETE FROM sqlite_stat1 WHERE tbl = 'files';
+  INSERT INTO sqlite_stat1(tbl, idx, stat) VALUES ('files', 'files_path', '100000 1');
   -- The files a seeded store holds (list 0, the writer's SEED_REF) and their index's meta.
   INSERT INTO ref_files(ref_id, file_id) SELECT 0, id FROM files;
   INSERT INTO ref_meta(ref_id, key, value) SELECT 0, key, value FROM meta

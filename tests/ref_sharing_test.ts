@@ -50,7 +50,10 @@ const b2 = branch("b2", "b1", () => {
   write("pkg/f3.go", "package pkg\n\nfunc Func3() int { return 3 }\n\nfunc AlsoB2() int { return 3 }\n");
 });
 const b3 = branch("b3", "main", () => write("pkg/f4.go", "package pkg\n\nfunc OnlyB3() int { return 4 }\n"));
-const b4 = branch("b4", "main", () => write("pkg/f5.go", "package pkg\n\nfunc OnlyB4() int { return 5 }\n"));
+const F5_B4 = "package pkg\n\nfunc OnlyB4() int { return 5 }\n";
+const b4 = branch("b4", "main", () => write("pkg/f5.go", F5_B4));
+// b3's f4 and b4's f5 together: nothing in it is new to the store.
+const b6 = branch("b6", "b3", () => write("pkg/f5.go", F5_B4));
 
 let s: InProcess;
 let projectDir = "";
@@ -157,6 +160,19 @@ Deno.test("two ref builds of one project at once both publish", async () => {
   assert.deepEqual(await defs("OnlyB4", "b3"), []);
   const commits = listRefStores(projectDir).map((x) => x.commit);
   for (const c of [b1, b2, b3, b4]) assert.ok(commits.includes(c), c);
+});
+
+Deno.test("a file another commit already has (same path, same blob) is taken from it, not parsed again", async () => {
+  const files = count("SELECT count(*) AS n FROM files");
+  const symbols = count("SELECT count(*) AS n FROM symbol_rows");
+  const b = await call("index_repo", { ref: "b6", wait: true });
+  assert.equal(b.status, "published", JSON.stringify(b));
+  assert.equal(count("SELECT count(*) AS n FROM files"), files, "no new version");
+  assert.equal(count("SELECT count(*) AS n FROM symbol_rows"), symbols);
+  assert.deepEqual(await defs("OnlyB3", "b6"), ["pkg/f4.go:3"]);
+  assert.deepEqual(await defs("OnlyB4", "b6"), ["pkg/f5.go:3"]);
+  assert.deepEqual(await defs("Func5", "b6"), []);
+  assert.equal(listRefStores(projectDir).find((x) => x.commit === b6)?.fileCount, FILES + 1);
 });
 
 Deno.test({

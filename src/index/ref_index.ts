@@ -10,8 +10,8 @@
  * Refs share what is the same (layout: `../state/ref_stores.ts`): a new
  * commit starts from the list of the indexed commit sharing the most blobs
  * with it (compared by git blob id per path, so no unchanged blob is read),
- * and the ordinary incremental run then parses and stores only the files
- * whose blobs differ. The project's first commit starts from a copy of the
+ * takes any other file whose (path, blob) another commit already has, and
+ * the ordinary incremental run then parses and stores only the rest. The project's first commit starts from a copy of the
  * working tree's index (every blob read once and compared by content hash).
  * Requires what the indexer requires, plus `--allow-run=git`.
  */
@@ -101,6 +101,25 @@ function chooseBase(db: Db, published: RefStoreInfo[], entries: TreeEntry[], exc
   return seeded ? { label: "working_tree", refId: SEED_REF, blobs: null } : null;
 }
 
+/**
+ * Versions the refs store already holds (another commit's) of the entries
+ * whose blob the base does not have at that path: path → file id. Against
+ * the seed (no blob ids) there are none.
+ */
+function versionsToAdopt(db: Db, entries: TreeEntry[], base: Base | null): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!base?.blobs) return out;
+  const find = db.prepare(
+    "SELECT f.id AS id FROM files f JOIN version_blobs b ON b.file_id = f.id WHERE f.path = ? AND b.blob = ? LIMIT 1",
+  );
+  for (const e of entries) {
+    if (e.type !== "blob" || e.mode === "120000" || base.blobs.get(e.path) === e.oid) continue;
+    const r = find.get(e.path, e.oid) as { id: number } | undefined;
+    if (r) out.set(e.path, Number(r.id));
+  }
+  return out;
+}
+
 /** Removes the refs store of a project (its file, journal, damage marker and use markers). */
 function removeRefsStore(projectDir: string): void {
   const p = refsStorePath(projectDir);
@@ -169,15 +188,17 @@ interface TreePlan {
  * Sorts the tree's entries like a scan of the same files on disk: symlink
  * entries and submodules skipped, ignore rules applied (the size limit is
  * applied when blobs are read, see `readPlanned`). A
- * file whose blob the base store holds at the same path (with a language
- * known by name) is marked unchanged by giving it the base's size and
- * mtime, and one the base skipped is left out; every other file must be read.
+ * file whose blob the base holds at the same path, or that is `adopted`
+ * (another commit's version, already in `manifest`), with a language known
+ * by name, is marked unchanged by giving it the manifest's size and mtime;
+ * one the base skipped is left out; every other file must be read.
  */
 function planTree(
   entries: TreeEntry[],
   ignore: IgnoreStack,
   manifest: Map<string, ManifestEntry>,
   base: Base | null,
+  adopted: ReadonlyMap<string, number>,
 ): TreePlan {
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
   const files: ScannedFile[] = [];
@@ -195,7 +216,7 @@ function planTree(
     blobs.set(e.path, e.oid);
     const old = manifest.get(e.path);
     const named = languageForPath(e.path) ?? textLanguageForPath(e.path);
-    const sameBlob = base?.blobs?.get(e.path) === e.oid;
+    const sameBlob = base?.blobs?.get(e.path) === e.oid || adopted.has(e.path);
     if (old && named && sameBlob) {
       files.push({ path: e.path, size: old.size, mtimeMs: old.mtime_ms });
       continue;
@@ -317,9 +338,10 @@ export async function runRefIndex(
       const published = readRefStores(writer.db, refsDir(opts.projectDir));
       base = opts.force ? null : chooseBase(writer.db, published, entries, commit);
       evicted.push(...commitsToEvict(published, maxRefStores(), commit));
-      writer.startFrom({ baseRefId: base?.refId ?? null, evict: evicted });
+      const adopt = versionsToAdopt(writer.db, entries, base);
+      writer.startFrom({ baseRefId: base?.refId ?? null, evict: evicted, adopt });
       const manifest = writer.manifest();
-      plan = planTree(entries, await treeIgnore(opts.root, entries), manifest, base);
+      plan = planTree(entries, await treeIgnore(opts.root, entries), manifest, base, adopt);
       bytes = await readPlanned(opts.root, plan, manifest, base?.blobs === null, opts.maxFileBytes);
     } catch (e) {
       writer.close();

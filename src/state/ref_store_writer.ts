@@ -29,6 +29,12 @@ export interface RefWritePlan {
   baseRefId: number | null;
   /** Commits to remove when this one is published (the eviction). */
   evict: readonly string[];
+  /**
+   * Versions already in the store (another commit's) that the new commit has
+   * (path → file id): they replace the base's version of the path instead of
+   * being parsed again.
+   */
+  adopt?: ReadonlyMap<string, number>;
 }
 
 type Row = Record<string, unknown>;
@@ -59,6 +65,10 @@ export class RefStoreWriter extends IndexWriter {
       getMeta: db.prepare("SELECT value FROM ref_meta WHERE ref_id = ? AND key = ?"),
       setMeta: db.prepare("INSERT OR REPLACE INTO ref_meta(ref_id, key, value) VALUES (?, ?, ?)"),
       touch: db.prepare("UPDATE files SET mtime_ms = ?, size = ? WHERE id = ?"),
+      version: db.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE id = ?"),
+      unlinkPath: db.prepare(
+        "DELETE FROM ref_files WHERE ref_id = ? AND file_id IN (SELECT id FROM files WHERE path = ?)",
+      ),
     };
   }
 
@@ -97,7 +107,15 @@ export class RefStoreWriter extends IndexWriter {
   }
 
   override manifest(): Map<string, ManifestEntry> {
-    return this.entries(this.refStmts.manifest.iterate(this.listRef) as Iterable<Row>);
+    const m = this.entries(this.refStmts.manifest.iterate(this.listRef) as Iterable<Row>);
+    if (this.refId === null) { for (const id of this.plan.adopt?.values() ?? []) this.entries(this.version(id), m); }
+    return m;
+  }
+
+  /** The manifest row of the version `id` (none when it is gone). */
+  private version(id: number): Row[] {
+    const r = this.refStmts.version.get(id) as Row | undefined;
+    return r ? [r] : [];
   }
 
   override manifestOf(paths: Iterable<string>): Map<string, ManifestEntry> {
@@ -108,7 +126,7 @@ export class RefStoreWriter extends IndexWriter {
     return m;
   }
 
-  /** Begins the write and starts the new commit's list from the base's. */
+  /** Begins the write and starts the new commit's list from the base's, with the adopted versions in place. */
   override begin(): void {
     super.begin();
     const r = this.db.prepare(
@@ -122,6 +140,10 @@ export class RefStoreWriter extends IndexWriter {
         .run(id, base);
       this.db.prepare("INSERT INTO ref_meta(ref_id, key, value) SELECT ?, key, value FROM ref_meta WHERE ref_id = ?")
         .run(id, base);
+    }
+    for (const [path, version] of this.plan.adopt ?? []) {
+      this.refStmts.unlinkPath.run(id, path);
+      this.refStmts.link.run(id, version);
     }
     this.refId = id;
   }

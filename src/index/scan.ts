@@ -91,8 +91,14 @@ export function cruxeIgnoreOf(root: string): IgnoreStack {
  * (counted in `ctx.skipped`) for a built-in skip or `.cruxeignore` match, a
  * symlink or a path below a symlinked directory, something unreadable or
  * missing (counted `unreadable`), not a regular file, or a file over the size limit.
+ * `known`: the path's `lstat` when the caller has it already (null: it failed).
  */
-export function statListed(root: string, rel: string, ctx: StatContext): ScannedFile | null {
+export function statListed(
+  root: string,
+  rel: string,
+  ctx: StatContext,
+  known?: Deno.FileInfo | null,
+): ScannedFile | null {
   const { skipped } = ctx;
   if (builtinSkip(rel) || ctx.cruxeIgnore.ignored(rel, false)) {
     skipped.ignored++;
@@ -103,10 +109,15 @@ export function statListed(root: string, rel: string, ctx: StatContext): Scanned
     skipped.symlinks++;
     return null;
   }
-  let st: Deno.FileInfo;
-  try {
-    st = Deno.lstatSync(join(root, rel));
-  } catch {
+  let st: Deno.FileInfo | null | undefined = known;
+  if (st === undefined) {
+    try {
+      st = Deno.lstatSync(join(root, rel));
+    } catch {
+      st = null;
+    }
+  }
+  if (st === null) {
     skipped.unreadable++;
     return null;
   }

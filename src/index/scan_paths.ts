@@ -7,7 +7,8 @@
  * Requires `--allow-read` on the repository.
  */
 import { join } from "node:path";
-import { cruxeIgnoreOf, type ScannedFile, type ScanResult, type StatContext, statListed } from "./scan.ts";
+import { type ScannedFile, type ScanResult, type StatContext, statListed } from "./scan.ts";
+import { IgnoreStack } from "./ignore_rules.ts";
 import { WatchFilter } from "./watch_filter.ts";
 
 /** What a scan of named paths found. */
@@ -29,8 +30,9 @@ interface PathScan {
  */
 export function scanPaths(root: string, paths: Iterable<string>, opts: { maxFileBytes: number }): PathScan | null {
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
+  // The watch filter applies `.cruxeignore` and the built-in skips (reading the file once) before `statListed`.
   const ctx: StatContext = {
-    cruxeIgnore: cruxeIgnoreOf(root),
+    cruxeIgnore: new IgnoreStack(),
     symlinkedDirs: new Map(),
     skipped,
     maxFileBytes: opts.maxFileBytes,
@@ -40,13 +42,13 @@ export function scanPaths(root: string, paths: Iterable<string>, opts: { maxFile
   const absent: string[] = [];
   for (const rel of new Set(paths)) {
     if (!rel || rel === "." || rel.startsWith("/") || rel.split("/").includes("..")) return null;
-    let isDir = false;
+    let st: Deno.FileInfo | null = null;
     try {
-      isDir = Deno.lstatSync(join(root, rel)).isDirectory;
+      st = Deno.lstatSync(join(root, rel));
     } catch { /* missing: judged below */ }
-    if (isDir) return null;
+    if (st?.isDirectory) return null;
     // `.gitignore` rules (which git ls-files applies in the full scan) at every level.
-    const f = filter.classify(rel, false) === "change" ? statListed(root, rel, ctx) : null;
+    const f = filter.classify(rel, false) === "change" ? statListed(root, rel, ctx, st) : null;
     if (f) files.push(f);
     else absent.push(rel);
   }

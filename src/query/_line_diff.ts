@@ -174,16 +174,6 @@ export function unifiedHunks(
   });
 }
 
-/** Counts of removed and added lines in a script. */
-export function changeCounts(ops: readonly DiffOp[]): { removed: number; added: number } {
-  let removed = 0, added = 0;
-  for (const o of ops) {
-    if (o.op === "-") removed++;
-    else if (o.op === "+") added++;
-  }
-  return { removed, added };
-}
-
 /**
  * How alike two texts are by line, 0..1: twice the kept lines over the
  * lines of both (1 for identical texts, including two empty ones).

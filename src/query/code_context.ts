@@ -169,6 +169,7 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
   const blocks = strategy === "depth" ? builder.depth(candidates) : builder.breadth(candidates);
   const stems = queryStems(q.text);
   const shownQuery = q.text.length > 200 ? q.text.slice(0, 200) + "…" : q.text;
+  const partialMeta = partial ? { meta: { result_completeness: "partial" as const, note: partial } } : {};
   // The answer's own fields (at their widest) and the metadata are paid for first.
   const budget = maxTokens - jsonTokens({
     query: shownQuery,
@@ -181,7 +182,7 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
     included_candidates: candidates.length,
     query_truncated: q.truncated,
     truncated: false,
-    ...(partial ? { meta: { result_completeness: "partial", note: partial } } : {}),
+    ...partialMeta,
   }, METADATA_TOKENS);
 
   const items: ContextItem[] = [];
@@ -234,7 +235,7 @@ export function getCodeContext(db: Db, input: CodeContextInput): CodeContextResu
     included_candidates: included,
     query_truncated: q.truncated,
     truncated,
-    ...(partial ? { meta: { result_completeness: "partial" as const, note: partial } } : {}),
+    ...partialMeta,
   };
 }
 

@@ -1,9 +1,8 @@
 /** `compare_symbol_between_commits`: one symbol at two refs, with its body diff and what happened to it. */
 import { z } from "zod";
 import { compareRefs } from "../../query/ref_compare.ts";
-import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
+import { defineTool, MAX_ARG_CHARS, refName } from "./tool.ts";
 import { refSourceOf } from "./ref_source.ts";
-import { refArg } from "./diff_context.ts";
 
 /** The compare_symbol_between_commits tool. */
 export const compareSymbolBetweenCommitsTool = defineTool({
@@ -19,8 +18,8 @@ export const compareSymbolBetweenCommitsTool = defineTool({
     symbol_name: z.string().max(MAX_ARG_CHARS).optional().describe("Symbol name, plain or qualified."),
     symbol_id: z.string().max(128).optional().describe("A symbol_id handle from either ref (instead of a name)."),
     path: z.string().max(MAX_ARG_CHARS).optional().describe("File that holds the symbol, when the name is ambiguous."),
-    base_ref: refArg.describe("The ref to compare from (branch, tag or commit id)."),
-    head_ref: refArg.optional().describe("The ref to compare to. Default: the live working tree."),
+    base_ref: refName.describe("The ref to compare from (branch, tag or commit id)."),
+    head_ref: refName.optional().describe("The ref to compare to. Default: the live working tree."),
   }),
   handler: async function compareSymbolBetweenCommitsHandler(args, ctx) {
     return await compareRefs(refSourceOf(ctx), args);

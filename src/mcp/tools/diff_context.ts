@@ -1,11 +1,8 @@
 /** `diff_context`: the symbols added, removed and changed between two refs, within a token budget. */
 import { z } from "zod";
 import { diffRefs } from "../../query/ref_compare.ts";
-import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
+import { defineTool, MAX_ARG_CHARS, refName } from "./tool.ts";
 import { refSourceOf } from "./ref_source.ts";
-
-/** A ref argument (checked by the query's ref rule: no leading `-`, no ranges, paths or globs). */
-export const refArg = z.string().max(512);
 
 /** The diff_context tool. */
 export const diffContextTool = defineTool({
@@ -19,8 +16,8 @@ export const diffContextTool = defineTool({
     "commit where head branched off base_ref (what a pull request review shows). A ref that is not indexed " +
     `answers ref_not_indexed with the index_repo call to make. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
-    base_ref: refArg.describe("The ref to compare from (branch, tag or commit id)."),
-    head_ref: refArg.optional().describe("The ref to compare to. Default: the live working tree."),
+    base_ref: refName.describe("The ref to compare from (branch, tag or commit id)."),
+    head_ref: refName.optional().describe("The ref to compare to. Default: the live working tree."),
     path_prefix: z.string().max(MAX_ARG_CHARS).optional().describe("Only files under this path prefix."),
     max_tokens: z.number().optional().describe("Token budget for the whole answer (100-100000, default 8000)."),
     merge_base: z.boolean().optional().describe(

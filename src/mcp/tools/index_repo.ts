@@ -1,7 +1,7 @@
 /** `index_repo`: start indexing the routed workspace in the background. */
 import { z } from "zod";
 import { runJobCall } from "./job_call.ts";
-import { defineTool } from "./tool.ts";
+import { defineTool, indexRefArg } from "./tool.ts";
 
 /** The index_repo tool. */
 export const indexRepoTool = defineTool({
@@ -14,10 +14,7 @@ export const indexRepoTool = defineTool({
     `force: true when one reports index_incompatible. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     force: z.boolean().optional().describe("Re-process every file and rebuild an incompatible index. Default: false."),
-    ref: z.string().max(512).optional().describe(
-      "Branch, tag, remote branch or commit to index from git objects into its own index (nothing is checked " +
-        "out; the same commit again is a no-op). Default: the working tree.",
-    ),
+    ref: indexRefArg.optional(),
     wait: z.boolean().optional().describe("Keep the call open until the job ends. Default: false."),
   }),
   handler: function indexRepoHandler(args, ctx) {

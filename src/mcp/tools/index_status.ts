@@ -1,7 +1,7 @@
 /** `index_status`: the routed project's index state, active job progress and job history. */
 import { z } from "zod";
 import { projectStatus } from "../../query/index_status.ts";
-import { defineTool } from "./tool.ts";
+import { defineTool, refName } from "./tool.ts";
 import { isLiveRef } from "../../state/project_refs.ts";
 import { refStatus } from "../ref_router.ts";
 
@@ -15,7 +15,7 @@ export const indexStatusTool = defineTool({
     "any interrupted-job recovery report, and how the index is kept live (watch: events, polling or off). Poll it after index_repo/sync_repo when you do not receive progress " +
     `notifications. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
-    ref: z.string().max(512).optional().describe(
+    ref: refName.optional().describe(
       "Branch/ref to report on. Default: the working tree; another ref reports its own index (ready, indexing, " +
         "not_indexed with the index_repo call to make).",
     ),

@@ -1,7 +1,7 @@
 /** `locate_symbol`: where a symbol is defined, by name. */
 import { z } from "zod";
 import { locateSymbol } from "../../query/locate_symbol.ts";
-import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
+import { defineTool, MAX_ARG_CHARS, refArg } from "./tool.ts";
 
 /** The locate_symbol tool. */
 export const locateSymbolTool = defineTool({
@@ -16,10 +16,7 @@ export const locateSymbolTool = defineTool({
     name: z.string().max(MAX_ARG_CHARS).describe("Symbol name to locate (plain or qualified)."),
     kind: z.string().max(64).optional().describe("Filter by kind: function, method, class, struct, interface, ..."),
     language: z.string().max(64).optional().describe("Filter by language id."),
-    ref: z.string().max(512).optional().describe(
-      "Branch, tag or commit to answer from (indexed with index_repo ref). Default: the session's default, " +
-        "else the working tree.",
-    ),
+    ref: refArg.optional(),
     limit: z.number().int().optional().describe("Max results. Default: 10."),
   }),
   handler: function locateSymbolHandler(args, ctx) {

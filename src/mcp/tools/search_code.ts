@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { CruxeError } from "../../core/errors.ts";
 import { searchCode, searchCodeInScope } from "../../query/search_code.ts";
-import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
+import { defineTool, MAX_ARG_CHARS, refArg } from "./tool.ts";
 import { repoArg, scopeArg, scopeDeps, scopedSearch, scopeOfCall } from "./scope_args.ts";
 import { semanticHits } from "../../query/semantic_search.ts";
 import { embedConfigured, MAX_EMBED_DIMS } from "../../core/semantic_layer.ts";
@@ -21,10 +21,7 @@ export const searchCodeTool = defineTool({
     query: z.string().max(MAX_ARG_CHARS).describe("Symbol name, path, error string or natural language."),
     language: z.string().max(64).optional().describe("Filter by language id."),
     limit: z.number().int().optional().describe("Max results. Default: 10."),
-    ref: z.string().max(512).optional().describe(
-      "Branch, tag or commit to answer from (indexed with index_repo ref). Default: the session's default, " +
-        "else the working tree.",
-    ),
+    ref: refArg.optional(),
     path_prefix: z.string().max(4096).optional().describe("Only results under this directory (relative)."),
     ranking_explain_level: z.enum(["off", "basic", "full"]).optional().describe(
       "Include why each result ranked where it did. Default: off.",

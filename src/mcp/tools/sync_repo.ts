@@ -1,7 +1,7 @@
 /** `sync_repo`: incremental sync of what changed since the last index. */
 import { z } from "zod";
 import { runJobCall } from "./job_call.ts";
-import { defineTool } from "./tool.ts";
+import { defineTool, indexRefArg } from "./tool.ts";
 
 /** The sync_repo tool. */
 export const syncRepoTool = defineTool({
@@ -14,10 +14,7 @@ export const syncRepoTool = defineTool({
     `Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     force: z.boolean().optional().describe("Re-process every file. Default: false (incremental)."),
-    ref: z.string().max(512).optional().describe(
-      "Branch, tag, remote branch or commit to index from git objects into its own index (nothing is checked " +
-        "out; the same commit again is a no-op). Default: the working tree.",
-    ),
+    ref: indexRefArg.optional(),
     wait: z.boolean().optional().describe("Keep the call open until the job ends. Default: false."),
   }),
   handler: function syncRepoHandler(args, ctx) {

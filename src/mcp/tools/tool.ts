@@ -21,10 +21,19 @@ export const workspaceArg = z.string().min(1).max(4096).describe(
   "Absolute path of the repository to act on. Omit to use the server's default workspace.",
 );
 
+/** A git ref as tools accept it (the ref rule checks it further: no leading `-`, no ranges, paths or globs). */
+export const refName = z.string().min(1).max(512);
+
 /** The `ref` argument every index-reading tool accepts (added by the dispatcher when the tool has none). */
-export const refArg = z.string().min(1).max(256).describe(
+export const refArg = refName.describe(
   "Branch, tag, remote branch or commit to answer from. Omit for the session's default (the live working tree " +
     "unless switch_ref changed it); another ref must be indexed first (index_repo with ref).",
+);
+
+/** The `ref` argument of index_repo and sync_repo. */
+export const indexRefArg = refName.describe(
+  "Branch, tag, remote branch or commit to index from git objects (nothing is checked out; the same commit " +
+    "again is a no-op). Default: the working tree.",
 );
 
 /** What a handler receives besides its arguments. */

@@ -85,13 +85,11 @@ function rankIds(
     `SELECT count(*) AS n FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${RANK_SCAN_ROWS + 1})`,
     match,
   );
-  const capped = Number(probe?.n ?? 0) > RANK_SCAN_ROWS;
-  if (capped && f.bounds) f.bounds.capped = true;
+  if (Number(probe?.n ?? 0) > RANK_SCAN_ROWS && f.bounds) f.bounds.capped = true;
+  // At most RANK_SCAN_ROWS matches are scored (fewer matches: all of them).
   const scored = (from: string, where: string) =>
-    capped
-      ? `SELECT id, r FROM (SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${from}
-           WHERE ${where} LIMIT ${RANK_SCAN_ROWS}) ORDER BY r LIMIT ?`
-      : `SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${from} WHERE ${where} ORDER BY r LIMIT ?`;
+    `SELECT id, r FROM (SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${from}
+       WHERE ${where} LIMIT ${RANK_SCAN_ROWS}) ORDER BY r LIMIT ?`;
   const w = filterSql(join.alias, f);
   const sql = !f.language && !f.pathPrefix ? scored(fts, `${fts} MATCH ?`) : scored(
     `${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid`,

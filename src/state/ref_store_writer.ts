@@ -92,6 +92,7 @@ export class RefStoreWriter extends IndexWriter {
   /** Sets the list the commit starts from and the commits its publish evicts (before `begin`). */
   startFrom(plan: RefWritePlan): void {
     this.plan = plan;
+    this.startManifest = null;
   }
 
   /** The list reads and meta go to: the new commit's once begun, before that the base's (-1: none). */
@@ -106,10 +107,17 @@ export class RefStoreWriter extends IndexWriter {
     return into;
   }
 
+  /** The start list's manifest, read once before the write begins (the build plans with it, then the index run). */
+  private startManifest: Map<string, ManifestEntry> | null = null;
+
   override manifest(): Map<string, ManifestEntry> {
-    const m = this.entries(this.refStmts.manifest.iterate(this.listRef) as Iterable<Row>);
-    if (this.refId === null) { for (const id of this.plan.adopt?.values() ?? []) this.entries(this.version(id), m); }
-    return m;
+    if (this.refId !== null) return this.entries(this.refStmts.manifest.iterate(this.refId) as Iterable<Row>);
+    if (!this.startManifest) {
+      const m = this.entries(this.refStmts.manifest.iterate(this.listRef) as Iterable<Row>);
+      for (const id of this.plan.adopt?.values() ?? []) this.entries(this.version(id), m);
+      this.startManifest = m;
+    }
+    return new Map(this.startManifest);
   }
 
   /** The manifest row of the version `id` (none when it is gone). */

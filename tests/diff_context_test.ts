@@ -242,7 +242,7 @@ Deno.test("diff_context and compare_symbol between two indexed versions", async 
   }
 });
 
-Deno.test("diff_context: without stored text, bodies come from readFile; without either, the answer is partial", async () => {
+Deno.test("diff_context: without stored text, bodies come from readFiles (batched); without either, partial", async () => {
   // Every file is over the full-text limit: the stores hold symbols but no chunks.
   const h = tempHome({ maxFullTextBytes: 10 });
   const readers = new IndexReaders(h.registry);
@@ -250,10 +250,12 @@ Deno.test("diff_context: without stored text, bodies come from readFile; without
     const v1 = writeFiles(Deno.makeTempDirSync({ prefix: "cruxe-v1-" }), V1);
     const v2 = writeFiles(Deno.makeTempDirSync({ prefix: "cruxe-v2-" }), V2);
     const a = await indexDir(h, v1), b = await indexDir(h, v2);
-    const reads: string[] = [];
-    const reader = (root: string) => (path: string) => {
-      reads.push(path);
-      return Deno.readFile(join(root, path)).catch(() => null);
+    const reads: string[][] = [];
+    const reader = (root: string) => async (paths: readonly string[]) => {
+      reads.push([...paths]);
+      const out = new Map<string, Uint8Array>();
+      for (const p of paths) out.set(p, await Deno.readFile(join(root, p)));
+      return out;
     };
     const bare = (p: typeof a.project, label: string): RefView => ({
       db: requireIndex(readers.view(p)),
@@ -261,11 +263,13 @@ Deno.test("diff_context: without stored text, bodies come from readFile; without
       commitId: null,
     });
     const withFiles = await diffContext(
-      { ...bare(a.project, "v1"), readFile: reader(v1) },
-      { ...bare(b.project, "v2"), readFile: reader(v2) },
+      { ...bare(a.project, "v1"), readFiles: reader(v1) },
+      { ...bare(b.project, "v2"), readFiles: reader(v2) },
       { max_tokens: 20000 },
     );
-    assert.ok(reads.includes("src/math.ts"), "the file was read because the store lacks its text");
+    assert.ok(reads.flat().includes("src/math.ts"), "the file was read because the store lacks its text");
+    // A side reads at most twice: files of equal line counts (to compare their text), then the rest compared.
+    assert.ok(reads.length <= 4, `batched reads: ${JSON.stringify(reads)}`);
     assert.equal(withFiles.text_unavailable, undefined);
     assert.equal(withFiles.meta, undefined);
     const clamp = withFiles.changes.find((c) => c.name === "clamp");

@@ -201,13 +201,20 @@ export function refSourceFor(
         db,
         label: ref,
         commitId: read.commit ?? null,
-        readFile: async (path) => {
+        readFiles: async (paths) => {
           blobs ??= fileBlobIds(db);
-          const oid = blobs.get(path);
-          if (!oid) return null;
-          let bytes: Uint8Array | null = null;
-          const ok = await gitReadBlobs(project.repo_root, [oid], (_oid, b) => bytes = b);
-          return ok ? bytes : null;
+          const byOid = new Map<string, string[]>();
+          for (const p of paths) {
+            const oid = blobs.get(p);
+            if (oid) byOid.set(oid, [...byOid.get(oid) ?? [], p]);
+          }
+          const out = new Map<string, Uint8Array>();
+          if (!byOid.size) return out;
+          // One `cat-file --batch` for all of them.
+          await gitReadBlobs(project.repo_root, [...byOid.keys()], (oid, b) => {
+            if (b) { for (const p of byOid.get(oid) ?? []) out.set(p, b); }
+          });
+          return out;
         },
       };
     },

@@ -1,7 +1,7 @@
 /**
  * The text of a file at a ref, for comparing symbols: the lines the ref's
  * store holds, or (when the store lacks some of them) the file as the ref's
- * `readFile` gives it. Bodies are cut from these lines by symbol line range.
+ * `readFiles` gives it. Bodies are cut from these lines by symbol line range.
  */
 import type { RefView } from "../state/ref_view.ts";
 import type { FileDigest } from "../state/read/files.ts";
@@ -16,15 +16,22 @@ export interface RefFileText {
   complete: boolean;
 }
 
-/** The lines of `file` at `view` (see the module comment); never throws for a missing or unreadable file. */
-async function refFileText(view: RefView, file: FileDigest): Promise<RefFileText> {
-  const stored = storedLines(view.db, file.path, 1, file.line_count);
-  if (stored.complete || !view.readFile) return stored;
+/**
+ * The lines of each of `files` at `view` (see the module comment), with one
+ * `readFiles` call for those the store lacks; never throws for a missing or
+ * unreadable file.
+ */
+async function refFileTexts(view: RefView, files: readonly FileDigest[]): Promise<Map<string, RefFileText>> {
+  const out = new Map<string, RefFileText>();
+  for (const f of files) out.set(f.path, storedLines(view.db, f.path, 1, f.line_count));
+  const lacking = files.filter((f) => !out.get(f.path)!.complete).map((f) => f.path);
+  if (!lacking.length || !view.readFiles) return out;
   try {
-    const bytes = await view.readFile(file.path);
-    if (bytes) return { lines: new TextDecoder().decode(bytes).split("\n"), complete: true };
+    for (const [path, bytes] of await view.readFiles(lacking)) {
+      out.set(path, { lines: new TextDecoder().decode(bytes).split("\n"), complete: true });
+    }
   } catch { /* unreadable now: compare what the store holds */ }
-  return stored;
+  return out;
 }
 
 /** A symbol with its body lines cut from its file's text. */
@@ -41,12 +48,21 @@ export class TextCache {
 
   /** The text of `f` at this side. */
   text(f: FileDigest): Promise<RefFileText> {
-    let t = this.texts.get(f.path);
-    if (!t) {
-      this.texts.set(f.path, t = refFileText(this.view, f));
+    this.prefetch([f]);
+    return this.texts.get(f.path)!;
+  }
+
+  /** Starts reading the texts of `files` not asked for yet, the lacking ones in one read; `text` then gives them. */
+  prefetch(files: readonly FileDigest[]): Promise<void> {
+    const fresh = [...new Map(files.filter((f) => !this.texts.has(f.path)).map((f) => [f.path, f])).values()];
+    if (!fresh.length) return Promise.resolve();
+    const all = refFileTexts(this.view, fresh);
+    for (const f of fresh) {
+      const t = all.then((m) => m.get(f.path)!);
+      this.texts.set(f.path, t);
       t.then((x) => this.done.set(f.path, x));
     }
-    return t;
+    return all.then(() => {});
   }
 
   /** Every symbol of `f` at this side, with its body. */

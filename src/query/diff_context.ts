@@ -16,7 +16,7 @@
  * symbol change (non-code files, imports only) are listed briefly in
  * `files`. At most `MAX_COMPARED_FILES` changed files have their symbols
  * compared; the rest are listed as files and the answer is partial. Reads
- * only the two views (their stores, and `readFile` for a file whose text the
+ * only the two views (their stores, and `readFiles` for files whose text the
  * store lacks).
  */
 import { CruxeError } from "../core/errors.ts";
@@ -93,7 +93,7 @@ export interface DiffContextResult {
   token_estimator: string;
   /** What the budget left out: whole changes and files, and changes shown with a cut (or no) diff. */
   omitted: { changes: number; files: number; diffs_cut: number };
-  /** Files whose text neither store held nor `readFile` gave: their symbols are compared by signature only. */
+  /** Files whose text neither store held nor `readFiles` gave: their symbols are compared by signature only. */
   text_unavailable?: string[];
   /** Changed files past `MAX_COMPARED_FILES`, listed in `files` without their symbols compared. */
   files_not_compared?: number;
@@ -149,6 +149,11 @@ export async function diffContext(
   const texts = { base: new TextCache(base), head: new TextCache(head) };
   const delta = await compareFiles(texts.base, texts.head, prefix ?? "");
   const notCompared = capDelta(delta, input.max_compared_files ?? MAX_COMPARED_FILES);
+  // The texts of every file compared, each side's lacking ones in one read.
+  await Promise.all([
+    texts.base.prefetch([...delta.modified.map(([b]) => b), ...delta.removed]),
+    texts.head.prefetch([...delta.modified.map(([, h]) => h), ...delta.added]),
+  ]);
   const baseSyms: SideSymbol[] = [], headSyms: SideSymbol[] = [];
   for (const [b, h] of delta.modified) {
     baseSyms.push(...await texts.base.symbols(b));
@@ -218,6 +223,12 @@ async function compareFiles(base: TextCache, head: TextCache, prefix: string): P
   const headByPath = new Map(h.map((f) => [f.path, f]));
   const baseByPath = new Map(b.map((f) => [f.path, f]));
   const delta: FileDelta = { modified: [], added: [], removed: [], moved: [] };
+  // Files whose hashes differ but whose line counts agree are compared by text: read in one batch a side.
+  const twins = b.flatMap((f) => {
+    const o = headByPath.get(f.path);
+    return o && o.hash !== f.hash && o.line_count === f.line_count ? [[f, o] as const] : [];
+  });
+  await Promise.all([base.prefetch(twins.map(([f]) => f)), head.prefetch(twins.map(([, o]) => o))]);
   for (const f of b) {
     const other = headByPath.get(f.path);
     if (!other) delta.removed.push(f);

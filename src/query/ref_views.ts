@@ -21,7 +21,7 @@ export interface RefSource {
   project: ProjectRow;
   /** The current view of the project's (working-tree) index. */
   working(): IndexView;
-  /** Largest file `readFile` reads (bigger ones are compared by their stored text only). */
+  /** Largest file `readFiles` reads (bigger ones are compared by their stored text only). */
   maxFileBytes?: number;
   /**
    * The view of an indexed ref other than the working tree, or null when
@@ -75,12 +75,14 @@ export async function openRefView(src: RefSource, ref: string | undefined): Prom
       db,
       label,
       commitId: null,
-      readFile: (path: string) => {
-        try {
-          return Promise.resolve(readRepoFile(root, path, { maxBytes }).bytes);
-        } catch {
-          return Promise.resolve(null);
+      readFiles: (paths) => {
+        const out = new Map<string, Uint8Array>();
+        for (const path of paths) {
+          try {
+            out.set(path, readRepoFile(root, path, { maxBytes }).bytes);
+          } catch { /* not readable now: left out */ }
         }
+        return Promise.resolve(out);
       },
     };
   }

@@ -8,7 +8,7 @@
  *
  * The connection reads the project-index schema (`files`, `symbols`,
  * `chunks`, read through `src/state/read/`). Symbol bodies come from the
- * stored chunks; `readFile` is asked only for a file whose text the store
+ * stored chunks; `readFiles` is asked only for files whose text the store
  * does not hold (a file over the full-text limit, a chunk cut at its size
  * cap).
  */
@@ -23,11 +23,12 @@ export interface RefView {
   /** The commit the index was built from; null for the live working tree (it may hold uncommitted edits). */
   commitId: string | null;
   /**
-   * The bytes of repository file `path` (relative, `/`-separated) at this
-   * ref, or null when the ref has no such readable file. Optional: without
-   * it only the stored text is compared. Must never read outside the
-   * repository (the working tree reads through the safe open, a git ref
-   * through blob reads of the hardened git module).
+   * The bytes of each readable repository file among `paths` (relative,
+   * `/`-separated) at this ref; a path the ref has no readable file at is
+   * left out. Optional: without it only the stored text is compared. Must
+   * never read outside the repository (the working tree reads through the
+   * safe open, a git ref through one batch of blob reads of the hardened git
+   * module).
    */
-  readFile?(path: string): Promise<Uint8Array | null>;
+  readFiles?(paths: readonly string[]): Promise<Map<string, Uint8Array>>;
 }

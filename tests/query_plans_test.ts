@@ -43,7 +43,8 @@ Deno.test("no statement of the query tools builds a whole view of symbols, edges
   const refs = new DatabaseSync(":memory:");
   migrate(refs, PROJECT_MIGRATIONS);
   refs.exec(REF_POOL_SQL);
-  scopeToRef(refs, 1);
+  refs.exec("INSERT INTO ref_commits(id, commit_id) VALUES (1, 'c')");
+  assert.ok(scopeToRef(refs, 1));
   const scans = (d: DatabaseSync, sql: string) =>
     (d.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail);
   const worse: string[] = [];

@@ -14,7 +14,8 @@ import { DatabaseSync } from "node:sqlite";
 import { commitAll, git } from "./helpers/fixture_repo.ts";
 import { bodyOf, type InProcess, inProcess } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import { listRefStores, refsStorePath } from "../src/state/ref_stores.ts";
+import { listRefStores, refsStorePath, scopeToRef } from "../src/state/ref_stores.ts";
+import { chunksRanked } from "../src/state/read/search.ts";
 import type { ToolResult } from "../src/mcp/envelope.ts";
 
 const repo = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "cruxe-ref-sharing-" }));
@@ -54,6 +55,12 @@ const F5_B4 = "package pkg\n\nfunc OnlyB4() int { return 5 }\n";
 const b4 = branch("b4", "main", () => write("pkg/f5.go", F5_B4));
 // b3's f4 and b4's f5 together: nothing in it is new to the store.
 const b6 = branch("b6", "b3", () => write("pkg/f5.go", F5_B4));
+// One body of the same length as f6's: only its content says it changed.
+const b7 = branch("b7", "main", () => write("pkg/f6.go", "package pkg\n\nfunc Gunc6() int { return 6 }\n"));
+// A word b8's file says once among many lines, and b9's version of that file says often in few.
+const filler = Array.from({ length: 60 }, (_, i) => `func Filler${i}() int { return ${i} }`).join("\n");
+branch("b8", "main", () => write("pkg/z.go", `package pkg\n\n// the zebra\n${filler}\n`));
+branch("b9", "main", () => write("pkg/z.go", "package pkg\n\n// zebra zebra zebra zebra\n"));
 
 let s: InProcess;
 let projectDir = "";
@@ -173,6 +180,37 @@ Deno.test("a file another commit already has (same path, same blob) is taken fro
   assert.deepEqual(await defs("OnlyB4", "b6"), ["pkg/f5.go:3"]);
   assert.deepEqual(await defs("Func5", "b6"), []);
   assert.equal(listRefStores(projectDir).find((x) => x.commit === b6)?.fileCount, FILES + 1);
+});
+
+Deno.test("a change of the same size is seen by its content, and the commit records the new blob", async () => {
+  const b = await call("index_repo", { ref: "b7", wait: true });
+  assert.equal(b.status, "published", JSON.stringify(b));
+  assert.deepEqual(await defs("Gunc6", "b7"), ["pkg/f6.go:3"]);
+  assert.deepEqual(await defs("Func6", "b7"), []);
+  const blob = git(repo, "rev-parse", "b7:pkg/f6.go").trim();
+  const id = listRefStores(projectDir).find((x) => x.commit === b7)!.refId;
+  assert.equal(
+    count(
+      `SELECT count(*) AS n FROM ref_files m JOIN files f ON f.id = m.file_id JOIN version_blobs v ON v.file_id = f.id
+           WHERE m.ref_id = ${id} AND f.path = 'pkg/f6.go' AND v.blob = '${blob}'`,
+    ),
+    1,
+  );
+});
+
+Deno.test("full-text ranking on a commit ranks that commit's rows, not other commits' versions", async () => {
+  for (const ref of ["b8", "b9"]) assert.equal((await call("index_repo", { ref, wait: true })).status, "published");
+  const id = listRefStores(projectDir).find((x) => x.refName === "b8")!.refId;
+  const db = new DatabaseSync(refsStorePath(projectDir), { readOnly: true });
+  try {
+    assert.ok(scopeToRef(db, id));
+    // b9's version of pkg/z.go scores higher for "zebra" store-wide; b8's must still come first at b8.
+    assert.deepEqual(chunksRanked(db, '"zebra"', {}, 1).map((r) => r.path), ["pkg/z.go"]);
+  } finally {
+    db.close();
+  }
+  const hits = (await call("search_code", { query: "zebra", ref: "b8", limit: 1 })).results as { path: string }[];
+  assert.deepEqual(hits.map((h) => h.path), ["pkg/z.go"]);
 });
 
 Deno.test({

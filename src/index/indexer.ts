@@ -61,6 +61,12 @@ export interface FileSource {
   disk?: boolean;
   /** The bytes of `path`, at most `maxBytes`; throws when it cannot be read. */
   read(path: string, maxBytes: number): Uint8Array;
+  /**
+   * True when the scan's size and mtime of `path` say nothing about its
+   * content (a blob read from git has no mtime): the diff then compares it
+   * by content even when its stat matches the manifest's.
+   */
+  statUnknown?(path: string): boolean;
 }
 
 /** What an in-process caller can add to a run (not cloneable, so not part of `IndexOptions`). */
@@ -192,7 +198,7 @@ function diffFiles(
   for (const f of files) {
     let language = languageForPath(f.path)?.id ?? textLanguageForPath(f.path);
     const old = manifest.get(f.path);
-    if (old && language && old.size === f.size && old.mtime_ms === f.mtimeMs) {
+    if (old && language && old.size === f.size && old.mtime_ms === f.mtimeMs && !source.statUnknown?.(f.path)) {
       d.seen.add(f.path);
       d.unchanged++;
       continue;

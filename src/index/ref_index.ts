@@ -294,8 +294,11 @@ async function readPlanned(
 
 /** The planned files as an index source: the scan as planned, reads from the blobs read. */
 function treeSource(plan: TreePlan, bytes: Map<string, Uint8Array>): FileSource {
+  const read = new Set(bytes.keys());
   return {
     scan: () => Promise.resolve(plan.scan),
+    // A blob read differs from the base's: a size equal to the base version's proves nothing.
+    statUnknown: (path) => read.has(path),
     read: (path, maxBytes) => {
       const b = bytes.get(path);
       if (!b || b.length > maxBytes) throw new Error(`${path}: no blob read`);

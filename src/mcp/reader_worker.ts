@@ -55,7 +55,8 @@ function connection(path: string, knownId?: string | null, scope?: number): Db {
   closeQuietly(have?.db);
   const db = openDb(path, { readOnly: true });
   try {
-    if (scope !== undefined) scopeToRef(db, scope);
+    // A commit rebuilt or evicted since the main thread looked: the main thread answers (it looks again).
+    if (scope !== undefined && !scopeToRef(db, scope)) mainThreadOnly();
   } catch (e) {
     db.close();
     throw e;

@@ -66,11 +66,13 @@ function noteUse(store: RefStoreInfo): void {
 /**
  * The view of an indexed commit, or `index_incompatible` when an older
  * build wrote its refs store: its fix is indexing the ref again (which
- * rebuilds that store), not rebuilding the working tree's index.
+ * rebuilds that store), not rebuilding the working tree's index. Null when
+ * the commit was rebuilt or evicted since `store` was read.
  */
-function currentRefView(rt: RefReadDeps, project: ProjectRow, store: RefStoreInfo, name: string): IndexView {
-  noteUse(store);
+function currentRefView(rt: RefReadDeps, project: ProjectRow, store: RefStoreInfo, name: string): IndexView | null {
   const view = rt.readers.refView(project, store);
+  if (view.schemaStatus === "not_indexed") return null;
+  noteUse(store);
   if (view.schemaStatus !== "reindex_required") return view;
   throw new CruxeError(
     "index_incompatible",
@@ -104,8 +106,13 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
     (await resolveProjectRef(project, name)).commit;
   // This workspace's refs store, else another worktree's of the repository.
   const others = worktreeStoreDirs(rt.registry, project);
-  const store = findRefStore(rt.registry, project, commit, others);
-  if (store) return { view: currentRefView(rt, project, store, name), live: false, ref: name, commit };
+  // Looked up again once when the commit was rebuilt between the lookup and the open.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const store = findRefStore(rt.registry, project, commit, others);
+    const view = store ? currentRefView(rt, project, store, name) : null;
+    if (view) return { view, live: false, ref: name, commit };
+    if (!store) break;
+  }
   const building = rt.runner?.activeRef(project.project_id, commit) ?? null;
   const elsewhere = building ? null : jobElsewhere(rt.registry, project.project_id, commit);
   if (building || elsewhere) {
@@ -124,9 +131,10 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
     );
   }
   const previous = listRefStores(projectDir).find((s) => s.refName === name);
-  if (previous) {
+  const previousView = previous ? currentRefView(rt, project, previous, name) : null;
+  if (previous && previousView) {
     return {
-      view: currentRefView(rt, project, previous, name),
+      view: previousView,
       live: false,
       ref: name,
       commit: previous.commit,

@@ -229,12 +229,17 @@ export class IndexReaders {
   }
 }
 
-/** An opened refs store made to read as the commit `refId` (`scopeToRef`); a failure reads as damage. */
+/**
+ * An opened refs store made to read as the commit `refId` (`scopeToRef`):
+ * `not_indexed` when no commit has that id any more (rebuilt or evicted
+ * since it was looked up); a failure reads as damage.
+ */
 function scoped(opened: IndexReadOpen, refId: number): IndexReadOpen {
   if (!opened.db || opened.status !== "compatible") return opened;
   try {
-    scopeToRef(opened.db, refId);
-    return opened;
+    if (scopeToRef(opened.db, refId)) return opened;
+    opened.db.close();
+    return { db: null, status: "not_indexed", current: opened.current };
   } catch (e) {
     opened.db.close();
     return { db: null, status: "corrupt_manifest", current: opened.current, problem: (e as Error).message };

@@ -64,7 +64,6 @@ export class RefStoreWriter extends IndexWriter {
       unlink: db.prepare("DELETE FROM ref_files WHERE ref_id = ? AND file_id = ?"),
       getMeta: db.prepare("SELECT value FROM ref_meta WHERE ref_id = ? AND key = ?"),
       setMeta: db.prepare("INSERT OR REPLACE INTO ref_meta(ref_id, key, value) VALUES (?, ?, ?)"),
-      touch: db.prepare("UPDATE files SET mtime_ms = ?, size = ? WHERE id = ?"),
       version: db.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE id = ?"),
       unlinkPath: db.prepare(
         "DELETE FROM ref_files WHERE ref_id = ? AND file_id IN (SELECT id FROM files WHERE path = ?)",
@@ -150,6 +149,8 @@ export class RefStoreWriter extends IndexWriter {
         .run(id, base);
     }
     for (const [path, version] of this.plan.adopt ?? []) {
+      const old = this.refStmts.fileId.get(id, path) as { id: number } | undefined;
+      if (old) this.unlinked.add(Number(old.id));
       this.refStmts.unlinkPath.run(id, path);
       this.refStmts.link.run(id, version);
     }
@@ -159,6 +160,7 @@ export class RefStoreWriter extends IndexWriter {
   override rollback(): void {
     super.rollback();
     this.refId = null;
+    this.unlinked.clear();
   }
 
   private fileIdOf(path: string): number | null {
@@ -166,15 +168,36 @@ export class RefStoreWriter extends IndexWriter {
     return r ? Number(r.id) : null;
   }
 
+  /** Versions taken off the new commit's list: each is deleted at publish unless another commit lists it. */
+  private unlinked = new Set<number>();
+
   /** Takes the file off the new commit's list (its rows stay while another commit lists them). */
   override deleteFile(path: string): void {
     const id = this.fileIdOf(path);
-    if (id !== null) this.refStmts.unlink.run(this.listRef, id);
+    if (id === null) return;
+    this.refStmts.unlink.run(this.listRef, id);
+    this.unlinked.add(id);
   }
 
-  override touchFile(path: string, mtimeMs: number, size: number): void {
-    const id = this.fileIdOf(path);
-    if (id !== null) this.refStmts.touch.run(mtimeMs, size, id);
+  /** Nothing: a version's stat is shared by every commit listing it (and a blob's stat is its size alone). */
+  override touchFile(): void {}
+
+  /** Set when this write bulk-loads (the store holds no other commit's rows). */
+  private bulk = false;
+
+  /**
+   * A bulk load (indexes dropped and rebuilt, full text merged whole) only
+   * into a store no other commit lists anything in: otherwise its cost would
+   * grow with every commit's rows, so the rows go in as a sync's do.
+   */
+  override beginBulkLoad(): void {
+    const others = this.db.prepare("SELECT 1 FROM ref_files WHERE ref_id != ? LIMIT 1").get(this.listRef);
+    this.bulk = others === undefined;
+    if (this.bulk) super.beginBulkLoad();
+  }
+
+  override endBulkLoad(): void {
+    if (this.bulk) super.endBulkLoad();
   }
 
   /** Writes the file as a new version on the new commit's list. */
@@ -184,8 +207,14 @@ export class RefStoreWriter extends IndexWriter {
     return id;
   }
 
-  /** Empties the new commit's list (a forced rebuild parses every file again). */
+  /**
+   * Empties the new commit's list, never the store (a ref build starts a
+   * forced rebuild from an empty list instead, so this is a guard).
+   */
   override truncateAll(): void {
+    for (const r of this.db.prepare("SELECT file_id FROM ref_files WHERE ref_id = ?").all(this.listRef)) {
+      this.unlinked.add(Number((r as { file_id: number }).file_id));
+    }
     this.db.prepare("DELETE FROM ref_files WHERE ref_id = ?").run(this.listRef);
   }
 
@@ -238,20 +267,25 @@ export class RefStoreWriter extends IndexWriter {
       const r = byCommit.get(c) as { id: number } | undefined;
       if (r) retire.push(Number(r.id));
     }
+    const listed = d.prepare("SELECT file_id FROM ref_files WHERE ref_id = ?");
     for (const id of retire) {
+      for (const r of listed.all(id)) this.unlinked.add(Number((r as { file_id: number }).file_id));
       d.prepare("DELETE FROM ref_files WHERE ref_id = ?").run(id);
       d.prepare("DELETE FROM ref_meta WHERE ref_id = ?").run(id);
       d.prepare("DELETE FROM ref_commits WHERE id = ?").run(id);
     }
     d.prepare("INSERT INTO ref_commits(id, commit_id) VALUES (?, ?)").run(this.refId, this.commitId);
-    const unlisted = d.prepare(
-      "SELECT id, path FROM files WHERE NOT EXISTS (SELECT 1 FROM ref_files m WHERE m.file_id = files.id)",
-    ).all() as { id: number; path: string }[];
+    // The versions that left a list: deleted when no list names them any more.
+    const stillListed = d.prepare("SELECT 1 FROM ref_files WHERE file_id = ? LIMIT 1");
+    const pathOf = d.prepare("SELECT path FROM files WHERE id = ?");
     const dropBlob = d.prepare("DELETE FROM version_blobs WHERE file_id = ?");
-    for (const r of unlisted) {
-      this.deleteRows(Number(r.id), r.path);
-      dropBlob.run(r.id);
+    for (const id of this.unlinked) {
+      if (stillListed.get(id)) continue;
+      const row = pathOf.get(id) as { path: string } | undefined;
+      if (row) this.deleteRows(id, row.path);
+      dropBlob.run(id);
     }
+    this.unlinked.clear();
     super.publishNames();
   }
 }

@@ -21,9 +21,12 @@
  * definition counts (prefix and fuzzy lookups may propose a name that only
  * another commit defines; it then finds nothing).
  *
- * A commit is published by the commit of its write transaction (it is never
- * half-visible); one writer at a time holds `refsWriteLock`. Versions no
- * commit lists are deleted when a commit is published or evicted. At most
+ * A commit is published by the commit of its write transaction (a reader
+ * never sees half of a build); one writer at a time holds `refsWriteLock`.
+ * Versions no commit lists are deleted when a commit is published or
+ * evicted (a query that was reading an evicted or rebuilt commit at that
+ * moment may miss rows of it; the next one reads the new state). Version
+ * ids are never reused. At most
  * `maxRefStores()` commits are kept, the least recently used out first.
  * Requires `--allow-read`/`--allow-write` on the project store.
  */
@@ -71,7 +74,7 @@ export interface RefStoreInfo {
   lastIndexedAt: string | null;
   /** Last use (indexed or queried), ms since the epoch: the eviction order. */
   lastUsedMs: number;
-  /** The refs store's schema version: one older than this build's is rebuilt, not read. */
+  /** The refs store's schema version: one other than this build's is rebuilt, not read. */
   schemaVersion: number;
 }
 
@@ -133,13 +136,36 @@ export function findRefStore(projectDir: string, commit: string): RefStoreInfo |
   return listRefStores(projectDir).find((s) => s.commit === commit);
 }
 
+/** Connections scoped to one commit (`scopeToRef`). */
+const scoped = new WeakSet<Db>();
+
 /**
  * Makes the connection `db` to a refs store read as the index of the commit
- * `refId` (see the module comment). Once per connection.
+ * `refId` (see the module comment), its list and meta read in one
+ * transaction. Once per connection. False (the connection unchanged) when
+ * no commit has that id any more: it was rebuilt or evicted meanwhile.
  */
-export function scopeToRef(db: Db, refId: number): void {
+export function scopeToRef(db: Db, refId: number): boolean {
   db.exec("PRAGMA temp_store=MEMORY");
-  db.exec(refScopeSql(refId));
+  db.exec("BEGIN");
+  try {
+    if (!db.prepare("SELECT 1 FROM main.ref_commits WHERE id = ?").get(refId)) {
+      db.exec("ROLLBACK");
+      return false;
+    }
+    db.exec(refScopeSql(refId));
+    db.exec("COMMIT");
+  } catch (e) {
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw e;
+  }
+  scoped.add(db);
+  return true;
+}
+
+/** True for a connection that reads one commit of a refs store (full-text ranks must then join its rows). */
+export function isRefScoped(db: Db): boolean {
+  return scoped.has(db);
 }
 
 /** The id the refs store gives `commit` now (null: not published there), read through an open connection. */

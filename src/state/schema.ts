@@ -129,6 +129,10 @@ const FILES_TABLE_SQL = `
     parse_error TEXT, generated INTEGER NOT NULL DEFAULT 0, full_text INTEGER NOT NULL DEFAULT 1
   );`;
 
+/** The columns of `files` (schema 5). */
+const FILE_COLUMNS =
+  "id, path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated, full_text";
+
 /** The views `symbols`, `edges` and `chunks`: each row with its file's path and language, names whole. */
 const ROW_VIEWS_SQL = `
   CREATE VIEW symbols AS
@@ -147,17 +151,21 @@ const ROW_VIEWS_SQL = `
     FROM chunk_rows c JOIN files f ON f.rowid = c.file_id;`;
 
 /**
- * Turns a project index into a refs store (see `src/state/ref_pool.ts`):
+ * Turns a project index into a refs store (see `src/state/ref_stores.ts`):
  * `files` holds versions, so a path may appear once per distinct content
- * (the path stays indexed, no longer unique); each indexed commit lists its
+ * (the path stays indexed, no longer unique; ids are never reused, so a list
+ * read before a version was deleted cannot name another one); each indexed commit lists its
  * versions in `ref_files` and keeps its own meta in `ref_meta`; the git blob
  * id of each version is in `version_blobs`. The store-wide meta keeps only
  * what is not one index's (schema version, name tables built).
  */
 export const REF_POOL_SQL = `
   DROP VIEW symbols; DROP VIEW edges; DROP VIEW chunks;
-  ${FILES_TABLE_SQL.replace("CREATE TABLE files", "CREATE TABLE file_versions").replace("NOT NULL UNIQUE", "NOT NULL")}
-  INSERT INTO file_versions SELECT * FROM files;
+  ${
+  FILES_TABLE_SQL.replace("CREATE TABLE files", "CREATE TABLE file_versions").replace("NOT NULL UNIQUE", "NOT NULL")
+    .replace("id INTEGER PRIMARY KEY", "id INTEGER PRIMARY KEY AUTOINCREMENT")
+}
+  INSERT INTO file_versions(${FILE_COLUMNS}) SELECT ${FILE_COLUMNS} FROM files;
   DROP TABLE files;
   ALTER TABLE file_versions RENAME TO files;
   CREATE INDEX files_path ON files(path);

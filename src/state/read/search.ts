@@ -6,6 +6,7 @@
  * parameters, never spliced text.
  */
 import type { Db } from "../db.ts";
+import { isRefScoped } from "../ref_stores.ts";
 import {
   allRows,
   allRowsOnce,
@@ -79,22 +80,23 @@ function rankIds(
   f: SourceFilter,
   limit: number,
 ): { id: number; r: number }[] {
+  const w = filterSql(join.alias, f);
+  // The row table is joined while ranking when a filter needs it, or when the connection reads one commit of a
+  // refs store (its full text holds other commits' versions too, which must not take the ranked places).
+  const from = !f.language && !f.pathPrefix && !isRefScoped(db)
+    ? fts
+    : `${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid`;
   // Counting matches is cheap next to scoring them: it decides whether the ranking must stop early.
   const probe = oneRow<{ n: number }>(
     db,
-    `SELECT count(*) AS n FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${RANK_SCAN_ROWS + 1})`,
+    `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${fts} MATCH ?${w.sql} LIMIT ${RANK_SCAN_ROWS + 1})`,
     match,
+    ...w.args,
   );
   if (Number(probe?.n ?? 0) > RANK_SCAN_ROWS && f.bounds) f.bounds.capped = true;
   // At most RANK_SCAN_ROWS matches are scored (fewer matches: all of them).
-  const scored = (from: string, where: string) =>
-    `SELECT id, r FROM (SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${from}
-       WHERE ${where} LIMIT ${RANK_SCAN_ROWS}) ORDER BY r LIMIT ?`;
-  const w = filterSql(join.alias, f);
-  const sql = !f.language && !f.pathPrefix ? scored(fts, `${fts} MATCH ?`) : scored(
-    `${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid`,
-    `${fts} MATCH ?${w.sql}`,
-  );
+  const sql = `SELECT id, r FROM (SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${from}
+       WHERE ${fts} MATCH ?${w.sql} LIMIT ${RANK_SCAN_ROWS}) ORDER BY r LIMIT ?`;
   // One scoring pass: when equal scores straddle the cut, all of them (bounded) are already here, so
   // `byPlace` picks by place, not by row id. Keeping TIE_CAP more rows costs next to nothing beside scoring.
   const rows = allRows<{ id: number; r: number }>(db, sql, match, ...w.args, limit + TIE_CAP);
@@ -246,11 +248,13 @@ export function chunksContaining(db: Db, needleLower: string, f: SourceFilter, l
 
 /** Symbols matching `match` by BM25 with the given column weights (name, qualified name, detail), best first. */
 function symbolsByBm25(db: Db, weights: string, match: string, limit: number): SymbolRow[] {
+  const from = isRefScoped(db) ? "symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid" : "symbols_fts";
   return allRows<SymbolRow>(
     db,
     // Suggestions need no completeness: the best of the first RANK_SCAN_ROWS matches will do.
-    `SELECT ${symbolColumns()} FROM (SELECT rid, rank FROM (SELECT rowid AS rid, bm25(symbols_fts, ${weights}) AS rank
-       FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ${RANK_SCAN_ROWS}) ORDER BY rank LIMIT ?) AS hit
+    `SELECT ${symbolColumns()} FROM (SELECT rid, rank FROM (SELECT symbols_fts.rowid AS rid,
+       bm25(symbols_fts, ${weights}) AS rank FROM ${from} WHERE symbols_fts MATCH ? LIMIT ${RANK_SCAN_ROWS})
+       ORDER BY rank LIMIT ?) AS hit
        JOIN symbols ON symbols.id = hit.rid ORDER BY hit.rank`,
     match,
     limit,
@@ -267,10 +271,11 @@ export function symbolsForWords(db: Db, match: string, limit: number): SymbolRow
 
 /** Indexed paths whose path words match `match` (BM25 over the path column only, first RANK_SCAN_ROWS matches), best first. */
 export function pathsForWords(db: Db, match: string, limit: number): string[] {
+  const from = isRefScoped(db) ? "files_fts JOIN files fl ON fl.id = files_fts.rowid" : "files_fts";
   return allRows<Pick<FileRow, "path">>(
     db,
-    `SELECT files.path FROM (SELECT rid, rank FROM (SELECT rowid AS rid, bm25(files_fts, 1.0, 0.0) AS rank
-       FROM files_fts WHERE files_fts MATCH ? LIMIT ${RANK_SCAN_ROWS}) ORDER BY rank LIMIT ?) AS hit
+    `SELECT files.path FROM (SELECT rid, rank FROM (SELECT files_fts.rowid AS rid, bm25(files_fts, 1.0, 0.0) AS rank
+       FROM ${from} WHERE files_fts MATCH ? LIMIT ${RANK_SCAN_ROWS}) ORDER BY rank LIMIT ?) AS hit
        JOIN files ON files.id = hit.rid ORDER BY hit.rank`,
     `{path} : (${match})`,
     limit,

@@ -59,8 +59,19 @@ const b6 = branch("b6", "b3", () => write("pkg/f5.go", F5_B4));
 const b7 = branch("b7", "main", () => write("pkg/f6.go", "package pkg\n\nfunc Gunc6() int { return 6 }\n"));
 // A word b8's file says once among many lines, and b9's version of that file says often in few.
 const filler = Array.from({ length: 60 }, (_, i) => `func Filler${i}() int { return ${i} }`).join("\n");
-branch("b8", "main", () => write("pkg/z.go", `package pkg\n\n// the zebra\n${filler}\n`));
-branch("b9", "main", () => write("pkg/z.go", "package pkg\n\n// zebra zebra zebra zebra\n"));
+// Both also carry a binary `.go` file and a name without extension that is no script: read once, skipped.
+const unindexable = () => {
+  Deno.writeFileSync(join(repo, "pkg/blob.go"), new Uint8Array([0x70, 0, 0, 1, 2]));
+  write("NOTES", "not a script\n");
+};
+branch("b8", "main", () => {
+  write("pkg/z.go", `package pkg\n\n// the zebra\n${filler}\n`);
+  unindexable();
+});
+branch("b9", "main", () => {
+  write("pkg/z.go", "package pkg\n\n// zebra zebra zebra zebra\n");
+  unindexable();
+});
 
 let s: InProcess;
 let projectDir = "";
@@ -199,7 +210,14 @@ Deno.test("a change of the same size is seen by its content, and the commit reco
 });
 
 Deno.test("full-text ranking on a commit ranks that commit's rows, not other commits' versions", async () => {
+  const binary: number[] = [];
+  const stop = s.rt.runner.subscribe((e) => {
+    if (e.type === "end" && e.summary) binary.push(e.summary.skipped.binary);
+  });
   for (const ref of ["b8", "b9"]) assert.equal((await call("index_repo", { ref, wait: true })).status, "published");
+  stop();
+  // The binary file is read by b8's build only: b9's knows the blob was skipped at that path.
+  assert.deepEqual(binary, [1, 0]);
   const id = listRefStores(projectDir).find((x) => x.refName === "b8")!.refId;
   const db = new DatabaseSync(refsStorePath(projectDir), { readOnly: true });
   try {

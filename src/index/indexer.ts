@@ -203,8 +203,7 @@ function diffFiles(
       d.unchanged++;
       continue;
     }
-    // Only a name without an extension may be code by its `#!` line: other unknown files are never read.
-    if (!language && hasExtension(f.path)) continue;
+    if (!language && !mayBeIndexed(f.path)) continue;
     if (deferReads && language) {
       d.seen.add(f.path);
       d.toParse.push({ file: f, bytes: null, hash: "", language });
@@ -241,6 +240,15 @@ function diffFiles(
 /** True when the file name (not a leading dot) has an extension: `a/b.txt` yes, `a/run` and `a/.bashrc` no. */
 function hasExtension(path: string): boolean {
   return path.lastIndexOf(".") > path.lastIndexOf("/") + 1;
+}
+
+/**
+ * False when the name alone says the file is never indexed: an extension no
+ * language claims (only a name without one may be code by its `#!` line).
+ * Such a file is never read.
+ */
+export function mayBeIndexed(path: string): boolean {
+  return languageForPath(path) !== undefined || textLanguageForPath(path) !== undefined || !hasExtension(path);
 }
 
 /**

@@ -38,7 +38,7 @@ import { closeQuietly, type Db } from "../state/db.ts";
 import type { IndexSummary, ProgressEvent } from "../state/jobs.ts";
 import { gitBlobSizes, gitListTree, gitReadBlobs, type ResolvedRef, type TreeEntry } from "../state/git.ts";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
-import { type FileSource, type IndexOptions, runIndex } from "./indexer.ts";
+import { type FileSource, type IndexOptions, mayBeIndexed, runIndex } from "./indexer.ts";
 import { languageForPath } from "./languages/registry.ts";
 import type { ScannedFile, ScanResult } from "./scan.ts";
 import { backup } from "node:sqlite";
@@ -106,18 +106,34 @@ function chooseBase(db: Db, published: RefStoreInfo[], entries: TreeEntry[], exc
  * whose blob the base does not have at that path: path → file id. Against
  * the seed (no blob ids) there are none.
  */
-function versionsToAdopt(db: Db, entries: TreeEntry[], base: Base | null): Map<string, number> {
+function versionsToAdopt(db: Db, files: TreeEntry[], base: Base | null): Map<string, number> {
   const out = new Map<string, number>();
   if (!base?.blobs) return out;
   const find = db.prepare(
     "SELECT f.id AS id FROM files f JOIN version_blobs b ON b.file_id = f.id WHERE f.path = ? AND b.blob = ? LIMIT 1",
   );
-  for (const e of entries) {
-    if (e.type !== "blob" || e.mode === "120000" || base.blobs.get(e.path) === e.oid) continue;
+  for (const e of files) {
+    if (base.blobs.get(e.path) === e.oid) continue;
     const r = find.get(e.path, e.oid) as { id: number } | undefined;
     if (r) out.set(e.path, Number(r.id));
   }
   return out;
+}
+
+/** Why a tree entry is not a file to index, as the scan counts it; null when it is one. */
+function notIndexed(e: TreeEntry, ignore: IgnoreStack): "symlinks" | "ignored" | "unnamed" | null {
+  // A symlink's target may be anywhere: never read, like a symlink on disk.
+  if (e.mode === "120000") return "symlinks";
+  // A submodule (gitlink) is another repository's commit, not a file.
+  if (e.type !== "blob" || builtinSkip(e.path) || ignore.ignored(e.path, false)) return "ignored";
+  // An extension no language claims: never read, as the indexer never reads it.
+  return mayBeIndexed(e.path) ? null : "unnamed";
+}
+
+/** The (path, blob) pairs the refs store recorded as read and skipped, as `path\0blob`. */
+function skippedBlobs(db: Db): Set<string> {
+  const rows = db.prepare("SELECT path, blob FROM skipped_blobs").all() as { path: string; blob: string }[];
+  return new Set(rows.map((r) => `${r.path}\0${r.blob}`));
 }
 
 /** Removes the refs store of a project (its file, journal, damage marker and use markers). */
@@ -185,49 +201,40 @@ interface TreePlan {
 }
 
 /**
- * Sorts the tree's entries like a scan of the same files on disk: symlink
- * entries and submodules skipped, ignore rules applied (the size limit is
- * applied when blobs are read, see `readPlanned`). A
- * file whose blob the base holds at the same path, or that is `adopted`
- * (another commit's version, already in `manifest`), with a language known
- * by name, is marked unchanged by giving it the manifest's size and mtime;
- * one the base skipped is left out; every other file must be read.
+ * Sorts the commit's files (the tree's entries `notIndexed` lets through)
+ * like a scan of the same files on disk (the size limit is applied when
+ * blobs are read, see `readPlanned`). A file whose blob the base holds at
+ * the same path, or that is `adopted` (another commit's version, already in
+ * `manifest`), with a language known by name, is marked unchanged by giving
+ * it the manifest's size and mtime; a blob read and skipped before at that
+ * path is left out; every other file must be read.
  */
 function planTree(
-  entries: TreeEntry[],
-  ignore: IgnoreStack,
+  files: TreeEntry[],
+  skipped: TreePlan["scan"]["skipped"],
   manifest: Map<string, ManifestEntry>,
   base: Base | null,
   adopted: ReadonlyMap<string, number>,
+  skippedBefore: ReadonlySet<string>,
 ): TreePlan {
-  const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
-  const files: ScannedFile[] = [];
+  const scanned: ScannedFile[] = [];
   const blobs = new Map<string, string>();
   const toRead: ScannedFile[] = [];
-  for (const e of entries) {
-    if (e.mode === "120000") {
-      skipped.symlinks++; // its target may be anywhere: never read, like a symlink on disk
-      continue;
-    }
-    if (e.type !== "blob" || builtinSkip(e.path) || ignore.ignored(e.path, false)) {
-      skipped.ignored++; // a submodule (gitlink) is another repository's commit, not a file
-      continue;
-    }
+  for (const e of files) {
+    if (skippedBefore.has(`${e.path}\0${e.oid}`)) continue;
     blobs.set(e.path, e.oid);
     const old = manifest.get(e.path);
     const named = languageForPath(e.path) ?? textLanguageForPath(e.path);
     const sameBlob = base?.blobs?.get(e.path) === e.oid || adopted.has(e.path);
     if (old && named && sameBlob) {
-      files.push({ path: e.path, size: old.size, mtimeMs: old.mtime_ms });
+      scanned.push({ path: e.path, size: old.size, mtimeMs: old.mtime_ms });
       continue;
     }
-    // The same blob the base skipped (binary, or no language by name or `#!`) is skipped again unread.
-    if (!old && sameBlob) continue;
     const f = { path: e.path, size: 0, mtimeMs: 0 }; // its blob's size when it is read
-    files.push(f);
+    scanned.push(f);
     toRead.push(f);
   }
-  return { scan: { files, skipped, vcs: "git" }, blobs, toRead };
+  return { scan: { files: scanned, skipped, vcs: "git" }, blobs, toRead };
 }
 
 /**
@@ -341,10 +348,17 @@ export async function runRefIndex(
       const published = readRefStores(writer.db, refsDir(opts.projectDir));
       base = opts.force ? null : chooseBase(writer.db, published, entries, commit);
       evicted.push(...commitsToEvict(published, maxRefStores(), commit));
-      const adopt = versionsToAdopt(writer.db, entries, base);
+      const ignore = await treeIgnore(opts.root, entries);
+      const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
+      const files = entries.filter((e) => {
+        const why = notIndexed(e, ignore);
+        if (why === "symlinks" || why === "ignored") skipped[why]++;
+        return why === null;
+      });
+      const adopt = versionsToAdopt(writer.db, files, base);
       writer.startFrom({ baseRefId: base?.refId ?? null, evict: evicted, adopt });
       const manifest = writer.manifest();
-      plan = planTree(entries, await treeIgnore(opts.root, entries), manifest, base, adopt);
+      plan = planTree(files, skipped, manifest, base, adopt, skippedBlobs(writer.db));
       bytes = await readPlanned(opts.root, plan, manifest, base?.blobs === null, opts.maxFileBytes);
     } catch (e) {
       writer.close();
@@ -359,7 +373,7 @@ export async function runRefIndex(
         source: treeSource(plan, bytes),
         openWriter: () => writer,
         beforePublish: (w) => {
-          writer.writeBlobIds(plan.blobs);
+          writer.recordBlobs(plan.blobs);
           w.setMeta("ref_name", opts.gitRef.ref);
           w.setMeta("ref_kind", opts.gitRef.kind);
           w.setMeta("ref_commit", commit);

@@ -238,9 +238,18 @@ export class RefStoreWriter extends IndexWriter {
 
   /**
    * Records the git blob id of every version on the new commit's list that
-   * has none yet (`blobs`: path → blob id of the commit's files).
+   * has none yet (`blobs`: path → blob id of the commit's files read or
+   * kept), and as skipped each of `blobs` the list does not hold (read and
+   * found binary or not code: never read again at that path).
    */
-  writeBlobIds(blobs: ReadonlyMap<string, string>): void {
+  recordBlobs(blobs: ReadonlyMap<string, string>): void {
+    const listed = new Set(
+      (this.db.prepare("SELECT f.path AS path FROM ref_files m JOIN files f ON f.id = m.file_id WHERE m.ref_id = ?")
+        .all(this.listRef) as { path: string }[]).map((r) => r.path),
+    );
+    const skipped = new BatchInsert(this.db, "INSERT OR IGNORE INTO skipped_blobs(path, blob)", 2);
+    for (const [path, blob] of blobs) if (!listed.has(path)) skipped.add(path, blob);
+    skipped.flush();
     const missing = this.db.prepare(
       `SELECT f.id AS id, f.path AS path FROM ref_files m JOIN files f ON f.id = m.file_id
        LEFT JOIN version_blobs b ON b.file_id = f.id WHERE m.ref_id = ? AND b.file_id IS NULL`,

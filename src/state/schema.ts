@@ -178,6 +178,8 @@ export const REF_POOL_SQL = `
   CREATE TABLE ref_meta (ref_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
     PRIMARY KEY (ref_id, key)) WITHOUT ROWID;
   CREATE TABLE version_blobs (file_id INTEGER PRIMARY KEY, blob TEXT NOT NULL);
+  -- Blobs read and skipped at a path (binary, or no language by their \`#!\` line): not read again there.
+  CREATE TABLE skipped_blobs (path TEXT NOT NULL, blob TEXT NOT NULL, PRIMARY KEY (path, blob)) WITHOUT ROWID;
   -- A path has about one version: told to the planner (no ANALYZE is run), which would otherwise take the
   -- index for any path as unselective and drive reads of one file's symbols from another index.
   ANALYZE sqlite_schema;

@@ -14,7 +14,8 @@ import { DatabaseSync } from "node:sqlite";
 import { commitAll, git } from "./helpers/fixture_repo.ts";
 import { bodyOf, type InProcess, inProcess } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import { listRefStores, refsStorePath, scopeToRef } from "../src/state/ref_stores.ts";
+import { listRefStores, refsDir, refsStorePath, scopeToRef } from "../src/state/ref_stores.ts";
+import { markDamaged } from "../src/state/project_index.ts";
 import { chunksRanked } from "../src/state/read/search.ts";
 import type { ToolResult } from "../src/mcp/envelope.ts";
 
@@ -229,6 +230,19 @@ Deno.test("full-text ranking on a commit ranks that commit's rows, not other com
   }
   const hits = (await call("search_code", { query: "zebra", ref: "b8", limit: 1 })).results as { path: string }[];
   assert.deepEqual(hits.map((h) => h.path), ["pkg/z.go"]);
+});
+
+Deno.test("a refs store found damaged lists no commit until the next ref build replaces it", async () => {
+  markDamaged(refsDir(projectDir), "test: damaged");
+  const r = await s.call("locate_symbol", { workspace: repo, name: "OnlyB1", ref: "b1" });
+  const error = bodyOf(r).error as { code: string; data: { fix: unknown } };
+  assert.equal(error.code, "ref_not_indexed");
+  assert.deepEqual(error.data.fix, { tool: "index_repo", arguments: { workspace: repo, ref: "b1", wait: true } });
+  const b = await call("index_repo", { ref: "b1", wait: true });
+  assert.equal(b.status, "published", JSON.stringify(b));
+  assert.equal(b.already_indexed, undefined);
+  assert.deepEqual(await defs("OnlyB1", "b1"), ["pkg/f1.go:5"]);
+  assert.deepEqual(listRefStores(projectDir).map((x) => x.commit), [b1], "the other commits went with the old store");
 });
 
 Deno.test({

@@ -13,7 +13,9 @@ import { type JobProgress, Registry } from "../state/registry.ts";
 import { nowIso } from "../state/db.ts";
 import { CruxeError, toCruxeError } from "../core/errors.ts";
 import { warn } from "../core/log.ts";
-import { asStorageError, isCorruption } from "../state/storage_errors.ts";
+import { asStorageError, corruptRefsStore, isCorruption } from "../state/storage_errors.ts";
+import { refsDir, refsStorePath } from "../state/ref_stores.ts";
+import { indexRefFix } from "../state/project_refs.ts";
 import { indexPath, markDamaged } from "../state/project_index.ts";
 import type { ProgressEvent } from "../state/jobs.ts";
 import { type ParserEndpoint, type ParseResult, postTask, type SpawnParser, WorkerPool } from "./worker_pool.ts";
@@ -129,13 +131,22 @@ async function runJob(msg: Extract<JobWorkerIn, { type: "start" }>): Promise<voi
     });
     self.postMessage({ type: "done", summary } satisfies JobWorkerOut);
   } catch (err) {
-    const store = indexPath(msg.options.projectDir);
-    // A raw SQLite corruption error here comes from the project index (registry faults arrive as CruxeErrors).
-    // (A ref job's store is a build directory that is removed on failure: nothing to mark.)
-    if (!msg.options.gitRef && !(err instanceof CruxeError) && isCorruption(err)) {
-      markDamaged(msg.options.projectDir, (err as Error).message);
-    }
-    const ce = toCruxeError(asStorageError(err, store, { home: msg.home, root: msg.options.root }));
+    const { gitRef, projectDir } = msg.options;
+    // A raw SQLite corruption error here comes from the store the job writes (registry faults arrive as
+    // CruxeErrors): the project index, or for a ref job the refs store (which the next ref build then replaces).
+    const store = gitRef ? refsStorePath(projectDir) : indexPath(projectDir);
+    const corrupt = !(err instanceof CruxeError) && isCorruption(err);
+    if (corrupt) markDamaged(gitRef ? refsDir(projectDir) : projectDir, (err as Error).message);
+    const ce = toCruxeError(
+      corrupt && gitRef
+        ? corruptRefsStore(
+          store,
+          gitRef.ref,
+          (err as Error).message,
+          indexRefFix({ repo_root: msg.options.root }, gitRef.ref),
+        )
+        : asStorageError(err, store, { home: msg.home, root: msg.options.root }),
+    );
     record({ status: "failed", error_message: ce.message, duration_ms: Date.now() - started, finished_at: nowIso() });
     self.postMessage({ type: "error", code: ce.code, message: ce.message, data: ce.data } satisfies JobWorkerOut);
   } finally {

@@ -12,9 +12,9 @@
  */
 import { CruxeError } from "../core/errors.ts";
 import { gitReadBlobs, gitResolveCommit, refFor, type ResolvedRef } from "../state/git.ts";
-import { findRefStore, isLiveRef, resolveProjectRef, worktreeStoreDirs } from "../state/project_refs.ts";
+import { findRefStore, indexRefFix, isLiveRef, resolveProjectRef, worktreeStoreDirs } from "../state/project_refs.ts";
 import { type IndexReaders, type IndexView, requireIndex } from "../query/index_reader.ts";
-import { indexRefFix, openRefView, type RefSource } from "../query/ref_views.ts";
+import { openRefView, type RefSource } from "../query/ref_views.ts";
 import { fileBlobIds } from "../state/read/file_blobs.ts";
 import { jobElsewhere } from "../query/index_status.ts";
 import { listRefStores, type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";

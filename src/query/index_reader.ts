@@ -15,7 +15,14 @@ import {
   openIndexForRead,
   storeIdentity,
 } from "../state/project_index.ts";
-import { asStorageError, corruptIndex, type StorageReason, storageReason } from "../state/storage_errors.ts";
+import {
+  asStorageError,
+  corruptIndex,
+  corruptRefsStore,
+  type StorageReason,
+  storageReason,
+} from "../state/storage_errors.ts";
+import { indexRefFix } from "../state/project_refs.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { SCHEMA_VERSION } from "../core/version.ts";
@@ -212,10 +219,11 @@ export class IndexReaders {
     const path = view?.storePath ?? indexPath(this.registry.projectDir(project.project_id));
     const detail = err instanceof Error ? err.message : String(err);
     if (reason === "corrupt" && view?.scope) {
-      // A damaged refs store is marked on its own (the next ref build replaces it).
+      // A damaged refs store is marked on its own: no commit is listed from it until a ref build replaces it.
       markDamaged(dirname(path), detail);
-      this.invalidate(`${project.project_id}@${view.scope.commit}`);
-      return corruptIndex(path, project.repo_root, detail);
+      this.invalidateRefs(project.project_id);
+      const ref = view.gitRef?.ref ?? view.scope.commit;
+      return corruptRefsStore(path, ref, detail, indexRefFix(project, ref));
     }
     if (reason === "corrupt") {
       this.markCorrupt(project, detail);

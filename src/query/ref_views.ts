@@ -14,6 +14,7 @@ import type { ProjectRow } from "../state/registry.ts";
 import type { RefView } from "../state/ref_view.ts";
 import { readRepoFile } from "../state/safe_open.ts";
 import { checkRefName, gitMergeBase } from "../state/git.ts";
+import { indexRefFix } from "../state/project_refs.ts";
 import { type IndexView, requireIndex } from "./index_reader.ts";
 
 /** What a ref is resolved against: the project, and its live working-tree index. */
@@ -29,11 +30,6 @@ export interface RefSource {
    * an index still being built). Absent: only the working tree is indexed.
    */
   indexedRef?(ref: string): Promise<RefView | null>;
-}
-
-/** The `index_repo` call that indexes `ref` of `project` (what a `ref_not_indexed` answer tells the agent to run). */
-export function indexRefFix(project: ProjectRow, ref: string) {
-  return { tool: "index_repo", arguments: { workspace: project.repo_root, ref, wait: true } };
 }
 
 /**

@@ -66,3 +66,8 @@ export async function resolveProjectRef(project: ProjectRow, ref: string): Promi
     reason: project.vcs_mode === "git" ? "unknown_ref" : "not_git",
   });
 }
+
+/** The `index_repo` call that indexes `ref` of `project` (what a `ref_not_indexed` answer tells the agent to run). */
+export function indexRefFix(project: Pick<ProjectRow, "repo_root">, ref: string) {
+  return { tool: "index_repo", arguments: { workspace: project.repo_root, ref, wait: true } };
+}

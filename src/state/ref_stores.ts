@@ -33,7 +33,7 @@
 import { join } from "node:path";
 import { closeQuietly, type Db, getMeta, openDb, tableNames } from "./db.ts";
 import { isCommitId } from "./git.ts";
-import { indexPath } from "./project_index.ts";
+import { damagedMarker, indexPath } from "./project_index.ts";
 import { refScopeSql } from "./schema.ts";
 
 /** Directory of a project's refs store. */
@@ -116,9 +116,13 @@ export function readRefStores(db: Db, dir: string): RefStoreInfo[] {
   return out.sort((a, b) => b.lastUsedMs - a.lastUsedMs);
 }
 
-/** The published commits of a project's refs store, most recently used first (none when it cannot be read). */
+/**
+ * The published commits of a project's refs store, most recently used first
+ * (none when it cannot be read or was found damaged: they are rebuilt on demand).
+ */
 export function listRefStores(projectDir: string): RefStoreInfo[] {
   const dir = refsDir(projectDir);
+  if (damagedMarker(dir)) return [];
   let db: Db | null = null;
   try {
     db = openDb(indexPath(dir), { readOnly: true });

@@ -116,6 +116,20 @@ export function corruptIndex(path: string, root: string | null, detail: string):
 }
 
 /**
+ * The `index_incompatible` error for a damaged refs store at `path` (found
+ * while reading or indexing `ref`): every indexed ref of the workspace is
+ * then rebuilt on demand, and `fix` (indexing `ref` again) starts with it.
+ */
+export function corruptRefsStore(path: string, ref: string, detail: string, fix: unknown): CruxeError {
+  return new CruxeError(
+    "index_incompatible",
+    `The refs store ${path} is damaged (${detail}); its indexed refs are rebuilt on demand. Index ${ref} again ` +
+      `with index_repo {"ref": "${ref}", "wait": true} (\`cruxe index --ref ${ref}\`): it rebuilds the store.`,
+    { schema_status: "corrupt_manifest", path, fix },
+  );
+}
+
+/**
  * Turns a storage fault on the file at `path` into its registry error;
  * anything else is returned unchanged (so callers can `throw asStorageError(e, p)`).
  * Corruption of a project index becomes `index_incompatible`; of the registry, `storage_unavailable`.

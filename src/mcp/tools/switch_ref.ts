@@ -4,7 +4,7 @@ import { CruxeError } from "../../core/errors.ts";
 import { refFor } from "../../state/git.ts";
 import { findRefStore, isLiveRef, resolveProjectRef } from "../../state/project_refs.ts";
 import { refFields, sessionRef, setSessionRef } from "../ref_router.ts";
-import { indexRefFix } from "../../query/ref_views.ts";
+import { indexRefFix } from "../../state/project_refs.ts";
 import { defineTool } from "./tool.ts";
 
 /** The switch_ref tool. */

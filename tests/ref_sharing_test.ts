@@ -17,6 +17,8 @@ import { registerProject } from "../src/index/project_setup.ts";
 import { listRefStores, refsDir, refsStorePath, scopeToRef } from "../src/state/ref_stores.ts";
 import { markDamaged } from "../src/state/project_index.ts";
 import { chunksRanked } from "../src/state/read/search.ts";
+import { symbolsByName } from "../src/state/read/symbols.ts";
+import { IndexReaders } from "../src/query/index_reader.ts";
 import type { ToolResult } from "../src/mcp/envelope.ts";
 
 const repo = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "cruxe-ref-sharing-" }));
@@ -155,11 +157,22 @@ Deno.test("every query reads its commit's versions only (in the reader workers t
 
 Deno.test("a forced rebuild gives the commit a new list, and a cached view follows it", async () => {
   assert.deepEqual(await defs("OnlyB1", "b1"), ["pkg/f1.go:5"]);
-  const before = listRefStores(projectDir).find((x) => x.commit === b1)!.refId;
+  // Views that are never re-checked by time: each guard against a rebuilt commit is seen on its own.
+  const readers = new IndexReaders(s.registry, () => 0, Infinity);
+  const project = s.registry.projectByRoot(repo)!;
+  const store = () => listRefStores(projectDir).find((x) => x.commit === b1)!;
+  const before = store();
+  const old = readers.refView(project, before);
+  assert.equal(readers.cachedRefView(project, b1), old);
   const b = await call("index_repo", { ref: "b1", force: true, wait: true });
   assert.equal(b.status, "published", JSON.stringify(b));
-  const after = listRefStores(projectDir).find((x) => x.commit === b1)!.refId;
-  assert.notEqual(after, before);
+  const after = store();
+  assert.notEqual(after.refId, before.refId);
+  assert.equal(readers.cachedRefView(project, b1), undefined, "the cached view reads a build that is gone");
+  const fresh = readers.refView(project, after);
+  assert.notEqual(fresh, old, "a view of the new build, not the cached one");
+  assert.equal(symbolsByName(fresh.db!, "OnlyB1").length, 1);
+  readers.closeAll();
   assert.deepEqual(await defs("OnlyB1", "b1"), ["pkg/f1.go:5"]);
   assert.deepEqual(await defs("Func2", "b1"), ["pkg/f2.go:3"]);
   // No version is left that no commit lists.

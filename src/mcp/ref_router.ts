@@ -12,7 +12,8 @@
  */
 import { CruxeError } from "../core/errors.ts";
 import { gitReadBlobs, gitResolveCommit, refFor, type ResolvedRef } from "../state/git.ts";
-import { findRefStore, indexRefFix, isLiveRef, resolveProjectRef, worktreeStoreDirs } from "../state/project_refs.ts";
+import { findRefStore, indexRefFix, isLiveRef, resolveProjectRef } from "../state/project_refs.ts";
+import { dirname } from "node:path";
 import { type IndexReaders, type IndexView, requireIndex } from "../query/index_reader.ts";
 import { openRefView, type RefSource } from "../query/ref_views.ts";
 import { fileBlobIds } from "../state/read/file_blobs.ts";
@@ -55,12 +56,12 @@ export function setSessionRef(rt: ServerRuntime, session: string, projectId: str
 const TOUCH_EVERY_MS = 60_000;
 const touched = new Map<string, number>();
 
-function noteUse(store: RefStoreInfo): void {
+function noteUse(dir: string, commit: string): void {
   const now = Date.now();
-  const key = `${store.dir}\0${store.commit}`;
+  const key = `${dir}\0${commit}`;
   if (now - (touched.get(key) ?? 0) < TOUCH_EVERY_MS) return;
   touched.set(key, now);
-  touchRefStore(store.dir, store.commit);
+  touchRefStore(dir, commit);
 }
 
 /**
@@ -72,7 +73,7 @@ function noteUse(store: RefStoreInfo): void {
 function currentRefView(rt: RefReadDeps, project: ProjectRow, store: RefStoreInfo, name: string): IndexView | null {
   const view = rt.readers.refView(project, store);
   if (view.schemaStatus === "not_indexed") return null;
-  noteUse(store);
+  noteUse(store.dir, store.commit);
   if (view.schemaStatus !== "reindex_required") return view;
   throw new CruxeError(
     "index_incompatible",
@@ -104,11 +105,16 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
   // One git call on the usual path; without a commit, `resolveProjectRef` says why (unknown ref, not git).
   const commit = (project.vcs_mode === "git" ? await gitResolveCommit(project.repo_root, name) : null) ??
     (await resolveProjectRef(project, name)).commit;
-  // This workspace's refs store, else another worktree's of the repository.
-  const others = worktreeStoreDirs(rt.registry, project);
+  // The view already open while it reads the commit's current build; else this workspace's refs store, else
+  // another worktree's of the repository.
+  const cached = rt.readers.cachedRefView(project, commit);
+  if (cached) {
+    noteUse(dirname(cached.storePath), commit);
+    return { view: cached, live: false, ref: name, commit };
+  }
   // Looked up again once when the commit was rebuilt between the lookup and the open.
   for (let attempt = 0; attempt < 2; attempt++) {
-    const store = findRefStore(rt.registry, project, commit, others);
+    const store = findRefStore(rt.registry, project, commit);
     const view = store ? currentRefView(rt, project, store, name) : null;
     if (view) return { view, live: false, ref: name, commit };
     if (!store) break;

@@ -97,9 +97,22 @@ export class IndexReaders {
     return this.viewAt(`${project.project_id}@${store.commit}`, project, store.dir, scope);
   }
 
+  /**
+   * The cached view of `commit` of a project while it still reads the
+   * commit's current build (one indexed lookup in its store), else undefined:
+   * what spares a query on a ref from opening the refs store to look it up.
+   */
+  cachedRefView(project: ProjectRow, commit: string): IndexView | undefined {
+    const key = `${project.project_id}@${commit}`;
+    const v = this.views.get(key);
+    if (!v?.db || !v.scope || v.schemaStatus !== "compatible" || !this.current(key, v)) return undefined;
+    return this.stillPublished(v.db, v.scope) ? v : undefined;
+  }
+
   private viewAt(key: string, project: ProjectRow, dir: string, scope?: IndexView["scope"]): IndexView {
     const cached = this.views.get(key);
-    if (cached && this.current(key, cached) && (!scope || cached.scope?.refId === scope.refId)) return cached;
+    const same = !scope || (cached?.scope?.refId === scope.refId && cached.storePath === indexPath(dir));
+    if (cached && this.current(key, cached) && same) return cached;
     if (cached) this.invalidate(key);
     const storeId = storeIdentity(indexPath(dir));
     const immutable = scope !== undefined;

@@ -91,7 +91,15 @@ async function benchCorpus(corpus: string): Promise<void> {
     const ms = performance.now() - t0;
     if (job && job.status !== "published") throw new Error(`${label}: ${job.error_message}`);
     const s = job ? summary() as (IndexSummary & Record<string, unknown>) | null : null;
-    const store = Deno.statSync(refsStorePath(projectDir)).size;
+    // The file and its journal, as the build's own growth figure counts them.
+    const size = (p: string) => {
+      try {
+        return Deno.statSync(p).size;
+      } catch {
+        return 0;
+      }
+    };
+    const store = size(refsStorePath(projectDir)) + size(`${refsStorePath(projectDir)}-wal`);
     const grew = s ? Number(s.storeGrowthBytes) : 0;
     console.log(
       `${name} ${label}: ${ms.toFixed(0)} ms wall` +

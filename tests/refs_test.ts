@@ -444,18 +444,32 @@ Deno.test("indexed commits past the cap go least recently used first; their vers
   }
 });
 
-Deno.test("stores of the earlier layout (one whole store per commit) are removed by the next ref build", async () => {
-  const dir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
-  const old = join(refsDir(dir), "a".repeat(40));
-  const building = join(refsDir(dir), `${"b".repeat(40)}.building`);
-  for (const d of [old, building]) {
-    Deno.mkdirSync(d, { recursive: true });
-    Deno.writeTextFileSync(join(d, "index.db"), "x");
-  }
-  const b = bodyOf(await s.call("index_repo", { workspace: repo, ref: "v1", wait: true }));
-  assert.equal(b.status, "published", JSON.stringify(b));
-  assert.throws(() => Deno.statSync(old), Deno.errors.NotFound);
-  assert.throws(() => Deno.statSync(building), Deno.errors.NotFound);
+Deno.test({
+  name: "stores of the earlier layout (one whole store per commit) are removed at start and by a ref build",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const dir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
+    const plant = () => {
+      const dirs = [join(refsDir(dir), "a".repeat(40)), join(refsDir(dir), `${"b".repeat(40)}.building`)];
+      for (const d of dirs) {
+        Deno.mkdirSync(d, { recursive: true });
+        Deno.writeTextFileSync(join(d, "index.db"), "x");
+      }
+      return dirs;
+    };
+    const gone = (dirs: string[]) => {
+      for (const d of dirs) assert.throws(() => Deno.statSync(d), Deno.errors.NotFound, d);
+    };
+    const planted = plant();
+    const b = bodyOf(await s.call("index_repo", { workspace: repo, ref: "v1", wait: true }));
+    assert.equal(b.status, "published", JSON.stringify(b));
+    gone(planted);
+    const again = plant();
+    inProcess({}, { home: s.home, readerWorkers: 0 }).close(); // a server starting on the same home
+    gone(again);
+    assert.ok(listRefStores(dir).length > 0, "the refs store itself stays");
+  },
 });
 
 Deno.test({

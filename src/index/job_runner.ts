@@ -301,7 +301,7 @@ export class JobRunner {
   }
 
   /**
-   * Indexes git ref `ref` of `project` into its own store (see
+   * Indexes git ref `ref` of `project` into its refs store (see
    * `runRefIndex`): resolves it to a commit, answers `existing` when that
    * commit is already indexed (unless `force`), joins a job already building
    * it, else starts one. A ref job runs beside the working tree's jobs.
@@ -311,7 +311,7 @@ export class JobRunner {
     const key = jobKey(project.project_id, resolved.commit);
     const running = this.active.get(key);
     if (running) return { resolved, active: running, joined: true };
-    // Another live Cruxe process building the same store: its build directory must not be taken from under it.
+    // Another live Cruxe process building the same commit: two builds of it would be one wasted.
     this.refuseElsewhere(
       project.project_id,
       resolved.commit,
@@ -321,7 +321,7 @@ export class JobRunner {
         `(job ${jobId}); retry when it ends.`,
     );
     const existing = findRefStore(this.registry, project, resolved.commit);
-    // A store an older build wrote is rebuilt (an immutable snapshot is never upgraded in place).
+    // A refs store of another schema is rebuilt (its commits are an index of git objects, not upgraded in place).
     const current = existing?.schemaVersion === SCHEMA_VERSION;
     if (existing && current && !opts.force) {
       touchRefStore(existing.dir, existing.commit);

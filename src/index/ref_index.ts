@@ -55,11 +55,11 @@ interface RefIndexSummary extends IndexSummary {
   /** `working_tree` (the seeded copy), `ref:<commit>` or `none` (every file parsed). */
   base: string;
   /**
-   * Time before the index run, in ms: `tree` (listing the commit's tree), `copy` (seeding the refs store from
-   * the working tree's index, the first time), `blobs` (reading blobs and, against the seed, hashing them),
-   * `publish` (after the index run: recording the use).
+   * Time outside the index run, in ms: `tree` (listing the commit's tree), `wait` (for another ref build of the
+   * project to end), `copy` (seeding the refs store from the working tree's index, the first time), `blobs`
+   * (planning, reading blobs and, against the seed, hashing them), `publish` (after the index run).
    */
-  refTimings: { tree: number; copy: number; blobs: number; publish: number };
+  refTimings: { tree: number; wait: number; copy: number; blobs: number; publish: number };
   /** Bytes the refs store file grew by (negative: it shrank), so what this commit cost in storage. */
   storeGrowthBytes: number;
 }
@@ -139,7 +139,7 @@ function skippedBlobs(db: Db): Set<string> {
 /** Removes the refs store of a project (its file, journal, damage marker and use markers). */
 function removeRefsStore(projectDir: string): void {
   const p = refsStorePath(projectDir);
-  for (const f of [p, `${p}-wal`, `${p}-shm`, damagedMarkerPath(refsDir(projectDir))]) {
+  for (const f of [p, `${p}-wal`, `${p}-shm`, `${p}-journal`, damagedMarkerPath(refsDir(projectDir))]) {
     try {
       Deno.removeSync(f);
     } catch { /* absent */ }
@@ -334,6 +334,7 @@ export async function runRefIndex(
   const tree = lap();
   if (!entries) throw new CruxeError("internal_error", `git could not list the tree of ${commit} in ${opts.root}`);
   const lock = await refsWriteLock(opts.projectDir);
+  const wait = lap();
   try {
     removeOldRefStores(opts.projectDir);
     const bytesBefore = storeBytes(opts.projectDir);
@@ -384,7 +385,7 @@ export async function runRefIndex(
     const dir = refsDir(opts.projectDir);
     for (const c of evicted) forgetRefUse(dir, c);
     touchRefStore(dir, commit);
-    const refTimings = { tree, copy, blobs, publish: lap() };
+    const refTimings = { tree, wait, copy, blobs, publish: lap() };
     // The whole run, preparation included (the index run's own time is in `timings`).
     return {
       ...summary,

@@ -32,7 +32,7 @@ export interface RefRead {
   ref: string;
   /** The commit answered from (indexed commits only). */
   commit?: string;
-  /** Set when the ref now points at another commit than the one its store holds: why, and the fix. */
+  /** Set when the ref now points at another commit than the one indexed for it: why, and the fix. */
   stale?: string;
 }
 

@@ -4,6 +4,7 @@
  * and progress fan-out. Requires `--allow-read`/`--allow-write` on the Cruxe
  * home and what indexing requires.
  */
+import { removeOldRefStores } from "../state/ref_stores.ts";
 import type { CruxeConfig } from "../core/config.ts";
 import type { Registry } from "../state/registry.ts";
 import { JobRunner } from "../index/job_runner.ts";
@@ -57,6 +58,10 @@ export class ServerRuntime {
   constructor(readonly config: CruxeConfig, readonly registry: Registry, readonly options: RuntimeOptions) {
     this.readers = new IndexReaders(registry);
     this.runner = new JobRunner(registry, config);
+    // Per-commit stores of an earlier layout are never read: their disk space is given back at start.
+    if (!registry.readOnly) {
+      for (const p of registry.listProjects()) removeOldRefStores(registry.projectDir(p.project_id));
+    }
     this.warmset = new Warmset(registry, this.readers, config.warmsetCapacity, options.prewarm);
     this.live = new LiveIndexer(
       { config, runner: this.runner, view: (p) => this.readers.view(p) },
@@ -84,7 +89,9 @@ export class ServerRuntime {
     );
     // A published job changes the index file under the cached read view: reopen on next use.
     this.offJobs = this.runner.subscribe((e) => {
-      if (e.type === "end") this.readers.invalidate(e.project.project_id);
+      // A ref build may have retired other commits' builds (eviction): their views are closed.
+      if (e.type === "end" && e.gitRef) this.readers.dropRetiredRefs(e.project.project_id);
+      else if (e.type === "end") this.readers.invalidate(e.project.project_id);
       // Chunk vectors follow a published index (the lexical answer never waits for them).
       if (e.type === "end" && e.job.status === "published" && !e.gitRef) this.embedChunks(e.project);
     });

@@ -164,6 +164,15 @@ export class IndexReaders {
     for (const k of [...this.views.keys()]) if (k.startsWith(`${projectId}@`)) this.invalidate(k);
   }
 
+  /** Closes a project's views of commits whose build is no longer published (rebuilt or evicted). */
+  dropRetiredRefs(projectId: string): void {
+    for (const [k, v] of [...this.views]) {
+      if (k.startsWith(`${projectId}@`) && (!v.db || !v.scope || !this.stillPublished(v.db, v.scope))) {
+        this.invalidate(k);
+      }
+    }
+  }
+
   /** False when the file under a cached view was replaced, or another process marked it damaged. */
   private current(key: string, v: IndexView): boolean {
     // Not indexed yet: cheap to reopen, and another process may publish the first index into the same file.

@@ -55,7 +55,7 @@ export type JobEvent =
     type: "end";
     job: JobRow;
     project: ProjectRow;
-    /** Set when the job indexed a git ref into its own store (the working tree's index did not change). */
+    /** Set when the job indexed a git ref into the refs store (the working tree's index did not change). */
     gitRef?: ActiveJob["gitRef"];
     summary: IndexSummary | null;
     error: string | null;

@@ -48,22 +48,29 @@ const { values } = parseArgs({
 });
 
 function findIndex(home: string, root: string): { db: Db; path: string } {
+  if (values.ref) return findRefIndex(home, root);
   for (const e of Deno.readDirSync(join(home, "projects"))) {
     const p = join(home, "projects", e.name, "index.db");
     try {
       const db = openDb(p, { readOnly: true });
-      if (getMeta(db, "repo_root") === root) {
-        if (!values.ref) return { db, path: p };
-        db.close();
-        return {
-          db: openIndex(refsStorePath(join(home, "projects", e.name))),
-          path: refsStorePath(join(home, "projects", e.name)),
-        };
-      }
+      if (getMeta(db, "repo_root") === root) return { db, path: p };
       db.close();
     } catch { /* not an index */ }
   }
   throw new Error(`no index of ${root} under ${home}; run: CRUXE_HOME=${home} deno task cruxe index --path ${root}`);
+}
+
+/** The refs store of `root` under `home` holding the commit `--ref` names, opened on that commit. */
+function findRefIndex(home: string, root: string): { db: Db; path: string } {
+  for (const e of Deno.readDirSync(join(home, "projects"))) {
+    const p = refsStorePath(join(home, "projects", e.name));
+    try {
+      const db = openIndex(p);
+      if (getMeta(db, "repo_root") === root) return { db, path: p };
+      db.close();
+    } catch { /* no refs store, or not that ref */ }
+  }
+  throw new Error(`no indexed ref ${values.ref} of ${root} under ${home}`);
 }
 
 /** The id of the indexed commit `values.ref` names (a commit id or the ref name it was indexed for). */

@@ -14,7 +14,7 @@ import { BatchInsert } from "./batch_insert.ts";
 import type { FileRows } from "./file_rows.ts";
 import { IndexWriter, type ManifestEntry } from "./project_index.ts";
 import { refsStorePath } from "./ref_stores.ts";
-import { REF_POOL_SQL } from "./schema.ts";
+import { REF_POOL_SQL, REF_SKIPPED_BLOBS_SQL } from "./schema.ts";
 
 /**
  * The list of a refs store just seeded from the working tree's index: its
@@ -81,6 +81,7 @@ export class RefStoreWriter extends IndexWriter {
     const db = IndexWriter.openWritable(refsStorePath(projectDir));
     try {
       if (!tableNames(db).has("ref_commits")) transaction(db, () => db.exec(REF_POOL_SQL));
+      db.exec(REF_SKIPPED_BLOBS_SQL);
     } catch (e) {
       db.close();
       throw e;

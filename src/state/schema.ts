@@ -151,6 +151,13 @@ const ROW_VIEWS_SQL = `
     FROM chunk_rows c JOIN files f ON f.rowid = c.file_id;`;
 
 /**
+ * Blobs a ref build read and skipped at a path (binary, or no language by
+ * their `#!` line): not read again there. Added to a refs store that lacks it.
+ */
+export const REF_SKIPPED_BLOBS_SQL = `CREATE TABLE IF NOT EXISTS skipped_blobs (path TEXT NOT NULL, blob TEXT NOT NULL,
+  PRIMARY KEY (path, blob)) WITHOUT ROWID;`;
+
+/**
  * Turns a project index into a refs store (see `src/state/ref_stores.ts`):
  * `files` holds versions, so a path may appear once per distinct content
  * (the path stays indexed, no longer unique; ids are never reused, so a list
@@ -178,8 +185,7 @@ export const REF_POOL_SQL = `
   CREATE TABLE ref_meta (ref_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
     PRIMARY KEY (ref_id, key)) WITHOUT ROWID;
   CREATE TABLE version_blobs (file_id INTEGER PRIMARY KEY, blob TEXT NOT NULL);
-  -- Blobs read and skipped at a path (binary, or no language by their \`#!\` line): not read again there.
-  CREATE TABLE skipped_blobs (path TEXT NOT NULL, blob TEXT NOT NULL, PRIMARY KEY (path, blob)) WITHOUT ROWID;
+  ${REF_SKIPPED_BLOBS_SQL}
   -- A path has about one version: told to the planner (no ANALYZE is run), which would otherwise take the
   -- index for any path as unselective and drive reads of one file's symbols from another index.
   ANALYZE sqlite_schema;

@@ -42,6 +42,8 @@ import { type FileSource, type IndexOptions, mayBeIndexed, runIndex } from "./in
 import { languageForPath } from "./languages/registry.ts";
 import type { ScannedFile, ScanResult } from "./scan.ts";
 import { backup } from "node:sqlite";
+import { join } from "node:path";
+import { BlobStash } from "./blob_stash.ts";
 import { existsSync } from "node:fs";
 
 /** A ref index run: the working tree's options plus the resolved ref. */
@@ -173,6 +175,21 @@ async function prepareRefsStore(projectDir: string): Promise<boolean> {
   }
 }
 
+/** Blob bytes a build keeps in memory before it stashes the rest on disk (see `BlobStash`). */
+const STASH_MEMORY_BYTES = 256 * 1024 * 1024;
+
+/** Name prefix of a build's stash directory in the refs directory. */
+const STASH_PREFIX = "stash-";
+
+/** Removes stash directories a stopped build left (called under the write lock: no build is running). */
+function removeStashes(projectDir: string): void {
+  try {
+    for (const e of Deno.readDirSync(refsDir(projectDir))) {
+      if (e.isDirectory && e.name.startsWith(STASH_PREFIX)) removeDir(join(refsDir(projectDir), e.name));
+    }
+  } catch { /* no refs directory yet */ }
+}
+
 /** Size of the refs store, its journal included (0 when absent). */
 function storeBytes(projectDir: string): number {
   let n = 0;
@@ -251,7 +268,8 @@ async function readPlanned(
   manifest: Map<string, ManifestEntry>,
   compareContent: boolean,
   maxFileBytes: number,
-): Promise<Map<string, Uint8Array>> {
+  bytes: BlobStash,
+): Promise<void> {
   const byOid = new Map<string, ScannedFile[]>();
   for (const f of plan.toRead) {
     const oid = plan.blobs.get(f.path)!;
@@ -277,7 +295,6 @@ async function readPlanned(
     plan.scan.files = plan.scan.files.filter((f) => !tooLarge.has(f.path));
     for (const p of tooLarge) plan.blobs.delete(p);
   }
-  const bytes = new Map<string, Uint8Array>();
   const ok = await gitReadBlobs(root, [...byOid.keys()], (oid, b) => {
     if (!b) return;
     const hash = compareContent ? contentHash(b) : "";
@@ -290,26 +307,24 @@ async function readPlanned(
       } else {
         // Each file owns its bytes: they are handed over (transferred) to a parser, which would leave another
         // path of the same blob holding a detached buffer.
-        bytes.set(f.path, given ? b.slice() : b);
+        bytes.put(f.path, given ? b.slice() : b);
         given = true;
       }
     }
   });
   if (!ok) throw new CruxeError("internal_error", `git could not read the blobs of ${root}`);
-  return bytes;
 }
 
 /** The planned files as an index source: the scan as planned, reads from the blobs read. */
-function treeSource(plan: TreePlan, bytes: Map<string, Uint8Array>): FileSource {
-  const read = new Set(bytes.keys());
+function treeSource(plan: TreePlan, bytes: BlobStash): FileSource {
+  const read = new Set(bytes.paths());
   return {
     scan: () => Promise.resolve(plan.scan),
     // A blob read differs from the base's: a size equal to the base version's proves nothing.
     statUnknown: (path) => read.has(path),
     read: (path, maxBytes) => {
-      const b = bytes.get(path);
+      const b = bytes.take(path); // read once, by the diff or the parse
       if (!b || b.length > maxBytes) throw new Error(`${path}: no blob read`);
-      bytes.delete(path); // read once, by the diff or the parse
       return b;
     },
   };
@@ -342,7 +357,9 @@ export async function runRefIndex(
     const writer = RefStoreWriter.openRefs(opts.projectDir, commit);
     const copy = lap();
     let base: Base | null;
-    let bytes: Map<string, Uint8Array>;
+    // Blobs to parse wait in memory up to STASH_MEMORY_BYTES, on disk past it (a whole tree's would not fit).
+    removeStashes(opts.projectDir);
+    const bytes = new BlobStash(join(refsDir(opts.projectDir), `${STASH_PREFIX}${commit}`), STASH_MEMORY_BYTES);
     let plan: TreePlan;
     const evicted: string[] = [];
     try {
@@ -360,27 +377,33 @@ export async function runRefIndex(
       writer.startFrom({ baseRefId: base?.refId ?? null, evict: evicted, adopt });
       const manifest = writer.manifest();
       plan = planTree(files, skipped, manifest, base, adopt, skippedBlobs(writer.db));
-      bytes = await readPlanned(opts.root, plan, manifest, base?.blobs === null, opts.maxFileBytes);
+      await readPlanned(opts.root, plan, manifest, base?.blobs === null, opts.maxFileBytes, bytes);
     } catch (e) {
       writer.close();
+      bytes.close();
       throw e;
     }
     const blobs = lap();
     debug(`ref ${opts.gitRef.ref} (${commit}): base ${base?.label ?? "none"}, ${bytes.size} blobs to index`);
-    const summary = await runIndex(
-      { ...opts, ref: opts.gitRef.ref, force: false },
-      onProgress,
-      {
-        source: treeSource(plan, bytes),
-        openWriter: () => writer,
-        beforePublish: (w) => {
-          writer.recordBlobs(plan.blobs);
-          w.setMeta("ref_name", opts.gitRef.ref);
-          w.setMeta("ref_kind", opts.gitRef.kind);
-          w.setMeta("ref_commit", commit);
+    let summary: IndexSummary;
+    try {
+      summary = await runIndex(
+        { ...opts, ref: opts.gitRef.ref, force: false },
+        onProgress,
+        {
+          source: treeSource(plan, bytes),
+          openWriter: () => writer,
+          beforePublish: (w) => {
+            writer.recordBlobs(plan.blobs);
+            w.setMeta("ref_name", opts.gitRef.ref);
+            w.setMeta("ref_kind", opts.gitRef.kind);
+            w.setMeta("ref_commit", commit);
+          },
         },
-      },
-    );
+      );
+    } finally {
+      bytes.close();
+    }
     lap(); // the index run's own time is in `timings`
     const dir = refsDir(opts.projectDir);
     for (const c of evicted) forgetRefUse(dir, c);

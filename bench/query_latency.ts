@@ -73,19 +73,15 @@ function findRefIndex(home: string, root: string): { db: Db; path: string } {
   throw new Error(`no indexed ref ${values.ref} of ${root} under ${home}`);
 }
 
-/** The id of the indexed commit `values.ref` names (a commit id or the ref name it was indexed for). */
-let refId: number | null = null;
-
-/** A read-only connection to the index timed: with `--ref`, scoped to that commit of the refs store. */
+/** A read-only connection to the index timed: with `--ref`, scoped to that commit of the refs store at `path`. */
 function openIndex(path: string): Db {
   const db = openDb(path, { readOnly: true });
   if (!values.ref) return db;
-  if (refId === null) {
-    const found = readRefStores(db, dirname(path)).find((s) => s.commit === values.ref || s.refName === values.ref);
-    if (!found) throw new Error(`ref ${values.ref} is not indexed in ${path}`);
-    refId = found.refId;
+  const found = readRefStores(db, dirname(path)).find((s) => s.commit === values.ref || s.refName === values.ref);
+  if (!found || !scopeToRef(db, found.refId)) {
+    db.close();
+    throw new Error(`ref ${values.ref} is not indexed in ${path}`);
   }
-  scopeToRef(db, refId);
   return db;
 }
 

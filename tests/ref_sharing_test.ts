@@ -208,6 +208,9 @@ Deno.test("a file another commit already has (same path, same blob) is taken fro
 });
 
 Deno.test("a change of the same size is seen by its content, and the commit records the new blob", async () => {
+  // b7's base: main's commit built from its blobs (a blob has no mtime: the stats of f6's versions are equal).
+  const main = git(repo, "rev-parse", "main").trim();
+  assert.equal((await call("index_repo", { ref: main, force: true, wait: true })).status, "published");
   const b = await call("index_repo", { ref: "b7", wait: true });
   assert.equal(b.status, "published", JSON.stringify(b));
   assert.deepEqual(await defs("Gunc6", "b7"), ["pkg/f6.go:3"]);
@@ -232,6 +235,7 @@ Deno.test("full-text ranking on a commit ranks that commit's rows, not other com
   stop();
   // The binary file is read by b8's build only: b9's knows the blob was skipped at that path.
   assert.deepEqual(binary, [1, 0]);
+  assert.equal(count("SELECT count(*) AS n FROM skipped_blobs WHERE path IN ('pkg/blob.go', 'NOTES')"), 2);
   const id = listRefStores(projectDir).find((x) => x.refName === "b8")!.refId;
   const db = new DatabaseSync(refsStorePath(projectDir), { readOnly: true });
   try {

@@ -445,17 +445,21 @@ Deno.test("indexed commits past the cap go least recently used first; their vers
 });
 
 Deno.test({
-  name: "stores of the earlier layout (one whole store per commit) are removed at start and by a ref build",
+  name: "stores of the earlier layout (one per commit) unused for a day are removed at start and by a ref build",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
     const dir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
+    const dayAgo = new Date(Date.now() - 25 * 3600_000);
+    const recent = join(refsDir(dir), "c".repeat(40));
     const plant = () => {
       const dirs = [join(refsDir(dir), "a".repeat(40)), join(refsDir(dir), `${"b".repeat(40)}.building`)];
-      for (const d of dirs) {
+      for (const d of [...dirs, recent]) {
         Deno.mkdirSync(d, { recursive: true });
         Deno.writeTextFileSync(join(d, "index.db"), "x");
       }
+      // An older Cruxe recorded each use in the directory's mtime: these were last used a day ago.
+      for (const d of dirs) Deno.utimeSync(d, dayAgo, dayAgo);
       return dirs;
     };
     const gone = (dirs: string[]) => {
@@ -468,6 +472,7 @@ Deno.test({
     const again = plant();
     inProcess({}, { home: s.home, readerWorkers: 0 }).close(); // a server starting on the same home
     gone(again);
+    assert.ok(Deno.statSync(recent).isDirectory, "a store used within the day is left to the Cruxe using it");
     assert.ok(listRefStores(dir).length > 0, "the refs store itself stays");
   },
 });

@@ -62,11 +62,12 @@ export interface FileSource {
   /** The bytes of `path`, at most `maxBytes`; throws when it cannot be read. */
   read(path: string, maxBytes: number): Uint8Array;
   /**
-   * True when the scan's size and mtime of `path` say nothing about its
-   * content (a blob read from git has no mtime): the diff then compares it
-   * by content even when its stat matches the manifest's.
+   * True when the source knows the content of `path` differs from the
+   * manifest's (a blob whose id differs from the base's; it has no mtime to
+   * compare): the diff neither compares its stat nor reads it ahead, and the
+   * parse reads it (so its bytes wait in the source, not in the diff).
    */
-  statUnknown?(path: string): boolean;
+  knownChanged?(path: string): boolean;
 }
 
 /** What an in-process caller can add to a run (not cloneable, so not part of `IndexOptions`). */
@@ -198,13 +199,16 @@ function diffFiles(
   for (const f of files) {
     let language = languageForPath(f.path)?.id ?? textLanguageForPath(f.path);
     const old = manifest.get(f.path);
-    if (old && language && old.size === f.size && old.mtime_ms === f.mtimeMs && !source.statUnknown?.(f.path)) {
+    const changed = source.knownChanged?.(f.path) ?? false;
+    if (old && language && !changed && old.size === f.size && old.mtime_ms === f.mtimeMs) {
       d.seen.add(f.path);
       d.unchanged++;
       continue;
     }
     if (!language && !mayBeIndexed(f.path)) continue;
-    if (deferReads && language) {
+    // Read when parsed: a cold run's files, and those the source knows changed (their hash is then unknown here,
+    // so a rename among them is counted as an add and a delete).
+    if ((deferReads || changed) && language) {
       d.seen.add(f.path);
       d.toParse.push({ file: f, bytes: null, hash: "", language });
       continue;

@@ -19,7 +19,14 @@ import { contentHash } from "../core/ids.ts";
 import { CruxeError } from "../core/errors.ts";
 import { debug } from "../core/log.ts";
 import { textLanguageForPath } from "../core/languages.ts";
-import { damagedMarkerPath, type ManifestEntry, openIndexForRead } from "../state/project_index.ts";
+import {
+  damagedMarkerPath,
+  indexPath,
+  type ManifestEntry,
+  markDamaged,
+  openIndexForRead,
+} from "../state/project_index.ts";
+import { isCorruption, storageReason } from "../state/storage_errors.ts";
 import {
   commitsToEvict,
   forgetRefUse,
@@ -170,6 +177,14 @@ async function prepareRefsStore(projectDir: string): Promise<boolean> {
     // A consistent copy of the live index (a sync may write it meanwhile), whole pages in one step.
     await backup(wt.db, p, { rate: 1 << 30 });
     return true;
+  } catch (e) {
+    // The working tree's index could not be copied: no seed (the build parses every file), and a damaged
+    // index is marked as the working tree's own, not blamed on the refs store.
+    removeRefsStore(projectDir);
+    if (isCorruption(e)) markDamaged(projectDir, (e as Error).message);
+    else if (!storageReason(e)) throw e;
+    debug(`refs store not seeded from ${indexPath(projectDir)}: ${(e as Error).message}`);
+    return false;
   } finally {
     closeQuietly(wt.db);
   }
@@ -295,8 +310,9 @@ async function readPlanned(
     plan.scan.files = plan.scan.files.filter((f) => !tooLarge.has(f.path));
     for (const p of tooLarge) plan.blobs.delete(p);
   }
+  let stashFailure: unknown = null;
   const ok = await gitReadBlobs(root, [...byOid.keys()], (oid, b) => {
-    if (!b) return;
+    if (!b || stashFailure) return;
     const hash = compareContent ? contentHash(b) : "";
     let given = false;
     for (const f of byOid.get(oid) ?? []) {
@@ -307,24 +323,30 @@ async function readPlanned(
       } else {
         // Each file owns its bytes: they are handed over (transferred) to a parser, which would leave another
         // path of the same blob holding a detached buffer.
-        bytes.put(f.path, given ? b.slice() : b);
+        try {
+          bytes.put(f.path, given ? b.slice() : b);
+        } catch (e) {
+          stashFailure = e; // a full disk, say: said as what it is, not as a failed git read
+        }
         given = true;
       }
     }
   });
+  if (stashFailure) throw stashFailure;
   if (!ok) throw new CruxeError("internal_error", `git could not read the blobs of ${root}`);
 }
 
-/** The planned files as an index source: the scan as planned, reads from the blobs read. */
-function treeSource(plan: TreePlan, bytes: BlobStash): FileSource {
+/** The planned files as an index source: the scan as planned, reads from the blobs read (`taken`: the paths read). */
+function treeSource(plan: TreePlan, bytes: BlobStash, taken: Set<string>): FileSource {
   const read = new Set(bytes.paths());
   return {
     scan: () => Promise.resolve(plan.scan),
-    // A blob read differs from the base's: a size equal to the base version's proves nothing.
-    statUnknown: (path) => read.has(path),
+    // A blob read differs from the base's version (a size equal to it proves nothing): parsed, read then.
+    knownChanged: (path) => read.has(path),
     read: (path, maxBytes) => {
       const b = bytes.take(path); // read once, by the diff or the parse
       if (!b || b.length > maxBytes) throw new Error(`${path}: no blob read`);
+      taken.add(path);
       return b;
     },
   };
@@ -386,21 +408,25 @@ export async function runRefIndex(
     const blobs = lap();
     debug(`ref ${opts.gitRef.ref} (${commit}): base ${base?.label ?? "none"}, ${bytes.size} blobs to index`);
     let summary: IndexSummary;
+    const taken = new Set<string>();
     try {
       summary = await runIndex(
         { ...opts, ref: opts.gitRef.ref, force: false },
         onProgress,
         {
-          source: treeSource(plan, bytes),
+          source: treeSource(plan, bytes, taken),
           openWriter: () => writer,
           beforePublish: (w) => {
-            writer.recordBlobs(plan.blobs);
+            writer.recordBlobs(plan.blobs, taken);
             w.setMeta("ref_name", opts.gitRef.ref);
             w.setMeta("ref_kind", opts.gitRef.kind);
             w.setMeta("ref_commit", commit);
           },
         },
       );
+    } catch (e) {
+      writer.close(); // when the run failed before it took the writer over (closing twice is harmless)
+      throw e;
     } finally {
       bytes.close();
     }

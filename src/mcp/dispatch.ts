@@ -216,9 +216,14 @@ export class Dispatcher {
     call: CallInfo,
     read: RefRead,
   ): Promise<ToolBody> {
-    const ctx = this.toolContext(route, call, () => read.view, { activeJob: () => undefined, progress: null });
     const { workspace: _ws, ...toolArgs } = args;
-    return (await this.viaReaderPool(def, toolArgs, read.view)) ?? await def.handler(toolArgs, ctx);
+    const pooled = await this.viaReaderPool(def, toolArgs, read.view);
+    if (pooled) return pooled;
+    // A worker hands a call back when the commit was rebuilt or evicted since it was looked up: look again.
+    const current = !read.commit || this.rt.readers.cachedRefView(route.project, read.commit) === read.view;
+    const now = current ? read : await readViewFor(this.rt, route.project, read.ref);
+    const ctx = this.toolContext(route, call, () => now.view, { activeJob: () => undefined, progress: null });
+    return await def.handler(toolArgs, ctx);
   }
 
   /** A routed tool call's context, reading `view`. */

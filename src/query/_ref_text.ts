@@ -60,7 +60,8 @@ export class TextCache {
     for (const f of fresh) {
       const t = all.then((m) => m.get(f.path)!);
       this.texts.set(f.path, t);
-      t.then((x) => this.done.set(f.path, x));
+      // A failure reaches whoever awaits the text; a text nobody asks for again is not an unhandled rejection.
+      t.then((x) => this.done.set(f.path, x), () => {});
     }
     return all.then(() => {});
   }

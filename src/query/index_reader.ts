@@ -164,12 +164,23 @@ export class IndexReaders {
     for (const k of [...this.views.keys()]) if (k.startsWith(`${projectId}@`)) this.invalidate(k);
   }
 
-  /** Closes a project's views of commits whose build is no longer published (rebuilt or evicted). */
+  /** Connections of retired views, closed one `dropRetiredRefs` later (a query may still be reading one). */
+  private retired: Db[] = [];
+
+  /**
+   * Forgets a project's views of commits whose build is no longer published
+   * (rebuilt or evicted) or whose store was replaced; their connections are
+   * closed at the next call, so a query still reading one finishes first.
+   */
   dropRetiredRefs(projectId: string): void {
+    for (const db of this.retired.splice(0)) closeQuietly(db);
     for (const [k, v] of [...this.views]) {
-      if (k.startsWith(`${projectId}@`) && (!v.db || !v.scope || !this.stillPublished(v.db, v.scope))) {
-        this.invalidate(k);
-      }
+      if (!k.startsWith(`${projectId}@`)) continue;
+      const gone = !v.db || !v.scope || storeIdentity(v.storePath) !== v.storeId || !this.stillPublished(v.db, v.scope);
+      if (!gone) continue;
+      this.views.delete(k);
+      this.checkedAt.delete(k);
+      if (v.db) this.retired.push(v.db);
     }
   }
 
@@ -256,6 +267,7 @@ export class IndexReaders {
 
   closeAll(): void {
     for (const id of [...this.views.keys()]) this.invalidate(id);
+    for (const db of this.retired.splice(0)) closeQuietly(db);
   }
 }
 

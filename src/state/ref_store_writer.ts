@@ -9,7 +9,8 @@
  * commit's previous build and the evicted commits and deletes every version
  * no commit lists any more. Requires what `IndexWriter` requires.
  */
-import { type Db, tableNames, transaction } from "./db.ts";
+import { type Db, getMeta, setMeta, tableNames, transaction } from "./db.ts";
+import { VERSION } from "../core/version.ts";
 import { BatchInsert } from "./batch_insert.ts";
 import type { FileRows } from "./file_rows.ts";
 import { IndexWriter, type ManifestEntry } from "./project_index.ts";
@@ -38,6 +39,9 @@ export interface RefWritePlan {
 }
 
 type Row = Record<string, unknown>;
+
+/** Store meta key: the Cruxe version whose language rules filled `skipped_blobs`. */
+const SKIPPED_BY = "skipped_blobs_by";
 
 /** Write access to one commit of a refs store; one at a time (the caller holds `refsWriteLock`). */
 export class RefStoreWriter extends IndexWriter {
@@ -82,6 +86,13 @@ export class RefStoreWriter extends IndexWriter {
     try {
       if (!tableNames(db).has("ref_commits")) transaction(db, () => db.exec(REF_POOL_SQL));
       db.exec(REF_SKIPPED_BLOBS_SQL);
+      // Which blobs are skipped follows this build's languages: another version judges them again.
+      if (getMeta(db, SKIPPED_BY) !== VERSION) {
+        transaction(db, () => {
+          db.exec("DELETE FROM skipped_blobs");
+          setMeta(db, SKIPPED_BY, VERSION);
+        });
+      }
     } catch (e) {
       db.close();
       throw e;
@@ -240,16 +251,19 @@ export class RefStoreWriter extends IndexWriter {
   /**
    * Records the git blob id of every version on the new commit's list that
    * has none yet (`blobs`: path → blob id of the commit's files read or
-   * kept), and as skipped each of `blobs` the list does not hold (read and
-   * found binary or not code: never read again at that path).
+   * kept), and as skipped each path of `read` (the blobs the build read) the
+   * list does not hold: found binary or not code, never read again there.
    */
-  recordBlobs(blobs: ReadonlyMap<string, string>): void {
+  recordBlobs(blobs: ReadonlyMap<string, string>, read: ReadonlySet<string>): void {
     const listed = new Set(
       (this.db.prepare("SELECT f.path AS path FROM ref_files m JOIN files f ON f.id = m.file_id WHERE m.ref_id = ?")
         .all(this.listRef) as { path: string }[]).map((r) => r.path),
     );
     const skipped = new BatchInsert(this.db, "INSERT OR IGNORE INTO skipped_blobs(path, blob)", 2);
-    for (const [path, blob] of blobs) if (!listed.has(path)) skipped.add(path, blob);
+    for (const path of read) {
+      const blob = blobs.get(path);
+      if (blob && !listed.has(path)) skipped.add(path, blob);
+    }
     skipped.flush();
     const missing = this.db.prepare(
       `SELECT f.id AS id, f.path AS path FROM ref_files m JOIN files f ON f.id = m.file_id

@@ -248,11 +248,16 @@ export function removeDir(dir: string): void {
   }
 }
 
+/** An earlier layout's store unused this long is no other Cruxe's (it recorded each use in the directory's mtime). */
+const OLD_STORE_IDLE_MS = 24 * 3600_000;
+
 /**
  * Removes the stores of the earlier layout (one whole store per commit,
- * `refs/<commit>/` and `refs/<commit>.building/`); returns how many.
+ * `refs/<commit>/` and `refs/<commit>.building/`) left unused for a day (an
+ * older Cruxe still running on the same home keeps using its own); returns
+ * how many.
  */
-export function removeOldRefStores(projectDir: string): number {
+export function removeOldRefStores(projectDir: string, now = Date.now()): number {
   let n = 0;
   let entries: Deno.DirEntry[];
   try {
@@ -262,10 +267,12 @@ export function removeOldRefStores(projectDir: string): number {
   }
   for (const e of entries) {
     if (!e.isDirectory || !isCommitId(e.name.replace(/\.building$/, ""))) continue;
+    const dir = join(refsDir(projectDir), e.name);
     try {
-      removeDir(join(refsDir(projectDir), e.name));
+      if (now - (Deno.statSync(dir).mtime?.getTime() ?? now) < OLD_STORE_IDLE_MS) continue;
+      removeDir(dir);
       n++;
-    } catch { /* held open elsewhere: removed by a later run */ }
+    } catch { /* held open elsewhere, or gone: removed by a later run */ }
   }
   return n;
 }

@@ -194,8 +194,8 @@ export const REF_POOL_SQL = `
   -- The files a seeded store holds (list 0, the writer's SEED_REF) and their index's meta.
   INSERT INTO ref_files(ref_id, file_id) SELECT 0, id FROM files;
   INSERT INTO ref_meta(ref_id, key, value) SELECT 0, key, value FROM meta
-    WHERE key NOT IN ('schema_version', 'symbol_names_built');
-  DELETE FROM meta WHERE key NOT IN ('schema_version', 'symbol_names_built');`;
+    WHERE key NOT IN ('schema_version', 'symbol_names_built', 'skipped_blobs_by');
+  DELETE FROM meta WHERE key NOT IN ('schema_version', 'symbol_names_built', 'skipped_blobs_by');`;
 
 /**
  * Per-connection (TEMP) objects that make a refs store read as the index of

@@ -225,6 +225,21 @@ export function refScopeSql(refId: number): string {
     INSERT OR REPLACE INTO temp.meta SELECT key, value FROM main.ref_meta WHERE ref_id = ${id};`;
 }
 
+/** The full-text tables and the row table whose ids their rowids are (`files_fts` rows are files). */
+const FTS_ROWS = { chunks_fts: "chunk_rows", symbols_fts: "symbol_rows", files_fts: null } as const;
+
+/**
+ * The join that keeps, on a connection scoped to one commit (`refScopeSql`),
+ * only the rows of full-text table `fts` that are that commit's: a probe of
+ * the commit's file list per match, cheaper than joining the scoped views.
+ */
+export function commitRowsJoin(fts: keyof typeof FTS_ROWS): string {
+  const rows = FTS_ROWS[fts];
+  return rows
+    ? ` JOIN main.${rows} cm_r ON cm_r.id = ${fts}.rowid JOIN temp.ref_manifest cm_m ON cm_m.file_id = cm_r.file_id`
+    : ` JOIN temp.ref_manifest cm_m ON cm_m.file_id = ${fts}.rowid`;
+}
+
 /** SQL creating the given secondary indexes (default: all of them). */
 export function createSecondaryIndexesSql(indexes = SECONDARY_INDEXES): string {
   return indexes.map(([n, on]) => `CREATE INDEX IF NOT EXISTS ${n} ON ${on};`).join("\n");

@@ -7,6 +7,7 @@
  */
 import type { Db } from "../db.ts";
 import { isRefScoped } from "../ref_stores.ts";
+import { commitRowsJoin } from "../schema.ts";
 import {
   allRows,
   allRowsOnce,
@@ -73,7 +74,7 @@ const TIE_CAP = 2000;
  */
 function rankIds(
   db: Db,
-  fts: string,
+  fts: "chunks_fts" | "symbols_fts" | "files_fts",
   weights: string,
   join: { table: string; alias: string; key: string },
   match: string,
@@ -81,11 +82,13 @@ function rankIds(
   limit: number,
 ): { id: number; r: number }[] {
   const w = filterSql(join.alias, f);
-  // The row table is joined while ranking when a filter needs it, or when the connection reads one commit of a
-  // refs store (its full text holds other commits' versions too, which must not take the ranked places).
-  const from = !f.language && !f.pathPrefix && !isRefScoped(db)
-    ? fts
-    : `${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid`;
+  // The row table is joined while ranking when a filter needs it. On one commit of a refs store, whose full
+  // text holds other commits' versions too, only the commit's rows may take the ranked places.
+  const from = f.language || f.pathPrefix
+    ? `${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid`
+    : isRefScoped(db)
+    ? fts + commitRowsJoin(fts)
+    : fts;
   // Counting matches is cheap next to scoring them: it decides whether the ranking must stop early.
   const probe = oneRow<{ n: number }>(
     db,
@@ -248,7 +251,7 @@ export function chunksContaining(db: Db, needleLower: string, f: SourceFilter, l
 
 /** Symbols matching `match` by BM25 with the given column weights (name, qualified name, detail), best first. */
 function symbolsByBm25(db: Db, weights: string, match: string, limit: number): SymbolRow[] {
-  const from = isRefScoped(db) ? "symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid" : "symbols_fts";
+  const from = isRefScoped(db) ? "symbols_fts" + commitRowsJoin("symbols_fts") : "symbols_fts";
   return allRows<SymbolRow>(
     db,
     // Suggestions need no completeness: the best of the first RANK_SCAN_ROWS matches will do.
@@ -271,7 +274,7 @@ export function symbolsForWords(db: Db, match: string, limit: number): SymbolRow
 
 /** Indexed paths whose path words match `match` (BM25 over the path column only, first RANK_SCAN_ROWS matches), best first. */
 export function pathsForWords(db: Db, match: string, limit: number): string[] {
-  const from = isRefScoped(db) ? "files_fts JOIN files fl ON fl.id = files_fts.rowid" : "files_fts";
+  const from = isRefScoped(db) ? "files_fts" + commitRowsJoin("files_fts") : "files_fts";
   return allRows<Pick<FileRow, "path">>(
     db,
     `SELECT files.path FROM (SELECT rid, rank FROM (SELECT files_fts.rowid AS rid, bm25(files_fts, 1.0, 0.0) AS rank

@@ -352,6 +352,43 @@ function treeSource(plan: TreePlan, bytes: BlobStash, taken: Set<string>): FileS
   };
 }
 
+/** What a build starts from: its base list, the plan of its files, the commits its publish evicts. */
+interface PlannedBuild {
+  base: Base | null;
+  plan: TreePlan;
+  evicted: string[];
+}
+
+/**
+ * Plans the build of `opts.gitRef.commit` on `writer`: chooses the base list
+ * and the commits to evict, lists the commit's files, adopts versions other
+ * commits have, and reads the blobs to parse into `bytes`.
+ */
+async function planBuild(
+  opts: RefIndexOptions,
+  writer: RefStoreWriter,
+  entries: TreeEntry[],
+  bytes: BlobStash,
+): Promise<PlannedBuild> {
+  const { commit } = opts.gitRef;
+  const published = readRefStores(writer.db, refsDir(opts.projectDir));
+  const base = opts.force ? null : chooseBase(writer.db, published, entries, commit);
+  const evicted = commitsToEvict(published, maxRefStores(), commit);
+  const ignore = await treeIgnore(opts.root, entries);
+  const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
+  const files = entries.filter((e) => {
+    const why = notIndexed(e, ignore);
+    if (why === "symlinks" || why === "ignored") skipped[why]++;
+    return why === null;
+  });
+  const adopt = versionsToAdopt(writer.db, files, base);
+  writer.startFrom({ baseRefId: base?.refId ?? null, evict: evicted, adopt });
+  const manifest = writer.manifest();
+  const plan = planTree(files, skipped, manifest, base, adopt, skippedBlobs(writer.db));
+  await readPlanned(opts.root, plan, manifest, base?.blobs === null, opts.maxFileBytes, bytes);
+  return { base, plan, evicted };
+}
+
 /**
  * Indexes `opts.gitRef.commit` into the project's refs store (see the module
  * comment): list the tree, seed the store the first time, choose the base
@@ -378,33 +415,18 @@ export async function runRefIndex(
     await prepareRefsStore(opts.projectDir);
     const writer = RefStoreWriter.openRefs(opts.projectDir, commit);
     const copy = lap();
-    let base: Base | null;
     // Blobs to parse wait in memory up to STASH_MEMORY_BYTES, on disk past it (a whole tree's would not fit).
     removeStashes(opts.projectDir);
     const bytes = new BlobStash(join(refsDir(opts.projectDir), `${STASH_PREFIX}${commit}`), STASH_MEMORY_BYTES);
-    let plan: TreePlan;
-    const evicted: string[] = [];
+    let planned: PlannedBuild;
     try {
-      const published = readRefStores(writer.db, refsDir(opts.projectDir));
-      base = opts.force ? null : chooseBase(writer.db, published, entries, commit);
-      evicted.push(...commitsToEvict(published, maxRefStores(), commit));
-      const ignore = await treeIgnore(opts.root, entries);
-      const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
-      const files = entries.filter((e) => {
-        const why = notIndexed(e, ignore);
-        if (why === "symlinks" || why === "ignored") skipped[why]++;
-        return why === null;
-      });
-      const adopt = versionsToAdopt(writer.db, files, base);
-      writer.startFrom({ baseRefId: base?.refId ?? null, evict: evicted, adopt });
-      const manifest = writer.manifest();
-      plan = planTree(files, skipped, manifest, base, adopt, skippedBlobs(writer.db));
-      await readPlanned(opts.root, plan, manifest, base?.blobs === null, opts.maxFileBytes, bytes);
+      planned = await planBuild(opts, writer, entries, bytes);
     } catch (e) {
       writer.close();
       bytes.close();
       throw e;
     }
+    const { base, plan, evicted } = planned;
     const blobs = lap();
     debug(`ref ${opts.gitRef.ref} (${commit}): base ${base?.label ?? "none"}, ${bytes.size} blobs to index`);
     let summary: IndexSummary;

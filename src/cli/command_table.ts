@@ -35,7 +35,7 @@ const ref = {
   ref: {
     type: "string",
     arg: "REF",
-    help: "branch, tag or commit, read from its own index (default: the working tree; see `cruxe index --ref`)",
+    help: "branch, tag or commit, read from its index (default: the working tree; see `cruxe index --ref`)",
   },
 } as const;
 const path = {

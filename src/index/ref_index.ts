@@ -165,7 +165,7 @@ function removeRefsStore(projectDir: string): void {
 async function prepareRefsStore(projectDir: string): Promise<boolean> {
   const p = refsStorePath(projectDir);
   if (existsSync(p)) {
-    const open = openIndexForRead(refsDir(projectDir), { immutable: true });
+    const open = openIndexForRead(refsDir(projectDir), { refs: true });
     open.db?.close();
     if (open.status !== "corrupt_manifest" && open.status !== "reindex_required") return false;
     debug(`refs store ${p} is ${open.status} (${open.problem ?? ""}): rebuilt`);

@@ -115,8 +115,8 @@ export class IndexReaders {
     if (cached && this.current(key, cached) && same) return cached;
     if (cached) this.invalidate(key);
     const storeId = storeIdentity(indexPath(dir));
-    const immutable = scope !== undefined;
-    const opened = openIndexForRead(dir, { immutable });
+    const refs = scope !== undefined;
+    const opened = openIndexForRead(dir, { refs });
     const { db, status, current, problem, readOnly } = scope ? scoped(opened, scope.refId) : opened;
     const meta = (k: string) => {
       if (!db || status !== "compatible") return null;
@@ -141,7 +141,7 @@ export class IndexReaders {
       storePath: indexPath(dir),
       storeId,
       ...(problem ? { problem } : {}),
-      ...(!immutable && (readOnly || this.registry.readOnly) ? { readOnly: readOnly ?? this.registry.readOnly! } : {}),
+      ...(!refs && (readOnly || this.registry.readOnly) ? { readOnly: readOnly ?? this.registry.readOnly! } : {}),
       ...(scope ? { scope } : {}),
     };
     const commit = meta("ref_commit");

@@ -76,6 +76,6 @@ export interface ActiveJob {
   parsers: Map<number, Worker>;
   /** Why the job failed (set when it ends failed): its registry error. */
   error?: CruxeError;
-  /** Set for a job indexing a git ref into its own store (not the working tree). */
+  /** Set for a job indexing a git ref into the refs store (not the working tree). */
   gitRef?: { ref: string; commit: string; kind: string };
 }

@@ -149,13 +149,13 @@ export interface IndexReadOpen {
  * Opens a project index for reading. Returns null when no index exists yet.
  * Throws nothing: an unreadable or damaged file is reported through `status`
  * (`corrupt_manifest` with `problem`). In a directory this process cannot
- * write, the index is opened read-only (`readOnly`). An `immutable` store
- * (the refs store: only ref builds write it, under their own lock) is always
- * opened read-only and never reports `readOnly`.
+ * write, the index is opened read-only (`readOnly`). The refs store (`refs`:
+ * only ref builds write it, under their own lock) is always opened
+ * read-only and never reports `readOnly`.
  */
 export function openIndexForRead(
   projectDir: string,
-  opts: { immutable?: boolean } = {},
+  opts: { refs?: boolean } = {},
 ): IndexReadOpen {
   const p = indexPath(projectDir);
   if (!existsSync(p)) return { db: null, status: "not_indexed", current: 0 };
@@ -164,7 +164,7 @@ export function openIndexForRead(
   let db: Db;
   let readOnly: StorageReason | undefined;
   try {
-    if (opts.immutable) {
+    if (opts.refs) {
       // A store only ref builds write (the refs store) is opened read-only, so reading never changes it.
       db = openDb(p, { readOnly: true });
     } else {

@@ -58,6 +58,8 @@ const F5_B4 = "package pkg\n\nfunc OnlyB4() int { return 5 }\n";
 const b4 = branch("b4", "main", () => write("pkg/f5.go", F5_B4));
 // b3's f4 and b4's f5 together: nothing in it is new to the store.
 const b6 = branch("b6", "b3", () => write("pkg/f5.go", F5_B4));
+// f7 turns binary: its text version must not stay on b10's list.
+const b10 = branch("b10", "main", () => Deno.writeFileSync(join(repo, "pkg/f7.go"), new Uint8Array([0x70, 0, 1, 2])));
 // One body of the same length as f6's: only its content says it changed.
 const b7 = branch("b7", "main", () => write("pkg/f6.go", "package pkg\n\nfunc Gunc6() int { return 6 }\n"));
 // A word b8's file says once among many lines, and b9's version of that file says often in few.
@@ -207,7 +209,7 @@ Deno.test("a file another commit already has (same path, same blob) is taken fro
   assert.equal(listRefStores(projectDir).find((x) => x.commit === b6)?.fileCount, FILES + 1);
 });
 
-Deno.test("a change of the same size is seen by its content, and the commit records the new blob", async () => {
+Deno.test("a change of the same size is caught (its blob differs), and the commit records the new blob", async () => {
   // b7's base: main's commit built from its blobs (a blob has no mtime: the stats of f6's versions are equal).
   const main = git(repo, "rev-parse", "main").trim();
   assert.equal((await call("index_repo", { ref: main, force: true, wait: true })).status, "published");
@@ -223,6 +225,20 @@ Deno.test("a change of the same size is seen by its content, and the commit reco
            WHERE m.ref_id = ${id} AND f.path = 'pkg/f6.go' AND v.blob = '${blob}'`,
     ),
     1,
+  );
+});
+
+Deno.test("a file that turns binary leaves the commit's index (its earlier version is not kept)", async () => {
+  assert.deepEqual(await defs("Func7", "main"), ["pkg/f7.go:3"]); // the working tree has it
+  const b = await call("index_repo", { ref: "b10", wait: true });
+  assert.equal(b.status, "published", JSON.stringify(b));
+  assert.deepEqual(await defs("Func8", "b10"), ["pkg/f8.go:3"]);
+  assert.deepEqual(await defs("Func7", "b10"), []);
+  const id = listRefStores(projectDir).find((x) => x.commit === b10)!.refId;
+  assert.equal(
+    count(`SELECT count(*) AS n FROM ref_files m JOIN files f ON f.id = m.file_id
+           WHERE m.ref_id = ${id} AND f.path = 'pkg/f7.go'`),
+    0,
   );
 });
 

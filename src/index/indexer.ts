@@ -400,7 +400,11 @@ async function parseAndWrite(
         continue;
       }
       const t = toParse[i];
-      if (!loadDeferred(t, opts, source, diff, counters)) continue;
+      if (!loadDeferred(t, opts, source, diff, counters)) {
+        // Known changed and now binary or unreadable: its earlier version is not kept.
+        if (existing.has(t.file.path)) writer.deleteFile(t.file.path);
+        continue;
+      }
       if (large(i)) largeInFlight++;
       const facts = {
         path: t.file.path,

@@ -221,7 +221,9 @@ export class Dispatcher {
     if (pooled) return pooled;
     // A worker hands a call back when the commit was rebuilt or evicted since it was looked up: look again.
     const current = !read.commit || this.rt.readers.cachedRefView(route.project, read.commit) === read.view;
-    const now = current ? read : await readViewFor(this.rt, route.project, read.ref);
+    // The answer's metadata describes what it was read from: `read` becomes the new read.
+    if (!current) Object.assign(read, await readViewFor(this.rt, route.project, read.ref));
+    const now = read;
     const ctx = this.toolContext(route, call, () => now.view, { activeJob: () => undefined, progress: null });
     return await def.handler(toolArgs, ctx);
   }

@@ -48,7 +48,7 @@ export class TextCache {
 
   /** The text of `f` at this side. */
   text(f: FileDigest): Promise<RefFileText> {
-    this.prefetch([f]);
+    this.prefetch([f]).catch(() => {}); // a failure reaches the caller through the text's own promise
     return this.texts.get(f.path)!;
   }
 

@@ -64,6 +64,9 @@ export interface IndexView {
  */
 const RECHECK_MS = 500;
 
+/** How long the connection of a replaced view of a commit stays open for a query still reading it. */
+const RETIRED_GRACE_MS = 60_000;
+
 /** Caches read connections by project. */
 export class IndexReaders {
   private views = new Map<string, IndexView>();
@@ -113,7 +116,13 @@ export class IndexReaders {
     const cached = this.views.get(key);
     const same = !scope || (cached?.scope?.refId === scope.refId && cached.storePath === indexPath(dir));
     if (cached && this.current(key, cached) && same) return cached;
-    if (cached) this.invalidate(key);
+    if (this.retired.length) this.closeRetired();
+    if (cached?.scope) {
+      // A commit's view replaced (rebuilt, evicted, another store): a query may still be reading it.
+      this.views.delete(key);
+      this.checkedAt.delete(key);
+      this.retire(cached.db);
+    } else if (cached) this.invalidate(key);
     const storeId = storeIdentity(indexPath(dir));
     const refs = scope !== undefined;
     const opened = openIndexForRead(dir, { refs });
@@ -164,8 +173,21 @@ export class IndexReaders {
     for (const k of [...this.views.keys()]) if (k.startsWith(`${projectId}@`)) this.invalidate(k);
   }
 
-  /** Connections of retired views, closed one `dropRetiredRefs` later (a query may still be reading one). */
-  private retired: Db[] = [];
+  /** Connections of retired views of commits, closed RETIRED_GRACE_MS later (a query may still be reading one). */
+  private retired: { db: Db; at: number }[] = [];
+
+  /** Keeps `db` open a while longer, then closes it (see `closeRetired`). */
+  private retire(db: Db | null): void {
+    if (db) this.retired.push({ db, at: this.clock() });
+  }
+
+  /** Closes retired connections past their grace (all of them with `all`). */
+  private closeRetired(all = false): void {
+    const now = this.clock();
+    const keep = this.retired.filter((r) => !all && now - r.at < RETIRED_GRACE_MS);
+    for (const r of this.retired) if (!keep.includes(r)) closeQuietly(r.db);
+    this.retired = keep;
+  }
 
   /**
    * Forgets a project's views of commits whose build is no longer published
@@ -173,14 +195,14 @@ export class IndexReaders {
    * closed at the next call, so a query still reading one finishes first.
    */
   dropRetiredRefs(projectId: string): void {
-    for (const db of this.retired.splice(0)) closeQuietly(db);
+    this.closeRetired();
     for (const [k, v] of [...this.views]) {
       if (!k.startsWith(`${projectId}@`)) continue;
       const gone = !v.db || !v.scope || storeIdentity(v.storePath) !== v.storeId || !this.stillPublished(v.db, v.scope);
       if (!gone) continue;
       this.views.delete(k);
       this.checkedAt.delete(k);
-      if (v.db) this.retired.push(v.db);
+      this.retire(v.db);
     }
   }
 
@@ -267,7 +289,7 @@ export class IndexReaders {
 
   closeAll(): void {
     for (const id of [...this.views.keys()]) this.invalidate(id);
-    for (const db of this.retired.splice(0)) closeQuietly(db);
+    this.closeRetired(true);
   }
 }
 

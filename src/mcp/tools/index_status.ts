@@ -16,7 +16,7 @@ export const indexStatusTool = defineTool({
     `notifications. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     ref: refName.optional().describe(
-      "Branch/ref to report on. Default: the working tree; another ref reports its own index (ready, indexing, " +
+      "Branch/ref to report on. Default: the working tree; another ref reports its index (ready, indexing, " +
         "not_indexed with the index_repo call to make).",
     ),
   }),

@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { copyFixture, indexDir, tempHome } from "./helpers/fixture_repo.ts";
 import { IndexReaders } from "../src/query/index_reader.ts";
 import { damagedMarkerPath, indexPath } from "../src/state/project_index.ts";
+import { DatabaseSync } from "node:sqlite";
+import { SCHEMA_VERSION } from "../src/core/version.ts";
 
 Deno.test("a healthy view is re-checked against its file once per interval: a replaced or damaged store is then seen", async () => {
   const h = tempHome();
@@ -37,6 +39,25 @@ Deno.test("a healthy view is re-checked against its file once per interval: a re
     Deno.renameSync(copy, indexPath(dir));
     Deno.removeSync(damagedMarkerPath(dir));
     assert.equal(readers.view(project).schemaStatus, "compatible");
+  } finally {
+    readers.closeAll();
+    h.close();
+  }
+});
+
+Deno.test("a view of an older schema is looked at again on every call: another process upgrading in place is seen", async () => {
+  const h = tempHome();
+  const readers = new IndexReaders(h.registry, () => 0, Infinity);
+  try {
+    const { project } = await indexDir(h, copyFixture("go_basic"));
+    const dir = h.registry.projectDir(project.project_id);
+    // As a reader sees a store another process is still migrating: its version committed one step at a time.
+    const db = new DatabaseSync(indexPath(dir));
+    db.exec("UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    assert.equal(readers.view(project).schemaStatus, "reindex_required");
+    db.exec(`UPDATE meta SET value = '${SCHEMA_VERSION}' WHERE key = 'schema_version'`);
+    db.close();
+    assert.equal(readers.view(project).schemaStatus, "compatible", "no time re-check needed: the file is read again");
   } finally {
     readers.closeAll();
     h.close();

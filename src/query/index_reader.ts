@@ -208,8 +208,9 @@ export class IndexReaders {
 
   /** False when the file under a cached view was replaced, or another process marked it damaged. */
   private current(key: string, v: IndexView): boolean {
-    // Not indexed yet: cheap to reopen, and another process may publish the first index into the same file.
-    if (v.schemaStatus === "not_indexed") return false;
+    // Not indexed yet, or of an older schema: cheap to reopen, and another process may be publishing the first
+    // index into the same file (its migrations commit one by one) or upgrading it in place.
+    if (v.schemaStatus === "not_indexed" || v.schemaStatus === "reindex_required") return false;
     const now = this.clock();
     if (v.schemaStatus === "compatible" && now - (this.checkedAt.get(key) ?? -Infinity) < this.recheckMs) return true;
     if (storeIdentity(v.storePath) !== v.storeId) return false;

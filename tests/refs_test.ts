@@ -397,14 +397,22 @@ Deno.test({
     const listed = (bodyOf(await s.call("list_refs", { workspace: wt })).indexed as Record<string, unknown>[])
       .find((x) => x.commit === commits.feat);
     assert.equal(listed?.shared, true);
-    // A commit new to both is built by the worktree, in its own refs store.
+    // A commit new to both, asked for in the worktree, goes into the repository's one refs store (the main
+    // checkout's): indexed once, from feat's list (same tree: nothing parsed), and it answers in both.
     const tree = tame(repo, "rev-parse", "feat^{tree}").trim();
     const fresh = tame(repo, "commit-tree", tree, "-p", commits.feat, "-m", "same tree, new commit").trim();
     const built = bodyOf(await s.call("index_repo", { workspace: wt, ref: fresh, wait: true }));
     assert.equal(built.status, "published", JSON.stringify(built));
     assert.equal(built.file_count, 2);
     const wtDir = s.registry.projectDir(s.registry.projectByRoot(wt)!.project_id);
-    assert.deepEqual(listRefStores(wtDir).map((x) => x.commit), [fresh]);
+    const mainDir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
+    assert.deepEqual(listRefStores(wtDir), [], "the worktree keeps no refs store of its own");
+    assert.ok(listRefStores(mainDir).some((x) => x.commit === fresh));
+    for (const workspace of [wt, repo]) {
+      assert.deepEqual(names(await s.call("locate_symbol", { workspace, name: "AlphaRenamed", ref: fresh })), [
+        "AlphaRenamed",
+      ]);
+    }
   },
 });
 

@@ -22,7 +22,7 @@ import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
 import { indexPath } from "../state/project_index.ts";
 import { type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
-import { findRefStore, isLiveRef, resolveProjectRef } from "../state/project_refs.ts";
+import { findRefStore, isLiveRef, refsHomeFor, resolveProjectRef } from "../state/project_refs.ts";
 import type { ResolvedRef } from "../state/git.ts";
 
 /** Ends a job with its summary, or with the failure's message, registry code and data. */
@@ -400,7 +400,7 @@ export class JobRunner {
         maxFullTextBytes: this.config.maxFullTextBytes,
         workers: this.config.workers,
         workerRecycleFiles: this.config.workerRecycleFiles,
-        ...(gitRef ? { gitRef } : {}),
+        ...(gitRef ? { gitRef, refsHome: refsHomeFor(this.registry, project) } : {}),
         ...(opts.paths ? { paths: opts.paths } : {}),
       },
       warm,

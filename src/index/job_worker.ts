@@ -27,7 +27,7 @@ export type JobWorkerIn =
     jobId: string;
     home: string;
     /** With `gitRef`, the job indexes that commit's tree from git objects into the project's refs store. */
-    options: Omit<IndexOptions, "cancelled" | "spawnParser" | "pool"> & { gitRef?: ResolvedRef };
+    options: Omit<IndexOptions, "cancelled" | "spawnParser" | "pool"> & { gitRef?: ResolvedRef; refsHome?: string };
     /** Keep the parse workers for the next job of this worker (working-tree jobs only). */
     warm?: boolean;
   }
@@ -132,11 +132,12 @@ async function runJob(msg: Extract<JobWorkerIn, { type: "start" }>): Promise<voi
     self.postMessage({ type: "done", summary } satisfies JobWorkerOut);
   } catch (err) {
     const { gitRef, projectDir } = msg.options;
+    const refsHome = msg.options.refsHome ?? projectDir;
     // A raw SQLite corruption error here comes from the store the job writes (registry faults arrive as
     // CruxeErrors): the project index, or for a ref job the refs store (which the next ref build then replaces).
-    const store = gitRef ? refsStorePath(projectDir) : indexPath(projectDir);
+    const store = gitRef ? refsStorePath(refsHome) : indexPath(projectDir);
     const corrupt = !(err instanceof CruxeError) && isCorruption(err);
-    if (corrupt) markDamaged(gitRef ? refsDir(projectDir) : projectDir, (err as Error).message);
+    if (corrupt) markDamaged(gitRef ? refsDir(refsHome) : projectDir, (err as Error).message);
     const ce = toCruxeError(
       corrupt && gitRef
         ? corruptRefsStore(

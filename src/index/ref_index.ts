@@ -56,6 +56,12 @@ import { existsSync } from "node:fs";
 /** A ref index run: the working tree's options plus the resolved ref. */
 interface RefIndexOptions extends IndexOptions {
   gitRef: ResolvedRef;
+  /**
+   * The project store directory whose refs store the build writes: another
+   * worktree's of the same repository when that one holds the repository's
+   * refs store (default: `projectDir`, whose working-tree index seeds a new one).
+   */
+  refsHome?: string;
 }
 
 /** What a ref index answers besides the usual summary: the commit and which list it started from. */
@@ -157,19 +163,20 @@ function removeRefsStore(projectDir: string): void {
 }
 
 /**
- * Makes the refs store of a project ready to write: one this build cannot
- * use (damaged, another schema) is removed (its commits are an index of git
+ * Makes the refs store in `home` ready to write: one this build cannot use
+ * (damaged, another schema) is removed (its commits are an index of git
  * objects, rebuilt on demand); when there is none, it is seeded with a copy
- * of the working tree's index if that is usable. Returns whether it seeded.
+ * of the working-tree index of `projectDir` if that is usable. Returns
+ * whether it seeded.
  */
-async function prepareRefsStore(projectDir: string): Promise<boolean> {
-  const p = refsStorePath(projectDir);
+async function prepareRefsStore(home: string, projectDir: string): Promise<boolean> {
+  const p = refsStorePath(home);
   if (existsSync(p)) {
-    const open = openIndexForRead(refsDir(projectDir), { refs: true });
+    const open = openIndexForRead(refsDir(home), { refs: true });
     open.db?.close();
     if (open.status !== "corrupt_manifest" && open.status !== "reindex_required") return false;
     debug(`refs store ${p} is ${open.status} (${open.problem ?? ""}): rebuilt`);
-    removeRefsStore(projectDir);
+    removeRefsStore(home);
   }
   const wt = openIndexForRead(projectDir);
   try {
@@ -180,7 +187,7 @@ async function prepareRefsStore(projectDir: string): Promise<boolean> {
   } catch (e) {
     // The working tree's index could not be copied: no seed (the build parses every file), and a damaged
     // index is marked as the working tree's own, not blamed on the refs store.
-    removeRefsStore(projectDir);
+    removeRefsStore(home);
     if (isCorruption(e)) markDamaged(projectDir, (e as Error).message);
     else if (!storageReason(e)) throw e;
     debug(`refs store not seeded from ${indexPath(projectDir)}: ${(e as Error).message}`);
@@ -371,7 +378,7 @@ async function planBuild(
   bytes: BlobStash,
 ): Promise<PlannedBuild> {
   const { commit } = opts.gitRef;
-  const published = readRefStores(writer.db, refsDir(opts.projectDir));
+  const published = readRefStores(writer.db, refsDir(opts.refsHome ?? opts.projectDir));
   const base = opts.force ? null : chooseBase(writer.db, published, entries, commit);
   const evicted = commitsToEvict(published, maxRefStores(), commit);
   const ignore = await treeIgnore(opts.root, entries);
@@ -407,17 +414,18 @@ export async function runRefIndex(
   const entries = await gitListTree(opts.root, commit);
   const tree = lap();
   if (!entries) throw new CruxeError("internal_error", `git could not list the tree of ${commit} in ${opts.root}`);
-  const lock = await refsWriteLock(opts.projectDir);
+  const home = opts.refsHome ?? opts.projectDir;
+  const lock = await refsWriteLock(home);
   const wait = lap();
   try {
     removeOldRefStores(opts.projectDir);
-    const bytesBefore = storeBytes(opts.projectDir);
-    await prepareRefsStore(opts.projectDir);
-    const writer = RefStoreWriter.openRefs(opts.projectDir, commit);
+    const bytesBefore = storeBytes(home);
+    await prepareRefsStore(home, opts.projectDir);
+    const writer = RefStoreWriter.openRefs(home, commit);
     const copy = lap();
     // Blobs to parse wait in memory up to STASH_MEMORY_BYTES, on disk past it (a whole tree's would not fit).
-    removeStashes(opts.projectDir);
-    const bytes = new BlobStash(join(refsDir(opts.projectDir), `${STASH_PREFIX}${commit}`), STASH_MEMORY_BYTES);
+    removeStashes(home);
+    const bytes = new BlobStash(join(refsDir(home), `${STASH_PREFIX}${commit}`), STASH_MEMORY_BYTES);
     let planned: PlannedBuild;
     try {
       planned = await planBuild(opts, writer, entries, bytes);
@@ -453,7 +461,7 @@ export async function runRefIndex(
       bytes.close();
     }
     lap(); // the index run's own time is in `timings`
-    const dir = refsDir(opts.projectDir);
+    const dir = refsDir(home);
     for (const c of evicted) forgetRefUse(dir, c);
     touchRefStore(dir, commit);
     const refTimings = { tree, wait, copy, blobs, publish: lap() };
@@ -464,7 +472,7 @@ export async function runRefIndex(
       commit,
       base: base?.label ?? "none",
       refTimings,
-      storeGrowthBytes: storeBytes(opts.projectDir) - bytesBefore,
+      storeGrowthBytes: storeBytes(home) - bytesBefore,
     };
   } finally {
     lock.close();

@@ -7,7 +7,8 @@
  */
 import { CruxeError } from "../core/errors.ts";
 import { checkRefName, gitCommonDir, gitResolveRef, refFor, type ResolvedRef } from "./git.ts";
-import { findRefStore as findIn, type RefStoreInfo } from "./ref_stores.ts";
+import { existsSync } from "node:fs";
+import { findRefStore as findIn, refsStorePath, type RefStoreInfo } from "./ref_stores.ts";
 import type { ProjectRow, Registry } from "./registry.ts";
 
 /** The names that mean a project's working tree rather than a git ref: `live`, and the checked-out branch. */
@@ -47,6 +48,18 @@ export function findRefStore(
     if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * The project store directory whose refs store indexes `project`'s refs:
+ * its own when it has one, else that of another registered worktree of the
+ * same repository that has one (same objects: one store serves them all and
+ * a commit is indexed once), else its own.
+ */
+export function refsHomeFor(registry: Registry, project: ProjectRow): string {
+  const own = registry.projectDir(project.project_id);
+  if (existsSync(refsStorePath(own))) return own;
+  return worktreeStoreDirs(registry, project).find((d) => existsSync(refsStorePath(d))) ?? own;
 }
 
 /**

@@ -6,8 +6,7 @@
 import type { ActiveJob } from "../../state/jobs.ts";
 import type { JobRow } from "../../state/registry.ts";
 import type { RefStart } from "../../index/job_runner.ts";
-import { isLiveRef } from "../../state/project_refs.ts";
-import { findRefStore } from "../../state/ref_stores.ts";
+import { findRefStore, isLiveRef } from "../../state/project_refs.ts";
 import { refFields } from "../ref_router.ts";
 import type { ToolBody, ToolContext } from "./tool.ts";
 
@@ -103,8 +102,10 @@ async function runRefCall(ctx: ToolContext, req: JobCallRequest, started: RefSta
   const active = started.active!;
   const final = req.wait ? await waitForJob(ctx, active) : null;
   const row = final ?? ctx.runtime.registry.getJob(active.job.job_id) ?? active.job;
-  const dir = ctx.runtime.registry.projectDir(ctx.route.project.project_id);
-  const store = final?.status === "published" ? findRefStore(dir, started.resolved.commit) : undefined;
+  const { registry } = ctx.runtime;
+  const store = final?.status === "published"
+    ? findRefStore(registry, ctx.route.project, started.resolved.commit)
+    : undefined;
   const count = req.tool === "index_repo" ? store?.fileCount ?? null : final?.changed_files ?? null;
   return refBody(body(req.tool, row, row.mode, count, started.joined));
 }

@@ -14,8 +14,8 @@ export const listRefsTool = defineTool({
   indexGate: false,
   description: (languages) =>
     "List the git refs of a workspace Cruxe can answer from: the live working tree (its checked-out branch), " +
-    "every indexed ref (name, commit, kind, files, symbols, last indexed, state; shared: true when another " +
-    "worktree of the repository indexed it) and the branches not yet " +
+    "every indexed ref (name, commit, kind, files, symbols, last indexed, state; shared: true when it is " +
+    "held in the refs store of another worktree of the repository) and the branches not yet " +
     "indexed (index one with index_repo {ref}). Pass ref to any query tool, or switch_ref to change the default. " +
     `Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({}),

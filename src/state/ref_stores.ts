@@ -1,7 +1,8 @@
 /**
- * Where the indexes of git refs live: one refs store per project,
- * `<project store>/refs/index.db`, holding every indexed commit and sharing
- * what is the same between them.
+ * Where the indexes of git refs live: a refs store, `<project
+ * store>/refs/index.db`, holding every indexed commit and sharing what is the
+ * same between them; the registered worktrees of one repository share the
+ * one any of them has (`refsHomeFor` in `./project_refs.ts`).
  *
  * The refs store has the project-index schema with `files` holding file
  * versions: one row per (path, content) any indexed commit has, with its
@@ -46,10 +47,10 @@ export function refsStorePath(projectDir: string): string {
   return indexPath(refsDir(projectDir));
 }
 
-/** Default number of indexed commits kept per project (`CRUXE_MAX_REF_STORES` overrides it). */
+/** Default number of indexed commits kept per refs store (`CRUXE_MAX_REF_STORES` overrides it). */
 const DEFAULT_MAX_REF_STORES = 8;
 
-/** How many indexed commits a project keeps: `CRUXE_MAX_REF_STORES` (1..1000) or `DEFAULT_MAX_REF_STORES`. */
+/** How many indexed commits a refs store keeps: `CRUXE_MAX_REF_STORES` (1..1000) or `DEFAULT_MAX_REF_STORES`. */
 export function maxRefStores(): number {
   let raw: string | undefined;
   try {

@@ -41,6 +41,7 @@ import {
   touchRefStore,
 } from "../state/ref_stores.ts";
 import { RefStoreWriter, SEED_REF } from "../state/ref_store_writer.ts";
+import { hasList, listedBlobIds, skippedBlobKeys, versionWithBlob } from "../state/read/file_blobs.ts";
 import { closeQuietly, type Db } from "../state/db.ts";
 import type { IndexSummary, ProgressEvent } from "../state/jobs.ts";
 import { gitBlobSizes, gitListTree, gitReadBlobs, type ResolvedRef, type TreeEntry } from "../state/git.ts";
@@ -87,15 +88,6 @@ interface Base {
   blobs: Map<string, string> | null;
 }
 
-/** Path → blob id of the files of one commit of the refs store. */
-function listedBlobs(db: Db, refId: number): Map<string, string> {
-  const rows = db.prepare(
-    `SELECT f.path AS path, b.blob AS blob FROM ref_files m JOIN files f ON f.id = m.file_id
-     JOIN version_blobs b ON b.file_id = f.id WHERE m.ref_id = ?`,
-  ).all(refId) as { path: string; blob: string }[];
-  return new Map(rows.map((r) => [r.path, r.blob]));
-}
-
 /**
  * The list `entries` start from: the published commit sharing the most blobs
  * with them, else the seed list (a store just seeded from the working tree's
@@ -107,13 +99,12 @@ function chooseBase(db: Db, published: RefStoreInfo[], entries: TreeEntry[], exc
   let bestShared = -1;
   for (const s of published) {
     if (s.commit === exclude) continue;
-    const blobs = listedBlobs(db, s.refId);
+    const blobs = listedBlobIds(db, s.refId);
     const shared = entries.filter((e) => blobs.get(e.path) === e.oid).length;
     if (shared > bestShared) [best, bestShared] = [{ label: `ref:${s.commit}`, refId: s.refId, blobs }, shared];
   }
   if (best) return best;
-  const seeded = db.prepare("SELECT 1 FROM ref_files WHERE ref_id = ? LIMIT 1").get(SEED_REF) !== undefined;
-  return seeded ? { label: "working_tree", refId: SEED_REF, blobs: null } : null;
+  return hasList(db, SEED_REF) ? { label: "working_tree", refId: SEED_REF, blobs: null } : null;
 }
 
 /**
@@ -124,13 +115,10 @@ function chooseBase(db: Db, published: RefStoreInfo[], entries: TreeEntry[], exc
 function versionsToAdopt(db: Db, files: TreeEntry[], base: Base | null): Map<string, number> {
   const out = new Map<string, number>();
   if (!base?.blobs) return out;
-  const find = db.prepare(
-    "SELECT f.id AS id FROM files f JOIN version_blobs b ON b.file_id = f.id WHERE f.path = ? AND b.blob = ? LIMIT 1",
-  );
   for (const e of files) {
     if (base.blobs.get(e.path) === e.oid) continue;
-    const r = find.get(e.path, e.oid) as { id: number } | undefined;
-    if (r) out.set(e.path, Number(r.id));
+    const id = versionWithBlob(db, e.path, e.oid);
+    if (id !== null) out.set(e.path, id);
   }
   return out;
 }
@@ -143,12 +131,6 @@ function notIndexed(e: TreeEntry, ignore: IgnoreStack): "symlinks" | "ignored" |
   if (e.type !== "blob" || builtinSkip(e.path) || ignore.ignored(e.path, false)) return "ignored";
   // An extension no language claims: never read, as the indexer never reads it.
   return mayBeIndexed(e.path) ? null : "unnamed";
-}
-
-/** The (path, blob) pairs the refs store recorded as read and skipped, as `path\0blob`. */
-function skippedBlobs(db: Db): Set<string> {
-  const rows = db.prepare("SELECT path, blob FROM skipped_blobs").all() as { path: string; blob: string }[];
-  return new Set(rows.map((r) => `${r.path}\0${r.blob}`));
 }
 
 /** Removes the refs store of a project (its file, journal, damage marker and use markers). */
@@ -391,7 +373,7 @@ async function planBuild(
   const adopt = versionsToAdopt(writer.db, files, base);
   writer.startFrom({ baseRefId: base?.refId ?? null, evict: evicted, adopt });
   const manifest = writer.manifest();
-  const plan = planTree(files, skipped, manifest, base, adopt, skippedBlobs(writer.db));
+  const plan = planTree(files, skipped, manifest, base, adopt, skippedBlobKeys(writer.db));
   await readPlanned(opts.root, plan, manifest, base?.blobs === null, opts.maxFileBytes, bytes);
   return { base, plan, evicted };
 }

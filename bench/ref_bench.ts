@@ -16,7 +16,7 @@
  */
 import { join } from "node:path";
 import { benchRunner } from "./bench_runner.ts";
-import { refsStorePath } from "../src/state/ref_stores.ts";
+import { refsStoreBytes } from "../src/state/ref_stores.ts";
 import type { IndexSummary } from "../src/state/jobs.ts";
 
 function run(cmd: string, args: string[], cwd?: string): string {
@@ -92,14 +92,7 @@ async function benchCorpus(corpus: string): Promise<void> {
     if (job && job.status !== "published") throw new Error(`${label}: ${job.error_message}`);
     const s = job ? summary() as (IndexSummary & Record<string, unknown>) | null : null;
     // The file and its journal, as the build's own growth figure counts them.
-    const size = (p: string) => {
-      try {
-        return Deno.statSync(p).size;
-      } catch {
-        return 0;
-      }
-    };
-    const store = size(refsStorePath(projectDir)) + size(`${refsStorePath(projectDir)}-wal`);
+    const store = refsStoreBytes(projectDir);
     const grew = s ? Number(s.storeGrowthBytes) : 0;
     console.log(
       `${name} ${label}: ${ms.toFixed(0)} ms wall` +

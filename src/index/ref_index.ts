@@ -33,11 +33,14 @@ import {
   maxRefStores,
   readRefStores,
   refsDir,
+  refsStoreBytes,
   refsStorePath,
   type RefStoreInfo,
   refsWriteLock,
   removeDir,
   removeOldRefStores,
+  removeStashes,
+  STASH_PREFIX,
   touchRefStore,
 } from "../state/ref_stores.ts";
 import { RefStoreWriter, SEED_REF } from "../state/ref_store_writer.ts";
@@ -148,24 +151,22 @@ function removeRefsStore(projectDir: string): void {
  * Makes the refs store in `home` ready to write: one this build cannot use
  * (damaged, another schema) is removed (its commits are an index of git
  * objects, rebuilt on demand); when there is none, it is seeded with a copy
- * of the working-tree index of `projectDir` if that is usable. Returns
- * whether it seeded.
+ * of the working-tree index of `projectDir` if that is usable.
  */
-async function prepareRefsStore(home: string, projectDir: string): Promise<boolean> {
+async function prepareRefsStore(home: string, projectDir: string): Promise<void> {
   const p = refsStorePath(home);
   if (existsSync(p)) {
     const open = openIndexForRead(refsDir(home), { refs: true });
     open.db?.close();
-    if (open.status !== "corrupt_manifest" && open.status !== "reindex_required") return false;
+    if (open.status !== "corrupt_manifest" && open.status !== "reindex_required") return;
     debug(`refs store ${p} is ${open.status} (${open.problem ?? ""}): rebuilt`);
     removeRefsStore(home);
   }
   const wt = openIndexForRead(projectDir);
   try {
-    if (!wt.db || wt.status !== "compatible") return false;
+    if (!wt.db || wt.status !== "compatible") return;
     // A consistent copy of the live index (a sync may write it meanwhile), whole pages in one step.
     await backup(wt.db, p, { rate: 1 << 30 });
-    return true;
   } catch (e) {
     // The working tree's index could not be copied: no seed (the build parses every file), and a damaged
     // index is marked as the working tree's own, not blamed on the refs store.
@@ -173,7 +174,6 @@ async function prepareRefsStore(home: string, projectDir: string): Promise<boole
     if (isCorruption(e)) markDamaged(projectDir, (e as Error).message);
     else if (!storageReason(e)) throw e;
     debug(`refs store not seeded from ${indexPath(projectDir)}: ${(e as Error).message}`);
-    return false;
   } finally {
     closeQuietly(wt.db);
   }
@@ -181,29 +181,6 @@ async function prepareRefsStore(home: string, projectDir: string): Promise<boole
 
 /** Blob bytes a build keeps in memory before it stashes the rest on disk (see `BlobStash`). */
 const STASH_MEMORY_BYTES = 256 * 1024 * 1024;
-
-/** Name prefix of a build's stash directory in the refs directory. */
-const STASH_PREFIX = "stash-";
-
-/** Removes stash directories a stopped build left (called under the write lock: no build is running). */
-function removeStashes(projectDir: string): void {
-  try {
-    for (const e of Deno.readDirSync(refsDir(projectDir))) {
-      if (e.isDirectory && e.name.startsWith(STASH_PREFIX)) removeDir(join(refsDir(projectDir), e.name));
-    }
-  } catch { /* no refs directory yet */ }
-}
-
-/** Size of the refs store, its journal included (0 when absent). */
-function storeBytes(projectDir: string): number {
-  let n = 0;
-  for (const f of [refsStorePath(projectDir), `${refsStorePath(projectDir)}-wal`]) {
-    try {
-      n += Deno.statSync(f).size;
-    } catch { /* absent */ }
-  }
-  return n;
-}
 
 /** The ref's `.cruxeignore` (from its own tree), or an empty stack. */
 async function treeIgnore(root: string, entries: TreeEntry[]): Promise<IgnoreStack> {
@@ -401,7 +378,7 @@ export async function runRefIndex(
   const wait = lap();
   try {
     removeOldRefStores(opts.projectDir);
-    const bytesBefore = storeBytes(home);
+    const bytesBefore = refsStoreBytes(home);
     await prepareRefsStore(home, opts.projectDir);
     const writer = RefStoreWriter.openRefs(home, commit);
     const copy = lap();
@@ -454,7 +431,7 @@ export async function runRefIndex(
       commit,
       base: base?.label ?? "none",
       refTimings,
-      storeGrowthBytes: storeBytes(home) - bytesBefore,
+      storeGrowthBytes: refsStoreBytes(home) - bytesBefore,
     };
   } finally {
     lock.close();

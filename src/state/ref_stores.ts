@@ -47,6 +47,17 @@ export function refsStorePath(projectDir: string): string {
   return indexPath(refsDir(projectDir));
 }
 
+/** Size of a project's refs store, its journal included (0 when absent). */
+export function refsStoreBytes(projectDir: string): number {
+  let n = 0;
+  for (const f of [refsStorePath(projectDir), `${refsStorePath(projectDir)}-wal`]) {
+    try {
+      n += Deno.statSync(f).size;
+    } catch { /* absent */ }
+  }
+  return n;
+}
+
 /** Default number of indexed commits kept per refs store (`CRUXE_MAX_REF_STORES` overrides it). */
 const DEFAULT_MAX_REF_STORES = 8;
 
@@ -252,28 +263,34 @@ export function removeDir(dir: string): void {
 /** An earlier layout's store unused this long is no other Cruxe's (it recorded each use in the directory's mtime). */
 const OLD_STORE_IDLE_MS = 24 * 3600_000;
 
+/** The directories in a project's refs directory, as full paths with their names (none when it is absent). */
+function refsSubdirs(projectDir: string): { name: string; dir: string }[] {
+  try {
+    return [...Deno.readDirSync(refsDir(projectDir))].filter((e) => e.isDirectory)
+      .map((e) => ({ name: e.name, dir: join(refsDir(projectDir), e.name) }));
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Removes the stores of the earlier layout (one whole store per commit,
  * `refs/<commit>/` and `refs/<commit>.building/`) left unused for a day (an
- * older Cruxe still running on the same home keeps using its own); returns
- * how many.
+ * older Cruxe still running on the same home keeps using its own).
  */
-export function removeOldRefStores(projectDir: string, now = Date.now()): number {
-  let n = 0;
-  let entries: Deno.DirEntry[];
-  try {
-    entries = [...Deno.readDirSync(refsDir(projectDir))];
-  } catch {
-    return 0;
-  }
-  for (const e of entries) {
-    if (!e.isDirectory || !isCommitId(e.name.replace(/\.building$/, ""))) continue;
-    const dir = join(refsDir(projectDir), e.name);
+export function removeOldRefStores(projectDir: string, now = Date.now()): void {
+  for (const { name, dir } of refsSubdirs(projectDir)) {
+    if (!isCommitId(name.replace(/\.building$/, ""))) continue;
     try {
-      if (now - (Deno.statSync(dir).mtime?.getTime() ?? now) < OLD_STORE_IDLE_MS) continue;
-      removeDir(dir);
-      n++;
+      if (now - (Deno.statSync(dir).mtime?.getTime() ?? now) >= OLD_STORE_IDLE_MS) removeDir(dir);
     } catch { /* held open elsewhere, or gone: removed by a later run */ }
   }
-  return n;
+}
+
+/** Name prefix of a ref build's stash directory (see `BlobStash`) in the refs directory. */
+export const STASH_PREFIX = "stash-";
+
+/** Removes stash directories a stopped build left (call under the write lock: no build is running then). */
+export function removeStashes(projectDir: string): void {
+  for (const { name, dir } of refsSubdirs(projectDir)) if (name.startsWith(STASH_PREFIX)) removeDir(dir);
 }

@@ -223,8 +223,7 @@ export class Dispatcher {
     const current = !read.commit || this.rt.readers.cachedRefView(route.project, read.commit) === read.view;
     // The answer's metadata describes what it was read from: `read` becomes the new read.
     if (!current) Object.assign(read, await readViewFor(this.rt, route.project, read.ref));
-    const now = read;
-    const ctx = this.toolContext(route, call, () => now.view, { activeJob: () => undefined, progress: null });
+    const ctx = this.toolContext(route, call, () => read.view, { activeJob: () => undefined, progress: null });
     return await def.handler(toolArgs, ctx);
   }
 

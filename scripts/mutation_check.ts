@@ -378,6 +378,33 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/faults_test.ts",
     filter: "full disk",
   },
+  {
+    id: "git-alternates-used",
+    claim: "hostile repository: borrowed objects (alternates, symlinks in objects/) mean plain mode",
+    file: "src/state/git.ts",
+    find: "  if (borrowed) return refuse(",
+    replace: "  if (borrowed && false) return refuse(",
+    test: "tests/hostile_git_objects_test.ts",
+    filter: "borrowed objects",
+  },
+  {
+    id: "git-ref-symlink-followed",
+    claim: "hostile repository: a ref read through a symlinked ref file is refused",
+    file: "src/state/git.ts",
+    find: "  const linked = refFileProblem(repo.gitDir, common, ref) ?? looseObjectLink(common);",
+    replace: "  const linked = looseObjectLink(common);",
+    test: "tests/hostile_git_objects_test.ts",
+    filter: "borrowed objects",
+  },
+  {
+    id: "git-env-inherited",
+    claim: "hostile environment: git's variables (GIT_COMMON_DIR, GIT_OBJECT_DIRECTORY, …) reach no git call",
+    file: "src/state/git.ts",
+    find: "    clearEnv: true,",
+    replace: "    clearEnv: false,",
+    test: "tests/hostile_git_objects_test.ts",
+    filter: "environment variables",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

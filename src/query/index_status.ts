@@ -7,6 +7,7 @@ import type { IndexReaders, IndexView } from "./index_reader.ts";
 import type { ActiveJob, ProgressEvent } from "../state/jobs.ts";
 import type { IndexingStatus } from "../core/metadata.ts";
 import { processAlive } from "../state/process_lock.ts";
+import { gitRefusal } from "../state/git.ts";
 
 /** `interrupted_recovery_report` (present only when interrupted jobs are unresolved). */
 export interface InterruptedReport {
@@ -98,6 +99,12 @@ export function indexFacts(view: IndexView) {
   };
 }
 
+/** `git_refused`: why the root's `.git` is not used (it is scanned as a plain directory); absent when nothing is refused. */
+function gitNote(root: string): { git_refused?: string } {
+  const why = gitRefusal(root);
+  return why ? { git_refused: `${why}; indexed as a plain directory` } : {};
+}
+
 /**
  * The spec's index_status body for one project (without `metadata`). `jobView`
  * overlays what the caller knows of a job that the registry could not record.
@@ -118,6 +125,7 @@ export function projectStatus(
     repo_root: project.repo_root,
     name: project.name,
     vcs_mode: project.vcs_mode,
+    ...gitNote(project.repo_root),
     index_status: elsewhere ? "indexing" : indexingStatus(view, active, jobs[0]),
     ...indexFacts(view),
     active_job: active

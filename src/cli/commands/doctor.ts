@@ -2,7 +2,7 @@
 import { existsSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { scanRepository } from "../../index/scan.ts";
-import { gitVersion } from "../../state/git.ts";
+import { gitRefusal, gitVersion } from "../../state/git.ts";
 import { loadConfig } from "../context.ts";
 import { rebuildRegistry, Registry, registryPath, storeIds } from "../../state/registry.ts";
 import { indexDamage, indexPath, storeRoot } from "../../state/project_index.ts";
@@ -77,6 +77,7 @@ async function ignoreCheck(root: string, maxFileBytes: number): Promise<Check> {
   try {
     const t0 = performance.now();
     const r = await scanRepository(root, { maxFileBytes });
+    const refused = gitRefusal(root);
     const rules = [".gitignore", ".cruxeignore", ".git/info/exclude"].filter((f) => existsSync(join(root, f)));
     const sk = Object.entries(r.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(", ");
     return {
@@ -86,7 +87,8 @@ async function ignoreCheck(root: string, maxFileBytes: number): Promise<Check> {
         `${root} (${r.vcs}): ${counted(r.files.length, "file")} to index in ${
           (performance.now() - t0).toFixed(0)
         } ms; ` +
-        `rules: ${rules.join(", ") || "built-in only"}${sk ? `; skipped ${sk}` : ""}`,
+        `rules: ${rules.join(", ") || "built-in only"}${sk ? `; skipped ${sk}` : ""}` +
+        (refused ? `; git not used: ${refused}` : ""),
     };
   } catch (e) {
     return { check: "ignore rules", status: "warn", detail: `cannot scan ${root}: ${(e as Error).message}` };
@@ -221,6 +223,15 @@ export async function runDoctor(configPath: string | undefined, json: boolean, r
     if (gap) checks.push(gap);
     const readers = new IndexReaders(registry);
     for (const p of registry.listProjects()) {
+      const refused = gitRefusal(p.repo_root);
+      if (refused) {
+        checks.push({
+          check: `git ${p.name}`,
+          status: "warn",
+          detail: `${p.repo_root}: git not used (${refused}); indexed as a plain directory`,
+          fix: "remove what borrows from elsewhere (e.g. `git repack -a -d`, then delete objects/info/alternates)",
+        });
+      }
       const v = readers.view(p);
       const bad = v.schemaStatus === "reindex_required" || v.schemaStatus === "corrupt_manifest";
       checks.push({

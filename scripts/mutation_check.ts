@@ -405,6 +405,33 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/hostile_git_objects_test.ts",
     filter: "environment variables",
   },
+  {
+    id: "root-swap-watched",
+    claim: "hostile root: the watcher stops when the root is swapped for a symlink",
+    file: "src/index/live_indexer.ts",
+    find: "    const real = rootMovedTo(st.project.repo_root);\n    if (real === null) return false;",
+    replace: "    const real = rootMovedTo(st.project.repo_root);\n    if (real === null || real) return false;",
+    test: "tests/root_swap_test.ts",
+    filter: "event watcher",
+  },
+  {
+    id: "root-swap-scanned",
+    claim: "hostile root: the scan refuses a root that now resolves elsewhere",
+    file: "src/index/scan.ts",
+    find: "  checkRootUnmoved(root);\n  const skipped",
+    replace: "  const skipped",
+    test: "tests/root_swap_test.ts",
+    filter: "full scan",
+  },
+  {
+    id: "root-swap-served",
+    claim: "hostile root: a moved root is not served until re-registered",
+    file: "src/mcp/workspace_router.ts",
+    find: "    checkRootUnmoved(project.repo_root); // a root swapped",
+    replace: "    // a root swapped",
+    test: "tests/root_swap_test.ts",
+    filter: "event watcher",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

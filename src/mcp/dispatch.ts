@@ -133,9 +133,10 @@ export class Dispatcher {
     try {
       return await this.rt.router.resolve(workspace);
     } catch (err) {
-      if (def.serverWide && workspace === undefined && err instanceof CruxeError && err.code === "project_not_found") {
-        return null;
-      }
+      // A server-wide tool answers unrouted when the default workspace is missing or its root moved (it says so).
+      const unroutable = err instanceof CruxeError &&
+        (err.code === "project_not_found" || err.data.reason === "root_moved");
+      if (def.serverWide && workspace === undefined && unroutable) return null;
       throw err;
     }
   }

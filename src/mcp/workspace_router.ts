@@ -23,7 +23,7 @@ import { isAbsolute, resolve } from "node:path";
 import { CruxeError } from "../core/errors.ts";
 import { isWithinAnyRoot } from "../core/path_policy.ts";
 import { info, warn } from "../core/log.ts";
-import { outsideSandbox } from "../state/workspace_dir.ts";
+import { checkRootUnmoved, outsideSandbox } from "../state/workspace_dir.ts";
 import type { JobRunner } from "../index/job_runner.ts";
 import type { IndexReaders } from "../query/index_reader.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
@@ -158,6 +158,7 @@ export class WorkspaceRouter {
 
   /** The registered project at or above a canonical path. */
   private routeTo(project: ProjectRow, bootstrapped: boolean): RoutedWorkspace {
+    checkRootUnmoved(project.repo_root); // a root swapped for a symlink is not served until re-registered
     const now = performance.now();
     this.recency.set(project.repo_root, now);
     if (now - (this.touched.get(project.repo_root) ?? -Infinity) >= TOUCH_EVERY_MS) {

@@ -88,14 +88,8 @@ import { isAbsolute, join, resolve, sep } from "node:path";
 import { isWithinRoot } from "../core/path_policy.ts";
 import { CruxeError } from "../core/errors.ts";
 import { debug, warn } from "../core/log.ts";
-import {
-  hasOwnObject,
-  looseObjectLink,
-  objectStoreProblem,
-  readRefFile,
-  realpathOrNull,
-  refFileProblem,
-} from "./git_own_store.ts";
+import { hasOwnObject, looseObjectLink, objectStoreProblem, readRefFile, refFileProblem } from "./git_own_store.ts";
+import { realpathOrNull } from "./workspace_dir.ts";
 
 /**
  * The only git subcommands Cruxe runs (none of them runs filters, textconv or diff drivers): `cat-file` is run

@@ -26,6 +26,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { isWithinRoot } from "../core/path_policy.ts";
+import { realpathOrNull } from "./workspace_dir.ts";
 
 /** git's own limit on alternates naming alternates. */
 const MAX_ALTERNATE_DEPTH = 5;
@@ -35,15 +36,6 @@ const MAX_ALTERNATES_BYTES = 64 * 1024;
 function lstatOrNull(p: string): Deno.FileInfo | null {
   try {
     return Deno.lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-
-/** `p`'s canonical path, or null when it does not resolve. Requires `--allow-read` on `p`. */
-export function realpathOrNull(p: string): string | null {
-  try {
-    return Deno.realPathSync(p);
   } catch {
     return null;
   }

@@ -3,6 +3,7 @@ import { existsSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { scanRepository } from "../../index/scan.ts";
 import { gitRefusal, gitVersion } from "../../state/git.ts";
+import { realpathOrNull } from "../../state/workspace_dir.ts";
 import { loadConfig } from "../context.ts";
 import { rebuildRegistry, Registry, registryPath, storeIds } from "../../state/registry.ts";
 import { indexDamage, indexPath, storeRoot } from "../../state/project_index.ts";
@@ -73,7 +74,8 @@ function gitCheck(): Check {
   };
 }
 
-async function ignoreCheck(root: string, maxFileBytes: number): Promise<Check> {
+async function ignoreCheck(cwd: string, maxFileBytes: number): Promise<Check> {
+  const root = realpathOrNull(cwd) ?? cwd; // the scan refuses a root that is not its own realpath
   try {
     const t0 = performance.now();
     const r = await scanRepository(root, { maxFileBytes });

@@ -418,6 +418,69 @@ Deno.test({
   },
 });
 
+// ---- HTTP: heads with thousands of header fields
+
+/** A GET /health head with `n` header fields (Host first, then `line(i)` for the rest). */
+function headWithFields(port: number, n: number, line: (i: number) => string = (i) => `x${i}: v`): string {
+  let text = `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n`;
+  for (let i = 2; i < n; i++) text += line(i) + "\r\n";
+  return text + "\r\n";
+}
+
+Deno.test({
+  name: "http: more than 100 header fields is 431 at once, and hostile heads leave /health answering promptly",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const http = serveHttp(s.rt, s.dispatcher, { port: 0, bind: "127.0.0.1" });
+    const port = http.port;
+    const status = (text: string) => Number(text.match(/^HTTP\/1\.1 (\d{3}) /)?.[1]);
+    try {
+      assert.equal(status(await rawExchange(port, headWithFields(port, 100))), 200, "100 fields are served");
+      const over = await rawExchange(port, headWithFields(port, 101));
+      assert.equal(status(over), 431, over.slice(0, 200));
+      assert.match(over, /more than 100 header fields/);
+      assert.equal(status(await rawExchange(port, headWithFields(port, 101, () => "x: same"))), 431, "repeats count");
+
+      // Hostile heads on other connections: 4,000 small fields (~35 KiB) three times, ~16,000 four-byte
+      // lines (64 KiB, just under the size cap), and 4,000 fields dripped ten at a time.
+      const t0 = performance.now();
+      const fast = [1, 2, 3].map(() => rawExchange(port, headWithFields(port, 4000)));
+      const tiny = rawExchange(port, headWithFields(port, 15_990, () => "a:"));
+      const drip = (async () => {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+        const lines = headWithFields(port, 4000).split(/(?<=\r\n)/);
+        try {
+          for (let i = 0; i < lines.length; i += 10) {
+            await conn.write(enc.encode(lines.slice(i, i + 10).join("")));
+            await new Promise((r) => setTimeout(r, 0));
+          }
+          let text = "";
+          const buf = new Uint8Array(4096);
+          for (let n; (n = await conn.read(buf)) !== null;) text += dec.decode(buf.subarray(0, n));
+          return text;
+        } finally {
+          conn.close();
+        }
+      })();
+      const healthMs: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const h = await rawGet(port, "/health");
+        assert.equal(h.status, 200);
+        healthMs.push(h.ms);
+      }
+      const hostile = await Promise.all([...fast, tiny, drip]);
+      const hostileMs = performance.now() - t0;
+      assert.deepEqual(hostile.map(status), [431, 431, 431, 431, 431], hostile.map((t) => t.slice(0, 80)).join(" | "));
+      const slowest = Math.max(...healthMs);
+      assert.ok(slowest < 2000, `/health took ${Math.round(slowest)} ms while hostile heads were read`);
+      assert.ok(hostileMs < 10_000, `five hostile heads took ${Math.round(hostileMs)} ms to refuse`);
+    } finally {
+      await http.shutdown(2000);
+    }
+  },
+});
+
 // ---- ask_code: a model that answers with 30 MB
 
 const HUGE = 30 * 1024 * 1024;

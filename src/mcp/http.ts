@@ -48,6 +48,8 @@ export const HEADER_TIMEOUT_MS = 20_000;
 export const BODY_TIMEOUT_MS = 60_000;
 /** Largest request head (request line and headers); a larger one is answered 431. */
 export const MAX_HEAD_BYTES = 64 * 1024;
+/** Most header fields in one request head; more are answered 431. */
+export const MAX_HEADERS = 100;
 
 /** HTTP listener settings. */
 export interface HttpOptions {
@@ -269,6 +271,7 @@ export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOpti
       headerTimeoutMs: o.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
       bodyTimeoutMs: o.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
       maxHeadBytes: MAX_HEAD_BYTES,
+      maxHeaders: MAX_HEADERS,
       onListen: (addr) => {
         port = addr.port;
         debug(`listening on ${addr.hostname}:${addr.port}`); // the CLI prints the URLs people use

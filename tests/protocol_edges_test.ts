@@ -15,7 +15,7 @@ import { registerProject } from "../src/index/project_setup.ts";
 import type { LlmConfig } from "../src/query/llm_client.ts";
 import { MAX_ANSWER_BYTES, MAX_REPLY_BODY_BYTES } from "../src/query/llm_client.ts";
 import { copyFixture } from "./helpers/fixture_repo.ts";
-import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, waitFor } from "./mcp_helpers.ts";
+import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, waitFor, within } from "./mcp_helpers.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -412,6 +412,38 @@ Deno.test({
       assert.deepEqual(statuses(old), [200], "HTTP/1.0 is answered, and the connection closed");
       assert.match(old, /connection: close/);
       assert.equal((await rawGet(http.port, "/health")).status, 200, "still serving");
+    } finally {
+      await http.shutdown(2000);
+    }
+  },
+});
+
+Deno.test({
+  name: "http: an empty POST body (no framing, or Content-Length: 0) is answered 400 with -32700 at once",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const http = serveHttp(s.rt, s.dispatcher, { port: 0, bind: "127.0.0.1" });
+    const host = `Host: 127.0.0.1:${http.port}\r\n`;
+    try {
+      for (const path of ["/mcp", "/"]) {
+        for (const framing of ["", "Content-Length: 0\r\n", "Content-Type: application/json\r\n"]) {
+          const what = `POST ${path} with ${JSON.stringify(framing)}`;
+          const reply = await within(
+            rawExchange(http.port, `POST ${path} HTTP/1.1\r\n${host}Connection: close\r\n${framing}\r\n`),
+            8000,
+            what,
+          );
+          assert.match(reply, /^HTTP\/1\.1 400 /, `${what}: ${reply.slice(0, 120) || "no answer"}`);
+          assert.match(reply, /"code":-32700/, what);
+        }
+      }
+      // Kept alive: the empty POST is answered and the next request on the connection is served.
+      const two = await rawExchange(
+        http.port,
+        `POST /mcp HTTP/1.1\r\n${host}Content-Length: 0\r\n\r\nGET /health HTTP/1.1\r\n${host}Connection: close\r\n\r\n`,
+      );
+      assert.deepEqual([...two.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]), ["400", "200"], two.slice(0, 300));
     } finally {
       await http.shutdown(2000);
     }

@@ -215,6 +215,7 @@ async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Reques
       max_bytes: MAX_BODY_BYTES,
     });
   }
+  if (!bytes.length) return rpcErrorResponse(400, ErrorCode.ParseError, "Parse error: the request body is empty");
   let raw: unknown;
   try {
     raw = JSON.parse(new TextDecoder().decode(bytes));

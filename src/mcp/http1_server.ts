@@ -380,7 +380,8 @@ export function serveHttp1(opts: Http1Options, handler: (req: Request) => Promis
         }, opts.bodyTimeoutMs);
         let res: Response;
         try {
-          const hasBody = head.method !== "GET" && head.method !== "HEAD";
+          // No framing (or a zero length) means an empty body: the handler sees none instead of waiting for one.
+          const hasBody = head.method !== "GET" && head.method !== "HEAD" && head.body.kind !== "none";
           res = await handler(
             new Request(origin + head.target, {
               method: head.method,

@@ -338,3 +338,23 @@ Deno.test({
     }
   },
 });
+
+Deno.test("a bad numeric environment variable stops a command with exit 2 naming it, as CRUXE_WATCH=bogus does", async () => {
+  const home = tempHome();
+  try {
+    const cases: [string[], Record<string, string>, string][] = [
+      [["status"], { CRUXE_MAX_FILE_BYTES: "abc" }, "CRUXE_MAX_FILE_BYTES"],
+      [["index", "--path", home], { CRUXE_MAX_FILE_BYTES: "-1" }, "CRUXE_MAX_FILE_BYTES"],
+      [["serve-mcp"], { CRUXE_WORKERS: "0" }, "CRUXE_WORKERS"],
+      [["status"], { CRUXE_MAX_REF_STORES: "lots" }, "CRUXE_MAX_REF_STORES"],
+      [["status"], { CRUXE_WATCH: "bogus" }, "CRUXE_WATCH"],
+    ];
+    for (const [args, env, name] of cases) {
+      const r = await cruxe(home, args, { env });
+      assert.equal(r.code, 2, `${JSON.stringify(env)} ${args[0]}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`error\\[invalid_input\\]: ${name} must be`), r.stderr);
+    }
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+  }
+});

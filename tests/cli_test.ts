@@ -25,14 +25,20 @@ interface Run {
   stderr: string;
 }
 
-/** Runs `cruxe args…` from `cwd` with a private home; `env` adds variables. */
-async function cruxe(home: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
+/** Runs `cruxe args…` from `cwd` with a private home; `env` adds variables; killed after `timeoutMs` (a hang fails). */
+async function cruxe(
+  home: string,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, ...args],
     cwd: opts.cwd ?? home,
     env: { CRUXE_HOME: home, NO_COLOR: "", ...opts.env },
+    stdin: "null",
     stdout: "piped",
     stderr: "piped",
+    signal: AbortSignal.timeout(opts.timeoutMs ?? 60_000),
   }).output();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) } satisfies Run;
 }
@@ -353,6 +359,56 @@ Deno.test("a bad numeric environment variable stops a command with exit 2 naming
       const r = await cruxe(home, args, { env });
       assert.equal(r.code, 2, `${JSON.stringify(env)} ${args[0]}: ${r.stderr}`);
       assert.match(r.stderr, new RegExp(`error\\[invalid_input\\]: ${name} must be`), r.stderr);
+    }
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
+Deno.test("a config file that is a FIFO, a device, a directory or too large is invalid_input naming it, at once", async () => {
+  const home = tempHome();
+  try {
+    const fifo = join(home, "fifo.json");
+    const made = await new Deno.Command("mkfifo", { args: [fifo, join(home, "config.json")] }).output();
+    assert.ok(made.success, "mkfifo");
+    const big = join(home, "big.json");
+    Deno.writeTextFileSync(big, `{"workers": 2${" ".repeat(2 * 1024 * 1024)}}`);
+    const cases: [string[], string, RegExp][] = [
+      [["--config", fifo, "status"], fifo, /is not a regular file/],
+      [["--config", "/dev/zero", "status"], "/dev/zero", /is not a regular file/],
+      [["--config", home, "doctor"], home, /is not a regular file/],
+      [["--config", big, "status"], big, /is \d+ bytes; config files up to 1048576 bytes are read/],
+      [["status"], join(home, "config.json"), /is not a regular file/], // a FIFO at the default path
+    ];
+    for (const [args, named, why] of cases) {
+      const r = await cruxe(home, args, { timeoutMs: 20_000 });
+      assert.equal(r.code, 2, `${args.join(" ")}: exit ${r.code} ${r.stderr}`);
+      assert.ok(r.stderr.includes(`error[invalid_input]: Config file ${named} `), r.stderr);
+      assert.match(r.stderr, why);
+    }
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
+Deno.test("a config file that is not JSON is reported by line and column, never by its content", async () => {
+  const home = tempHome();
+  try {
+    const shadow = join(home, "shadow");
+    Deno.writeTextFileSync(shadow, "root:$6$s3cretSalt$h4shValue:19000:0:99999:7:::\n");
+    const late = join(home, "late.json");
+    Deno.writeTextFileSync(late, '{\n  "workers": 2,\n  "llm": {"apiKey": s3cretKey}\n}\n');
+    const cases: [string, string, string[]][] = [
+      [shadow, "line 1, column 1", []],
+      [late, "line 3, column 21", []],
+      [late, "line 3, column 21", ["--json"]],
+    ];
+    for (const [file, where, extra] of cases) {
+      const r = await cruxe(home, [...extra, "--config", file, "status"], { timeoutMs: 20_000 });
+      assert.equal(r.code, 2, r.stderr);
+      const said = r.stdout + r.stderr;
+      assert.ok(said.includes(`Config file ${file} is not valid JSON (at ${where})`), said);
+      assert.doesNotMatch(said, /s3cret|h4sh|root:/, "no byte of the file is echoed");
     }
   } finally {
     Deno.removeSync(home, { recursive: true });

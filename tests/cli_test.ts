@@ -378,7 +378,9 @@ Deno.test("a config file that is a FIFO, a device, a directory or too large is i
       [["--config", "/dev/zero", "status"], "/dev/zero", /is not a regular file/],
       [["--config", home, "doctor"], home, /is not a regular file/],
       [["--config", big, "status"], big, /is \d+ bytes; config files up to 1048576 bytes are read/],
+      [["--config", fifo, "serve-mcp"], fifo, /is not a regular file/],
       [["status"], join(home, "config.json"), /is not a regular file/], // a FIFO at the default path
+      [["serve-mcp"], join(home, "config.json"), /is not a regular file/],
     ];
     for (const [args, named, why] of cases) {
       const r = await cruxe(home, args, { timeoutMs: 20_000 });

@@ -416,3 +416,64 @@ Deno.test("a config file that is not JSON is reported by line and column, never 
     Deno.removeSync(home, { recursive: true });
   }
 });
+
+// deno-lint-ignore no-control-regex
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]/;
+
+Deno.test("control characters in names, paths, code and messages are printed escaped, never raw", async () => {
+  const home = tempHome();
+  const fixture = copyFixture("go_basic");
+  const parent = Deno.makeTempDirSync({ prefix: "cruxe-cli-ctl-" });
+  const repo = join(parent, "repo\x1b]0;pwned\x07");
+  try {
+    Deno.renameSync(fixture, repo);
+    const evil = "evil\x1b[2J\x1b[31m\u202e.go";
+    Deno.writeTextFileSync(join(repo, evil), "package auth\n\n// ZZMARK \x1b[31mred\x9b\u202e\nfunc Broken( {\n");
+    const config = join(parent, "config.json");
+    Deno.writeTextFileSync(config, JSON.stringify({ "k\x1b[2J": 1 }));
+    const runs: [string, string[], string | undefined][] = [
+      ["index", ["index", "--path", repo], undefined],
+      ["status", ["status"], undefined],
+      ["status --errors", ["status", "--errors"], undefined],
+      ["search", ["search", "ZZMARK"], repo],
+      ["context", ["context", "ZZMARK Broken"], repo],
+      ["an error naming a path", ["index", "--path", join(parent, "gone\x1b[2J")], undefined],
+      ["a warning naming a config key", ["--config", config, "status"], undefined],
+    ];
+    for (const [what, args, cwd] of runs) {
+      const r = await cruxe(home, args, { cwd });
+      const said = r.stdout + r.stderr;
+      assert.doesNotMatch(said, RAW_CONTROL, `${what}: ${JSON.stringify(said.slice(0, 600))}`);
+      assert.ok(said.includes("\\x1b"), `${what} shows the escaped name: ${JSON.stringify(said.slice(0, 600))}`);
+    }
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+    Deno.removeSync(parent, { recursive: true });
+  }
+});
+
+Deno.test("human output goes through printable: no console call elsewhere prints interpolated data raw", () => {
+  const sinks = ["src/cli/output.ts", "src/cli/hits.ts", "src/core/log.ts"]; // they apply printable themselves
+  const offenders: string[] = [];
+  let calls = 0;
+  const walk = (dir: string) => {
+    for (const e of Deno.readDirSync(join(ROOT, dir))) {
+      const rel = `${dir}/${e.name}`;
+      if (e.isDirectory) walk(rel);
+      else if (e.name.endsWith(".ts") && !e.name.endsWith("_test.ts") && !sinks.includes(rel)) {
+        const text = Deno.readTextFileSync(join(ROOT, rel));
+        for (const m of text.matchAll(/console\.(?:log|error|warn)\(/g)) {
+          calls++;
+          const arg = text.slice(m.index, text.indexOf(";\n", m.index));
+          // Data interpolated into a line (anything but an UPPER_CASE constant) must be wrapped in printable.
+          if (/\$\{(?![A-Z_]+\})/.test(arg) && !arg.includes("printable(")) {
+            offenders.push(`${rel}: ${arg.slice(0, 80)}`);
+          }
+        }
+      }
+    }
+  };
+  walk("src");
+  assert.ok(calls > 5, `found ${calls} console calls`);
+  assert.deepEqual(offenders, []);
+});

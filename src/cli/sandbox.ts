@@ -43,6 +43,7 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 import { resolveConfig } from "../core/config.ts";
 import { CruxeError } from "../core/errors.ts";
 import { debug } from "../core/log.ts";
+import { printable } from "../core/printable.ts";
 import type { ServeOptions } from "../mcp/serve_options.ts";
 import { Registry } from "../state/registry.ts";
 import { readConfigObject } from "./config_file.ts";
@@ -413,7 +414,7 @@ async function serveInWorker(
     };
     worker.onerror = (e) => {
       e.preventDefault();
-      console.error(`cruxe: sandboxed server failed: ${e.message}`);
+      console.error(`cruxe: sandboxed server failed: ${printable(e.message, true)}`);
       worker.terminate();
       resolveExit(1);
     };

@@ -438,6 +438,11 @@ Deno.test({
           assert.match(reply, /"code":-32700/, what);
         }
       }
+      const chunkedEmpty = await rawExchange(
+        http.port,
+        `POST /mcp HTTP/1.1\r\n${host}Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      );
+      assert.match(chunkedEmpty, /^HTTP\/1\.1 400 [\s\S]*"code":-32700/, "an empty chunked body");
       // Kept alive: the empty POST is answered and the next request on the connection is served.
       const two = await rawExchange(
         http.port,
@@ -473,6 +478,16 @@ Deno.test({
       assert.equal(status(over), 431, over.slice(0, 200));
       assert.match(over, /more than 100 header fields/);
       assert.equal(status(await rawExchange(port, headWithFields(port, 101, () => "x: same"))), 431, "repeats count");
+      // Chunked trailers are header fields too: 5,000 of them end the request instead of being read on.
+      const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+      const trailers = Array.from({ length: 5000 }, (_, i) => `t${i}: v\r\n`).join("");
+      const chunked = await rawExchange(
+        port,
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nTransfer-Encoding: chunked\r\n\r\n` +
+          `${ping.length.toString(16)}\r\n${ping}\r\n0\r\n${trailers}\r\n`,
+      );
+      assert.equal(status(chunked), 400, chunked.slice(0, 200));
+      assert.doesNotMatch(chunked, /"result"/, "the request with 5,000 trailers was not served");
 
       // Hostile heads on other connections: 4,000 small fields (~35 KiB) three times, ~16,000 four-byte
       // lines (64 KiB, just under the size cap), and 4,000 fields dripped ten at a time.

@@ -210,8 +210,15 @@ function parseHead(bytes: Uint8Array, maxHeaders: number): Head {
   return { method: m[1], target: m[2], version, headers, body, keepAlive };
 }
 
-/** The request body as a stream read from the connection; `done()` tells whether it was read to its end. */
-function bodyStream(bc: BufferedConn, framing: Head["body"]): { stream: ReadableStream<Uint8Array>; done(): boolean } {
+/**
+ * The request body as a stream read from the connection; `done()` tells whether it was read to its end.
+ * Chunked trailers count as header fields: more than `maxFields` of them fail the stream.
+ */
+function bodyStream(
+  bc: BufferedConn,
+  framing: Head["body"],
+  maxFields: number,
+): { stream: ReadableStream<Uint8Array>; done(): boolean } {
   let finished = framing.kind === "none";
   let remaining = framing.kind === "length" ? framing.length : 0;
   let chunkLeft = 0;
@@ -233,10 +240,11 @@ function bodyStream(bc: BufferedConn, framing: Head["body"]): { stream: Readable
           chunkLeft = parseInt(size[1], 16);
           if (chunkLeft === 0) {
             // Trailer fields, if any, end with an empty line; they are read and dropped.
-            for (;;) {
+            for (let fields = 0;; fields++) {
               const t = await bc.until(8192, true, 400);
               if (!t) throw new BadRequest(400, "connection closed inside chunked trailers");
               if (t.length === 2) break;
+              if (fields === maxFields) throw new BadRequest(431, `more than ${maxFields} trailer fields`);
             }
             finished = true;
             ctl.close();
@@ -374,7 +382,7 @@ export function serveHttp1(opts: Http1Options, handler: (req: Request) => Promis
         if (head.body.kind !== "none" && head.headers.get("expect")?.toLowerCase() === "100-continue") {
           await writeAll(conn, enc.encode("HTTP/1.1 100 Continue\r\n\r\n"));
         }
-        const body = bodyStream(bc, head.body);
+        const body = bodyStream(bc, head.body, opts.maxHeaders);
         const bodyTimer = head.body.kind === "none" ? undefined : setTimeout(() => {
           if (!body.done()) closeConn(conn);
         }, opts.bodyTimeoutMs);

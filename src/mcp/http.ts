@@ -11,12 +11,13 @@
  *   that carries `_meta.progressToken` (from a client that accepts
  *   `text/event-stream`) is answered as an SSE stream with its progress and
  *   then its result; everything else is plain JSON.
- * - Status codes: 200 (also for JSON-RPC errors), 400 malformed JSON,
+ * - Status codes: 200 (also for JSON-RPC errors), 400 malformed JSON or an empty body (-32700),
  *   invalid JSON-RPC or a batch (`invalid_input` in `error.data.code`; see
  *   `screenMessage`, which stdio applies too), 401 bad token,
  *   403 Host/Origin refused, 404 unknown path, 405 wrong method, 413 body
  *   over MAX_BODY_BYTES (refused from Content-Length, or while streaming,
- *   never read whole), 500 internal. No Content-Type is read as JSON.
+ *   never read whole), 431 a head over MAX_HEAD_BYTES or MAX_HEADERS fields,
+ *   500 internal. No Content-Type is read as JSON.
  * - DNS rebinding: `Host` must name the bound address or a loopback name;
  *   an `Origin`, when sent, must be a loopback or bound-address origin.
  *   Optional bearer token (`--auth-token` / `CRUXE_AUTH_TOKEN`).

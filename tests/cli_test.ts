@@ -371,12 +371,15 @@ Deno.test("a config file that is a FIFO, a device, a directory or too large is i
     const fifo = join(home, "fifo.json");
     const made = await new Deno.Command("mkfifo", { args: [fifo, join(home, "config.json")] }).output();
     assert.ok(made.success, "mkfifo");
+    const link = join(home, "link.json");
+    Deno.symlinkSync("/dev/zero", link);
     const big = join(home, "big.json");
     Deno.writeTextFileSync(big, `{"workers": 2${" ".repeat(2 * 1024 * 1024)}}`);
     const cases: [string[], string, RegExp][] = [
       [["--config", fifo, "status"], fifo, /is not a regular file/],
       [["--config", "/dev/zero", "status"], "/dev/zero", /is not a regular file/],
       [["--config", home, "doctor"], home, /is not a regular file/],
+      [["--config", link, "status"], link, /is not a regular file/],
       [["--config", big, "status"], big, /is \d+ bytes; config files up to 1048576 bytes are read/],
       [["--config", fifo, "serve-mcp"], fifo, /is not a regular file/],
       [["status"], join(home, "config.json"), /is not a regular file/], // a FIFO at the default path

@@ -370,6 +370,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "partial request heads",
   },
   {
+    id: "http-header-count",
+    claim: "limits: a head with more than 100 header fields is 431 and stalls no one",
+    file: "src/mcp/http1_server.ts",
+    find: "  if (lines.length - 1 > maxHeaders) throw",
+    replace: "  if (lines.length < 0) throw",
+    test: "tests/protocol_edges_test.ts",
+    filter: "100 header fields",
+  },
+  {
     id: "disk-full-unclassified",
     claim: "faults: a full disk is storage_unavailable, the server stays up",
     file: "src/state/storage_errors.ts",

@@ -37,14 +37,16 @@
  * Requires (in the parent) `--allow-read` on the home and the config file,
  * `--allow-run` on `Deno.execPath()` (deno run) and `--allow-env`.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { resolveConfig } from "../core/config.ts";
 import { CruxeError } from "../core/errors.ts";
 import { debug } from "../core/log.ts";
+import { printable } from "../core/printable.ts";
 import type { ServeOptions } from "../mcp/serve_options.ts";
 import { Registry } from "../state/registry.ts";
+import { readConfigObject } from "./config_file.ts";
 
 /** Set in the sandboxed child (or worker): it must serve, not re-execute. */
 export const SANDBOX_ENV_MARKER = "CRUXE_SANDBOXED";
@@ -250,15 +252,12 @@ export function cruxeOwnFiles(): string[] {
     .filter((p) => existsSync(p));
 }
 
-/** The config file's fields (same rules as the CLI: `--config`, else `<home>/config.json`). */
+/**
+ * The config file's fields (same rules as the CLI: `--config`, else `<home>/config.json`, a regular
+ * file only); a missing `--config` file is left to the served process to report.
+ */
 function configFileFields(path: string | undefined, home: string): Record<string, unknown> {
-  const p = path ?? join(home, "config.json");
-  if (!existsSync(p)) return {};
-  try {
-    return JSON.parse(readFileSync(p, "utf8"));
-  } catch {
-    return {}; // the served process reports a bad config file itself
-  }
+  return readConfigObject(path ?? join(home, "config.json")) ?? {};
 }
 
 /** Everything `sandboxPolicy` needs, gathered from checked serve options, config and registry. */
@@ -415,7 +414,7 @@ async function serveInWorker(
     };
     worker.onerror = (e) => {
       e.preventDefault();
-      console.error(`cruxe: sandboxed server failed: ${e.message}`);
+      console.error(`cruxe: sandboxed server failed: ${printable(e.message, true)}`);
       worker.terminate();
       resolveExit(1);
     };

@@ -8,6 +8,7 @@
  * `--allow-net` on the listen address.
  */
 import { info, setLogLevel, warn } from "../../core/log.ts";
+import { printable } from "../../core/printable.ts";
 import { registerProject } from "../../index/project_setup.ts";
 import { openContext } from "../context.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
@@ -51,10 +52,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   }
   if (o.transport === "stdio" && Deno.stdin.isTerminal()) {
     // A person started this in a terminal: say what it is waiting for (stderr; stdout is the protocol's).
-    console.error(
+    console.error(printable(
       `cruxe: serving MCP on stdio${pinned[0] ? ` for ${pinned[0].repo_root}` : ""}. ` +
         `Connect an MCP client to this command (see README); Ctrl-D or Ctrl-C stops it.`,
-    );
+    ));
   }
   // Prewarm and watching start once the transport serves, so they never delay the first handshake.
   const prewarm = () => {
@@ -109,8 +110,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
 function announceHttp(bind: string, port: number, workspace: string | undefined): void {
   const host = bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
   const base = `http://${host}:${port}`;
-  console.error(
+  console.error(printable(
     `cruxe: MCP over HTTP on ${base}/mcp (also ${base}/)${workspace ? ` for ${workspace}` : ""}; ` +
       `health: ${base}/health. Ctrl-C stops it.`,
-  );
+  ));
 }

@@ -311,7 +311,7 @@ function lastJobFailed(rt: ServerRuntime, project: ProjectRow): boolean {
 /** The warning every answer from a store that cannot be written carries. */
 function readOnlyWarning(home: string, reason: string): string {
   return `read-only store (${reason}): ${home} cannot be written, so answers come from the existing index and ` +
-    `syncing is off; ${storageFix("read_only", home)}.`;
+    `syncing is off; ${storageFix(reason === "disk_full" ? "disk_full" : "read_only", home)}.`;
 }
 
 /** Parses arguments with a tool's schema; any mismatch is `invalid_input` listing every issue. */

@@ -72,10 +72,16 @@ export function loadConfig(configPath?: string): CruxeConfig {
   return resolveConfig(env, Deno.build.os, readConfigFile(configPath, base.home));
 }
 
-/** Loads config and opens the registry (a damaged one is `storage_unavailable` naming the file and the fix). */
+/**
+ * Loads config and opens the registry (a damaged one is `storage_unavailable`
+ * naming the file and the fix; on a full disk it is opened read-only).
+ */
 export function openContext(configPath?: string): CliContext {
   const config = loadConfig(configPath);
   const registry = Registry.open(config.home);
-  const interruptedAtStart = registry.reconcileInterrupted((pid) => processAlive(config.home, pid));
+  // A full disk leaves the registry read-only: queries still answer from the existing indexes.
+  const interruptedAtStart = registry.writeOrReadOnly(() =>
+    registry.reconcileInterrupted((pid) => processAlive(config.home, pid))
+  );
   return { config, registry, interruptedAtStart };
 }

@@ -29,16 +29,49 @@ export function interruptedReport(registry: Registry, projectId: string): Interr
   };
 }
 
-/** The indexing status of a project from its view and jobs. */
-export function indexingStatus(
+/** `projects[].index_status` of `/health`. Not-yet-indexed projects are `stale` (their index is behind the tree). */
+export type HealthIndexStatus = "ready" | "indexing" | "stale" | "error";
+
+/**
+ * A project's one verdict on its index, in the two vocabularies that report
+ * it: `indexing` for `index_status` and every answer's metadata, `health` for
+ * `health_check` and `/health`. Both come from here, so they never disagree:
+ * an index that cannot answer (damaged, another schema) is `failed` / `error`
+ * everywhere.
+ */
+export interface IndexVerdict {
+  indexing: IndexingStatus;
+  health: HealthIndexStatus;
+}
+
+/**
+ * The verdict on `view`: `running` when a job (of this or another process)
+ * indexes the working tree, `lastFailed` when its last job failed (see
+ * `lastJobFailed`), `stale` when the tree moved since the index.
+ */
+export function indexVerdict(
   view: IndexView,
-  active: ActiveJob | undefined,
-  lastJob: JobRow | undefined,
-): IndexingStatus {
-  if (active) return "indexing";
-  if (view.schemaStatus === "compatible") return "ready";
-  if (lastJob?.status === "failed") return "failed";
-  return "not_indexed";
+  state: { running: boolean; lastFailed: boolean; stale: boolean },
+): IndexVerdict {
+  if (state.running) return { indexing: "indexing", health: "indexing" };
+  switch (view.schemaStatus) {
+    case "compatible":
+      return { indexing: "ready", health: state.stale ? "stale" : "ready" };
+    case "corrupt_manifest":
+    case "reindex_required":
+      return { indexing: "failed", health: "error" };
+    case "not_indexed":
+      return state.lastFailed ? { indexing: "failed", health: "error" } : { indexing: "not_indexed", health: "stale" };
+  }
+}
+
+/** Whether the last job on the project's working tree failed (false when the registry cannot be read). */
+export function lastJobFailed(registry: Registry, project: ProjectRow): boolean {
+  try {
+    return registry.getWorkspace(project.repo_root)?.index_status === "failed";
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -126,7 +159,11 @@ export function projectStatus(
     name: project.name,
     vcs_mode: project.vcs_mode,
     ...gitNote(project.repo_root),
-    index_status: elsewhere ? "indexing" : indexingStatus(view, active, jobs[0]),
+    index_status: indexVerdict(view, {
+      running: !!(active || elsewhere),
+      lastFailed: lastJobFailed(registry, project),
+      stale: false,
+    }).indexing,
     ...indexFacts(view),
     active_job: active
       ? activeJobBody(active, registry)

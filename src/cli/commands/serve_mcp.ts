@@ -28,7 +28,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const o = checkServeOptions(options);
   const ctx = openContext(o.configPath);
   if (ctx.interruptedAtStart) warn(`${ctx.interruptedAtStart} index job(s) were interrupted by a previous stop`);
-  const pinned = o.workspaces.map((w) => registerProject(ctx.registry, w));
+  // On a full disk the registry turns read-only: the registered workspaces are served, syncing is off.
+  const pinned = o.workspaces.map((w) => ctx.registry.writeOrReadOnly(() => registerProject(ctx.registry, w)));
+  if (ctx.registry.readOnly === "disk_full") {
+    warn(`the disk holding ${ctx.config.home} is full: serving the existing indexes read-only; syncing is off`);
+  }
   const rt = new ServerRuntime(ctx.config, ctx.registry, {
     prewarm: o.prewarm,
     watch: o.watch !== false,

@@ -10,7 +10,8 @@
 import { info, setLogLevel, warn } from "../../core/log.ts";
 import { printable } from "../../core/printable.ts";
 import { registerProject } from "../../index/project_setup.ts";
-import { openContext } from "../context.ts";
+import { type CliContext, openContext } from "../context.ts";
+import type { ProjectRow } from "../../state/registry.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
 import { ServerRuntime } from "../../mcp/runtime.ts";
 import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts";
@@ -28,11 +29,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const o = checkServeOptions(options);
   const ctx = openContext(o.configPath);
   if (ctx.interruptedAtStart) warn(`${ctx.interruptedAtStart} index job(s) were interrupted by a previous stop`);
-  // On a full disk the registry turns read-only: the registered workspaces are served, syncing is off.
-  const pinned = o.workspaces.map((w) => ctx.registry.writeOrReadOnly(() => registerProject(ctx.registry, w)));
-  if (ctx.registry.readOnly === "disk_full") {
-    warn(`the disk holding ${ctx.config.home} is full: serving the existing indexes read-only; syncing is off`);
-  }
+  const pinned = registerWorkspaces(ctx, o.workspaces);
   const rt = new ServerRuntime(ctx.config, ctx.registry, {
     prewarm: o.prewarm,
     watch: o.watch !== false,
@@ -104,6 +101,19 @@ export async function runServe(options: ServeOptions): Promise<number> {
     rt.close();
   }
   return 0;
+}
+
+/**
+ * Registers the `--workspace` folders. On a full disk the registry turns
+ * read-only instead (said on stderr): registered workspaces are served from
+ * their indexes with syncing off.
+ */
+function registerWorkspaces(ctx: CliContext, workspaces: string[]): ProjectRow[] {
+  const pinned = workspaces.map((w) => ctx.registry.writeOrReadOnly(() => registerProject(ctx.registry, w)));
+  if (ctx.registry.readOnly === "disk_full") {
+    warn(`the disk holding ${ctx.config.home} is full: serving the existing indexes read-only; syncing is off`);
+  }
+  return pinned;
 }
 
 /**

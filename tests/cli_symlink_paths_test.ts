@@ -150,7 +150,11 @@ Deno.test({
       Deno.symlinkSync(base, away);
       const r = await s.client.callTool({ name: "index_status", arguments: { workspace: away } });
       assert.equal(r.isError, true);
-      assert.equal((bodyOf(r).error as { code: string }).code, "workspace_not_allowed");
+      const refused = bodyOf(r).error as { code: string; message: string; data: { allowed_roots?: string[] } };
+      assert.equal(refused.code, "workspace_not_allowed");
+      // The root is named once, though the sandbox also grants the symlink's spelling of it.
+      assert.deepEqual(refused.data.allowed_roots, [root]);
+      assert.equal(refused.message.match(/--allowed-root \(([^)]*)\)/)?.[1], root, refused.message);
       // A symlink elsewhere that the sandbox cannot even read, with a launcher that may not listen on its resolver
       // socket (no --allow-net for it): refused with the same code and a way forward.
       const elsewhere = join(base, "elsewhere-link");

@@ -25,6 +25,13 @@ interface Run {
   stderr: string;
 }
 
+/** The caller's environment without what changes the output under test (`NO_COLOR` set in the caller's shell). */
+function callerEnv(): Record<string, string> {
+  const env = Deno.env.toObject();
+  delete env.NO_COLOR;
+  return env;
+}
+
 /** Runs `cruxe args…` from `cwd` with a private home; `env` adds variables; killed after `timeoutMs` (a hang fails). */
 async function cruxe(
   home: string,
@@ -34,7 +41,8 @@ async function cruxe(
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, ...args],
     cwd: opts.cwd ?? home,
-    env: { CRUXE_HOME: home, NO_COLOR: "", ...opts.env },
+    env: { ...callerEnv(), CRUXE_HOME: home, ...opts.env },
+    clearEnv: true,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -49,7 +57,8 @@ async function cruxeOnTty(home: string, args: string[], cols: number, cwd: strin
   const out = await new Deno.Command("script", {
     args: ["-q", "-e", "-c", `stty cols ${cols} rows 40; exec ${quoted}`, "/dev/null"],
     cwd,
-    env: { CRUXE_HOME: home, ...env },
+    env: { ...callerEnv(), CRUXE_HOME: home, ...env },
+    clearEnv: true,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -149,6 +158,19 @@ Deno.test("search prints path:line: snippet lines naming the project; No results
     assert.equal(lines[0], `search in ${basename(repo)} (${repo}):`);
     assert.match(lines[1], /^auth\/rate_limiter\.go:15: func \(r \*RateLimiter\) CheckRateLimit/);
     for (const l of lines.slice(1)) assert.match(l, /^[\w/.-]+:\d+: \S/);
+    // Each `path:line: text` is that line of the file, as `rg -n` prints it (whitespace runs shown as one space).
+    const hits: string[] = [];
+    for (const q of ["token", "Claims", "err", "expired", "client", '"token expired"', "how is the limit checked"]) {
+      hits.push(
+        ...(await cruxe(home, ["search", q, "--limit", "20"], { cwd: repo })).stdout.trim().split("\n").slice(1),
+      );
+    }
+    assert.ok(hits.length >= 5, hits.join("\n"));
+    for (const h of hits) {
+      const [, path, n, text] = h.match(/^([^:]+):(\d+): (.*)$/)!;
+      const line = Deno.readTextFileSync(join(repo, path)).split("\n")[Number(n) - 1];
+      assert.equal(text, line.replace(/\s+/g, " ").trim(), h);
+    }
     const tree = await cruxe(home, ["hierarchy", "CheckRateLimit"], { cwd: repo });
     assert.match(tree.stdout, /\nauth\/rate_limiter\.go:15: method auth\.RateLimiter\.CheckRateLimit\ncontained in:\n/);
     assert.match(tree.stdout, /\nauth\/rate_limiter\.go:4: struct auth\.RateLimiter\n/);

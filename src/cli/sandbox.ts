@@ -280,7 +280,8 @@ export function sandboxInputsFor(o: ServeOptions, env: Record<string, string>): 
     registry.close();
   }
   return {
-    allowedRoots: o.allowedRoots,
+    // A copy: the typed forms added to the policy must not reach the child's own --allowed-root list.
+    allowedRoots: [...o.allowedRoots],
     workspaces: [...o.workspaces, ...registered].filter((p) => existsSync(p)),
     home: config.home,
     ownFiles: cruxeOwnFiles(),

@@ -65,8 +65,9 @@ export function checkServeOptions(o: ServeOptions, cwd = Deno.cwd()): ServeOptio
   if (o.maxAutoWorkspaces !== undefined && (!Number.isInteger(o.maxAutoWorkspaces) || o.maxAutoWorkspaces < 1)) {
     throw new CruxeError("invalid_input", "--max-auto-workspaces must be a positive integer");
   }
-  const allowedRoots = o.allowedRoots.map((r) => existingDir("--allowed-root", r, cwd));
-  const workspaces = o.workspaces.map((w) => existingDir("--workspace", w, cwd));
+  // Two spellings of one directory (a symlink and its target) are one root.
+  const allowedRoots = [...new Set(o.allowedRoots.map((r) => existingDir("--allowed-root", r, cwd)))];
+  const workspaces = [...new Set(o.workspaces.map((w) => existingDir("--workspace", w, cwd)))];
   // A token of only whitespace is no token (requests' tokens are compared trimmed too).
   const authToken = o.authToken?.trim() || undefined;
   if (o.transport === "http" && !isLoopback(o.bind) && !authToken) {

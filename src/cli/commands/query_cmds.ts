@@ -95,13 +95,14 @@ function searchQuery(db: Db, a: QueryArgs) {
   });
 }
 
+/** One line per result, as `rg -n` prints it: the best matching line with its own number. */
 function showSearch(r: ReturnType<typeof searchQuery>, a: QueryArgs): void {
   printHits(
-    r.results.map((x) => ({
-      path: x.path,
-      line: x.line_start,
-      text: (x.snippet ?? "").split("\n").find((l) => l.trim()) ?? x.qualified_name ?? x.name ?? "",
-    })),
+    r.results.map((x) => {
+      const m = x.match_lines[0];
+      // No stored text (a file indexed without it): its first line and name, not a line that is not there.
+      return m ? { path: x.path, line: m.line, text: m.text } : { path: x.path, line: x.line_start, text: "" };
+    }),
     [a.text],
   );
 }

@@ -26,14 +26,15 @@ export const refName = z.string().min(1).max(512);
 
 /** The `ref` argument every index-reading tool accepts (added by the dispatcher when the tool has none). */
 export const refArg = refName.describe(
-  "Branch, tag, remote branch or commit to answer from. Omit for the session's default (the live working tree " +
-    "unless switch_ref changed it); another ref must be indexed first (index_repo with ref).",
+  "Branch, tag, remote branch or commit to answer from (a name always means its commit, the checked-out " +
+    'branch too; "WORKTREE" is the live working tree). Omit for the session\'s default (the working tree ' +
+    "unless switch_ref changed it); a ref must be indexed first (index_repo with ref).",
 );
 
 /** The `ref` argument of index_repo and sync_repo. */
 export const indexRefArg = refName.describe(
   "Branch, tag, remote branch or commit to index from git objects (nothing is checked out; the same commit " +
-    "again is a no-op). Default: the working tree.",
+    'again is a no-op; the checked-out branch too means its commit). Default, or "WORKTREE": the working tree.',
 );
 
 /** What a handler receives besides its arguments. */

@@ -13,6 +13,7 @@ import { registerProject } from "../src/index/project_setup.ts";
 import { isErrorCode } from "../src/core/errors.ts";
 import { gitMergeBase, isSafeRevision } from "../src/state/git.ts";
 import { join } from "node:path";
+import { AUTO_INDEX_MAX_FILES } from "../src/mcp/tools/ref_source.ts";
 
 /** A git repository: v1 committed on main, v2 committed on feature (checked out). */
 function branchedRepo(): { dir: string; mainCommit: string; feature: string } {
@@ -206,6 +207,38 @@ Deno.test("a branch name means its commit even when checked out; the working tre
       assert.match(c.signature_after as string, /factor/);
       assert.deepEqual([c.base, c.head], [{ ref: "main", commit_id: mainCommit }, worktree]);
     });
+  } finally {
+    s.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a base ref far from every indexed state is not indexed on the fly: ref_not_indexed with the estimate", async () => {
+  const dir = writeFiles(Deno.makeTempDirSync({ prefix: "cruxe-far-" }), V1);
+  git(dir, "init", "-q", "-b", "main");
+  commitAll(dir, "v1");
+  git(dir, "checkout", "-q", "-b", "big");
+  // One file past the limit, generated here.
+  Deno.mkdirSync(join(dir, "gen"));
+  for (let i = 0; i <= AUTO_INDEX_MAX_FILES; i++) {
+    Deno.writeTextFileSync(join(dir, "gen", `g${i}.ts`), `export const g${i} = ${i};\n`);
+  }
+  commitAll(dir, "big");
+  git(dir, "checkout", "-q", "main");
+  const s = inProcess({ cwd: dir });
+  try {
+    const p = registerProject(s.registry, dir);
+    assert.equal((await s.rt.runner.start(p, { mode: "full", force: false }).active.done).status, "published");
+    const e = errorOf(await s.call("diff_context", { workspace: dir, base_ref: "big" }));
+    assert.equal(e.code, "ref_not_indexed");
+    assert.equal(e.data.estimated_files_to_index, AUTO_INDEX_MAX_FILES + 1);
+    assert.equal(e.data.auto_index_max_files, AUTO_INDEX_MAX_FILES);
+    assert.deepEqual(e.data.fix, { tool: "index_repo", arguments: { workspace: p.repo_root, ref: "big", wait: true } });
+    assert.equal(s.rt.runner.activeRef(p.project_id, e.data.commit as string), undefined, "no build was started");
+    // Indexed as the answer says, the same call then works.
+    assert.equal(bodyOf(await s.call("index_repo", { workspace: dir, ref: "big", wait: true })).status, "published");
+    const r = bodyOf(await s.call("diff_context", { workspace: dir, base_ref: "big" }));
+    assert.equal((r.summary as { files_removed: number }).files_removed, AUTO_INDEX_MAX_FILES + 1);
   } finally {
     s.close();
     Deno.removeSync(dir, { recursive: true });

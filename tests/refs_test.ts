@@ -294,6 +294,38 @@ Deno.test("list_refs lists indexed refs with counts and the branches not yet ind
   assert.equal(bodyOf(await s.call("index_status", { workspace: repo })).index_status, "ready");
 });
 
+Deno.test("index_status with ref: one shape with the working tree's, and the metadata names the asked ref", async () => {
+  const live = bodyOf(await s.call("index_status", { workspace: repo }));
+  const keys = (b: Record<string, unknown>) => Object.keys(b).filter((k) => k !== "metadata");
+  const liveKeys = keys(live).filter((k) => !["watch", "semantic", "interrupted_recovery_report"].includes(k));
+  assert.ok(liveKeys.length >= 10, JSON.stringify(liveKeys));
+  for (const ref of ["feat", "other"]) {
+    const r = await s.call("index_status", { workspace: repo, ref });
+    const b = bodyOf(r);
+    assert.deepEqual(liveKeys.filter((k) => !(k in b)), [], `index_status {ref: ${ref}} lacks fields`);
+    assert.equal(b.project_id, live.project_id);
+    assert.equal(b.repo_root, repo);
+    assert.ok(Array.isArray(b.recent_jobs));
+    assert.equal(metaOf(r).ref, ref);
+    assert.equal(metaOf(r).ref_commit, commits[ref as "feat" | "other"]);
+  }
+  const feat = bodyOf(await s.call("index_status", { workspace: repo, ref: "feat" }));
+  assert.deepEqual([feat.index_status, feat.schema_status, feat.active_job], ["ready", "compatible", null]);
+  assert.ok((feat.recent_jobs as { ref: string }[]).length > 0, "the ref's own jobs are listed");
+  assert.ok((feat.recent_jobs as { ref: string }[]).every((j) => j.ref.endsWith(`@${commits.feat}`)));
+  const other = await s.call("index_status", { workspace: repo, ref: "other" });
+  assert.deepEqual([bodyOf(other).index_status, bodyOf(other).schema_status], ["not_indexed", "not_indexed"]);
+  assert.deepEqual([metaOf(other).indexing_status, metaOf(other).schema_status], ["not_indexed", "not_indexed"]);
+  assert.notEqual(metaOf(other).freshness_status, "fresh");
+  // The checked-out branch's name is its commit (not indexed here), WORKTREE the working tree.
+  const main = await s.call("index_status", { workspace: repo, ref: "main" });
+  assert.equal(bodyOf(main).commit, commits.main);
+  assert.equal(metaOf(main).ref, "main");
+  const worktree = bodyOf(await s.call("index_status", { workspace: repo, ref: "WORKTREE" }));
+  assert.equal(worktree.index_status, "ready");
+  assert.equal(worktree.commit, undefined);
+});
+
 Deno.test("switch_ref changes the session's default ref; HTTP (no session) is told to pass ref", async () => {
   const sw = bodyOf(await stdioCall("switch_ref", { ref: "feat" }));
   assert.equal(sw.previous_ref, "main");

@@ -17,7 +17,7 @@ import { dirname } from "node:path";
 import { type IndexReaders, type IndexView, requireIndex } from "../query/index_reader.ts";
 import type { RefSource } from "../query/ref_views.ts";
 import { fileBlobIds } from "../state/read/file_blobs.ts";
-import { jobElsewhere } from "../query/index_status.ts";
+import { jobElsewhere, refIndexStatus } from "../query/index_status.ts";
 import { listRefStores, type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { ActiveJob } from "../state/jobs.ts";
@@ -157,33 +157,18 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
 }
 
 /**
- * What `index_status {ref}` answers for a git ref: its commit and kind, and
- * whether its store is `ready` (with counts), `indexing` (with the job's
- * handles and progress) or `not_indexed` (with the `index_repo` call that
- * builds it).
+ * What `index_status {ref}` answers for a git ref: the same shape as for the
+ * working tree, about that ref's commit (see `refIndexStatus`), with its
+ * `metadata` naming the ref.
  */
 export async function refStatus(rt: ServerRuntime, project: ProjectRow, ref: string) {
   const resolved = await resolveProjectRef(project, ref);
-  const store = findRefStore(rt.registry, project, resolved.commit);
-  const active = rt.runner.activeRef(project.project_id, resolved.commit);
-  const job = active?.job ?? jobElsewhere(rt.registry, project.project_id, resolved.commit);
-  return {
-    ...refFields(resolved),
-    state: store ? "ready" : job ? "indexing" : "not_indexed",
-    ...(store
-      ? { file_count: store.fileCount, symbol_count: store.symbolCount, last_indexed_at: store.lastIndexedAt }
-      : {}),
-    ...(job && !store
-      ? {
-        job: {
-          job_id: job.job_id,
-          progress_token: job.progress_token,
-          estimated_completion_pct: active?.last?.percentage ?? job.estimated_completion_pct,
-        },
-      }
-      : {}),
-    ...(store || job ? {} : { fix: indexRefFix(project, ref) }),
-  };
+  return refIndexStatus(rt.registry, project, {
+    resolved,
+    store: findRefStore(rt.registry, project, resolved.commit),
+    active: rt.runner.activeRef(project.project_id, resolved.commit),
+    fix: indexRefFix(project, ref),
+  });
 }
 
 /** A resolved ref as answers show it. */

@@ -10,7 +10,7 @@ import type { IndexView } from "../../query/index_reader.ts";
 import type { ActiveJob } from "../../state/jobs.ts";
 import type { ServerRuntime } from "../runtime.ts";
 import type { RoutedWorkspace } from "../workspace_router.ts";
-import type { ResultCompleteness } from "../../core/metadata.ts";
+import type { ProtocolMetadata, ResultCompleteness } from "../../core/metadata.ts";
 import type { ProgressSink } from "../progress_notifier.ts";
 
 /** Longest string accepted in any tool argument (bigger inputs are refused, not cut). */
@@ -68,12 +68,15 @@ export interface ToolContext {
 
 /**
  * What a handler returns: the tool's body (without metadata). Besides its
- * own fields, the dispatcher reads two: `truncated` (the envelope then says
- * `truncated`) and a multi-repo answer's `meta.result_completeness`.
+ * own fields, the dispatcher reads three: `truncated` (the envelope then says
+ * `truncated`), a multi-repo answer's `meta.result_completeness`, and
+ * `metadata` (replaced by the whole block built from it).
  */
 export type ToolBody = object & {
   truncated?: boolean;
   meta?: { result_completeness?: ResultCompleteness };
+  /** Set by an answer about another index than the one routed (index_status {ref}): its metadata fields. */
+  metadata?: Partial<Omit<ProtocolMetadata, "cruxe_protocol_version">>;
 };
 
 /** One tool of the server. */

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { CruxeError } from "../../core/errors.ts";
 import { refFor } from "../../state/git.ts";
-import { findRefStore, isLiveRef, resolveProjectRef } from "../../state/project_refs.ts";
+import { findRefStore, isLiveRef, resolveProjectRef, WORKTREE_REF } from "../../state/project_refs.ts";
 import { refFields, sessionRef, setSessionRef } from "../ref_router.ts";
 import { indexRefFix } from "../../state/project_refs.ts";
 import { defineTool } from "./tool.ts";
@@ -31,15 +31,15 @@ export const switchRefTool = defineTool({
       );
     }
     const project = ctx.route.project;
-    const current = refFor(project.repo_root, project.vcs_mode);
-    // Undefined: the session reads the working tree (named by its branch in `previous_ref`).
+    // Undefined: the session reads the working tree.
     const before = sessionRef(ctx.runtime, session, project.project_id);
-    const previous = before ?? current;
+    const previous = before ?? WORKTREE_REF;
     if (isLiveRef(args.ref)) {
       setSessionRef(ctx.runtime, session, project.project_id, undefined);
       return {
         previous_ref: previous,
-        ref: current,
+        ref: WORKTREE_REF,
+        branch: refFor(project.repo_root, project.vcs_mode),
         kind: "working_tree",
         indexed: true,
         changed: before !== undefined,

@@ -207,6 +207,15 @@ Deno.test("a branch name means its commit even when checked out; the working tre
       assert.match(c.signature_after as string, /factor/);
       assert.deepEqual([c.base, c.head], [{ ref: "main", commit_id: mainCommit }, worktree]);
     });
+
+    await t.step("after a commit moves the branch, the next diff indexes its new commit, not the old one", async () => {
+      commitAll(dir, "v2");
+      const moved = git(dir, "rev-parse", "HEAD").trim();
+      const r = bodyOf(await call("diff_context", { base_ref: "main" }));
+      assert.deepEqual(r.base, { ref: "main", commit_id: moved });
+      assert.deepEqual(r.head, { ...worktree, working_tree: { branch: "main", head_commit_id: moved } });
+      assert.deepEqual([r.changes, r.files], [[], []], "the working tree is that commit");
+    });
   } finally {
     s.close();
     Deno.removeSync(dir, { recursive: true });

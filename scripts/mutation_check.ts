@@ -441,6 +441,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/root_swap_test.ts",
     filter: "event watcher",
   },
+  {
+    id: "auto-index-no-cap",
+    claim: "limits: a diff call indexes a base ref itself only when it is near an indexed state",
+    file: "src/mcp/tools/ref_source.ts",
+    find: "    if (delta.files > AUTO_INDEX_MAX_FILES) {\n",
+    replace: "    if (delta.files < 0) {\n",
+    test: "tests/diff_tools_test.ts",
+    filter: "far from every indexed state",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -107,7 +107,10 @@ export class Dispatcher {
         ? await this.runOnRef(tool.def, routedArgs, route, call, read)
         : await this.run(tool.def, routedArgs, route, call);
       const body = verbose === true ? full : compactAnswer(tool.def.name, full);
-      const metadata = this.metadata(route.project, body.truncated === true, read);
+      // An answer about another index than the one routed (index_status {ref}) says what it is about.
+      const metadata = body.metadata
+        ? buildMetadata({ result_completeness: body.truncated === true ? "truncated" : "complete", ...body.metadata })
+        : this.metadata(route.project, body.truncated === true, read);
       // A multi-repo answer (scope/repo) knows when one of its repositories was still indexing, or when it
       // cut something (ask_code's answer); partial outranks truncated, which outranks complete.
       const own = body.meta?.result_completeness;

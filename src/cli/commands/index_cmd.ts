@@ -40,7 +40,7 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
   });
   let active;
   let gitRef: ResolvedRef | null = null;
-  if (o.ref !== undefined && !isLiveRef(project, o.ref)) {
+  if (o.ref !== undefined && !isLiveRef(o.ref)) {
     const started = await runner.startRef(project, o.ref, { force: o.force });
     gitRef = started.resolved;
     if (started.existing) {

@@ -68,7 +68,13 @@ const STATUS_MARK: Record<string, string> = {
   unchanged: "=",
 };
 
-const refName = (s: RefSide) => s.commit_id ? `${s.ref} (${s.commit_id.slice(0, 12)})` : `${s.ref} (working tree)`;
+/** A compared state for people: the name asked with its commit, or the working tree with its branch and HEAD. */
+function refName(s: RefSide): string {
+  if (s.commit_id) return `${s.ref} (${s.commit_id.slice(0, 12)})`;
+  const wt = s.working_tree;
+  const on = [wt?.branch ? `on ${wt.branch}` : "", wt?.head_commit_id ? `at ${wt.head_commit_id.slice(0, 12)}` : ""];
+  return `${s.ref} (working tree${on.some(Boolean) ? " " + on.filter(Boolean).join(" ") : ""})`;
+}
 
 /** One change as a few lines: mark, name, place, signature change, and its diff indented. */
 function changeLines(c: SymbolChange): string[] {

@@ -3,7 +3,8 @@
  * privilege: the answering process holds only what it needs): whatever our own path checks get wrong, the process that answers
  * requests can read only the allowed roots, the registered workspaces, the
  * Cruxe home, the config file and Cruxe's own files; write only the home;
- * reach only its listen address and the LLM endpoint; run only `git`.
+ * reach only its listen address, the LLM endpoint and the embeddings
+ * endpoint; run only `git`.
  *
  * How it is applied, by how Cruxe was started:
  * - `deno run main.ts serve-mcp …` and `deno task serve` (a `deno run`): the
@@ -112,6 +113,8 @@ export interface SandboxInputs {
   listen?: { hostname: string; port: number } | null;
   /** LLM endpoint URL for ask_code, when configured. */
   llmUrl?: string | null;
+  /** Embeddings endpoint URL of the optional semantic layer, when configured. */
+  embedUrl?: string | null;
 }
 
 /** The narrow permission lists. */
@@ -182,10 +185,11 @@ export function sandboxPolicy(i: SandboxInputs): SandboxPolicy {
   }
   const net: string[] = [];
   if (i.listen) net.push(i.listen.port ? `${i.listen.hostname}:${i.listen.port}` : i.listen.hostname);
-  if (i.llmUrl) {
+  for (const url of [i.llmUrl, i.embedUrl]) {
+    if (!url) continue;
     try {
-      net.push(hostPort(new URL(i.llmUrl)));
-    } catch { /* a bad URL is reported by ask_code itself */ }
+      net.push(hostPort(new URL(url)));
+    } catch { /* a bad URL is reported by the tool that uses it */ }
   }
   return {
     read: minimalPaths(read),
@@ -283,6 +287,7 @@ export function sandboxInputsFor(o: ServeOptions, env: Record<string, string>): 
     configFile: o.configPath ? resolve(o.configPath) : null,
     listen: o.transport === "http" ? { hostname: o.bind, port: o.port } : null,
     llmUrl: config.llm.url,
+    embedUrl: config.embed.url,
   };
 }
 

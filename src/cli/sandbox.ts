@@ -11,7 +11,8 @@
  *   CLI re-executes itself — `Deno.execPath()` `run <narrow flags>
  *   main.ts <same args>` (`main.ts` beside the sources, i.e. `Deno.mainModule`) — with a scrubbed environment carrying
  *   `CRUXE_SANDBOXED=1`, so the child serves and does not re-execute again.
- *   The parent only relays the exit code and forwards SIGINT/SIGTERM.
+ *   The parent only relays the exit code and forwards SIGINT/SIGTERM; when
+ *   the parent's own parent dies without a signal, it stops the child too.
  * - the compiled binary (`Deno.build.standalone`): its permissions are baked
  *   in at compile time and `deno compile` binaries take no runtime flags, and
  *   `Deno.permissions.revoke` cannot narrow a global grant to a list. So the
@@ -46,6 +47,7 @@ import { CruxeError } from "../core/errors.ts";
 import { debug } from "../core/log.ts";
 import type { ServeOptions } from "../mcp/serve_options.ts";
 import { Registry } from "../state/registry.ts";
+import { watchParent } from "./parent_watch.ts";
 
 /** Set in the sandboxed child (or worker): it must serve, not re-execute. */
 export const SANDBOX_ENV_MARKER = "CRUXE_SANDBOXED";
@@ -381,9 +383,16 @@ async function serveInChild(
     Deno.addSignalListener(s, relay);
     return [s, relay] as const;
   });
+  // Killed without a signal to forward (the launcher's launcher died): the child goes too.
+  const stopWatch = watchParent(() => {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already gone */ }
+  });
   try {
     return (await child.status).code;
   } finally {
+    stopWatch();
     for (const [s, relay] of relays) Deno.removeSignalListener(s, relay);
   }
 }

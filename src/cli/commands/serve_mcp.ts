@@ -16,9 +16,11 @@ import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts
 import { createProtocolServer } from "../../mcp/protocol_server.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { serveHttp } from "../../mcp/http.ts";
+import { watchParent } from "../parent_watch.ts";
 
 /**
- * Serves MCP until stdin closes (stdio) or SIGINT/SIGTERM. On the way out,
+ * Serves MCP until stdin closes (stdio), SIGINT/SIGTERM, or the parent
+ * process exits. On the way out,
  * running jobs end `interrupted` (reported at the next start) and stores
  * close. Resolves to the exit code.
  */
@@ -65,12 +67,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   let stopHttp: (() => Promise<void>) | null = null;
   let resolveStop!: () => void;
   const stopped = new Promise<void>((r) => resolveStop = r);
-  const onSignal = () => {
+  const offStop = onStopRequest(() => {
     rt.shuttingDown = true;
     resolveStop();
-  };
-  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-  for (const s of signals) Deno.addSignalListener(s, onSignal);
+  });
   try {
     if (o.transport === "stdio") {
       await Promise.race([
@@ -91,7 +91,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
       await Promise.race([http.finished, stopped]);
     }
   } finally {
-    for (const s of signals) Deno.removeSignalListener(s, onSignal);
+    offStop();
     rt.shuttingDown = true;
     // Jobs first, so calls waiting on one are not what holds the shutdown up.
     rt.runner.shutdown();
@@ -99,6 +99,24 @@ export async function runServe(options: ServeOptions): Promise<number> {
     rt.close();
   }
   return 0;
+}
+
+/**
+ * Calls `stop` on SIGINT/SIGTERM or when the parent process exits (a
+ * launcher killed without forwarding a signal: serving on would hold the
+ * port for nobody). Returns a function that removes the triggers.
+ */
+function onStopRequest(stop: () => void): () => void {
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  for (const s of signals) Deno.addSignalListener(s, stop);
+  const stopWatch = watchParent(() => {
+    info("the parent process exited; stopping");
+    stop();
+  });
+  return () => {
+    stopWatch();
+    for (const s of signals) Deno.removeSignalListener(s, stop);
+  };
 }
 
 /**

@@ -34,6 +34,8 @@ type object struct {
 	Iface bool     `json:"iface,omitempty"`
 	Def   string   `json:"def"` // file:line of the name
 	Uses  []string `json:"uses"`
+	// ValueReads: plain reads of the name (`f := logf`, `x = maxSize`), which no reference index records.
+	ValueReads int `json:"value_reads"`
 }
 
 type output struct {
@@ -113,13 +115,35 @@ func (c *checker) record(pkg *types.Package, files []*ast.File, info *types.Info
 	for _, o := range info.Defs {
 		c.describe(o)
 	}
+	// Names a reference index records: callees, selected members and type names (a plain read of a
+	// variable, constant or function value is left out, counted apart).
+	named := map[*ast.Ident]bool{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.SelectorExpr:
+				named[x.Sel] = true
+			case *ast.CallExpr:
+				if id, ok := unparen(x.Fun).(*ast.Ident); ok {
+					named[id] = true
+				}
+			}
+			return true
+		})
+	}
 	for id, o := range info.Uses {
 		ob := c.describe(o)
 		if ob == nil {
 			continue
 		}
-		if at, ok := c.rel(id.Pos()); ok {
+		at, ok := c.rel(id.Pos())
+		if !ok {
+			continue
+		}
+		if _, isType := o.(*types.TypeName); isType || named[id] {
 			ob.Uses = append(ob.Uses, at)
+		} else {
+			ob.ValueReads++
 		}
 	}
 	for _, f := range files {

@@ -8,7 +8,6 @@
  * use sites compare by file and line, call-graph nodes by definition line,
  * both within the files the oracle checked and Cruxe indexed.
  */
-import { join } from "node:path";
 import type { Db } from "../src/state/db.ts";
 import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
 import { getCallGraph } from "../src/query/call_graph.ts";

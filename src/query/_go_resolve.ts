@@ -9,6 +9,7 @@ import type { Db } from "../state/db.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { childrenOf, symbolsByName } from "../state/read/symbols.ts";
 import { importTargetsOf } from "../state/read/edges.ts";
+import { referencesInLines } from "../state/references.ts";
 import { defaultPackageName } from "../index/extract/go_scope.ts";
 import { dirOf } from "./_symbol_row.ts";
 import { isTestPath } from "../core/test_paths.ts";
@@ -71,21 +72,51 @@ export class GoResolver {
     return t;
   }
 
-  /** The method or field `name` of `t`, its own or promoted through embedded fields. */
-  member(t: GoType, name: string, depth = 0): SymbolRow | null {
-    const own = this.named(name).find((r) =>
+  /**
+   * The method or field `name` of `t`, its own or promoted through embedded
+   * fields and embedded interfaces: every definition of it (files for other
+   * platforms may each define it), the portable ones first.
+   */
+  members(t: GoType, name: string, depth = 0): SymbolRow[] {
+    const own = this.named(name).filter((r) =>
       dirOf(r.path) === t.dir &&
       (r.parent_id === t.row.id ||
         (r.parent_id === null && r.kind === "method" && r.qualified_name.endsWith(`.${t.name}.${name}`)))
     );
-    if (own || depth > 3) return own ?? null;
+    if (own.length || depth > 3) return own.sort((a, b) => platformRank(a.path) - platformRank(b.path));
+    for (const inner of this.embedded(t, depth)) {
+      const m = this.members(inner, name, depth + 1);
+      if (m.length) return m;
+    }
+    return [];
+  }
+
+  /** The first of `members`, or null. */
+  member(t: GoType, name: string): SymbolRow | null {
+    return this.members(t, name)[0] ?? null;
+  }
+
+  /** The types `t` embeds: a struct's embedded fields, an interface's embedded interfaces. */
+  private embedded(t: GoType, depth: number): GoType[] {
+    const out: GoType[] = [];
+    if (t.row.kind === "interface") {
+      // Embedded interfaces are the type names on lines no method of the interface is declared on.
+      const methods = this.childrenOf(t.row);
+      const onMethod = (line: number) => methods.some((m) => m.line_start <= line && line <= m.line_end);
+      for (const r of referencesInLines(this.db, t.row.path, t.row.line_start + 1, t.row.line_end)) {
+        if ((r.kind !== "inherit" && r.kind !== "type") || onMethod(r.line)) continue;
+        const expr = r.hint?.startsWith("=") ? `${r.hint.slice(1)}#${r.name}` : r.qualifier === null ? r.name : null;
+        const inner = expr ? this.typeOf(expr, t.row.path, depth + 1) : null;
+        if (inner) out.push(inner);
+      }
+      return out;
+    }
     for (const f of this.childrenOf(t.row)) {
       if (f.kind !== "field" || !isEmbedded(f)) continue;
       const inner = this.typeOfText(f.signature, f.path, depth + 1);
-      const m = inner ? this.member(inner, name, depth + 1) : null;
-      if (m) return m;
+      if (inner) out.push(inner);
     }
-    return null;
+    return out;
   }
 
   /** The top-level function, type, variable or constant `name` in a directory `inDir` accepts. */
@@ -94,7 +125,10 @@ export class GoResolver {
       (r.parent_id === null ? r.kind !== "method" : GO_TYPE_KINDS.has(r.kind)) && inDir(dirOf(r.path)) &&
       (!kinds || kinds.has(r.kind))
     );
-    rows.sort((a, b) => Number(isTestPath(a.path)) - Number(isTestPath(b.path)) || a.path.length - b.path.length);
+    rows.sort((a, b) =>
+      Number(isTestPath(a.path)) - Number(isTestPath(b.path)) || platformRank(a.path) - platformRank(b.path) ||
+      a.path.length - b.path.length
+    );
     return rows[0] ?? null;
   }
 
@@ -117,26 +151,37 @@ export class GoResolver {
     const [, pkg, isVar, ident, call, index] = m;
     const here = dirOf(path);
     const inDir = pkg !== undefined ? (d: string) => importNamesDir(pkg, d) : (d: string) => d === here;
-    let t: GoType | null;
+    // A named type, or a type's text where it may be unnamed (`[]*T`, `map[K]V`) until a member is read.
+    let at: { t: GoType } | { text: string; path: string } | null = null;
     const asType = this.topLevel(ident, inDir, GO_TYPE_KINDS);
-    if (asType) t = this.goType(asType); // a type, a conversion `T(x)`, a method expression `T.M`
+    if (asType) at = { t: this.goType(asType) }; // a type, a conversion `T(x)`, a method expression `T.M`
     else if (isVar) {
       const v = this.topLevel(ident, inDir, VAR_KINDS);
-      t = v ? this.typeOfVar(v, depth) : null;
+      const t = v ? this.typeOfVar(v, depth) : null;
+      at = t ? { t } : null;
     } else if (call) {
       const f = this.topLevel(ident, inDir, FUNCTION_KINDS);
-      t = f ? this.typeOfText(resultType(f.signature, Number(index || 0)), f.path, depth + 1) : null;
-    } else t = null;
-    for (const part of parts.slice(1)) {
-      if (!t) return null;
-      const s = part.match(/^([A-Za-z_][A-Za-z0-9_]*)(\(\)(\d*))?$/);
-      if (!s) return null;
-      const mem = this.member(t, s[1]);
-      if (!mem) return null;
-      const text = s[2] ? resultType(mem.signature, Number(s[3] || 0)) : fieldType(mem.signature);
-      t = this.typeOfText(text, mem.path, depth + 1);
+      const text = f ? resultType(f.signature, Number(index || 0)) : null;
+      at = text !== null ? { text, path: f!.path } : null;
     }
-    return t;
+    const named = (a: { t: GoType } | { text: string; path: string }) =>
+      "t" in a ? a.t : this.typeOfText(a.text, a.path, depth + 1);
+    for (const part of parts.slice(1)) {
+      if (!at) return null;
+      if (part === "[]") {
+        const text = "t" in at ? underlyingText(at.t.row.signature) : at.text;
+        const elem = text === null ? null : elementText(text);
+        at = elem === null ? null : { text: elem, path: "t" in at ? at.t.row.path : at.path };
+        continue;
+      }
+      const s = part.match(/^([A-Za-z_][A-Za-z0-9_]*)(\(\)(\d*))?$/);
+      const t = s ? named(at) : null;
+      const mem = t ? this.member(t, s![1]) : null;
+      if (!mem) return null;
+      const text = s![2] ? resultType(mem.signature, Number(s![3] || 0)) : fieldType(mem.signature);
+      at = text === null ? null : { text, path: mem.path };
+    }
+    return at ? named(at) : null;
   }
 
   private goType(row: SymbolRow): GoType {
@@ -172,6 +217,36 @@ export class GoResolver {
 
 const VAR_KINDS = new Set(["variable", "constant"]);
 const FUNCTION_KINDS = new Set(["function"]);
+
+/** GOOS and GOARCH file suffixes: a definition in such a file is one platform's. */
+const PLATFORM_FILE =
+  /_(aix|android|darwin|dragonfly|freebsd|hurd|illumos|ios|js|netbsd|openbsd|plan9|solaris|wasip1|windows|zos|386|arm|arm64|loong64|mips\w*|ppc64\w*|riscv64|s390x|wasm)(_\w+)?\.go$/;
+
+/** 0 for a portable or Linux/Unix file, 1 for another platform's. */
+function platformRank(path: string): number {
+  return PLATFORM_FILE.test(path) ? 1 : 0;
+}
+
+/** The type a named type is defined as (`type X []*T` → `[]*T`), from its signature. */
+function underlyingText(sig: string): string | null {
+  const m = sig.match(/^type\s+[A-Za-z_]\w*(?:\[[^\]]*\])?\s+(.+)$/s);
+  return m ? m[1] : null;
+}
+
+/** The element type of a slice, array, map or channel type text (`map[K]*V` → `*V`), or null. */
+export function elementText(text: string): string | null {
+  const t = text.trim().replace(/^\*+/, "");
+  if (t.startsWith("map[")) {
+    const end = closing(t, 3);
+    return end < 0 ? null : t.slice(end + 1);
+  }
+  if (t.startsWith("[")) {
+    const end = closing(t, 0);
+    return end < 0 ? null : t.slice(end + 1);
+  }
+  const ch = t.match(/^(?:<-\s*)?chan(?:\s*<-)?\s+(.+)$/s);
+  return ch ? ch[1] : null;
+}
 
 /** An embedded field: its signature is only a type (`*Foo`, `io.Reader`). */
 function isEmbedded(f: SymbolRow): boolean {

@@ -238,9 +238,9 @@ export class ReferenceJudge {
     }
     if (r.qualifier === null || hint.startsWith("=")) return null; // a bare name or `pkg.X` is never a member
     const t = this.go.typeOf(hint, r.path);
-    const member = t ? this.go.member(t, this.sym.name) : null;
-    if (!member) return "candidate";
-    return member.id === this.sym.id ? "exact" : null;
+    const members = t ? this.go.members(t, this.sym.name) : [];
+    if (!members.length) return "candidate";
+    return members.some((m) => m.id === this.sym.id) ? "exact" : null;
   }
 }
 

@@ -17,7 +17,8 @@ import type { Node } from "web-tree-sitter";
  * - a type expression of the operand: `T` (a type of this package), `path#T`
  *   (of an imported package), `$v` / `path#$v` (a package-level variable's
  *   type), `F()` / `path#F()` (the result of a function, `F()1` its second),
- *   then any number of `>f` (a field's type) and `>m()` (a method's result).
+ *   then any number of `>f` (a field's type), `>m()` (a method's result) and
+ *   `>[]` (an element of a slice, array, map or channel).
  */
 export type GoHint = string;
 
@@ -96,9 +97,15 @@ export class GoScope {
         case "const_spec":
           if (this.inFunction(n)) this.addNames(n.childrenForFieldName("name"), n, null);
           break;
-        case "range_clause":
-          this.addNames(n.childForFieldName("left")?.namedChildren ?? [], n, null);
+        case "range_clause": {
+          // `for i, x := range xs`: the second name is an element of what is ranged over.
+          const names = n.childForFieldName("left")?.namedChildren ?? [];
+          const over = n.childForFieldName("right");
+          const elem = over && names.length === 2 ? this.typeOf(over) : null;
+          this.addNames(names.slice(0, 1), n, null);
+          this.addNames(names.slice(1), n, elem ? elem + ">[]" : null);
           break;
+        }
         case "type_switch_statement": {
           const alias = n.childForFieldName("alias");
           if (alias) this.addNames(alias.namedChildren, alias, null);
@@ -219,7 +226,7 @@ export class GoScope {
       else if (rs.length === 1 && rs[0]!.type === "call_expression") {
         const t = this.typeOf(rs[0]!);
         type = t && t.endsWith("()") ? (i ? t + i : t) : i ? null : t;
-      } else if (rs.length === 1 && rs[0]!.type === "type_assertion_expression" && i === 0) type = this.typeOf(rs[0]!);
+      } else if (rs.length === 1 && i === 0) type = this.typeOf(rs[0]!); // `v, ok := m[k]`, `x.(T)`, `<-ch`
       this.declare(l.text, at.endIndex, end, type);
     });
   }
@@ -240,9 +247,20 @@ export class GoScope {
         return t ? this.typeOfType(t) : null;
       }
       case "unary_expression": {
+        // `&T{}`, and `*p` (pointers are seen through: `*p` has the named type `p` has).
         const op = e.childForFieldName("operator")?.text ?? e.firstChild?.text;
         const x = e.childForFieldName("operand");
-        return op === "&" && x ? this.typeOf(x, depth + 1) : null;
+        if (!x) return null;
+        if (op === "<-") {
+          const ch = this.typeOf(x, depth + 1);
+          return ch ? ch + ">[]" : null;
+        }
+        return op === "&" || op === "*" ? this.typeOf(x, depth + 1) : null;
+      }
+      case "index_expression": {
+        const x = e.childForFieldName("operand");
+        const base = x ? this.typeOf(x, depth + 1) : null;
+        return base ? base + ">[]" : null;
       }
       case "type_assertion_expression": {
         const t = e.childForFieldName("type");

@@ -31,7 +31,8 @@ function readRegularFile(path: string): Uint8Array | null {
   try {
     st = Deno.statSync(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
+    // Nothing there: no file, or a path below something that is not a directory (a home that is a file).
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return null;
     throw refused(path, "cannot be read");
   }
   if (!st.isFile) throw refused(path, "is not a regular file");

@@ -26,8 +26,12 @@
  * granted both the canonical form and the form as typed (Deno checks the
  * path it is handed without resolving symlinks, so a request naming
  * `/tmp/link/repo` needs `/tmp/link` granted to be resolved at all; what it
- * resolves to is then checked against the canonical roots). A project registered by another process after
- * start and outside every allowed root is not readable until the next start.
+ * resolves to is then checked against the canonical roots). A symlink
+ * elsewhere, which the server may not read at all, is resolved by this
+ * launcher over a Unix socket in the home (`launcher_resolver.ts`; the server
+ * is granted that socket only), and only a target inside an allowed root is
+ * told. A project registered by another process after start and outside
+ * every allowed root is not readable until the next start.
  *
  * Environment: `openContext` reads `Deno.env.toObject()`, which needs the
  * whole `--allow-env`; the child instead gets an environment reduced to the
@@ -37,14 +41,17 @@
  * Requires (in the parent) `--allow-read` on the home and the config file,
  * `--allow-run` on `Deno.execPath()` (deno run) and `--allow-env`.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { resolveConfig } from "../core/config.ts";
 import { CruxeError } from "../core/errors.ts";
 import { debug } from "../core/log.ts";
+import { printable } from "../core/printable.ts";
 import type { ServeOptions } from "../mcp/serve_options.ts";
+import { RESOLVER_ENV, startLauncherResolver } from "../mcp/launcher_resolver.ts";
 import { Registry } from "../state/registry.ts";
+import { readConfigObject } from "./config_file.ts";
 
 /** Set in the sandboxed child (or worker): it must serve, not re-execute. */
 export const SANDBOX_ENV_MARKER = "CRUXE_SANDBOXED";
@@ -250,15 +257,12 @@ export function cruxeOwnFiles(): string[] {
     .filter((p) => existsSync(p));
 }
 
-/** The config file's fields (same rules as the CLI: `--config`, else `<home>/config.json`). */
+/**
+ * The config file's fields (same rules as the CLI: `--config`, else `<home>/config.json`, a regular
+ * file only); a missing `--config` file is left to the served process to report.
+ */
 function configFileFields(path: string | undefined, home: string): Record<string, unknown> {
-  const p = path ?? join(home, "config.json");
-  if (!existsSync(p)) return {};
-  try {
-    return JSON.parse(readFileSync(p, "utf8"));
-  } catch {
-    return {}; // the served process reports a bad config file itself
-  }
+  return readConfigObject(path ?? join(home, "config.json")) ?? {};
 }
 
 /** Everything `sandboxPolicy` needs, gathered from checked serve options, config and registry. */
@@ -276,7 +280,8 @@ export function sandboxInputsFor(o: ServeOptions, env: Record<string, string>): 
     registry.close();
   }
   return {
-    allowedRoots: o.allowedRoots,
+    // A copy: the typed forms added to the policy must not reach the child's own --allowed-root list.
+    allowedRoots: [...o.allowedRoots],
     workspaces: [...o.workspaces, ...registered].filter((p) => existsSync(p)),
     home: config.home,
     ownFiles: cruxeOwnFiles(),
@@ -322,13 +327,38 @@ export async function sandboxedServe(
   inputs.allowedRoots.push(...typed(options.allowedRoots));
   inputs.workspaces.push(...typed(options.workspaces));
   const policy = sandboxPolicy(inputs);
+  const resolver = o.autoWorkspace ? launcherResolver(inputs.home, o.allowedRoots) : null;
+  delete env[RESOLVER_ENV];
+  if (resolver) {
+    policy.net.push(`unix:${resolver.socket}`);
+    env[RESOLVER_ENV] = resolver.socket;
+  }
   const childArgv = [argv[0], ...withCanonicalPaths(argv.slice(1), o)];
   debug(`sandbox: read=${policy.read.join(",")} write=${policy.write.join(",")} net=${policy.net.join(",")}`);
   // `CRUXE_SANDBOX=worker` takes the compiled binary's path under `deno run` (how that path is tested).
   const inWorker = runtimeKind() === "compiled" || env[SANDBOX_OPT_OUT] === "worker";
-  return inWorker
-    ? await serveInWorker(childArgv, policy, env, entry.worker)
-    : await serveInChild(childArgv, policy, env, entry.main);
+  try {
+    return inWorker
+      ? await serveInWorker(childArgv, policy, env, entry.worker)
+      : await serveInChild(childArgv, policy, env, entry.main);
+  } finally {
+    resolver?.close();
+  }
+}
+
+/**
+ * Starts the launcher's path resolver for the sandboxed server (a symlink
+ * elsewhere that leads into an allowed root cannot be resolved inside the
+ * sandbox; see `launcher_resolver.ts`), on a socket in the home's `run`
+ * directory; null when it cannot start (the server then refuses such paths).
+ */
+function launcherResolver(home: string, allowedRoots: string[]) {
+  try {
+    mkdirSync(join(home, "run"), { recursive: true });
+  } catch {
+    return null;
+  }
+  return startLauncherResolver(join(home, "run", `resolve-${Deno.pid}.sock`), allowedRoots);
 }
 
 /**
@@ -392,8 +422,9 @@ async function serveInWorker(
 ): Promise<number> {
   // The environment is process-wide: reduce it before the worker starts.
   const keep = sandboxEnv(env);
-  for (const k of Object.keys(env)) if (!(k in keep)) Deno.env.delete(k);
-  Deno.env.set(SANDBOX_ENV_MARKER, "1");
+  for (const k of Object.keys(Deno.env.toObject())) if (!(k in keep)) Deno.env.delete(k);
+  for (const [k, v] of Object.entries(keep)) Deno.env.set(k, v); // the marker, the resolver's socket
+
   let worker: Worker;
   try {
     worker = new Worker(entry, {
@@ -415,7 +446,7 @@ async function serveInWorker(
     };
     worker.onerror = (e) => {
       e.preventDefault();
-      console.error(`cruxe: sandboxed server failed: ${e.message}`);
+      console.error(`cruxe: sandboxed server failed: ${printable(e.message, true)}`);
       worker.terminate();
       resolveExit(1);
     };

@@ -9,6 +9,7 @@ import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
 import { debug } from "../core/log.ts";
 import { readRepoFile, underSymlinkedDirectory } from "../state/safe_open.ts";
 import { gitListFiles } from "../state/git.ts";
+import { checkRootUnmoved } from "../state/workspace_dir.ts";
 
 /** A file the scan found, with what `stat` said. */
 export interface ScannedFile {
@@ -136,12 +137,14 @@ export function statListed(
 /**
  * Lists the indexable files of `root` with their size and mtime. Symlinks,
  * and files below a symlinked directory, are skipped and counted under
- * `symlinks`: their content may live anywhere.
+ * `symlinks`: their content may live anywhere. A registered root that now
+ * resolves elsewhere is refused (`forbidden`, see `checkRootUnmoved`).
  */
 export async function scanRepository(
   root: string,
   opts: { maxFileBytes: number; useGit?: boolean },
 ): Promise<ScanResult> {
+  checkRootUnmoved(root);
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
   const cruxeIgnore = cruxeIgnoreOf(root);
   // gitListFiles answers null outside a git work tree of this root, so it is also the check for one.

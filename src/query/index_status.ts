@@ -7,9 +7,9 @@ import type { IndexReaders, IndexView } from "./index_reader.ts";
 import type { ActiveJob, ProgressEvent } from "../state/jobs.ts";
 import type { IndexingStatus, SchemaStatus } from "../core/metadata.ts";
 import { SCHEMA_VERSION } from "../core/version.ts";
-import type { ResolvedRef } from "../state/git.ts";
 import type { RefStoreInfo } from "../state/ref_stores.ts";
 import { processAlive } from "../state/process_lock.ts";
+import { gitRefusal, type ResolvedRef } from "../state/git.ts";
 
 /** `interrupted_recovery_report` (present only when interrupted jobs are unresolved). */
 export interface InterruptedReport {
@@ -31,16 +31,49 @@ export function interruptedReport(registry: Registry, projectId: string): Interr
   };
 }
 
-/** The indexing status of a project from its view and jobs. */
-export function indexingStatus(
+/** `projects[].index_status` of `/health`. Not-yet-indexed projects are `stale` (their index is behind the tree). */
+export type HealthIndexStatus = "ready" | "indexing" | "stale" | "error";
+
+/**
+ * A project's one verdict on its index, in the two vocabularies that report
+ * it: `indexing` for `index_status` and every answer's metadata, `health` for
+ * `health_check` and `/health`. Both come from here, so they never disagree:
+ * an index that cannot answer (damaged, another schema) is `failed` / `error`
+ * everywhere.
+ */
+export interface IndexVerdict {
+  indexing: IndexingStatus;
+  health: HealthIndexStatus;
+}
+
+/**
+ * The verdict on `view`: `running` when a job (of this or another process)
+ * indexes the working tree, `lastFailed` when its last job failed (see
+ * `lastJobFailed`), `stale` when the tree moved since the index.
+ */
+export function indexVerdict(
   view: IndexView,
-  active: ActiveJob | undefined,
-  lastJob: JobRow | undefined,
-): IndexingStatus {
-  if (active) return "indexing";
-  if (view.schemaStatus === "compatible") return "ready";
-  if (lastJob?.status === "failed") return "failed";
-  return "not_indexed";
+  state: { running: boolean; lastFailed: boolean; stale: boolean },
+): IndexVerdict {
+  if (state.running) return { indexing: "indexing", health: "indexing" };
+  switch (view.schemaStatus) {
+    case "compatible":
+      return { indexing: "ready", health: state.stale ? "stale" : "ready" };
+    case "corrupt_manifest":
+    case "reindex_required":
+      return { indexing: "failed", health: "error" };
+    case "not_indexed":
+      return state.lastFailed ? { indexing: "failed", health: "error" } : { indexing: "not_indexed", health: "stale" };
+  }
+}
+
+/** Whether the last job on the project's working tree failed (false when the registry cannot be read). */
+export function lastJobFailed(registry: Registry, project: ProjectRow): boolean {
+  try {
+    return registry.getWorkspace(project.repo_root)?.index_status === "failed";
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -101,6 +134,12 @@ export function indexFacts(view: IndexView) {
   };
 }
 
+/** `git_refused`: why the root's `.git` is not used (it is scanned as a plain directory); absent when nothing is refused. */
+function gitNote(root: string): { git_refused?: string } {
+  const why = gitRefusal(root);
+  return why ? { git_refused: `${why}; indexed as a plain directory` } : {};
+}
+
 /**
  * The spec's index_status body for one project (without `metadata`). `jobView`
  * overlays what the caller knows of a job that the registry could not record.
@@ -118,7 +157,12 @@ export function projectStatus(
   const elsewhere = active ? undefined : jobElsewhere(registry, project.project_id);
   return {
     ...projectFields(project),
-    index_status: elsewhere ? "indexing" : indexingStatus(view, active, jobs[0]),
+    ...gitNote(project.repo_root),
+    index_status: indexVerdict(view, {
+      running: !!(active || elsewhere),
+      lastFailed: lastJobFailed(registry, project),
+      stale: false,
+    }).indexing,
     ...indexFacts(view),
     active_job: active
       ? activeJobBody(active, registry)

@@ -7,7 +7,7 @@
 import { num } from "./query_cmds.ts";
 import type { CliContext } from "../context.ts";
 import { projectForPath } from "../project_arg.ts";
-import { printJson } from "../output.ts";
+import { printJson, say } from "../output.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { compareRefs, diffRefs } from "../../query/ref_compare.ts";
 import type { RefSource } from "../../query/ref_views.ts";
@@ -127,11 +127,11 @@ export async function runDiffCommand(ctx: CliContext, a: DiffArgs): Promise<numb
       max_tokens: num(a.maxTokens),
       merge_base: a.mergeBase,
     });
-    if (!a.json) console.log(`diff in ${name}:`);
+    if (!a.json) say(`diff in ${name}:`);
     return out;
   });
   if (a.json) printJson(r);
-  else console.log(diffLinesForPeople(r).join("\n"));
+  else say(diffLinesForPeople(r).join("\n"));
   return 0;
 }
 
@@ -144,12 +144,12 @@ export async function runCompareCommand(ctx: CliContext, a: CompareArgs): Promis
       base_ref: a.base,
       head_ref: a.head,
     });
-    if (!a.json) console.log(`compare in ${name}:`);
+    if (!a.json) say(`compare in ${name}:`);
     return out;
   });
   if (a.json) return printJson(r), 0;
-  console.log(`base ${refName(r.base)} → head ${refName(r.head)}: ${r.status}`);
-  console.log(changeLines(r).join("\n"));
-  if (r.status === "unchanged") console.log(`    ${r.signature_after}`);
+  say(`base ${refName(r.base)} → head ${refName(r.head)}: ${r.status}`);
+  say(changeLines(r).join("\n"));
+  if (r.status === "unchanged") say(`    ${r.signature_after}`);
   return 0;
 }

@@ -4,7 +4,7 @@
  * with `--json`.
  */
 import type { CliContext } from "../context.ts";
-import { printJson, printTable } from "../output.ts";
+import { printJson, printTable, say } from "../output.ts";
 import { findReferences, type Reference } from "../../query/find_references.ts";
 import { getCallGraph } from "../../query/call_graph.ts";
 import { num, type QueryArgs, withIndex } from "./query_cmds.ts";
@@ -25,7 +25,7 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
     if (a.json) return printJson(r), 0;
     const refs: Reference[] = r.references ??
       r.files!.flatMap((g) => g.references.map((x) => ({ ...x, path: g.path }) as Reference));
-    console.log(`${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${r.returned} references`);
+    say(`${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${r.returned} references`);
     printTable(
       ["location", "kind", "resolution", "in", "line"],
       refs.map((x) => [
@@ -36,7 +36,7 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
         x.line_text.trim(),
       ]),
     );
-    if (r.next_cursor) console.log(`more: --cursor ${r.next_cursor}`);
+    if (r.next_cursor) say(`more: --cursor ${r.next_cursor}`);
     return 0;
   }
   const g = await withIndex(ctx, a, (db) =>
@@ -54,6 +54,6 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
     ["caller", "callee", "lines", "resolution", "cycle"],
     g.edges.map((e) => [names.get(e.from), names.get(e.to), e.lines.join(","), e.resolution, e.cycle ? "yes" : ""]),
   );
-  if (g.truncated) console.log(`truncated by ${g.truncated_by.join(", ")}`);
+  if (g.truncated) say(`truncated by ${g.truncated_by.join(", ")}`);
   return 0;
 }

@@ -8,8 +8,10 @@
  * `--allow-net` on the listen address.
  */
 import { info, setLogLevel, warn } from "../../core/log.ts";
+import { printable } from "../../core/printable.ts";
 import { registerProject } from "../../index/project_setup.ts";
-import { openContext } from "../context.ts";
+import { type CliContext, openContext } from "../context.ts";
+import type { ProjectRow } from "../../state/registry.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
 import { ServerRuntime } from "../../mcp/runtime.ts";
 import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts";
@@ -27,7 +29,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const o = checkServeOptions(options);
   const ctx = openContext(o.configPath);
   if (ctx.interruptedAtStart) warn(`${ctx.interruptedAtStart} index job(s) were interrupted by a previous stop`);
-  const pinned = o.workspaces.map((w) => registerProject(ctx.registry, w));
+  const pinned = registerWorkspaces(ctx, o.workspaces);
   const rt = new ServerRuntime(ctx.config, ctx.registry, {
     prewarm: o.prewarm,
     watch: o.watch !== false,
@@ -51,10 +53,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   }
   if (o.transport === "stdio" && Deno.stdin.isTerminal()) {
     // A person started this in a terminal: say what it is waiting for (stderr; stdout is the protocol's).
-    console.error(
+    console.error(printable(
       `cruxe: serving MCP on stdio${pinned[0] ? ` for ${pinned[0].repo_root}` : ""}. ` +
         `Connect an MCP client to this command (see README); Ctrl-D or Ctrl-C stops it.`,
-    );
+    ));
   }
   // Prewarm and watching start once the transport serves, so they never delay the first handshake.
   const prewarm = () => {
@@ -102,6 +104,19 @@ export async function runServe(options: ServeOptions): Promise<number> {
 }
 
 /**
+ * Registers the `--workspace` folders. On a full disk the registry turns
+ * read-only instead (said on stderr): registered workspaces are served from
+ * their indexes with syncing off.
+ */
+function registerWorkspaces(ctx: CliContext, workspaces: string[]): ProjectRow[] {
+  const pinned = workspaces.map((w) => ctx.registry.writeOrReadOnly(() => registerProject(ctx.registry, w)));
+  if (ctx.registry.readOnly === "disk_full") {
+    warn(`the disk holding ${ctx.config.home} is full: serving the existing indexes read-only; syncing is off`);
+  }
+  return pinned;
+}
+
+/**
  * Says on stderr where the HTTP server listens: the MCP endpoint a client is
  * given and the health probe (stdout stays free; always printed, since a person
  * or a log needs the port, which may have been chosen by the system).
@@ -109,8 +124,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
 function announceHttp(bind: string, port: number, workspace: string | undefined): void {
   const host = bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
   const base = `http://${host}:${port}`;
-  console.error(
+  console.error(printable(
     `cruxe: MCP over HTTP on ${base}/mcp (also ${base}/)${workspace ? ` for ${workspace}` : ""}; ` +
       `health: ${base}/health. Ctrl-C stops it.`,
-  );
+  ));
 }

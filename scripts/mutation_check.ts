@@ -450,6 +450,22 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/diff_tools_test.ts",
     filter: "far from every indexed state",
   },
+  {
+    id: "refs-shadowed-kept",
+    claim: "references: a use another definition of the name shadows is not listed",
+    file: "src/query/find_references.ts",
+    find: "      if (this.shadowed(r.path, r.language, affinity)) return null;\n",
+    replace: "",
+    test: "tests/reference_resolution_test.ts",
+  },
+  {
+    id: "callers-follow-callees",
+    claim: "call graph: callers at depth 2 and 3 are callers of callers",
+    file: "src/query/call_graph.ts",
+    find: "if (!known) next.push({ row: c.caller, way });",
+    replace: 'if (!known) next.push({ row: c.caller, way: "callees" });',
+    test: "tests/reference_resolution_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -3,14 +3,16 @@
  * privilege: the answering process holds only what it needs): whatever our own path checks get wrong, the process that answers
  * requests can read only the allowed roots, the registered workspaces, the
  * Cruxe home, the config file and Cruxe's own files; write only the home;
- * reach only its listen address and the LLM endpoint; run only `git`.
+ * reach only its listen address, the LLM endpoint and the embeddings
+ * endpoint; run only `git`.
  *
  * How it is applied, by how Cruxe was started:
  * - `deno run main.ts serve-mcp …` and `deno task serve` (a `deno run`): the
  *   CLI re-executes itself — `Deno.execPath()` `run <narrow flags>
  *   main.ts <same args>` (`main.ts` beside the sources, i.e. `Deno.mainModule`) — with a scrubbed environment carrying
  *   `CRUXE_SANDBOXED=1`, so the child serves and does not re-execute again.
- *   The parent only relays the exit code and forwards SIGINT/SIGTERM.
+ *   The parent only relays the exit code and forwards SIGINT/SIGTERM; when
+ *   the parent's own parent dies without a signal, it stops the child too.
  * - the compiled binary (`Deno.build.standalone`): its permissions are baked
  *   in at compile time and `deno compile` binaries take no runtime flags, and
  *   `Deno.permissions.revoke` cannot narrow a global grant to a list. So the
@@ -52,6 +54,7 @@ import type { ServeOptions } from "../mcp/serve_options.ts";
 import { RESOLVER_ENV, startLauncherResolver } from "../mcp/launcher_resolver.ts";
 import { Registry } from "../state/registry.ts";
 import { readConfigObject } from "./config_file.ts";
+import { watchParent } from "./parent_watch.ts";
 
 /** Set in the sandboxed child (or worker): it must serve, not re-execute. */
 export const SANDBOX_ENV_MARKER = "CRUXE_SANDBOXED";
@@ -119,6 +122,8 @@ export interface SandboxInputs {
   listen?: { hostname: string; port: number } | null;
   /** LLM endpoint URL for ask_code, when configured. */
   llmUrl?: string | null;
+  /** Embeddings endpoint URL of the optional semantic layer, when configured. */
+  embedUrl?: string | null;
 }
 
 /** The narrow permission lists. */
@@ -189,10 +194,11 @@ export function sandboxPolicy(i: SandboxInputs): SandboxPolicy {
   }
   const net: string[] = [];
   if (i.listen) net.push(i.listen.port ? `${i.listen.hostname}:${i.listen.port}` : i.listen.hostname);
-  if (i.llmUrl) {
+  for (const url of [i.llmUrl, i.embedUrl]) {
+    if (!url) continue;
     try {
-      net.push(hostPort(new URL(i.llmUrl)));
-    } catch { /* a bad URL is reported by ask_code itself */ }
+      net.push(hostPort(new URL(url)));
+    } catch { /* a bad URL is reported by the tool that uses it */ }
   }
   return {
     read: minimalPaths(read),
@@ -288,6 +294,7 @@ export function sandboxInputsFor(o: ServeOptions, env: Record<string, string>): 
     configFile: o.configPath ? resolve(o.configPath) : null,
     listen: o.transport === "http" ? { hostname: o.bind, port: o.port } : null,
     llmUrl: config.llm.url,
+    embedUrl: config.embed.url,
   };
 }
 
@@ -406,9 +413,16 @@ async function serveInChild(
     Deno.addSignalListener(s, relay);
     return [s, relay] as const;
   });
+  // Killed without a signal to forward (the launcher's launcher died): the child goes too.
+  const stopWatch = watchParent(() => {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already gone */ }
+  });
   try {
     return (await child.status).code;
   } finally {
+    stopWatch();
     for (const [s, relay] of relays) Deno.removeSignalListener(s, relay);
   }
 }

@@ -381,8 +381,8 @@ export class IndexWriter {
     return {
       refs: new BatchInsert(
         d,
-        "INSERT OR IGNORE INTO refs(file_id, line, col, name_id, kind, qual_id, source_id)",
-        7,
+        "INSERT OR IGNORE INTO refs(file_id, line, col, name_id, kind, qual_id, source_id, hint_id)",
+        8,
       ),
       syms: new BatchInsert(
         d,
@@ -544,6 +544,7 @@ export class IndexWriter {
         REFERENCE_KINDS.indexOf(o.kind),
         o.qualifier === null ? null : o.qualifier === "" ? 0 : this.nameId(o.qualifier),
         symRow(o.from),
+        o.hint ? this.nameId(o.hint) : null,
       );
     }
     const firstChunk = f.chunks.length ? Number((s.nextChunkId.get() as { n: number }).n) : 0;

@@ -21,6 +21,7 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
         reference_kind: f["reference-kind"],
         limit: num(f.limit),
         cursor: f.cursor,
+        include_candidates: f.candidates ? true : undefined,
       }));
     if (a.json) return printJson(r), 0;
     const refs: Reference[] = r.references ??
@@ -37,6 +38,9 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
       ]),
     );
     if (r.next_cursor) say(`more: --cursor ${r.next_cursor}`);
+    if (r.unresolved_candidates && !f.candidates) {
+      say(`${r.unresolved_candidates} candidates (only the name matches): --candidates lists them`);
+    }
     return 0;
   }
   const g = await withIndex(ctx, a, (db) =>
@@ -47,6 +51,7 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
       direction: f.direction,
       depth: num(f.depth),
       max_nodes: num(f["max-nodes"]),
+      include_candidates: f.candidates ? true : undefined,
     }));
   if (a.json) return printJson(g), 0;
   const names = new Map(g.nodes.map((n) => [n.symbol_id, n.qualified_name]));
@@ -55,5 +60,8 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
     g.edges.map((e) => [names.get(e.from), names.get(e.to), e.lines.join(","), e.resolution, e.cycle ? "yes" : ""]),
   );
   if (g.truncated) say(`truncated by ${g.truncated_by.join(", ")}`);
+  if (g.unresolved_candidates && !f.candidates) {
+    say(`${g.unresolved_candidates} candidate edges (only the name matches): --candidates follows them`);
+  }
   return 0;
 }

@@ -18,9 +18,11 @@ import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts
 import { createProtocolServer } from "../../mcp/protocol_server.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { serveHttp } from "../../mcp/http.ts";
+import { watchParent } from "../parent_watch.ts";
 
 /**
- * Serves MCP until stdin closes (stdio) or SIGINT/SIGTERM. On the way out,
+ * Serves MCP until stdin closes (stdio), SIGINT/SIGTERM, or the parent
+ * process exits. On the way out,
  * running jobs end `interrupted` (reported at the next start) and stores
  * close. Resolves to the exit code.
  */
@@ -67,12 +69,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   let stopHttp: (() => Promise<void>) | null = null;
   let resolveStop!: () => void;
   const stopped = new Promise<void>((r) => resolveStop = r);
-  const onSignal = () => {
+  const offStop = onStopRequest(() => {
     rt.shuttingDown = true;
     resolveStop();
-  };
-  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-  for (const s of signals) Deno.addSignalListener(s, onSignal);
+  });
   try {
     if (o.transport === "stdio") {
       await Promise.race([
@@ -93,7 +93,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
       await Promise.race([http.finished, stopped]);
     }
   } finally {
-    for (const s of signals) Deno.removeSignalListener(s, onSignal);
+    offStop();
     rt.shuttingDown = true;
     // Jobs first, so calls waiting on one are not what holds the shutdown up.
     rt.runner.shutdown();
@@ -114,6 +114,24 @@ function registerWorkspaces(ctx: CliContext, workspaces: string[]): ProjectRow[]
     warn(`the disk holding ${ctx.config.home} is full: serving the existing indexes read-only; syncing is off`);
   }
   return pinned;
+}
+
+/**
+ * Calls `stop` on SIGINT/SIGTERM or when the parent process exits (a
+ * launcher killed without forwarding a signal: serving on would hold the
+ * port for nobody). Returns a function that removes the triggers.
+ */
+function onStopRequest(stop: () => void): () => void {
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  for (const s of signals) Deno.addSignalListener(s, stop);
+  const stopWatch = watchParent(() => {
+    info("the parent process exited; stopping");
+    stop();
+  });
+  return () => {
+    stopWatch();
+    for (const s of signals) Deno.removeSignalListener(s, stop);
+  };
 }
 
 /**

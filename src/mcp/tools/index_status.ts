@@ -16,8 +16,9 @@ export const indexStatusTool = defineTool({
     `notifications. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     ref: refName.optional().describe(
-      "Branch/ref to report on. Default: the working tree; another ref reports its index (ready, indexing, " +
-        "not_indexed with the index_repo call to make).",
+      'Branch/ref to report on. Default, or "WORKTREE": the working tree; a branch, tag or commit (the ' +
+        "checked-out branch too) reports its commit's index in the same fields, with commit, kind and state " +
+        "(ready, indexing, not_indexed with the index_repo call to make); metadata.ref names it.",
     ),
   }),
   handler: async function indexStatusHandler(args, ctx) {

@@ -370,6 +370,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "partial request heads",
   },
   {
+    id: "http-header-count",
+    claim: "limits: a head with more than 100 header fields is 431 and stalls no one",
+    file: "src/mcp/http1_server.ts",
+    find: "  if (lines.length - 1 > maxHeaders) throw",
+    replace: "  if (lines.length < 0) throw",
+    test: "tests/protocol_edges_test.ts",
+    filter: "100 header fields",
+  },
+  {
     id: "disk-full-unclassified",
     claim: "faults: a full disk is storage_unavailable, the server stays up",
     file: "src/state/storage_errors.ts",
@@ -431,6 +440,31 @@ export const MUTATIONS: Mutation[] = [
     replace: "    // a root swapped",
     test: "tests/root_swap_test.ts",
     filter: "event watcher",
+  },
+  {
+    id: "auto-index-no-cap",
+    claim: "limits: a diff call indexes a base ref itself only when it is near an indexed state",
+    file: "src/mcp/tools/ref_source.ts",
+    find: "    if (delta.files > AUTO_INDEX_MAX_FILES) {\n",
+    replace: "    if (delta.files < 0) {\n",
+    test: "tests/diff_tools_test.ts",
+    filter: "far from every indexed state",
+  },
+  {
+    id: "refs-shadowed-kept",
+    claim: "references: a use another definition of the name shadows is not listed",
+    file: "src/query/find_references.ts",
+    find: "      if (this.shadowed(r.path, r.language, affinity)) return null;\n",
+    replace: "",
+    test: "tests/reference_resolution_test.ts",
+  },
+  {
+    id: "callers-follow-callees",
+    claim: "call graph: callers at depth 2 and 3 are callers of callers",
+    file: "src/query/call_graph.ts",
+    find: "if (!known) next.push({ row: c.caller, way });",
+    replace: 'if (!known) next.push({ row: c.caller, way: "callees" });',
+    test: "tests/reference_resolution_test.ts",
   },
 ];
 

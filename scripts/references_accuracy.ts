@@ -6,15 +6,17 @@
  *   the truth is every `Call` whose callee is that `Name` or an `Attribute`
  *   with that name; find_references(reference_kind: call) is compared by
  *   (path, line) — micro recall and precision over all call sites.
- * - Go, approximate oracle: for function names defined once in the tree,
- *   every word-boundary `Name(` outside comments and strings, minus the
- *   definition (`func Name(`); recall (and precision against that
- *   approximation).
+ * - Go, exact oracle: Go's type checker (`scripts/references_go_oracle.ts`):
+ *   a seeded sample of methods (shared and unique names), functions and types,
+ *   recall and precision of the default answer, of each label, and of callees
+ *   and callers at depth 1 and 2. Needs the `go` tool (no network). The
+ *   latency figures below still sample unique function names found as
+ *   `Name(` outside comments and strings.
  * - Latency: first page of find_references, get_call_graph depth 2 (both ways).
  * - Size: bytes of the reference tables (SQLite's dbstat) per reference and
  *   as a share of the rest of the index.
  *
- * Usage: deno task references-accuracy [--home DIR] [--sample N] [--reindex] [ROOT ...]
+ * Usage: deno task references-accuracy [--home DIR] [--sample N] [--go-sample N] [--seed S] [--reindex] [ROOT ...]
  *   (default roots: /work/corpora/django /work/corpora/go; a root not yet indexed in the home is indexed
  *    first with `cruxe index`. The language of each root is the one most of its indexed files have.)
  * Needs read/write on the home, read on the corpora, and to run `python3` and this Deno binary.
@@ -26,6 +28,7 @@ import { findIndex } from "./find_index.ts";
 import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
 import { getCallGraph } from "../src/query/call_graph.ts";
 import { CruxeError } from "../src/core/errors.ts";
+import { goOracleReport } from "./references_go_oracle.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -33,6 +36,9 @@ const { values, positionals } = parseArgs({
   options: {
     home: { type: "string", default: "/tmp/cruxe-refs-bench" },
     sample: { type: "string", default: "300" },
+    "go-sample": { type: "string", default: "60" },
+    "go-graphs": { type: "string", default: "20" },
+    seed: { type: "string", default: "1" },
     misses: { type: "string", default: "8" },
     reindex: { type: "boolean", default: false },
   },
@@ -253,8 +259,15 @@ for (const root of roots) {
   }[]).map((f) => f.path);
   let truth: Truth[];
   if (language === "python") truth = await pythonTruth(root, files);
-  else if (language === "go") truth = goTruth(db, root, files);
-  else {
+  else if (language === "go") {
+    await goOracleReport(db, root, {
+      seed: values.seed!,
+      sample: Number(values["go-sample"]),
+      graphs: Number(values["go-graphs"]),
+      misses: Number(values.misses),
+    });
+    truth = goTruth(db, root, files);
+  } else {
     console.log(`${root}: no oracle for ${language}; skipped`);
     continue;
   }
@@ -297,9 +310,11 @@ for (const root of roots) {
   const kind = language === "python" ? "exact (ast)" : "approximate (Name( outside comments/strings)";
   const s = sizes(db);
   const pct = (x: number) => (100 * x).toFixed(1) + "%";
-  console.log(`${root} [${language}, oracle ${kind}]: ${sample.length} unique functions, ${skipped} skipped`);
-  console.log(`  call sites: oracle ${oracle}, find_references ${found}, matched ${tp}, functions exact ${perfect}`);
-  console.log(`  recall ${pct(oracle ? tp / oracle : 1)}  precision ${pct(found ? tp / found : 1)}`);
+  if (language === "python") {
+    console.log(`${root} [${language}, oracle ${kind}]: ${sample.length} unique functions, ${skipped} skipped`);
+    console.log(`  call sites: oracle ${oracle}, find_references ${found}, matched ${tp}, functions exact ${perfect}`);
+    console.log(`  recall ${pct(oracle ? tp / oracle : 1)}  precision ${pct(found ? tp / found : 1)}`);
+  } else console.log(`${root} latency over ${sample.length} unique function names (${kind}):`);
   console.log(
     `  find_references first page p50 ${percentile(agentFirst, 0.5).toFixed(2)} ms p95 ${
       percentile(agentFirst, 0.95).toFixed(2)
@@ -314,7 +329,9 @@ for (const root of roots) {
       `(${(s.otherBytes / 1048576).toFixed(1)} MiB)`,
   );
   const n = Number(values.misses);
-  for (const m of misses.slice(0, n)) console.log("  " + m);
-  for (const x of extras.slice(0, n)) console.log("  " + x);
+  if (language === "python") {
+    for (const m of misses.slice(0, n)) console.log("  " + m);
+    for (const x of extras.slice(0, n)) console.log("  " + x);
+  }
   db.close();
 }

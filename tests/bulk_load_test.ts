@@ -101,6 +101,18 @@ function allRows(db: Db): string {
   return JSON.stringify(["symbols", "edges", "chunks"].map((t) => db.prepare(`SELECT * FROM ${t} ORDER BY id`).all()));
 }
 
+/** Every row by content: row ids (and the ids rows name each other by) left out, rows sorted. */
+function rowContents(db: Db): string {
+  const ids = new Set(["id", "parent_id", "source_id", "symbol_row"]);
+  return JSON.stringify(
+    ["symbols", "edges", "chunks"].map((t) =>
+      db.prepare(`SELECT * FROM ${t}`).all().map((r) =>
+        JSON.stringify(Object.entries(r as Record<string, unknown>).filter(([k]) => !ids.has(k)))
+      ).sort()
+    ),
+  );
+}
+
 Deno.test("a store of schema 4 upgrades to slim rows: the same answers, every row carried over", async () => {
   const h = tempHome();
   try {
@@ -122,12 +134,15 @@ Deno.test("a store of schema 4 upgrades to slim rows: the same answers, every ro
         { name: "rate_limit_c", name_lower: null, qualified_name: null },
         { name: "ÄrgerLimit", name_lower: "ärgerlimit", qualified_name: "p.ÄrgerLimit" },
       ]);
-      return { answers: answers(db), rows: allRows(db) };
+      return { answers: answers(db), rows: rowContents(db) };
     });
     await downgradeThenSync(h, project, "", 4);
     withIndex(h, project.project_id, (db) => {
-      assert.equal(answers(db), before.answers);
-      assert.equal(allRows(db), before.rows);
+      // The upgrade past schema 5 extracts every file again (for the reference hints): rows get new ids and
+      // full-text scores count the replaced rows too, so rows compare by content and answers without scores.
+      const unscored = (a: string) => a.replace(/ -?\d+\.\d+/g, "");
+      assert.equal(unscored(answers(db)), unscored(before.answers));
+      assert.equal(rowContents(db), before.rows);
       assert.equal(slim(db).length, 3);
       assert.equal(locateSymbol(db, { name: "ärgerlimit" }).results[0].name, "ÄrgerLimit");
       const plan = (sql: string) => JSON.stringify(db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all("x"));

@@ -18,6 +18,8 @@ import {
   syntheticGoRepo,
   tempHomeDir,
 } from "./mcp_helpers.ts";
+import { checkServeOptions, type ServeOptions } from "../src/mcp/serve_options.ts";
+import { CruxeError } from "../src/core/errors.ts";
 
 interface HttpServer {
   port: number;
@@ -289,4 +291,28 @@ Deno.test({
       await srv.stop();
     }
   },
+});
+
+Deno.test("a blank auth token is no token: refused on a public bind, dropped on loopback; a padded one is trimmed", () => {
+  const base: ServeOptions = {
+    transport: "http",
+    port: 0,
+    bind: "0.0.0.0",
+    workspaces: [],
+    autoWorkspace: false,
+    allowedRoots: [],
+    prewarm: false,
+    verbose: 0,
+  };
+  for (const authToken of ["", " ", "\t \n", "\u00a0\u2003"]) {
+    for (const bind of ["0.0.0.0", "::", "192.0.2.1"]) {
+      assert.throws(
+        () => checkServeOptions({ ...base, bind, authToken }),
+        (e) => e instanceof CruxeError && e.code === "invalid_input" && /--auth-token/.test(e.message),
+        `${JSON.stringify(authToken)} on ${bind}`,
+      );
+    }
+    assert.equal(checkServeOptions({ ...base, bind: "127.0.0.1", authToken }).authToken, undefined);
+  }
+  assert.equal(checkServeOptions({ ...base, authToken: "  s3cret\n" }).authToken, "s3cret");
 });

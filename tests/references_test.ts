@@ -64,11 +64,11 @@ Deno.test("reference index: find_references, call graph, explain_ranking, follow
     assert.equal(status, "published");
     let db = requireIndex(readers.view(project));
 
-    await t.step("find_references: a Go call through the package name resolves by import", () => {
+    await t.step("find_references: a Go call through the package name resolves exactly by the import", () => {
       const r = findReferences(db, { symbol_name: "NewJWTValidator" });
       const refs = flat(r);
       assert.deepEqual(refs.map(where), ["server/server.go:7:call"]);
-      assert.equal(refs[0].resolution, "import");
+      assert.equal(refs[0].resolution, "exact");
       assert.equal(refs[0].qualifier, "auth");
       assert.equal(refs[0].column, 12);
       assert.match(refs[0].line_text, /auth\.NewJWTValidator\(/);

@@ -102,6 +102,8 @@ export interface ExtractedOccurrence {
    */
   qualifier: string | null;
   from: number | null; // index of the enclosing symbol
+  /** What the file's own declarations say the qualifier (or a bare callee) is, where the language has a rule. */
+  hint?: string | null;
 }
 
 /** Everything extraction produces for one file. */

@@ -5,4 +5,4 @@ export const VERSION = "0.3.0";
 export const PROTOCOL_VERSION = "1.0";
 
 /** The store schema version this build reads and writes. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;

@@ -2,6 +2,7 @@
  * Gitignore-style patterns (`.gitignore`, `.git/info/exclude`, `.cruxeignore`)
  * and Cruxe's built-in skips. Pure: callers read the files.
  */
+import { languageIdForPath, textLanguageForPath } from "../core/languages.ts";
 
 /** Directory names never descended into, at any depth. */
 export const SKIP_DIRS = new Set([
@@ -26,7 +27,21 @@ export const SKIP_DIRS = new Set([
 ]);
 
 /** Build-output directories skipped only at the repository root. */
-export const SKIP_ROOT_DIRS = new Set(["dist", "build", "target", "out", "coverage", "bin", "obj"]);
+export const SKIP_ROOT_DIRS = new Set(["dist", "build", "target", "out", "coverage", "obj"]);
+
+/**
+ * Root directories holding scripts as often as build output (`bin/django-admin.py`,
+ * `bin/rails`): only their files with an extension Cruxe does not recognise
+ * (`.dll`, `.pdb`, `.exe`) are skipped; binaries without one are skipped later as binary.
+ */
+export const MIXED_ROOT_DIRS = new Set(["bin"]);
+
+/** True for a file name under a mixed root directory that is build output, not source. */
+function buildOutputName(relPath: string): boolean {
+  const base = relPath.slice(relPath.lastIndexOf("/") + 1);
+  const dot = base.lastIndexOf(".");
+  return dot > 0 && !languageIdForPath(relPath) && !textLanguageForPath(relPath);
+}
 
 /**
  * File names of minified bundles, source maps and lock files. Generated source
@@ -39,6 +54,7 @@ const SKIP_FILE = /(\.min\.(js|css)|\.map|\.lock|-lock\.json|\.bundle\.js)$/;
 export function builtinSkip(relPath: string): boolean {
   const parts = relPath.split("/");
   if (parts.length > 1 && SKIP_ROOT_DIRS.has(parts[0])) return true;
+  if (parts.length > 1 && MIXED_ROOT_DIRS.has(parts[0]) && buildOutputName(relPath)) return true;
   for (let i = 0; i < parts.length - 1; i++) if (SKIP_DIRS.has(parts[i])) return true;
   return SKIP_FILE.test(parts[parts.length - 1]);
 }

@@ -29,4 +29,7 @@ Deno.test("built-in skips: VCS and dependency directories anywhere, build output
   assert.equal(builtinSkip("dist/app.js"), true);
   assert.equal(builtinSkip("src/dist/app.js"), false);
   assert.equal(builtinSkip("src/main.go"), false);
+  assert.equal(builtinSkip("bin/django-admin.py"), false);
+  assert.equal(builtinSkip("bin/rails"), false);
+  assert.equal(builtinSkip("bin/Debug/app.dll"), true);
 });

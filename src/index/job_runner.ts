@@ -291,7 +291,7 @@ export class JobRunner {
     const running = this.refuseConcurrent(project, opts);
     if (running) return { active: running, joined: true };
     const ref = refFor(project.repo_root, project.vcs_mode);
-    if (!isLiveRef(project, opts.ref)) {
+    if (!isLiveRef(opts.ref)) {
       throw new CruxeError(
         "ref_not_indexed",
         `Ref ${opts.ref} is not the working tree of ${project.repo_root} (current: ${ref}); index it with ` +

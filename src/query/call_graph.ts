@@ -2,7 +2,9 @@
  * get_call_graph: who calls a symbol and what it calls, a few levels deep,
  * from the reference index. Callers are the call sites of the symbol's name
  * that resolve to it (the same judgement as find_references); callees are the
- * calls inside its body resolved to the closest definition of each name.
+ * calls inside its body resolved by the same rules (Go: package, imports,
+ * declared types), else to the closest definition of the name as a
+ * `candidate`. Edges are resolved ones only unless candidates are asked for.
  * Edges inside a cycle (recursion, mutual calls) are marked. Bounded by
  * depth (at most 3), `max_nodes` and the call sites read per symbol; any cut
  * is said in `truncated`. Reads only the open index.
@@ -16,6 +18,9 @@ import { type Affinity, TargetResolver } from "./_resolve_target.ts";
 import { CALLABLE_KINDS, TYPE_KINDS } from "./_symbol_row.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { ReferenceJudge, type Resolution, SELF_NAMES, targetSymbol } from "./find_references.ts";
+import { GoResolver, importNamesDir } from "./_go_resolve.ts";
+import { dirOf } from "./_symbol_row.ts";
+import type { ReferenceRow } from "../state/references.ts";
 
 /** Inputs of get_call_graph. */
 export interface CallGraphInput {
@@ -26,6 +31,7 @@ export interface CallGraphInput {
   direction?: string;
   depth?: number;
   max_nodes?: number;
+  include_candidates?: boolean;
 }
 
 /** A symbol in the graph; `depth` is its distance from the root (callers and callees both count up). */
@@ -59,6 +65,8 @@ export interface CallGraphResult {
   edges: CallGraphEdge[];
   /** Calls inside visited bodies whose callee is defined nowhere in the index (library calls). */
   unresolved_calls: number;
+  /** Edges left out because only the name matches (listed with `include_candidates`). */
+  unresolved_candidates: number;
   has_cycles: boolean;
   truncated: boolean;
   /** What was cut when `truncated`: `max_nodes`, `call_sites` (a symbol with very many callers). */
@@ -74,9 +82,9 @@ const CALL_TARGETS = new Set([...CALLABLE_KINDS, ...TYPE_KINDS]);
 const BY_AFFINITY: Record<Affinity, Resolution> = {
   same_file: "exact",
   imported: "import",
-  same_directory: "name_only",
-  same_language: "name_only",
-  elsewhere: "name_only",
+  same_directory: "candidate",
+  same_language: "candidate",
+  elsewhere: "candidate",
 };
 
 /**
@@ -87,12 +95,9 @@ const BY_AFFINITY: Record<Affinity, Resolution> = {
 function calleeResolution(caller: SymbolRow, callee: SymbolRow, affinity: Affinity, qualifier: string | null) {
   if (qualifier === null) return BY_AFFINITY[affinity];
   if (SELF_NAMES.has(qualifier)) {
-    return callee.parent_id !== null && callee.parent_id === caller.parent_id ? "exact" : "name_only";
+    return callee.parent_id !== null && callee.parent_id === caller.parent_id ? "exact" : "candidate";
   }
-  if (callee.language === "go" && affinity === "imported" && callee.qualified_name.startsWith(qualifier + ".")) {
-    return "import";
-  }
-  return "name_only";
+  return "candidate";
 }
 
 /** Builds the call graph around one symbol (see the module comment). */
@@ -107,8 +112,11 @@ export function getCallGraph(db: Db, input: CallGraphInput): CallGraphResult {
     });
   }
   const maxNodes = parseLimit(input?.max_nodes, CALL_GRAPH_DEFAULT_NODES, CALL_GRAPH_MAX_NODES, "max_nodes");
+  if (input?.include_candidates !== undefined && typeof input.include_candidates !== "boolean") {
+    throw new CruxeError("invalid_input", "include_candidates must be a boolean", { field: "include_candidates" });
+  }
   const root = targetSymbol(db, input);
-  const graph = new CallGraphBuilder(db, maxNodes);
+  const graph = new CallGraphBuilder(db, maxNodes, !!input.include_candidates);
   graph.addNode(root, 0);
   const frontier: Frontier = [];
   if (direction !== "callees") frontier.push({ row: root, way: "callers" });
@@ -126,11 +134,21 @@ class CallGraphBuilder {
   private edges = new Map<string, CallGraphEdge & { fromRow: number; toRow: number }>();
   private cuts = new Set<string>();
   private unresolved = 0;
+  private candidates = 0;
   private rows = new Map<number, SymbolRow | undefined>();
   private resolver: TargetResolver;
+  private go: GoResolver;
 
-  constructor(private db: Db, private maxNodes: number) {
+  constructor(private db: Db, private maxNodes: number, private withCandidates: boolean) {
     this.resolver = new TargetResolver(db);
+    this.go = new GoResolver(db);
+  }
+
+  /** Whether an edge of `resolution` is part of the answer (candidates only when asked for; counted either way). */
+  private keep(resolution: Resolution): boolean {
+    if (resolution !== "candidate") return true;
+    this.candidates++;
+    return this.withCandidates;
   }
 
   /** Adds `r` at distance `d` (a known node stays as it is); false when the graph is full. */
@@ -191,6 +209,7 @@ class CallGraphBuilder {
       nodes: [...this.nodes.values()],
       edges: edgeList.map(({ fromRow: _f, toRow: _t, ...e }) => e),
       unresolved_calls: this.unresolved,
+      unresolved_candidates: this.candidates,
       has_cycles: edgeList.some((e) => e.cycle),
       truncated: this.cuts.size > 0,
       truncated_by: [...this.cuts].sort(),
@@ -227,7 +246,7 @@ class CallGraphBuilder {
   private callersOf(sym: SymbolRow): { caller: SymbolRow; line: number; resolution: Resolution }[] {
     const nameId = referenceNameId(this.db, sym.name);
     if (nameId === null) return [];
-    const judge = new ReferenceJudge(this.db, sym, this.resolver);
+    const judge = new ReferenceJudge(this.db, sym, this.resolver, this.go);
     const out: { caller: SymbolRow; line: number; resolution: Resolution }[] = [];
     const fresh = new Set<number>();
     const room = this.maxNodes - this.nodes.size;
@@ -241,7 +260,7 @@ class CallGraphBuilder {
         position = r;
         if (r.kind !== "call" || r.source_id === null) continue;
         const resolution = judge.judge(r);
-        if (!resolution) continue;
+        if (!resolution || !this.keep(resolution)) continue;
         const caller = this.rowOf(r.source_id);
         if (!caller) continue;
         if (!this.nodes.has(caller.id)) fresh.add(caller.id);
@@ -261,14 +280,40 @@ class CallGraphBuilder {
     const out: { callee: SymbolRow; line: number; resolution: Resolution }[] = [];
     for (const r of referencesInLines(this.db, sym.path, sym.line_start, sym.line_end)) {
       if (r.kind !== "call") continue;
-      const t = this.resolver.resolve(r.name, sym.path, sym.language, CALL_TARGETS);
+      const exact = sym.language === "go" ? this.goCallee(r, sym.path) : undefined;
+      if (exact) {
+        out.push({ callee: exact, line: r.line, resolution: "exact" });
+        continue;
+      }
+      const t = exact === null ? null : this.resolver.resolve(r.name, sym.path, sym.language, CALL_TARGETS);
       if (!t) {
         this.unresolved++;
         continue;
       }
-      out.push({ callee: t.row, line: r.line, resolution: calleeResolution(sym, t.row, t.affinity, r.qualifier) });
+      const resolution = calleeResolution(sym, t.row, t.affinity, r.qualifier);
+      // A name-only match never makes a symbol its own callee: the call resolves elsewhere or nowhere known.
+      if (resolution === "candidate" && t.row.id === sym.id) continue;
+      if (this.keep(resolution)) out.push({ callee: t.row, line: r.line, resolution });
     }
     return out;
+  }
+
+  /**
+   * A Go call resolved by the package, the file's imports or the operand's declared type; null when it
+   * resolves to nothing in the index (a builtin, a library); undefined when only the name can say.
+   */
+  private goCallee(r: ReferenceRow & { name: string }, path: string): SymbolRow | null | undefined {
+    const hint = r.hint ?? "";
+    if (r.qualifier === null) {
+      const here = dirOf(path);
+      const dots = hint.startsWith(".") ? hint.slice(1).split(",") : [];
+      return this.go.topLevel(r.name, (d) => d === here, CALL_TARGETS) ??
+        (dots.length ? this.go.topLevel(r.name, (d) => dots.some((p) => importNamesDir(p, d)), CALL_TARGETS) : null);
+    }
+    if (hint.startsWith("=")) return this.go.topLevel(r.name, (d) => importNamesDir(hint.slice(1), d), CALL_TARGETS);
+    const t = this.go.typeOf(hint, path);
+    const m = t ? this.go.member(t, r.name) : null;
+    return m ?? undefined;
   }
 }
 

@@ -3,13 +3,16 @@
  * base types, attribute/field accesses — from the reference index. Stored
  * occurrences carry only a name; which definition each one means is decided
  * here, at query time, so an edit on either side never leaves a stale answer:
- * - `exact`: the language's scoping rules pin it (same file, the same Go
- *   package, `self.x` inside the defining class, `Type.x` of the defining type);
+ * - `exact`: scope and type rules pin it (same file; Go: the package, the
+ *   file's imports and dot-imports, the declared type of a selector's operand
+ *   through receivers, parameters, variables, struct fields and results;
+ *   `self.x` inside the defining class, `Type.x` of the defining type);
  * - `import`: the referencing file imports the defining file or package;
- * - `name_only`: only the name matches (a method call on a value of unknown type).
- * A use that resolves better to another definition of the same name is not
- * listed, nor a use in a file of another language family, nor a bare Go name
- * outside the defining package.
+ * - `candidate`: only the name matches and nothing shows it is this definition
+ *   (a method call on a value of unknown type). Candidates are counted and
+ *   listed only when asked for.
+ * A use that resolves to another definition of the same name is not listed,
+ * nor a use in a file of another language family, nor a Go local.
  * Reads only the open index.
  */
 import type { Db } from "../state/db.ts";
@@ -31,9 +34,10 @@ import { type Affinity, AFFINITY_RANK, TargetResolver } from "./_resolve_target.
 import { dirOf, type SymbolFields, symbolFields } from "./_symbol_row.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { fileLines } from "./_file_lines.ts";
+import { goOwnerName, GoResolver, importNamesDir } from "./_go_resolve.ts";
 
 /** How sure a reference is to mean the symbol asked about. */
-export type Resolution = "exact" | "import" | "name_only";
+export type Resolution = "exact" | "import" | "candidate";
 
 /** Inputs of find_references. */
 export interface FindReferencesInput {
@@ -43,6 +47,7 @@ export interface FindReferencesInput {
   kind?: string;
   reference_kind?: string;
   include_definition?: boolean;
+  include_candidates?: boolean;
   limit?: number;
   cursor?: string;
 }
@@ -78,6 +83,8 @@ export interface FindReferencesResult {
   returned: number;
   /** Stored occurrences of the name (every definition, before resolution): an upper bound of the total. */
   name_occurrences: number;
+  /** Uses whose name matches but that nothing resolves to this definition (listed with `include_candidates`). */
+  unresolved_candidates: number;
   next_cursor: string | null;
   truncated: boolean;
 }
@@ -144,23 +151,22 @@ function moduleName(sym: SymbolRow): string {
   return last === "__init__" || last === "index" || last === "mod" ? parts.pop() ?? last : last;
 }
 
-/** The Go package a Go symbol lives in (the first segment of its qualified name). */
-function goPackage(sym: SymbolRow): string {
-  const i = sym.qualified_name.indexOf(".");
-  return i < 0 ? sym.qualified_name : sym.qualified_name.slice(0, i);
-}
-
 /** Decides whether and how surely stored occurrences mean one symbol. */
 export class ReferenceJudge {
   private resolver: TargetResolver;
   private parent: SymbolRow | undefined;
   private enclosingParents = new Map<number, number | null>();
   private competitors = new Map<string, boolean>();
+  private go: GoResolver;
+  /** Go: the type the symbol is a method or field of (null for a package-level symbol). */
+  private goOwner: string | null = null;
 
-  /** `resolver`: a cache over the same index, shared when one caller judges many symbols. */
-  constructor(private db: Db, private sym: SymbolRow, resolver = new TargetResolver(db)) {
+  /** `resolver`, `go`: caches over the same index, shared when one caller judges many symbols. */
+  constructor(private db: Db, private sym: SymbolRow, resolver = new TargetResolver(db), go = new GoResolver(db)) {
     this.resolver = resolver;
+    this.go = go;
     this.parent = sym.parent_id === null ? undefined : symbolByRowId(db, sym.parent_id);
+    if (sym.language === "go") this.goOwner = goOwnerName(sym, this.parent);
   }
 
   /** The container of the symbol a use sits in (for `self.x`), cached. */
@@ -191,29 +197,50 @@ export class ReferenceJudge {
     const sym = this.sym;
     // A name in a file of another language family names something else (a JS `get_format` is not Python's).
     if (family(r.language) !== family(sym.language)) return null;
+    if (sym.language === "go") return this.judgeGo(r);
     const affinity = this.resolver.affinity(r.path, r.language, sym);
-    const go = sym.language === "go" && r.language === "go";
     if (r.qualifier === null) {
-      if (r.kind === "import") return affinity === "same_file" || affinity === "imported" ? "import" : "name_only";
-      // A bare Go name means a definition of the same package (directory), whatever the file imports.
-      if (go) return dirOf(r.path) === dirOf(sym.path) ? "exact" : null;
+      if (r.kind === "import") return affinity === "same_file" || affinity === "imported" ? "import" : "candidate";
       if (this.shadowed(r.path, r.language, affinity)) return null;
       if (affinity === "same_file") return "exact";
-      return affinity === "imported" ? "import" : "name_only";
+      return affinity === "imported" ? "import" : "candidate";
     }
     if (SELF_NAMES.has(r.qualifier) && this.parent) {
       if (r.path === sym.path && this.containerOf(r.source_id) === this.parent.id) return "exact";
-      return "name_only";
+      return "candidate";
     }
     if (this.parent && r.qualifier === this.parent.name) {
-      return affinity === "same_file" ? "exact" : affinity === "imported" ? "import" : "name_only";
+      return affinity === "same_file" ? "exact" : affinity === "imported" ? "import" : "candidate";
     }
-    const module = go ? goPackage(sym) : moduleName(sym);
-    if (sym.parent_id === null && sym.kind !== "method" && r.qualifier === module) {
-      // `pkg.Func`, `formats.get_format`: a top-level name reached through its module's name.
-      return affinity === "imported" || affinity === "same_file" ? "import" : "name_only";
+    if (sym.parent_id === null && sym.kind !== "method" && r.qualifier === moduleName(sym)) {
+      // `formats.get_format`: a top-level name reached through its module's name.
+      return affinity === "imported" || affinity === "same_file" ? "import" : "candidate";
     }
-    return "name_only";
+    return "candidate";
+  }
+
+  /**
+   * Go, from the hints the file's declarations gave: a package-level name is
+   * used bare in its package or through a dot-import, or as `pkg.Name` through
+   * an import of its directory; a method or field through an operand whose
+   * type resolves to its type (or embeds it). An operand of unknown type is a
+   * candidate; anything else is another definition's use.
+   */
+  private judgeGo(r: ReferenceRow): Resolution | null {
+    const dir = dirOf(this.sym.path);
+    const hint = r.hint ?? "";
+    if (this.goOwner === null) {
+      if (r.qualifier === null) {
+        if (dirOf(r.path) === dir) return "exact";
+        return hint.startsWith(".") && hint.slice(1).split(",").some((p) => importNamesDir(p, dir)) ? "exact" : null;
+      }
+      return hint.startsWith("=") && importNamesDir(hint.slice(1), dir) ? "exact" : null;
+    }
+    if (r.qualifier === null || hint.startsWith("=")) return null; // a bare name or `pkg.X` is never a member
+    const t = this.go.typeOf(hint, r.path);
+    const members = t ? this.go.members(t, this.sym.name) : [];
+    if (!members.length) return "candidate";
+    return members.some((m) => m.id === this.sym.id) ? "exact" : null;
   }
 }
 
@@ -288,10 +315,20 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
   }
   const sym = targetSymbol(db, input);
   const published = getMeta(db, "published_at_ms") ?? "";
-  const key = fastHash(sym.symbol_id, refKind ?? "", String(!!input.include_definition)).slice(0, 16);
+  const key = fastHash(
+    sym.symbol_id,
+    refKind ?? "",
+    String(!!input.include_definition),
+    String(!!input.include_candidates),
+  )
+    .slice(0, 16);
   const after = decodeCursor(input?.cursor, key, published);
   const nameId = referenceNameId(db, sym.name);
-  const page = acceptedUses(db, sym, nameId, { refKind, after, limit });
+  if (input?.include_candidates !== undefined && typeof input.include_candidates !== "boolean") {
+    throw new CruxeError("invalid_input", "include_candidates must be a boolean", { field: "include_candidates" });
+  }
+  const candidates = !!input.include_candidates;
+  const page = acceptedUses(db, sym, nameId, { refKind, after, limit, candidates });
   const refs = referenceList(db, sym, page.accepted, !!input.include_definition && !after);
   const { accepted, more, position } = page;
   const last = accepted.length ? accepted[accepted.length - 1].row : null;
@@ -307,6 +344,7 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
     grouping: grouped ? "file" : "none",
     returned: refs.length,
     name_occurrences: nameId === null ? 0 : referenceCount(db, nameId),
+    unresolved_candidates: page.candidates,
     next_cursor: nextCursor,
     truncated: nextCursor !== null,
   };
@@ -316,48 +354,54 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
 }
 
 /**
- * One page of the uses of `sym`'s name that resolve to it, after `after`:
- * at most `limit`, `more` when another accepted use (or MAX_SCAN unread
- * occurrences) follows, and the last occurrence read.
+ * One page of the uses of `sym`'s name that resolve to it (and its candidates
+ * when asked for), after `after`: at most `limit`, `more` when another
+ * accepted use (or MAX_SCAN unread occurrences) follows, and the last
+ * occurrence the page covers. The scan goes on past a full page, up to
+ * MAX_SCAN occurrences, to count the candidates from `after` on.
  */
 function acceptedUses(
   db: Db,
   sym: SymbolRow,
   nameId: number | null,
-  o: { refKind: string | undefined; after: ReferencePosition | null; limit: number },
-): { accepted: { row: ReferenceRow; resolution: Resolution }[]; more: boolean; position: ReferencePosition | null } {
+  o: { refKind: string | undefined; after: ReferencePosition | null; limit: number; candidates: boolean },
+): {
+  accepted: { row: ReferenceRow; resolution: Resolution }[];
+  more: boolean;
+  position: ReferencePosition | null;
+  candidates: number;
+} {
   const judge = new ReferenceJudge(db, sym);
   const accepted: { row: ReferenceRow; resolution: Resolution }[] = [];
   let position = o.after;
+  let read = o.after;
   let scanned = 0;
   let exhausted = nameId === null;
   let more = false;
-  while (!exhausted && accepted.length <= o.limit && scanned < MAX_SCAN) {
-    const batch = referencesAfter(db, nameId!, position, Math.min(2000, o.limit * 4 + 64));
+  let candidates = 0;
+  while (!exhausted && scanned < MAX_SCAN) {
+    const batch = referencesAfter(db, nameId!, read, Math.min(2000, o.limit * 4 + 64));
     if (!batch.length) {
       exhausted = true;
       break;
     }
     for (const row of batch) {
       scanned++;
-      if (o.refKind && row.kind !== o.refKind) {
-        position = row;
+      read = row;
+      const resolution = o.refKind && row.kind !== o.refKind ? null : judge.judge(row);
+      if (resolution === "candidate") candidates++;
+      const wanted = resolution !== null && (resolution !== "candidate" || o.candidates);
+      if (more) continue; // the page is full: only counting
+      if (wanted && accepted.length === o.limit) {
+        more = true;
         continue;
       }
-      const resolution = judge.judge(row);
-      if (resolution) {
-        if (accepted.length === o.limit) {
-          more = true;
-          break;
-        }
-        accepted.push({ row, resolution });
-      }
+      if (wanted) accepted.push({ row, resolution: resolution! });
       position = row;
     }
-    if (more) break;
   }
   if (!exhausted && !more && scanned >= MAX_SCAN) more = true;
-  return { accepted, more, position };
+  return { accepted, more, position, candidates };
 }
 
 /** The accepted uses as answered, with their line text and enclosing symbol; the definition first when asked. */

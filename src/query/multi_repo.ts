@@ -69,6 +69,8 @@ export interface SearchInput {
   limit: number;
   language?: string;
   pathPrefix?: string;
+  /** The repository searched (a search that reads more than its index, such as its chunk vectors, needs it). */
+  project?: ProjectRow;
 }
 
 /** What a per-repository search answers: its best hits and how many candidates it had in all. */
@@ -322,6 +324,7 @@ export async function searchScope(
         limit: input.topK,
         language: input.language,
         pathPrefix: input.pathPrefix,
+        project: t.project,
       });
     } catch (err) {
       // Only a damaged or unreadable store is this repository's state; any other failure is the call's.

@@ -11,7 +11,7 @@ import { type Db, getMeta } from "../state/db.ts";
 import { generatedPaths } from "../state/file_flags.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { classifyIntent, type QueryIntent } from "./search/intent.ts";
-import { queryTerms, searchTerms } from "./search/fts_query.ts";
+import { lightStem, queryTerms, searchTerms } from "./search/fts_query.ts";
 import type { ChunkHit, SourceFilter } from "./search/candidates.ts";
 import { indexedLanguages } from "../state/read/files.ts";
 import { identifierOf, sourceLists } from "./search/plan.ts";
@@ -159,7 +159,9 @@ export function searchCode(
     intent === "path",
     ranking.fileAggregate,
   );
-  const snippetTerms = terms.concat(ident ? splitIdentifier(ident.leaf) : []);
+  // Stems too: `serializes` shows the line saying `serializer`.
+  const stems = terms.map(lightStem).filter((t) => t.length >= 4);
+  const snippetTerms = terms.concat(stems, ident ? splitIdentifier(ident.leaf) : []);
   const results = final.slice(0, opts.limit).map((u) => {
     const r = toResult(db, u, snippetTerms, opts.explain);
     return generated.has(u.path) ? { ...r, generated: true } : r;

@@ -18,6 +18,8 @@ export interface ReferenceRow {
   source_id: number | null;
   path: string;
   language: string;
+  /** What the file's declarations say the qualifier (or a bare callee) is; null when nothing. */
+  hint: string | null;
 }
 
 /** Where a page of references stops: the last (file, line, column) returned. */
@@ -37,6 +39,7 @@ interface RawRow {
   source_id: number | null;
   path: string;
   language: string;
+  hint: string | null;
 }
 
 function toRow(r: RawRow): ReferenceRow {
@@ -49,12 +52,14 @@ function toRow(r: RawRow): ReferenceRow {
     source_id: r.source_id,
     path: r.path,
     language: r.language,
+    hint: r.hint ?? null,
   };
 }
 
 const SELECT_ROWS = `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name AS qualifier, r.source_id,
-    f.path, f.language
-  FROM refs r JOIN files f ON f.id = r.file_id LEFT JOIN ref_names q ON q.id = r.qual_id`;
+    f.path, f.language, h.name AS hint
+  FROM refs r JOIN files f ON f.id = r.file_id LEFT JOIN ref_names q ON q.id = r.qual_id
+  LEFT JOIN ref_names h ON h.id = r.hint_id`;
 
 /** The interned id of `name` (exact spelling), or null when no occurrence ever had it. */
 export function referenceNameId(db: Db, name: string): number | null {
@@ -87,9 +92,9 @@ export function referenceCount(db: Db, nameId: number): number {
 export function referencesInLines(db: Db, path: string, from: number, to: number): (ReferenceRow & { name: string })[] {
   const rows = db.prepare(
     `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name AS qualifier, r.source_id, f.path, f.language,
-        n.name AS name
+        n.name AS name, h.name AS hint
        FROM files f JOIN refs r ON r.file_id = f.id JOIN ref_names n ON n.id = r.name_id
-       LEFT JOIN ref_names q ON q.id = r.qual_id
+       LEFT JOIN ref_names q ON q.id = r.qual_id LEFT JOIN ref_names h ON h.id = r.hint_id
       WHERE f.path = ? AND r.line BETWEEN ? AND ? ORDER BY r.line, r.col`,
   ).all(path, from, to) as unknown as (RawRow & { name: string })[];
   return rows.map((r) => ({ ...toRow(r), name: r.name }));

@@ -352,6 +352,11 @@ export const PROJECT_MIGRATIONS: string[] = [
    -- Names by compact length, covering: the short-name scan of fuzzy lookups reads no table row.
    DROP INDEX symbol_names_clen;
    CREATE INDEX symbol_names_clen ON symbol_names(clen, name_lower);`,
+  // Each occurrence keeps what its file's declarations say its qualifier is (an interned hint, see
+  // src/index/extract/go_scope.ts). Older rows have none, so every file reads as changed and the next sync
+  // extracts it again.
+  `ALTER TABLE refs ADD COLUMN hint_id INTEGER;
+   UPDATE files SET size = -1, hash = '';`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

@@ -143,6 +143,7 @@ export const SCHEMA4_ROWS_SQL = `
  */
 export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: string, version: number): Promise<void> {
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 6) db!.exec("ALTER TABLE refs DROP COLUMN hint_id");
   if (version < 5) db!.exec(SCHEMA4_ROWS_SQL);
   db!.exec(sql);
   setMeta(db!, "schema_version", String(version));

@@ -151,7 +151,9 @@ function registryCheck(home: string, repair: boolean): { check: Check; registry:
   } catch (e) {
     const ce = e instanceof CruxeError ? e : null;
     const detail = ce?.data.reason ? `${path}: ${ce.data.reason} (${ce.message})` : (e as Error).message;
-    if (!repair || ce?.data.reason !== "corrupt") {
+    // A damaged registry, or something other than a file in its place, is moved aside and rebuilt.
+    const movable = ce?.data.path === path && (ce.data.reason === "corrupt" || ce.data.reason === "not_a_file");
+    if (!repair || !movable) {
       return {
         check: { check: "registry", status: "fail", detail, fix: (ce?.data.fix as string) ?? "cruxe doctor --repair" },
         registry: null,
@@ -165,7 +167,7 @@ function registryCheck(home: string, repair: boolean): { check: Check; registry:
       check: "registry",
       status: "ok",
       detail: `repaired: ${r.restored.length} project(s) restored from their stores` +
-        `${r.movedTo ? `; the damaged file was kept as ${r.movedTo}` : ""}${
+        `${r.movedTo ? `; what was at ${path} was kept as ${r.movedTo}` : ""}${
           skipped ? `; not restored: ${skipped}` : ""
         }`,
       fix: r.skipped.length ? "cruxe index --path <root> for each project not restored" : undefined,

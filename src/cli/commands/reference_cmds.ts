@@ -4,7 +4,7 @@
  * with `--json`.
  */
 import type { CliContext } from "../context.ts";
-import { printJson, printTable } from "../output.ts";
+import { printJson, printTable, say } from "../output.ts";
 import { findReferences, type Reference } from "../../query/find_references.ts";
 import { getCallGraph } from "../../query/call_graph.ts";
 import { num, type QueryArgs, withIndex } from "./query_cmds.ts";
@@ -21,11 +21,12 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
         reference_kind: f["reference-kind"],
         limit: num(f.limit),
         cursor: f.cursor,
+        include_candidates: f.candidates ? true : undefined,
       }));
     if (a.json) return printJson(r), 0;
     const refs: Reference[] = r.references ??
       r.files!.flatMap((g) => g.references.map((x) => ({ ...x, path: g.path }) as Reference));
-    console.log(`${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${r.returned} references`);
+    say(`${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${r.returned} references`);
     printTable(
       ["location", "kind", "resolution", "in", "line"],
       refs.map((x) => [
@@ -36,7 +37,10 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
         x.line_text.trim(),
       ]),
     );
-    if (r.next_cursor) console.log(`more: --cursor ${r.next_cursor}`);
+    if (r.next_cursor) say(`more: --cursor ${r.next_cursor}`);
+    if (r.unresolved_candidates && !f.candidates) {
+      say(`${r.unresolved_candidates} candidates (only the name matches): --candidates lists them`);
+    }
     return 0;
   }
   const g = await withIndex(ctx, a, (db) =>
@@ -47,6 +51,7 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
       direction: f.direction,
       depth: num(f.depth),
       max_nodes: num(f["max-nodes"]),
+      include_candidates: f.candidates ? true : undefined,
     }));
   if (a.json) return printJson(g), 0;
   const names = new Map(g.nodes.map((n) => [n.symbol_id, n.qualified_name]));
@@ -54,6 +59,9 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
     ["caller", "callee", "lines", "resolution", "cycle"],
     g.edges.map((e) => [names.get(e.from), names.get(e.to), e.lines.join(","), e.resolution, e.cycle ? "yes" : ""]),
   );
-  if (g.truncated) console.log(`truncated by ${g.truncated_by.join(", ")}`);
+  if (g.truncated) say(`truncated by ${g.truncated_by.join(", ")}`);
+  if (g.unresolved_candidates && !f.candidates) {
+    say(`${g.unresolved_candidates} candidate edges (only the name matches): --candidates follows them`);
+  }
   return 0;
 }

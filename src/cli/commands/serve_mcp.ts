@@ -8,17 +8,21 @@
  * `--allow-net` on the listen address.
  */
 import { info, setLogLevel, warn } from "../../core/log.ts";
+import { printable } from "../../core/printable.ts";
 import { registerProject } from "../../index/project_setup.ts";
-import { openContext } from "../context.ts";
+import { type CliContext, openContext } from "../context.ts";
+import type { ProjectRow } from "../../state/registry.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
 import { ServerRuntime } from "../../mcp/runtime.ts";
 import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts";
 import { createProtocolServer } from "../../mcp/protocol_server.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { serveHttp } from "../../mcp/http.ts";
+import { watchParent } from "../parent_watch.ts";
 
 /**
- * Serves MCP until stdin closes (stdio) or SIGINT/SIGTERM. On the way out,
+ * Serves MCP until stdin closes (stdio), SIGINT/SIGTERM, or the parent
+ * process exits. On the way out,
  * running jobs end `interrupted` (reported at the next start) and stores
  * close. Resolves to the exit code.
  */
@@ -27,7 +31,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const o = checkServeOptions(options);
   const ctx = openContext(o.configPath);
   if (ctx.interruptedAtStart) warn(`${ctx.interruptedAtStart} index job(s) were interrupted by a previous stop`);
-  const pinned = o.workspaces.map((w) => registerProject(ctx.registry, w));
+  const pinned = registerWorkspaces(ctx, o.workspaces);
   const rt = new ServerRuntime(ctx.config, ctx.registry, {
     prewarm: o.prewarm,
     watch: o.watch !== false,
@@ -51,10 +55,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   }
   if (o.transport === "stdio" && Deno.stdin.isTerminal()) {
     // A person started this in a terminal: say what it is waiting for (stderr; stdout is the protocol's).
-    console.error(
+    console.error(printable(
       `cruxe: serving MCP on stdio${pinned[0] ? ` for ${pinned[0].repo_root}` : ""}. ` +
         `Connect an MCP client to this command (see README); Ctrl-D or Ctrl-C stops it.`,
-    );
+    ));
   }
   // Prewarm and watching start once the transport serves, so they never delay the first handshake.
   const prewarm = () => {
@@ -65,12 +69,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   let stopHttp: (() => Promise<void>) | null = null;
   let resolveStop!: () => void;
   const stopped = new Promise<void>((r) => resolveStop = r);
-  const onSignal = () => {
+  const offStop = onStopRequest(() => {
     rt.shuttingDown = true;
     resolveStop();
-  };
-  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-  for (const s of signals) Deno.addSignalListener(s, onSignal);
+  });
   try {
     if (o.transport === "stdio") {
       await Promise.race([
@@ -91,7 +93,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
       await Promise.race([http.finished, stopped]);
     }
   } finally {
-    for (const s of signals) Deno.removeSignalListener(s, onSignal);
+    offStop();
     rt.shuttingDown = true;
     // Jobs first, so calls waiting on one are not what holds the shutdown up.
     rt.runner.shutdown();
@@ -102,6 +104,37 @@ export async function runServe(options: ServeOptions): Promise<number> {
 }
 
 /**
+ * Registers the `--workspace` folders. On a full disk the registry turns
+ * read-only instead (said on stderr): registered workspaces are served from
+ * their indexes with syncing off.
+ */
+function registerWorkspaces(ctx: CliContext, workspaces: string[]): ProjectRow[] {
+  const pinned = workspaces.map((w) => ctx.registry.writeOrReadOnly(() => registerProject(ctx.registry, w)));
+  if (ctx.registry.readOnly === "disk_full") {
+    warn(`the disk holding ${ctx.config.home} is full: serving the existing indexes read-only; syncing is off`);
+  }
+  return pinned;
+}
+
+/**
+ * Calls `stop` on SIGINT/SIGTERM or when the parent process exits (a
+ * launcher killed without forwarding a signal: serving on would hold the
+ * port for nobody). Returns a function that removes the triggers.
+ */
+function onStopRequest(stop: () => void): () => void {
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  for (const s of signals) Deno.addSignalListener(s, stop);
+  const stopWatch = watchParent(() => {
+    info("the parent process exited; stopping");
+    stop();
+  });
+  return () => {
+    stopWatch();
+    for (const s of signals) Deno.removeSignalListener(s, stop);
+  };
+}
+
+/**
  * Says on stderr where the HTTP server listens: the MCP endpoint a client is
  * given and the health probe (stdout stays free; always printed, since a person
  * or a log needs the port, which may have been chosen by the system).
@@ -109,8 +142,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
 function announceHttp(bind: string, port: number, workspace: string | undefined): void {
   const host = bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
   const base = `http://${host}:${port}`;
-  console.error(
+  console.error(printable(
     `cruxe: MCP over HTTP on ${base}/mcp (also ${base}/)${workspace ? ` for ${workspace}` : ""}; ` +
       `health: ${base}/health. Ctrl-C stops it.`,
-  );
+  ));
 }

@@ -10,6 +10,7 @@
 import type { Node, Tree } from "web-tree-sitter";
 import type { ExtractedOccurrence, ExtractedSymbol, ReferenceKind, SymbolKind } from "../../core/types.ts";
 import type { LanguageSpec } from "./spec.ts";
+import { GO_SCOPE_NODE_TYPES, GoScope } from "./go_scope.ts";
 
 /** Leaf node types that spell a name. */
 const NAME_LEAVES = new Set([
@@ -169,6 +170,7 @@ export function occurrenceNodeTypes(spec: LanguageSpec): string[] {
       ...Object.keys(ACCESS),
       "type_identifier",
       ...(spec.id === "python" ? ["type"] : []),
+      ...(spec.id === "go" ? GO_SCOPE_NODE_TYPES : []),
     ]),
   ];
 }
@@ -201,8 +203,6 @@ export function extractOccurrences(
 
   let lineCount = 1;
   for (let i = source.indexOf("\n"); i >= 0; i = source.indexOf("\n", i + 1)) lineCount++;
-  const c = new Occurrences(enclosingByLine(symbols, lineCount), defTypes);
-
   const byType = new Map<string, Node[]>();
   for (const n of nodes) {
     let l = byType.get(n.type);
@@ -210,6 +210,7 @@ export function extractOccurrences(
     l.push(n);
   }
   const of = (t: string) => byType.get(t) ?? [];
+  const c = new Occurrences(enclosingByLine(symbols, lineCount), defTypes, spec.id === "go" ? new GoScope(of) : null);
 
   // Priority (the first kind a leaf is added as wins): a base type is `inherit` before it is a `type`; a
   // callee is a `call` before it is an `attribute`.
@@ -229,9 +230,16 @@ class Occurrences {
   private seen = new Set<number>();
   private out: ExtractedOccurrence[] = [];
 
-  constructor(private enclosing: Int32Array, private defTypes: ReadonlySet<string>) {}
+  constructor(
+    private enclosing: Int32Array,
+    private defTypes: ReadonlySet<string>,
+    private goScope: GoScope | null,
+  ) {}
 
-  /** Adds `leaf` as a use of `kind` unless it was added before, is no name, or is a definition's own name. */
+  /**
+   * Adds `leaf` as a use of `kind` unless it was added before, is no name, is a definition's own name, or (Go)
+   * calls a local function value.
+   */
   add(leaf: Node, kind: ReferenceKind, qualifier: string | null | (() => string | null)): void {
     if (this.seen.has(leaf.startIndex)) return;
     this.seen.add(leaf.startIndex);
@@ -240,9 +248,20 @@ class Occurrences {
     if (!name || name.length > MAX_NAME || !/^[\p{L}_$@][\p{L}\p{N}_$!?.:-]*$/u.test(name)) return;
     // A callee or a member access is never a definition's own name; only type, import and base-type leaves can be.
     if (kind !== "call" && kind !== "attribute" && this.isDefinitionName(leaf)) return;
+    const hint = this.goScope ? this.goScope.hint(leaf) : null;
+    if (hint === "local") return;
     const line = leaf.startPosition.row + 1;
     const from = this.enclosing[line];
-    this.out.push({ name, kind, line, column: leaf.startPosition.column + 1, qualifier, from: from < 0 ? null : from });
+    const o: ExtractedOccurrence = {
+      name,
+      kind,
+      line,
+      column: leaf.startPosition.column + 1,
+      qualifier,
+      from: from < 0 ? null : from,
+    };
+    if (hint !== null) o.hint = hint;
+    this.out.push(o);
   }
 
   /** Everything added, in source order. */

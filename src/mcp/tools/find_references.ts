@@ -10,8 +10,9 @@ export const findReferencesTool = defineTool({
   indexGate: true,
   description: (languages) =>
     "List every place a symbol is used: calls, type uses, imports, base types and attribute/field accesses, " +
-    "each with path, line, column, the line's text, the enclosing symbol and resolution (exact: scoping pins " +
-    "it; import: the file imports the definition; name_only: only the name matches). Use it before changing a " +
+    "each with path, line, column, the line's text, the enclosing symbol and resolution (exact: scope and " +
+    "type rules pin it; import: the file imports the definition). Uses only the name matches are candidates: " +
+    "counted in unresolved_candidates, listed with include_candidates. Use it before changing a " +
     "signature or to find a function's tests. A name with several definitions answers ambiguous_symbol with " +
     "candidates: pass path or symbol_id. Paged: pass next_cursor back as cursor. Indexed languages: " +
     `${languages.join(", ")}.`,
@@ -22,6 +23,9 @@ export const findReferencesTool = defineTool({
     kind: z.string().max(64).optional().describe("Kind of the definition meant (function, class, ...)."),
     reference_kind: z.enum(REFERENCE_KINDS).optional().describe("Only uses of this kind. Default: all."),
     include_definition: z.boolean().optional().describe("Put the definition first. Default: false."),
+    include_candidates: z.boolean().optional().describe(
+      "Also list uses only the name matches (resolution candidate). Default: false.",
+    ),
     limit: z.number().int().optional().describe("Max references per page (1..500). Default: 50."),
     cursor: z.string().max(1024).optional().describe("next_cursor of the previous page of the same query."),
   }),

@@ -10,7 +10,8 @@ export const getCallGraphTool = defineTool({
   description: (languages) =>
     "Call graph around one symbol: direction callers (who calls it, transitively), callees (what it calls) or " +
     "both, depth 1..3, at most max_nodes symbols. Answers nodes (symbols with handles) and edges (caller → " +
-    "callee with call lines and resolution); edges on a cycle are marked. Use it to follow a bug upstream or " +
+    "callee with call lines and resolution); edges on a cycle are marked. Edges only the name matches are " +
+    "counted in unresolved_candidates, listed with include_candidates. Use it to follow a bug upstream or " +
     "to see the blast radius of a change. Pass path or symbol_id when the name is defined in several places. " +
     `Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
@@ -21,6 +22,9 @@ export const getCallGraphTool = defineTool({
     direction: z.enum(["callers", "callees", "both"]).optional().describe("Default: both."),
     depth: z.number().int().optional().describe("Levels to follow, 1..3. Default: 1."),
     max_nodes: z.number().int().optional().describe("Most symbols in the graph (1..500). Default: 50."),
+    include_candidates: z.boolean().optional().describe(
+      "Also follow calls only the name matches (resolution candidate). Default: false.",
+    ),
   }),
   handler: function getCallGraphHandler(args, ctx) {
     return getCallGraph(ctx.db(), args);

@@ -22,7 +22,7 @@ export const indexStatusTool = defineTool({
   }),
   handler: async function indexStatusHandler(args, ctx) {
     const rt = ctx.runtime;
-    if (!isLiveRef(ctx.route.project, args.ref)) return await refStatus(rt, ctx.route.project, args.ref!);
+    if (!isLiveRef(args.ref)) return await refStatus(rt, ctx.route.project, args.ref!);
     // The optional semantic layer's embedding pass, when one ran in this server.
     const semantic = rt.embedder?.status(ctx.route.project.project_id);
     return {

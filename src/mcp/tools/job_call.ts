@@ -44,7 +44,7 @@ function body(tool: JobCallRequest["tool"], row: JobRow, mode: string, count: nu
  */
 export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise<ToolBody> {
   const { runtime, route } = ctx;
-  if (!isLiveRef(route.project, req.ref)) {
+  if (!isLiveRef(req.ref)) {
     return await runRefCall(ctx, req, await runtime.runner.startRef(route.project, req.ref!, { force: req.force }));
   }
   const mode = effectiveMode(ctx, req.force);
@@ -67,7 +67,7 @@ export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise
  * the call was cancelled first. A job that failed for a known reason (a full
  * disk, a damaged store) throws that registry error.
  */
-async function waitForJob(ctx: ToolContext, active: ActiveJob): Promise<JobRow | null> {
+export async function waitForJob(ctx: ToolContext, active: ActiveJob): Promise<JobRow | null> {
   const stop = ctx.progress?.follow(active);
   const aborted = new Promise<null>((resolve) => {
     if (ctx.signal.aborted) resolve(null);

@@ -1,0 +1,266 @@
+/**
+ * References and call graphs resolved by scope and declared type, one rule
+ * per step, over a small generated Go module (and a Python pair for the
+ * shadowing rule): the default answer holds resolved uses only, candidates
+ * are counted and listed on request, call graphs follow resolved edges.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { indexDir, tempHome } from "./helpers/fixture_repo.ts";
+import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
+import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
+import { getCallGraph } from "../src/query/call_graph.ts";
+import type { Db } from "../src/state/db.ts";
+
+const FILES: Record<string, string> = {
+  "go.mod": "module example.com/m\n\ngo 1.19\n",
+  // Two packages define Open; a third package calls one through its import, a fourth through a dot-import.
+  "a/open.go": "package a\n\nfunc Open(name string) *File { return &File{} }\n",
+  "a/file.go": [
+    "package a",
+    "",
+    "type File struct{ buf *Buffer }",
+    "",
+    "type Buffer struct{}",
+    "",
+    "func (b *Buffer) Write(p []byte) int { return len(p) }",
+    "",
+    "func (f *File) Write(p []byte) int { return f.buf.Write(p) }",
+    "",
+    "func (f *File) Close() error { return nil }",
+    "",
+  ].join("\n"),
+  "b/open.go": "package b\n\nfunc Open(name string) error { return nil }\n",
+  "c/use.go": [
+    "package c",
+    "",
+    'import "example.com/m/a"',
+    "",
+    "func UseA() {",
+    '\tf := a.Open("x")', // line 6: a.Open
+    "\tf.Close()", // line 7: File.Close through the declared result type
+    "}",
+    "",
+  ].join("\n"),
+  "d/dot.go": [
+    "package d",
+    "",
+    'import . "example.com/m/a"',
+    "",
+    "func UseDot() {",
+    '\tOpen("y")', // line 6: a.Open through the dot-import
+    "}",
+    "",
+  ].join("\n"),
+  // A package function and a method of one name; a local function value shadowing a package function.
+  "srv/server.go": [
+    "package srv",
+    "",
+    "type Server struct{ Addr string }",
+    "",
+    "func (s *Server) Serve() error { return nil }",
+    "",
+    "func Serve(addr string) error {",
+    "\tsrv := &Server{Addr: addr}", // line 8
+    "\treturn srv.Serve()", // line 9: the method
+    "}",
+    "",
+    "func logf(format string) {}",
+    "",
+    "func Run() {",
+    "\tlogf := func(string) {}", // line 15: a local
+    '\tlogf("shadowed")', // line 16: not the package logf
+    '\tServe(":80")', // line 17: the package function
+    "}",
+    "",
+    "func Report(logf func(string)) {",
+    '\tlogf("param")', // line 21: a parameter, not the package logf
+    "}",
+    "",
+    "func Trace() {",
+    '\tlogf("real")', // line 25: the package logf
+    "}",
+    "",
+  ].join("\n"),
+  // Interface dispatch: a call through an interface-typed value is the interface method's.
+  "io2/io.go": [
+    "package io2",
+    "",
+    "type Writer interface {",
+    "\tWrite(p []byte) int",
+    "}",
+    "",
+    "type Disk struct{}",
+    "",
+    "func (d Disk) Write(p []byte) int { return 0 }",
+    "",
+    "func Emit(w Writer) {",
+    "\tw.Write(nil)", // line 12: Writer.Write, not Disk.Write
+    "}",
+    "",
+    "func Save() {",
+    "\tvar d Disk",
+    "\td.Write(nil)", // line 17: Disk.Write
+    "\tunknown().Write(nil)", // line 18: nothing says which Write
+    "}",
+    "",
+  ].join("\n"),
+  // A call chain for callers at depth 2 and 3; the top of the chain calls a helper (not a caller of anything).
+  "chain/chain.go": [
+    "package chain",
+    "",
+    "func helper() {}",
+    "",
+    "func top() { middle(); helper() }",
+    "",
+    "func middle() { lower() }",
+    "",
+    "func lower() { bottom() }",
+    "",
+    "func bottom() {}",
+    "",
+  ].join("\n"),
+  // A method calling a method of the same name on a field: the callee is the field's, not itself.
+  "conn/conn.go": [
+    "package conn",
+    "",
+    "type reader struct{}",
+    "",
+    "func (r *reader) readRequest() error { return nil }",
+    "",
+    "type conn struct{ r *reader }",
+    "",
+    "func (c *conn) readRequest() error {",
+    "\treturn c.r.readRequest()", // line 10
+    "}",
+    "",
+  ].join("\n"),
+  // Python: two definitions of one name; the second file's bare call means its own definition.
+  "py/one.py": "def helper():\n    return 1\n",
+  "py/two.py": "def helper():\n    return 2\n\n\ndef use():\n    return helper()\n",
+};
+
+function flat(r: FindReferencesResult): Reference[] {
+  return r.references ?? r.files!.flatMap((f) => f.references.map((x) => ({ ...x, path: f.path }) as Reference));
+}
+
+const sites = (r: FindReferencesResult) => flat(r).map((x) => `${x.path}:${x.line}:${x.resolution}`).sort();
+
+function repo(): string {
+  const dir = Deno.makeTempDirSync({ prefix: "cruxe-resolve-" });
+  for (const [p, text] of Object.entries(FILES)) {
+    Deno.mkdirSync(join(dir, p, ".."), { recursive: true });
+    Deno.writeTextFileSync(join(dir, p), text);
+  }
+  return dir;
+}
+
+/** The graph's edges as `from -> to` by qualified name. */
+function edges(g: ReturnType<typeof getCallGraph>): string[] {
+  const names = new Map(g.nodes.map((n) => [n.symbol_id, n.qualified_name]));
+  return g.edges.map((e) => `${names.get(e.from)} -> ${names.get(e.to)}`).sort();
+}
+
+Deno.test("references resolve by scope and declared type; candidates only on request", async (t) => {
+  const h = tempHome();
+  const readers = new IndexReaders(h.registry);
+  try {
+    const { project, status } = await indexDir(h, repo());
+    assert.equal(status, "published");
+    const db: Db = requireIndex(readers.view(project));
+
+    await t.step("two definitions of one name in two packages: each gets its own uses", () => {
+      assert.deepEqual(sites(findReferences(db, { symbol_name: "Open", path: "a/open.go" })), [
+        "c/use.go:6:exact",
+        "d/dot.go:6:exact",
+      ]);
+      assert.deepEqual(sites(findReferences(db, { symbol_name: "Open", path: "b/open.go" })), []);
+    });
+
+    await t.step("a method and a package function of one name are told apart", () => {
+      assert.deepEqual(sites(findReferences(db, { symbol_name: "Serve", kind: "method" })), ["srv/server.go:9:exact"]);
+      assert.deepEqual(sites(findReferences(db, { symbol_name: "Serve", kind: "function" })), [
+        "srv/server.go:17:exact",
+      ]);
+    });
+
+    await t.step("a local function value or parameter shadows the package function", () => {
+      const r = findReferences(db, { symbol_name: "logf", include_candidates: true });
+      assert.deepEqual(sites(r), ["srv/server.go:25:exact"]);
+    });
+
+    await t.step("a selector resolves through the declared result type and struct field types", () => {
+      assert.deepEqual(sites(findReferences(db, { symbol_name: "Close", path: "a/file.go" })), ["c/use.go:7:exact"]);
+      assert.deepEqual(sites(findReferences(db, { symbol_id: symbolId(db, "a.File.Write") })), []);
+      const buffer = findReferences(db, { symbol_id: symbolId(db, "a.Buffer.Write") });
+      assert.deepEqual(sites(buffer), ["a/file.go:9:exact"]);
+    });
+
+    await t.step("interface dispatch: a call through an interface value is the interface method's", () => {
+      assert.deepEqual(sites(findReferences(db, { symbol_id: symbolId(db, "io2.Writer.Write") })), [
+        "io2/io.go:12:exact",
+      ]);
+      const disk = findReferences(db, { symbol_id: symbolId(db, "io2.Disk.Write") });
+      assert.deepEqual(sites(disk), ["io2/io.go:17:exact"]);
+      // `unknown().Write` could be any Write: counted, and listed only when asked for.
+      assert.ok(disk.unresolved_candidates >= 1, JSON.stringify(disk));
+      const withCands = findReferences(db, { symbol_id: symbolId(db, "io2.Disk.Write"), include_candidates: true });
+      assert.ok(sites(withCands).includes("io2/io.go:18:candidate"), sites(withCands).join(" "));
+      assert.ok(!sites(withCands).includes("io2/io.go:12:candidate"), "a use resolved elsewhere is no candidate");
+    });
+
+    await t.step("callers at depth 2 and 3 walk callers only", () => {
+      const d2 = getCallGraph(db, { symbol_name: "bottom", direction: "callers", depth: 2 });
+      assert.deepEqual(d2.nodes.map((n) => `${n.name}@${n.depth}`).sort(), ["bottom@0", "lower@1", "middle@2"]);
+      const d3 = getCallGraph(db, { symbol_name: "bottom", direction: "callers", depth: 3 });
+      assert.deepEqual(d3.nodes.map((n) => `${n.name}@${n.depth}`).sort(), [
+        "bottom@0",
+        "lower@1",
+        "middle@2",
+        "top@3",
+      ]);
+      assert.deepEqual(edges(d3), [
+        "chain.lower -> chain.bottom",
+        "chain.middle -> chain.lower",
+        "chain.top -> chain.middle",
+      ]);
+    });
+
+    await t.step("a call resolving elsewhere is no self-loop", () => {
+      const g = getCallGraph(db, { symbol_id: symbolId(db, "conn.conn.readRequest"), direction: "callees" });
+      assert.deepEqual(edges(g), ["conn.conn.readRequest -> conn.reader.readRequest"]);
+      assert.equal(g.has_cycles, false);
+      assert.ok(g.edges.every((e) => e.resolution === "exact"));
+    });
+
+    await t.step("Python: a bare call in a file with its own definition is not the other one's", () => {
+      const one = findReferences(db, { symbol_name: "helper", path: "py/one.py", include_candidates: true });
+      assert.deepEqual(sites(one), []);
+      assert.equal(one.unresolved_candidates, 0);
+      assert.deepEqual(sites(findReferences(db, { symbol_name: "helper", path: "py/two.py" })), ["py/two.py:6:exact"]);
+    });
+
+    await t.step("include_candidates must be a boolean", () => {
+      assert.throws(
+        () => findReferences(db, { symbol_name: "bottom", include_candidates: "yes" as unknown as boolean }),
+        (e: Error & { code?: string }) => e.code === "invalid_input",
+      );
+      assert.throws(
+        () => getCallGraph(db, { symbol_name: "bottom", include_candidates: 1 as unknown as boolean }),
+        (e: Error & { code?: string }) => e.code === "invalid_input",
+      );
+    });
+  } finally {
+    readers.closeAll();
+    h.close();
+  }
+});
+
+/** The handle of the symbol with this qualified name. */
+function symbolId(db: Db, qualified: string): string {
+  const r = db.prepare("SELECT symbol_id FROM symbols WHERE qualified_name = ?").get(qualified) as
+    | { symbol_id: string }
+    | undefined;
+  if (!r) throw new Error(`no symbol ${qualified}`);
+  return r.symbol_id;
+}

@@ -119,6 +119,22 @@ function makeVariants(): Variant[] {
   );
   v.push({ name: "loose-symlinks", dir: d, plain: false, why: /is a symlink/ });
 
+  // The other repository's fan-out directories linked in whole (files alone where the name is taken).
+  d = ownRepo("fanout-symlinks");
+  for (const fan of Deno.readDirSync(otherObjects)) {
+    if (!/^[0-9a-f]{2}$/.test(fan.name)) continue;
+    const mine = join(d, ".git", "objects", fan.name);
+    try {
+      for (const o of Deno.readDirSync(join(otherObjects, fan.name))) {
+        Deno.symlinkSync(join(otherObjects, fan.name, o.name), join(mine, o.name));
+      }
+    } catch {
+      Deno.symlinkSync(join(otherObjects, fan.name), mine);
+    }
+  }
+  stolenRef(d);
+  v.push({ name: "fanout-symlinks", dir: d, plain: false, why: /is a symlink/ });
+
   // A ref file that is a symlink to the other repository's branch.
   d = ownRepo("ref-symlink");
   Deno.symlinkSync(join(other, ".git", "refs", "heads", "main"), join(d, ".git", "refs", "heads", "stolen"));

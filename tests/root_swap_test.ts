@@ -13,6 +13,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import { bodyOf, stdioClient, tempHomeDir, waitFor } from "./mcp_helpers.ts";
 import { scanRepository } from "../src/index/scan.ts";
 import { scanPaths } from "../src/index/scan_paths.ts";
+import { readRepoFile } from "../src/state/safe_open.ts";
 
 /** Only the outside directory holds it: seeing it in an answer is a leak. */
 const SECRET = `SECRET_${crypto.randomUUID().replaceAll("-", "")}`;
@@ -115,7 +116,7 @@ Deno.test({
   fn: () => swappedWhileServed({ CRUXE_WATCH: "poll", CRUXE_WATCH_POLL_MS: "100" }, () => {}),
 });
 
-Deno.test("root swapped for a symlink: the full scan and the scan of named paths refuse it", async () => {
+Deno.test("root swapped for a symlink: the full scan, the scan of named paths and the safe open refuse it", async () => {
   const { base, repo, outside } = fixture();
   try {
     assert.equal((await scanRepository(repo, { maxFileBytes: 1 << 20 })).files.length, 1);
@@ -126,6 +127,11 @@ Deno.test("root swapped for a symlink: the full scan and the scan of named paths
     );
     assert.throws(
       () => scanPaths(repo, ["tool.py"], { maxFileBytes: 1 << 20 }),
+      (e: Error & { code?: string }) => e.code === "forbidden" && /now resolves to/.test(e.message),
+    );
+    // A read after a scan (a job's, while the root is swapped under it) is refused too.
+    assert.throws(
+      () => readRepoFile(repo, "tool.py", { maxBytes: 1 << 20 }),
       (e: Error & { code?: string }) => e.code === "forbidden" && /now resolves to/.test(e.message),
     );
   } finally {

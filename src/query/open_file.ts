@@ -23,7 +23,7 @@ import { realpathSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
 import { relativePathProblem } from "../core/path_policy.ts";
 import { readRepoFile } from "../state/safe_open.ts";
-import { rootMovedError } from "../state/workspace_dir.ts";
+import { checkResolvedRoot } from "../state/workspace_dir.ts";
 import { languageIdForPath } from "../core/languages.ts";
 import { cutUtf8 } from "./_cut_utf8.ts";
 
@@ -76,7 +76,7 @@ export function canonicalRoot(repoRoot: string): string {
  */
 export function checkRegisteredRoot(registeredRoot: string): string {
   const real = canonicalRoot(registeredRoot);
-  if (real !== registeredRoot.replace(/\/+$/, "")) throw rootMovedError(registeredRoot, real);
+  checkResolvedRoot(registeredRoot, real);
   return real;
 }
 

@@ -5,18 +5,18 @@
  * serve another repository's code from outside every allowed root: git runs
  * as a subprocess, outside the permission sandbox. The rules:
  *
- * - `objectStoreProblem`: `objects/` is a real directory; nothing directly in
- *   it or in `objects/pack/` is a symlink (fan-out directories, `info`,
- *   `pack`, pack and index files); `info/alternates` names only directories
+ * - `objectStoreProblem` (cheap: it runs on every git call): `objects/`,
+ *   `objects/info` and `objects/pack` are real directories; nothing in
+ *   `objects/pack/` is a symlink; `info/alternates` names only directories
  *   inside the git directory (checked again there, to git's depth of 5);
  *   `info/http-alternates` names nothing. Otherwise the root is scanned as a
  *   plain directory, and the reason is shown.
  * - `refFileProblem`: the files a revision's name can be read from (git's
  *   `<name>`, `refs/<name>`, `refs/tags/<name>`, … lookup, `HEAD` and
  *   `packed-refs`) and every directory on the way are not symlinks.
- * - `looseObjectLink`: no loose object file is a symlink (checked before a
- *   commit's tree is read: a repository's own commit could name a tree
- *   linked in from elsewhere).
+ * - `looseObjectLink`: no fan-out directory or loose object file is a
+ *   symlink (checked before a commit is resolved and its tree read: a
+ *   repository's own commit could name a tree linked in from elsewhere).
  * - `hasOwnObject`: a commit git resolved is in the repository's own object
  *   directory (a regular loose object file, or an entry of a regular pack
  *   index beside its pack), looked up without git.
@@ -68,7 +68,10 @@ function objectsDirProblem(objects: string, gitDir: string, depth: number): stri
   if (!st) return null;
   if (st.isSymlink) return `${objects} is a symlink`;
   if (!st.isDirectory) return `${objects} is not a directory`;
-  const linked = symlinkIn(objects) ?? symlinkIn(join(objects, "pack"));
+  for (const sub of ["info", "pack"]) {
+    if (lstatOrNull(join(objects, sub))?.isSymlink) return `${join(objects, sub)} is a symlink`;
+  }
+  const linked = symlinkIn(join(objects, "pack"));
   if (linked) return `${linked} is a symlink`;
   const http = listFile(join(objects, "info", "http-alternates"));
   if (typeof http === "string") return http;
@@ -100,10 +103,10 @@ export function objectStoreProblem(commonDir: string): string | null {
 }
 
 /**
- * The first loose object file of `commonDir` that is a symlink, or null.
- * `objectStoreProblem` looks only at the fan-out directories (it runs on
- * every call); before a commit's tree is read, every loose object is
- * checked, so no tree or blob of the commit can be read through a link.
+ * The first fan-out directory or loose object file of `commonDir` that is a
+ * symlink, or null. `objectStoreProblem` does not list them (it runs on
+ * every call); before a commit is resolved, every loose object is checked,
+ * so no tree or blob of the commit can be read through a link.
  *
  * @example looseObjectLink("/r/.git") // null
  */
@@ -111,10 +114,9 @@ export function looseObjectLink(commonDir: string): string | null {
   const objects = join(commonDir, "objects");
   try {
     for (const e of Deno.readDirSync(objects)) {
-      if (e.isDirectory && /^[0-9a-f]{2}$/.test(e.name)) {
-        const linked = symlinkIn(join(objects, e.name));
-        if (linked) return `${linked} is a symlink`;
-      }
+      if (!/^[0-9a-f]{2}$/.test(e.name)) continue;
+      const linked = e.isSymlink ? join(objects, e.name) : e.isDirectory ? symlinkIn(join(objects, e.name)) : null;
+      if (linked) return `${linked} is a symlink`;
     }
   } catch { /* missing or unreadable: git finds nothing there either */ }
   return null;

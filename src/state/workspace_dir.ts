@@ -61,7 +61,21 @@ export function realpathOrNull(p: string): string | null {
  */
 export function rootMovedTo(root: string): string | null {
   const real = realpathOrNull(root);
-  return real !== null && real !== root.replace(/\/+$/, "") ? real : null;
+  return real !== null && real !== withoutTrailingSlash(root) ? real : null;
+}
+
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, "") || "/" : path;
+}
+
+/**
+ * Refuses (`forbidden`, see `rootMovedError`) registered root `root` whose
+ * realpath, just taken by the caller, is `real`, another path.
+ *
+ * @example checkResolvedRoot("/work/app", Deno.realPathSync("/work/app"))
+ */
+export function checkResolvedRoot(root: string, real: string): void {
+  if (real !== withoutTrailingSlash(root)) throw rootMovedError(root, real);
 }
 
 /** The `forbidden` error for registered root `root` that now resolves to `real` (see `rootMovedTo`). */

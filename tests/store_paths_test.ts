@@ -168,57 +168,68 @@ function fill(dir: string): void {
 
 const TMPFS_SKIP = tmpfsUnavailable();
 
-Deno.test({
-  name: `a full disk: serve-mcp serves the existing index read-only with syncing off; never an I/O error${
-    TMPFS_SKIP ? ` (skipped: ${TMPFS_SKIP})` : ""
-  }`,
-  ignore: TMPFS_SKIP !== null,
-  fn: async () => {
-    const dir = goRepo();
-    const mount = Deno.makeTempDirSync({ prefix: "cruxe-full-disk-" });
-    assert.ok(
-      new Deno.Command("mount", { args: ["-t", "tmpfs", "-o", "size=6m", "tmpfs", mount] }).outputSync().success,
-    );
+/** Folds a store's WAL into it and lets SQLite remove its -wal/-shm (the last connection closing). */
+function foldWal(path: string): void {
+  const db = new DatabaseSync(path);
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.close();
+}
+
+for (const registryWal of ["kept", "folded"] as const) {
+  Deno.test({
+    name:
+      `a full disk (registry WAL ${registryWal}): serve-mcp serves the existing index read-only with syncing off; ` +
+      `never an I/O error${TMPFS_SKIP ? ` (skipped: ${TMPFS_SKIP})` : ""}`,
+    ignore: TMPFS_SKIP !== null,
+    fn: () => fullDisk(registryWal),
+  });
+}
+
+/** Serves from a home on a full tmpfs (see the test's name). */
+async function fullDisk(registryWal: "kept" | "folded"): Promise<void> {
+  const dir = goRepo();
+  const mount = Deno.makeTempDirSync({ prefix: "cruxe-full-disk-" });
+  assert.ok(
+    new Deno.Command("mount", { args: ["-t", "tmpfs", "-o", "size=6m", "tmpfs", mount] }).outputSync().success,
+  );
+  try {
+    const home = join(mount, "home");
+    assert.equal((await cli(home, ["index", "--path", dir])).code, 0);
+    // Without its -wal/-shm, opening the index must create them: what SQLite reports as a disk I/O error.
+    const store = indexPath(join(home, "projects", [...Deno.readDirSync(join(home, "projects"))][0].name));
+    foldWal(store);
+    if (registryWal === "folded") foldWal(registryPath(home));
+    fill(mount);
+
+    const status = await cli(home, ["status"]);
+    assert.equal(status.code, 0, status.stderr);
+    assert.doesNotMatch(status.stdout + status.stderr, /corrupt_manifest|I\/O error|fsck/);
+    const index = await cli(home, ["index", "--force", "--path", dir]);
+    assert.equal(index.code, 1);
+    assert.match(index.stderr, /error\[storage_unavailable\].*disk is full/s);
+    assert.doesNotMatch(index.stderr, /I\/O error|fsck|internal_error/);
+
+    const { client, stderr } = await stdioClient(home, ["--workspace", dir, "--no-watch"]);
     try {
-      const home = join(mount, "home");
-      assert.equal((await cli(home, ["index", "--path", dir])).code, 0);
-      // Without its -wal/-shm, opening the index must create them: what SQLite reports as a disk I/O error.
-      const store = indexPath(join(home, "projects", [...Deno.readDirSync(join(home, "projects"))][0].name));
-      const db = new DatabaseSync(store);
-      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      db.close();
-      fill(mount);
-
-      const status = await cli(home, ["status"]);
-      assert.equal(status.code, 0, status.stderr);
-      assert.doesNotMatch(status.stdout + status.stderr, /corrupt_manifest|I\/O error|fsck/);
-      const index = await cli(home, ["index", "--force", "--path", dir]);
-      assert.equal(index.code, 1);
-      assert.match(index.stderr, /error\[storage_unavailable\].*disk is full/s);
-      assert.doesNotMatch(index.stderr, /I\/O error|fsck|internal_error/);
-
-      const { client, stderr } = await stdioClient(home, ["--workspace", dir, "--no-watch"]);
-      try {
-        const r = await client.callTool({ name: "locate_symbol", arguments: { name: "Stored2" } });
-        assert.notEqual(r.isError, true, JSON.stringify(bodyOf(r)));
-        assert.ok((bodyOf(r).results as unknown[]).length > 0);
-        const warnings = (bodyOf(r).metadata as { warnings?: string[] }).warnings ?? [];
-        assert.ok(warnings.some((w) => w.includes("syncing is off") && w.includes("free space")), String(warnings));
-        const st = bodyOf(await client.callTool({ name: "index_status", arguments: {} }));
-        assert.equal(st.read_only, true);
-        assert.equal(st.syncing, "off");
-        assert.equal(st.schema_status, "compatible");
-        const sync = await client.callTool({ name: "sync_repo", arguments: {} });
-        const err = bodyOf(sync).error as { code: string; data: { reason: string } };
-        assert.equal(err.code, "storage_unavailable");
-        assert.equal(err.data.reason, "disk_full");
-        assert.match(stderr(), /full: serving the existing indexes read-only; syncing is off/);
-      } finally {
-        await client.close();
-      }
+      const r = await client.callTool({ name: "locate_symbol", arguments: { name: "Stored2" } });
+      assert.notEqual(r.isError, true, JSON.stringify(bodyOf(r)));
+      assert.ok((bodyOf(r).results as unknown[]).length > 0);
+      const warnings = (bodyOf(r).metadata as { warnings?: string[] }).warnings ?? [];
+      assert.ok(warnings.some((w) => w.includes("syncing is off") && w.includes("free space")), String(warnings));
+      const st = bodyOf(await client.callTool({ name: "index_status", arguments: {} }));
+      assert.equal(st.read_only, true);
+      assert.equal(st.syncing, "off");
+      assert.equal(st.schema_status, "compatible");
+      const sync = await client.callTool({ name: "sync_repo", arguments: {} });
+      const err = bodyOf(sync).error as { code: string; data: { reason: string } };
+      assert.equal(err.code, "storage_unavailable");
+      assert.equal(err.data.reason, "disk_full");
+      assert.match(stderr(), /full: serving the existing indexes read-only; syncing is off/);
     } finally {
-      new Deno.Command("umount", { args: ["-l", mount] }).outputSync();
-      Deno.removeSync(mount, { recursive: true });
+      await client.close();
     }
-  },
-});
+  } finally {
+    new Deno.Command("umount", { args: ["-l", mount] }).outputSync();
+    Deno.removeSync(mount, { recursive: true });
+  }
+}

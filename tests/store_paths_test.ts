@@ -3,14 +3,16 @@
  * `CRUXE_HOME` that is a file, a `registry.db` that is a directory or a FIFO,
  * an `index.db` that is a FIFO (each `storage_unavailable` naming the path and
  * what it should be, moved aside by `doctor --repair` / `index --force`), and
- * a home on a full file system (a small tmpfs, mounted when this runs as root):
- * `serve-mcp` serves the existing index read-only with syncing off, and the
- * full disk is never reported as an I/O error.
+ * a home on a full file system (a small tmpfs, mounted when this runs as root;
+ * without root, registry writes refused the way SQLite refuses them on a full
+ * disk): `serve-mcp` serves the existing index read-only with syncing off, and
+ * the full disk is never reported as an I/O error.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { bodyOf, CRUXE_FLAGS, REPO_ROOT, stdioClient, tempHomeDir } from "./mcp_helpers.ts";
+import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, stdioClient, tempHomeDir } from "./mcp_helpers.ts";
+import { registerProject } from "../src/index/project_setup.ts";
 import { rebuildRegistry, Registry, registryPath } from "../src/state/registry.ts";
 import { indexPath, IndexWriter, openIndexForRead } from "../src/state/project_index.ts";
 import { CruxeError } from "../src/core/errors.ts";
@@ -134,6 +136,47 @@ Deno.test("an index.db that is a FIFO: corrupt_manifest saying not a regular fil
   assert.ok(Deno.statSync(store).isFile, "a fresh index replaced it");
   const aside = [...Deno.readDirSync(projectDir)].filter((e) => /^index\.db\.corrupt-/.test(e.name));
   assert.equal(aside.length, 1, "the FIFO was kept aside");
+});
+
+Deno.test("registry writes refused as disk full at start: the registry turns read-only, queries answer, syncing is off", async () => {
+  const dir = goRepo();
+  const home = tempHomeDir();
+  assert.equal((await cli(home, ["index", "--path", dir])).code, 0);
+  const s = inProcess({}, { home });
+  try {
+    // Every registry write now fails as SQLite does on a full disk.
+    s.registry.db.exec(
+      `CREATE TRIGGER full_p BEFORE UPDATE ON projects BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;
+       CREATE TRIGGER full_w BEFORE UPDATE ON known_workspaces BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;`,
+    );
+    assert.throws(() => registerProject(s.registry, dir), storageError("a plain write", s.registry.path, "disk_full"));
+    const project = s.registry.writeOrReadOnly(() => registerProject(s.registry, dir));
+    assert.equal(project.repo_root, Deno.realPathSync(dir));
+    assert.equal(s.registry.readOnly, "disk_full");
+    const r = await s.call("locate_symbol", { name: "Stored1", workspace: dir });
+    assert.notEqual(r.isError, true, JSON.stringify(bodyOf(r)));
+    const warnings = (bodyOf(r).metadata as { warnings?: string[] }).warnings ?? [];
+    assert.ok(warnings.some((w) => w.includes("syncing is off") && w.includes("free space")), String(warnings));
+    const sync = bodyOf(await s.call("sync_repo", { workspace: dir })).error as {
+      code: string;
+      data: { reason: string };
+    };
+    assert.equal(sync.code, "storage_unavailable");
+    assert.equal(sync.data.reason, "disk_full");
+    // Any other fault is not turned into read-only serving.
+    const other = inProcess({}, { home: tempHomeDir() });
+    try {
+      assert.throws(() =>
+        other.registry.writeOrReadOnly(() => {
+          throw new Error("boom");
+        }), /boom/);
+      assert.equal(other.registry.readOnly, null);
+    } finally {
+      other.close();
+    }
+  } finally {
+    s.close();
+  }
 });
 
 /** Why a full disk cannot be made here (a tmpfs needs root and mount), or null when it can. */

@@ -20,7 +20,7 @@ import { migrate, REGISTRY_MIGRATIONS } from "./schema.ts";
 import { indexPath } from "./project_index.ts";
 import { CruxeError } from "../core/errors.ts";
 import { asStorageError, type StorageReason, storageReason, storageUnavailable, unwritable } from "./storage_errors.ts";
-import { ensureStoreDir, requireKind } from "./store_kind.ts";
+import { ensureStoreDir } from "./store_kind.ts";
 
 /** The registry's file inside a Cruxe home. */
 export function registryPath(home: string): string {
@@ -144,7 +144,6 @@ export class Registry {
    */
   static open(home: string): Registry {
     const path = registryPath(home);
-    requireKind(home, "directory", home);
     ensureStoreDir(home, home);
     try {
       // A home this process cannot write still reads its registry (a snapshot), unmigrated.

@@ -84,19 +84,23 @@ Deno.test("a registry.db that is a directory or a FIFO: storage_unavailable sayi
   const dir = goRepo();
   const base = tempHomeDir();
   assert.equal((await cli(base, ["index", "--path", dir])).code, 0);
-  const kinds: [string, (p: string) => void, RegExp][] = [
-    ["a directory", (p) => Deno.mkdirSync(p), /found a directory/],
-    ["a FIFO", (p) => new Deno.Command("mkfifo", { args: [p] }).outputSync(), /found a FIFO/],
+  const mkfifo = (p: string) => new Deno.Command("mkfifo", { args: [p] }).outputSync();
+  const kinds: [string, string, (p: string) => void, RegExp][] = [
+    ["a directory", "", (p) => Deno.mkdirSync(p), /found a directory/],
+    ["a FIFO", "", mkfifo, /found a FIFO/],
+    ["a FIFO as its -shm", "-shm", mkfifo, /found a FIFO/],
   ];
-  for (const [i, [what, make, says]] of kinds.entries()) {
+  for (const [i, [what, suffix, make, says]] of kinds.entries()) {
     const home = tempHomeDir();
     await new Deno.Command("cp", { args: ["-a", `${base}/projects`, home] }).output();
+    if (suffix) await new Deno.Command("cp", { args: [join(base, "registry.db"), home] }).output();
     const path = registryPath(home);
-    make(path);
+    make(path + suffix);
     assert.throws(() => Registry.open(home), (e: unknown) => {
-      storageError(what, path, "not_a_file")(e);
+      storageError(what, path + suffix, "not_a_file")(e);
       assert.match((e as Error).message, says);
       assert.match((e as Error).message, /not a regular file/);
+      assert.match((e as Error).message, /cruxe doctor --repair/);
       assert.doesNotMatch((e as Error).message, /fsck|I\/O error/);
       return true;
     });
@@ -113,7 +117,7 @@ Deno.test("a registry.db that is a directory or a FIFO: storage_unavailable sayi
     } else {
       const r = rebuildRegistry(home);
       assert.equal(r.restored.length, 1, what);
-      assert.ok(r.movedTo && Deno.lstatSync(r.movedTo).isFifo, `${what}: kept aside`);
+      assert.ok(r.movedTo && Deno.lstatSync(r.movedTo + suffix).isFifo, `${what}: kept aside`);
     }
     const after = await cli(home, ["locate", "Stored2", "--workspace", dir, "--json"]);
     assert.equal(after.code, 0, `${what}: ${after.stderr}`);
@@ -121,21 +125,26 @@ Deno.test("a registry.db that is a directory or a FIFO: storage_unavailable sayi
   }
 });
 
-Deno.test("an index.db that is a FIFO: corrupt_manifest saying not a regular file, index --force moves it aside", () => {
-  const projectDir = join(tempHomeDir(), "projects", "p1");
-  Deno.mkdirSync(projectDir, { recursive: true });
-  const store = indexPath(projectDir);
-  new Deno.Command("mkfifo", { args: [store] }).outputSync();
-  const read = openIndexForRead(projectDir);
-  assert.equal(read.status, "corrupt_manifest");
-  assert.match(read.problem ?? "", /not a regular file \(found a FIFO/);
-  assert.doesNotMatch(read.problem ?? "", /I\/O error|fsck/);
-  assert.throws(() => IndexWriter.open(projectDir, false), storageError("index FIFO", store, "not_a_file"));
-  const writer = IndexWriter.open(projectDir, true);
-  writer.close();
-  assert.ok(Deno.statSync(store).isFile, "a fresh index replaced it");
-  const aside = [...Deno.readDirSync(projectDir)].filter((e) => /^index\.db\.corrupt-/.test(e.name));
-  assert.equal(aside.length, 1, "the FIFO was kept aside");
+Deno.test("an index.db (or its -shm) that is a FIFO: corrupt_manifest saying not a regular file, index --force moves it aside", () => {
+  for (const suffix of ["", "-shm"]) {
+    const projectDir = join(tempHomeDir(), "projects", "p1");
+    Deno.mkdirSync(projectDir, { recursive: true });
+    const store = indexPath(projectDir);
+    if (suffix) IndexWriter.open(projectDir, false).close();
+    try {
+      Deno.removeSync(store + suffix);
+    } catch { /* not there */ }
+    new Deno.Command("mkfifo", { args: [store + suffix] }).outputSync();
+    const read = openIndexForRead(projectDir);
+    assert.equal(read.status, "corrupt_manifest", suffix);
+    assert.match(read.problem ?? "", /not a regular file \(found a FIFO/);
+    assert.doesNotMatch(read.problem ?? "", /I\/O error|fsck/);
+    assert.throws(() => IndexWriter.open(projectDir, false), storageError("index FIFO", store + suffix, "not_a_file"));
+    IndexWriter.open(projectDir, true).close();
+    assert.ok(Deno.statSync(store).isFile, "a fresh index replaced it");
+    const aside = [...Deno.readDirSync(projectDir)].filter((e) => e.name.startsWith("index.db.corrupt-"));
+    assert.ok(aside.some((e) => e.name.endsWith(suffix) && e.isFile === false), `${suffix}: the FIFO was kept aside`);
+  }
 });
 
 Deno.test("registry writes refused as disk full at start: the registry turns read-only, queries answer, syncing is off", async () => {

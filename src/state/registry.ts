@@ -424,7 +424,8 @@ export function rebuildRegistry(home: string): RegistryRebuild {
   const path = registryPath(home);
   let movedTo: string | null = null;
   try {
-    if (existsSync(path)) movedTo = moveAside(path);
+    // Whatever sits there, the main file or only its -wal/-shm (a FIFO, say), is moved aside.
+    if ([path, `${path}-wal`, `${path}-shm`].some((p) => existsSync(p))) movedTo = moveAside(path);
   } catch (e) {
     throw asStorageError(e, path, { home });
   }

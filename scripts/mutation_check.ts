@@ -466,6 +466,15 @@ export const MUTATIONS: Mutation[] = [
     replace: 'if (!known) next.push({ row: c.caller, way: "callees" });',
     test: "tests/reference_resolution_test.ts",
   },
+  {
+    id: "resolver-tells-outside",
+    claim: "sandbox: the launcher's path resolver tells only targets inside an allowed root",
+    file: "src/mcp/launcher_resolver.ts",
+    find: "return isWithinAnyRoot(roots, real) && statSync(real).isDirectory() ? real : null;",
+    replace: "return statSync(real).isDirectory() ? real : null;",
+    test: "tests/cli_symlink_paths_test.ts",
+    filter: "elsewhere leading",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -335,11 +335,9 @@ export async function sandboxedServe(
   inputs.workspaces.push(...typed(options.workspaces));
   const policy = sandboxPolicy(inputs);
   const resolver = o.autoWorkspace ? launcherResolver(inputs.home, o.allowedRoots) : null;
-  delete env[RESOLVER_ENV];
-  if (resolver) {
-    policy.net.push(`unix:${resolver.socket}`);
-    env[RESOLVER_ENV] = resolver.socket;
-  }
+  // The server asks this launcher or none (a value inherited from the environment is overwritten).
+  env[RESOLVER_ENV] = resolver?.socket ?? "";
+  if (resolver) policy.net.push(`unix:${resolver.socket}`);
   const childArgv = [argv[0], ...withCanonicalPaths(argv.slice(1), o)];
   debug(`sandbox: read=${policy.read.join(",")} write=${policy.write.join(",")} net=${policy.net.join(",")}`);
   // `CRUXE_SANDBOX=worker` takes the compiled binary's path under `deno run` (how that path is tested).
@@ -436,8 +434,8 @@ async function serveInWorker(
 ): Promise<number> {
   // The environment is process-wide: reduce it before the worker starts.
   const keep = sandboxEnv(env);
-  for (const k of Object.keys(Deno.env.toObject())) if (!(k in keep)) Deno.env.delete(k);
-  for (const [k, v] of Object.entries(keep)) Deno.env.set(k, v); // the marker, the resolver's socket
+  for (const k of Object.keys(env)) if (!(k in keep)) Deno.env.delete(k);
+  for (const [k, v] of Object.entries(keep)) Deno.env.set(k, v); // with the marker and the resolver's socket
 
   let worker: Worker;
   try {

@@ -35,14 +35,14 @@ function testMaxPageCount(): number | null {
  * would need to create the `-shm` file). It costs the file's size in memory.
  * A read-only connection, or one opened `forQueries`, gets a small page cache
  * (QUERY_CACHE_KIB); a writing one a larger one. Something other than a
- * regular file at `path` (a directory, a FIFO) is `storage_unavailable`
- * (`not_a_file`), never opened.
+ * regular file at `path` or its `-wal`/`-shm` (a directory, a FIFO) is
+ * `storage_unavailable` (`not_a_file`), never opened.
  */
 export function openDb(
   path: string,
   opts: { readOnly?: boolean; snapshot?: boolean; forQueries?: boolean } = {},
 ): Db {
-  requireKind(path, "file");
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) requireKind(file, "file");
   if (opts.snapshot) return openSnapshot(path);
   const readOnly = opts.readOnly ?? false;
   const cacheKiB = readOnly || opts.forQueries ? QUERY_CACHE_KIB : WRITE_CACHE_KIB;

@@ -20,7 +20,7 @@ import { migrate, REGISTRY_MIGRATIONS } from "./schema.ts";
 import { indexPath } from "./project_index.ts";
 import { CruxeError } from "../core/errors.ts";
 import { asStorageError, type StorageReason, storageReason, storageUnavailable, unwritable } from "./storage_errors.ts";
-import { ensureStoreDir, requireKind } from "./store_kind.ts";
+import { ensureStoreDir } from "./store_kind.ts";
 
 /** The registry's file inside a Cruxe home. */
 export function registryPath(home: string): string {
@@ -144,7 +144,6 @@ export class Registry {
    */
   static open(home: string): Registry {
     const path = registryPath(home);
-    requireKind(home, "directory", home);
     ensureStoreDir(home, home);
     try {
       // A home this process cannot write still reads its registry (a snapshot), unmigrated.
@@ -425,7 +424,8 @@ export function rebuildRegistry(home: string): RegistryRebuild {
   const path = registryPath(home);
   let movedTo: string | null = null;
   try {
-    if (existsSync(path)) movedTo = moveAside(path);
+    // Whatever sits there, the main file or only its -wal/-shm (a FIFO, say), is moved aside.
+    if ([path, `${path}-wal`, `${path}-shm`].some((p) => existsSync(p))) movedTo = moveAside(path);
   } catch (e) {
     throw asStorageError(e, path, { home });
   }

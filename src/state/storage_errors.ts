@@ -102,12 +102,14 @@ export function storageFix(reason: StorageReason, path: string, home?: string): 
         "a writable directory";
     case "corrupt":
       return path.endsWith("registry.db") ? "run `cruxe doctor --repair`" : "run `cruxe index --force`";
-    case "not_a_file":
-      return path.endsWith("registry.db")
+    case "not_a_file": {
+      const store = path.replace(/-(wal|shm)$/, "");
+      return store.endsWith("registry.db")
         ? "run `cruxe doctor --repair` (it moves it aside and rebuilds the registry)"
-        : path.endsWith("index.db")
+        : store.endsWith("index.db")
         ? "run `cruxe index --force` (it moves it aside and rebuilds the index)"
         : `move ${path} aside`;
+    }
     case "not_a_directory":
       return `move ${path} away, or set CRUXE_HOME to a directory`;
   }

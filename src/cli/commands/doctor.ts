@@ -152,7 +152,8 @@ function registryCheck(home: string, repair: boolean): { check: Check; registry:
     const ce = e instanceof CruxeError ? e : null;
     const detail = ce?.data.reason ? `${path}: ${ce.data.reason} (${ce.message})` : (e as Error).message;
     // A damaged registry, or something other than a file in its place, is moved aside and rebuilt.
-    const movable = ce?.data.path === path && (ce.data.reason === "corrupt" || ce.data.reason === "not_a_file");
+    const at = String(ce?.data.path ?? "").replace(/-(wal|shm)$/, "");
+    const movable = at === path && (ce?.data.reason === "corrupt" || ce?.data.reason === "not_a_file");
     if (!repair || !movable) {
       return {
         check: { check: "registry", status: "fail", detail, fix: (ce?.data.fix as string) ?? "cruxe doctor --repair" },

@@ -475,6 +475,32 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/cli_symlink_paths_test.ts",
     filter: "elsewhere leading",
   },
+  {
+    id: "ranking-no-file-name",
+    claim: "ranking: a file the query names ranks first",
+    file: "src/query/search/ranking_params.ts",
+    find: "  pathAffinity: 0.9,",
+    replace: "  pathAffinity: 0,",
+    test: "tests/ranking_regression_test.ts",
+    filter: "file-name weight",
+  },
+  {
+    id: "chunk-past-last-line",
+    claim: "answer truth: no answer names a line after a file's last",
+    file: "src/index/chunker.ts",
+    find: 'const total = source.endsWith("\\n") ? lines.length - 1 : lines.length;',
+    replace: "const total = lines.length;",
+    test: "tests/answer_truth_test.ts",
+  },
+  {
+    id: "cli-line-not-matched",
+    claim: "answer truth: `cruxe search` prints the matched line with its own number",
+    file: "src/cli/commands/query_cmds.ts",
+    find: "m ? { path: x.path, line: m.line, text: m.text }",
+    replace: "m ? { path: x.path, line: x.line_start, text: m.text }",
+    test: "tests/cli_test.ts",
+    filter: "search prints",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -21,13 +21,54 @@ function readmeConfigExample(): Record<string, unknown> {
   return JSON.parse(block[1]);
 }
 
-Deno.test("every key of the README's config example is known and resolves", () => {
+type Json = Record<string, unknown>;
+
+/** Every leaf of `o` as [path, value] (a map such as `repoNames` is one leaf). */
+function leaves(o: Json, prefix: string[] = []): [string[], unknown][] {
+  return Object.entries(o).flatMap(([k, v]) => {
+    const path = [...prefix, k];
+    const isMap = k === "repoNames" || k === "workspaces";
+    return v && typeof v === "object" && !Array.isArray(v) && !isMap ? leaves(v as Json, path) : [[path, v]];
+  });
+}
+
+function at(o: unknown, path: string[]): unknown {
+  return path.reduce((x, k) => (x as Json | undefined)?.[k], o);
+}
+
+function setAt(o: Json, path: string[], v: unknown): void {
+  const parent = path.slice(0, -1).reduce((x, k) => x[k] as Json, o);
+  parent[path[path.length - 1]] = v;
+}
+
+/** A value for a leaf that differs from `v` and is still valid for its key. */
+function another(path: string[], v: unknown): unknown {
+  if (path.join(".") === "watch.mode") return v === "poll" ? "off" : "poll";
+  if (typeof v === "number") return v + 7;
+  if (typeof v === "boolean") return !v;
+  if (typeof v === "string") return `${v}-changed`;
+  if (v === null) return "set-by-test";
+  return { ...(v as Json), "/tmp/added-by-test": path[0] === "watch" ? "off" : "added" };
+}
+
+Deno.test("every key of the README's config example is known and is read: each value set reaches the config", () => {
   const example = readmeConfigExample();
   assert.deepEqual(unknownConfigKeys(example), []);
-  const config = resolveConfig({}, "linux", example);
-  assert.equal(config.maxFileBytes, example.maxFileBytes);
-  assert.equal(config.maxFullTextBytes, example.maxFullTextBytes);
-  assert.equal(config.watch.mode, (example.watch as { mode: string }).mode);
+  const all = leaves(example);
+  assert.ok(all.length >= 20, `${all.length} keys`);
+  // As written, the example resolves to its own values.
+  const asWritten = resolveConfig({}, "linux", example);
+  for (const [path, v] of all) assert.deepEqual(at(asWritten, path), v, path.join("."));
+  // Every value changed (away from the example and from the default), each change reaches the resolved config.
+  const changed = structuredClone(example);
+  for (const [path, v] of all) setAt(changed, path, another(path, v));
+  const defaults = resolveConfig({}, "linux");
+  const config = resolveConfig({}, "linux", changed);
+  for (const [path] of all) {
+    const want = at(changed, path);
+    assert.notDeepEqual(at(defaults, path), want, `${path.join(".")}: the test value is not the default`);
+    assert.deepEqual(at(config, path), want, path.join("."));
+  }
 });
 
 Deno.test("misspelt keys, top level and inside watch, are named with the nearest known key", () => {

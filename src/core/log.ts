@@ -11,6 +11,11 @@ export function setLogLevel(n: number): void {
   level = n;
 }
 
+/** True at debug verbosity (`-v -v`): commands then add their debug details to what they print. */
+export function debugEnabled(): boolean {
+  return level >= 2;
+}
+
 function write(tag: string, msg: string): void {
   try {
     console.error(`[cruxe ${tag}] ${printable(msg, true)}`);

@@ -44,6 +44,13 @@ export interface SearchCodeInput {
   path_prefix?: string;
   ref?: string;
   ranking_explain_level?: "off" | "basic" | "full";
+  /** Also say how each result joined its symbol (`join_status`), and the counts in `debug`. */
+  debug?: boolean;
+}
+
+/** The debug block of an answer asked with `debug: true`: how many results joined a symbol row, how many did not. */
+export interface SearchDebug {
+  join_status: { hits: number; misses: number };
 }
 
 /** The search_code answer (without `metadata`, which the MCP layer adds). */
@@ -58,6 +65,8 @@ export interface SearchCodeResult {
   query_truncated: boolean;
   /** Present when a candidate read stopped at its row cap (terms found nearly everywhere): the answer is partial. */
   meta?: { result_completeness: "partial"; note: string };
+  /** Present with `debug: true`. */
+  debug?: SearchDebug;
 }
 
 /** What a partial answer says about why. */
@@ -164,6 +173,7 @@ export function searchCode(
   const snippetTerms = terms.concat(stems, ident ? splitIdentifier(ident.leaf) : []);
   const results = final.slice(0, opts.limit).map((u) => {
     const r = toResult(db, u, snippetTerms, opts.explain);
+    if (input.debug === true) r.join_status = joinStatus(u);
     return generated.has(u.path) ? { ...r, generated: true } : r;
   });
   return {
@@ -174,7 +184,24 @@ export function searchCode(
     truncated: final.length > results.length || filter.bounds!.capped,
     query_truncated: opts.query.truncated,
     ...(filter.bounds!.capped ? { meta: { result_completeness: "partial" as const, note: CAPPED_NOTE } } : {}),
+    ...(input.debug === true ? { debug: debugBlock(results) } : {}),
   };
+}
+
+/**
+ * How a ranked unit joined the symbol table: `hit` when it carries its
+ * symbol's row (found as a symbol, or a chunk whose symbol row loaded),
+ * `miss` when it has none (a chunk outside every symbol, a file, a symbol
+ * row no longer there).
+ */
+function joinStatus(u: { symbol?: unknown }): "hit" | "miss" {
+  return u.symbol ? "hit" : "miss";
+}
+
+/** The answer's debug block: the results' join statuses counted. */
+export function debugBlock(results: { join_status?: "hit" | "miss" }[]): SearchDebug {
+  const hits = results.filter((r) => r.join_status === "hit").length;
+  return { join_status: { hits, misses: results.length - hits } };
 }
 
 /** The scoped search_code answer: the unscoped shape plus `meta` (scope, per-repository status). */
@@ -207,7 +234,7 @@ export async function searchCodeInScope(
   const r = await searchScope(
     deps,
     resolved,
-    { query: query.text, topK, language: input.language, pathPrefix },
+    { query: query.text, topK, language: input.language, pathPrefix, debug: input.debug === true },
     search,
   );
   const intent = classifyIntent(query.text);
@@ -229,6 +256,7 @@ export async function searchCodeInScope(
       result_completeness: r.result_completeness,
       repos: r.repos,
     },
+    ...(input.debug === true ? { debug: debugBlock(r.results) } : {}),
   };
 }
 

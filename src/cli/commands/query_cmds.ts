@@ -8,6 +8,7 @@ import { projectForPath } from "../project_arg.ts";
 import { printJson, say } from "../output.ts";
 import { type Hit, printHits } from "../hits.ts";
 import { userCwd } from "../user_cwd.ts";
+import { debug, debugEnabled } from "../../core/log.ts";
 import { IndexReaders, requireIndex } from "../../query/index_reader.ts";
 import { searchCode } from "../../query/search_code.ts";
 import { locateSymbol } from "../../query/locate_symbol.ts";
@@ -92,11 +93,19 @@ function searchQuery(db: Db, a: QueryArgs) {
     limit: num(f.limit),
     pathPrefix: f["path-prefix"],
     ref: f.ref,
+    debug: debugEnabled(),
   });
 }
 
-/** One line per result, as `rg -n` prints it: the best matching line with its own number. */
+/**
+ * One line per result, as `rg -n` prints it: the best matching line with its
+ * own number. At `-v -v`, each result's join status on stderr first.
+ */
 function showSearch(r: ReturnType<typeof searchQuery>, a: QueryArgs): void {
+  if (r.debug) {
+    for (const x of r.results) debug(`join_status ${x.join_status}: ${x.path}:${x.line_start}-${x.line_end}`);
+    debug(`join_status: ${r.debug.join_status.hits} hits, ${r.debug.join_status.misses} misses`);
+  }
   printHits(
     r.results.map((x) => {
       const m = x.match_lines[0];

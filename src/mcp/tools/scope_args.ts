@@ -54,7 +54,7 @@ export function scopeDeps(ctx: ToolContext): ScopeDeps {
 
 /** search_code as the per-repository search of a scoped call. */
 export const scopedSearch: SearchFn = (db, i) =>
-  searchCode(db, { query: i.query, limit: i.limit, language: i.language, pathPrefix: i.pathPrefix });
+  searchCode(db, { query: i.query, limit: i.limit, language: i.language, pathPrefix: i.pathPrefix, debug: i.debug });
 
 /**
  * True when this server has an embeddings endpoint. A reader worker answers
@@ -100,7 +100,7 @@ export function scopedSearchOf(ctx: ToolContext, vector?: unknown): {
     if (semantic.collection) use.collections.add(semantic.collection);
     if (semantic.note) use.notes.push(`${i.project.name}: ${semantic.note}`);
     if (semantic.completeness === "partial") use.partial = true;
-    const input = { query: i.query, limit: i.limit, language: i.language, pathPrefix: i.pathPrefix };
+    const input = { query: i.query, limit: i.limit, language: i.language, pathPrefix: i.pathPrefix, debug: i.debug };
     return searchCode(db, input, undefined, semantic.hits);
   };
   const meta = () => {

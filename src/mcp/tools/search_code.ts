@@ -31,6 +31,10 @@ export const searchCodeTool = defineTool({
     ranking_explain_level: z.enum(["off", "basic", "full"]).optional().describe(
       "Include why each result ranked where it did. Default: off.",
     ),
+    debug: z.boolean().optional().describe(
+      "Also return the ranking's join status: each result's join_status (hit: joined its symbol's row; miss: " +
+        "none) and debug.join_status {hits, misses}. Default: false.",
+    ),
     // Multi-repo: with `scope` or `repo`, results from several repositories merged.
     scope: scopeArg.optional(),
     repo: repoArg.optional(),

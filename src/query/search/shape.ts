@@ -32,6 +32,8 @@ export interface SearchResult {
   ranking_reasons?: Record<string, number | string>;
   /** Present (true) when a generator wrote the file. */
   generated?: boolean;
+  /** With `debug: true`: whether the result joined its symbol's row (`hit`) or has none (`miss`). */
+  join_status?: "hit" | "miss";
 }
 
 /** Fused score that maps to 0.5: a first place in a weight-1 source. */

@@ -38,7 +38,7 @@ import { debug, info, warn } from "../core/log.ts";
 import type { JobRunner } from "./job_runner.ts";
 import type { JobEvent } from "../state/jobs.ts";
 import { refFor } from "../state/git.ts";
-import { rootMovedError, rootMovedTo } from "../state/workspace_dir.ts";
+import { outsideSandbox, rootMovedError, rootMovedTo } from "../state/workspace_dir.ts";
 import {
   DEFAULT_WATCH_TIMING,
   diffListings,
@@ -398,6 +398,12 @@ export class LiveIndexer {
     if (st.closed) return;
     st.watcher?.close();
     st.watcher = null;
+    if (e instanceof Deno.errors.NotCapable) {
+      // Polling could not read it either; say which rule stops it, never the runtime's own wording.
+      st.reason = outsideSandbox(st.project.repo_root).message;
+      warn(`not watching ${st.project.repo_root}: ${st.reason}`);
+      return;
+    }
     const limit = isWatchLimitError(e);
     warn(`watching ${st.project.repo_root} failed (${e.message}); polling instead`);
     this.startPolling(

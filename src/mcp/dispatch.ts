@@ -95,7 +95,8 @@ export class Dispatcher {
       if (!route) return successResult(await this.runServerWide(tool.def, args, call), unroutedMetadata());
       project = route.project;
       leave = this.rt.router.enter(project.project_id);
-      this.rt.live.use(project);
+      // Asking how a workspace is (a status page polls every project) does not make it one in use.
+      if (!tool.def.statusOnly) this.rt.live.use(project);
       const { verbose, ...routedArgs } = args;
       if (tool.def.indexGate) {
         // Without a ref (argument or session default) the working tree answers as it always did.

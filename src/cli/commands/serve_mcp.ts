@@ -19,6 +19,7 @@ import { createProtocolServer } from "../../mcp/protocol_server.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { serveHttp } from "../../mcp/http.ts";
 import { watchParent } from "../parent_watch.ts";
+import type { ProjectRow, Registry } from "../../state/registry.ts";
 
 /**
  * Serves MCP until stdin closes (stdio), SIGINT/SIGTERM, or the parent
@@ -30,7 +31,9 @@ export async function runServe(options: ServeOptions): Promise<number> {
   setLogLevel(options.verbose);
   const o = checkServeOptions(options);
   const ctx = openContext(o.configPath);
-  if (ctx.interruptedAtStart) warn(`${ctx.interruptedAtStart} index job(s) were interrupted by a previous stop`);
+  if (ctx.interruptedAtStart) {
+    warn(`${ctx.interruptedAtStart} index job(s) were interrupted by a previous stop; resuming them`);
+  }
   const pinned = registerWorkspaces(ctx, o.workspaces);
   const rt = new ServerRuntime(ctx.config, ctx.registry, {
     prewarm: o.prewarm,
@@ -44,14 +47,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
     },
   });
   const dispatcher = new Dispatcher(rt);
-  if (o.indexOnStart && pinned[0]) {
-    try {
-      rt.runner.start(pinned[0], { mode: "incremental", force: false, joinExisting: true });
-      info(`indexing ${pinned[0].repo_root} in the background`);
-    } catch (e) {
-      // Another Cruxe process is indexing it: serve what is published meanwhile.
-      warn(`not indexing ${pinned[0].repo_root} on start: ${(e as Error).message}`);
-    }
+  // Served workspaces not indexed yet (or left half-indexed by a stop) start indexing now, not at the first call.
+  const sync = o.indexOnStart && pinned[0] ? [pinned[0]] : [];
+  for (const p of rt.indexServed([...pinned, ...autoWorkspaces(ctx.registry, o)], sync)) {
+    info(`indexing ${p.repo_root} in the background`);
   }
   if (o.transport === "stdio" && Deno.stdin.isTerminal()) {
     // A person started this in a terminal: say what it is waiting for (stderr; stdout is the protocol's).
@@ -101,6 +100,14 @@ export async function runServe(options: ServeOptions): Promise<number> {
     rt.close();
   }
   return 0;
+}
+
+/** The auto-discovered workspaces a server with `--auto-workspace` serves (none without it). */
+function autoWorkspaces(registry: Registry, o: ServeOptions): ProjectRow[] {
+  if (!o.autoWorkspace) return [];
+  return registry.listWorkspaces().filter((w) => w.auto_discovered === 1)
+    .map((w) => registry.getProject(w.project_id))
+    .filter((p): p is ProjectRow => !!p);
 }
 
 /**

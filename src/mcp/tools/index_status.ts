@@ -9,6 +9,7 @@ import { refStatus } from "../ref_router.ts";
 export const indexStatusTool = defineTool({
   name: "index_status",
   indexGate: false,
+  statusOnly: true,
   description: (languages) =>
     "Report a workspace's index: status, schema compatibility, file and symbol counts, the active job's progress " +
     "(files_scanned, files_indexed, symbols_extracted, estimated_completion_pct, progress_token), recent jobs and " +

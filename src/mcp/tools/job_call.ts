@@ -52,14 +52,27 @@ export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise
     mode,
     force: req.force,
     ref: req.ref,
-    // A sync the live index started is what an incremental request asks for: join it rather than refuse.
-    joinExisting: route.bootstrapped || (!req.force && runtime.live.startedRunningJob(route.project.project_id)),
+    joinExisting: route.bootstrapped || joinsRunning(ctx, req.force),
   });
   if (!req.wait) return body(req.tool, active.job, mode, null, joined);
   const final = await waitForJob(ctx, active);
   if (!final) return body(req.tool, runtime.registry.getJob(active.job.job_id) ?? active.job, mode, null, joined);
   const count = req.tool === "index_repo" ? ctx.view().fileCount : final.changed_files;
   return body(req.tool, final, mode, final.status === "published" ? count : null, joined);
+}
+
+/**
+ * Whether a request joins the project's running job rather than being
+ * refused: a sync the live index started is what a request without force
+ * asks for, and so is the index the server started on its own for a served
+ * workspace (with force too while there is no usable index: the running job
+ * builds it from scratch).
+ */
+function joinsRunning(ctx: ToolContext, force: boolean): boolean {
+  const { runtime, route } = ctx;
+  const id = route.project.project_id;
+  if (!runtime.runsServedJob(id)) return !force && runtime.live.startedRunningJob(id);
+  return !force || ctx.view().schemaStatus !== "compatible";
 }
 
 /**

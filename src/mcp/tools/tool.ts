@@ -98,6 +98,8 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   indexGate: boolean;
   /** Answers even when no workspace can be routed (health_check on a fresh server). */
   serverWide?: boolean;
+  /** Only reports status: a call does not make its workspace one in use (it is not watched for it). */
+  statusOnly?: boolean;
   handler(args: z.infer<S>, ctx: ToolContext): ToolBody | Promise<ToolBody>;
 }
 

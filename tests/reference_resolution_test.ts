@@ -135,6 +135,36 @@ const FILES: Record<string, string> = {
     "}",
     "",
   ].join("\n"),
+  // Elements of slices and maps, a map's key through a one-name range, a method promoted from an embedded field.
+  "col/col.go": [
+    "package col",
+    "",
+    "type Item struct{}",
+    "",
+    "func (i *Item) Done() {}",
+    "",
+    "type Bag struct {",
+    "\tbyKey map[*Item]bool",
+    "\tlist  []*Item",
+    "}",
+    "",
+    "type Wrapper struct{ *Item }",
+    "",
+    "func (b *Bag) Finish(w Wrapper) {",
+    "\tfor _, it := range b.list {",
+    "\t\tit.Done()", // line 16: element of a slice
+    "\t}",
+    "\tfor k := range b.byKey {",
+    "\t\tk.Done()", // line 19: key of a map
+    "\t}",
+    "\tw.Done()", // line 21: promoted through the embedded *Item
+    "}",
+    "",
+    "type Other struct{}",
+    "",
+    "func (o Other) Done() {}",
+    "",
+  ].join("\n"),
   // Python: two definitions of one name; the second file's bare call means its own definition.
   "py/one.py": "def helper():\n    return 1\n",
   "py/two.py": "def helper():\n    return 2\n\n\ndef use():\n    return helper()\n",
@@ -194,6 +224,16 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.deepEqual(sites(findReferences(db, { symbol_id: symbolId(db, "a.File.Write") })), []);
       const buffer = findReferences(db, { symbol_id: symbolId(db, "a.Buffer.Write") });
       assert.deepEqual(sites(buffer), ["a/file.go:9:exact"]);
+    });
+
+    await t.step("elements, map keys and promoted methods resolve to their type's method", () => {
+      assert.deepEqual(sites(findReferences(db, { symbol_id: symbolId(db, "col.Item.Done") })), [
+        "col/col.go:16:exact",
+        "col/col.go:19:exact",
+        "col/col.go:21:exact",
+      ]);
+      const other = findReferences(db, { symbol_id: symbolId(db, "col.Other.Done"), include_candidates: true });
+      assert.deepEqual(sites(other), []);
     });
 
     await t.step("interface dispatch: a call through an interface value is the interface method's", () => {

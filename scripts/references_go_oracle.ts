@@ -223,10 +223,12 @@ export async function goOracleReport(
           .filter(inUniverse);
         s.add(truth, got);
         const want = new Set(truth);
-        for (const x of got) if (!want.has(x)) wrong.push(`${o.name}: ${x}`);
+        for (const x of got) if (!want.has(x)) wrong.push(`extra ${o.name}: ${x}`);
+        const have = new Set(got);
+        for (const x of truth) if (!have.has(x)) wrong.push(`missed ${o.name}: ${x}`);
       }
       console.log("  " + s.line(`${direction}, depth ${depth} (${fns.length} functions)`));
-      for (const w of wrong.slice(0, Math.min(3, opts.misses))) console.log("    extra " + w);
+      for (const w of wrong.slice(0, opts.misses)) console.log("    " + w);
     }
   }
 }

@@ -135,6 +135,58 @@ const FILES: Record<string, string> = {
     "}",
     "",
   ].join("\n"),
+  // Elements of slices and maps, a map's key through a one-name range, a method promoted from an embedded field.
+  "col/col.go": [
+    "package col",
+    "",
+    "type Item struct{}",
+    "",
+    "func (i *Item) Done() {}",
+    "",
+    "type Bag struct {",
+    "\tbyKey map[*Item]bool",
+    "\tlist  []*Item",
+    "}",
+    "",
+    "type Wrapper struct{ *Item }",
+    "",
+    "func (b *Bag) Finish(w Wrapper) {",
+    "\tfor _, it := range b.list {",
+    "\t\tit.Done()", // line 16: element of a slice
+    "\t}",
+    "\tfor k := range b.byKey {",
+    "\t\tk.Done()", // line 19: key of a map
+    "\t}",
+    "\tw.Done()", // line 21: promoted through the embedded *Item
+    "}",
+    "",
+    "type Other struct{}",
+    "",
+    "func (o Other) Done() {}",
+    "",
+  ].join("\n"),
+  // Python: `self.m` in a subclass reaches the base's method unless the hierarchy defines it closer; a module alias.
+  "pyb/__init__.py": "",
+  "pyb/base.py": "class Base:\n    def run(self):\n        return 1\n",
+  "pyb/child.py": [
+    "from .base import Base",
+    "",
+    "",
+    "class Child(Base):",
+    "    def start(self):",
+    "        return self.run()", // line 6: Base.run
+    "",
+    "",
+    "class Own(Base):",
+    "    def run(self):",
+    "        return 2",
+    "",
+    "    def start(self):",
+    "        return self.run()", // line 14: Own.run, not Base.run
+    "",
+  ].join("\n"),
+  "pyb/helpers.py": "def util():\n    return 3\n",
+  "pyb/alias.py": "import pyb.helpers as hp\n\n\ndef use():\n    return hp.util()\n",
   // Python: two definitions of one name; the second file's bare call means its own definition.
   "py/one.py": "def helper():\n    return 1\n",
   "py/two.py": "def helper():\n    return 2\n\n\ndef use():\n    return helper()\n",
@@ -196,6 +248,16 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.deepEqual(sites(buffer), ["a/file.go:9:exact"]);
     });
 
+    await t.step("elements, map keys and promoted methods resolve to their type's method", () => {
+      assert.deepEqual(sites(findReferences(db, { symbol_id: symbolId(db, "col.Item.Done") })), [
+        "col/col.go:16:exact",
+        "col/col.go:19:exact",
+        "col/col.go:21:exact",
+      ]);
+      const other = findReferences(db, { symbol_id: symbolId(db, "col.Other.Done"), include_candidates: true });
+      assert.deepEqual(sites(other), []);
+    });
+
     await t.step("interface dispatch: a call through an interface value is the interface method's", () => {
       assert.deepEqual(sites(findReferences(db, { symbol_id: symbolId(db, "io2.Writer.Write") })), [
         "io2/io.go:12:exact",
@@ -231,6 +293,12 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.deepEqual(edges(g), ["conn.conn.readRequest -> conn.reader.readRequest"]);
       assert.equal(g.has_cycles, false);
       assert.ok(g.edges.every((e) => e.resolution === "exact"));
+    });
+
+    await t.step("Python: self.m in a subclass and a module alias resolve", () => {
+      const base = findReferences(db, { symbol_name: "run", path: "pyb/base.py", include_candidates: true });
+      assert.deepEqual(sites(base), ["pyb/child.py:6:exact"]);
+      assert.deepEqual(sites(findReferences(db, { symbol_name: "util" })), ["pyb/alias.py:5:import"]);
     });
 
     await t.step("Python: a bare call in a file with its own definition is not the other one's", () => {

@@ -14,11 +14,11 @@ import { defaultPackageName } from "../core/go_package_name.ts";
 import { dirOf } from "./_symbol_row.ts";
 import { isTestPath } from "../core/test_paths.ts";
 
-/** A named Go type of the index. */
+/** A named Go type of the index: its definitions in one directory (files for other builds may each define it). */
 export interface GoType {
   dir: string;
   name: string;
-  row: SymbolRow;
+  rows: SymbolRow[];
 }
 
 const GO_TYPE_KINDS = new Set(["struct", "interface", "type"]);
@@ -78,9 +78,10 @@ export class GoResolver {
    * platforms may each define it), the portable ones first.
    */
   members(t: GoType, name: string, depth = 0): SymbolRow[] {
+    const ids = new Set(t.rows.map((r) => r.id));
     const own = this.named(name).filter((r) =>
       dirOf(r.path) === t.dir &&
-      (r.parent_id === t.row.id ||
+      (ids.has(r.parent_id ?? -1) ||
         (r.parent_id === null && r.kind === "method" && r.qualified_name.endsWith(`.${t.name}.${name}`)))
     );
     if (own.length || depth > 3) return own.sort((a, b) => platformRank(a.path) - platformRank(b.path));
@@ -99,28 +100,35 @@ export class GoResolver {
   /** The types `t` embeds: a struct's embedded fields, an interface's embedded interfaces. */
   private embedded(t: GoType, depth: number): GoType[] {
     const out: GoType[] = [];
-    if (t.row.kind === "interface") {
-      // Embedded interfaces are the type names on lines no method of the interface is declared on.
-      const methods = this.childrenOf(t.row);
-      const onMethod = (line: number) => methods.some((m) => m.line_start <= line && line <= m.line_end);
-      for (const r of referencesInLines(this.db, t.row.path, t.row.line_start + 1, t.row.line_end)) {
-        if ((r.kind !== "inherit" && r.kind !== "type") || onMethod(r.line)) continue;
-        const expr = r.hint?.startsWith("=") ? `${r.hint.slice(1)}#${r.name}` : r.qualifier === null ? r.name : null;
-        const inner = expr ? this.typeOf(expr, t.row.path, depth + 1) : null;
+    for (const row of t.rows) {
+      if (row.kind === "interface") {
+        // Embedded interfaces are the type names on lines no method of the interface is declared on.
+        const methods = this.childrenOf(row);
+        const onMethod = (line: number) => methods.some((m) => m.line_start <= line && line <= m.line_end);
+        for (const r of referencesInLines(this.db, row.path, row.line_start + 1, row.line_end)) {
+          if ((r.kind !== "inherit" && r.kind !== "type") || onMethod(r.line)) continue;
+          const expr = r.hint?.startsWith("=") ? `${r.hint.slice(1)}#${r.name}` : r.qualifier === null ? r.name : null;
+          const inner = expr ? this.typeOf(expr, row.path, depth + 1) : null;
+          if (inner) out.push(inner);
+        }
+        continue;
+      }
+      for (const f of this.childrenOf(row)) {
+        if (f.kind !== "field" || !isEmbedded(f)) continue;
+        const inner = this.typeOfText(f.signature, f.path, depth + 1);
         if (inner) out.push(inner);
       }
-      return out;
-    }
-    for (const f of this.childrenOf(t.row)) {
-      if (f.kind !== "field" || !isEmbedded(f)) continue;
-      const inner = this.typeOfText(f.signature, f.path, depth + 1);
-      if (inner) out.push(inner);
     }
     return out;
   }
 
   /** The top-level function, type, variable or constant `name` in a directory `inDir` accepts. */
   topLevel(name: string, inDir: (dir: string) => boolean, kinds?: ReadonlySet<string>): SymbolRow | null {
+    return this.topLevels(name, inDir, kinds)[0] ?? null;
+  }
+
+  /** Every definition `topLevel` chooses from, the likeliest first (not a test, not another platform's). */
+  private topLevels(name: string, inDir: (dir: string) => boolean, kinds?: ReadonlySet<string>): SymbolRow[] {
     const rows = this.named(name).filter((r) =>
       (r.parent_id === null ? r.kind !== "method" : GO_TYPE_KINDS.has(r.kind)) && inDir(dirOf(r.path)) &&
       (!kinds || kinds.has(r.kind))
@@ -129,7 +137,7 @@ export class GoResolver {
       Number(isTestPath(a.path)) - Number(isTestPath(b.path)) || platformRank(a.path) - platformRank(b.path) ||
       a.path.length - b.path.length
     );
-    return rows[0] ?? null;
+    return rows;
   }
 
   private childrenOf(row: SymbolRow): SymbolRow[] {
@@ -153,12 +161,11 @@ export class GoResolver {
     const inDir = pkg !== undefined ? (d: string) => importNamesDir(pkg, d) : (d: string) => d === here;
     // A named type, or a type's text where it may be unnamed (`[]*T`, `map[K]V`) until a member is read.
     let at: { t: GoType } | { text: string; path: string } | null = null;
-    const asType = this.topLevel(ident, inDir, GO_TYPE_KINDS);
-    if (asType) at = { t: this.goType(asType) }; // a type, a conversion `T(x)`, a method expression `T.M`
+    const asType = this.topLevels(ident, inDir, GO_TYPE_KINDS);
+    if (asType.length) at = { t: this.goType(asType) }; // a type, a conversion `T(x)`, a method expression `T.M`
     else if (isVar) {
       const v = this.topLevel(ident, inDir, VAR_KINDS);
-      const t = v ? this.typeOfVar(v, depth) : null;
-      at = t ? { t } : null;
+      at = v ? this.typeOfVar(v, depth) : null;
     } else if (call) {
       const f = this.topLevel(ident, inDir, FUNCTION_KINDS);
       const text = f ? resultType(f.signature, Number(index || 0)) : null;
@@ -168,10 +175,12 @@ export class GoResolver {
       "t" in a ? a.t : this.typeOfText(a.text, a.path, depth + 1);
     for (const part of parts.slice(1)) {
       if (!at) return null;
-      if (part === "[]") {
-        const text = "t" in at ? underlyingText(at.t.row.signature) : at.text;
-        const elem = text === null ? null : elementText(text);
-        at = elem === null ? null : { text: elem, path: "t" in at ? at.t.row.path : at.path };
+      if (part === "[]" || part === "[k]") {
+        const of = part === "[]" ? elementText : keyText;
+        const row = "t" in at ? at.t.rows.find((r) => underlyingText(r.signature) !== null) : undefined;
+        const text = "t" in at ? (row ? underlyingText(row.signature) : null) : at.text;
+        const elem = text === null ? null : of(text);
+        at = elem === null ? null : { text: elem, path: row ? row.path : (at as { path: string }).path };
         continue;
       }
       const s = part.match(/^([A-Za-z_][A-Za-z0-9_]*)(\(\)(\d*))?$/);
@@ -184,8 +193,10 @@ export class GoResolver {
     return at ? named(at) : null;
   }
 
-  private goType(row: SymbolRow): GoType {
-    return { dir: dirOf(row.path), name: row.name, row };
+  /** The type the definitions `rows` (of one name, likeliest first) make in the first one's directory. */
+  private goType(rows: SymbolRow[]): GoType {
+    const dir = dirOf(rows[0].path);
+    return { dir, name: rows[0].name, rows: rows.filter((r) => dirOf(r.path) === dir) };
   }
 
   /** The named type a type's source text (`*pkg.T`, `T[int]`) means in file `path`. */
@@ -196,22 +207,26 @@ export class GoResolver {
     return expr ? this.typeOf(expr, path, depth + 1) : null;
   }
 
-  /** `var x T`, `var x = &T{}`, `var x = NewT()`: the variable's type, where its declaration says it. */
-  private typeOfVar(v: SymbolRow, depth: number): GoType | null {
-    const sig = v.signature.replace(/^var\s+/, "");
+  /**
+   * `var x T`, `var x = &T{}`, `var x = [...]T{}`, `var x = NewT()`: the variable's type (its text where it
+   * may be unnamed), where its declaration says it.
+   */
+  private typeOfVar(v: SymbolRow, depth: number): { t: GoType } | { text: string; path: string } | null {
+    const sig = v.signature.replace(/^(?:var|const)\s+/, "");
     const eq = sig.indexOf("=");
     const lhs = (eq < 0 ? sig : sig.slice(0, eq)).trim();
     const declared = lhs.match(/^[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s+(.+)$/);
-    if (declared) return this.typeOfText(declared[1], v.path, depth);
+    if (declared) return { text: declared[1], path: v.path };
     if (eq < 0) return null;
     const rhs = sig.slice(eq + 1).trim();
-    const lit = rhs.match(/^&?([A-Za-z_][\w.]*)\s*\{/) ?? rhs.match(/^new\(\s*([*\w.]+)\s*\)/);
-    if (lit) return this.typeOfText(lit[1], v.path, depth);
+    const lit = rhs.match(/^&?([^\s{(]+)\s*\{/) ?? rhs.match(/^new\(\s*([*\w.]+)\s*\)/);
+    if (lit) return { text: lit[1], path: v.path };
     const call = rhs.match(/^(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)\(/);
     if (!call) return null;
     const pkg = call[1] ? this.importsOf(v.path).find((p) => defaultPackageName(p) === call[1]) : undefined;
     if (call[1] && pkg === undefined) return null;
-    return this.typeOf(`${pkg !== undefined ? pkg + "#" : ""}${call[2]}()`, v.path, depth + 1);
+    const t = this.typeOf(`${pkg !== undefined ? pkg + "#" : ""}${call[2]}()`, v.path, depth + 1);
+    return t ? { t } : null;
   }
 }
 
@@ -246,6 +261,16 @@ export function elementText(text: string): string | null {
   }
   const ch = t.match(/^(?:<-\s*)?chan(?:\s*<-)?\s+(.+)$/s);
   return ch ? ch[1] : null;
+}
+
+/** The key type of a map type text, or the element type of a channel's (what a one-name `range` gives), or null. */
+export function keyText(text: string): string | null {
+  const t = text.trim().replace(/^\*+/, "");
+  if (t.startsWith("map[")) {
+    const end = closing(t, 3);
+    return end < 0 ? null : t.slice(4, end);
+  }
+  return t.startsWith("[") ? null : elementText(t);
 }
 
 /** An embedded field: its signature is only a type (`*Foo`, `io.Reader`). */

@@ -31,10 +31,12 @@ import { parseEnum, parseKind, parseLimit } from "./_input_rules.ts";
 import { resolveSymbol } from "./_resolve_symbol.ts";
 import { symbolByRowId } from "../state/read/symbols.ts";
 import { type Affinity, AFFINITY_RANK, TargetResolver } from "./_resolve_target.ts";
-import { dirOf, type SymbolFields, symbolFields } from "./_symbol_row.ts";
+import { dirOf, type SymbolFields, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { fileLines } from "./_file_lines.ts";
 import { goOwnerName, GoResolver, importNamesDir } from "./_go_resolve.ts";
+import { ClassBases } from "./_class_bases.ts";
+import { moduleAliases } from "./_module_aliases.ts";
 
 /** How sure a reference is to mean the symbol asked about. */
 export type Resolution = "exact" | "import" | "candidate";
@@ -158,6 +160,9 @@ export class ReferenceJudge {
   private enclosingParents = new Map<number, number | null>();
   private competitors = new Map<string, boolean>();
   private go: GoResolver;
+  private bases: ClassBases;
+  private classes = new Map<number, number | null>();
+  private aliases = new Map<string, Map<string, string>>();
   /** Go: the type the symbol is a method or field of (null for a package-level symbol). */
   private goOwner: string | null = null;
 
@@ -165,6 +170,7 @@ export class ReferenceJudge {
   constructor(private db: Db, private sym: SymbolRow, resolver = new TargetResolver(db), go = new GoResolver(db)) {
     this.resolver = resolver;
     this.go = go;
+    this.bases = new ClassBases(db, resolver);
     this.parent = sym.parent_id === null ? undefined : symbolByRowId(db, sym.parent_id);
     if (sym.language === "go") this.goOwner = goOwnerName(sym, this.parent);
   }
@@ -179,6 +185,30 @@ export class ReferenceJudge {
       this.enclosingParents.set(sourceId, p);
     }
     return p;
+  }
+
+  /** The module aliases of a file (Python), cached. */
+  private aliasesOf(path: string): Map<string, string> {
+    let a = this.aliases.get(path);
+    if (!a) this.aliases.set(path, a = moduleAliases(this.db, path));
+    return a;
+  }
+
+  /** The class a use sits in (the enclosing symbol when it is a class, else that symbol's class), cached. */
+  private classOf(sourceId: number | null): number | null {
+    if (sourceId === null) return null;
+    let c = this.classes.get(sourceId);
+    if (c === undefined) {
+      const row = symbolByRowId(this.db, sourceId);
+      const cls = row && TYPE_KINDS.has(row.kind)
+        ? row
+        : row?.parent_id != null
+        ? symbolByRowId(this.db, row.parent_id)
+        : undefined;
+      c = cls && TYPE_KINDS.has(cls.kind) ? cls.id : null;
+      this.classes.set(sourceId, c);
+    }
+    return c;
   }
 
   /** True when another definition of the name is closer to `path` than the symbol (the use means that one). */
@@ -207,13 +237,21 @@ export class ReferenceJudge {
     }
     if (SELF_NAMES.has(r.qualifier) && this.parent) {
       if (r.path === sym.path && this.containerOf(r.source_id) === this.parent.id) return "exact";
-      return "candidate";
+      // `self.m` in a subclass: the nearest class of the hierarchy that defines `m`.
+      const cls = this.classOf(r.source_id);
+      const owner = cls === null ? undefined : this.bases.ownerOf(cls, sym.name);
+      if (owner === this.parent.id) return "exact";
+      return typeof owner === "number" ? null : "candidate";
     }
     if (this.parent && r.qualifier === this.parent.name) {
       return affinity === "same_file" ? "exact" : affinity === "imported" ? "import" : "candidate";
     }
-    if (sym.parent_id === null && sym.kind !== "method" && r.qualifier === moduleName(sym)) {
-      // `formats.get_format`: a top-level name reached through its module's name.
+    const module = moduleName(sym);
+    if (
+      sym.parent_id === null && sym.kind !== "method" &&
+      (r.qualifier === module || this.aliasesOf(r.path).get(r.qualifier) === module)
+    ) {
+      // `formats.get_format`, `fmt.get_format` after `import formats as fmt`: a top-level name through its module.
       return affinity === "imported" || affinity === "same_file" ? "import" : "candidate";
     }
     return "candidate";

@@ -19,7 +19,8 @@ import { defaultPackageName } from "../../core/go_package_name.ts";
  *   (of an imported package), `$v` / `path#$v` (a package-level variable's
  *   type), `F()` / `path#F()` (the result of a function, `F()1` its second),
  *   then any number of `>f` (a field's type), `>m()` (a method's result) and
- *   `>[]` (an element of a slice, array, map or channel).
+ *   `>[]` (an element of a slice, array, map or channel), `>[k]` (a map's key,
+ *   a channel's element: what a one-name `range` gives).
  */
 export type GoHint = string;
 
@@ -89,12 +90,12 @@ export class GoScope {
           if (this.inFunction(n)) this.addNames(n.childrenForFieldName("name"), n, null);
           break;
         case "range_clause": {
-          // `for i, x := range xs`: the second name is an element of what is ranged over.
+          // `for k, v := range m`: a map's key and element, a channel's element (a slice's index is an int).
           const names = n.childForFieldName("left")?.namedChildren ?? [];
           const over = n.childForFieldName("right");
-          const elem = over && names.length === 2 ? this.typeOf(over) : null;
-          this.addNames(names.slice(0, 1), n, null);
-          this.addNames(names.slice(1), n, elem ? elem + ">[]" : null);
+          const t = over && names.length ? this.typeOf(over) : null;
+          this.addNames(names.slice(0, 1), n, t ? t + ">[k]" : null);
+          this.addNames(names.slice(1), n, t ? t + ">[]" : null);
           break;
         }
         case "type_switch_statement": {

@@ -378,6 +378,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/faults_test.ts",
     filter: "full disk",
   },
+  {
+    id: "ignore-glob-backtracks",
+    claim: "hostile repo: an ignore glob is matched in linear time, whatever its stars",
+    file: "src/index/glob_match.ts",
+    find: "for (; n >= 0 && seen[n] !== gen; n = n === accept ? -1 : nodes[n].skip) {",
+    replace: "for (; n >= 0; n = n === accept ? -1 : nodes[n].skip) {",
+    test: "tests/hostile_ignore_test.ts",
+    filter: "indexes the rest (plain)",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

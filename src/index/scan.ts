@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
-import { debug } from "../core/log.ts";
+import { debug, warn } from "../core/log.ts";
 import { readRepoFile, underSymlinkedDirectory } from "../state/safe_open.ts";
 import { gitListFiles } from "../state/git.ts";
 
@@ -39,14 +39,42 @@ export function readIgnoreText(root: string, rel: string): string | null {
   }
 }
 
+/** Warnings already given, so a file read again (by the watcher, the next scan) does not repeat them. */
+const warned = new Set<string>();
+
+/**
+ * Warns once per rule about the lines of an ignore file that do not read as
+ * intended (a malformed bracket, an unknown class), naming `origin` and the line.
+ */
+export function warnRuleProblems(file: IgnoreFile, origin: string): void {
+  for (const p of file.problems) {
+    const key = `${origin}:${p.line}:${p.pattern}`;
+    if (warned.has(key)) continue;
+    if (warned.size > 1000) warned.clear();
+    warned.add(key);
+    warn(`${origin} line ${p.line}: ignore rule ${JSON.stringify(p.pattern)}: ${p.message}`);
+  }
+}
+
+/**
+ * The ignore file at `rel` (from the root) as rules relative to the directory
+ * `base`, or null when there is none (see `readIgnoreText`). Its malformed
+ * rules are warned about, never thrown.
+ */
+export function ignoreFileAt(root: string, rel: string, base: string): IgnoreFile | null {
+  const text = readIgnoreText(root, rel);
+  if (text === null) return null;
+  const file = new IgnoreFile(base, text);
+  warnRuleProblems(file, join(root, rel));
+  return file;
+}
+
 function walk(root: string, onFile: (rel: string) => void): void {
-  const info = readIgnoreText(root, ".git/info/exclude");
-  const base = new IgnoreStack().with(info ? new IgnoreFile("", info) : null);
+  const base = new IgnoreStack().with(ignoreFileAt(root, ".git/info/exclude", ""));
   const visit = (dirRel: string, rules: IgnoreStack, depth: number) => {
     if (depth > 64) return;
     const abs = dirRel ? join(root, dirRel) : root;
-    const gi = readIgnoreText(root, dirRel ? `${dirRel}/.gitignore` : ".gitignore");
-    const local = rules.with(gi ? new IgnoreFile(dirRel, gi) : null);
+    const local = rules.with(ignoreFileAt(root, dirRel ? `${dirRel}/.gitignore` : ".gitignore", dirRel));
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(abs)];
@@ -82,8 +110,7 @@ export interface StatContext {
 
 /** The `.cruxeignore` rules of `root` (empty when it has none). */
 export function cruxeIgnoreOf(root: string): IgnoreStack {
-  const text = readIgnoreText(root, ".cruxeignore");
-  return new IgnoreStack().with(text ? new IgnoreFile("", text) : null);
+  return new IgnoreStack().with(ignoreFileAt(root, ".cruxeignore", ""));
 }
 
 /**

@@ -387,6 +387,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/hostile_ignore_test.ts",
     filter: "indexes the rest (plain)",
   },
+  {
+    id: "watch-follows-symlinks",
+    claim: "hostile repo: the file watch never goes through a symlinked directory",
+    file: "src/index/watch_dirs.ts",
+    find: "if (!e.isDirectory || e.isSymlink) continue;",
+    replace: "if (!e.isDirectory && !e.isSymlink) continue;",
+    test: "tests/watch_scope_test.ts",
+    filter: "never goes through a symlink",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

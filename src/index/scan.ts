@@ -69,16 +69,22 @@ export function ignoreFileAt(root: string, rel: string, base: string): IgnoreFil
   return file;
 }
 
-function walk(root: string, onFile: (rel: string) => void): void {
+/**
+ * Walks the tree (as deep as it goes: no depth limit but the platform's path
+ * length), calling `onFile` for each file the ignore rules keep and
+ * `onUnreadableDir` for a directory below the root that cannot be listed
+ * (permission denied, a path too long to open).
+ */
+function walk(root: string, onFile: (rel: string) => void, onUnreadableDir: (rel: string, e: Error) => void): void {
   const base = new IgnoreStack().with(ignoreFileAt(root, ".git/info/exclude", ""));
-  const visit = (dirRel: string, rules: IgnoreStack, depth: number) => {
-    if (depth > 64) return;
+  const visit = (dirRel: string, rules: IgnoreStack) => {
     const abs = dirRel ? join(root, dirRel) : root;
     const local = rules.with(ignoreFileAt(root, dirRel ? `${dirRel}/.gitignore` : ".gitignore", dirRel));
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(abs)];
-    } catch {
+    } catch (e) {
+      if (dirRel) onUnreadableDir(dirRel, e as Error);
       return;
     }
     entries.sort((a, b) => a.name < b.name ? -1 : 1);
@@ -90,13 +96,13 @@ function walk(root: string, onFile: (rel: string) => void): void {
       }
       if (e.isDirectory) {
         if (e.name === ".git" || local.ignored(rel, true) || builtinSkip(rel + "/x")) continue;
-        visit(rel, local, depth + 1);
+        visit(rel, local);
       } else if (e.isFile && !local.ignored(rel, false)) {
         onFile(rel);
       }
     }
   };
-  visit("", base, 0);
+  visit("", base);
 }
 
 /** What `statListed` shares across the paths of one scan. */
@@ -176,7 +182,10 @@ export async function scanRepository(
   const vcs = listed ? "git" : "plain";
   if (!listed) {
     listed = [];
-    walk(root, (rel) => listed!.push(rel));
+    walk(root, (rel) => listed!.push(rel), (rel, e) => {
+      skipped.unreadable++;
+      debug(`scan ${root}: directory ${rel} skipped: ${e.message}`);
+    });
   }
   const files: ScannedFile[] = [];
   const ctx: StatContext = { cruxeIgnore, symlinkedDirs: new Map(), skipped, maxFileBytes: opts.maxFileBytes };

@@ -26,9 +26,37 @@ interface GlobNode {
   skip: number;
 }
 
+/**
+ * The same automaton as bit masks (bit k is node k), for globs of at most
+ * `MAX_BIT_NODES` nodes (nearly all): a step is a few word operations.
+ */
+interface GlobBits {
+  /** Per node: what a character node accepts (null for the others). */
+  tests: (CharTest | null)[];
+  /** Per character seen so far: the character nodes that accept it. */
+  byChar: Map<string, number>;
+  /** `*` nodes (stay on anything but `/`), `**` nodes (stay on anything). */
+  star: number;
+  any: number;
+  /** `**\/`: its first node (at a component's start) and its second (inside a component). */
+  dirsStart: number;
+  dirsInner: number;
+  /** Nodes skippable to the next one (`*`, `**`), and to the one after (`**\/`). */
+  skip1: number;
+  skip2: number;
+  accept: number;
+}
+
+/** Most nodes the bit-mask form takes (bit 31 stays clear of the sign). */
+const MAX_BIT_NODES = 30;
+
+/** Distinct characters whose masks a glob keeps. */
+const MAX_CACHED_CHARS = 512;
+
 /** A compiled glob: match it with `globMatch`. */
 export interface Glob {
   nodes: GlobNode[];
+  bits?: GlobBits;
   /** False when the pattern can never match (an unclosed bracket, an unknown class, too long). */
   viable: boolean;
   /** What was wrong with the pattern, for a warning; empty when nothing was. */
@@ -188,7 +216,68 @@ export function compileGlob(glob: string, anchored: boolean): Glob {
       nodes.push({ step: (c) => c === "/" ? k : k + 1, skip: -1 });
     }
   }
-  return { nodes, viable: true, problems };
+  return { nodes, bits: nodes.length <= MAX_BIT_NODES ? toBits(tokens) : undefined, viable: true, problems };
+}
+
+function toBits(tokens: Token[]): GlobBits {
+  const b: GlobBits = {
+    tests: [],
+    byChar: new Map(),
+    star: 0,
+    any: 0,
+    dirsStart: 0,
+    dirsInner: 0,
+    skip1: 0,
+    skip2: 0,
+    accept: 0,
+  };
+  for (const t of tokens) {
+    const bit = 1 << b.tests.length;
+    b.tests.push(t.kind === "char" ? t.test : null);
+    if (t.kind === "star") b.star |= bit;
+    if (t.kind === "any") b.any |= bit;
+    if (t.kind === "star" || t.kind === "any") b.skip1 |= bit;
+    if (t.kind === "dirs") {
+      b.dirsStart |= bit;
+      b.skip2 |= bit;
+      b.dirsInner |= bit << 1;
+      b.tests.push(null);
+    }
+  }
+  b.accept = 1 << b.tests.length;
+  return b;
+}
+
+/** The nodes reachable from `live` without reading a character. */
+function closure(b: GlobBits, live: number): number {
+  for (;;) {
+    const more = live | ((live & b.skip1) << 1) | ((live & b.skip2) << 2);
+    if (more === live) return live;
+    live = more;
+  }
+}
+
+/** `globMatch` on the bit-mask form. */
+function bitMatch(b: GlobBits, path: string): GlobVerdict {
+  const verdict: GlobVerdict = { self: false, under: false };
+  let live = closure(b, 1);
+  for (let i = 0; i < path.length && live; i++) {
+    const c = path[i];
+    let accepts = b.byChar.get(c);
+    if (accepts === undefined) {
+      accepts = 0;
+      for (let k = 0; k < b.tests.length; k++) if (b.tests[k]?.(c)) accepts |= 1 << k;
+      if (b.byChar.size < MAX_CACHED_CHARS) b.byChar.set(c, accepts);
+    }
+    let next = ((live & accepts) << 1) | (live & b.any);
+    if (c === "/") {
+      if (i > 0 && live & b.accept) verdict.under = true;
+      next |= (live & b.dirsStart) | ((live & b.dirsInner) >>> 1);
+    } else next |= (live & b.star) | ((live & b.dirsStart) << 1) | (live & b.dirsInner);
+    live = closure(b, next);
+  }
+  verdict.self = (live & b.accept) !== 0;
+  return verdict;
 }
 
 /**
@@ -199,6 +288,7 @@ export function compileGlob(glob: string, anchored: boolean): Glob {
 export function globMatch(glob: Glob, path: string): GlobVerdict {
   const verdict: GlobVerdict = { self: false, under: false };
   if (!glob.viable) return verdict;
+  if (glob.bits) return bitMatch(glob.bits, path);
   const { nodes } = glob;
   const accept = nodes.length;
   const seen = new Uint32Array(accept + 1);

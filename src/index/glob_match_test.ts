@@ -51,3 +51,21 @@ Deno.test("globs that make a backtracking matcher explode are matched in linear 
   // A backtracking matcher takes hours on the first case; a linear one, milliseconds.
   assert.ok(performance.now() - t0 < 2000, `took ${Math.round(performance.now() - t0)} ms`);
 });
+
+Deno.test("the word-sized form of short globs agrees with the general one", () => {
+  const atoms = ["a", "b", "/", "*", "**", "**/", "?", "[ab]", "[!a]"];
+  let seed = 7;
+  const pick = <T>(xs: T[]) => xs[(seed = (seed * 1103515245 + 12345) & 0x7fffffff) % xs.length];
+  let compared = 0;
+  for (let k = 0; k < 2000; k++) {
+    const glob = Array.from({ length: 1 + (k % 6) }, () => pick(atoms)).join("");
+    const g = compileGlob(glob, k % 2 === 0);
+    if (!g.bits) continue;
+    for (let j = 0; j < 10; j++) {
+      const path = Array.from({ length: 1 + (j % 7) }, () => pick(["a", "b", "c", "a/"])).join("").replace(/\/$/, "");
+      assert.deepEqual(globMatch(g, path), globMatch({ ...g, bits: undefined }, path), `${glob} on ${path}`);
+      compared++;
+    }
+  }
+  assert.ok(compared > 10_000, `${compared} comparisons`);
+});

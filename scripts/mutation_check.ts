@@ -501,6 +501,24 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/cli_test.ts",
     filter: "search prints",
   },
+  {
+    id: "ignore-glob-backtracks",
+    claim: "hostile repo: an ignore glob is matched in linear time, whatever its stars",
+    file: "src/index/glob_match.ts",
+    find: "for (; n >= 0 && seen[n] !== gen; n = n === accept ? -1 : nodes[n].skip) {",
+    replace: "for (; n >= 0; n = n === accept ? -1 : nodes[n].skip) {",
+    test: "tests/hostile_ignore_test.ts",
+    filter: "indexes the rest (plain)",
+  },
+  {
+    id: "watch-follows-symlinks",
+    claim: "hostile repo: the file watch never goes through a symlinked directory",
+    file: "src/index/watch_dirs.ts",
+    find: "if (!e.isDirectory || e.isSymlink) continue;",
+    replace: "if (!e.isDirectory && !e.isSymlink) continue;",
+    test: "tests/watch_scope_test.ts",
+    filter: "never goes through a symlink",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

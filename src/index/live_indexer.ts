@@ -235,7 +235,7 @@ export class LiveIndexer {
     }
     return {
       mode: st.mode,
-      reason: st.reason,
+      reason: st.reason ?? unwatchedReason(st.watcher),
       fix: st.fix,
       pending_changes: st.pending.size + (st.unknownSince !== null ? 1 : 0),
       syncs: st.syncs,
@@ -620,4 +620,12 @@ export class LiveIndexer {
     st.pollTimer = st.retryTimer = null;
     for (const w of [...st.waiters]) w();
   }
+}
+
+/** While events are used: the directories left out of the watch because they could not be read, or null. */
+function unwatchedReason(w: TreeWatcher | null): string | null {
+  if (!w?.unreadable.size) return null;
+  const names = [...w.unreadable.keys()];
+  return `${names.length} unreadable director${names.length === 1 ? "y is" : "ies are"} not watched ` +
+    `(${names.slice(0, 3).join(", ")}${names.length > 3 ? ", …" : ""}); the rest is`;
 }

@@ -11,7 +11,6 @@ import { info, setLogLevel, warn } from "../../core/log.ts";
 import { printable } from "../../core/printable.ts";
 import { registerProject } from "../../index/project_setup.ts";
 import { type CliContext, openContext } from "../context.ts";
-import type { ProjectRow } from "../../state/registry.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
 import { ServerRuntime } from "../../mcp/runtime.ts";
 import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts";

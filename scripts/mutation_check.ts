@@ -519,6 +519,32 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/watch_scope_test.ts",
     filter: "never goes through a symlink",
   },
+  {
+    id: "sandbox-embed-net",
+    claim: "sandbox: the embeddings endpoint is reachable like the LLM endpoint",
+    file: "src/cli/sandbox.ts",
+    find: "for (const url of [i.llmUrl, i.embedUrl]) {",
+    replace: "for (const url of [i.llmUrl]) {",
+    test: "tests/sandbox_test.ts",
+    filter: "embeddings endpoint",
+  },
+  {
+    id: "parent-death-ignored",
+    claim: "reliability: a served process stops when its parent exits",
+    file: "src/cli/parent_watch.ts",
+    find: "    if (Deno.ppid === parent) return;",
+    replace: "    if (Deno.ppid > 0) return;",
+    test: "tests/parent_exit_test.ts",
+    filter: "killing the sandbox launcher",
+  },
+  {
+    id: "served-not-indexed",
+    claim: "first run: a served workspace with no index starts indexing at start",
+    file: "src/mcp/runtime.ts",
+    find: "if (!unindexed && !interrupted && !sync.includes(p)) continue;",
+    replace: "if (!sync.includes(p)) continue;",
+    test: "tests/serve_first_index_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -60,7 +60,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   }
   // Prewarm and watching start once the transport serves, so they never delay the first handshake.
   const prewarm = () => {
-    setTimeout(() => rt.live.begin(pinned, o.prewarm ? rt.warmset.select() : []), 0);
+    const warm = o.prewarm ? rt.warmset.select() : [];
+    // A query worker's modules load now rather than in the first query's time.
+    rt.warmReaders([...pinned, ...warm]); // health says warming until it is done
+    setTimeout(() => rt.live.begin(pinned, warm), 0);
     if (o.prewarm) setTimeout(() => void rt.warmset.run(), 0);
   };
 

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { commitAll, git } from "./helpers/fixture_repo.ts";
-import { bodyOf, type InProcess, inProcess, stdioClient, tempHomeDir } from "./mcp_helpers.ts";
+import { bodyOf, type InProcess, inProcess, stdioClient, tempHomeDir, waitFor } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { checkRefName, gitListTree } from "../src/state/git.ts";
 import { listRefStores, refsDir, refsStorePath, touchRefStore } from "../src/state/ref_stores.ts";
@@ -103,8 +103,6 @@ function snapshot(): Map<string, string> {
   for (const f of [".git/refs/heads/main", ".git/refs/heads/feat"]) out.set(f, Deno.readTextFileSync(join(repo, f)));
   return out;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The test's own git calls after the evil config is in place, with its programs switched off. */
 function tame(dir: string, ...args: string[]): string {
@@ -420,9 +418,19 @@ Deno.test("indexed commits past the cap go least recently used first; their vers
   const dir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
   const before = listRefStores(dir).map((x) => x.commit);
   assert.ok(before.length >= 2 && before.includes(commits.main) && before.includes(commits.feat), before.join());
-  // A use makes feat the most recent (queries record one at most once a minute, so it is recorded here).
-  await sleep(20);
-  touchRefStore(refsDir(dir), commits.feat);
+  // A use makes feat the most recent (queries record one at most once a minute, so it is recorded here): touched
+  // until its mark is later than every other commit's, however coarse the file system's clock.
+  const used = join(refsDir(dir), "used");
+  const mtime = (name: string) => Deno.statSync(join(used, name)).mtime?.getTime() ?? 0;
+  await waitFor(
+    () => {
+      touchRefStore(refsDir(dir), commits.feat);
+      const others = [...Deno.readDirSync(used)].map((e) => e.name).filter((n) => n !== commits.feat);
+      return others.every((n) => mtime(n) < mtime(commits.feat));
+    },
+    10_000,
+    "feat recorded as the latest use",
+  );
   Deno.env.set("CRUXE_MAX_REF_STORES", "2");
   try {
     const third = tame(repo, "commit-tree", tame(repo, "rev-parse", "other^{tree}").trim(), "-m", "third").trim();

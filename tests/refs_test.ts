@@ -147,8 +147,6 @@ function stdioCall(name: string, args: Record<string, unknown>): Promise<ToolRes
 
 Deno.test({
   name: "setup: the working tree (main) is indexed",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     s = inProcess({}, { env: { CRUXE_MAX_FILE_BYTES: String(MAX_FILE_BYTES) }, readerWorkers: 0 });
     registerProject(s.registry, repo);
@@ -373,8 +371,6 @@ Deno.test("the tree listing skips symlink and submodule entries by mode and neve
 
 Deno.test({
   name: "a linked git worktree is its own workspace with its own live ref",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const wt = join(base, "wt-other");
     tame(repo, "-c", "filter.evil.required=false", "worktree", "add", "-q", wt, "other");
@@ -462,8 +458,6 @@ Deno.test("indexed commits past the cap go least recently used first; their vers
 
 Deno.test({
   name: "stores of the earlier layout (one per commit) unused for a day are removed at start and by a ref build",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const dir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
     const dayAgo = new Date(Date.now() - 25 * 3600_000);
@@ -495,8 +489,6 @@ Deno.test({
 
 Deno.test({
   name: "over stdio (the sandboxed server): index a ref, switch_ref for the session, query without ref",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const c = await stdioClient(tempHomeDir(), ["--workspace", repo, "--no-prewarm", "--no-watch"]);
     try {
@@ -519,8 +511,6 @@ Deno.test({
 
 Deno.test({
   name: "teardown",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: () => {
     s.close();
     assert.deepEqual(markers(), []);

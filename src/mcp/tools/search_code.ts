@@ -20,7 +20,9 @@ export const searchCodeTool = defineTool({
     "Search the workspace's code by anything: an identifier (CamelCase, snake_case), a path or file name, an " +
     "error message or quoted string, or a natural-language description. The query's intent is classified and " +
     "symbols, snippets and files are ranked together; each result has stable handles (a symbol: symbol_id and " +
-    "symbol_stable_id; a snippet or file: result_id) and suggested_next_actions. Use it when you do not know where something is; " +
+    "symbol_stable_id; a snippet or file: result_id), match_lines (the lines that matched, with their line " +
+    "numbers; the snippet is only lines inside line_start..line_end) and suggested_next_actions. Use it when you " +
+    "do not know where something is; " +
     `use locate_symbol when you know the name. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     query: z.string().max(MAX_ARG_CHARS).describe("Symbol name, path, error string or natural language."),

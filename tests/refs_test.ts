@@ -226,6 +226,9 @@ Deno.test("query tools answer from the ref with `ref`, and from the working tree
   assert.deepEqual(names(search), ["AlphaRenamed"]);
   const scoped = await s.call("search_code", { workspace: repo, query: "Alpha", ref: "feat", repo: "repo" });
   assert.equal(codeOf(scoped), "invalid_input", "a multi-repository search cannot take a ref");
+  // A client's vector cannot be used on a ref (vectors follow the working tree): refused, not ignored.
+  const vector = await s.call("search_code", { workspace: repo, query: "Alpha", ref: "feat", vector: [1, 0] });
+  assert.equal(codeOf(vector), "invalid_input", JSON.stringify(bodyOf(vector)));
   assert.deepEqual(markers(), []);
 });
 

@@ -62,8 +62,19 @@ export const searchCodeTool = defineTool({
     const { vector, ...input } = args;
     // Without the semantic layer (no endpoint, no client vector) nothing but the index is needed.
     if (vector === undefined && !semanticLayerOn(ctx)) return searchCode(ctx.db(), input);
-    // Chunk vectors follow the working tree's index: a git ref's store is searched lexically.
-    if (ctx.view().gitRef) return searchCode(ctx.db(), input);
+    // Chunk vectors follow the working tree's index: a git ref's store is searched lexically, and a client's
+    // vector, which could not be used there, is refused rather than ignored.
+    if (ctx.view().gitRef) {
+      if (vector !== undefined) {
+        throw new CruxeError(
+          "invalid_input",
+          "vector cannot be combined with ref: chunk vectors exist for the working tree only, and a ref is " +
+            "searched lexically. Send the vector without ref, or the query alone with ref.",
+          { field: "vector" },
+        );
+      }
+      return searchCode(ctx.db(), input);
+    }
     const db = ctx.db();
     const rt = ctx.runtime;
     const semantic = await semanticHits(db, rt.vectorStorePath(ctx.route.project), rt.config.embed, {

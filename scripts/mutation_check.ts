@@ -545,6 +545,24 @@ export const MUTATIONS: Mutation[] = [
     replace: "if (!sync.includes(p)) continue;",
     test: "tests/serve_first_index_test.ts",
   },
+  {
+    id: "refs-scan-unbounded",
+    claim: "limits: one find_references call scans a bounded number of occurrences",
+    file: "src/query/find_references.ts",
+    find: "const MAX_SCAN = 50_000;",
+    replace: "const MAX_SCAN = Infinity;",
+    test: "tests/limits_above_test.ts",
+    filter: "more often than one call scans",
+  },
+  {
+    id: "call-graph-no-clamp",
+    claim: "limits: get_call_graph's max_nodes is clamped to its maximum",
+    file: "src/query/call_graph.ts",
+    find: "CALL_GRAPH_DEFAULT_NODES, CALL_GRAPH_MAX_NODES,",
+    replace: "CALL_GRAPH_DEFAULT_NODES, Infinity,",
+    test: "tests/limits_above_test.ts",
+    filter: "CALL_GRAPH_MAX_NODES",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -100,8 +100,6 @@ async function assertNothingLeaks(home: string, repo: string, phase: string, ext
 
 Deno.test({
   name: "hostile symlinked directory: index skips the files below it (counted as symlinks), no tool returns them",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const { repo, outside } = hostileRepo();
     swapForSymlink(repo, outside);
@@ -116,8 +114,6 @@ Deno.test({
 
 Deno.test({
   name: "hostile symlinked directory: after sync the files below it are gone from the index, no tool returns them",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const { repo, outside } = hostileRepo();
     const home = tempHomeDir();

@@ -16,6 +16,7 @@ import { Registry } from "../src/state/registry.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { ServerRuntime } from "../src/mcp/runtime.ts";
 import { Dispatcher } from "../src/mcp/dispatch.ts";
+import { hasCompactForm } from "../src/mcp/compact.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const REPOS = join(ROOT, "fixtures/repos");
@@ -58,9 +59,11 @@ function filesOf(dir: string): string[] {
 /** Every call over every fixture repository, answered and scrubbed, in a fixed order. */
 /**
  * Indexes the fixture repositories (`only`: these names; default all) and
- * makes every recorded call on them, in order; resolves to the scrubbed answers.
+ * makes every recorded call on them, in order (with `verbose`, every
+ * answer that has a compact form in full; the label shows the call's own
+ * arguments); resolves to the scrubbed answers.
  */
-export async function answers(only?: readonly string[]): Promise<Answer[]> {
+export async function answers(only?: readonly string[], verbose = false): Promise<Answer[]> {
   const home = Deno.makeTempDirSync({ prefix: "cruxe-answer-snapshot-" });
   const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 1 };
   const registry = Registry.open(home);
@@ -73,7 +76,8 @@ export async function answers(only?: readonly string[]): Promise<Answer[]> {
   const dispatcher = new Dispatcher(rt);
   const out: Answer[] = [];
   const call = async (tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
-    const r = await dispatcher.callTool(tool, args, {
+    const full = verbose && hasCompactForm(tool) ? { ...args, verbose: true } : args;
+    const r = await dispatcher.callTool(tool, full, {
       sendNotification: () => Promise.resolve(),
       signal: new AbortController().signal,
     });
@@ -115,6 +119,7 @@ export async function answers(only?: readonly string[]): Promise<Answer[]> {
         "error handling",
         "config",
         "where is the main entry point",
+        'error: "token expired"',
       ];
       for (const query of queries) {
         const search = await call("search_code", { workspace, query, ranking_explain_level: "basic" });

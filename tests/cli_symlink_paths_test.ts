@@ -150,8 +150,13 @@ Deno.test({
       Deno.symlinkSync(base, away);
       const r = await s.client.callTool({ name: "index_status", arguments: { workspace: away } });
       assert.equal(r.isError, true);
-      assert.equal((bodyOf(r).error as { code: string }).code, "workspace_not_allowed");
-      // A symlink elsewhere that the sandbox cannot even read: refused with the same code and a way forward.
+      const refused = bodyOf(r).error as { code: string; message: string; data: { allowed_roots?: string[] } };
+      assert.equal(refused.code, "workspace_not_allowed");
+      // The root is named once, though the sandbox also grants the symlink's spelling of it.
+      assert.deepEqual(refused.data.allowed_roots, [root]);
+      assert.equal(refused.message.match(/--allowed-root \(([^)]*)\)/)?.[1], root, refused.message);
+      // A symlink elsewhere that the sandbox cannot even read, with a launcher that may not listen on its resolver
+      // socket (no --allow-net for it): refused with the same code and a way forward.
       const elsewhere = join(base, "elsewhere-link");
       Deno.symlinkSync(repo, elsewhere);
       const far = await s.client.callTool({ name: "index_status", arguments: { workspace: elsewhere } });
@@ -163,6 +168,63 @@ Deno.test({
     }
   },
 });
+
+for (const mode of ["reexec", "worker"] as const) {
+  Deno.test({
+    name: `a symlink elsewhere leading into the allowed root is served (${mode}): the launcher resolves it`,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    async fn() {
+      // The launcher as the `cruxe` task starts it (network granted, so it may listen on its resolver socket).
+      const flags = [...CRUXE_FLAGS.filter((f) => !f.startsWith("--allow-net")), "--allow-net"];
+      const transport = new StdioClientTransport({
+        command: Deno.execPath(),
+        args: [
+          "run",
+          ...flags,
+          "--unstable-worker-options",
+          join(REPO_ROOT, "main.ts"),
+          "serve-mcp",
+          "--auto-workspace",
+          "--allowed-root",
+          root,
+          "--no-prewarm",
+        ],
+        env: {
+          ...Deno.env.toObject(),
+          CRUXE_HOME: tempHomeDir(),
+          CRUXE_WORKERS: "1",
+          NO_COLOR: "1",
+          CRUXE_SANDBOX: mode === "worker" ? "worker" : "",
+        },
+        stderr: "pipe",
+        cwd: REPO_ROOT,
+      });
+      const client = new Client({ name: "cruxe-test", version: "1.0.0" });
+      await client.connect(transport);
+      try {
+        const elsewhere = join(base, `elsewhere-${mode}`);
+        Deno.symlinkSync(repo, elsewhere);
+        const r = await client.callTool({ name: "index_status", arguments: { workspace: elsewhere } });
+        assert.notEqual(r.isError, true, JSON.stringify(r));
+        assert.equal(bodyOf(r).repo_root, repo, "served as its canonical path");
+        // A link elsewhere leading outside the root, or nowhere, is refused as before, saying nothing of its target.
+        const out = join(base, `out-${mode}`);
+        Deno.symlinkSync(join(base, "real"), out);
+        const dangling = join(base, `dangling-${mode}`);
+        Deno.symlinkSync(join(root, "missing"), dangling);
+        for (const ws of [out, dangling]) {
+          const refused = await client.callTool({ name: "index_status", arguments: { workspace: ws } });
+          const err = bodyOf(refused).error as { code: string; message: string };
+          assert.equal(err?.code, "workspace_not_allowed", `${ws}: ${JSON.stringify(refused)}`);
+          assert.ok(!err.message.includes(join(base, "real")), err.message);
+        }
+      } finally {
+        await client.close();
+      }
+    },
+  });
+}
 
 Deno.test({
   name: "symlink paths: teardown",

@@ -25,14 +25,28 @@ interface Run {
   stderr: string;
 }
 
-/** Runs `cruxe args…` from `cwd` with a private home; `env` adds variables. */
-async function cruxe(home: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
+/** The caller's environment without what changes the output under test (`NO_COLOR` set in the caller's shell). */
+function callerEnv(): Record<string, string> {
+  const env = Deno.env.toObject();
+  delete env.NO_COLOR;
+  return env;
+}
+
+/** Runs `cruxe args…` from `cwd` with a private home; `env` adds variables; killed after `timeoutMs` (a hang fails). */
+async function cruxe(
+  home: string,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, ...args],
     cwd: opts.cwd ?? home,
-    env: { CRUXE_HOME: home, NO_COLOR: "", ...opts.env },
+    env: { ...callerEnv(), CRUXE_HOME: home, ...opts.env },
+    clearEnv: true,
+    stdin: "null",
     stdout: "piped",
     stderr: "piped",
+    signal: AbortSignal.timeout(opts.timeoutMs ?? 60_000),
   }).output();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) } satisfies Run;
 }
@@ -43,7 +57,8 @@ async function cruxeOnTty(home: string, args: string[], cols: number, cwd: strin
   const out = await new Deno.Command("script", {
     args: ["-q", "-e", "-c", `stty cols ${cols} rows 40; exec ${quoted}`, "/dev/null"],
     cwd,
-    env: { CRUXE_HOME: home, ...env },
+    env: { ...callerEnv(), CRUXE_HOME: home, ...env },
+    clearEnv: true,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -143,6 +158,19 @@ Deno.test("search prints path:line: snippet lines naming the project; No results
     assert.equal(lines[0], `search in ${basename(repo)} (${repo}):`);
     assert.match(lines[1], /^auth\/rate_limiter\.go:15: func \(r \*RateLimiter\) CheckRateLimit/);
     for (const l of lines.slice(1)) assert.match(l, /^[\w/.-]+:\d+: \S/);
+    // Each `path:line: text` is that line of the file, as `rg -n` prints it (whitespace runs shown as one space).
+    const hits: string[] = [];
+    for (const q of ["token", "Claims", "err", "expired", "client", '"token expired"', "how is the limit checked"]) {
+      hits.push(
+        ...(await cruxe(home, ["search", q, "--limit", "20"], { cwd: repo })).stdout.trim().split("\n").slice(1),
+      );
+    }
+    assert.ok(hits.length >= 5, hits.join("\n"));
+    for (const h of hits) {
+      const [, path, n, text] = h.match(/^([^:]+):(\d+): (.*)$/)!;
+      const line = Deno.readTextFileSync(join(repo, path)).split("\n")[Number(n) - 1];
+      assert.equal(text, line.replace(/\s+/g, " ").trim(), h);
+    }
     const tree = await cruxe(home, ["hierarchy", "CheckRateLimit"], { cwd: repo });
     assert.match(tree.stdout, /\nauth\/rate_limiter\.go:15: method auth\.RateLimiter\.CheckRateLimit\ncontained in:\n/);
     assert.match(tree.stdout, /\nauth\/rate_limiter\.go:4: struct auth\.RateLimiter\n/);
@@ -337,4 +365,140 @@ Deno.test({
       Deno.removeSync(home, { recursive: true });
     }
   },
+});
+
+Deno.test("a bad numeric environment variable stops a command with exit 2 naming it, as CRUXE_WATCH=bogus does", async () => {
+  const home = tempHome();
+  try {
+    const cases: [string[], Record<string, string>, string][] = [
+      [["status"], { CRUXE_MAX_FILE_BYTES: "abc" }, "CRUXE_MAX_FILE_BYTES"],
+      [["index", "--path", home], { CRUXE_MAX_FILE_BYTES: "-1" }, "CRUXE_MAX_FILE_BYTES"],
+      [["serve-mcp"], { CRUXE_WORKERS: "0" }, "CRUXE_WORKERS"],
+      [["status"], { CRUXE_MAX_REF_STORES: "lots" }, "CRUXE_MAX_REF_STORES"],
+      [["status"], { CRUXE_WATCH: "bogus" }, "CRUXE_WATCH"],
+    ];
+    for (const [args, env, name] of cases) {
+      const r = await cruxe(home, args, { env });
+      assert.equal(r.code, 2, `${JSON.stringify(env)} ${args[0]}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`error\\[invalid_input\\]: ${name} must be`), r.stderr);
+    }
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
+Deno.test("a config file that is a FIFO, a device, a directory or too large is invalid_input naming it, at once", async () => {
+  const home = tempHome();
+  try {
+    const fifo = join(home, "fifo.json");
+    const made = await new Deno.Command("mkfifo", { args: [fifo, join(home, "config.json")] }).output();
+    assert.ok(made.success, "mkfifo");
+    const link = join(home, "link.json");
+    Deno.symlinkSync("/dev/zero", link);
+    const big = join(home, "big.json");
+    Deno.writeTextFileSync(big, `{"workers": 2${" ".repeat(2 * 1024 * 1024)}}`);
+    const cases: [string[], string, RegExp][] = [
+      [["--config", fifo, "status"], fifo, /is not a regular file/],
+      [["--config", "/dev/zero", "status"], "/dev/zero", /is not a regular file/],
+      [["--config", home, "doctor"], home, /is not a regular file/],
+      [["--config", link, "status"], link, /is not a regular file/],
+      [["--config", big, "status"], big, /is \d+ bytes; config files up to 1048576 bytes are read/],
+      [["--config", fifo, "serve-mcp"], fifo, /is not a regular file/],
+      [["status"], join(home, "config.json"), /is not a regular file/], // a FIFO at the default path
+      [["serve-mcp"], join(home, "config.json"), /is not a regular file/],
+    ];
+    for (const [args, named, why] of cases) {
+      const r = await cruxe(home, args, { timeoutMs: 20_000 });
+      assert.equal(r.code, 2, `${args.join(" ")}: exit ${r.code} ${r.stderr}`);
+      assert.ok(r.stderr.includes(`error[invalid_input]: Config file ${named} `), r.stderr);
+      assert.match(r.stderr, why);
+    }
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
+Deno.test("a config file that is not JSON is reported by line and column, never by its content", async () => {
+  const home = tempHome();
+  try {
+    const shadow = join(home, "shadow");
+    Deno.writeTextFileSync(shadow, "root:$6$s3cretSalt$h4shValue:19000:0:99999:7:::\n");
+    const late = join(home, "late.json");
+    Deno.writeTextFileSync(late, '{\n  "workers": 2,\n  "llm": {"apiKey": s3cretKey}\n}\n');
+    const cases: [string, string, string[]][] = [
+      [shadow, "line 1, column 1", []],
+      [late, "line 3, column 21", []],
+      [late, "line 3, column 21", ["--json"]],
+    ];
+    for (const [file, where, extra] of cases) {
+      const r = await cruxe(home, [...extra, "--config", file, "status"], { timeoutMs: 20_000 });
+      assert.equal(r.code, 2, r.stderr);
+      const said = r.stdout + r.stderr;
+      assert.ok(said.includes(`Config file ${file} is not valid JSON (at ${where})`), said);
+      assert.doesNotMatch(said, /s3cret|h4sh|root:/, "no byte of the file is echoed");
+    }
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+  }
+});
+
+// deno-lint-ignore no-control-regex
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]/;
+
+Deno.test("control characters in names, paths, code and messages are printed escaped, never raw", async () => {
+  const home = tempHome();
+  const fixture = copyFixture("go_basic");
+  const parent = Deno.makeTempDirSync({ prefix: "cruxe-cli-ctl-" });
+  const repo = join(parent, "repo\x1b]0;pwned\x07");
+  try {
+    Deno.renameSync(fixture, repo);
+    const evil = "evil\x1b[2J\x1b[31m\u202e.go";
+    Deno.writeTextFileSync(join(repo, evil), "package auth\n\n// ZZMARK \x1b[31mred\x9b\u202e\nfunc Broken( {\n");
+    const config = join(parent, "config.json");
+    Deno.writeTextFileSync(config, JSON.stringify({ "k\x1b[2J": 1 }));
+    const runs: [string, string[], string | undefined][] = [
+      ["index", ["index", "--path", repo], undefined],
+      ["status", ["status"], undefined],
+      ["status --errors", ["status", "--errors"], undefined],
+      ["search", ["search", "ZZMARK"], repo],
+      ["context", ["context", "ZZMARK Broken"], repo],
+      ["an error naming a path", ["index", "--path", join(parent, "gone\x1b[2J")], undefined],
+      ["a warning naming a config key", ["--config", config, "status"], undefined],
+    ];
+    for (const [what, args, cwd] of runs) {
+      const r = await cruxe(home, args, { cwd });
+      const said = r.stdout + r.stderr;
+      assert.doesNotMatch(said, RAW_CONTROL, `${what}: ${JSON.stringify(said.slice(0, 600))}`);
+      assert.ok(said.includes("\\x1b"), `${what} shows the escaped name: ${JSON.stringify(said.slice(0, 600))}`);
+    }
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+    Deno.removeSync(parent, { recursive: true });
+  }
+});
+
+Deno.test("human output goes through printable: no console call elsewhere prints interpolated data raw", () => {
+  const sinks = ["src/cli/output.ts", "src/cli/hits.ts", "src/core/log.ts"]; // they apply printable themselves
+  const offenders: string[] = [];
+  let calls = 0;
+  const walk = (dir: string) => {
+    for (const e of Deno.readDirSync(join(ROOT, dir))) {
+      const rel = `${dir}/${e.name}`;
+      if (e.isDirectory) walk(rel);
+      else if (e.name.endsWith(".ts") && !e.name.endsWith("_test.ts") && !sinks.includes(rel)) {
+        const text = Deno.readTextFileSync(join(ROOT, rel));
+        for (const m of text.matchAll(/console\.(?:log|error|warn)\(/g)) {
+          calls++;
+          const arg = text.slice(m.index, text.indexOf(";\n", m.index));
+          // Data interpolated into a line (anything but an UPPER_CASE constant) must be wrapped in printable.
+          if (/\$\{(?![A-Z_]+\})/.test(arg) && !arg.includes("printable(")) {
+            offenders.push(`${rel}: ${arg.slice(0, 80)}`);
+          }
+        }
+      }
+    }
+  };
+  walk("src");
+  assert.ok(calls > 5, `found ${calls} console calls`);
+  assert.deepEqual(offenders, []);
 });

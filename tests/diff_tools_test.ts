@@ -13,9 +13,10 @@ import { registerProject } from "../src/index/project_setup.ts";
 import { isErrorCode } from "../src/core/errors.ts";
 import { gitMergeBase, isSafeRevision } from "../src/state/git.ts";
 import { join } from "node:path";
+import { AUTO_INDEX_MAX_FILES } from "../src/mcp/tools/ref_source.ts";
 
 /** A git repository: v1 committed on main, v2 committed on feature (checked out). */
-function branchedRepo(): { dir: string; mainCommit: string } {
+function branchedRepo(): { dir: string; mainCommit: string; feature: string } {
   const dir = writeFiles(Deno.makeTempDirSync({ prefix: "cruxe-branches-" }), V1);
   git(dir, "init", "-q", "-b", "main");
   commitAll(dir, "v1");
@@ -24,7 +25,7 @@ function branchedRepo(): { dir: string; mainCommit: string } {
   removeFiles(dir, V1);
   writeFiles(dir, V2);
   commitAll(dir, "v2");
-  return { dir, mainCommit };
+  return { dir, mainCommit, feature: git(dir, "rev-parse", "HEAD").trim() };
 }
 
 function errorOf(r: { isError?: boolean }): { code: string; message: string; data: Record<string, unknown> } {
@@ -37,7 +38,7 @@ function errorOf(r: { isError?: boolean }): { code: string; message: string; dat
 }
 
 Deno.test("diff_context and compare_symbol_between_commits over MCP", async (t) => {
-  const { dir, mainCommit } = branchedRepo();
+  const { dir, mainCommit, feature } = branchedRepo();
   const s = inProcess({ cwd: dir });
   try {
     const p = registerProject(s.registry, dir);
@@ -83,37 +84,37 @@ Deno.test("diff_context and compare_symbol_between_commits over MCP", async (t) 
       assert.equal(errorOf(both).code, "invalid_input");
     });
 
-    await t.step("a ref that is not indexed answers ref_not_indexed with the index_repo call", async () => {
-      const e = errorOf(await call("diff_context", { base_ref: "main" }));
-      assert.equal(e.code, "ref_not_indexed");
-      assert.deepEqual(e.data.fix, {
-        tool: "index_repo",
-        arguments: { workspace: p.repo_root, ref: "main", wait: true },
-      });
+    await t.step("an unknown ref answers ref_not_indexed saying so", async () => {
       const c = errorOf(await call("compare_symbol_between_commits", { symbol_name: "scale", base_ref: "v0.9" }));
       assert.equal(c.code, "ref_not_indexed");
+      assert.equal(c.data.reason, "unknown_ref");
     });
 
     await t.step("merge_base: the merge base is computed by git; failures answer merge_base_failed", async () => {
       const bad = errorOf(await call("diff_context", { base_ref: "no-such-branch", merge_base: true }));
       assert.equal(bad.code, "merge_base_failed");
       assert.equal(bad.data.base_ref, "no-such-branch");
-      // The merge base of main and the working tree's HEAD is main's commit: not indexed here, and said so.
-      const mb = errorOf(await call("diff_context", { base_ref: "main", merge_base: true }));
-      assert.equal(mb.code, "ref_not_indexed");
-      assert.equal(mb.data.requested_ref, mainCommit);
+      // The merge base of main and the working tree's HEAD is main's commit, indexed by the call itself.
+      const mb = bodyOf(await call("diff_context", { base_ref: "main", merge_base: true }));
+      assert.deepEqual(mb.base, { ref: mainCommit, commit_id: mainCommit });
+      assert.deepEqual(mb.merge_base, { commit_id: mainCommit, base_ref: "main", head_ref: "WORKTREE" });
     });
 
     await t.step("the working tree against itself: no changes, with metadata", async () => {
-      const r = await call("diff_context", { base_ref: "feature" });
+      const r = await call("diff_context", { base_ref: "WORKTREE" });
       assert.notEqual(r.isError, true);
       const b = bodyOf(r);
       assert.deepEqual([b.changes, b.files, b.truncated], [[], [], false]);
-      assert.deepEqual(b.base, { ref: "feature", commit_id: null });
+      const worktree = {
+        ref: "WORKTREE",
+        commit_id: null,
+        working_tree: { branch: "feature", head_commit_id: feature },
+      };
+      assert.deepEqual([b.base, b.head], [worktree, worktree]);
       const m = b.metadata as Record<string, unknown>;
       assert.equal(m.cruxe_protocol_version, "1.0");
       assert.equal(m.result_completeness, "complete");
-      const c = bodyOf(await call("compare_symbol_between_commits", { symbol_name: "scale", base_ref: "feature" }));
+      const c = bodyOf(await call("compare_symbol_between_commits", { symbol_name: "scale", base_ref: "WORKTREE" }));
       assert.equal(c.status, "unchanged");
       assert.match(c.signature_after as string, /factor/);
     });
@@ -123,6 +124,7 @@ Deno.test("diff_context and compare_symbol_between_commits over MCP", async (t) 
       assert.equal(indexed.status, "published", JSON.stringify(indexed));
       const r = bodyOf(await call("diff_context", { base_ref: "main" }));
       assert.deepEqual(r.base, { ref: "main", commit_id: mainCommit });
+      assert.equal((r.head as { ref: string }).ref, "WORKTREE");
       const changes = r.changes as { status: string; qualified_name: string; signature_changed?: boolean }[];
       const scale = changes.find((c) => c.qualified_name === "math.scale");
       assert.equal(scale?.status, "modified", JSON.stringify(changes));
@@ -145,6 +147,113 @@ Deno.test("diff_context and compare_symbol_between_commits over MCP", async (t) 
   }
 });
 
+Deno.test("a branch name means its commit even when checked out; the working tree is WORKTREE", async (t) => {
+  // v1 committed on main (checked out), v2 written over it and not committed.
+  const dir = writeFiles(Deno.makeTempDirSync({ prefix: "cruxe-edits-" }), V1);
+  git(dir, "init", "-q", "-b", "main");
+  commitAll(dir, "v1");
+  const mainCommit = git(dir, "rev-parse", "HEAD").trim();
+  removeFiles(dir, V1);
+  writeFiles(dir, V2);
+  const s = inProcess({ cwd: dir });
+  try {
+    const p = registerProject(s.registry, dir);
+    assert.equal((await s.rt.runner.start(p, { mode: "full", force: false }).active.done).status, "published");
+    const sent: { method: string; params: Record<string, unknown> }[] = [];
+    const call = (name: string, args: Record<string, unknown>, progressToken?: string) =>
+      s.dispatcher.callTool(name, { workspace: dir, ...args }, {
+        progressToken,
+        sendNotification: (n) => (sent.push(n as (typeof sent)[number]), Promise.resolve()),
+        signal: new AbortController().signal,
+      });
+    const worktree = { ref: "WORKTREE", commit_id: null, working_tree: { branch: "main", head_commit_id: mainCommit } };
+
+    await t.step(
+      "the first diff against the checked-out branch indexes it (with progress) and shows the edits",
+      async () => {
+        const r = await call("diff_context", { base_ref: "main" }, "first-diff");
+        assert.notEqual(r.isError, true, JSON.stringify(bodyOf(r)));
+        const b = bodyOf(r);
+        assert.deepEqual(b.base, { ref: "main", commit_id: mainCommit });
+        assert.deepEqual(b.head, worktree);
+        const scale = (b.changes as { qualified_name: string; status: string; signature_changed?: boolean }[])
+          .find((c) => c.qualified_name === "math.scale");
+        assert.deepEqual([scale?.status, scale?.signature_changed], ["modified", true], JSON.stringify(b.changes));
+        const progress = sent.filter((n) =>
+          n.method === "notifications/progress" && n.params.progressToken === "first-diff"
+        );
+        assert.ok(progress.length > 0, "the ref's indexing reported progress to the call's token");
+      },
+    );
+
+    await t.step("WORKTREE spelled out is the omitted head; main against main is empty", async () => {
+      const spelled = bodyOf(await call("diff_context", { base_ref: "main", head_ref: "WORKTREE" }));
+      const omitted = bodyOf(await call("diff_context", { base_ref: "main" }));
+      assert.deepEqual(spelled.head, worktree);
+      assert.deepEqual(spelled.changes, omitted.changes);
+      assert.ok((spelled.changes as unknown[]).length > 0);
+      const same = bodyOf(await call("diff_context", { base_ref: "main", head_ref: "main" }));
+      assert.deepEqual([same.base, same.head], [{ ref: "main", commit_id: mainCommit }, {
+        ref: "main",
+        commit_id: mainCommit,
+      }]);
+      assert.deepEqual([same.changes, same.files], [[], []]);
+    });
+
+    await t.step("compare_symbol_between_commits: signature_before is the committed one", async () => {
+      const c = bodyOf(await call("compare_symbol_between_commits", { symbol_name: "scale", base_ref: "main" }));
+      assert.equal(c.status, "modified");
+      assert.doesNotMatch(c.signature_before as string, /factor/);
+      assert.match(c.signature_after as string, /factor/);
+      assert.deepEqual([c.base, c.head], [{ ref: "main", commit_id: mainCommit }, worktree]);
+    });
+
+    await t.step("after a commit moves the branch, the next diff indexes its new commit, not the old one", async () => {
+      commitAll(dir, "v2");
+      const moved = git(dir, "rev-parse", "HEAD").trim();
+      const r = bodyOf(await call("diff_context", { base_ref: "main" }));
+      assert.deepEqual(r.base, { ref: "main", commit_id: moved });
+      assert.deepEqual(r.head, { ...worktree, working_tree: { branch: "main", head_commit_id: moved } });
+      assert.deepEqual([r.changes, r.files], [[], []], "the working tree is that commit");
+    });
+  } finally {
+    s.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a base ref far from every indexed state is not indexed on the fly: ref_not_indexed with the estimate", async () => {
+  const dir = writeFiles(Deno.makeTempDirSync({ prefix: "cruxe-far-" }), V1);
+  git(dir, "init", "-q", "-b", "main");
+  commitAll(dir, "v1");
+  git(dir, "checkout", "-q", "-b", "big");
+  // One file past the limit, generated here.
+  Deno.mkdirSync(join(dir, "gen"));
+  for (let i = 0; i <= AUTO_INDEX_MAX_FILES; i++) {
+    Deno.writeTextFileSync(join(dir, "gen", `g${i}.ts`), `export const g${i} = ${i};\n`);
+  }
+  commitAll(dir, "big");
+  git(dir, "checkout", "-q", "main");
+  const s = inProcess({ cwd: dir });
+  try {
+    const p = registerProject(s.registry, dir);
+    assert.equal((await s.rt.runner.start(p, { mode: "full", force: false }).active.done).status, "published");
+    const e = errorOf(await s.call("diff_context", { workspace: dir, base_ref: "big" }));
+    assert.equal(e.code, "ref_not_indexed");
+    assert.equal(e.data.estimated_files_to_index, AUTO_INDEX_MAX_FILES + 1);
+    assert.equal(e.data.auto_index_max_files, AUTO_INDEX_MAX_FILES);
+    assert.deepEqual(e.data.fix, { tool: "index_repo", arguments: { workspace: p.repo_root, ref: "big", wait: true } });
+    assert.equal(s.rt.runner.activeRef(p.project_id, e.data.commit as string), undefined, "no build was started");
+    // Indexed as the answer says, the same call then works.
+    assert.equal(bodyOf(await s.call("index_repo", { workspace: dir, ref: "big", wait: true })).status, "published");
+    const r = bodyOf(await s.call("diff_context", { workspace: dir, base_ref: "big" }));
+    assert.equal((r.summary as { files_removed: number }).files_removed, AUTO_INDEX_MAX_FILES + 1);
+  } finally {
+    s.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
 Deno.test("cruxe diff and cruxe compare: JSON and human output, errors with their codes", async () => {
   const { dir } = branchedRepo();
   const home = Deno.makeTempDirSync({ prefix: "cruxe-cli-home-" });
@@ -162,21 +271,27 @@ Deno.test("cruxe diff and cruxe compare: JSON and human output, errors with thei
   };
   try {
     assert.equal((await cruxe("index", "--path", dir)).code, 0);
-    const same = await cruxe("diff", "feature", "--json");
+    const same = await cruxe("diff", "WORKTREE", "--json");
     assert.equal(same.code, 0, same.stderr);
     const body = JSON.parse(same.stdout);
-    assert.deepEqual([body.changes, body.base.ref, body.head.ref], [[], "feature", "feature"]);
-    const missing = await cruxe("diff", "main");
-    assert.equal(missing.code, 1);
-    assert.match(
-      missing.stderr,
-      /error\[ref_not_indexed\]: Ref main \([0-9a-f]+\) of .* is not indexed\. .*index_repo/,
-    );
+    assert.deepEqual([body.changes, body.base.ref, body.head.ref], [[], "WORKTREE", "WORKTREE"]);
+    // The checked-out branch's name means its commit, which the CLI does not index on its own.
+    for (const ref of ["main", "feature"]) {
+      const missing = await cruxe("diff", ref);
+      assert.equal(missing.code, 1);
+      assert.match(
+        missing.stderr,
+        new RegExp(`error\\[ref_not_indexed\\]: Ref ${ref} \\([0-9a-f]+\\) of .* is not indexed\\. .*index_repo`),
+      );
+    }
     const mb = await cruxe("diff", "no-such-branch", "--merge-base");
     assert.match(mb.stderr, /error\[merge_base_failed\]/);
-    const cmp = await cruxe("compare", "scale", "feature");
+    const cmp = await cruxe("compare", "scale", "WORKTREE");
     assert.equal(cmp.code, 0, cmp.stderr);
-    assert.match(cmp.stdout, /: unchanged\n= math\.scale {2}src\/math\.ts:10/);
+    assert.match(
+      cmp.stdout,
+      /WORKTREE \(working tree on feature at [0-9a-f]{12}\): unchanged\n= math\.scale {2}src\/math\.ts:10/,
+    );
     const usage = await cruxe("compare", "scale");
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /error\[invalid_input\]: cruxe compare takes SYMBOL BASE \[HEAD\]/);

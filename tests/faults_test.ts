@@ -20,6 +20,7 @@ import { registerProject } from "../src/index/project_setup.ts";
 import { rebuildRegistry, Registry } from "../src/state/registry.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { processAlive } from "../src/state/process_lock.ts";
+import { fileModesUnavailable, NO_DAC, withFileModes } from "./helpers/no_dac.ts";
 
 const MAIN = join(REPO_ROOT, "main.ts");
 const TEXT = new TextDecoder();
@@ -45,22 +46,6 @@ function repo(files: number): string {
   return dir;
 }
 
-/** Arguments that run a command as the same user without the capabilities that let root ignore file modes. */
-const NO_DAC = ["--bounding-set=-dac_override,-dac_read_search", "--"];
-
-/** Why the read-only-home case cannot run here (root without `setpriv`), or null when it can. */
-function readOnlyUnavailable(): string | null {
-  if (Deno.build.os === "windows") return "file modes do not make a directory read-only on Windows";
-  if (Deno.uid() !== 0) return null;
-  try {
-    const ok = new Deno.Command("setpriv", { args: [...NO_DAC, "true"], stdout: "null", stderr: "null" })
-      .outputSync().success;
-    return ok ? null : "running as root and setpriv cannot drop CAP_DAC_OVERRIDE here";
-  } catch {
-    return "running as root and setpriv is not installed (root ignores file modes)";
-  }
-}
-
 interface CliResult {
   code: number;
   stdout: string;
@@ -74,7 +59,7 @@ async function cli(
   opts: { env?: Record<string, string>; readOnlyUser?: boolean } = {},
 ): Promise<CliResult> {
   const deno = [Deno.execPath(), "run", ...CRUXE_FLAGS, MAIN, ...args];
-  const [cmd, ...rest] = opts.readOnlyUser && Deno.uid() === 0 ? ["setpriv", ...NO_DAC, ...deno] : deno;
+  const [cmd, ...rest] = opts.readOnlyUser ? withFileModes(deno) : deno;
   const out = await new Deno.Command(cmd, {
     args: rest,
     env: { CRUXE_HOME: home, CRUXE_WORKERS: "1", NO_COLOR: "1", ...opts.env },
@@ -308,13 +293,19 @@ Deno.test("a damaged store of one repository in a multi-repo search: a partial a
     assert.notEqual(r.isError, true, JSON.stringify(bodyOf(r)));
     const meta = bodyOf(r).meta as {
       result_completeness: string;
-      repos: { repo: string; indexing_status: string; note?: string }[];
+      repos: { repo: string; indexing_status: string; results: number; note?: string }[];
     };
     assert.equal(meta.result_completeness, "partial");
     const beta = meta.repos.find((x) => x.repo === "beta")!;
     assert.equal(beta.indexing_status, "failed");
     assert.ok(beta.note?.includes(store) && beta.note.includes("cruxe index --force"), beta.note);
-    assert.ok((bodyOf(r).results as { repo: string }[]).every((x) => x.repo === "alpha"));
+    // The others answer: alpha's own definition is found, and only alpha's hits come back.
+    const results = bodyOf(r).results as { repo: string; path: string; name?: string }[];
+    assert.ok(results.some((x) => x.repo === "alpha" && x.name === "Compute3x2"), JSON.stringify(results));
+    assert.ok(results.every((x) => x.repo === "alpha"));
+    const alpha = meta.repos.find((x) => x.repo === "alpha")!;
+    assert.equal(alpha.indexing_status, "ready");
+    assert.equal(alpha.results, results.length);
     // The damaged repository, not the routed one, is marked.
     assert.equal(bodyOf(await s.call("index_status", { workspace: b.repo_root })).schema_status, "corrupt_manifest");
     assert.equal(bodyOf(await s.call("index_status", { workspace: a.repo_root })).schema_status, "compatible");
@@ -411,7 +402,7 @@ Deno.test("a damaged registry: every command names the file and `cruxe doctor --
   }
 });
 
-const READ_ONLY_SKIP = readOnlyUnavailable();
+const READ_ONLY_SKIP = fileModesUnavailable();
 
 Deno.test({
   name: `a read-only home: queries answer read-only with syncing off, index is storage_unavailable, doctor says why${

@@ -6,6 +6,11 @@ import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { setMeta } from "../src/state/db.ts";
 import { openIndexForRead } from "../src/state/project_index.ts";
+import { Registry } from "../src/state/registry.ts";
+import { CRUXE_FLAGS } from "./mcp_helpers.ts";
+import { fileModesUnavailable, withFileModes } from "./helpers/no_dac.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 function count(h: ReturnType<typeof tempHome>, projectId: string, sql: string): number {
   const readers = new IndexReaders(h.registry);
@@ -54,9 +59,6 @@ Deno.test("unreadable, binary, huge, invalid UTF-8 files and symlink loops never
     // A 50 MB minified one-line file: skipped by the size limit.
     const big = "var a=1;".repeat(50 * 1024 * 1024 / 8);
     Deno.writeTextFileSync(join(dir, "bundle.js"), big);
-    const secret = join(dir, "secret.py");
-    Deno.writeTextFileSync(secret, "def hidden():\n    pass\n");
-    Deno.chmodSync(secret, 0o000);
     Deno.mkdirSync(join(dir, "loop"));
     Deno.symlinkSync(dir, join(dir, "loop", "again"));
     const { project, status } = await indexDir(h, dir);
@@ -78,10 +80,49 @@ Deno.test("unreadable, binary, huge, invalid UTF-8 files and symlink loops never
     assert.ok(!names.some((n) => n.startsWith("loop/")), "symlinks are not followed");
     const latin = paths.find((p) => p.path === "latin1.py");
     assert.ok(latin && /invalid UTF-8/.test(latin.parse_error ?? ""), "invalid UTF-8 is indexed and reported");
-    if (Deno.uid() !== 0) assert.ok(!names.includes("secret.py"), "unreadable files are skipped");
   } finally {
     h.close();
   }
+});
+
+Deno.test({
+  name: "an unreadable file is skipped, and the job still publishes (as root: without the right to ignore file modes)",
+  ignore: fileModesUnavailable() !== null,
+  async fn() {
+    const dir = copyFixture("py_basic");
+    const home = Deno.makeTempDirSync({ prefix: "cruxe-unreadable-" });
+    try {
+      Deno.writeTextFileSync(join(dir, "ok.py"), "def fine():\n    return 1\n");
+      const secret = join(dir, "secret.py");
+      Deno.writeTextFileSync(secret, "def hidden():\n    pass\n");
+      Deno.chmodSync(secret, 0o000);
+      const [cmd, ...args] = withFileModes([Deno.execPath(), "run", ...CRUXE_FLAGS, MAIN, "index", "--path", dir]);
+      const out = await new Deno.Command(cmd, {
+        args,
+        env: { CRUXE_HOME: home, CRUXE_WORKERS: "1" },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const said = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+      assert.equal(out.code, 0, said);
+      const registry = Registry.open(home);
+      const readers = new IndexReaders(registry);
+      try {
+        const project = registry.listProjects().find((p) => p.repo_root === Deno.realPathSync(dir))!;
+        const db = requireIndex(readers.view(project));
+        const names = (db.prepare("SELECT path FROM files").all() as { path: string }[]).map((r) => r.path);
+        assert.ok(names.includes("ok.py"), names.join(", "));
+        assert.ok(!names.includes("secret.py"), "the unreadable file is skipped");
+      } finally {
+        readers.closeAll();
+        registry.close();
+      }
+    } finally {
+      Deno.removeSync(home, { recursive: true });
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
 });
 
 Deno.test("a newer-schema or corrupt index is index_incompatible and `--force` rebuilds it", async () => {

@@ -43,14 +43,32 @@ function meta(b: Body): Meta {
   return b.metadata as Meta;
 }
 
-/** The files `locate_symbol` finds an exact definition of `name` in (empty when none). */
+/**
+ * The files a `locate_symbol` answer names an exact definition of `name` in:
+ * empty only when the answer says there is none (`symbol_not_found` or no
+ * result), never because the call failed otherwise.
+ */
+function exactPaths(b: Body, name: string): string[] {
+  if (b.error) {
+    assert.equal((b.error as { code: string }).code, "symbol_not_found", JSON.stringify(b.error));
+    return [];
+  }
+  assert.ok(Array.isArray(b.results), JSON.stringify(b).slice(0, 300));
+  return (b.results as { name: string; path: string; match_tier: string }[])
+    .filter((r) => r.name === name && r.match_tier === "exact").map((r) => r.path);
+}
+
+/** The files `locate_symbol` finds an exact definition of `name` in (empty when none; see `exactPaths`). */
 async function definedIn(client: Client, name: string): Promise<{ paths: string[]; meta: Meta }> {
   const b = await call(client, "locate_symbol", { name });
-  const results = (b.results as { name: string; path: string; match_tier: string }[] | undefined) ?? [];
-  return {
-    paths: results.filter((r) => r.name === name && r.match_tier === "exact").map((r) => r.path),
-    meta: meta(b),
-  };
+  return { paths: exactPaths(b, name), meta: meta(b) };
+}
+
+/** The paths of a search_code answer's results; the answer must not be an error. */
+function searchPaths(b: Body): string[] {
+  assert.equal(b.error, undefined, JSON.stringify(b.error));
+  assert.ok(Array.isArray(b.results), JSON.stringify(b).slice(0, 300));
+  return (b.results as { path: string }[]).map((r) => r.path);
 }
 
 /**
@@ -137,13 +155,14 @@ Deno.test("live index (events): create, modify, delete, rename, new directory, i
     // rename the file
     Deno.renameSync(join(repo, "pkg0", "fresh.go"), join(repo, "pkg0", "moved.go"));
     await waitDefined(s.client, "LiveRenamed", ["pkg0/moved.go"], "a renamed file");
+    // The query that must stop finding it finds it now.
+    assert.ok(searchPaths(await call(s.client, "search_code", { query: "LiveRenamed" })).includes("pkg0/moved.go"));
 
     // delete
     Deno.removeSync(join(repo, "pkg0", "moved.go"));
     await waitDefined(s.client, "LiveRenamed", [], "a deleted file's function");
-    const search = await call(s.client, "search_code", { query: "LiveRenamed" });
     assert.ok(
-      !(search.results as { path: string }[]).some((r) => r.path === "pkg0/moved.go"),
+      !searchPaths(await call(s.client, "search_code", { query: "LiveRenamed" })).includes("pkg0/moved.go"),
       "search_code no longer answers from the deleted file",
     );
 
@@ -349,6 +368,9 @@ Deno.test("read-your-writes: a known deletion is dropped at once; answers say sy
   const s = await liveInProcess(repo, { timing: { quietMs: 600_000, maxMs: 600_000 }, readYourWritesMs: 0 });
   try {
     assert.equal(s.rt.live.status(s.project).mode, "events");
+    // What must disappear is answered before the deletion.
+    assert.deepEqual(exactPaths(await s.run("locate_symbol", { name: "Widget2" }), "Widget2"), ["pkg2/file2.go"]);
+    assert.ok(searchPaths(await s.run("search_code", { query: "Widget2" })).includes("pkg2/file2.go"));
     Deno.removeSync(join(repo, "pkg2", "file2.go"));
     await waitFor(
       () => s.rt.live.pendingPaths(s.project.project_id).paths.includes("pkg2/file2.go"),
@@ -356,11 +378,10 @@ Deno.test("read-your-writes: a known deletion is dropped at once; answers say sy
       "the event",
     );
     const loc = await s.run("locate_symbol", { name: "Widget2" });
-    assert.deepEqual(loc.results ?? [], [], "the deleted file's symbol is not answered");
+    assert.deepEqual(exactPaths(loc, "Widget2"), [], "the deleted file's symbol is not answered");
     assert.equal(meta(loc).freshness_status, "syncing");
     assert.deepEqual(meta(loc).pending_changes, { count: 1, paths: ["pkg2/file2.go"] });
-    const search = await s.run("search_code", { query: "Widget2" });
-    assert.ok(!(search.results as { path: string }[]).some((r) => r.path === "pkg2/file2.go"));
+    assert.ok(!searchPaths(await s.run("search_code", { query: "Widget2" })).includes("pkg2/file2.go"));
     const outline = await s.run("get_file_outline", { path: "pkg2/file2.go" });
     assert.equal((outline.error as { code: string }).code, "file_not_found");
     // Still present in the index itself: the filter, not a sync, hid it.
@@ -627,9 +648,7 @@ Deno.test("live index: an edit syncs only its paths on a warm worker; a new dire
     if (e.type === "end" && e.summary && e.summary.mode === "incremental") ends.push(e.summary);
   });
   const id = s.project.project_id;
-  const found = async (name: string) =>
-    ((await s.run("locate_symbol", { name })).results as { name: string; path: string }[] | undefined ?? [])
-      .filter((r) => r.name === name).map((r) => r.path);
+  const found = async (name: string) => exactPaths(await s.run("locate_symbol", { name }), name);
   try {
     // An edit: the sync stats and parses that one file, not the tree (six files).
     Deno.writeTextFileSync(join(repo, "pkg1", "file1.go"), "\nfunc EditedLive() {}\n", { append: true });
@@ -640,6 +659,7 @@ Deno.test("live index: an edit syncs only its paths on a warm worker; a new dire
     assert.ok(s.rt.runner.hasWarmWorker(id), "the job worker stays warm for the next edit");
 
     // A directory deleted whole: its files leave the index through the named path alone.
+    assert.deepEqual(await found("Widget2"), ["pkg2/file2.go"], "answered before the deletion");
     Deno.removeSync(join(repo, "pkg2"), { recursive: true });
     await waitFor(async () => (await found("Widget2")).length === 0, BOUND, "the deleted directory's files");
     await waitFor(() => !s.rt.runner.activeFor(id) && s.rt.live.pendingPaths(id).count === 0, BOUND, "settled");

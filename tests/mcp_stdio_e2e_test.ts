@@ -86,19 +86,21 @@ Deno.test({
         "job-token end notification",
       );
 
-      // kill -9 in the middle of a job; the next start reports it as interrupted.
+      // kill -9 in the middle of a job; the next start reports it as interrupted and resumes it.
       const again = bodyOf(await s.client.callTool({ name: "index_repo", arguments: { force: true } }));
       await waitFor(() => notes.some((n) => n.params.progressToken === again.progress_token), 30_000, "job start");
       Deno.kill(s.transport.pid!, "SIGKILL");
       await s.client.close().catch(() => {});
       s = await stdioClient(home, ["--workspace", repo, "--no-prewarm"]);
+      // The next start resumes the interrupted job at once: the report lasts until the resumed job publishes.
       const st = bodyOf(await s.client.callTool({ name: "index_status", arguments: {} }));
-      const report = st.interrupted_recovery_report as Record<string, unknown>;
-      assert.ok(report, `no interrupted_recovery_report in ${JSON.stringify(st)}`);
-      assert.equal(report.detected, true);
-      assert.equal(report.interrupted_jobs, 1);
-      const health = bodyOf(await s.client.callTool({ name: "health_check", arguments: {} }));
-      assert.ok(health.interrupted_recovery_report, "health_check shows the report too");
+      const jobs = st.recent_jobs as { status: string }[];
+      assert.ok(jobs.some((j) => j.status === "interrupted"), `no interrupted job in ${JSON.stringify(st)}`);
+      const report = st.interrupted_recovery_report as Record<string, unknown> | undefined;
+      if (report) {
+        assert.equal(report.detected, true);
+        assert.equal(report.interrupted_jobs, 1);
+      } else assert.equal(jobs[0].status, "published", "no report only once the resumed job published");
       const synced = bodyOf(await s.client.callTool({ name: "sync_repo", arguments: { wait: true } }));
       assert.equal(synced.status, "published");
       const after = bodyOf(await s.client.callTool({ name: "index_status", arguments: {} }));
@@ -248,8 +250,10 @@ Deno.test({
     }
     const s = await stdioClient(home, ["--workspace", repo, "--no-prewarm"]);
     try {
+      // The next start resumes the job at once, so the report may already be resolved: the job list keeps it.
       const st = bodyOf(await s.client.callTool({ name: "index_status", arguments: {} }));
-      assert.ok(st.interrupted_recovery_report, JSON.stringify(st));
+      const jobs = st.recent_jobs as { status: string }[];
+      assert.ok(jobs.some((j) => j.status === "interrupted"), JSON.stringify(st));
     } finally {
       await s.client.close();
     }

@@ -305,6 +305,18 @@ Deno.test("MCP search_code: scope/repo over three named repositories, meta.scope
     assert.equal((scopedLimit.results as unknown[]).length, 1);
     const plainLimit = bodyOf(await s.call("search_code", { ...both, workspace: dirs[0] }));
     assert.equal((plainLimit.results as unknown[]).length, 1);
+    // `debug: true` through the tool, scoped or not: each result's join_status, and the counts.
+    for (const where of [{ workspace: dirs[0] }, { repo: "alpha" }]) {
+      const d = bodyOf(await s.call("search_code", { query: "rate limiter", debug: true, ...where }));
+      const rs = d.results as { join_status?: string; symbol_id?: string }[];
+      assert.ok(rs.length > 0 && rs.every((r) => r.join_status === (r.symbol_id ? "hit" : "miss")), JSON.stringify(rs));
+      const hits = rs.filter((r) => r.symbol_id).length;
+      assert.deepEqual(d.debug, { join_status: { hits, misses: rs.length - hits } }, JSON.stringify(where));
+    }
+    // The scoped answer names the collection it read: none here (no embeddings endpoint).
+    assert.ok(
+      "collection" in (bodyOf(await s.call("search_code", { ...both, repo: "alpha", verbose: true })).meta as object),
+    );
   } finally {
     s.close();
     for (const d of dirs) Deno.removeSync(d, { recursive: true });

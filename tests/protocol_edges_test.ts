@@ -15,7 +15,7 @@ import { registerProject } from "../src/index/project_setup.ts";
 import type { LlmConfig } from "../src/query/llm_client.ts";
 import { MAX_ANSWER_BYTES, MAX_REPLY_BODY_BYTES } from "../src/query/llm_client.ts";
 import { copyFixture } from "./helpers/fixture_repo.ts";
-import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, waitFor } from "./mcp_helpers.ts";
+import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, waitFor, within } from "./mcp_helpers.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -412,6 +412,116 @@ Deno.test({
       assert.deepEqual(statuses(old), [200], "HTTP/1.0 is answered, and the connection closed");
       assert.match(old, /connection: close/);
       assert.equal((await rawGet(http.port, "/health")).status, 200, "still serving");
+    } finally {
+      await http.shutdown(2000);
+    }
+  },
+});
+
+Deno.test({
+  name: "http: an empty POST body (no framing, or Content-Length: 0) is answered 400 with -32700 at once",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const http = serveHttp(s.rt, s.dispatcher, { port: 0, bind: "127.0.0.1" });
+    const host = `Host: 127.0.0.1:${http.port}\r\n`;
+    try {
+      for (const path of ["/mcp", "/"]) {
+        for (const framing of ["", "Content-Length: 0\r\n", "Content-Type: application/json\r\n"]) {
+          const what = `POST ${path} with ${JSON.stringify(framing)}`;
+          const reply = await within(
+            rawExchange(http.port, `POST ${path} HTTP/1.1\r\n${host}Connection: close\r\n${framing}\r\n`),
+            8000,
+            what,
+          );
+          assert.match(reply, /^HTTP\/1\.1 400 /, `${what}: ${reply.slice(0, 120) || "no answer"}`);
+          assert.match(reply, /"code":-32700/, what);
+        }
+      }
+      const chunkedEmpty = await rawExchange(
+        http.port,
+        `POST /mcp HTTP/1.1\r\n${host}Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      );
+      assert.match(chunkedEmpty, /^HTTP\/1\.1 400 [\s\S]*"code":-32700/, "an empty chunked body");
+      // Kept alive: the empty POST is answered and the next request on the connection is served.
+      const two = await rawExchange(
+        http.port,
+        `POST /mcp HTTP/1.1\r\n${host}Content-Length: 0\r\n\r\nGET /health HTTP/1.1\r\n${host}Connection: close\r\n\r\n`,
+      );
+      assert.deepEqual([...two.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]), ["400", "200"], two.slice(0, 300));
+    } finally {
+      await http.shutdown(2000);
+    }
+  },
+});
+
+// ---- HTTP: heads with thousands of header fields
+
+/** A GET /health head with `n` header fields (Host first, then `line(i)` for the rest). */
+function headWithFields(port: number, n: number, line: (i: number) => string = (i) => `x${i}: v`): string {
+  let text = `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n`;
+  for (let i = 2; i < n; i++) text += line(i) + "\r\n";
+  return text + "\r\n";
+}
+
+Deno.test({
+  name: "http: more than 100 header fields is 431 at once, and hostile heads leave /health answering promptly",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const http = serveHttp(s.rt, s.dispatcher, { port: 0, bind: "127.0.0.1" });
+    const port = http.port;
+    const status = (text: string) => Number(text.match(/^HTTP\/1\.1 (\d{3}) /)?.[1]);
+    try {
+      assert.equal(status(await rawExchange(port, headWithFields(port, 100))), 200, "100 fields are served");
+      const over = await rawExchange(port, headWithFields(port, 101));
+      assert.equal(status(over), 431, over.slice(0, 200));
+      assert.match(over, /more than 100 header fields/);
+      assert.equal(status(await rawExchange(port, headWithFields(port, 101, () => "x: same"))), 431, "repeats count");
+      // Chunked trailers are header fields too: 5,000 of them end the request instead of being read on.
+      const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+      const trailers = Array.from({ length: 5000 }, (_, i) => `t${i}: v\r\n`).join("");
+      const chunked = await rawExchange(
+        port,
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nTransfer-Encoding: chunked\r\n\r\n` +
+          `${ping.length.toString(16)}\r\n${ping}\r\n0\r\n${trailers}\r\n`,
+      );
+      assert.equal(status(chunked), 400, chunked.slice(0, 200));
+      assert.doesNotMatch(chunked, /"result"/, "the request with 5,000 trailers was not served");
+
+      // Hostile heads on other connections: 4,000 small fields (~35 KiB) three times, ~16,000 four-byte
+      // lines (64 KiB, just under the size cap), and 4,000 fields dripped ten at a time.
+      const t0 = performance.now();
+      const fast = [1, 2, 3].map(() => rawExchange(port, headWithFields(port, 4000)));
+      const tiny = rawExchange(port, headWithFields(port, 15_990, () => "a:"));
+      const drip = (async () => {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+        const lines = headWithFields(port, 4000).split(/(?<=\r\n)/);
+        try {
+          for (let i = 0; i < lines.length; i += 10) {
+            await conn.write(enc.encode(lines.slice(i, i + 10).join("")));
+            await new Promise((r) => setTimeout(r, 0));
+          }
+          let text = "";
+          const buf = new Uint8Array(4096);
+          for (let n; (n = await conn.read(buf)) !== null;) text += dec.decode(buf.subarray(0, n));
+          return text;
+        } finally {
+          conn.close();
+        }
+      })();
+      const healthMs: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const h = await rawGet(port, "/health");
+        assert.equal(h.status, 200);
+        healthMs.push(h.ms);
+      }
+      const hostile = await Promise.all([...fast, tiny, drip]);
+      const hostileMs = performance.now() - t0;
+      assert.deepEqual(hostile.map(status), [431, 431, 431, 431, 431], hostile.map((t) => t.slice(0, 80)).join(" | "));
+      const slowest = Math.max(...healthMs);
+      assert.ok(slowest < 2000, `/health took ${Math.round(slowest)} ms while hostile heads were read`);
+      assert.ok(hostileMs < 10_000, `five hostile heads took ${Math.round(hostileMs)} ms to refuse`);
     } finally {
       await http.shutdown(2000);
     }

@@ -108,13 +108,13 @@ Deno.test("health_check and index_status answer at once while every reader worke
   }
 });
 
-Deno.test("CRUXE_READER_WORKERS sizes the pool; 0 or off turns it off", () => {
+Deno.test("CRUXE_READER_WORKERS sizes the pool; 0 or off turns it off; anything else is refused", () => {
   assert.equal(readerPoolSize({ CRUXE_READER_WORKERS: "0" }), 0);
   assert.equal(readerPoolSize({ CRUXE_READER_WORKERS: "off" }), 0);
   assert.equal(readerPoolSize({ CRUXE_READER_WORKERS: "3" }), 3);
   const dflt = readerPoolSize({});
   assert.ok(dflt >= 1 && dflt <= 4);
-  assert.equal(readerPoolSize({ CRUXE_READER_WORKERS: "lots" }), dflt);
+  assert.throws(() => readerPoolSize({ CRUXE_READER_WORKERS: "lots" }), /CRUXE_READER_WORKERS must be a whole number/);
 });
 
 Deno.test("an idle reader worker is retired and a later call starts a new one", async () => {

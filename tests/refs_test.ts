@@ -273,7 +273,7 @@ Deno.test("tags and commit ids are accepted and resolved; the answer says which"
 Deno.test("list_refs lists indexed refs with counts and the branches not yet indexed", async () => {
   const b = bodyOf(await s.call("list_refs", { workspace: repo }));
   const live = b.live as Record<string, unknown>;
-  assert.equal(live.ref, "main");
+  assert.deepEqual([live.ref, live.branch], ["WORKTREE", "main"]);
   assert.equal(live.kind, "working_tree");
   const indexed = b.indexed as Record<string, unknown>[];
   const feat = indexed.find((x) => x.commit === commits.feat)!;
@@ -294,9 +294,41 @@ Deno.test("list_refs lists indexed refs with counts and the branches not yet ind
   assert.equal(bodyOf(await s.call("index_status", { workspace: repo })).index_status, "ready");
 });
 
+Deno.test("index_status with ref: one shape with the working tree's, and the metadata names the asked ref", async () => {
+  const live = bodyOf(await s.call("index_status", { workspace: repo }));
+  const keys = (b: Record<string, unknown>) => Object.keys(b).filter((k) => k !== "metadata");
+  const liveKeys = keys(live).filter((k) => !["watch", "semantic", "interrupted_recovery_report"].includes(k));
+  assert.ok(liveKeys.length >= 10, JSON.stringify(liveKeys));
+  for (const ref of ["feat", "other"]) {
+    const r = await s.call("index_status", { workspace: repo, ref });
+    const b = bodyOf(r);
+    assert.deepEqual(liveKeys.filter((k) => !(k in b)), [], `index_status {ref: ${ref}} lacks fields`);
+    assert.equal(b.project_id, live.project_id);
+    assert.equal(b.repo_root, repo);
+    assert.ok(Array.isArray(b.recent_jobs));
+    assert.equal(metaOf(r).ref, ref);
+    assert.equal(metaOf(r).ref_commit, commits[ref as "feat" | "other"]);
+  }
+  const feat = bodyOf(await s.call("index_status", { workspace: repo, ref: "feat" }));
+  assert.deepEqual([feat.index_status, feat.schema_status, feat.active_job], ["ready", "compatible", null]);
+  assert.ok((feat.recent_jobs as { ref: string }[]).length > 0, "the ref's own jobs are listed");
+  assert.ok((feat.recent_jobs as { ref: string }[]).every((j) => j.ref.endsWith(`@${commits.feat}`)));
+  const other = await s.call("index_status", { workspace: repo, ref: "other" });
+  assert.deepEqual([bodyOf(other).index_status, bodyOf(other).schema_status], ["not_indexed", "not_indexed"]);
+  assert.deepEqual([metaOf(other).indexing_status, metaOf(other).schema_status], ["not_indexed", "not_indexed"]);
+  assert.notEqual(metaOf(other).freshness_status, "fresh");
+  // The checked-out branch's name is its commit (not indexed here), WORKTREE the working tree.
+  const main = await s.call("index_status", { workspace: repo, ref: "main" });
+  assert.equal(bodyOf(main).commit, commits.main);
+  assert.equal(metaOf(main).ref, "main");
+  const worktree = bodyOf(await s.call("index_status", { workspace: repo, ref: "WORKTREE" }));
+  assert.equal(worktree.index_status, "ready");
+  assert.equal(worktree.commit, undefined);
+});
+
 Deno.test("switch_ref changes the session's default ref; HTTP (no session) is told to pass ref", async () => {
   const sw = bodyOf(await stdioCall("switch_ref", { ref: "feat" }));
-  assert.equal(sw.previous_ref, "main");
+  assert.equal(sw.previous_ref, "WORKTREE");
   assert.equal(sw.commit, commits.feat);
   assert.equal(sw.indexed, true);
   assert.deepEqual(names(await stdioCall("locate_symbol", { name: "AlphaRenamed" })), ["AlphaRenamed"]);
@@ -306,9 +338,10 @@ Deno.test("switch_ref changes the session's default ref; HTTP (no session) is to
   assert.equal(notYet.indexed, false);
   assert.deepEqual((notYet.fix as { arguments: unknown }).arguments, { workspace: repo, ref: "other", wait: true });
   assert.equal(codeOf(await stdioCall("locate_symbol", { name: "OtherOnly" })), "ref_not_indexed");
-  const back = bodyOf(await stdioCall("switch_ref", { ref: "live" }));
+  const back = bodyOf(await stdioCall("switch_ref", { ref: "WORKTREE" }));
   assert.equal(back.previous_ref, "other");
-  assert.equal(back.ref, "main");
+  assert.deepEqual([back.ref, back.branch, back.changed], ["WORKTREE", "main", true]);
+  assert.equal(bodyOf(await stdioCall("switch_ref", { ref: "live" })).changed, false, "the older spelling");
   assert.deepEqual(names(await stdioCall("locate_symbol", { name: "Alpha" })), ["Alpha"]);
   assert.equal(codeOf(await s.call("switch_ref", { workspace: repo, ref: "feat" })), "invalid_input");
 });
@@ -383,7 +416,7 @@ Deno.test({
     registerProject(s.registry, wt);
     const r = await s.call("index_repo", { workspace: wt, wait: true });
     assert.equal(codeOf(r), null, JSON.stringify(bodyOf(r)));
-    assert.equal((bodyOf(await s.call("list_refs", { workspace: wt })).live as { ref: string }).ref, "other");
+    assert.equal((bodyOf(await s.call("list_refs", { workspace: wt })).live as { branch: string }).branch, "other");
     assert.deepEqual(names(await s.call("locate_symbol", { workspace: wt, name: "OtherOnly" })), ["OtherOnly"]);
     // The main checkout's live ref is unchanged.
     assert.ok(!defines(await s.call("locate_symbol", { workspace: repo, name: "OtherOnly" }), "OtherOnly"));

@@ -10,6 +10,7 @@ import {
   cruxeOwnFiles,
   SANDBOX_ENV_MARKER,
   sandboxEnv,
+  sandboxInputsFor,
   sandboxPolicy,
   workerPermissions,
 } from "../src/cli/sandbox.ts";
@@ -49,6 +50,23 @@ Deno.test("sandbox policy: read roots + home + own files, write home only, net l
   assert.ok(flags.includes("--no-prompt"));
   assert.ok(!flags.some((f) => f === "--allow-read" || f === "--allow-write" || f === "--allow-net" || f === "-A"));
   assert.ok(!flags.some((f) => f.startsWith("--allow-ffi") || f.startsWith("--allow-sys")));
+});
+
+Deno.test("sandbox policy: the configured embeddings endpoint is reachable as well as the LLM endpoint", () => {
+  const inputs = sandboxInputsFor(
+    {
+      transport: "http",
+      port: 9312,
+      bind: "127.0.0.1",
+      workspaces: [],
+      autoWorkspace: true,
+      allowedRoots: [root],
+      prewarm: false,
+      verbose: 0,
+    },
+    { CRUXE_HOME: home, CRUXE_LLM_URL: "http://127.0.0.1:11434/api/chat", CRUXE_EMBED_URL: "http://127.0.0.2:8081/v1" },
+  );
+  assert.deepEqual(sandboxPolicy(inputs).net, ["127.0.0.1:9312", "127.0.0.1:11434", "127.0.0.2:8081"]);
 });
 
 Deno.test("sandbox policy: a symlinked root is granted as given and as realpath; nested paths collapse", () => {

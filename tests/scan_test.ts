@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { commitAll, copyFixture, git, indexDir, tempHome } from "./helpers/fixture_repo.ts";
+import { commitAll, copyFixture, git, indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
 import { scanRepository } from "../src/index/scan.ts";
 import { IgnoreFile } from "../src/index/ignore_rules.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
+import { WatchFilter } from "../src/index/watch_filter.ts";
+import { allIndexedPaths } from "../src/state/read/files.ts";
+import { indexGapCheck } from "../src/cli/commands/doctor_gap.ts";
 
 function makeTree(dir: string, files: Record<string, string>): void {
   for (const [p, body] of Object.entries(files)) {
@@ -123,6 +126,40 @@ Deno.test("a branch switch that rewrites files is picked up by sync and relabels
     assert.throws(() => h.runner.start(project, { mode: "incremental", force: false, ref: "nope" }), {
       code: "ref_not_indexed",
     });
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("a root bin/ keeps its scripts: scan, index, watch filter and doctor agree; build output there is skipped", async () => {
+  const h = tempHome();
+  try {
+    const dir = Deno.makeTempDirSync();
+    makeTree(dir, {
+      "bin/django-admin.py": "def main():\n    pass\n",
+      "bin/rails": "#!/usr/bin/env ruby\nputs 1\n",
+      "bin/Debug/app.dll": "MZ\n",
+      "bin/app.pdb": "x\n",
+      "src/app.py": "def app(): pass\n",
+    });
+    git(dir, "init", "-q");
+    commitAll(dir, "init");
+    const scan = await scanRepository(dir, { maxFileBytes: 1 << 20 });
+    assert.deepEqual(scan.files.map((f) => f.path).sort(), ["bin/django-admin.py", "bin/rails", "src/app.py"]);
+    assert.equal(scan.skipped.ignored, 2);
+    const plain = await scanRepository(dir, { maxFileBytes: 1 << 20, useGit: false });
+    assert.deepEqual(plain.files.map((f) => f.path).sort(), ["bin/django-admin.py", "bin/rails", "src/app.py"]);
+    const filter = new WatchFilter(dir);
+    assert.equal(filter.classify("bin/django-admin.py"), "change");
+    assert.equal(filter.classify("bin/Debug/app.dll"), "ignored");
+    const { project, status } = await indexDir(h, dir);
+    assert.equal(status, "published");
+    const paths = withIndex(h, project.project_id, (db) => allIndexedPaths(db));
+    assert.ok(paths.includes("bin/django-admin.py"), JSON.stringify(paths));
+    const gap = await indexGapCheck({ config: h.config, registry: h.registry }, dir);
+    assert.ok(gap);
+    assert.equal(gap.status, "ok", gap.detail);
+    assert.doesNotMatch(gap.detail, /new since/);
   } finally {
     h.close();
   }

@@ -212,6 +212,24 @@ Deno.test("search_code over a fixture repository", async (t) => {
       const r = searchCode(db, { query: huge });
       assert.ok(r.results.length > 0);
     });
+    await t.step("debug: true says each result's join status, and counts them", () => {
+      const plain = searchCode(db, { query: "rate limit" });
+      assert.equal(plain.debug, undefined);
+      assert.ok(plain.results.every((x) => x.join_status === undefined));
+      const seen = new Set<string>();
+      for (const query of ["rate limit", "config/loader.go", "RateLimiter"]) {
+        const r = searchCode(db, { query, debug: true });
+        assert.ok(r.results.length > 0, query);
+        // A result that joined its symbol's row carries the symbol's handles; one that did not has none.
+        for (const x of r.results) {
+          assert.equal(x.join_status, x.symbol_id ? "hit" : "miss", `${query}: ${x.path}:${x.line_start}`);
+          seen.add(x.join_status!);
+        }
+        const hits = r.results.filter((x) => x.symbol_id).length;
+        assert.deepEqual(r.debug, { join_status: { hits, misses: r.results.length - hits } });
+      }
+      assert.deepEqual([...seen].sort(), ["hit", "miss"]);
+    });
   } finally {
     readers.closeAll();
     h.close();

@@ -160,6 +160,20 @@ Deno.test("semantic: vectors after publish, fused into search_code, resumable, d
     assert.equal(second.embedded_this_pass, 0);
     assert.equal(texts, embedded + 1, "only one query was embedded since the first pass (client vectors are not)");
 
+    // Scoped (`repo`/`scope`): the vector is used and checked per repository, and meta names the collection.
+    const collection = `cruxe__${DIMS}__test_embed`;
+    const scoped = bodyOf(await s.call("search_code", { query: "limiter", repo: p.name, vector: vectorOf("limiter") }));
+    assert.equal((scoped.meta as Body).collection, collection, JSON.stringify(scoped).slice(0, 400));
+    assert.ok((scoped.results as unknown[]).length > 0);
+    for (const args of [{ repo: p.name }, { scope: { type: "repos", repos: [p.name] } }]) {
+      const bad = bodyOf(await s.call("search_code", { query: "limiter", ...args, vector: [1] }));
+      assert.equal((bad.error as Body)?.code, "invalid_input", JSON.stringify(bad).slice(0, 300));
+    }
+    const asked = bodyOf(
+      await s.call("ask_code", { query: "token bucket rate limiter", repo: p.name, grounded: true }),
+    );
+    assert.equal((asked.meta as Body).collection, collection, JSON.stringify(asked.meta));
+
     // Misbehaving endpoints: lexical results and a note, never an error.
     for (
       const [m, says] of [["wrong_dims", /5 dimensions/], ["huge", /more than/], ["slow", /within 2000 ms/]] as const

@@ -10,7 +10,7 @@ import type { OptionTable, Parsed } from "./args.ts";
 import type { CommandDef } from "./command_def.ts";
 import { type CliContext, openContext } from "./context.ts";
 import { userCwd } from "./user_cwd.ts";
-import { printJson } from "./output.ts";
+import { printJson, say } from "./output.ts";
 import type { QueryArgs } from "./commands/query_cmds.ts";
 import { runServeCommand, SERVE_MCP_OPTIONS, SERVE_OPTIONS } from "./commands/serve_cmd.ts";
 import { completionScript, SHELLS } from "./completions.ts";
@@ -84,10 +84,10 @@ export const COMMANDS: CommandDef[] = [
       IndexWriter.open(ctx.registry.projectDir(p.project_id), false).close();
       if (v.json) printJson({ ...p, store: ctx.registry.projectDir(p.project_id) });
       else {
-        console.log(
+        say(
           `Registered ${p.repo_root} as "${p.name}" (project ${p.project_id}, ${p.vcs_mode}, ref ${p.default_ref}).`,
         );
-        console.log(`Store: ${ctx.registry.projectDir(p.project_id)}. Next: cruxe index --path ${p.repo_root}`);
+        say(`Store: ${ctx.registry.projectDir(p.project_id)}. Next: cruxe index --path ${p.repo_root}`);
       }
       return 0;
     },

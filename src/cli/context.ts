@@ -1,9 +1,8 @@
 /**
  * What every command starts from: the effective config (`--config`, env),
  * the registry, and startup reconciliation of interrupted jobs.
- * Requires `--allow-env`, `--allow-read`/`--allow-write` on the Cruxe home.
+ * Requires `--allow-env`, `--allow-read`/`--allow-write` on the Cruxe home (and `--allow-read` on the config file).
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   CONFIG_FILE_KEYS,
@@ -14,6 +13,7 @@ import {
 } from "../core/config.ts";
 import { warn } from "../core/log.ts";
 import { nearest } from "./args.ts";
+import { readConfigObject } from "./config_file.ts";
 import { CruxeError } from "../core/errors.ts";
 import { Registry } from "../state/registry.ts";
 import { processAlive } from "../state/process_lock.ts";
@@ -28,20 +28,12 @@ export interface CliContext {
 
 function readConfigFile(path: string | undefined, home: string): Partial<CruxeConfig> {
   const p = path ?? join(home, "config.json");
-  if (!existsSync(p)) {
-    if (path) throw new CruxeError("invalid_input", `Config file ${path} does not exist`);
+  const parsed = readConfigObject(p);
+  if (!parsed) {
+    if (path) throw new CruxeError("invalid_input", `Config file ${path} does not exist`, { path });
     return {};
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(p, "utf8"));
-  } catch (e) {
-    throw new CruxeError("invalid_input", `Config file ${p} is not valid JSON: ${(e as Error).message}`);
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new CruxeError("invalid_input", `Config file ${p} must hold a JSON object`);
-  }
-  for (const w of unknownConfigKeys(parsed as Record<string, unknown>)) warn(`config file ${p}: ${w}`);
+  for (const w of unknownConfigKeys(parsed)) warn(`config file ${p}: ${w}`);
   return parsed as Partial<CruxeConfig>;
 }
 
@@ -80,10 +72,16 @@ export function loadConfig(configPath?: string): CruxeConfig {
   return resolveConfig(env, Deno.build.os, readConfigFile(configPath, base.home));
 }
 
-/** Loads config and opens the registry (a damaged one is `storage_unavailable` naming the file and the fix). */
+/**
+ * Loads config and opens the registry (a damaged one is `storage_unavailable`
+ * naming the file and the fix; on a full disk it is opened read-only).
+ */
 export function openContext(configPath?: string): CliContext {
   const config = loadConfig(configPath);
   const registry = Registry.open(config.home);
-  const interruptedAtStart = registry.reconcileInterrupted((pid) => processAlive(config.home, pid));
+  // A full disk leaves the registry read-only: queries still answer from the existing indexes.
+  const interruptedAtStart = registry.writeOrReadOnly(() =>
+    registry.reconcileInterrupted((pid) => processAlive(config.home, pid))
+  );
   return { config, registry, interruptedAtStart };
 }

@@ -6,7 +6,8 @@ const SKIP_REASONS: Record<string, (maxFileBytes: number) => string> = {
   ignored: () => "by ignore rules or built-in skips (node_modules, vendor, build output, lock and minified files)",
   tooLarge: (max) => `larger than ${formatBytes(max)} (maxFileBytes / CRUXE_MAX_FILE_BYTES)`,
   symlinks: () => "symlinks or below a symlinked directory (never followed)",
-  unreadable: () => "unreadable (permission denied, or gone while reading)",
+  unreadable: () =>
+    "unreadable: files or directories (permission denied, a path too long to open, or gone while reading)",
   binary: () => "binary (a NUL byte in the first 8 KiB)",
 };
 

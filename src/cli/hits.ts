@@ -3,6 +3,7 @@
  * editors can jump to them), cut to the terminal's width, coloured on a
  * terminal unless `NO_COLOR` is set. Requires `--allow-env` (`COLUMNS`).
  */
+import { printable } from "../core/printable.ts";
 
 /** One result line. */
 export interface Hit {
@@ -44,10 +45,11 @@ function highlighter(terms: string[]): RegExp | null {
   return words.length ? new RegExp(`(${words.map(escapeRe).join("|")})`, "gi") : null;
 }
 
-/** One line for `hit` in `style`: never longer than `style.width` visible characters. */
+/** One line for `hit` in `style`: never longer than `style.width` visible characters; control characters escaped. */
 export function formatHit(hit: Hit, style: HitStyle, terms: string[] = []): string {
-  const head = `${hit.path}:${hit.line}: `;
-  let text = hit.text.replace(/\s+/g, " ").trim();
+  const path = printable(hit.path);
+  const head = `${path}:${hit.line}: `;
+  let text = printable(hit.text.replace(/\s+/g, " ").trim());
   const room = style.width - head.length;
   if (room < 1) {
     // Not even the location fits: cut it, so the line still does not wrap.
@@ -57,7 +59,7 @@ export function formatHit(hit: Hit, style: HitStyle, terms: string[] = []): stri
   if (!style.color) return head + text;
   const re = highlighter(terms);
   const shown = re ? text.replace(re, `${MATCH}$1${RESET}`) : text;
-  return `${PATH}${hit.path}${RESET}:${LINE}${hit.line}${RESET}: ${shown}`;
+  return `${PATH}${path}${RESET}:${LINE}${hit.line}${RESET}: ${shown}`;
 }
 
 /** Prints hits on stdout, or `No results` when there are none. */

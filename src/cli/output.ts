@@ -1,10 +1,20 @@
 /** Human output (tables, messages) and `--json` output for the CLI. stdout only here. */
 import { CruxeError, toCruxeError } from "../core/errors.ts";
+import { printable } from "../core/printable.ts";
 import { stdoutStyle } from "./hits.ts";
 
 /** `n` and `noun`, plural unless `n` is 1 ("1 file", "3 files"). */
 export function counted(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * Prints lines for people on stdout, control characters escaped (`printable`;
+ * newlines inside a line stay, for blocks such as code). Every human-readable
+ * line of the CLI goes through here, `printTable`, `printHits` or `reportError`.
+ */
+export function say(...lines: string[]): void {
+  for (const line of lines) console.log(printable(line, true));
 }
 
 /** Prints a value as JSON on stdout. */
@@ -13,11 +23,11 @@ export function printJson(value: unknown): void {
 }
 
 /**
- * Prints rows as an aligned table on stdout. On a terminal the widest columns
+ * Prints rows as an aligned table on stdout, control characters in cells escaped. On a terminal the widest columns
  * are cut (with `…`) until the table fits its width; piped, nothing is cut.
  */
 export function printTable(headers: string[], rows: (string | number | null | undefined)[][]): void {
-  const cells = [headers, ...rows.map((r) => r.map((c) => c === null || c === undefined ? "" : String(c)))];
+  const cells = [headers, ...rows.map((r) => r.map((c) => c === null || c === undefined ? "" : printable(String(c))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
   const room = stdoutStyle().width - 2 * (widths.length - 1);
   while (widths.reduce((a, b) => a + b, 0) > room) {
@@ -37,6 +47,6 @@ export function printTable(headers: string[], rows: (string | number | null | un
 export function reportError(err: unknown, json: boolean): number {
   const e = toCruxeError(err);
   if (json) printJson({ error: e.toJSON() });
-  else console.error(`error[${e.code}]: ${e.message}`);
+  else console.error(`error[${e.code}]: ${printable(e.message, true)}`);
   return e instanceof CruxeError && e.code === "invalid_input" ? 2 : 1;
 }

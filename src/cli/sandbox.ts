@@ -3,14 +3,16 @@
  * privilege: the answering process holds only what it needs): whatever our own path checks get wrong, the process that answers
  * requests can read only the allowed roots, the registered workspaces, the
  * Cruxe home, the config file and Cruxe's own files; write only the home;
- * reach only its listen address and the LLM endpoint; run only `git`.
+ * reach only its listen address, the LLM endpoint and the embeddings
+ * endpoint; run only `git`.
  *
  * How it is applied, by how Cruxe was started:
  * - `deno run main.ts serve-mcp …` and `deno task serve` (a `deno run`): the
  *   CLI re-executes itself — `Deno.execPath()` `run <narrow flags>
  *   main.ts <same args>` (`main.ts` beside the sources, i.e. `Deno.mainModule`) — with a scrubbed environment carrying
  *   `CRUXE_SANDBOXED=1`, so the child serves and does not re-execute again.
- *   The parent only relays the exit code and forwards SIGINT/SIGTERM.
+ *   The parent only relays the exit code and forwards SIGINT/SIGTERM; when
+ *   the parent's own parent dies without a signal, it stops the child too.
  * - the compiled binary (`Deno.build.standalone`): its permissions are baked
  *   in at compile time and `deno compile` binaries take no runtime flags, and
  *   `Deno.permissions.revoke` cannot narrow a global grant to a list. So the
@@ -26,8 +28,12 @@
  * granted both the canonical form and the form as typed (Deno checks the
  * path it is handed without resolving symlinks, so a request naming
  * `/tmp/link/repo` needs `/tmp/link` granted to be resolved at all; what it
- * resolves to is then checked against the canonical roots). A project registered by another process after
- * start and outside every allowed root is not readable until the next start.
+ * resolves to is then checked against the canonical roots). A symlink
+ * elsewhere, which the server may not read at all, is resolved by this
+ * launcher over a Unix socket in the home (`launcher_resolver.ts`; the server
+ * is granted that socket only), and only a target inside an allowed root is
+ * told. A project registered by another process after start and outside
+ * every allowed root is not readable until the next start.
  *
  * Environment: `openContext` reads `Deno.env.toObject()`, which needs the
  * whole `--allow-env`; the child instead gets an environment reduced to the
@@ -37,14 +43,18 @@
  * Requires (in the parent) `--allow-read` on the home and the config file,
  * `--allow-run` on `Deno.execPath()` (deno run) and `--allow-env`.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { resolveConfig } from "../core/config.ts";
 import { CruxeError } from "../core/errors.ts";
 import { debug } from "../core/log.ts";
+import { printable } from "../core/printable.ts";
 import type { ServeOptions } from "../mcp/serve_options.ts";
+import { RESOLVER_ENV, startLauncherResolver } from "../mcp/launcher_resolver.ts";
 import { Registry } from "../state/registry.ts";
+import { readConfigObject } from "./config_file.ts";
+import { watchParent } from "./parent_watch.ts";
 
 /** Set in the sandboxed child (or worker): it must serve, not re-execute. */
 export const SANDBOX_ENV_MARKER = "CRUXE_SANDBOXED";
@@ -112,6 +122,8 @@ export interface SandboxInputs {
   listen?: { hostname: string; port: number } | null;
   /** LLM endpoint URL for ask_code, when configured. */
   llmUrl?: string | null;
+  /** Embeddings endpoint URL of the optional semantic layer, when configured. */
+  embedUrl?: string | null;
 }
 
 /** The narrow permission lists. */
@@ -182,10 +194,11 @@ export function sandboxPolicy(i: SandboxInputs): SandboxPolicy {
   }
   const net: string[] = [];
   if (i.listen) net.push(i.listen.port ? `${i.listen.hostname}:${i.listen.port}` : i.listen.hostname);
-  if (i.llmUrl) {
+  for (const url of [i.llmUrl, i.embedUrl]) {
+    if (!url) continue;
     try {
-      net.push(hostPort(new URL(i.llmUrl)));
-    } catch { /* a bad URL is reported by ask_code itself */ }
+      net.push(hostPort(new URL(url)));
+    } catch { /* a bad URL is reported by the tool that uses it */ }
   }
   return {
     read: minimalPaths(read),
@@ -250,15 +263,12 @@ export function cruxeOwnFiles(): string[] {
     .filter((p) => existsSync(p));
 }
 
-/** The config file's fields (same rules as the CLI: `--config`, else `<home>/config.json`). */
+/**
+ * The config file's fields (same rules as the CLI: `--config`, else `<home>/config.json`, a regular
+ * file only); a missing `--config` file is left to the served process to report.
+ */
 function configFileFields(path: string | undefined, home: string): Record<string, unknown> {
-  const p = path ?? join(home, "config.json");
-  if (!existsSync(p)) return {};
-  try {
-    return JSON.parse(readFileSync(p, "utf8"));
-  } catch {
-    return {}; // the served process reports a bad config file itself
-  }
+  return readConfigObject(path ?? join(home, "config.json")) ?? {};
 }
 
 /** Everything `sandboxPolicy` needs, gathered from checked serve options, config and registry. */
@@ -276,13 +286,15 @@ export function sandboxInputsFor(o: ServeOptions, env: Record<string, string>): 
     registry.close();
   }
   return {
-    allowedRoots: o.allowedRoots,
+    // A copy: the typed forms added to the policy must not reach the child's own --allowed-root list.
+    allowedRoots: [...o.allowedRoots],
     workspaces: [...o.workspaces, ...registered].filter((p) => existsSync(p)),
     home: config.home,
     ownFiles: cruxeOwnFiles(),
     configFile: o.configPath ? resolve(o.configPath) : null,
     listen: o.transport === "http" ? { hostname: o.bind, port: o.port } : null,
     llmUrl: config.llm.url,
+    embedUrl: config.embed.url,
   };
 }
 
@@ -322,13 +334,36 @@ export async function sandboxedServe(
   inputs.allowedRoots.push(...typed(options.allowedRoots));
   inputs.workspaces.push(...typed(options.workspaces));
   const policy = sandboxPolicy(inputs);
+  const resolver = o.autoWorkspace ? launcherResolver(inputs.home, o.allowedRoots) : null;
+  // The server asks this launcher or none (a value inherited from the environment is overwritten).
+  env[RESOLVER_ENV] = resolver?.socket ?? "";
+  if (resolver) policy.net.push(`unix:${resolver.socket}`);
   const childArgv = [argv[0], ...withCanonicalPaths(argv.slice(1), o)];
   debug(`sandbox: read=${policy.read.join(",")} write=${policy.write.join(",")} net=${policy.net.join(",")}`);
   // `CRUXE_SANDBOX=worker` takes the compiled binary's path under `deno run` (how that path is tested).
   const inWorker = runtimeKind() === "compiled" || env[SANDBOX_OPT_OUT] === "worker";
-  return inWorker
-    ? await serveInWorker(childArgv, policy, env, entry.worker)
-    : await serveInChild(childArgv, policy, env, entry.main);
+  try {
+    return inWorker
+      ? await serveInWorker(childArgv, policy, env, entry.worker)
+      : await serveInChild(childArgv, policy, env, entry.main);
+  } finally {
+    resolver?.close();
+  }
+}
+
+/**
+ * Starts the launcher's path resolver for the sandboxed server (a symlink
+ * elsewhere that leads into an allowed root cannot be resolved inside the
+ * sandbox; see `launcher_resolver.ts`), on a socket in the home's `run`
+ * directory; null when it cannot start (the server then refuses such paths).
+ */
+function launcherResolver(home: string, allowedRoots: string[]) {
+  try {
+    mkdirSync(join(home, "run"), { recursive: true });
+  } catch {
+    return null;
+  }
+  return startLauncherResolver(join(home, "run", `resolve-${Deno.pid}.sock`), allowedRoots);
 }
 
 /**
@@ -376,9 +411,16 @@ async function serveInChild(
     Deno.addSignalListener(s, relay);
     return [s, relay] as const;
   });
+  // Killed without a signal to forward (the launcher's launcher died): the child goes too.
+  const stopWatch = watchParent(() => {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already gone */ }
+  });
   try {
     return (await child.status).code;
   } finally {
+    stopWatch();
     for (const [s, relay] of relays) Deno.removeSignalListener(s, relay);
   }
 }
@@ -393,7 +435,8 @@ async function serveInWorker(
   // The environment is process-wide: reduce it before the worker starts.
   const keep = sandboxEnv(env);
   for (const k of Object.keys(env)) if (!(k in keep)) Deno.env.delete(k);
-  Deno.env.set(SANDBOX_ENV_MARKER, "1");
+  for (const [k, v] of Object.entries(keep)) Deno.env.set(k, v); // with the marker and the resolver's socket
+
   let worker: Worker;
   try {
     worker = new Worker(entry, {
@@ -415,7 +458,7 @@ async function serveInWorker(
     };
     worker.onerror = (e) => {
       e.preventDefault();
-      console.error(`cruxe: sandboxed server failed: ${e.message}`);
+      console.error(`cruxe: sandboxed server failed: ${printable(e.message, true)}`);
       worker.terminate();
       resolveExit(1);
     };

@@ -109,26 +109,89 @@ export function defaultHome(env: Record<string, string | undefined>, os: string)
 }
 
 /**
+ * The environment variables that hold whole numbers, with the range each
+ * accepts (and a word it takes besides, like `off`). Every one is checked
+ * when the config is built, so a bad value stops any command at once.
+ */
+const NUMERIC_ENV: Record<string, { min: number; max?: number; word?: string }> = {
+  CRUXE_MAX_FILE_BYTES: { min: 1 },
+  CRUXE_MAX_FULLTEXT_BYTES: { min: 1 },
+  CRUXE_WORKERS: { min: 1 },
+  CRUXE_WORKER_RECYCLE_FILES: { min: 1 },
+  CRUXE_LLM_TIMEOUT_MS: { min: 1 },
+  CRUXE_EMBED_TIMEOUT_MS: { min: 1 },
+  CRUXE_WATCH_POLL_MS: { min: 50 },
+  CRUXE_MAX_REF_STORES: { min: 1, max: 1000 },
+  CRUXE_READER_WORKERS: { min: 0, word: "off" },
+};
+
+/** `value` as a whole number in `name`'s range (`NUMERIC_ENV`), or `invalid_input` naming `where`. */
+function wholeNumber(value: unknown, name: string, where: string): number {
+  const { min, max = Number.MAX_SAFE_INTEGER, word } = NUMERIC_ENV[name];
+  const text = typeof value === "string" ? value.trim() : typeof value === "number" ? String(value) : "";
+  const n = /^\d{1,15}$/.test(text) ? Number(text) : NaN;
+  if (n >= min && n <= max) return n;
+  const range = (max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`) +
+    (word ? `, or ${word}` : "");
+  throw new CruxeError("invalid_input", `${where} must be a whole number, ${range} (got ${JSON.stringify(value)})`, {
+    field: where,
+  });
+}
+
+/**
+ * The whole number the environment variable `name` sets: `fallback` when it
+ * is unset or blank, else its value, or `invalid_input` naming the variable
+ * when that is not a whole number in its range. (Its `word`, like `off`, is
+ * the caller's to look for first.)
+ */
+export function envNumber(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === "" ? fallback : wholeNumber(raw, name, name);
+}
+
+/** Checks every variable of `NUMERIC_ENV` that is set; throws `invalid_input` naming the first bad one. */
+function checkNumericEnv(env: Record<string, string | undefined>): void {
+  for (const [name, rule] of Object.entries(NUMERIC_ENV)) {
+    if (rule.word === undefined || env[name]?.trim() !== rule.word) envNumber(env, name, 0);
+  }
+}
+
+/**
+ * A numeric setting: the environment variable `name` when set, else the config
+ * file's value (checked against the same range, naming `fileKey`), else `fallback`.
+ */
+function numberSetting(
+  env: Record<string, string | undefined>,
+  name: string,
+  fileValue: unknown,
+  fileKey: string,
+  fallback: number,
+): number {
+  const fromFile = fileValue === undefined ? fallback : wholeNumber(fileValue, name, `config key ${fileKey}`);
+  return envNumber(env, name, fromFile);
+}
+
+/**
  * Builds the effective config: defaults, then the config file's fields, then
- * environment variables (which win).
+ * environment variables (which win). A numeric environment variable or file
+ * value that is not a whole number in its range is `invalid_input` naming it.
  */
 export function resolveConfig(
   env: Record<string, string | undefined>,
   os: string,
   file: Partial<CruxeConfig> = {},
 ): CruxeConfig {
-  const num = (v: string | undefined, d: number) => {
-    const n = v === undefined ? NaN : Number(v);
-    return Number.isFinite(n) && n > 0 ? n : d;
-  };
+  checkNumericEnv(env);
+  const num = (name: string, fileValue: unknown, fileKey: string, d: number) =>
+    numberSetting(env, name, fileValue, fileKey, d);
   const fileLlm: Partial<CruxeConfig["llm"]> = file.llm ?? {};
   const fileEmbed: Partial<CruxeConfig["embed"]> = file.embed ?? {};
   return {
     home: env.CRUXE_HOME ?? file.home ?? defaultHome(env, os),
-    maxFileBytes: num(env.CRUXE_MAX_FILE_BYTES, file.maxFileBytes ?? 16 * 1024 * 1024),
-    maxFullTextBytes: num(env.CRUXE_MAX_FULLTEXT_BYTES, file.maxFullTextBytes ?? 1024 * 1024),
-    workers: num(env.CRUXE_WORKERS, file.workers ?? defaultWorkers()),
-    workerRecycleFiles: num(env.CRUXE_WORKER_RECYCLE_FILES, file.workerRecycleFiles ?? 4000),
+    maxFileBytes: num("CRUXE_MAX_FILE_BYTES", file.maxFileBytes, "maxFileBytes", 16 * 1024 * 1024),
+    maxFullTextBytes: num("CRUXE_MAX_FULLTEXT_BYTES", file.maxFullTextBytes, "maxFullTextBytes", 1024 * 1024),
+    workers: num("CRUXE_WORKERS", file.workers, "workers", defaultWorkers()),
+    workerRecycleFiles: num("CRUXE_WORKER_RECYCLE_FILES", file.workerRecycleFiles, "workerRecycleFiles", 4000),
     maxAutoWorkspaces: file.maxAutoWorkspaces ?? 10,
     warmsetCapacity: file.warmsetCapacity ?? 3,
     allowGlobalScope: env.ALLOW_GLOBAL_SCOPE !== undefined
@@ -138,13 +201,13 @@ export function resolveConfig(
       url: env.CRUXE_LLM_URL ?? fileLlm.url ?? null,
       model: env.CRUXE_LLM_MODEL ?? fileLlm.model ?? null,
       apiKey: env.CRUXE_LLM_API_KEY ?? fileLlm.apiKey ?? null,
-      timeoutMs: num(env.CRUXE_LLM_TIMEOUT_MS, fileLlm.timeoutMs ?? 30000),
+      timeoutMs: num("CRUXE_LLM_TIMEOUT_MS", fileLlm.timeoutMs, "llm.timeoutMs", 30000),
     },
     embed: {
       url: env.CRUXE_EMBED_URL ?? fileEmbed.url ?? null,
       model: env.CRUXE_EMBED_MODEL ?? fileEmbed.model ?? null,
       apiKey: env.CRUXE_EMBED_API_KEY ?? fileEmbed.apiKey ?? null,
-      timeoutMs: num(env.CRUXE_EMBED_TIMEOUT_MS, fileEmbed.timeoutMs ?? 30000),
+      timeoutMs: num("CRUXE_EMBED_TIMEOUT_MS", fileEmbed.timeoutMs, "embed.timeoutMs", 30000),
     },
     repoNames: file.repoNames ?? {},
     watch: resolveWatch(env, file.watch),
@@ -154,12 +217,7 @@ export function resolveConfig(
 /** The `watch` settings: config file fields, then `CRUXE_WATCH` / `CRUXE_WATCH_POLL_MS`; bad values are `invalid_input`. */
 function resolveWatch(env: Record<string, string | undefined>, file: Partial<WatchConfig> | undefined): WatchConfig {
   const f: Partial<WatchConfig> = file ?? {};
-  const poll = Number(env.CRUXE_WATCH_POLL_MS ?? f.pollIntervalMs ?? 2000);
-  if (!Number.isFinite(poll) || poll < 50) {
-    throw new CruxeError("invalid_input", `watch.pollIntervalMs / CRUXE_WATCH_POLL_MS must be a number >= 50`, {
-      field: "watch.pollIntervalMs",
-    });
-  }
+  const poll = numberSetting(env, "CRUXE_WATCH_POLL_MS", f.pollIntervalMs, "watch.pollIntervalMs", 2000);
   const workspaces: Record<string, WatchMode> = {};
   for (const [path, m] of Object.entries(f.workspaces ?? {})) {
     workspaces[path] = watchMode(m, `watch.workspaces[${path}]`);

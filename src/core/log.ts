@@ -2,6 +2,7 @@
  * Logging to stderr only: stdout belongs to the protocol in stdio mode and to
  * `--json` output in the CLI.
  */
+import { printable } from "./printable.ts";
 
 let level = 0; // 0 = warnings and errors, 1 = info (-v), 2 = debug (-vv)
 
@@ -10,9 +11,14 @@ export function setLogLevel(n: number): void {
   level = n;
 }
 
+/** True at debug verbosity (`-v -v`): commands then add their debug details to what they print. */
+export function debugEnabled(): boolean {
+  return level >= 2;
+}
+
 function write(tag: string, msg: string): void {
   try {
-    console.error(`[cruxe ${tag}] ${msg}`);
+    console.error(`[cruxe ${tag}] ${printable(msg, true)}`);
   } catch {
     // stderr closed: nothing useful left to do with a log line.
   }

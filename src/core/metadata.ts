@@ -25,11 +25,16 @@ export interface ProtocolMetadata {
   pending_changes?: { count: number; paths: string[] };
 }
 
-/** Builds a metadata block; unspecified fields take the values of a ready, fresh index. */
+/**
+ * Builds a metadata block; unspecified fields take the values of a ready,
+ * fresh index, except that an index that is not `compatible` (none, or one
+ * this build cannot read) is never `fresh`: it defaults to `stale`.
+ */
 export function buildMetadata(p: Partial<Omit<ProtocolMetadata, "cruxe_protocol_version">>): ProtocolMetadata {
+  const usable = (p.schema_status ?? "compatible") === "compatible";
   return {
     cruxe_protocol_version: PROTOCOL_VERSION,
-    freshness_status: p.freshness_status ?? "fresh",
+    freshness_status: p.freshness_status ?? (usable ? "fresh" : "stale"),
     indexing_status: p.indexing_status ?? "ready",
     result_completeness: p.result_completeness ?? "complete",
     ref: p.ref ?? "live",

@@ -31,7 +31,8 @@ function windows(start: number, end: number, size: number): [number, number][] {
 /** Chunks of one file, in line order, covering every non-blank line once. */
 export function chunkFile(source: string, symbols: ExtractedSymbol[]): ChunkRecord[] {
   const lines = source.split("\n");
-  const total = lines.length;
+  // A final newline ends the last line; it does not start one more.
+  const total = source.endsWith("\n") ? lines.length - 1 : lines.length;
   const chosen: { start: number; end: number; symbol: number }[] = [];
   const hasCallableChild = new Set<number>();
   symbols.forEach((s) => {

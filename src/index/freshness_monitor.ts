@@ -99,7 +99,8 @@ export class FreshnessMonitor {
 
   /** The cached verdict for a project's current index; schedules a background scan when due. Never waits. */
   status(project: ProjectRow, view: PublishedIndex): FreshnessStatus {
-    if (view.schemaStatus !== "compatible" || !view.lastIndexedAt) return "fresh";
+    // No usable index is never fresh: the tree is ahead of an index that does not exist.
+    if (view.schemaStatus !== "compatible" || !view.lastIndexedAt) return "stale";
     const publishedMs = view.publishedAtMs ?? Date.parse(view.lastIndexedAt);
     const pace = this.paceOf(project.project_id);
     let st = this.states.get(project.project_id);
@@ -119,7 +120,7 @@ export class FreshnessMonitor {
   async refresh(project: ProjectRow, view: PublishedIndex): Promise<FreshnessStatus> {
     this.status(project, view);
     const st = this.states.get(project.project_id);
-    if (!st) return "fresh";
+    if (!st) return "stale";
     const pace = this.paceOf(project.project_id);
     await (pace.inflight ?? this.check(project, st, pace));
     return st.stale ? "stale" : "fresh";

@@ -2,6 +2,8 @@
  * Gitignore-style patterns (`.gitignore`, `.git/info/exclude`, `.cruxeignore`)
  * and Cruxe's built-in skips. Pure: callers read the files.
  */
+import { languageIdForPath, textLanguageForPath } from "../core/languages.ts";
+import { compileGlob, type Glob, globMatch } from "./glob_match.ts";
 
 /** Directory names never descended into, at any depth. */
 export const SKIP_DIRS = new Set([
@@ -26,7 +28,21 @@ export const SKIP_DIRS = new Set([
 ]);
 
 /** Build-output directories skipped only at the repository root. */
-export const SKIP_ROOT_DIRS = new Set(["dist", "build", "target", "out", "coverage", "bin", "obj"]);
+export const SKIP_ROOT_DIRS = new Set(["dist", "build", "target", "out", "coverage", "obj"]);
+
+/**
+ * Root directories holding scripts as often as build output (`bin/django-admin.py`,
+ * `bin/rails`): only their files with an extension Cruxe does not recognise
+ * (`.dll`, `.pdb`, `.exe`) are skipped; binaries without one are skipped later as binary.
+ */
+export const MIXED_ROOT_DIRS = new Set(["bin"]);
+
+/** True for a file name under a mixed root directory that is build output, not source. */
+function buildOutputName(relPath: string): boolean {
+  const base = relPath.slice(relPath.lastIndexOf("/") + 1);
+  const dot = base.lastIndexOf(".");
+  return dot > 0 && !languageIdForPath(relPath) && !textLanguageForPath(relPath);
+}
 
 /**
  * File names of minified bundles, source maps and lock files. Generated source
@@ -39,13 +55,13 @@ const SKIP_FILE = /(\.min\.(js|css)|\.map|\.lock|-lock\.json|\.bundle\.js)$/;
 export function builtinSkip(relPath: string): boolean {
   const parts = relPath.split("/");
   if (parts.length > 1 && SKIP_ROOT_DIRS.has(parts[0])) return true;
+  if (parts.length > 1 && MIXED_ROOT_DIRS.has(parts[0]) && buildOutputName(relPath)) return true;
   for (let i = 0; i < parts.length - 1; i++) if (SKIP_DIRS.has(parts[i])) return true;
   return SKIP_FILE.test(parts[parts.length - 1]);
 }
 
 interface Rule {
-  self: RegExp; // matches the entry itself
-  under: RegExp; // matches an entry beneath a matching directory
+  glob: Glob;
   negate: boolean;
   dirOnly: boolean;
   /** The line as written and its 1-based number, to name the rule that decided. */
@@ -60,35 +76,23 @@ export interface DecidingRule {
   ignored: boolean;
 }
 
-function globToRegex(glob: string): string {
-  let re = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === "*") {
-      if (glob[i + 1] === "*") {
-        i++;
-        if (glob[i + 1] === "/") {
-          i++;
-          re += "(?:.*/)?";
-        } else re += ".*";
-      } else re += "[^/]*";
-    } else if (c === "?") re += "[^/]";
-    else if (c === "[") {
-      const end = glob.indexOf("]", i + 1);
-      if (end < 0) re += "\\[";
-      else {
-        re += "[" + glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\") + "]";
-        i = end;
-      }
-    } else if (c === "\\" && i + 1 < glob.length) re += "\\" + glob[++i];
-    else re += c.replace(/[.+^${}()|\\]/g, "\\$&");
-  }
-  return re;
+/** A line of an ignore file that does not read as intended (it matches less, or nothing). */
+export interface RuleProblem {
+  line: number;
+  pattern: string;
+  message: string;
 }
 
-/** A set of ignore rules read from one file, relative to the directory `base`. */
+/**
+ * A set of ignore rules read from one file, relative to the directory `base`.
+ * Matching is linear in the path's length for any rule (see `./glob_match.ts`);
+ * a malformed rule never fails the file: it matches what git's would (often
+ * nothing), and is listed in `problems`.
+ */
 export class IgnoreFile {
   private rules: Rule[] = [];
+  /** Rules that do not read as intended, for a warning naming the file and line. */
+  readonly problems: RuleProblem[] = [];
   constructor(readonly base: string, text: string) {
     const lines = text.split(/\r?\n/);
     for (let n = 0; n < lines.length; n++) {
@@ -109,16 +113,9 @@ export class IgnoreFile {
       }
       const anchored = line.includes("/") && !line.startsWith("**/") || line.startsWith("/");
       if (line.startsWith("/")) line = line.slice(1);
-      const body = globToRegex(line);
-      const head = anchored ? "^" : "(?:^|/)";
-      this.rules.push({
-        self: new RegExp(`${head}${body}$`),
-        under: new RegExp(`${head}${body}/`),
-        negate,
-        dirOnly,
-        source,
-        line: n + 1,
-      });
+      const glob = compileGlob(line, anchored);
+      for (const message of glob.problems) this.problems.push({ line: n + 1, pattern: source, message });
+      if (glob.viable) this.rules.push({ glob, negate, dirOnly, source, line: n + 1 });
     }
   }
 
@@ -132,11 +129,12 @@ export class IgnoreFile {
 
   /** The last rule matching `rel` (the one whose verdict holds), or undefined. */
   decidingRule(rel: string, isDir: boolean): DecidingRule | undefined {
-    let out: Rule | undefined;
-    for (const r of this.rules) {
-      if (r.under.test(rel) || (r.self.test(rel) && (!r.dirOnly || isDir))) out = r;
+    for (let i = this.rules.length - 1; i >= 0; i--) {
+      const r = this.rules[i];
+      const m = globMatch(r.glob, rel);
+      if (m.under || (m.self && (!r.dirOnly || isDir))) return { pattern: r.source, line: r.line, ignored: !r.negate };
     }
-    return out && { pattern: out.source, line: out.line, ignored: !out.negate };
+    return undefined;
   }
 }
 

@@ -29,4 +29,26 @@ Deno.test("built-in skips: VCS and dependency directories anywhere, build output
   assert.equal(builtinSkip("dist/app.js"), true);
   assert.equal(builtinSkip("src/dist/app.js"), false);
   assert.equal(builtinSkip("src/main.go"), false);
+  assert.equal(builtinSkip("bin/django-admin.py"), false);
+  assert.equal(builtinSkip("bin/rails"), false);
+  assert.equal(builtinSkip("bin/Debug/app.dll"), true);
+});
+
+Deno.test("a malformed rule neither throws nor disturbs the others; it is listed with its line", () => {
+  const f = new IgnoreFile("", "*.log\n[z-a]\nfoo[\n[[:nope:]]x\n*.tmp\n");
+  assert.equal(f.match("a.log", false), true);
+  assert.equal(f.match("a.tmp", false), true, "rules after the malformed ones still apply");
+  assert.equal(f.match("z", false), true, "[z-a] matches z, as in git");
+  assert.equal(f.match("a", false), undefined);
+  assert.equal(f.match("foo[", false), undefined, "an unclosed bracket matches nothing");
+  assert.deepEqual(f.problems.map((p) => [p.line, p.pattern]), [[2, "[z-a]"], [3, "foo["], [4, "[[:nope:]]x"]]);
+});
+
+Deno.test("a backtracking-prone rule does not stall matching", () => {
+  const f = new IgnoreFile("", "a*a*a*a*a*a*a*a*a*a*a*a*a*a*b\n" + "**/".repeat(30) + "x*".repeat(30) + "y\n");
+  const t0 = performance.now();
+  assert.equal(f.match("a".repeat(60), false), undefined);
+  assert.equal(f.match(("x".repeat(40) + "/").repeat(20) + "x".repeat(60), false), undefined);
+  assert.equal(f.match("a".repeat(60) + "b", false), true);
+  assert.ok(performance.now() - t0 < 2000, `took ${Math.round(performance.now() - t0)} ms`);
 });

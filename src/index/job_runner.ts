@@ -18,6 +18,7 @@ import type { ActiveJob, IndexSummary, JobEvent } from "../state/jobs.ts";
 import { PARSE_WORKER_URL } from "./worker_pool.ts";
 import { registerProject } from "./project_setup.ts";
 import { refFor } from "../state/git.ts";
+import { checkRootUnmoved } from "../state/workspace_dir.ts";
 import { holdProcessLock, processAlive } from "../state/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
 import { indexPath } from "../state/project_index.ts";
@@ -286,10 +287,11 @@ export class JobRunner {
       warm?: boolean;
     },
   ): { active: ActiveJob; joined: boolean } {
+    checkRootUnmoved(project.repo_root);
     const running = this.refuseConcurrent(project, opts);
     if (running) return { active: running, joined: true };
     const ref = refFor(project.repo_root, project.vcs_mode);
-    if (!isLiveRef(project, opts.ref)) {
+    if (!isLiveRef(opts.ref)) {
       throw new CruxeError(
         "ref_not_indexed",
         `Ref ${opts.ref} is not the working tree of ${project.repo_root} (current: ${ref}); index it with ` +
@@ -307,6 +309,7 @@ export class JobRunner {
    * it, else starts one. A ref job runs beside the working tree's jobs.
    */
   async startRef(project: ProjectRow, ref: string, opts: { force: boolean }): Promise<RefStart> {
+    checkRootUnmoved(project.repo_root);
     const resolved = await resolveProjectRef(project, ref);
     const key = jobKey(project.project_id, resolved.commit);
     const running = this.active.get(key);

@@ -18,6 +18,9 @@
  * - When watching of a workspace starts (server start, first use), a scan is
  *   compared with the published manifest, so edits and deletions made while
  *   the server was down are synced and filtered like any other.
+ * - A root that now resolves elsewhere (swapped for a symlink) is checked
+ *   before watching, on every batch of events, poll and sync: watching stops,
+ *   with the reason, and nothing is synced from the new target.
  * - `.git/HEAD` moving (a branch switch) syncs when the branch name differs
  *   from the indexed ref, so the ref label follows the branch.
  * - A sync names the paths it is for (the job stats and diffs only those, on
@@ -35,6 +38,7 @@ import { debug, info, warn } from "../core/log.ts";
 import type { JobRunner } from "./job_runner.ts";
 import type { JobEvent } from "../state/jobs.ts";
 import { refFor } from "../state/git.ts";
+import { outsideSandbox, rootMovedError, rootMovedTo } from "../state/workspace_dir.ts";
 import {
   DEFAULT_WATCH_TIMING,
   diffListings,
@@ -231,7 +235,7 @@ export class LiveIndexer {
     }
     return {
       mode: st.mode,
-      reason: st.reason,
+      reason: st.reason ?? unwatchedReason(st.watcher),
       fix: st.fix,
       pending_changes: st.pending.size + (st.unknownSince !== null ? 1 : 0),
       syncs: st.syncs,
@@ -352,6 +356,7 @@ export class LiveIndexer {
       closed: false,
     };
     this.states.set(project.project_id, st);
+    if (this.moved(st)) return;
     const mode = this.configuredMode(project);
     if (mode === "off") {
       st.reason = "watch is off for this workspace in the config";
@@ -393,6 +398,12 @@ export class LiveIndexer {
     if (st.closed) return;
     st.watcher?.close();
     st.watcher = null;
+    if (e instanceof Deno.errors.NotCapable) {
+      // Polling could not read it either; say which rule stops it, never the runtime's own wording.
+      st.reason = outsideSandbox(st.project.repo_root).message;
+      warn(`not watching ${st.project.repo_root}: ${st.reason}`);
+      return;
+    }
     const limit = isWatchLimitError(e);
     warn(`watching ${st.project.repo_root} failed (${e.message}); polling instead`);
     this.startPolling(
@@ -412,7 +423,7 @@ export class LiveIndexer {
   }
 
   private onBatch(st: Watched, b: WatchBatch): void {
-    if (st.closed) return;
+    if (st.closed || this.moved(st)) return;
     // Lost events, changed rules, or a new directory (files may have appeared in it before its watch did).
     if (b.rescan || b.directory) st.unknownSince ??= performance.now();
     if (b.head) {
@@ -428,7 +439,7 @@ export class LiveIndexer {
 
   /** Starts a sync now, or once the running job ends. */
   private requestSync(st: Watched): void {
-    if (st.closed || st.retryTimer !== null) return;
+    if (st.closed || st.retryTimer !== null || this.moved(st)) return;
     const id = st.project.project_id;
     if (this.deps.runner.activeFor(id)) {
       st.again = true;
@@ -566,6 +577,7 @@ export class LiveIndexer {
   private async poll(st: Watched): Promise<void> {
     const t0 = performance.now();
     const interval = this.deps.config.watch.pollIntervalMs;
+    if (this.moved(st)) return;
     try {
       const { files, scanMs } = await this.freshness.listing(st.project);
       if (st.closed) return;
@@ -583,6 +595,22 @@ export class LiveIndexer {
     }
   }
 
+  /**
+   * True when the workspace's root now resolves to another path (it became a
+   * symlink): watching stops for good, saying so (`re-register it`), and
+   * nothing more is synced from it.
+   */
+  private moved(st: Watched): boolean {
+    const real = rootMovedTo(st.project.repo_root);
+    if (real === null) return false;
+    this.halt(st);
+    st.mode = "off";
+    st.reason = rootMovedError(st.project.repo_root, real).message;
+    st.fix = `cruxe init --workspace ${real}`;
+    warn(`stopped watching ${st.project.repo_root}: ${st.reason}`);
+    return true;
+  }
+
   private halt(st: Watched): void {
     st.closed = true;
     st.watcher?.close();
@@ -592,4 +620,12 @@ export class LiveIndexer {
     st.pollTimer = st.retryTimer = null;
     for (const w of [...st.waiters]) w();
   }
+}
+
+/** While events are used: the directories left out of the watch because they could not be read, or null. */
+function unwatchedReason(w: TreeWatcher | null): string | null {
+  if (!w?.unreadable.size) return null;
+  const names = [...w.unreadable.keys()];
+  return `${names.length} unreadable director${names.length === 1 ? "y is" : "ies are"} not watched ` +
+    `(${names.slice(0, 3).join(", ")}${names.length > 3 ? ", …" : ""}); the rest is`;
 }

@@ -51,7 +51,7 @@ import { gitBlobSizes, gitListTree, gitReadBlobs, type ResolvedRef, type TreeEnt
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
 import { type FileSource, type IndexOptions, mayBeIndexed, runIndex } from "./indexer.ts";
 import { languageForPath } from "./languages/registry.ts";
-import type { ScannedFile, ScanResult } from "./scan.ts";
+import { type ScannedFile, type ScanResult, warnRuleProblems } from "./scan.ts";
 import { backup } from "node:sqlite";
 import { join } from "node:path";
 import { BlobStash } from "./blob_stash.ts";
@@ -188,7 +188,9 @@ async function treeIgnore(root: string, entries: TreeEntry[]): Promise<IgnoreSta
   if (!e || ((await gitBlobSizes(root, [e.oid]))?.get(e.oid) ?? Infinity) > 8 * 1024 * 1024) return new IgnoreStack();
   let text: string | null = null;
   await gitReadBlobs(root, [e.oid], (_, b) => text = b ? new TextDecoder().decode(b) : null);
-  return new IgnoreStack().with(text ? new IgnoreFile("", text) : null);
+  const file = text ? new IgnoreFile("", text) : null;
+  if (file) warnRuleProblems(file, ".cruxeignore of the indexed commit");
+  return new IgnoreStack().with(file);
 }
 
 /** A tree's files as a scan, plus the blob id of each and the files whose bytes must be read. */

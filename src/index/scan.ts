@@ -6,9 +6,10 @@
  */
 import { join } from "node:path";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
-import { debug } from "../core/log.ts";
+import { debug, warn } from "../core/log.ts";
 import { readRepoFile, underSymlinkedDirectory } from "../state/safe_open.ts";
 import { gitListFiles } from "../state/git.ts";
+import { checkRootUnmoved } from "../state/workspace_dir.ts";
 
 /** A file the scan found, with what `stat` said. */
 export interface ScannedFile {
@@ -39,18 +40,52 @@ export function readIgnoreText(root: string, rel: string): string | null {
   }
 }
 
-function walk(root: string, onFile: (rel: string) => void): void {
-  const info = readIgnoreText(root, ".git/info/exclude");
-  const base = new IgnoreStack().with(info ? new IgnoreFile("", info) : null);
-  const visit = (dirRel: string, rules: IgnoreStack, depth: number) => {
-    if (depth > 64) return;
+/** Warnings already given, so a file read again (by the watcher, the next scan) does not repeat them. */
+const warned = new Set<string>();
+
+/**
+ * Warns once per rule about the lines of an ignore file that do not read as
+ * intended (a malformed bracket, an unknown class), naming `origin` and the line.
+ */
+export function warnRuleProblems(file: IgnoreFile, origin: string): void {
+  for (const p of file.problems) {
+    const key = `${origin}:${p.line}:${p.pattern}`;
+    if (warned.has(key)) continue;
+    if (warned.size > 1000) warned.clear();
+    warned.add(key);
+    warn(`${origin} line ${p.line}: ignore rule ${JSON.stringify(p.pattern)}: ${p.message}`);
+  }
+}
+
+/**
+ * The ignore file at `rel` (from the root) as rules relative to the directory
+ * `base`, or null when there is none (see `readIgnoreText`). Its malformed
+ * rules are warned about, never thrown.
+ */
+export function ignoreFileAt(root: string, rel: string, base: string): IgnoreFile | null {
+  const text = readIgnoreText(root, rel);
+  if (text === null) return null;
+  const file = new IgnoreFile(base, text);
+  warnRuleProblems(file, join(root, rel));
+  return file;
+}
+
+/**
+ * Walks the tree (as deep as it goes: no depth limit but the platform's path
+ * length), calling `onFile` for each file the ignore rules keep and
+ * `onUnreadableDir` for a directory below the root that cannot be listed
+ * (permission denied, a path too long to open).
+ */
+function walk(root: string, onFile: (rel: string) => void, onUnreadableDir: (rel: string, e: Error) => void): void {
+  const base = new IgnoreStack().with(ignoreFileAt(root, ".git/info/exclude", ""));
+  const visit = (dirRel: string, rules: IgnoreStack) => {
     const abs = dirRel ? join(root, dirRel) : root;
-    const gi = readIgnoreText(root, dirRel ? `${dirRel}/.gitignore` : ".gitignore");
-    const local = rules.with(gi ? new IgnoreFile(dirRel, gi) : null);
+    const local = rules.with(ignoreFileAt(root, dirRel ? `${dirRel}/.gitignore` : ".gitignore", dirRel));
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(abs)];
-    } catch {
+    } catch (e) {
+      if (dirRel) onUnreadableDir(dirRel, e as Error);
       return;
     }
     entries.sort((a, b) => a.name < b.name ? -1 : 1);
@@ -62,13 +97,13 @@ function walk(root: string, onFile: (rel: string) => void): void {
       }
       if (e.isDirectory) {
         if (e.name === ".git" || local.ignored(rel, true) || builtinSkip(rel + "/x")) continue;
-        visit(rel, local, depth + 1);
+        visit(rel, local);
       } else if (e.isFile && !local.ignored(rel, false)) {
         onFile(rel);
       }
     }
   };
-  visit("", base, 0);
+  visit("", base);
 }
 
 /** What `statListed` shares across the paths of one scan. */
@@ -82,8 +117,7 @@ export interface StatContext {
 
 /** The `.cruxeignore` rules of `root` (empty when it has none). */
 export function cruxeIgnoreOf(root: string): IgnoreStack {
-  const text = readIgnoreText(root, ".cruxeignore");
-  return new IgnoreStack().with(text ? new IgnoreFile("", text) : null);
+  return new IgnoreStack().with(ignoreFileAt(root, ".cruxeignore", ""));
 }
 
 /**
@@ -136,12 +170,14 @@ export function statListed(
 /**
  * Lists the indexable files of `root` with their size and mtime. Symlinks,
  * and files below a symlinked directory, are skipped and counted under
- * `symlinks`: their content may live anywhere.
+ * `symlinks`: their content may live anywhere. A registered root that now
+ * resolves elsewhere is refused (`forbidden`, see `checkRootUnmoved`).
  */
 export async function scanRepository(
   root: string,
   opts: { maxFileBytes: number; useGit?: boolean },
 ): Promise<ScanResult> {
+  checkRootUnmoved(root);
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
   const cruxeIgnore = cruxeIgnoreOf(root);
   // gitListFiles answers null outside a git work tree of this root, so it is also the check for one.
@@ -149,7 +185,10 @@ export async function scanRepository(
   const vcs = listed ? "git" : "plain";
   if (!listed) {
     listed = [];
-    walk(root, (rel) => listed!.push(rel));
+    walk(root, (rel) => listed!.push(rel), (rel, e) => {
+      skipped.unreadable++;
+      debug(`scan ${root}: directory ${rel} skipped: ${e.message}`);
+    });
   }
   const files: ScannedFile[] = [];
   const ctx: StatContext = { cruxeIgnore, symlinkedDirs: new Map(), skipped, maxFileBytes: opts.maxFileBytes };

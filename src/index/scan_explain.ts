@@ -4,8 +4,8 @@
  * it reads the root's ignore files again rather than slowing every scan.
  * Requires `--allow-read` on the repository.
  */
-import { builtinSkip, IgnoreFile } from "./ignore_rules.ts";
-import { readIgnoreText } from "./scan.ts";
+import { builtinSkip } from "./ignore_rules.ts";
+import { ignoreFileAt } from "./scan.ts";
 
 /** The rule that excluded most of the top-level entries of a repository. */
 export interface ExclusionCause {
@@ -21,18 +21,13 @@ export interface ExclusionCause {
 /** Root ignore files in the order their verdicts apply (a later file overrides an earlier one). */
 const ROOT_IGNORE_FILES = [".git/info/exclude", ".gitignore", ".cruxeignore"];
 
-function readIgnore(root: string, rel: string): IgnoreFile | null {
-  const text = readIgnoreText(root, rel);
-  return text === null ? null : new IgnoreFile("", text);
-}
-
 /**
  * The rule that excluded the most top-level entries of `root` (files and
  * directories other than `.git`), or null when nothing at the top level is
  * excluded by a rule.
  */
 export function explainExclusion(root: string): ExclusionCause | null {
-  const files = ROOT_IGNORE_FILES.map((f) => [f, readIgnore(root, f)] as const);
+  const files = ROOT_IGNORE_FILES.map((f) => [f, ignoreFileAt(root, f, "")] as const);
   let entries: Deno.DirEntry[];
   try {
     entries = [...Deno.readDirSync(root)].filter((e) => e.name !== ".git");

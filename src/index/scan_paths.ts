@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { type ScannedFile, type ScanResult, type StatContext, statListed } from "./scan.ts";
 import { IgnoreStack } from "./ignore_rules.ts";
 import { WatchFilter } from "./watch_filter.ts";
+import { checkRootUnmoved } from "../state/workspace_dir.ts";
 
 /** What a scan of named paths found. */
 interface PathScan {
@@ -26,9 +27,11 @@ interface PathScan {
 /**
  * Stats `paths` (repository-relative, `/`-separated) the way the full scan
  * would judge them, or null when one of them is a directory now (then only
- * a full scan knows what is below it).
+ * a full scan knows what is below it). A root that now resolves elsewhere is
+ * refused like the full scan's.
  */
 export function scanPaths(root: string, paths: Iterable<string>, opts: { maxFileBytes: number }): PathScan | null {
+  checkRootUnmoved(root);
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
   // The watch filter applies `.cruxeignore` and the built-in skips (reading the file once) before `statListed`.
   const ctx: StatContext = {

@@ -8,8 +8,8 @@
  * open and cached per directory until an event touches them.
  * Requires `--allow-read` on the repository.
  */
-import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
-import { cruxeIgnoreOf, readIgnoreText } from "./scan.ts";
+import { builtinSkip, type IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
+import { cruxeIgnoreOf, ignoreFileAt } from "./scan.ts";
 
 /** What an event on a path means for the index. */
 export type PathVerdict =
@@ -76,8 +76,7 @@ export class WatchFilter {
   /** True when a `.gitignore` on the way down (or `.git/info/exclude`) ignores the path or a directory above it. */
   private gitIgnored(rel: string, isDir: boolean): boolean {
     if (!this.base) {
-      const info = this.read(".git/info/exclude");
-      this.base = new IgnoreStack().with(info ? new IgnoreFile("", info) : null);
+      this.base = new IgnoreStack().with(ignoreFileAt(this.root, ".git/info/exclude", ""));
     }
     const parts = rel.split("/");
     let stack = this.base.with(this.dirRules(""));
@@ -91,13 +90,8 @@ export class WatchFilter {
 
   private dirRules(dir: string): IgnoreFile | null {
     if (!this.perDir.has(dir)) {
-      const text = this.read(dir ? `${dir}/.gitignore` : ".gitignore");
-      this.perDir.set(dir, text ? new IgnoreFile(dir, text) : null);
+      this.perDir.set(dir, ignoreFileAt(this.root, dir ? `${dir}/.gitignore` : ".gitignore", dir));
     }
     return this.perDir.get(dir)!;
-  }
-
-  private read(rel: string): string | null {
-    return readIgnoreText(this.root, rel);
   }
 }

@@ -1,7 +1,9 @@
 /**
- * Turning filesystem activity into "these paths changed": a recursive
- * `Deno.watchFs` on a repository whose events are filtered by the scan's
- * rules (`WatchFilter`), reported one by one as they arrive (so a reader can
+ * Turning filesystem activity into "these paths changed": a `Deno.watchFs`
+ * on exactly the directories the scan visits (`watchDirectories`: never
+ * below a symlink, never into an ignored directory; one that cannot be read
+ * is left out and named, the rest still watched), kept in step as
+ * directories appear, whose events are filtered by the scan's rules (`WatchFilter`), reported one by one as they arrive (so a reader can
  * say "syncing" at once) and gathered into debounced batches (quiet 150 ms,
  * at most 2 s from a burst's first event, held while git's `index.lock`
  * exists), so a checkout of thousands of files is one batch. For trees where events cannot be had, `diffListings`
@@ -12,6 +14,9 @@ import { languageForPath } from "./languages/registry.ts";
 import { textLanguageForPath } from "../core/languages.ts";
 import type { ScannedFile } from "./scan.ts";
 import { WatchFilter } from "./watch_filter.ts";
+import { type ReadDir, watchDirectories, type WatchDirs } from "./watch_dirs.ts";
+import { join } from "node:path";
+import { warn } from "../core/log.ts";
 
 /** Debounce bounds of a burst of events. */
 export interface WatchTiming {
@@ -100,12 +105,21 @@ export class Debouncer {
 }
 
 /**
- * A recursive watch of one repository. The constructor throws what
- * `Deno.watchFs` throws (the inotify watch limit, an unsupported file system);
- * a watch that fails later is reported through `onError`.
+ * A watch of one repository's directories. The constructor throws what
+ * `Deno.watchFs` throws (the inotify watch limit, an unsupported file system)
+ * and when the root cannot be read; a watch that fails later is reported
+ * through `onError`.
  */
 export class TreeWatcher {
   private fsw: Deno.FsWatcher;
+  /** The watched directories, relative to the root. */
+  private dirs: Set<string>;
+  /** Directories that appeared since the watch was last brought up to date. */
+  private newDirs = new Set<string>();
+  /** The rules changed or events were lost: the next update walks the whole tree again. */
+  private rewalk = false;
+  /** Directories left out because they could not be read (the rest is watched), with why. */
+  readonly unreadable = new Map<string, string>();
   private filter: WatchFilter;
   private debounce: Debouncer;
   private batch = new Map<string, boolean>();
@@ -127,13 +141,83 @@ export class TreeWatcher {
   private holdTimer: ReturnType<typeof setTimeout> | null = null;
   private quietMs: number;
 
-  constructor(readonly root: string, private hooks: WatchHooks, timing: WatchTiming = DEFAULT_WATCH_TIMING) {
+  constructor(
+    readonly root: string,
+    private hooks: WatchHooks,
+    timing: WatchTiming = DEFAULT_WATCH_TIMING,
+    private readDir?: ReadDir,
+  ) {
     this.filter = new WatchFilter(root);
     this.prefix = root.endsWith("/") ? root : root + "/";
     this.quietMs = timing.quietMs;
     this.debounce = new Debouncer(timing.quietMs, timing.maxMs, () => this.emit());
-    this.fsw = Deno.watchFs(root, { recursive: true });
-    void this.loop();
+    const found = watchDirectories(root, this.filter, "", readDir);
+    if (found.dirs[0] !== "") throw new Error(`cannot read ${root}: ${found.unreadable[0]?.reason}`);
+    this.dirs = new Set(found.dirs);
+    this.noteUnreadable(found);
+    this.fsw = this.open();
+    void this.loop(this.fsw);
+  }
+
+  /** One watch on every directory of `dirs` (each on its own: a subdirectory is its own entry). */
+  private open(): Deno.FsWatcher {
+    return Deno.watchFs([...this.dirs].map((d) => d ? join(this.root, d) : this.root), { recursive: false });
+  }
+
+  private noteUnreadable(found: WatchDirs): void {
+    for (const u of found.unreadable) {
+      if (this.unreadable.has(u.path)) continue;
+      this.unreadable.set(u.path, u.reason);
+      warn(`not watching ${join(this.root, u.path)} (${u.reason}); the rest of ${this.root} is watched`);
+    }
+  }
+
+  /**
+   * Brings the watched set up to date before a batch is reported: new
+   * directories (and what is below them) added, or the whole tree walked
+   * again after the rules changed or events were lost. The new watch is up
+   * before the old one closes, and the batch that follows makes a full scan,
+   * so nothing written meanwhile is missed.
+   */
+  private refreshDirs(): void {
+    if (!this.rewalk && !this.newDirs.size) return;
+    let found: WatchDirs = { dirs: [...this.dirs], unreadable: [] };
+    if (this.rewalk) found = watchDirectories(this.root, this.filter, "", this.readDir);
+    else {
+      for (const d of this.newDirs) {
+        const f = watchDirectories(this.root, this.filter, d, this.readDir);
+        found.dirs.push(...f.dirs);
+        found.unreadable.push(...f.unreadable);
+      }
+    }
+    this.rewalk = false;
+    this.newDirs.clear();
+    this.noteUnreadable(found);
+    const next = new Set(found.dirs);
+    if (next.size === this.dirs.size && [...next].every((d) => this.dirs.has(d))) return;
+    const before = this.dirs;
+    this.dirs = next;
+    let fsw: Deno.FsWatcher;
+    try {
+      fsw = this.open();
+    } catch {
+      // A directory went away between the walk and the watch: walk once more.
+      this.dirs = new Set(watchDirectories(this.root, this.filter, "", this.readDir).dirs);
+      try {
+        fsw = this.open();
+      } catch (err) {
+        this.dirs = before;
+        this.close();
+        this.hooks.onError(err instanceof Error ? err : new Error(String(err)));
+        return;
+      }
+    }
+    const old = this.fsw;
+    this.fsw = fsw;
+    void this.loop(fsw);
+    try {
+      old.close();
+    } catch { /* already closed */ }
   }
 
   /** True while changes wait for the debounce, or for git to finish rewriting the tree. */
@@ -158,17 +242,18 @@ export class TreeWatcher {
     } catch { /* already closed */ }
   }
 
-  private async loop(): Promise<void> {
+  private async loop(fsw: Deno.FsWatcher): Promise<void> {
+    // A watch replaced by `refreshDirs` may still deliver what it had read; its end is no failure.
     try {
-      for await (const e of this.fsw) this.onEvent(e);
+      for await (const e of fsw) this.onEvent(e);
     } catch (err) {
-      if (!this.closed) {
+      if (!this.closed && fsw === this.fsw) {
         this.close();
         this.hooks.onError(err instanceof Error ? err : new Error(String(err)));
       }
       return;
     }
-    if (!this.closed) {
+    if (!this.closed && fsw === this.fsw) {
       this.close();
       this.hooks.onError(new Error("the filesystem watch ended unexpectedly"));
     }
@@ -179,6 +264,7 @@ export class TreeWatcher {
     let kept = false;
     if (e.flag === "rescan") {
       this.rescan = true;
+      this.rewalk = true;
       kept = true;
     }
     for (const abs of e.paths) {
@@ -196,16 +282,26 @@ export class TreeWatcher {
         this.gitLockSeenAt = performance.now();
         continue;
       }
-      if (verdict === "head") this.head = true;
-      else if (verdict === "rules") this.rescan = true;
+      if (verdict === "head") {
+        this.head = true;
+        if (kind === "dir" && !this.dirs.has(rel)) this.newDirs.add(rel); // a branch namespace (`refs/heads/feature`)
+      } else if (verdict === "rules") this.rescan = this.rewalk = true;
       else {
         const exists = kind !== "missing";
-        if (kind === "dir") this.directory = true;
+        if (kind === "dir") {
+          this.directory = true;
+          if (!this.dirs.has(rel)) this.newDirs.add(rel);
+        } else if (!exists && this.dirs.has(rel)) this.forgetDir(rel);
         this.batch.set(rel, exists);
         this.hooks.onChange(rel, exists);
       }
     }
     if (kept) this.debounce.poke();
+  }
+
+  /** A watched directory went away (its watch with it): it and what was below it leave the set. */
+  private forgetDir(rel: string): void {
+    for (const d of this.dirs) if (d === rel || d.startsWith(rel + "/")) this.dirs.delete(d);
   }
 
   private relative(abs: string): string | null {
@@ -230,6 +326,8 @@ export class TreeWatcher {
       return;
     }
     if (!this.batch.size && !this.head && !this.rescan) return;
+    this.refreshDirs();
+    if (this.closed) return;
     const changed: string[] = [];
     const deleted: string[] = [];
     for (const [rel, exists] of this.batch) (exists ? changed : deleted).push(rel);

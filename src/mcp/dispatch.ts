@@ -12,10 +12,10 @@ import { z } from "zod";
 import { ErrorCode, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { RpcError } from "./jsonrpc_errors.ts";
 import { CruxeError } from "../core/errors.ts";
-import { buildMetadata, type IndexingStatus, type ProtocolMetadata } from "../core/metadata.ts";
+import { buildMetadata, type ProtocolMetadata } from "../core/metadata.ts";
 import { languageIds } from "../core/languages.ts";
 import { type IndexView, requireIndex } from "../query/index_reader.ts";
-import { jobElsewhere } from "../query/index_status.ts";
+import { indexVerdict, jobElsewhere, lastJobFailed } from "../query/index_status.ts";
 import { storageFix } from "../state/storage_errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import { errorResult, successResult, type ToolResult, unroutedMetadata } from "./envelope.ts";
@@ -95,7 +95,8 @@ export class Dispatcher {
       if (!route) return successResult(await this.runServerWide(tool.def, args, call), unroutedMetadata());
       project = route.project;
       leave = this.rt.router.enter(project.project_id);
-      this.rt.live.use(project);
+      // Asking how a workspace is (a status page polls every project) does not make it one in use.
+      if (!tool.def.statusOnly) this.rt.live.use(project);
       const { verbose, ...routedArgs } = args;
       if (tool.def.indexGate) {
         // Without a ref (argument or session default) the working tree answers as it always did.
@@ -107,7 +108,10 @@ export class Dispatcher {
         ? await this.runOnRef(tool.def, routedArgs, route, call, read)
         : await this.run(tool.def, routedArgs, route, call);
       const body = verbose === true ? full : compactAnswer(tool.def.name, full);
-      const metadata = this.metadata(route.project, body.truncated === true, read);
+      // An answer about another index than the one routed (index_status {ref}) says what it is about.
+      const metadata = body.metadata
+        ? buildMetadata({ result_completeness: body.truncated === true ? "truncated" : "complete", ...body.metadata })
+        : this.metadata(route.project, body.truncated === true, read);
       // A multi-repo answer (scope/repo) knows when one of its repositories was still indexing, or when it
       // cut something (ask_code's answer); partial outranks truncated, which outranks complete.
       const own = body.meta?.result_completeness;
@@ -133,9 +137,10 @@ export class Dispatcher {
     try {
       return await this.rt.router.resolve(workspace);
     } catch (err) {
-      if (def.serverWide && workspace === undefined && err instanceof CruxeError && err.code === "project_not_found") {
-        return null;
-      }
+      // A server-wide tool answers unrouted when the default workspace is missing or its root moved (it says so).
+      const unroutable = err instanceof CruxeError &&
+        (err.code === "project_not_found" || err.data.reason === "root_moved");
+      if (def.serverWide && workspace === undefined && unroutable) return null;
       throw err;
     }
   }
@@ -281,10 +286,9 @@ export class Dispatcher {
     const view = rt.readers.view(project);
     // A job another live Cruxe process runs on this project counts as much as one of ours.
     const active = rt.runner.activeFor(project.project_id) ?? jobElsewhere(rt.registry, project.project_id);
-    let indexing: IndexingStatus;
-    if (active) indexing = "indexing";
-    else if (view.schemaStatus === "compatible") indexing = "ready";
-    else indexing = lastJobFailed(rt, project) ? "failed" : "not_indexed";
+    const indexing =
+      indexVerdict(view, { running: !!active, lastFailed: lastJobFailed(rt.registry, project), stale: false })
+        .indexing;
     const live = rt.live.syncing(project);
     const metadata = buildMetadata({
       freshness_status: active || live ? "syncing" : rt.freshness.status(project, view),
@@ -299,19 +303,10 @@ export class Dispatcher {
   }
 }
 
-/** Whether the project's last job failed (false when the registry cannot be read: metadata never throws). */
-function lastJobFailed(rt: ServerRuntime, project: ProjectRow): boolean {
-  try {
-    return rt.registry.getWorkspace(project.repo_root)?.index_status === "failed";
-  } catch {
-    return false;
-  }
-}
-
 /** The warning every answer from a store that cannot be written carries. */
 function readOnlyWarning(home: string, reason: string): string {
   return `read-only store (${reason}): ${home} cannot be written, so answers come from the existing index and ` +
-    `syncing is off; ${storageFix("read_only", home)}.`;
+    `syncing is off; ${storageFix(reason === "disk_full" ? "disk_full" : "read_only", home)}.`;
 }
 
 /** Parses arguments with a tool's schema; any mismatch is `invalid_input` listing every issue. */

@@ -1,20 +1,19 @@
 /**
  * The health body shared by HTTP `GET /health` and the `health_check` tool:
  * server status (`error > warming > indexing > ready`), per-project index
- * state and live-index mode (`watch`: events, polling or off, with the
- * reason and the fix), version, uptime, store and grammar checks, the warmset. Built from
+ * state (with `--allowed-root`, of the projects inside the allowed roots) and
+ * live-index mode (`watch`: events, polling or off, with the reason and the
+ * fix), version, uptime, store and grammar checks, the warmset. Built from
  * cached read views and in-memory job state only, so it answers while an
  * index job writes.
  */
-import { indexFacts, jobElsewhere } from "../query/index_status.ts";
+import { indexFacts, indexVerdict, jobElsewhere, lastJobFailed } from "../query/index_status.ts";
 import { VERSION } from "../core/version.ts";
 import { LANGUAGE_IDENTITIES } from "../core/languages.ts";
 import { hasGrammar } from "../state/grammar_assets.ts";
+import { isWithinAnyRoot } from "../core/path_policy.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import type { ServerRuntime } from "./runtime.ts";
-
-/** `projects[].index_status` of `/health`. Not-yet-indexed projects are `stale` (their index is behind the tree). */
-export type HealthIndexStatus = "ready" | "indexing" | "stale" | "error";
 
 let grammarCache: { available: string[]; missing: string[] } | null = null;
 
@@ -31,13 +30,12 @@ export function grammarCheck(): { available: string[]; missing: string[] } {
 
 function projectHealth(rt: ServerRuntime, p: ProjectRow) {
   const view = rt.readers.view(p);
-  const active = rt.runner.activeFor(p.project_id);
-  let status: HealthIndexStatus;
-  if (active || jobElsewhere(rt.registry, p.project_id)) status = "indexing";
-  else if (view.schemaStatus === "reindex_required" || view.schemaStatus === "corrupt_manifest") status = "error";
-  else if (view.schemaStatus === "not_indexed") {
-    status = rt.registry.getWorkspace(p.repo_root)?.index_status === "failed" ? "error" : "stale";
-  } else status = rt.freshness.status(p, view) === "stale" ? "stale" : "ready";
+  const running = !!(rt.runner.activeFor(p.project_id) || jobElsewhere(rt.registry, p.project_id));
+  const status = indexVerdict(view, {
+    running,
+    lastFailed: lastJobFailed(rt.registry, p),
+    stale: view.schemaStatus === "compatible" && rt.freshness.status(p, view) === "stale",
+  }).health;
   return {
     project_id: p.project_id,
     repo_root: p.repo_root,
@@ -45,6 +43,20 @@ function projectHealth(rt: ServerRuntime, p: ProjectRow) {
     ...indexFacts(view),
     watch: rt.live.status(p),
   };
+}
+
+/**
+ * The projects health lists: every registered one, except that a server
+ * started with `--allowed-root` lists only those inside an allowed root or
+ * one of its `--workspace` folders (the home also holds projects registered
+ * by the CLI or other servers, whose paths are not this server's to show).
+ */
+function listedProjects(rt: ServerRuntime): ProjectRow[] {
+  const all = rt.registry.listProjects();
+  const { allowedRoots, startupWorkspaces } = rt.router.options;
+  if (!allowedRoots.length) return all;
+  const roots = [...allowedRoots, ...startupWorkspaces];
+  return all.filter((p) => isWithinAnyRoot(roots, p.repo_root));
 }
 
 /** The `/health` body. */
@@ -58,7 +70,7 @@ export function buildHealth(rt: ServerRuntime) {
     }
     : { status: "ok", path: rt.config.home };
   try {
-    projects = rt.registry.listProjects().map((p) => projectHealth(rt, p));
+    projects = listedProjects(rt).map((p) => projectHealth(rt, p));
   } catch (e) {
     store = { status: "error", path: rt.config.home, detail: (e as Error).message };
   }

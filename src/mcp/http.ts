@@ -11,12 +11,13 @@
  *   that carries `_meta.progressToken` (from a client that accepts
  *   `text/event-stream`) is answered as an SSE stream with its progress and
  *   then its result; everything else is plain JSON.
- * - Status codes: 200 (also for JSON-RPC errors), 400 malformed JSON,
+ * - Status codes: 200 (also for JSON-RPC errors), 400 malformed JSON or an empty body (-32700),
  *   invalid JSON-RPC or a batch (`invalid_input` in `error.data.code`; see
  *   `screenMessage`, which stdio applies too), 401 bad token,
  *   403 Host/Origin refused, 404 unknown path, 405 wrong method, 413 body
  *   over MAX_BODY_BYTES (refused from Content-Length, or while streaming,
- *   never read whole), 500 internal. No Content-Type is read as JSON.
+ *   never read whole), 431 a head over MAX_HEAD_BYTES or MAX_HEADERS fields,
+ *   500 internal. No Content-Type is read as JSON.
  * - DNS rebinding: `Host` must name the bound address or a loopback name;
  *   an `Origin`, when sent, must be a loopback or bound-address origin.
  *   Optional bearer token (`--auth-token` / `CRUXE_AUTH_TOKEN`).
@@ -48,6 +49,8 @@ export const HEADER_TIMEOUT_MS = 20_000;
 export const BODY_TIMEOUT_MS = 60_000;
 /** Largest request head (request line and headers); a larger one is answered 431. */
 export const MAX_HEAD_BYTES = 64 * 1024;
+/** Most header fields in one request head; more are answered 431. */
+export const MAX_HEADERS = 100;
 
 /** HTTP listener settings. */
 export interface HttpOptions {
@@ -213,6 +216,7 @@ async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Reques
       max_bytes: MAX_BODY_BYTES,
     });
   }
+  if (!bytes.length) return rpcErrorResponse(400, ErrorCode.ParseError, "Parse error: the request body is empty");
   let raw: unknown;
   try {
     raw = JSON.parse(new TextDecoder().decode(bytes));
@@ -269,6 +273,7 @@ export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOpti
       headerTimeoutMs: o.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
       bodyTimeoutMs: o.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
       maxHeadBytes: MAX_HEAD_BYTES,
+      maxHeaders: MAX_HEADERS,
       onListen: (addr) => {
         port = addr.port;
         debug(`listening on ${addr.hostname}:${addr.port}`); // the CLI prints the URLs people use

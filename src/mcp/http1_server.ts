@@ -9,7 +9,10 @@
  *   server starting to wait for it (after accept, and after each response
  *   on a kept-alive connection, so an idle connection is closed too);
  *   otherwise the socket is closed;
- * - a head over `maxHeadBytes` is answered 431 and the connection closed;
+ * - a head over `maxHeadBytes`, or with more than `maxHeaders` fields, is
+ *   answered 431 and the connection closed; reading and parsing a head take
+ *   time linear in its size, so a hostile head cannot stall other
+ *   connections;
  * - the body must arrive within `bodyTimeoutMs` of the head, else the
  *   connection is closed;
  * - framing is strict: a malformed request line or header, an unknown
@@ -35,6 +38,8 @@ export interface Http1Options {
   bodyTimeoutMs: number;
   /** Largest request head (request line and headers). */
   maxHeadBytes: number;
+  /** Most header fields in one request head; more are answered 431. */
+  maxHeaders: number;
   onListen?: (addr: Deno.NetAddr) => void;
   /** The response for a handler that threw. */
   onError: (e: unknown) => Response;
@@ -98,23 +103,33 @@ class BufferedConn {
    * before any byte; BadRequest(status) past `max` bytes.
    */
   async until(max: number, line: boolean, status: number): Promise<Uint8Array | null> {
+    const seq = line ? CRLF : CRLF_CRLF;
+    // Bytes so far live in `buf[0, len)`; the buffer doubles when full, so a head dripped a byte at a time
+    // costs linear time, not a copy of everything so far per read.
     let buf = this.rest;
+    let len = buf.length;
     let from = 0;
     for (;;) {
-      const end = line ? indexOfSeq(buf, CRLF, from) : indexOfSeq(buf, CRLF_CRLF, from);
+      const end = indexOfSeq(buf, seq, from, len);
       if (end >= 0) {
-        const stop = end + (line ? 2 : 4);
-        this.rest = buf.subarray(stop);
+        const stop = end + seq.length;
+        this.rest = buf.subarray(stop, len);
         return buf.subarray(0, stop);
       }
-      if (buf.length > max) throw new BadRequest(status, "request head too large");
-      from = Math.max(0, buf.length - 3);
+      if (len > max) throw new BadRequest(status, "request head too large");
+      from = Math.max(0, len - seq.length + 1);
       const got = await this.read();
       if (!got) {
-        if (buf.length) throw new BadRequest(400, "connection closed inside a request head");
+        if (len) throw new BadRequest(400, "connection closed inside a request head");
         return null;
       }
-      buf = concatChunks([buf, got], buf.length + got.length);
+      if (len + got.length > buf.length) {
+        const grown = new Uint8Array(Math.max(2 * buf.length, len + got.length, 1024));
+        grown.set(buf.subarray(0, len));
+        buf = grown;
+      }
+      buf.set(got, len);
+      len += got.length;
     }
   }
 
@@ -134,8 +149,9 @@ class BufferedConn {
 
 const CRLF_CRLF = new Uint8Array([13, 10, 13, 10]);
 
-function indexOfSeq(buf: Uint8Array, seq: Uint8Array, from: number): number {
-  outer: for (let i = from; i <= buf.length - seq.length; i++) {
+/** The first index at or after `from` where `seq` starts within `buf[0, end)`, or -1. */
+function indexOfSeq(buf: Uint8Array, seq: Uint8Array, from: number, end: number): number {
+  outer: for (let i = from; i <= end - seq.length; i++) {
     for (let j = 0; j < seq.length; j++) if (buf[i + j] !== seq[j]) continue outer;
     return i;
   }
@@ -153,9 +169,14 @@ interface Head {
   keepAlive: boolean;
 }
 
-function parseHead(bytes: Uint8Array): Head {
+/**
+ * The request line and header fields of a complete head, in time linear in its size: more than
+ * `maxHeaders` fields are refused (431) before any of them is looked at.
+ */
+function parseHead(bytes: Uint8Array, maxHeaders: number): Head {
   // A client may send empty lines before a request line; they are skipped.
   const lines = dec.decode(bytes).slice(0, -4).replace(/^(\r\n)+/, "").split("\r\n");
+  if (lines.length - 1 > maxHeaders) throw new BadRequest(431, `more than ${maxHeaders} header fields`);
   const m = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP\/1\.([01])$/.exec(lines[0]);
   if (!m) throw new BadRequest(400, "malformed request line");
   const headers = new Headers();
@@ -189,8 +210,15 @@ function parseHead(bytes: Uint8Array): Head {
   return { method: m[1], target: m[2], version, headers, body, keepAlive };
 }
 
-/** The request body as a stream read from the connection; `done()` tells whether it was read to its end. */
-function bodyStream(bc: BufferedConn, framing: Head["body"]): { stream: ReadableStream<Uint8Array>; done(): boolean } {
+/**
+ * The request body as a stream read from the connection; `done()` tells whether it was read to its end.
+ * Chunked trailers count as header fields: more than `maxFields` of them fail the stream.
+ */
+function bodyStream(
+  bc: BufferedConn,
+  framing: Head["body"],
+  maxFields: number,
+): { stream: ReadableStream<Uint8Array>; done(): boolean } {
   let finished = framing.kind === "none";
   let remaining = framing.kind === "length" ? framing.length : 0;
   let chunkLeft = 0;
@@ -212,10 +240,11 @@ function bodyStream(bc: BufferedConn, framing: Head["body"]): { stream: Readable
           chunkLeft = parseInt(size[1], 16);
           if (chunkLeft === 0) {
             // Trailer fields, if any, end with an empty line; they are read and dropped.
-            for (;;) {
+            for (let fields = 0;; fields++) {
               const t = await bc.until(8192, true, 400);
               if (!t) throw new BadRequest(400, "connection closed inside chunked trailers");
               if (t.length === 2) break;
+              if (fields === maxFields) throw new BadRequest(431, `more than ${maxFields} trailer fields`);
             }
             finished = true;
             ctl.close();
@@ -345,7 +374,7 @@ export function serveHttp1(opts: Http1Options, handler: (req: Request) => Promis
           let bytes = await bc.until(opts.maxHeadBytes, false, 431);
           while (bytes && bytes.length === 4 && bytes[0] === 13) bytes = await bc.until(opts.maxHeadBytes, false, 431);
           if (!bytes) return;
-          head = parseHead(bytes);
+          head = parseHead(bytes, opts.maxHeaders);
         } finally {
           clearTimeout(timer);
           idle.delete(conn);
@@ -353,13 +382,14 @@ export function serveHttp1(opts: Http1Options, handler: (req: Request) => Promis
         if (head.body.kind !== "none" && head.headers.get("expect")?.toLowerCase() === "100-continue") {
           await writeAll(conn, enc.encode("HTTP/1.1 100 Continue\r\n\r\n"));
         }
-        const body = bodyStream(bc, head.body);
+        const body = bodyStream(bc, head.body, opts.maxHeaders);
         const bodyTimer = head.body.kind === "none" ? undefined : setTimeout(() => {
           if (!body.done()) closeConn(conn);
         }, opts.bodyTimeoutMs);
         let res: Response;
         try {
-          const hasBody = head.method !== "GET" && head.method !== "HEAD";
+          // No framing (or a zero length) means an empty body: the handler sees none instead of waiting for one.
+          const hasBody = head.method !== "GET" && head.method !== "HEAD" && head.body.kind !== "none";
           res = await handler(
             new Request(origin + head.target, {
               method: head.method,

@@ -11,6 +11,7 @@
  * Requires `--allow-read` on the Cruxe home (workers inherit permissions).
  */
 import { CruxeError, type ErrorCode } from "../core/errors.ts";
+import { envNumber } from "../core/config.ts";
 
 /** Message a worker throws when a handler needs the main thread (the runtime or the routed workspace). */
 export const MAIN_THREAD_ONLY = "cruxe:main-thread-only";
@@ -78,12 +79,9 @@ const WORKER_URL = new URL("./reader_worker.ts", import.meta.url);
  * or unset for the machine's cores (at least 1, at most 4).
  */
 export function readerPoolSize(env: Record<string, string | undefined>): number {
-  const raw = env.CRUXE_READER_WORKERS?.trim();
-  if (raw === "off") return 0;
-  const n = raw ? Number(raw) : NaN;
-  if (Number.isInteger(n) && n >= 0) return Math.min(n, 16);
+  if (env.CRUXE_READER_WORKERS?.trim() === "off") return 0;
   const cores = typeof navigator !== "undefined" ? navigator.hardwareConcurrency || 1 : 1;
-  return Math.max(1, Math.min(4, cores));
+  return Math.min(envNumber(env, "CRUXE_READER_WORKERS", Math.max(1, Math.min(4, cores))), 16);
 }
 
 /** Reader workers answering query tools; see the module comment. */

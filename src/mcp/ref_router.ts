@@ -1,9 +1,9 @@
 /**
  * Ref routing: which index a call reads. A call without `ref` reads the
  * session's default (set by `switch_ref`; without one, the live working
- * tree). `live` and the checked-out branch's name are the working tree; any
- * other branch, tag, remote branch or commit is resolved to its commit and
- * read from that commit's index in the refs store. A ref not indexed answers
+ * tree). `WORKTREE` (or `live`) is the working tree; every branch, tag,
+ * remote branch or commit, the checked-out branch included, is resolved to
+ * its commit and read from that commit's index in the refs store. A ref not indexed answers
  * `ref_not_indexed` carrying the `index_repo` call that fixes it; one still
  * being built answers `overlay_not_ready` with its job's handles. A
  * branch that moved since it was indexed is answered from its last indexed
@@ -15,9 +15,9 @@ import { gitReadBlobs, gitResolveCommit, refFor, type ResolvedRef } from "../sta
 import { findRefStore, indexRefFix, isLiveRef, resolveProjectRef } from "../state/project_refs.ts";
 import { dirname } from "node:path";
 import { type IndexReaders, type IndexView, requireIndex } from "../query/index_reader.ts";
-import { openRefView, type RefSource } from "../query/ref_views.ts";
+import type { RefSource } from "../query/ref_views.ts";
 import { fileBlobIds } from "../state/read/file_blobs.ts";
-import { jobElsewhere } from "../query/index_status.ts";
+import { jobElsewhere, refIndexStatus } from "../query/index_status.ts";
 import { listRefStores, type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import type { ActiveJob } from "../state/jobs.ts";
@@ -92,12 +92,12 @@ export interface RefReadDeps {
 
 /**
  * The read view of `ref` of `project` (see the module comment); `ref`
- * undefined or live reads the working tree. This is the one place a
+ * undefined, `WORKTREE` or `live` reads the working tree. This is the one place a
  * (workspace, ref) pair becomes an index to read: query tools, the CLI's
  * query commands and the ref-comparing tools all come through it.
  */
 export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: string | undefined): Promise<RefRead> {
-  if (isLiveRef(project, ref)) {
+  if (isLiveRef(ref)) {
     return { view: rt.readers.view(project), live: true, ref: refFor(project.repo_root, project.vcs_mode) };
   }
   const name = ref!;
@@ -157,33 +157,18 @@ export async function readViewFor(rt: RefReadDeps, project: ProjectRow, ref: str
 }
 
 /**
- * What `index_status {ref}` answers for a git ref: its commit and kind, and
- * whether its store is `ready` (with counts), `indexing` (with the job's
- * handles and progress) or `not_indexed` (with the `index_repo` call that
- * builds it).
+ * What `index_status {ref}` answers for a git ref: the same shape as for the
+ * working tree, about that ref's commit (see `refIndexStatus`), with its
+ * `metadata` naming the ref.
  */
 export async function refStatus(rt: ServerRuntime, project: ProjectRow, ref: string) {
   const resolved = await resolveProjectRef(project, ref);
-  const store = findRefStore(rt.registry, project, resolved.commit);
-  const active = rt.runner.activeRef(project.project_id, resolved.commit);
-  const job = active?.job ?? jobElsewhere(rt.registry, project.project_id, resolved.commit);
-  return {
-    ...refFields(resolved),
-    state: store ? "ready" : job ? "indexing" : "not_indexed",
-    ...(store
-      ? { file_count: store.fileCount, symbol_count: store.symbolCount, last_indexed_at: store.lastIndexedAt }
-      : {}),
-    ...(job && !store
-      ? {
-        job: {
-          job_id: job.job_id,
-          progress_token: job.progress_token,
-          estimated_completion_pct: active?.last?.percentage ?? job.estimated_completion_pct,
-        },
-      }
-      : {}),
-    ...(store || job ? {} : { fix: indexRefFix(project, ref) }),
-  };
+  return refIndexStatus(rt.registry, project, {
+    resolved,
+    store: findRefStore(rt.registry, project, resolved.commit),
+    active: rt.runner.activeRef(project.project_id, resolved.commit),
+    fix: indexRefFix(project, ref),
+  });
 }
 
 /** A resolved ref as answers show it. */
@@ -192,9 +177,24 @@ export function refFields(r: ResolvedRef) {
 }
 
 /**
+ * Builds the index of a git ref a ref-comparing call needs (`why`: the
+ * `ref_not_indexed` or `overlay_not_ready` it answered, null for a branch
+ * answered from an older commit). Resolves once the ref's commit is
+ * published; throws (the caller's error, or why it could not) otherwise.
+ */
+export type RefIndexer = (ref: string, why: CruxeError | null) => Promise<void>;
+
+/** True for an error a `RefIndexer` may cure: a known commit not indexed, or one still being built. */
+function curable(e: unknown): e is CruxeError {
+  if (!(e instanceof CruxeError)) return false;
+  return e.code === "overlay_not_ready" || (e.code === "ref_not_indexed" && typeof e.data?.commit === "string");
+}
+
+/**
  * What the ref-comparing queries (`diff_context`, `compare_symbol_between_commits`) resolve refs against: the
  * project's live index from `working`, and every indexed ref through `readViewFor` (so they answer
- * `ref_not_indexed` and `overlay_not_ready` like every other tool). A git ref's files are read from the blobs
+ * `ref_not_indexed` and `overlay_not_ready` like every other tool). With `index`, a ref not yet indexed (or
+ * being built, or moved since) is indexed first and then read. A git ref's files are read from the blobs
  * its store recorded, never from the working tree.
  */
 export function refSourceFor(
@@ -202,19 +202,38 @@ export function refSourceFor(
   project: ProjectRow,
   working: () => IndexView,
   maxFileBytes?: number,
+  index?: RefIndexer,
 ): RefSource {
-  const live: RefSource = { project, working, maxFileBytes };
+  const readRef = async (ref: string): Promise<RefRead> => {
+    let read: RefRead;
+    try {
+      read = await readViewFor(rt, project, ref);
+    } catch (e) {
+      if (!index || !curable(e)) throw e;
+      await index(ref, e);
+      return await readViewFor(rt, project, ref);
+    }
+    if (!read.stale || !index) return read;
+    try {
+      await index(ref, null);
+    } catch {
+      return read; // the older commit, marked stale in the answer
+    }
+    return await readViewFor(rt, project, ref);
+  };
   return {
-    ...live,
+    project,
+    working,
+    maxFileBytes,
     indexedRef: async (ref) => {
-      const read = await readViewFor(rt, project, ref);
-      if (read.live) return openRefView(live, undefined);
+      const read = await readRef(ref);
       const db = requireIndex(read.view);
       let blobs: Map<string, string> | null = null;
       return {
         db,
         label: ref,
         commitId: read.commit ?? null,
+        ...(read.stale ? { stale: read.stale } : {}),
         readFiles: async (paths) => {
           blobs ??= fileBlobIds(db);
           const byOid = new Map<string, string[]>();

@@ -17,7 +17,8 @@ import { ReaderPool, readerPoolSize } from "./reader_pool.ts";
 import { EmbedRunner } from "../index/embed_runner.ts";
 import { embedConfigured } from "../core/semantic_layer.ts";
 import { indexChunkTexts, vectorsPath } from "../state/chunk_vectors.ts";
-import type { ProjectRow } from "../state/registry.ts";
+import type { ProjectRow, WorkspaceRow } from "../state/registry.ts";
+import { warn } from "../core/log.ts";
 
 /** What the runtime is built from. */
 export interface RuntimeOptions {
@@ -54,6 +55,8 @@ export class ServerRuntime {
   shuttingDown = false;
   private offJobs: () => void;
   private closed = false;
+  /** Jobs this server started on its own for the workspaces it serves (`indexServed`). */
+  private servedJobs = new Set<string>();
 
   constructor(readonly config: CruxeConfig, readonly registry: Registry, readonly options: RuntimeOptions) {
     this.readers = new IndexReaders(registry);
@@ -62,7 +65,13 @@ export class ServerRuntime {
     if (!registry.readOnly) {
       for (const p of registry.listProjects()) removeOldRefStores(registry.projectDir(p.project_id));
     }
-    this.warmset = new Warmset(registry, this.readers, config.warmsetCapacity, options.prewarm);
+    this.warmset = new Warmset(
+      registry,
+      this.readers,
+      config.warmsetCapacity,
+      options.prewarm,
+      servedWorkspaces(registry, options.router),
+    );
     this.live = new LiveIndexer(
       { config, runner: this.runner, view: (p) => this.readers.view(p) },
       {
@@ -95,6 +104,43 @@ export class ServerRuntime {
       // Chunk vectors follow a published index (the lexical answer never waits for them).
       if (e.type === "end" && e.job.status === "published" && !e.gitRef) this.embedChunks(e.project);
     });
+  }
+
+  /**
+   * Starts indexing, at once, each served workspace that needs it: one never
+   * indexed (full) or one a previous stop left with interrupted jobs
+   * (incremental: it resumes from the published index); each of `sync` gets
+   * an incremental job in any case. A workspace another process is indexing
+   * is left to it. Returns the projects a job was started for.
+   */
+  indexServed(projects: ProjectRow[], sync: ProjectRow[] = []): ProjectRow[] {
+    if (this.registry.readOnly) return [];
+    const started: ProjectRow[] = [];
+    const seen = new Set<string>();
+    for (const p of [...sync, ...projects]) {
+      if (seen.has(p.project_id)) continue;
+      seen.add(p.project_id);
+      // An index this build cannot read is rebuilt only when asked (`index --force`): that is the fix its answers name.
+      const schema = this.readers.view(p).schemaStatus;
+      const unindexed = schema === "not_indexed";
+      const interrupted = schema === "compatible" && this.registry.unresolvedInterrupted(p.project_id).length > 0;
+      if (!unindexed && !interrupted && !sync.includes(p)) continue;
+      try {
+        const { active } = this.runner.start(p, { mode: unindexed ? "full" : "incremental", force: false });
+        this.servedJobs.add(active.job.job_id);
+        started.push(p);
+      } catch (e) {
+        // Another Cruxe process is indexing it: serve what is published meanwhile.
+        warn(`not indexing ${p.repo_root} on start: ${(e as Error).message}`);
+      }
+    }
+    return started;
+  }
+
+  /** True when the project's running job is one `indexServed` started (a request to index joins it). */
+  runsServedJob(projectId: string): boolean {
+    const active = this.runner.activeFor(projectId);
+    return !!active && this.servedJobs.has(active.job.job_id);
   }
 
   /** The project's vector store file (it may not exist yet). */
@@ -132,6 +178,18 @@ export class ServerRuntime {
     this.readers.closeAll();
     this.registry.close();
   }
+}
+
+/**
+ * Which registered workspaces a server serves of its own accord (prewarms and
+ * watches): with `--workspace` or `--auto-workspace`, the configured ones and
+ * the auto-discovered ones (a project indexed from the CLI is not among
+ * them); with neither, every registered one (calls pick among them).
+ */
+function servedWorkspaces(registry: Registry, router: RouterOptions): (w: WorkspaceRow) => boolean {
+  if (!router.startupWorkspaces.length && !router.autoWorkspace) return () => true;
+  const pinned = new Set(router.startupWorkspaces.map((w) => registry.projectContaining(w)?.project_id));
+  return (w) => pinned.has(w.project_id) || (router.autoWorkspace && w.auto_discovered === 1);
 }
 
 /** `CRUXE_READER_WORKERS` when the environment can be read (no permission: the default size). */

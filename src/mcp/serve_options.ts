@@ -2,7 +2,8 @@
  * The `serve-mcp` flags, checked before anything starts (a bad flag stops
  * the server at once, never at the first request): `--auto-workspace` needs an `--allowed-root`, every
  * `--allowed-root` must exist (it is realpath'd), `--workspace` is
- * repeatable, a non-loopback `--bind` needs an auth token.
+ * repeatable, a non-loopback `--bind` needs an auth token (a blank one is none;
+ * a token is used trimmed).
  * Requires `--allow-read` on the given paths.
  */
 import { resolve } from "node:path";
@@ -64,15 +65,18 @@ export function checkServeOptions(o: ServeOptions, cwd = Deno.cwd()): ServeOptio
   if (o.maxAutoWorkspaces !== undefined && (!Number.isInteger(o.maxAutoWorkspaces) || o.maxAutoWorkspaces < 1)) {
     throw new CruxeError("invalid_input", "--max-auto-workspaces must be a positive integer");
   }
-  const allowedRoots = o.allowedRoots.map((r) => existingDir("--allowed-root", r, cwd));
-  const workspaces = o.workspaces.map((w) => existingDir("--workspace", w, cwd));
-  if (o.transport === "http" && !isLoopback(o.bind) && !o.authToken) {
+  // Two spellings of one directory (a symlink and its target) are one root.
+  const allowedRoots = [...new Set(o.allowedRoots.map((r) => existingDir("--allowed-root", r, cwd)))];
+  const workspaces = [...new Set(o.workspaces.map((w) => existingDir("--workspace", w, cwd)))];
+  // A token of only whitespace is no token (requests' tokens are compared trimmed too).
+  const authToken = o.authToken?.trim() || undefined;
+  if (o.transport === "http" && !isLoopback(o.bind) && !authToken) {
     throw new CruxeError(
       "invalid_input",
-      `Binding to ${o.bind} exposes the server beyond this machine: set --auth-token (or CRUXE_AUTH_TOKEN).`,
+      `Binding to ${o.bind} exposes the server beyond this machine: set --auth-token (or CRUXE_AUTH_TOKEN) to a non-blank value.`,
     );
   }
-  return { ...o, allowedRoots, workspaces };
+  return { ...o, authToken, allowedRoots, workspaces };
 }
 
 /** The flags whose values are directories, which `withCanonicalPaths` rewrites. */

@@ -7,7 +7,7 @@
  * Requires `--allow-read` on the Cruxe home.
  */
 import { indexPath } from "../state/project_index.ts";
-import type { ProjectRow, Registry } from "../state/registry.ts";
+import type { ProjectRow, Registry, WorkspaceRow } from "../state/registry.ts";
 import type { IndexReaders } from "../query/index_reader.ts";
 import { debug, warn } from "../core/log.ts";
 
@@ -31,18 +31,20 @@ export class Warmset {
     private readers: IndexReaders,
     readonly capacity: number,
     readonly enabled: boolean,
+    /** Which registered workspaces this server serves (only those are prewarmed); default: all. */
+    private serves: (w: WorkspaceRow) => boolean = () => true,
   ) {
     this.state = enabled ? "pending" : "disabled";
     if (enabled) this.members = this.select();
   }
 
-  /** The `capacity` most recently used registered projects, newest first. */
+  /** The `capacity` most recently used registered projects this server serves, newest first. */
   select(): ProjectRow[] {
     const out: ProjectRow[] = [];
     const seen = new Set<string>();
     for (const w of this.registry.listWorkspaces()) {
       if (out.length >= this.capacity) break;
-      if (seen.has(w.project_id)) continue;
+      if (seen.has(w.project_id) || !this.serves(w)) continue;
       const p = this.registry.getProject(w.project_id);
       if (!p) continue;
       seen.add(p.project_id);

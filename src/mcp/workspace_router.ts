@@ -11,9 +11,10 @@
  *   first) at or under a registered project: that project;
  * - unknown without `--auto-workspace`: `workspace_not_registered`;
  * - unknown with `--auto-workspace`: realpath (a path through a symlink is
- *   served as its canonical target), then component-wise check
- *   against every (realpath'd) `--allowed-root` (`workspace_not_allowed`
- *   outside), LRU eviction past `--max-auto-workspaces`, registration with
+ *   served as its canonical target; a symlink the permission sandbox cannot
+ *   read is resolved by the launcher, see `launcher_resolver.ts`), then
+ *   component-wise check against every (realpath'd) `--allowed-root`
+ *   (`workspace_not_allowed` outside), LRU eviction past `--max-auto-workspaces`, registration with
  *   `auto_discovered = 1` and a background bootstrap job that concurrent
  *   first requests share.
  * Requires `--allow-read` on the requested path (realpath, stat).
@@ -23,7 +24,8 @@ import { isAbsolute, resolve } from "node:path";
 import { CruxeError } from "../core/errors.ts";
 import { isWithinAnyRoot } from "../core/path_policy.ts";
 import { info, warn } from "../core/log.ts";
-import { outsideSandbox } from "../state/workspace_dir.ts";
+import { checkRootUnmoved, outsideSandbox } from "../state/workspace_dir.ts";
+import { resolveThroughLauncher } from "./launcher_resolver.ts";
 import type { JobRunner } from "../index/job_runner.ts";
 import type { IndexReaders } from "../query/index_reader.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
@@ -90,6 +92,11 @@ export class WorkspaceRouter {
     } catch (e) {
       // Does not exist (decided below), or the permission sandbox cannot see it at all.
       unreadable = e instanceof Deno.errors.NotCapable;
+    }
+    if (unreadable) {
+      // A symlink elsewhere may still lead into an allowed root: the launcher, outside the sandbox, resolves it.
+      real = await resolveThroughLauncher(absolute);
+      unreadable = real === null;
     }
     const known = this.registry.projectContaining(real ?? resolve(absolute));
     if (known) return this.routeTo(known, false);
@@ -158,6 +165,7 @@ export class WorkspaceRouter {
 
   /** The registered project at or above a canonical path. */
   private routeTo(project: ProjectRow, bootstrapped: boolean): RoutedWorkspace {
+    checkRootUnmoved(project.repo_root); // a root swapped for a symlink is not served until re-registered
     const now = performance.now();
     this.recency.set(project.repo_root, now);
     if (now - (this.touched.get(project.repo_root) ?? -Infinity) >= TOUCH_EVERY_MS) {

@@ -10,7 +10,7 @@ import type { SymbolRow } from "../state/read/rows.ts";
 import { childrenOf, symbolsByName } from "../state/read/symbols.ts";
 import { importTargetsOf } from "../state/read/edges.ts";
 import { referencesInLines } from "../state/references.ts";
-import { defaultPackageName } from "../index/extract/go_scope.ts";
+import { defaultPackageName } from "../core/go_package_name.ts";
 import { dirOf } from "./_symbol_row.ts";
 import { isTestPath } from "../core/test_paths.ts";
 

@@ -85,6 +85,8 @@ export const CONTEXT_MAX_TOKENS = 100_000;
 const MAX_BODY_LINES = 400;
 const MAX_IMPORT_LINES = 60;
 const SMALL_TYPE_LINES = 20;
+/** Lines after a symbol's first line searched for its name (annotations, decorators, attributes). */
+const SIGNATURE_SCAN_LINES = 12;
 
 /**
  * A `max_tokens` input: `def` when absent, else an integer in
@@ -354,10 +356,17 @@ class BlockBuilder {
       }
     }
     return {
-      item: { ...handles(r), role, line_end: r.line_start, content: doc + r.signature },
+      item: { ...handles(r), role, line_end: this.signatureEnd(r), content: doc + r.signature },
       cuttable: false,
       primary,
     };
+  }
+
+  /** The line where `r`'s signature reaches its name (annotations and decorators come before it). */
+  private signatureEnd(r: SymbolRow): number {
+    const head = fileLines(this.db, r.path, r.line_start, Math.min(r.line_end, r.line_start + SIGNATURE_SCAN_LINES));
+    const at = head.findIndex((l) => l.includes(r.name));
+    return r.line_start + Math.max(0, at);
   }
 
   private imports(path: string, language: string): Block | null {

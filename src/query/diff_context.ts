@@ -49,11 +49,16 @@ export interface MergeBase {
   head_ref: string;
 }
 
-/** Which ref a side of the comparison is. */
+/** Which state a side of the comparison is: its name and commit. */
 export interface RefSide {
+  /** A branch, tag or commit as asked (meaning that commit), or `WORKTREE` for the working tree. */
   ref: string;
-  /** Commit id; null for the live working tree. */
+  /** The commit compared; null for the working tree (the files on disk, uncommitted edits included). */
   commit_id: string | null;
+  /** The working tree only: its checked-out branch (null when detached) and the commit its HEAD is at. */
+  working_tree?: { branch: string | null; head_commit_id: string | null };
+  /** Set when a branch moved since it was indexed and its older commit was compared: why, and the fix. */
+  stale?: string;
 }
 
 /** A file that changed, listed when none of its symbols is (or when it moved). */
@@ -209,7 +214,14 @@ function capDelta(delta: FileDelta, max: number): FileChange[] {
 
 /** How a view is named in an answer. */
 export function side(v: RefView): RefSide {
-  return { ref: v.label, commit_id: v.commitId };
+  return {
+    ref: v.label,
+    commit_id: v.commitId,
+    ...(v.workingTree
+      ? { working_tree: { branch: v.workingTree.branch, head_commit_id: v.workingTree.headCommit } }
+      : {}),
+    ...(v.stale ? { stale: v.stale } : {}),
+  };
 }
 
 /**

@@ -3,8 +3,9 @@
  * a tool name with exact arguments and the indexed fact that makes it worth
  * making — a name defined in several places (pick the definition), stored
  * uses of a symbol (list them), callers of a function (walk them), members of
- * a type (see the hierarchy), the file to outline. Built from what the index
- * holds for the results, never from templates that ignore the repository.
+ * a type (see the hierarchy), the file to outline (only an indexed one). Built
+ * from what the index holds for the results, never from templates that ignore
+ * the repository.
  * Reads only the open index.
  */
 import type { Db } from "../state/db.ts";
@@ -22,6 +23,7 @@ import { resolveSymbol } from "./_resolve_symbol.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
 import { CALLABLE_KINDS, TYPE_KINDS } from "./_symbol_row.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
+import { hasFile } from "../state/read/files.ts";
 import { searchCode } from "./search_code.ts";
 
 /** A result of an earlier call that follow-ups may start from. */
@@ -96,7 +98,8 @@ export function suggestFollowupQueries(db: Db, input: FollowupInput): FollowupRe
     const sym = s.symbol;
     if (sym) symbolFollowups(db, sym, add);
     const path = sym?.path ?? s.path;
-    if (path) add("get_file_outline", { path }, `the other definitions of ${path}`);
+    // Only a file the index holds: a path from the caller may name anything.
+    if (path && hasFile(db, path)) add("get_file_outline", { path }, `the other definitions of ${path}`);
   }
   if (!starts.length) {
     // Nothing found: spellings the index does hold, then a looser search.

@@ -61,6 +61,8 @@ export interface SearchHit {
   line_end: number;
   score: number;
   snippet?: string;
+  /** With `debug`: whether the hit joined its symbol's row. */
+  join_status?: "hit" | "miss";
 }
 
 /** Inputs of a per-repository search. */
@@ -69,6 +71,10 @@ export interface SearchInput {
   limit: number;
   language?: string;
   pathPrefix?: string;
+  /** The repository searched (a search that reads more than its index, such as its chunk vectors, needs it). */
+  project?: ProjectRow;
+  /** Each hit also says its `join_status` (search_code's `debug`). */
+  debug?: boolean;
 }
 
 /** What a per-repository search answers: its best hits and how many candidates it had in all. */
@@ -284,7 +290,7 @@ export function mergeRanked(
 export async function searchScope(
   deps: ScopeDeps,
   resolved: ResolvedScope,
-  input: { query: string; topK: number; language?: string; pathPrefix?: string; perRepoCap?: number },
+  input: { query: string; topK: number; language?: string; pathPrefix?: string; perRepoCap?: number; debug?: boolean },
   search: SearchFn,
 ): Promise<ScopedSearchResult> {
   const lists: { repo: string; hits: SearchHit[] }[] = [];
@@ -322,6 +328,8 @@ export async function searchScope(
         limit: input.topK,
         language: input.language,
         pathPrefix: input.pathPrefix,
+        project: t.project,
+        debug: input.debug,
       });
     } catch (err) {
       // Only a damaged or unreadable store is this repository's state; any other failure is the call's.

@@ -23,6 +23,7 @@ import { realpathSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
 import { relativePathProblem } from "../core/path_policy.ts";
 import { readRepoFile } from "../state/safe_open.ts";
+import { checkResolvedRoot } from "../state/workspace_dir.ts";
 import { languageIdForPath } from "../core/languages.ts";
 import { cutUtf8 } from "./_cut_utf8.ts";
 
@@ -75,13 +76,7 @@ export function canonicalRoot(repoRoot: string): string {
  */
 export function checkRegisteredRoot(registeredRoot: string): string {
   const real = canonicalRoot(registeredRoot);
-  if (real !== registeredRoot.replace(/\/+$/, "")) {
-    throw new CruxeError(
-      "forbidden",
-      `The repository root ${registeredRoot} now resolves to ${real}; re-register it (cruxe init) to serve it again`,
-      { repo_root: registeredRoot, resolved: real },
-    );
-  }
+  checkResolvedRoot(registeredRoot, real);
   return real;
 }
 

@@ -4,8 +4,9 @@
  * `openRefView` is the one call every caller makes to get a ref's view.
  *
  * A project's views are its live working tree (its project index: no `ref`,
- * or the working tree's own branch name) and whatever indexed refs the
- * caller's `RefSource.indexedRef` opens; any other ref answers
+ * `WORKTREE` or `live`) and whatever indexed refs the caller's
+ * `RefSource.indexedRef` opens. A branch, tag or commit name always means
+ * that commit, the checked-out branch's too; one not indexed answers
  * `ref_not_indexed` with the `index_repo` call that would index it. File
  * reads of the working tree go through the safe open.
  */
@@ -13,8 +14,8 @@ import { CruxeError } from "../core/errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import type { RefView } from "../state/ref_view.ts";
 import { readRepoFile } from "../state/safe_open.ts";
-import { checkRefName, gitMergeBase } from "../state/git.ts";
-import { indexRefFix } from "../state/project_refs.ts";
+import { checkRefName, currentRef, gitMergeBase, gitResolveCommit } from "../state/git.ts";
+import { indexRefFix, isLiveRef, WORKTREE_REF } from "../state/project_refs.ts";
 import { type IndexView, requireIndex } from "./index_reader.ts";
 
 /** What a ref is resolved against: the project, and its live working-tree index. */
@@ -49,62 +50,66 @@ export function parseRef(value: unknown, field: string, required = false): strin
 }
 
 /**
- * The read view of `ref` (undefined: the live working tree) for the
- * project of `src`. The working tree answers to no ref and to its own
- * branch name; another ref is `src.indexedRef`'s view, and when there is
- * none `ref_not_indexed` with the `index_repo` call that indexes it in
- * `data.fix`. An unusable working-tree index throws what `requireIndex`
- * throws.
+ * The read view of `ref` for the project of `src`: the live working tree
+ * for no ref, `WORKTREE` or `live` (labelled `WORKTREE`, with its branch and
+ * HEAD commit); any other name is `src.indexedRef`'s view of that commit,
+ * and when there is none `ref_not_indexed` with the `index_repo` call that
+ * indexes it in `data.fix`. An unusable working-tree index throws what
+ * `requireIndex` throws.
  */
 export async function openRefView(src: RefSource, ref: string | undefined): Promise<RefView> {
-  const view = src.working();
-  const label = view.ref ?? src.project.default_ref;
-  if (ref !== undefined && ref !== label && src.indexedRef) {
-    const other = await src.indexedRef(ref);
+  if (!isLiveRef(ref)) {
+    const other = src.indexedRef ? await src.indexedRef(ref!) : null;
     if (other) return other;
+    throw new CruxeError(
+      "ref_not_indexed",
+      `Ref ${ref} is not indexed for ${src.project.repo_root} (indexed: the working tree, ${WORKTREE_REF}). ` +
+        `Index it with index_repo {"ref": "${ref}"} (cruxe index --ref ${ref}), then ask again.`,
+      { requested_ref: ref, indexed_ref: WORKTREE_REF, fix: indexRefFix(src.project, ref!) },
+    );
   }
-  if (ref === undefined || ref === label) {
-    const db = requireIndex(view);
-    const root = src.project.repo_root;
-    const maxBytes = src.maxFileBytes ?? 8 * 1024 * 1024;
-    return {
-      db,
-      label,
-      commitId: null,
-      readFiles: (paths) => {
-        const out = new Map<string, Uint8Array>();
-        for (const path of paths) {
-          try {
-            out.set(path, readRepoFile(root, path, { maxBytes }).bytes);
-          } catch { /* not readable now: left out */ }
-        }
-        return Promise.resolve(out);
-      },
-    };
-  }
-  throw new CruxeError(
-    "ref_not_indexed",
-    `Ref ${ref} is not indexed for ${src.project.repo_root} (indexed: the working tree on ${label}). ` +
-      `Index it with index_repo {"ref": "${ref}"} (cruxe index --ref ${ref}), then ask again.`,
-    {
-      requested_ref: ref,
-      indexed_ref: label,
-      fix: indexRefFix(src.project, ref),
+  const db = requireIndex(src.working());
+  const root = src.project.repo_root;
+  const maxBytes = src.maxFileBytes ?? 8 * 1024 * 1024;
+  return {
+    db,
+    label: WORKTREE_REF,
+    commitId: null,
+    workingTree: await workingTreeHead(src.project),
+    readFiles: (paths) => {
+      const out = new Map<string, Uint8Array>();
+      for (const path of paths) {
+        try {
+          out.set(path, readRepoFile(root, path, { maxBytes }).bytes);
+        } catch { /* not readable now: left out */ }
+      }
+      return Promise.resolve(out);
     },
-  );
+  };
+}
+
+/** The working tree's checked-out branch (null when detached or outside git) and the commit its HEAD is at. */
+async function workingTreeHead(project: ProjectRow): Promise<{ branch: string | null; headCommit: string | null }> {
+  if (project.vcs_mode !== "git") return { branch: null, headCommit: null };
+  const headCommit = await gitResolveCommit(project.repo_root, "HEAD");
+  const current = currentRef(project.repo_root);
+  // A detached HEAD is named by its commit's first digits, not by a branch.
+  const detached = current !== null && headCommit !== null && headCommit.startsWith(current);
+  return { branch: detached ? null : current, headCommit };
 }
 
 /**
- * The commit where `head` (undefined: the working tree's `HEAD`) branched
+ * The commit where `head` (undefined or the working tree: its `HEAD`) branched
  * from `base`, by `git merge-base`; `merge_base_failed` with the reason when
  * there is none (not a git repository, an unknown ref, unrelated histories).
  */
 export async function mergeBaseOf(src: RefSource, base: string, head: string | undefined): Promise<string> {
-  const r = await gitMergeBase(src.project.repo_root, base, head ?? "HEAD");
+  const other = isLiveRef(head) ? "HEAD" : head!;
+  const r = await gitMergeBase(src.project.repo_root, base, other);
   if ("commit" in r) return r.commit;
-  throw new CruxeError("merge_base_failed", `No merge base of ${base} and ${head ?? "HEAD"}: ${r.problem}`, {
+  throw new CruxeError("merge_base_failed", `No merge base of ${base} and ${other}: ${r.problem}`, {
     base_ref: base,
-    head_ref: head ?? "HEAD",
+    head_ref: other,
     reason: r.problem,
   });
 }

@@ -11,7 +11,7 @@ import { type Db, getMeta } from "../state/db.ts";
 import { generatedPaths } from "../state/file_flags.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { classifyIntent, type QueryIntent } from "./search/intent.ts";
-import { queryTerms, searchTerms } from "./search/fts_query.ts";
+import { lightStem, queryTerms, searchTerms } from "./search/fts_query.ts";
 import type { ChunkHit, SourceFilter } from "./search/candidates.ts";
 import { indexedLanguages } from "../state/read/files.ts";
 import { identifierOf, sourceLists } from "./search/plan.ts";
@@ -44,6 +44,13 @@ export interface SearchCodeInput {
   path_prefix?: string;
   ref?: string;
   ranking_explain_level?: "off" | "basic" | "full";
+  /** Also say how each result joined its symbol (`join_status`), and the counts in `debug`. */
+  debug?: boolean;
+}
+
+/** The debug block of an answer asked with `debug: true`: how many results joined a symbol row, how many did not. */
+export interface SearchDebug {
+  join_status: { hits: number; misses: number };
 }
 
 /** The search_code answer (without `metadata`, which the MCP layer adds). */
@@ -58,6 +65,8 @@ export interface SearchCodeResult {
   query_truncated: boolean;
   /** Present when a candidate read stopped at its row cap (terms found nearly everywhere): the answer is partial. */
   meta?: { result_completeness: "partial"; note: string };
+  /** Present with `debug: true`. */
+  debug?: SearchDebug;
 }
 
 /** What a partial answer says about why. */
@@ -159,9 +168,12 @@ export function searchCode(
     intent === "path",
     ranking.fileAggregate,
   );
-  const snippetTerms = terms.concat(ident ? splitIdentifier(ident.leaf) : []);
+  // Stems too: `serializes` shows the line saying `serializer`.
+  const stems = terms.map(lightStem).filter((t) => t.length >= 4);
+  const snippetTerms = terms.concat(stems, ident ? splitIdentifier(ident.leaf) : []);
   const results = final.slice(0, opts.limit).map((u) => {
     const r = toResult(db, u, snippetTerms, opts.explain);
+    if (input.debug === true) r.join_status = joinStatus(u);
     return generated.has(u.path) ? { ...r, generated: true } : r;
   });
   return {
@@ -172,7 +184,24 @@ export function searchCode(
     truncated: final.length > results.length || filter.bounds!.capped,
     query_truncated: opts.query.truncated,
     ...(filter.bounds!.capped ? { meta: { result_completeness: "partial" as const, note: CAPPED_NOTE } } : {}),
+    ...(input.debug === true ? { debug: debugBlock(results) } : {}),
   };
+}
+
+/**
+ * How a ranked unit joined the symbol table: `hit` when it carries its
+ * symbol's row (found as a symbol, or a chunk whose symbol row loaded),
+ * `miss` when it has none (a chunk outside every symbol, a file, a symbol
+ * row no longer there).
+ */
+function joinStatus(u: { symbol?: unknown }): "hit" | "miss" {
+  return u.symbol ? "hit" : "miss";
+}
+
+/** The answer's debug block: the results' join statuses counted. */
+export function debugBlock(results: { join_status?: "hit" | "miss" }[]): SearchDebug {
+  const hits = results.filter((r) => r.join_status === "hit").length;
+  return { join_status: { hits, misses: results.length - hits } };
 }
 
 /** The scoped search_code answer: the unscoped shape plus `meta` (scope, per-repository status). */
@@ -205,7 +234,7 @@ export async function searchCodeInScope(
   const r = await searchScope(
     deps,
     resolved,
-    { query: query.text, topK, language: input.language, pathPrefix },
+    { query: query.text, topK, language: input.language, pathPrefix, debug: input.debug === true },
     search,
   );
   const intent = classifyIntent(query.text);
@@ -227,6 +256,7 @@ export async function searchCodeInScope(
       result_completeness: r.result_completeness,
       repos: r.repos,
     },
+    ...(input.debug === true ? { debug: debugBlock(r.results) } : {}),
   };
 }
 

@@ -4,7 +4,8 @@
  */
 import { existsSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
-import { type StorageReason, storageReason } from "./storage_errors.ts";
+import { type StorageReason, storageReasonAt } from "./storage_errors.ts";
+import { requireKind } from "./store_kind.ts";
 
 export type Db = DatabaseSync;
 
@@ -33,12 +34,15 @@ function testMaxPageCount(): number | null {
  * write is still read, since SQLite cannot open a WAL database there (it
  * would need to create the `-shm` file). It costs the file's size in memory.
  * A read-only connection, or one opened `forQueries`, gets a small page cache
- * (QUERY_CACHE_KIB); a writing one a larger one.
+ * (QUERY_CACHE_KIB); a writing one a larger one. Something other than a
+ * regular file at `path` or its `-wal`/`-shm` (a directory, a FIFO) is
+ * `storage_unavailable` (`not_a_file`), never opened.
  */
 export function openDb(
   path: string,
   opts: { readOnly?: boolean; snapshot?: boolean; forQueries?: boolean } = {},
 ): Db {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) requireKind(file, "file");
   if (opts.snapshot) return openSnapshot(path);
   const readOnly = opts.readOnly ?? false;
   const cacheKiB = readOnly || opts.forQueries ? QUERY_CACHE_KIB : WRITE_CACHE_KIB;
@@ -58,13 +62,22 @@ export function openDb(
   return db;
 }
 
-/** Failures of opening a store that an in-memory snapshot gets past: its directory cannot be written. */
-const SNAPSHOT_REASONS: ReadonlySet<StorageReason> = new Set(["read_only", "permission_denied", "cannot_open"]);
+/**
+ * Failures of opening a store that an in-memory snapshot gets past: its
+ * directory cannot be written, or its disk has no room for the `-shm`/`-wal`.
+ */
+const SNAPSHOT_REASONS: ReadonlySet<StorageReason> = new Set([
+  "read_only",
+  "permission_denied",
+  "cannot_open",
+  "disk_full",
+]);
 
 /**
  * Opens the store at `path` for writing and passes it to `ready` (migrations,
  * checks). When that fails because the directory cannot be written (reason
- * `read_only`, `permission_denied` or `cannot_open`) and the file exists, an
+ * `read_only`, `permission_denied` or `cannot_open`) or its disk is full
+ * (`disk_full`) and the file exists, an
  * in-memory snapshot of it is opened instead (see `openDb`), passed to
  * `ready`, and the reason returned as `snapshot`. Any other failure is
  * thrown with the database closed. `forQueries`: see `openDb`.
@@ -82,7 +95,7 @@ export function openOrSnapshot(
     return { db, snapshot: null };
   } catch (e) {
     db?.close();
-    reason = storageReason(e);
+    reason = storageReasonAt(e, path);
     if (!reason || !SNAPSHOT_REASONS.has(reason) || !existsSync(path)) throw e;
   }
   const copy = openDb(path, { snapshot: true });

@@ -45,9 +45,11 @@
  *   `GIT_TERMINAL_PROMPT=0`, `GIT_ASKPASS=` (empty: no askpass program),
  *   `GIT_EDITOR=:`/`GIT_SEQUENCE_EDITOR=:`, `GIT_ALLOW_PROTOCOL=` and
  *   `GIT_PROTOCOL_FROM_USER=0`. No
- *   inherited `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`, `GIT_EXEC_PATH`,
- *   `GIT_CONFIG_PARAMETERS`, `GIT_EXTERNAL_DIFF`, `GIT_SSH*`, `GIT_TRACE*`
- *   or `LD_PRELOAD` can reach git. stdin is closed, except for
+ *   inherited `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`, `GIT_COMMON_DIR`,
+ *   `GIT_OBJECT_DIRECTORY`, `GIT_ALTERNATE_OBJECT_DIRECTORIES`,
+ *   `GIT_NAMESPACE`, `GIT_EXEC_PATH`, `GIT_CONFIG_PARAMETERS`,
+ *   `GIT_CONFIG_COUNT`/`_KEY_n`/`_VALUE_n`, `GIT_EXTERNAL_DIFF`, `GIT_SSH*`,
+ *   `GIT_TRACE*` or `LD_PRELOAD` can reach git. stdin is closed, except for
  *   `cat-file --batch`, which reads the object ids Cruxe writes to it.
  * - Which repository git reads is decided here, not discovered by git:
  *   every call passes `--git-dir` and `--work-tree` explicitly, so git never
@@ -60,6 +62,13 @@
  *   else (a `.git` file naming some other repository) is not used: the root
  *   is scanned as a plain directory. Under the permission sandbox a target
  *   outside the readable roots cannot be checked and so is not used either.
+ *   The objects and refs must be the repository's own too
+ *   (`./git_own_store.ts`): an `objects/info/alternates` or
+ *   `http-alternates` leading outside the git directory, or a symlink in
+ *   `objects/`, means plain mode, with the reason (`gitRefusal`) shown by
+ *   `doctor` and `index_status`; a ref read through a symlinked ref file, or
+ *   resolving to a commit that is not in the repository's own object
+ *   directory, is refused (`invalid_input`).
  *   Because discovery is not used, git's ownership check (`safe.directory`,
  *   which exists to stop exactly these config programs) does not apply: a
  *   repository owned by another user is listed like any other.
@@ -79,6 +88,8 @@ import { isAbsolute, join, resolve, sep } from "node:path";
 import { isWithinRoot } from "../core/path_policy.ts";
 import { CruxeError } from "../core/errors.ts";
 import { debug, warn } from "../core/log.ts";
+import { hasOwnObject, looseObjectLink, objectStoreProblem, readRefFile, refFileProblem } from "./git_own_store.ts";
+import { realpathOrNull } from "./workspace_dir.ts";
 
 /**
  * The only git subcommands Cruxe runs (none of them runs filters, textconv or diff drivers): `cat-file` is run
@@ -185,14 +196,6 @@ export function gitVersion(): string | null {
   }
 }
 
-function realpathOrNull(p: string): string | null {
-  try {
-    return Deno.realPathSync(p);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * A small regular file's text, or null. Anything else (a FIFO would block the
  * read forever, a device could be endless) is not read.
@@ -224,18 +227,25 @@ function isSubmoduleDirOf(gitDir: string, root: string): boolean {
   return false;
 }
 
-/**
- * The git directory of canonical `root` when it belongs to that root (see
- * the module comment), else null. Requires `--allow-read` on the root and
- * on the git directory.
- */
-export function gitDirOf(root: string): string | null {
+/** What `inspectGitDir` found: the git directory to use, or why the one there is not used (both null: no `.git`). */
+interface GitDirVerdict {
+  gitDir: string | null;
+  refused: string | null;
+}
+
+function refuse(why: string): GitDirVerdict {
+  debug(`git: ${why}; scanning without git`);
+  return { gitDir: null, refused: why };
+}
+
+/** Decides which git directory of canonical `root` is used (see the module comment and `gitDirOf`). */
+function inspectGitDir(root: string): GitDirVerdict {
   const dotGit = join(root, ".git");
   let st: Deno.FileInfo;
   try {
     st = Deno.lstatSync(dotGit);
   } catch {
-    return null;
+    return { gitDir: null, refused: null };
   }
   let gitDir: string | null;
   let inside: boolean;
@@ -248,11 +258,10 @@ export function gitDirOf(root: string): string | null {
     const m = text?.match(/^gitdir:\s*(.+?)\s*$/m);
     const target = st.isSymlink ? dotGit : m ? (isAbsolute(m[1]) ? m[1] : resolve(root, m[1])) : null;
     gitDir = target ? realpathOrNull(target) : null;
-    if (!gitDir) return null;
+    if (!gitDir) return { gitDir: null, refused: null };
     inside = isWithinRoot(root, gitDir);
     if (!inside && !isWorktreeOf(gitDir, root) && !isSubmoduleDirOf(gitDir, root)) {
-      debug(`git: ${dotGit} leads to ${gitDir}, which does not belong to ${root}; scanning without git`);
-      return null;
+      return refuse(`${dotGit} leads to ${gitDir}, which does not belong to ${root}`);
     }
   }
   // `commondir` moves config, refs and objects: it must satisfy the same rule (a worktree's is its main repository).
@@ -261,12 +270,30 @@ export function gitDirOf(root: string): string | null {
     const real = realpathOrNull(isAbsolute(common) ? common : resolve(gitDir, common));
     const ok = real !== null && (isWithinRoot(root, real) || (!inside && isWorktreeOf(gitDir, root)) ||
       isSubmoduleDirOf(real, root));
-    if (!ok) {
-      debug(`git: ${gitDir}/commondir leads outside ${root}; scanning without git`);
-      return null;
-    }
+    if (!ok) return refuse(`${gitDir}/commondir leads outside ${root}`);
   }
-  return gitDir;
+  // The objects must be the repository's own: no alternates, no symlinks into another object store.
+  const borrowed = objectStoreProblem(commonDirOf(gitDir));
+  if (borrowed) return refuse(`the objects are not all its own (${borrowed})`);
+  return { gitDir, refused: null };
+}
+
+/**
+ * The git directory of canonical `root` when it belongs to that root and
+ * its objects are its own (see the module comment), else null. Requires
+ * `--allow-read` on the root and on the git directory.
+ */
+export function gitDirOf(root: string): string | null {
+  return inspectGitDir(root).gitDir;
+}
+
+/**
+ * Why canonical `root` has a `.git` that git mode does not use (it leads
+ * elsewhere, or borrows another repository's objects), or null (git mode,
+ * or no `.git` at all). Shown by `doctor` and `index_status`. Runs no git.
+ */
+export function gitRefusal(root: string): string | null {
+  return inspectGitDir(root).refused;
 }
 
 /** The directory holding refs and config: `commondir`'s target for a linked worktree, else the git directory. */
@@ -288,8 +315,8 @@ export function gitCommonDir(root: string): string | null {
 /** True when branch `ref` (`refs/heads/…`) has a commit: a loose ref file or a `packed-refs` line. */
 function refExists(gitDir: string, ref: string): boolean {
   const common = commonDirOf(gitDir);
-  if (readTextOrNull(join(common, ...ref.split("/")))?.trim()) return true;
-  const packed = readTextOrNull(join(common, "packed-refs")) ?? "";
+  if (readRefFile(common, ref)?.trim()) return true;
+  const packed = readRefFile(common, "packed-refs") ?? "";
   return packed.split("\n").some((l) => l.endsWith(` ${ref}`));
 }
 
@@ -317,7 +344,7 @@ export function isCommitId(s: string): boolean {
  */
 export function currentRef(root: string): string | null {
   const gitDir = gitDirOf(root);
-  const head = gitDir ? readTextOrNull(join(gitDir, "HEAD"))?.trim() : null;
+  const head = gitDir ? readRefFile(gitDir, "HEAD")?.trim() : null;
   if (!gitDir || !head) return null;
   const sym = head.match(/^ref:\s*(refs\/\S+)$/);
   if (sym) {
@@ -374,6 +401,9 @@ export async function gitMergeBase(
   if (!repo) return { problem: `${root} is not a git work tree` };
   const out = await spawnGitAsync(gitArgs(repo, "merge-base", ["--end-of-options", a, b]), timeoutMs);
   const commit = out ? new TextDecoder().decode(out).trim() : "";
+  if (isCommitId(commit) && !hasOwnObject(commonDirOf(repo.gitDir), commit)) {
+    return { problem: `the common ancestor ${commit} is not in the repository's own object directory` };
+  }
   if (!isCommitId(commit)) {
     return {
       problem: `git merge-base found no common ancestor of ${a} and ${b} (unknown revision or unrelated histories)`,
@@ -385,7 +415,7 @@ export async function gitMergeBase(
 /** Where a ref-reading call runs: the repository of `root`, or null when `root` has no usable git directory. */
 function repoOf(root: string): GitRepo | null {
   const gitDir = gitDirOf(root);
-  return gitDir && readTextOrNull(join(gitDir, "HEAD")) !== null ? { root, gitDir } : null;
+  return gitDir && readRefFile(gitDir, "HEAD") !== null ? { root, gitDir } : null;
 }
 
 /** Longest ref name accepted. */
@@ -450,13 +480,16 @@ export async function gitListRefs(root: string): Promise<GitRefEntry[] | null> {
     GIT_TIMEOUT_MS,
   );
   if (!out) return null;
+  const common = commonDirOf(repo.gitDir);
   const refs: GitRefEntry[] = [];
   for (const line of new TextDecoder().decode(out).split("\n")) {
     const [name, type, id, peeledType, peeled] = line.split("\0");
     const prefix = REF_PREFIXES.find(([p]) => name?.startsWith(p));
     if (!prefix || name.endsWith("/HEAD")) continue;
     const commit = type === "commit" ? id : peeledType === "commit" ? peeled : null;
-    if (commit) refs.push({ name, short: name.slice(prefix[0].length), kind: prefix[1], commit });
+    // A ref read through a symlink, or naming a commit borrowed from elsewhere, is not one of this repository's.
+    if (!commit || refFileProblem(repo.gitDir, common, name) || !hasOwnObject(common, commit)) continue;
+    refs.push({ name, short: name.slice(prefix[0].length), kind: prefix[1], commit });
   }
   return refs;
 }
@@ -490,12 +523,28 @@ export async function gitResolveCommit(root: string, ref: string): Promise<strin
   checkRefName(ref);
   const repo = repoOf(root);
   if (!repo) return null;
+  const common = commonDirOf(repo.gitDir);
+  const linked = refFileProblem(repo.gitDir, common, ref) ?? looseObjectLink(common);
+  if (linked) refuseRef(ref, root, `its ref or objects are not the repository's own (${linked})`);
   const out = await spawnGitAsync(
     gitArgs(repo, "rev-parse", ["--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]),
     GIT_TIMEOUT_MS,
   );
   const commit = out ? new TextDecoder().decode(out).trim() : "";
-  return isCommitId(commit) ? commit : null;
+  if (!isCommitId(commit)) return null;
+  if (!hasOwnObject(common, commit)) {
+    refuseRef(ref, root, `it names commit ${commit}, which is not in the repository's own object directory`);
+  }
+  return commit;
+}
+
+/** Refuses (`invalid_input`) ref `ref` of `root` for the reason `why`. */
+function refuseRef(ref: string, root: string, why: string): never {
+  throw new CruxeError("invalid_input", `Ref ${ref} of ${root} is refused: ${why}.`, {
+    field: "ref",
+    ref,
+    reason: why,
+  });
 }
 
 /** One entry of a commit's tree (`ls-tree -r`). */

@@ -4,7 +4,7 @@
  * their own connection and see only committed (published) data.
  * Requires `--allow-read`/`--allow-write` on the project's store directory.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
   closeQuietly,
@@ -40,6 +40,7 @@ import {
   storageReason,
   unwritable,
 } from "./storage_errors.ts";
+import { ensureStoreDir } from "./store_kind.ts";
 
 /** Path of a project's index file inside its store directory. */
 export function indexPath(projectDir: string): string {
@@ -222,7 +223,8 @@ export function storeRoot(projectDir: string, opts: { snapshot?: boolean } = {})
 
 /**
  * Whether an existing index is damaged: a recorded marker, a file SQLite
- * cannot open, a missing table, or a failed `quick_check` (reads every page).
+ * cannot open, something other than a regular file, a missing table, or a
+ * failed `quick_check` (reads every page).
  * Null when healthy or absent. `snapshot` checks an in-memory copy (for a
  * directory this process cannot write).
  */
@@ -237,7 +239,8 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
     const check = missingTables(db) ?? quickCheck(db);
     return check === "ok" ? null : check;
   } catch (e) {
-    return isCorruption(e) ? (e as Error).message : null;
+    // Something other than a file where the index should be is moved aside by `--force` like damage.
+    return isCorruption(e) || storageReason(e) === "not_a_file" ? (e as Error).message : null;
   } finally {
     closeQuietly(db);
   }
@@ -281,11 +284,7 @@ export class IndexWriter {
    */
   static open(projectDir: string, reset: boolean): IndexWriter {
     const p = indexPath(projectDir);
-    try {
-      mkdirSync(projectDir, { recursive: true });
-    } catch (e) {
-      throw asStorageError(e, projectDir);
-    }
+    ensureStoreDir(projectDir);
     if (reset) {
       const damage = indexDamage(projectDir);
       if (damage) moveIndexAside(projectDir);

@@ -6,14 +6,25 @@
  * resolve refs and `--allow-read` on the Cruxe home.
  */
 import { CruxeError } from "../core/errors.ts";
-import { checkRefName, gitCommonDir, gitResolveRef, refFor, type ResolvedRef } from "./git.ts";
+import { checkRefName, gitCommonDir, gitResolveRef, type ResolvedRef } from "./git.ts";
 import { existsSync } from "node:fs";
 import { findRefStore as findIn, refsStorePath, type RefStoreInfo } from "./ref_stores.ts";
 import type { ProjectRow, Registry } from "./registry.ts";
 
-/** The names that mean a project's working tree rather than a git ref: `live`, and the checked-out branch. */
-export function isLiveRef(project: ProjectRow, ref: string | undefined): boolean {
-  return ref === undefined || ref === "live" || ref === refFor(project.repo_root, project.vcs_mode);
+/**
+ * The explicit name of the working tree (the files on disk, uncommitted edits
+ * included) wherever a ref is taken. Reserved: a branch or tag of that name
+ * is reached as `refs/heads/WORKTREE` or `refs/tags/WORKTREE`.
+ */
+export const WORKTREE_REF = "WORKTREE";
+
+/**
+ * True for the names of the working tree rather than a git ref: no ref,
+ * `WORKTREE`, and the older spelling `live`. A branch, tag or commit name
+ * always means that commit, even the checked-out branch's.
+ */
+export function isLiveRef(ref: string | undefined): boolean {
+  return ref === undefined || ref === WORKTREE_REF || ref === "live";
 }
 
 /**
@@ -73,7 +84,7 @@ export async function resolveProjectRef(project: ProjectRow, ref: string): Promi
   if (resolved) return resolved;
   const why = project.vcs_mode === "git"
     ? `no branch, tag, remote branch or commit named ${ref} exists in ${project.repo_root}`
-    : `${project.repo_root} is not a git repository, so only its working tree (ref "live") is indexed`;
+    : `${project.repo_root} is not a git repository, so only its working tree (ref "${WORKTREE_REF}") is indexed`;
   throw new CruxeError("ref_not_indexed", `Ref ${ref} cannot be indexed: ${why}.`, {
     requested_ref: ref,
     reason: project.vcs_mode === "git" ? "unknown_ref" : "not_git",

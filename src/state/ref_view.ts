@@ -18,10 +18,14 @@ import type { Db } from "./db.ts";
 export interface RefView {
   /** A read connection to the ref's index. */
   db: Db;
-  /** How answers name the ref: a branch, tag or commit id as asked, or the working tree's branch. */
+  /** How answers name the ref: a branch, tag or commit id as asked, or `WORKTREE` for the working tree. */
   label: string;
   /** The commit the index was built from; null for the live working tree (it may hold uncommitted edits). */
   commitId: string | null;
+  /** The working tree only: its checked-out branch (null when detached or outside git) and the commit HEAD is at. */
+  workingTree?: { branch: string | null; headCommit: string | null };
+  /** Set when a branch moved since it was indexed and the view is of its older commit: why, and the fix. */
+  stale?: string;
   /**
    * The bytes of each readable repository file among `paths` (relative,
    * `/`-separated) at this ref; a path the ref has no readable file at is

@@ -3,7 +3,7 @@
  * every workspace of one Cruxe home. Requires `--allow-read`/`--allow-write`
  * on the home directory.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import {
   closeQuietly,
@@ -19,7 +19,8 @@ import {
 import { migrate, REGISTRY_MIGRATIONS } from "./schema.ts";
 import { indexPath } from "./project_index.ts";
 import { CruxeError } from "../core/errors.ts";
-import { asStorageError, type StorageReason, storageUnavailable, unwritable } from "./storage_errors.ts";
+import { asStorageError, type StorageReason, storageReason, storageUnavailable, unwritable } from "./storage_errors.ts";
+import { ensureStoreDir } from "./store_kind.ts";
 
 /** The registry's file inside a Cruxe home. */
 export function registryPath(home: string): string {
@@ -117,16 +118,20 @@ export class Registry {
   readonly home: string;
   readonly path: string;
   /**
-   * Set when the home cannot be written (read-only file system, permissions):
-   * the registry was opened read-only, queries still answer, nothing is recorded.
+   * Set when the home cannot be written (read-only file system, permissions,
+   * a full disk): the registry was opened read-only, queries still answer,
+   * nothing is recorded.
    */
-  readonly readOnly: StorageReason | null;
+  get readOnly(): StorageReason | null {
+    return this.readOnlyReason;
+  }
+  private readOnlyReason: StorageReason | null;
 
   private constructor(home: string, db: Db, readOnly: StorageReason | null) {
     this.home = home;
     this.db = db;
     this.path = registryPath(home);
-    this.readOnly = readOnly;
+    this.readOnlyReason = readOnly;
   }
 
   /**
@@ -134,14 +139,12 @@ export class Registry {
    * damaged registry is `storage_unavailable` (reason `corrupt`, fix `cruxe
    * doctor --repair`); a home that cannot be written opens an existing
    * registry read-only (`readOnly`), and is `storage_unavailable` when there is none.
+   * A home that is not a directory, or a registry that is not a regular file,
+   * is `storage_unavailable` naming it (`not_a_directory` / `not_a_file`).
    */
   static open(home: string): Registry {
     const path = registryPath(home);
-    try {
-      mkdirSync(home, { recursive: true });
-    } catch (e) {
-      throw asStorageError(e, home, { home });
-    }
+    ensureStoreDir(home, home);
     try {
       // A home this process cannot write still reads its registry (a snapshot), unmigrated.
       const { db, snapshot } = openOrSnapshot(path, (db, snapshot) => {
@@ -161,6 +164,23 @@ export class Registry {
 
   close(): void {
     closeQuietly(this.db);
+  }
+
+  /**
+   * Runs `write` (a start-up write: registering a workspace, reconciling
+   * jobs). When the disk is full it turns this registry read-only, as for an
+   * unwritable home (queries answer from the existing indexes, indexing and
+   * syncing are off), and runs `write` again under that; any other fault is
+   * thrown.
+   */
+  writeOrReadOnly<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (e) {
+      if (this.readOnlyReason || storageReason(e) !== "disk_full") throw e;
+      this.readOnlyReason = "disk_full";
+      return write();
+    }
   }
 
   /** The error for a write refused because the home cannot be written. */
@@ -404,7 +424,8 @@ export function rebuildRegistry(home: string): RegistryRebuild {
   const path = registryPath(home);
   let movedTo: string | null = null;
   try {
-    if (existsSync(path)) movedTo = moveAside(path);
+    // Whatever sits there, the main file or only its -wal/-shm (a FIFO, say), is moved aside.
+    if ([path, `${path}-wal`, `${path}-shm`].some((p) => existsSync(p))) movedTo = moveAside(path);
   } catch (e) {
     throw asStorageError(e, path, { home });
   }

@@ -44,6 +44,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { CruxeError } from "../core/errors.ts";
 import { isWithinRoot } from "../core/path_policy.ts";
+import { checkResolvedRoot } from "./workspace_dir.ts";
 
 /** What `readRepoFile` may do. */
 export interface SafeReadOptions {
@@ -138,13 +139,19 @@ function walkDirectories(root: string, segs: string[], shown: string): Identity[
   return ids;
 }
 
-/** The canonical form of a repository root, or `project_not_found`. */
+/**
+ * The canonical form of a repository root, or `project_not_found`; a root
+ * that now resolves to another path (swapped for a symlink) is `forbidden`.
+ */
 function canonicalRootOf(root: string): string {
+  let real: string;
   try {
-    return Deno.realPathSync(root);
+    real = Deno.realPathSync(root);
   } catch {
     throw new CruxeError("project_not_found", `Repository root ${root} is not readable`, { repo_root: root });
   }
+  checkResolvedRoot(root, real);
+  return real;
 }
 
 /**
@@ -178,7 +185,8 @@ export function underSymlinkedDirectory(root: string, rel: string, cache: Map<st
 /**
  * Reads the repository file `path` (relative to `root`) through the checks
  * in the module comment, or throws `forbidden` / `file_not_found` /
- * `unsupported_media` (`project_not_found` when the root itself is gone).
+ * `unsupported_media` (`project_not_found` when the root itself is gone,
+ * `forbidden` when it now resolves to another path).
  * Never returns content from outside the canonical root.
  * Requires `--allow-read` on `root`.
  *

@@ -3,9 +3,11 @@
  * system under the Cruxe home) is told apart from a bug. An environment fault
  * becomes a registry error naming the file and the fix:
  * - full disk, I/O error, read-only file system, missing permission, a file
- *   that cannot be opened: `storage_unavailable` with `data.path` and
+ *   that cannot be opened, something other than a regular file where a store
+ *   file should be, or other than a directory where the home or a store
+ *   directory should be: `storage_unavailable` with `data.path` and
  *   `data.reason` (`disk_full`, `io_error`, `read_only`, `permission_denied`,
- *   `cannot_open`, `corrupt`);
+ *   `cannot_open`, `corrupt`, `not_a_file`, `not_a_directory`);
  * - a damaged or schema-less project index: `index_incompatible` with
  *   `schema_status: corrupt_manifest` and the fix `cruxe index --force`;
  * - a damaged registry: `storage_unavailable` with reason `corrupt` and the
@@ -14,15 +16,26 @@
  * SQLite's fixed result-code texts.
  */
 import { CruxeError } from "../core/errors.ts";
+import { diskFull } from "./disk_space.ts";
 
 /** Why a store cannot be used. */
-export type StorageReason = "disk_full" | "io_error" | "read_only" | "permission_denied" | "cannot_open" | "corrupt";
+export type StorageReason =
+  | "disk_full"
+  | "io_error"
+  | "read_only"
+  | "permission_denied"
+  | "cannot_open"
+  | "corrupt"
+  | "not_a_file"
+  | "not_a_directory";
 
 const PATTERNS: [RegExp, StorageReason][] = [
   [/database or disk is full|No space left on device|ENOSPC|os error 28\b/i, "disk_full"],
   [/disk I\/O error|Input\/output error|EIO\b|os error 5\b/i, "io_error"],
   [/attempt to write a readonly database|Read-only file system|EROFS|os error 30\b/i, "read_only"],
   [/access permission denied|Permission denied|EACCES|EPERM|os error 13\b|os error 1\b/i, "permission_denied"],
+  [/Not a directory|ENOTDIR\b|os error 20\b/i, "not_a_directory"],
+  [/Is a directory|EISDIR\b|os error 21\b/i, "not_a_file"],
   [/unable to open database file/i, "cannot_open"],
   [
     /database disk image is malformed|file is not a database|malformed database schema|no such table|vtable constructor failed/i,
@@ -42,6 +55,17 @@ export function storageReason(err: unknown): StorageReason | null {
     if (re.test(message) || (typeof code === "string" && re.test(code))) return reason;
   }
   return null;
+}
+
+/**
+ * The storage fault an error reports for the file at `path`, like
+ * `storageReason`, except that an I/O error on a disk with no space left is
+ * `disk_full`: SQLite reports a `-shm`/`-wal` file it cannot create on a full
+ * disk as a disk I/O error, and the fix is then free space, not `fsck`.
+ */
+export function storageReasonAt(err: unknown, path: string): StorageReason | null {
+  const reason = storageReason(err);
+  return reason === "io_error" && diskFull(path) ? "disk_full" : reason;
 }
 
 /** True when an error says a store's content is damaged (corrupt pages, not a database, a missing table). */
@@ -78,6 +102,16 @@ export function storageFix(reason: StorageReason, path: string, home?: string): 
         "a writable directory";
     case "corrupt":
       return path.endsWith("registry.db") ? "run `cruxe doctor --repair`" : "run `cruxe index --force`";
+    case "not_a_file": {
+      const store = path.replace(/-(wal|shm)$/, "");
+      return store.endsWith("registry.db")
+        ? "run `cruxe doctor --repair` (it moves it aside and rebuilds the registry)"
+        : store.endsWith("index.db")
+        ? "run `cruxe index --force` (it moves it aside and rebuilds the index)"
+        : `move ${path} aside`;
+    }
+    case "not_a_directory":
+      return `move ${path} away, or set CRUXE_HOME to a directory`;
   }
 }
 
@@ -88,6 +122,8 @@ const WHAT: Record<StorageReason, string> = {
   permission_denied: "this user lacks write permission",
   cannot_open: "the file cannot be opened (missing directory or permission)",
   corrupt: "the file is damaged",
+  not_a_file: "it is not a regular file",
+  not_a_directory: "it is not a directory",
 };
 
 /** The `storage_unavailable` error for a store at `path`. */
@@ -140,7 +176,7 @@ export function asStorageError(
   opts: { home?: string; root?: string | null } = {},
 ): unknown {
   if (err instanceof CruxeError) return err;
-  const reason = storageReason(err);
+  const reason = storageReasonAt(err, path);
   if (!reason) return err;
   const detail = err instanceof Error ? err.message : String(err);
   if (reason === "corrupt" && !path.endsWith("registry.db")) return corruptIndex(path, opts.root ?? null, detail);

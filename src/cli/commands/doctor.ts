@@ -2,7 +2,8 @@
 import { existsSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { scanRepository } from "../../index/scan.ts";
-import { gitVersion } from "../../state/git.ts";
+import { gitRefusal, gitVersion } from "../../state/git.ts";
+import { realpathOrNull } from "../../state/workspace_dir.ts";
 import { loadConfig } from "../context.ts";
 import { rebuildRegistry, Registry, registryPath, storeIds } from "../../state/registry.ts";
 import { indexDamage, indexPath, storeRoot } from "../../state/project_index.ts";
@@ -73,10 +74,12 @@ function gitCheck(): Check {
   };
 }
 
-async function ignoreCheck(root: string, maxFileBytes: number): Promise<Check> {
+async function ignoreCheck(cwd: string, maxFileBytes: number): Promise<Check> {
+  const root = realpathOrNull(cwd) ?? cwd; // the scan refuses a root that is not its own realpath
   try {
     const t0 = performance.now();
     const r = await scanRepository(root, { maxFileBytes });
+    const refused = gitRefusal(root);
     const rules = [".gitignore", ".cruxeignore", ".git/info/exclude"].filter((f) => existsSync(join(root, f)));
     const sk = Object.entries(r.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(", ");
     return {
@@ -86,7 +89,8 @@ async function ignoreCheck(root: string, maxFileBytes: number): Promise<Check> {
         `${root} (${r.vcs}): ${counted(r.files.length, "file")} to index in ${
           (performance.now() - t0).toFixed(0)
         } ms; ` +
-        `rules: ${rules.join(", ") || "built-in only"}${sk ? `; skipped ${sk}` : ""}`,
+        `rules: ${rules.join(", ") || "built-in only"}${sk ? `; skipped ${sk}` : ""}` +
+        (refused ? `; git not used: ${refused}` : ""),
     };
   } catch (e) {
     return { check: "ignore rules", status: "warn", detail: `cannot scan ${root}: ${(e as Error).message}` };
@@ -147,7 +151,10 @@ function registryCheck(home: string, repair: boolean): { check: Check; registry:
   } catch (e) {
     const ce = e instanceof CruxeError ? e : null;
     const detail = ce?.data.reason ? `${path}: ${ce.data.reason} (${ce.message})` : (e as Error).message;
-    if (!repair || ce?.data.reason !== "corrupt") {
+    // A damaged registry, or something other than a file in its place, is moved aside and rebuilt.
+    const at = String(ce?.data.path ?? "").replace(/-(wal|shm)$/, "");
+    const movable = at === path && (ce?.data.reason === "corrupt" || ce?.data.reason === "not_a_file");
+    if (!repair || !movable) {
       return {
         check: { check: "registry", status: "fail", detail, fix: (ce?.data.fix as string) ?? "cruxe doctor --repair" },
         registry: null,
@@ -161,7 +168,7 @@ function registryCheck(home: string, repair: boolean): { check: Check; registry:
       check: "registry",
       status: "ok",
       detail: `repaired: ${r.restored.length} project(s) restored from their stores` +
-        `${r.movedTo ? `; the damaged file was kept as ${r.movedTo}` : ""}${
+        `${r.movedTo ? `; what was at ${path} was kept as ${r.movedTo}` : ""}${
           skipped ? `; not restored: ${skipped}` : ""
         }`,
       fix: r.skipped.length ? "cruxe index --path <root> for each project not restored" : undefined,
@@ -221,6 +228,15 @@ export async function runDoctor(configPath: string | undefined, json: boolean, r
     if (gap) checks.push(gap);
     const readers = new IndexReaders(registry);
     for (const p of registry.listProjects()) {
+      const refused = gitRefusal(p.repo_root);
+      if (refused) {
+        checks.push({
+          check: `git ${p.name}`,
+          status: "warn",
+          detail: `${p.repo_root}: git not used (${refused}); indexed as a plain directory`,
+          fix: "remove what borrows from elsewhere (e.g. `git repack -a -d`, then delete objects/info/alternates)",
+        });
+      }
       const v = readers.view(p);
       const bad = v.schemaStatus === "reindex_required" || v.schemaStatus === "corrupt_manifest";
       checks.push({

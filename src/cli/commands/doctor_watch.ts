@@ -1,7 +1,7 @@
 /**
  * `cruxe doctor`'s live-index checks: per registered workspace, the watch
  * mode the config gives it and whether file events can really be had there
- * (a trial recursive watch, closed at once; a network file system), each
+ * (a trial of the live index's own watch, closed at once; a network file system), each
  * problem with its fix; and the inotify limits on Linux.
  * Requires `--allow-read` on the workspaces (the inotify limits are read
  * only with every permission).
@@ -9,6 +9,7 @@
 import type { CruxeConfig } from "../../core/config.ts";
 import type { ProjectRow } from "../../state/registry.ts";
 import { configuredWatchMode, INOTIFY_FIX, isWatchLimitError, networkFileSystem } from "../../index/watch_mode.ts";
+import { TreeWatcher } from "../../index/watcher.ts";
 import type { Check } from "./doctor_check.ts";
 
 /**
@@ -59,12 +60,20 @@ function workspaceWatch(config: CruxeConfig, p: ProjectRow): Check {
   }
   try {
     const t0 = performance.now();
-    Deno.watchFs(p.repo_root, { recursive: true }).close();
-    return {
-      check,
-      status: "ok",
-      detail: `${p.repo_root}: file events (a recursive watch took ${(performance.now() - t0).toFixed(0)} ms)`,
-    };
+    const w = new TreeWatcher(p.repo_root, { onChange() {}, onIgnored() {}, onBatch() {}, onError() {} });
+    const ms = (performance.now() - t0).toFixed(0);
+    w.close();
+    const unreadable = [...w.unreadable.keys()];
+    if (unreadable.length) {
+      return {
+        check,
+        status: "warn",
+        detail: `${p.repo_root}: file events, except in ${unreadable.length} unreadable director` +
+          `${unreadable.length === 1 ? "y" : "ies"} (${unreadable.slice(0, 3).join(", ")}); the watch took ${ms} ms`,
+        fix: "make those directories readable by the server's user, or ignore them in .cruxeignore",
+      };
+    }
+    return { check, status: "ok", detail: `${p.repo_root}: file events (the watch took ${ms} ms)` };
   } catch (e) {
     const limit = isWatchLimitError(e as Error);
     return {

@@ -4,7 +4,7 @@ import { projectForPath } from "../project_arg.ts";
 import { JobRunner } from "../../index/job_runner.ts";
 import { isLiveRef } from "../../state/project_refs.ts";
 import { ProgressBar } from "../progress_bar.ts";
-import { counted, printJson } from "../output.ts";
+import { counted, printJson, say } from "../output.ts";
 import { describeEmptyScan, describeSkipped } from "../explain.ts";
 import { CruxeError, type ErrorCode } from "../../core/errors.ts";
 import type { IndexSummary } from "../../state/jobs.ts";
@@ -40,7 +40,7 @@ export async function runIndexCommand(ctx: CliContext, o: IndexCmdOptions): Prom
   });
   let active;
   let gitRef: ResolvedRef | null = null;
-  if (o.ref !== undefined && !isLiveRef(project, o.ref)) {
+  if (o.ref !== undefined && !isLiveRef(o.ref)) {
     const started = await runner.startRef(project, o.ref, { force: o.force });
     gitRef = started.resolved;
     if (started.existing) {
@@ -80,7 +80,7 @@ function printAlreadyIndexed(
       totalSymbols: e.symbolCount,
     });
   } else {
-    console.log(
+    say(
       `${o.ref} (${gitRef.kind} at ${gitRef.commit}) is already indexed: ${e.fileCount} files, ${e.symbolCount} symbols.`,
     );
   }
@@ -106,7 +106,7 @@ function printIndexSummary(
     });
   } else if (s) {
     const secs = (s.durationMs / 1000).toFixed(1);
-    console.log(
+    say(
       `${s.mode === "full" ? "Indexed" : "Synced"} ${project.repo_root} (${gitRef?.ref ?? job.ref}` +
         `${gitRef ? `, ${gitRef.kind} at ${gitRef.commit}, from git objects` : ""}) in ${secs}s: ` +
         `${counted(s.filesIndexed, "file")} parsed, ${counted(s.symbols, "symbol")}; ` +
@@ -114,15 +114,15 @@ function printIndexSummary(
         `renamed ${s.renamed}, unchanged ${s.unchanged}. Index: ${s.totalFiles} files, ${s.totalSymbols} symbols.`,
     );
     if (s.parseErrors) {
-      console.log(
+      say(
         `${counted(s.parseErrors, "file")} had syntax errors (indexed partially); list them: cruxe status --errors`,
       );
     }
     const sk = describeSkipped(s.skipped, ctx.config.maxFileBytes);
-    if (sk.length) console.log(`Skipped:\n${sk.join("\n")}`);
+    if (sk.length) say(`Skipped:\n${sk.join("\n")}`);
     if (s.totalFiles === 0) {
       const why = describeEmptyScan(project.repo_root);
-      if (why) console.log(why);
+      if (why) say(why);
     }
   }
 }

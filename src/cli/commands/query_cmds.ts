@@ -5,9 +5,10 @@
  */
 import type { CliContext } from "../context.ts";
 import { projectForPath } from "../project_arg.ts";
-import { printJson } from "../output.ts";
+import { printJson, say } from "../output.ts";
 import { type Hit, printHits } from "../hits.ts";
 import { userCwd } from "../user_cwd.ts";
+import { debug, debugEnabled } from "../../core/log.ts";
 import { IndexReaders, requireIndex } from "../../query/index_reader.ts";
 import { searchCode } from "../../query/search_code.ts";
 import { locateSymbol } from "../../query/locate_symbol.ts";
@@ -43,8 +44,8 @@ export async function withIndex<T>(ctx: CliContext, a: QueryArgs, fn: (db: Db) =
     // Say which project answered: from a checkout or a subdirectory it is not always the obvious one.
     if (!a.json) {
       const at = read.live ? "" : ` at ${read.ref} (${read.commit})`;
-      console.log(`${a.command} in ${project.name} (${project.repo_root})${at}:`);
-      if (read.stale) console.log(`stale: ${read.stale}`);
+      say(`${a.command} in ${project.name} (${project.repo_root})${at}:`);
+      if (read.stale) say(`stale: ${read.stale}`);
     }
     return r;
   } catch (e) {
@@ -92,16 +93,25 @@ function searchQuery(db: Db, a: QueryArgs) {
     limit: num(f.limit),
     pathPrefix: f["path-prefix"],
     ref: f.ref,
+    debug: debugEnabled(),
   });
 }
 
+/**
+ * One line per result, as `rg -n` prints it: the best matching line with its
+ * own number. At `-v -v`, each result's join status on stderr first.
+ */
 function showSearch(r: ReturnType<typeof searchQuery>, a: QueryArgs): void {
+  if (r.debug) {
+    for (const x of r.results) debug(`join_status ${x.join_status}: ${x.path}:${x.line_start}-${x.line_end}`);
+    debug(`join_status: ${r.debug.join_status.hits} hits, ${r.debug.join_status.misses} misses`);
+  }
   printHits(
-    r.results.map((x) => ({
-      path: x.path,
-      line: x.line_start,
-      text: (x.snippet ?? "").split("\n").find((l) => l.trim()) ?? x.qualified_name ?? x.name ?? "",
-    })),
+    r.results.map((x) => {
+      const m = x.match_lines[0];
+      // No stored text (a file indexed without it): its first line and name, not a line that is not there.
+      return m ? { path: x.path, line: m.line, text: m.text } : { path: x.path, line: x.line_start, text: "" };
+    }),
     [a.text],
   );
 }
@@ -131,11 +141,11 @@ function outlineQuery(db: Db, a: QueryArgs) {
 function showOutline(r: ReturnType<typeof outlineQuery>): void {
   const walk = (nodes: OutlineNode[], indent: string) => {
     for (const n of nodes) {
-      console.log(`${indent}${n.kind} ${n.name}  :${n.line_start}-${n.line_end}`);
+      say(`${indent}${n.kind} ${n.name}  :${n.line_start}-${n.line_end}`);
       walk(n.children, indent + "  ");
     }
   };
-  console.log(`${r.path} (${r.language}, ${r.line_count} lines, ${r.symbol_count} symbols)`);
+  say(`${r.path} (${r.language}, ${r.line_count} lines, ${r.symbol_count} symbols)`);
   walk(r.symbols, "  ");
 }
 
@@ -152,7 +162,7 @@ function hierarchyQuery(db: Db, a: QueryArgs) {
 function showHierarchy(r: ReturnType<typeof hierarchyQuery>): void {
   const s = r.symbol;
   printHits([{ path: s.path, line: s.line_start, text: `${s.kind} ${s.qualified_name}` }]);
-  console.log(r.direction === "ancestors" ? "contained in:" : "members:");
+  say(r.direction === "ancestors" ? "contained in:" : "members:");
   const members = (nodes: typeof r.containment): Hit[] =>
     nodes.flatMap((n) => [
       {
@@ -173,7 +183,7 @@ function showHierarchy(r: ReturnType<typeof hierarchyQuery>): void {
       ...types(t.children),
     ]);
   if (r.type_hierarchy.length) {
-    console.log("type hierarchy:");
+    say("type hierarchy:");
     printHits(types(r.type_hierarchy));
   }
 }
@@ -211,8 +221,8 @@ function contextQuery(db: Db, a: QueryArgs) {
 
 function showContext(r: ReturnType<typeof contextQuery>): void {
   for (const it of r.items) {
-    console.log(`--- ${it.role}: ${it.path}:${it.line_start}-${it.line_end} ${it.qualified_name ?? ""}`);
-    console.log(it.content);
+    say(`--- ${it.role}: ${it.path}:${it.line_start}-${it.line_end} ${it.qualified_name ?? ""}`);
+    say(it.content);
   }
-  console.log(`(${r.estimated_tokens} of ${r.max_tokens} tokens${r.truncated ? ", truncated" : ""})`);
+  say(`(${r.estimated_tokens} of ${r.max_tokens} tokens${r.truncated ? ", truncated" : ""})`);
 }

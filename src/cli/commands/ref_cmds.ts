@@ -7,7 +7,7 @@
 import { num } from "./query_cmds.ts";
 import type { CliContext } from "../context.ts";
 import { projectForPath } from "../project_arg.ts";
-import { printJson } from "../output.ts";
+import { printJson, say } from "../output.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { compareRefs, diffRefs } from "../../query/ref_compare.ts";
 import type { RefSource } from "../../query/ref_views.ts";
@@ -68,7 +68,13 @@ const STATUS_MARK: Record<string, string> = {
   unchanged: "=",
 };
 
-const refName = (s: RefSide) => s.commit_id ? `${s.ref} (${s.commit_id.slice(0, 12)})` : `${s.ref} (working tree)`;
+/** A compared state for people: the name asked with its commit, or the working tree with its branch and HEAD. */
+function refName(s: RefSide): string {
+  if (s.commit_id) return `${s.ref} (${s.commit_id.slice(0, 12)})`;
+  const wt = s.working_tree;
+  const on = [wt?.branch ? `on ${wt.branch}` : "", wt?.head_commit_id ? `at ${wt.head_commit_id.slice(0, 12)}` : ""];
+  return `${s.ref} (working tree${on.some(Boolean) ? " " + on.filter(Boolean).join(" ") : ""})`;
+}
 
 /** One change as a few lines: mark, name, place, signature change, and its diff indented. */
 function changeLines(c: SymbolChange): string[] {
@@ -121,11 +127,11 @@ export async function runDiffCommand(ctx: CliContext, a: DiffArgs): Promise<numb
       max_tokens: num(a.maxTokens),
       merge_base: a.mergeBase,
     });
-    if (!a.json) console.log(`diff in ${name}:`);
+    if (!a.json) say(`diff in ${name}:`);
     return out;
   });
   if (a.json) printJson(r);
-  else console.log(diffLinesForPeople(r).join("\n"));
+  else say(diffLinesForPeople(r).join("\n"));
   return 0;
 }
 
@@ -138,12 +144,12 @@ export async function runCompareCommand(ctx: CliContext, a: CompareArgs): Promis
       base_ref: a.base,
       head_ref: a.head,
     });
-    if (!a.json) console.log(`compare in ${name}:`);
+    if (!a.json) say(`compare in ${name}:`);
     return out;
   });
   if (a.json) return printJson(r), 0;
-  console.log(`base ${refName(r.base)} → head ${refName(r.head)}: ${r.status}`);
-  console.log(changeLines(r).join("\n"));
-  if (r.status === "unchanged") console.log(`    ${r.signature_after}`);
+  say(`base ${refName(r.base)} → head ${refName(r.head)}: ${r.status}`);
+  say(changeLines(r).join("\n"));
+  if (r.status === "unchanged") say(`    ${r.signature_after}`);
   return 0;
 }

@@ -4,7 +4,7 @@
  * with `--json`.
  */
 import type { CliContext } from "../context.ts";
-import { printJson, printTable } from "../output.ts";
+import { printJson, printTable, say } from "../output.ts";
 import { findReferences, type Reference } from "../../query/find_references.ts";
 import { getCallGraph } from "../../query/call_graph.ts";
 import { num, type QueryArgs, withIndex } from "./query_cmds.ts";
@@ -26,7 +26,7 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
     if (a.json) return printJson(r), 0;
     const refs: Reference[] = r.references ??
       r.files!.flatMap((g) => g.references.map((x) => ({ ...x, path: g.path }) as Reference));
-    console.log(`${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${r.returned} references`);
+    say(`${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${r.returned} references`);
     printTable(
       ["location", "kind", "resolution", "in", "line"],
       refs.map((x) => [
@@ -37,9 +37,9 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
         x.line_text.trim(),
       ]),
     );
-    if (r.next_cursor) console.log(`more: --cursor ${r.next_cursor}`);
+    if (r.next_cursor) say(`more: --cursor ${r.next_cursor}`);
     if (r.unresolved_candidates && !f.candidates) {
-      console.log(`${r.unresolved_candidates} candidates (only the name matches): --candidates lists them`);
+      say(`${r.unresolved_candidates} candidates (only the name matches): --candidates lists them`);
     }
     return 0;
   }
@@ -59,9 +59,9 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
     ["caller", "callee", "lines", "resolution", "cycle"],
     g.edges.map((e) => [names.get(e.from), names.get(e.to), e.lines.join(","), e.resolution, e.cycle ? "yes" : ""]),
   );
-  if (g.truncated) console.log(`truncated by ${g.truncated_by.join(", ")}`);
+  if (g.truncated) say(`truncated by ${g.truncated_by.join(", ")}`);
   if (g.unresolved_candidates && !f.candidates) {
-    console.log(`${g.unresolved_candidates} candidate edges (only the name matches): --candidates follows them`);
+    say(`${g.unresolved_candidates} candidate edges (only the name matches): --candidates follows them`);
   }
   return 0;
 }

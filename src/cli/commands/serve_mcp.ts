@@ -8,17 +8,21 @@
  * `--allow-net` on the listen address.
  */
 import { info, setLogLevel, warn } from "../../core/log.ts";
+import { printable } from "../../core/printable.ts";
 import { registerProject } from "../../index/project_setup.ts";
-import { openContext } from "../context.ts";
+import { type CliContext, openContext } from "../context.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
 import { ServerRuntime } from "../../mcp/runtime.ts";
 import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts";
 import { createProtocolServer } from "../../mcp/protocol_server.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { serveHttp } from "../../mcp/http.ts";
+import { watchParent } from "../parent_watch.ts";
+import type { ProjectRow, Registry } from "../../state/registry.ts";
 
 /**
- * Serves MCP until stdin closes (stdio) or SIGINT/SIGTERM. On the way out,
+ * Serves MCP until stdin closes (stdio), SIGINT/SIGTERM, or the parent
+ * process exits. On the way out,
  * running jobs end `interrupted` (reported at the next start) and stores
  * close. Resolves to the exit code.
  */
@@ -26,8 +30,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   setLogLevel(options.verbose);
   const o = checkServeOptions(options);
   const ctx = openContext(o.configPath);
-  if (ctx.interruptedAtStart) warn(`${ctx.interruptedAtStart} index job(s) were interrupted by a previous stop`);
-  const pinned = o.workspaces.map((w) => registerProject(ctx.registry, w));
+  if (ctx.interruptedAtStart) {
+    warn(`${ctx.interruptedAtStart} index job(s) were interrupted by a previous stop; resuming them`);
+  }
+  const pinned = registerWorkspaces(ctx, o.workspaces);
   const rt = new ServerRuntime(ctx.config, ctx.registry, {
     prewarm: o.prewarm,
     watch: o.watch !== false,
@@ -40,21 +46,17 @@ export async function runServe(options: ServeOptions): Promise<number> {
     },
   });
   const dispatcher = new Dispatcher(rt);
-  if (o.indexOnStart && pinned[0]) {
-    try {
-      rt.runner.start(pinned[0], { mode: "incremental", force: false, joinExisting: true });
-      info(`indexing ${pinned[0].repo_root} in the background`);
-    } catch (e) {
-      // Another Cruxe process is indexing it: serve what is published meanwhile.
-      warn(`not indexing ${pinned[0].repo_root} on start: ${(e as Error).message}`);
-    }
+  // Served workspaces not indexed yet (or left half-indexed by a stop) start indexing now, not at the first call.
+  const sync = o.indexOnStart && pinned[0] ? [pinned[0]] : [];
+  for (const p of rt.indexServed([...pinned, ...autoWorkspaces(ctx.registry, o)], sync)) {
+    info(`indexing ${p.repo_root} in the background`);
   }
   if (o.transport === "stdio" && Deno.stdin.isTerminal()) {
     // A person started this in a terminal: say what it is waiting for (stderr; stdout is the protocol's).
-    console.error(
+    console.error(printable(
       `cruxe: serving MCP on stdio${pinned[0] ? ` for ${pinned[0].repo_root}` : ""}. ` +
         `Connect an MCP client to this command (see README); Ctrl-D or Ctrl-C stops it.`,
-    );
+    ));
   }
   // Prewarm and watching start once the transport serves, so they never delay the first handshake.
   const prewarm = () => {
@@ -65,12 +67,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   let stopHttp: (() => Promise<void>) | null = null;
   let resolveStop!: () => void;
   const stopped = new Promise<void>((r) => resolveStop = r);
-  const onSignal = () => {
+  const offStop = onStopRequest(() => {
     rt.shuttingDown = true;
     resolveStop();
-  };
-  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-  for (const s of signals) Deno.addSignalListener(s, onSignal);
+  });
   try {
     if (o.transport === "stdio") {
       await Promise.race([
@@ -91,7 +91,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
       await Promise.race([http.finished, stopped]);
     }
   } finally {
-    for (const s of signals) Deno.removeSignalListener(s, onSignal);
+    offStop();
     rt.shuttingDown = true;
     // Jobs first, so calls waiting on one are not what holds the shutdown up.
     rt.runner.shutdown();
@@ -99,6 +99,45 @@ export async function runServe(options: ServeOptions): Promise<number> {
     rt.close();
   }
   return 0;
+}
+
+/** The auto-discovered workspaces a server with `--auto-workspace` serves (none without it). */
+function autoWorkspaces(registry: Registry, o: ServeOptions): ProjectRow[] {
+  if (!o.autoWorkspace) return [];
+  return registry.listWorkspaces().filter((w) => w.auto_discovered === 1)
+    .map((w) => registry.getProject(w.project_id))
+    .filter((p): p is ProjectRow => !!p);
+}
+
+/**
+ * Registers the `--workspace` folders. On a full disk the registry turns
+ * read-only instead (said on stderr): registered workspaces are served from
+ * their indexes with syncing off.
+ */
+function registerWorkspaces(ctx: CliContext, workspaces: string[]): ProjectRow[] {
+  const pinned = workspaces.map((w) => ctx.registry.writeOrReadOnly(() => registerProject(ctx.registry, w)));
+  if (ctx.registry.readOnly === "disk_full") {
+    warn(`the disk holding ${ctx.config.home} is full: serving the existing indexes read-only; syncing is off`);
+  }
+  return pinned;
+}
+
+/**
+ * Calls `stop` on SIGINT/SIGTERM or when the parent process exits (a
+ * launcher killed without forwarding a signal: serving on would hold the
+ * port for nobody). Returns a function that removes the triggers.
+ */
+function onStopRequest(stop: () => void): () => void {
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  for (const s of signals) Deno.addSignalListener(s, stop);
+  const stopWatch = watchParent(() => {
+    info("the parent process exited; stopping");
+    stop();
+  });
+  return () => {
+    stopWatch();
+    for (const s of signals) Deno.removeSignalListener(s, stop);
+  };
 }
 
 /**
@@ -109,8 +148,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
 function announceHttp(bind: string, port: number, workspace: string | undefined): void {
   const host = bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
   const base = `http://${host}:${port}`;
-  console.error(
+  console.error(printable(
     `cruxe: MCP over HTTP on ${base}/mcp (also ${base}/)${workspace ? ` for ${workspace}` : ""}; ` +
       `health: ${base}/health. Ctrl-C stops it.`,
-  );
+  ));
 }

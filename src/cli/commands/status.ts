@@ -1,6 +1,6 @@
 /** `cruxe status`: every project with its index state and last job; `--errors` lists files with syntax errors. */
 import type { CliContext } from "../context.ts";
-import { counted, printJson, printTable } from "../output.ts";
+import { counted, printJson, printTable, say } from "../output.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { projectStatus } from "../../query/index_status.ts";
 import { type FileProblem, filesWithParseProblems } from "../../state/read/files.ts";
@@ -36,7 +36,7 @@ export function runStatus(ctx: CliContext, o: StatusOptions): number {
       return 0;
     }
     if (!projects.length) {
-      console.log("No projects yet. Run `cruxe init` or `cruxe index` in a repository.");
+      say("No projects yet. Run `cruxe init` or `cruxe index` in a repository.");
       return 0;
     }
     printTable(
@@ -53,20 +53,20 @@ export function runStatus(ctx: CliContext, o: StatusOptions): number {
       ]),
     );
     if (ctx.registry.readOnly) {
-      console.log(
+      say(
         `! ${ctx.config.home} cannot be written (${ctx.registry.readOnly}): queries answer from the existing ` +
           "indexes; indexing and syncing are off. Make it writable or set CRUXE_HOME.",
       );
     }
     for (const { status: p, problems } of projects) {
       if (p.schema_status === "corrupt_manifest" || p.schema_status === "reindex_required") {
-        console.log(
+        say(
           `! ${p.name}: the index is ${p.schema_status}${"problem" in p ? ` (${p.problem})` : ""}; run ` +
             `\`cruxe index --force --path ${p.repo_root}\``,
         );
       }
       if (p.interrupted_recovery_report) {
-        console.log(
+        say(
           `! ${p.name}: ${p.interrupted_recovery_report.interrupted_jobs} interrupted job(s); run \`cruxe sync --workspace ${p.repo_root}\``,
         );
       }
@@ -74,7 +74,7 @@ export function runStatus(ctx: CliContext, o: StatusOptions): number {
       else {
         const n = p.recent_jobs[0]?.parse_errors ?? 0;
         if (n) {
-          console.log(
+          say(
             `${p.name}: ${
               counted(n, "file")
             } had syntax errors in the last job; list them with \`cruxe status --errors\``,
@@ -89,14 +89,14 @@ export function runStatus(ctx: CliContext, o: StatusOptions): number {
 }
 
 function printProblems(name: string, { files, total }: { files: FileProblem[]; total: number }): void {
-  console.log("");
+  say("");
   if (!total) {
-    console.log(`${name}: no files with syntax errors.`);
+    say(`${name}: no files with syntax errors.`);
     return;
   }
-  console.log(
+  say(
     `${name}: ${counted(total, "file")} with syntax errors (indexed as far as the parser recovered):`,
   );
-  for (const f of files) console.log(`  ${f.path}: ${f.problem} (${f.language})`);
-  if (total > files.length) console.log(`  … and ${total - files.length} more`);
+  for (const f of files) say(`  ${f.path}: ${f.problem} (${f.language})`);
+  if (total > files.length) say(`  … and ${total - files.length} more`);
 }

@@ -11,6 +11,7 @@ import type { CliContext } from "../context.ts";
 import { projectForPath } from "../project_arg.ts";
 import { ServerRuntime } from "../../mcp/runtime.ts";
 import type { JobEvent } from "../../state/jobs.ts";
+import { say } from "../output.ts";
 
 /** Options of `cruxe watch`. */
 export interface WatchCmdOptions {
@@ -71,12 +72,14 @@ export async function runWatchCommand(ctx: CliContext, o: WatchCmdOptions): Prom
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   for (const s of signals) Deno.addSignalListener(s, stop);
   const off = rt.runner.subscribe((e) => {
-    if (e.type === "end" && !e.gitRef && e.project.project_id === project.project_id) console.log(syncLine(e, o.json));
+    if (e.type === "end" && !e.gitRef && e.project.project_id === project.project_id) {
+      (o.json ? console.log : say)(syncLine(e, o.json));
+    }
   });
   try {
     if (rt.readers.view(project).schemaStatus !== "compatible") {
       const { active } = rt.runner.start(project, { mode: "full", force: false });
-      if (!o.json) console.log(`${clock()} indexing ${project.repo_root} first…`);
+      if (!o.json) say(`${clock()} indexing ${project.repo_root} first…`);
       await Promise.race([active.done, stopped]);
     }
     rt.live.begin([project], []);
@@ -86,10 +89,10 @@ export async function runWatchCommand(ctx: CliContext, o: WatchCmdOptions): Prom
         JSON.stringify({ event: "watching", repo_root: project.repo_root, mode: st.mode, reason: st.reason }),
       );
     } else {
-      console.log(
+      say(
         `${clock()} watching ${project.repo_root} (${st.mode}${st.reason ? `: ${st.reason}` : ""}); Ctrl-C stops.`,
       );
-      if (st.fix) console.log(`fix: ${st.fix}`);
+      if (st.fix) say(`fix: ${st.fix}`);
     }
     await stopped;
   } finally {

@@ -8,6 +8,7 @@
  * be a call of a package function. Pure: no I/O.
  */
 import type { Node } from "web-tree-sitter";
+import { defaultPackageName } from "../../core/go_package_name.ts";
 
 /**
  * A hint on one occurrence, as stored:
@@ -65,16 +66,6 @@ interface Decl {
   end: number;
   /** The declared type expression, or null when the file does not spell it. */
   type: string | null;
-}
-
-/** The last element of an import path, as the package is named by default (`gopkg.in/yaml.v3` → `yaml`). */
-export function defaultPackageName(path: string): string {
-  let last = path.slice(path.lastIndexOf("/") + 1);
-  if (/^v\d+$/.test(last)) {
-    const rest = path.slice(0, path.lastIndexOf("/"));
-    last = rest.slice(rest.lastIndexOf("/") + 1);
-  }
-  return last.replace(/\.v\d+$/, "").replace(/^go-/, "").replace(/-go$/, "").replace(/[^A-Za-z0-9_]/g, "_");
 }
 
 /** Locals, declared types and imports of one Go file (built from its collected nodes). */

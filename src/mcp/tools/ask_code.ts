@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { askCode } from "../../query/ask_code.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
-import { repoArg, scopeArg, scopeDeps, scopedSearch, scopeOfCall } from "./scope_args.ts";
+import { repoArg, scopeArg, scopeDeps, scopedSearchOf, scopeOfCall } from "./scope_args.ts";
 
 /** The ask_code tool. */
 export const askCodeTool = defineTool({
@@ -25,9 +25,11 @@ export const askCodeTool = defineTool({
     pathPrefix: z.string().max(4096).optional().describe("Only evidence under this relative path prefix."),
     grounded: z.boolean().optional().describe("Return the evidence only; never ask a model."),
   }),
-  handler: function askCodeHandler(args, ctx) {
-    return askCode(
-      { ...scopeDeps(ctx), search: scopedSearch, llm: ctx.runtime.config.llm },
+  handler: async function askCodeHandler(args, ctx) {
+    // Evidence is found as search_code finds it: with each repository's chunk vectors when the server embeds queries.
+    const { search, meta } = scopedSearchOf(ctx);
+    const r = await askCode(
+      { ...scopeDeps(ctx), search, llm: ctx.runtime.config.llm },
       scopeOfCall(args, ctx),
       {
         query: args.query,
@@ -38,5 +40,6 @@ export const askCodeTool = defineTool({
         grounded: args.grounded,
       },
     );
+    return { ...r, meta: { ...r.meta, ...meta() } };
   },
 });

@@ -9,15 +9,18 @@ export const diffContextTool = defineTool({
   name: "diff_context",
   indexGate: true,
   description: (languages) =>
-    "Review what changed between two refs (branch, tag or commit id; head defaults to the working tree): the " +
+    "Review what changed between two states: a branch, tag or commit id always means that commit (the " +
+    'checked-out branch too), "WORKTREE" (the default head) the files on disk with uncommitted edits. Gives the ' +
     "symbols added, removed, modified, moved and renamed, each with its signature before and after and a " +
     "unified diff of its body, most important first (signature changes and removals), within max_tokens; " +
     "files that changed without a symbol change are listed briefly. merge_base: true compares from the " +
-    "commit where head branched off base_ref (what a pull request review shows). A ref that is not indexed " +
-    `answers ref_not_indexed with the index_repo call to make. Indexed languages: ${languages.join(", ")}.`,
+    "commit where head branched off base_ref (what a pull request review shows). base and head name the two " +
+    "states compared (ref and commit_id; the working tree's branch and HEAD commit). A ref not yet indexed is " +
+    "indexed by the call (progress to your token) when it is near an indexed state; otherwise it answers " +
+    `ref_not_indexed with the index_repo call to make. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
-    base_ref: refName.describe("The ref to compare from (branch, tag or commit id)."),
-    head_ref: refName.optional().describe("The ref to compare to. Default: the live working tree."),
+    base_ref: refName.describe('The state to compare from: branch, tag or commit id, or "WORKTREE".'),
+    head_ref: refName.optional().describe('The state to compare to. Default: "WORKTREE", the live working tree.'),
     path_prefix: z.string().max(MAX_ARG_CHARS).optional().describe("Only files under this path prefix."),
     max_tokens: z.number().optional().describe("Token budget for the whole answer (100-100000, default 8000)."),
     merge_base: z.boolean().optional().describe(

@@ -9,6 +9,7 @@ import { activeJobSummary } from "./job_call.ts";
 export const healthCheckTool = defineTool({
   name: "health_check",
   indexGate: false,
+  statusOnly: true,
   description: (languages) =>
     "Check that the Cruxe server is ready before relying on it: overall status (error > warming > indexing > " +
     "ready), version, uptime, store and grammar checks, every registered project's index state, the workspace " +

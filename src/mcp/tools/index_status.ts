@@ -9,6 +9,7 @@ import { refStatus } from "../ref_router.ts";
 export const indexStatusTool = defineTool({
   name: "index_status",
   indexGate: false,
+  statusOnly: true,
   description: (languages) =>
     "Report a workspace's index: status, schema compatibility, file and symbol counts, the active job's progress " +
     "(files_scanned, files_indexed, symbols_extracted, estimated_completion_pct, progress_token), recent jobs and " +
@@ -16,13 +17,14 @@ export const indexStatusTool = defineTool({
     `notifications. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     ref: refName.optional().describe(
-      "Branch/ref to report on. Default: the working tree; another ref reports its index (ready, indexing, " +
-        "not_indexed with the index_repo call to make).",
+      'Branch/ref to report on. Default, or "WORKTREE": the working tree; a branch, tag or commit (the ' +
+        "checked-out branch too) reports its commit's index in the same fields, with commit, kind and state " +
+        "(ready, indexing, not_indexed with the index_repo call to make); metadata.ref names it.",
     ),
   }),
   handler: async function indexStatusHandler(args, ctx) {
     const rt = ctx.runtime;
-    if (!isLiveRef(ctx.route.project, args.ref)) return await refStatus(rt, ctx.route.project, args.ref!);
+    if (!isLiveRef(args.ref)) return await refStatus(rt, ctx.route.project, args.ref!);
     // The optional semantic layer's embedding pass, when one ran in this server.
     const semantic = rt.embedder?.status(ctx.route.project.project_id);
     return {

@@ -44,7 +44,7 @@ function body(tool: JobCallRequest["tool"], row: JobRow, mode: string, count: nu
  */
 export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise<ToolBody> {
   const { runtime, route } = ctx;
-  if (!isLiveRef(route.project, req.ref)) {
+  if (!isLiveRef(req.ref)) {
     return await runRefCall(ctx, req, await runtime.runner.startRef(route.project, req.ref!, { force: req.force }));
   }
   const mode = effectiveMode(ctx, req.force);
@@ -52,8 +52,7 @@ export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise
     mode,
     force: req.force,
     ref: req.ref,
-    // A sync the live index started is what an incremental request asks for: join it rather than refuse.
-    joinExisting: route.bootstrapped || (!req.force && runtime.live.startedRunningJob(route.project.project_id)),
+    joinExisting: route.bootstrapped || joinsRunning(ctx, req.force),
   });
   if (!req.wait) return body(req.tool, active.job, mode, null, joined);
   const final = await waitForJob(ctx, active);
@@ -63,11 +62,25 @@ export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise
 }
 
 /**
+ * Whether a request joins the project's running job rather than being
+ * refused: a sync the live index started is what a request without force
+ * asks for, and so is the index the server started on its own for a served
+ * workspace (with force too while there is no usable index: the running job
+ * builds it from scratch).
+ */
+function joinsRunning(ctx: ToolContext, force: boolean): boolean {
+  const { runtime, route } = ctx;
+  const id = route.project.project_id;
+  if (!runtime.runsServedJob(id)) return !force && runtime.live.startedRunningJob(id);
+  return !force || ctx.view().schemaStatus !== "compatible";
+}
+
+/**
  * Follows a job to its end with progress to the caller's token; null when
  * the call was cancelled first. A job that failed for a known reason (a full
  * disk, a damaged store) throws that registry error.
  */
-async function waitForJob(ctx: ToolContext, active: ActiveJob): Promise<JobRow | null> {
+export async function waitForJob(ctx: ToolContext, active: ActiveJob): Promise<JobRow | null> {
   const stop = ctx.progress?.follow(active);
   const aborted = new Promise<null>((resolve) => {
     if (ctx.signal.aborted) resolve(null);

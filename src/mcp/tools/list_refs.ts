@@ -2,7 +2,7 @@
 import { SCHEMA_VERSION } from "../../core/version.ts";
 import { z } from "zod";
 import { gitListRefs, refFor } from "../../state/git.ts";
-import { worktreeStoreDirs } from "../../state/project_refs.ts";
+import { WORKTREE_REF, worktreeStoreDirs } from "../../state/project_refs.ts";
 import { listRefStores, maxRefStores } from "../../state/ref_stores.ts";
 import { jobElsewhere } from "../../query/index_status.ts";
 import { sessionRef } from "../ref_router.ts";
@@ -13,7 +13,8 @@ export const listRefsTool = defineTool({
   name: "list_refs",
   indexGate: false,
   description: (languages) =>
-    "List the git refs of a workspace Cruxe can answer from: the live working tree (its checked-out branch), " +
+    'List the git refs of a workspace Cruxe can answer from: the live working tree ("WORKTREE", with its ' +
+    "checked-out branch), " +
     "every indexed ref (name, commit, kind, files, symbols, last indexed, state; shared: true when it is " +
     "held in the refs store of another worktree of the repository) and the branches not yet " +
     "indexed (index one with index_repo {ref}). Pass ref to any query tool, or switch_ref to change the default. " +
@@ -54,19 +55,21 @@ export const listRefsTool = defineTool({
       .map((r) => ({ ref: r.short, commit: r.commit, kind: r.kind, state: "indexing" }));
     const current = refFor(project.repo_root, project.vcs_mode);
     const covered = new Set([...stores.map((s) => s.commit), ...building.map((b) => b.commit)]);
+    // The checked-out branch too: its name means its commit, which the working tree's index is not.
     const notIndexed = repoRefs
-      .filter((r) => r.kind === "branch" && r.short !== current && !covered.has(r.commit))
+      .filter((r) => r.kind === "branch" && !covered.has(r.commit))
       .map((r) => ({ ref: r.short, commit: r.commit, kind: r.kind, state: "not_indexed" }));
     return {
       live: {
-        ref: current,
+        ref: WORKTREE_REF,
+        branch: current,
         kind: "working_tree",
         file_count: live.fileCount,
         symbol_count: live.symbolCount,
         last_indexed_at: live.lastIndexedAt,
         state: live.schemaStatus === "compatible" ? "ready" : live.schemaStatus,
       },
-      default_ref: sessionRef(rt, ctx.session, project.project_id) ?? current,
+      default_ref: sessionRef(rt, ctx.session, project.project_id) ?? WORKTREE_REF,
       indexed: [...indexed, ...building],
       not_indexed: notIndexed,
       max_ref_stores: maxRefStores(),

@@ -7,6 +7,8 @@ import { z } from "zod";
 import { type ResolvedScope, resolveScope, type ScopeDeps, type SearchFn } from "../../query/multi_repo.ts";
 import { repoDirectory, repoNameOf } from "../../query/multi_repo.ts";
 import { searchCode } from "../../query/search_code.ts";
+import { semanticHits } from "../../query/semantic_search.ts";
+import { embedConfigured } from "../../core/semantic_layer.ts";
 import type { ToolContext } from "./tool.ts";
 
 const repoName = z.string().min(1).max(256);
@@ -52,4 +54,63 @@ export function scopeDeps(ctx: ToolContext): ScopeDeps {
 
 /** search_code as the per-repository search of a scoped call. */
 export const scopedSearch: SearchFn = (db, i) =>
-  searchCode(db, { query: i.query, limit: i.limit, language: i.language, pathPrefix: i.pathPrefix });
+  searchCode(db, { query: i.query, limit: i.limit, language: i.language, pathPrefix: i.pathPrefix, debug: i.debug });
+
+/**
+ * True when this server has an embeddings endpoint. A reader worker answers
+ * search_code only on servers without one, so there it is false without
+ * asking the runtime (which a worker does not have).
+ */
+export function semanticLayerOn(ctx: ToolContext): boolean {
+  // The context's flag, not the runtime: reading the runtime would send the call back from a reader worker.
+  return ctx.routed && ctx.semantic;
+}
+
+/** What the semantic half of a scoped search read: the collections, and why a repository gave less. */
+interface SemanticUse {
+  collections: Set<string>;
+  notes: string[];
+  /** Some repository's chunks do not all have vectors yet. */
+  partial: boolean;
+}
+
+/**
+ * The per-repository search of a scoped call (search_code, ask_code) and,
+ * once it ran, the `meta` fields saying which chunk vectors it read. With a
+ * client `vector`, or on a server that embeds queries, each repository's own
+ * vectors are fused in (a `vector` that does not fit a repository's
+ * collection is `invalid_input`); else the search is lexical. `meta()`:
+ * `collection` (the one collection every repository used; null when none
+ * was, or when they differ, then listed in `collections`), `note`, and
+ * `result_completeness: "partial"` while some chunks lack vectors.
+ */
+export function scopedSearchOf(ctx: ToolContext, vector?: unknown): {
+  search: SearchFn;
+  meta: () => Record<string, unknown>;
+} {
+  if (vector === undefined && !semanticLayerOn(ctx)) {
+    return { search: scopedSearch, meta: () => ({ collection: null }) };
+  }
+  const use: SemanticUse = { collections: new Set(), notes: [], partial: false };
+  const rt = ctx.runtime;
+  const search: SearchFn = async (db, i) => {
+    if (!i.project) return scopedSearch(db, i);
+    const semantic = await semanticHits(db, rt.vectorStorePath(i.project), rt.config.embed, { query: i.query, vector });
+    if (embedConfigured(rt.config.embed)) rt.embedChunks(i.project, false);
+    if (semantic.collection) use.collections.add(semantic.collection);
+    if (semantic.note) use.notes.push(`${i.project.name}: ${semantic.note}`);
+    if (semantic.completeness === "partial") use.partial = true;
+    const input = { query: i.query, limit: i.limit, language: i.language, pathPrefix: i.pathPrefix, debug: i.debug };
+    return searchCode(db, input, undefined, semantic.hits);
+  };
+  const meta = () => {
+    const names = [...use.collections].sort();
+    return {
+      collection: names.length === 1 ? names[0] : null,
+      ...(names.length > 1 ? { collections: names } : {}),
+      ...(use.notes.length ? { note: use.notes.join("; ") } : {}),
+      ...(use.partial ? { result_completeness: "partial" } : {}),
+    };
+  };
+  return { search, meta };
+}

@@ -1,9 +1,14 @@
 /** `search_code`: search symbols, code snippets and files with query-intent classification. */
 import { z } from "zod";
 import { CruxeError } from "../../core/errors.ts";
-import { searchCode, searchCodeInScope } from "../../query/search_code.ts";
-import { defineTool, MAX_ARG_CHARS, refArg } from "./tool.ts";
-import { repoArg, scopeArg, scopeDeps, scopedSearch, scopeOfCall } from "./scope_args.ts";
+import {
+  type ScopedSearchCodeResult,
+  searchCode,
+  type SearchCodeInput,
+  searchCodeInScope,
+} from "../../query/search_code.ts";
+import { defineTool, MAX_ARG_CHARS, refArg, type ToolContext } from "./tool.ts";
+import { repoArg, scopeArg, scopeDeps, scopedSearchOf, scopeOfCall, semanticLayerOn } from "./scope_args.ts";
 import { semanticHits } from "../../query/semantic_search.ts";
 import { embedConfigured, MAX_EMBED_DIMS } from "../../core/semantic_layer.ts";
 
@@ -26,6 +31,10 @@ export const searchCodeTool = defineTool({
     ranking_explain_level: z.enum(["off", "basic", "full"]).optional().describe(
       "Include why each result ranked where it did. Default: off.",
     ),
+    debug: z.boolean().optional().describe(
+      "Also return the ranking's join status: each result's join_status (hit: joined its symbol's row; miss: " +
+        "none) and debug.join_status {hits, misses}. Default: false.",
+    ),
     // Multi-repo: with `scope` or `repo`, results from several repositories merged.
     scope: scopeArg.optional(),
     repo: repoArg.optional(),
@@ -46,7 +55,7 @@ export const searchCodeTool = defineTool({
           { field: "ref" },
         );
       }
-      return searchCodeInScope(scopeDeps(ctx), scopeOfCall(args, ctx), args, scopedSearch);
+      return await scopedSearchCode(args, ctx);
     }
     const { vector, ...input } = args;
     // Without the semantic layer (no endpoint, no client vector) nothing but the index is needed.
@@ -74,12 +83,12 @@ export const searchCodeTool = defineTool({
   },
 });
 
-/**
- * True when this server has an embeddings endpoint. A reader worker answers
- * search_code only on servers without one, so there it is false without
- * asking the runtime (which a worker does not have).
- */
-function semanticLayerOn(ctx: Parameters<typeof searchCodeTool.handler>[1]): boolean {
-  // The context's flag, not the runtime: reading the runtime would send the call back from a reader worker.
-  return ctx.routed && ctx.semantic;
+/** search_code over `scope`/`repo` (see `scopedSearchOf` for the vectors it reads and what `meta` says of them). */
+async function scopedSearchCode(
+  args: SearchCodeInput & { scope?: unknown; repo?: unknown; vector?: number[] },
+  ctx: ToolContext,
+): Promise<ScopedSearchCodeResult & { meta: Record<string, unknown> }> {
+  const { search, meta } = scopedSearchOf(ctx, args.vector);
+  const body = await searchCodeInScope(scopeDeps(ctx), scopeOfCall(args, ctx), args, search);
+  return { ...body, meta: { ...body.meta, ...meta() } };
 }

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { CruxeError } from "../../core/errors.ts";
 import { refFor } from "../../state/git.ts";
-import { findRefStore, isLiveRef, resolveProjectRef } from "../../state/project_refs.ts";
+import { findRefStore, isLiveRef, resolveProjectRef, WORKTREE_REF } from "../../state/project_refs.ts";
 import { refFields, sessionRef, setSessionRef } from "../ref_router.ts";
 import { indexRefFix } from "../../state/project_refs.ts";
 import { defineTool } from "./tool.ts";
@@ -13,12 +13,13 @@ export const switchRefTool = defineTool({
   indexGate: false,
   description: (languages) =>
     "Make a ref (branch, tag, remote branch or commit) the default of every later query of this session on this " +
-    'workspace; "live" (or the checked-out branch) returns to the working tree. Says what changed and whether the ' +
+    'workspace; "WORKTREE" returns to the working tree (a branch name, the checked-out one included, means its ' +
+    "commit). Says what changed and whether the " +
     "ref is indexed (if not, index it with the index_repo call given). Over stdio the session is the server " +
     "process; HTTP is stateless, so there pass ref on each call instead. " +
     `Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
-    ref: z.string().min(1).max(256).describe('The new default ref; "live" for the working tree.'),
+    ref: z.string().min(1).max(256).describe('The new default ref; "WORKTREE" (or "live") for the working tree.'),
   }),
   handler: async function switchRefHandler(args, ctx) {
     const session = ctx.session;
@@ -30,16 +31,18 @@ export const switchRefTool = defineTool({
       );
     }
     const project = ctx.route.project;
-    const current = refFor(project.repo_root, project.vcs_mode);
-    const previous = sessionRef(ctx.runtime, session, project.project_id) ?? current;
-    if (isLiveRef(project, args.ref)) {
+    // Undefined: the session reads the working tree.
+    const before = sessionRef(ctx.runtime, session, project.project_id);
+    const previous = before ?? WORKTREE_REF;
+    if (isLiveRef(args.ref)) {
       setSessionRef(ctx.runtime, session, project.project_id, undefined);
       return {
         previous_ref: previous,
-        ref: current,
+        ref: WORKTREE_REF,
+        branch: refFor(project.repo_root, project.vcs_mode),
         kind: "working_tree",
         indexed: true,
-        changed: previous !== current,
+        changed: before !== undefined,
       };
     }
     const resolved = await resolveProjectRef(project, args.ref); // checks the name first
@@ -50,7 +53,7 @@ export const switchRefTool = defineTool({
       previous_ref: previous,
       ...refFields(resolved),
       indexed,
-      changed: previous !== args.ref,
+      changed: before !== args.ref,
       ...(indexed ? {} : {
         fix: indexRefFix(project, args.ref),
         message: `${args.ref} is not indexed yet: queries answer ref_not_indexed until index_repo {"ref": ` +

@@ -10,7 +10,7 @@ import type { IndexView } from "../../query/index_reader.ts";
 import type { ActiveJob } from "../../state/jobs.ts";
 import type { ServerRuntime } from "../runtime.ts";
 import type { RoutedWorkspace } from "../workspace_router.ts";
-import type { ResultCompleteness } from "../../core/metadata.ts";
+import type { ProtocolMetadata, ResultCompleteness } from "../../core/metadata.ts";
 import type { ProgressSink } from "../progress_notifier.ts";
 
 /** Longest string accepted in any tool argument (bigger inputs are refused, not cut). */
@@ -26,14 +26,15 @@ export const refName = z.string().min(1).max(512);
 
 /** The `ref` argument every index-reading tool accepts (added by the dispatcher when the tool has none). */
 export const refArg = refName.describe(
-  "Branch, tag, remote branch or commit to answer from. Omit for the session's default (the live working tree " +
-    "unless switch_ref changed it); another ref must be indexed first (index_repo with ref).",
+  "Branch, tag, remote branch or commit to answer from (a name always means its commit, the checked-out " +
+    'branch too; "WORKTREE" is the live working tree). Omit for the session\'s default (the working tree ' +
+    "unless switch_ref changed it); a ref must be indexed first (index_repo with ref).",
 );
 
 /** The `ref` argument of index_repo and sync_repo. */
 export const indexRefArg = refName.describe(
   "Branch, tag, remote branch or commit to index from git objects (nothing is checked out; the same commit " +
-    "again is a no-op). Default: the working tree.",
+    'again is a no-op; the checked-out branch too means its commit). Default, or "WORKTREE": the working tree.',
 );
 
 /** What a handler receives besides its arguments. */
@@ -67,12 +68,15 @@ export interface ToolContext {
 
 /**
  * What a handler returns: the tool's body (without metadata). Besides its
- * own fields, the dispatcher reads two: `truncated` (the envelope then says
- * `truncated`) and a multi-repo answer's `meta.result_completeness`.
+ * own fields, the dispatcher reads three: `truncated` (the envelope then says
+ * `truncated`), a multi-repo answer's `meta.result_completeness`, and
+ * `metadata` (replaced by the whole block built from it).
  */
 export type ToolBody = object & {
   truncated?: boolean;
   meta?: { result_completeness?: ResultCompleteness };
+  /** Set by an answer about another index than the one routed (index_status {ref}): its metadata fields. */
+  metadata?: Partial<Omit<ProtocolMetadata, "cruxe_protocol_version">>;
 };
 
 /** One tool of the server. */
@@ -94,6 +98,8 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   indexGate: boolean;
   /** Answers even when no workspace can be routed (health_check on a fresh server). */
   serverWide?: boolean;
+  /** Only reports status: a call does not make its workspace one in use (it is not watched for it). */
+  statusOnly?: boolean;
   handler(args: z.infer<S>, ctx: ToolContext): ToolBody | Promise<ToolBody>;
 }
 

@@ -8,7 +8,8 @@ import type { Db } from "../../state/db.ts";
 import { resultId } from "../../core/ids.ts";
 import { byScore, type Unit, unitLines as lines } from "./fuse.ts";
 import { symbolMapByRowIds } from "../../state/read/symbols.ts";
-import { chunkAt, firstChunk } from "../../state/read/chunks.ts";
+import { storedLines } from "../_file_lines.ts";
+import { type MatchLine, shownLines } from "./snippet.ts";
 
 /** One search result (one item of `search_code`'s `results`). */
 export interface SearchResult {
@@ -24,14 +25,17 @@ export interface SearchResult {
   qualified_name: string | null;
   language: string;
   score: number;
+  /** At most SNIPPET_LINES lines of the file, all inside `[line_start, line_end]`. */
   snippet: string;
+  /** The lines holding the query's words, best first, with their numbers (see `shownLines`). */
+  match_lines: MatchLine[];
   ranking_reasons?: Record<string, number | string>;
   /** Present (true) when a generator wrote the file. */
   generated?: boolean;
+  /** With `debug: true`: whether the result joined its symbol's row (`hit`) or has none (`miss`). */
+  join_status?: "hit" | "miss";
 }
 
-const SNIPPET_LINES = 10;
-const SNIPPET_CHARS = 800;
 /** Fused score that maps to 0.5: a first place in a weight-1 source. */
 const SCORE_HALF = 0.09;
 
@@ -125,35 +129,31 @@ export function aggregateFiles(
   return out.sort(byScore);
 }
 
-function snippetOf(content: string, startLine: number, from: number, to: number, terms: string[]): string {
-  const all = content.split("\n");
-  const lo = Math.max(0, from - startLine);
-  const hi = Math.min(all.length, to - startLine + 1);
-  const body = all.slice(lo, hi);
-  // Start at the line with most query terms, keeping one line of context before it.
-  let best = 0;
-  let bestHits = 0;
-  for (let i = 0; i < Math.min(body.length, 400); i++) {
-    const l = body[i].toLowerCase();
-    const hits = terms.filter((t) => l.includes(t)).length;
-    if (hits > bestHits) best = i, bestHits = hits;
-  }
-  const start = best > 2 ? best - 1 : 0;
-  let text = body.slice(start, start + SNIPPET_LINES).join("\n");
-  if (text.length > SNIPPET_CHARS) text = text.slice(0, SNIPPET_CHARS) + "…";
-  return text;
+/** Lines read from the start of a long result when looking for the lines that match. */
+const SCAN_LINES = 400;
+
+/**
+ * The stored lines of `u`'s range `[ls, le]` worth showing: its first
+ * SCAN_LINES lines, and the lines of the chunk that matched when it lies
+ * further down (a long symbol matched in its middle).
+ */
+function linesOf(db: Db, u: Unit, ls: number, le: number): Map<number, string> {
+  const out = new Map<number, string>();
+  const read = (from: number, to: number) => {
+    if (to < from) return;
+    storedLines(db, u.path, from, to).lines.forEach((l, i) => out.set(from + i, l));
+  };
+  read(ls, Math.min(le, ls + SCAN_LINES - 1));
+  const c = u.chunk;
+  if (c && c.line_end >= ls + SCAN_LINES) read(Math.max(ls, c.line_start), Math.min(le, c.line_end));
+  return out;
 }
 
 /** Builds the result object of a unit (loading its snippet text). */
 export function toResult(db: Db, u: Unit, terms: string[], explain: "off" | "basic" | "full"): SearchResult {
   const [ls, le] = lines(u);
   const sym = u.symbol;
-  let chunk = u.chunk;
-  if (!chunk && sym) chunk = chunkAt(db, u.path, sym.line_start, sym.id);
-  if (!chunk) chunk = firstChunk(db, u.path);
-  // A literal match shows a little context around the matching line.
-  const [from, to] = u.focus ? [ls - 2, le + 6] : [ls, le];
-  const snippet = chunk ? snippetOf(chunk.content, chunk.line_start, Math.max(from, chunk.line_start), to, terms) : "";
+  const shown = shownLines(linesOf(db, u, ls, le), terms);
   const fromSymbolSource = Object.keys(u.ranks).some((s) => s.startsWith("symbol") || s === "exact_name");
   const type: SearchResult["result_type"] = u.file
     ? "file"
@@ -174,7 +174,8 @@ export function toResult(db: Db, u: Unit, terms: string[], explain: "off" | "bas
     qualified_name: sym?.qualified_name ?? null,
     language: sym?.language ?? u.language,
     score: normalizedScore(u.score),
-    snippet,
+    snippet: shown.snippet,
+    match_lines: shown.match_lines,
   };
   if (explain !== "off") r.ranking_reasons = reasonsFor(u, explain);
   return r;

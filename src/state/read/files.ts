@@ -97,3 +97,9 @@ export function fileDigests(db: Db, prefix = ""): FileDigest[] {
 export function fileDigestOf(db: Db, path: string): FileDigest | undefined {
   return oneRow<FileDigest>(db, "SELECT path, hash, language, line_count FROM files WHERE path = ?", path);
 }
+
+/** Path → recorded size in bytes of every indexed file (for estimating how far a commit is from the index). */
+export function fileSizes(db: Db): Map<string, number> {
+  const rows = allRows<{ path: string; size: number }>(db, "SELECT path, size FROM files");
+  return new Map(rows.map((r) => [r.path, Number(r.size)]));
+}

@@ -187,6 +187,25 @@ const FILES: Record<string, string> = {
   ].join("\n"),
   "pyb/helpers.py": "def util():\n    return 3\n",
   "pyb/alias.py": "import pyb.helpers as hp\n\n\ndef use():\n    return hp.util()\n",
+  // Python: a parameter or local of the same name shadows the module's function.
+  "pyl/mod.py": [
+    "def fmt(x):",
+    "    return x",
+    "",
+    "",
+    "def use(fmt=None):",
+    "    return fmt(1)", // line 6: the parameter
+    "",
+    "",
+    "def use2():",
+    "    fmt = str",
+    "    return fmt(2)", // line 11: the local
+    "",
+    "",
+    "def use3():",
+    "    return fmt(3)", // line 15: the module's function
+    "",
+  ].join("\n"),
   // Python: two definitions of one name; the second file's bare call means its own definition.
   "py/one.py": "def helper():\n    return 1\n",
   "py/two.py": "def helper():\n    return 2\n\n\ndef use():\n    return helper()\n",
@@ -299,6 +318,11 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       const base = findReferences(db, { symbol_name: "run", path: "pyb/base.py", include_candidates: true });
       assert.deepEqual(sites(base), ["pyb/child.py:6:exact"]);
       assert.deepEqual(sites(findReferences(db, { symbol_name: "util" })), ["pyb/alias.py:5:import"]);
+    });
+
+    await t.step("Python: a parameter or local shadows the module's function", () => {
+      const r = findReferences(db, { symbol_name: "fmt", path: "pyl/mod.py", include_candidates: true });
+      assert.deepEqual(sites(r), ["pyl/mod.py:15:exact"]);
     });
 
     await t.step("Python: a bare call in a file with its own definition is not the other one's", () => {

@@ -11,6 +11,7 @@ import type { Node, Tree } from "web-tree-sitter";
 import type { ExtractedOccurrence, ExtractedSymbol, ReferenceKind, SymbolKind } from "../../core/types.ts";
 import type { LanguageSpec } from "./spec.ts";
 import { GO_SCOPE_NODE_TYPES, GoScope } from "./go_scope.ts";
+import { PY_SCOPE_NODE_TYPES, PyScope } from "./py_scope.ts";
 
 /** Leaf node types that spell a name. */
 const NAME_LEAVES = new Set([
@@ -170,7 +171,7 @@ export function occurrenceNodeTypes(spec: LanguageSpec): string[] {
       ...Object.keys(ACCESS),
       "type_identifier",
       ...(spec.id === "python" ? ["type"] : []),
-      ...(spec.id === "go" ? GO_SCOPE_NODE_TYPES : []),
+      ...(spec.id === "go" ? GO_SCOPE_NODE_TYPES : spec.id === "python" ? PY_SCOPE_NODE_TYPES : []),
     ]),
   ];
 }
@@ -210,7 +211,8 @@ export function extractOccurrences(
     l.push(n);
   }
   const of = (t: string) => byType.get(t) ?? [];
-  const c = new Occurrences(enclosingByLine(symbols, lineCount), defTypes, spec.id === "go" ? new GoScope(of) : null);
+  const scope = spec.id === "go" ? new GoScope(of) : spec.id === "python" ? new PyScope(of) : null;
+  const c = new Occurrences(enclosingByLine(symbols, lineCount), defTypes, scope);
 
   // Priority (the first kind a leaf is added as wins): a base type is `inherit` before it is a `type`; a
   // callee is a `call` before it is an `attribute`.
@@ -233,12 +235,12 @@ class Occurrences {
   constructor(
     private enclosing: Int32Array,
     private defTypes: ReadonlySet<string>,
-    private goScope: GoScope | null,
+    private scope: { hint(leaf: Node): string | null } | null,
   ) {}
 
   /**
-   * Adds `leaf` as a use of `kind` unless it was added before, is no name, is a definition's own name, or (Go)
-   * calls a local function value.
+   * Adds `leaf` as a use of `kind` unless it was added before, is no name, is a definition's own name, or (Go,
+   * Python) calls a local value.
    */
   add(leaf: Node, kind: ReferenceKind, qualifier: string | null | (() => string | null)): void {
     if (this.seen.has(leaf.startIndex)) return;
@@ -248,7 +250,7 @@ class Occurrences {
     if (!name || name.length > MAX_NAME || !/^[\p{L}_$@][\p{L}\p{N}_$!?.:-]*$/u.test(name)) return;
     // A callee or a member access is never a definition's own name; only type, import and base-type leaves can be.
     if (kind !== "call" && kind !== "attribute" && this.isDefinitionName(leaf)) return;
-    const hint = this.goScope ? this.goScope.hint(leaf) : null;
+    const hint = this.scope ? this.scope.hint(leaf) : null;
     if (hint === "local") return;
     const line = leaf.startPosition.row + 1;
     const from = this.enclosing[line];

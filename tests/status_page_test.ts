@@ -158,7 +158,11 @@ Deno.test({
       console.log(`screenshot: ${shot}`);
       await waitFor(async () => !(await running()), 180_000, "the index job to end");
       const results = await browse(`${base}/ui?token=${TOKEN}&q=Compute7x2`, profile);
-      assert.match(results, /<span class="loc">pkg7\/file7\.go:\d+<\/span>/, "search_code results as path:line");
+      const loc = results.match(/<span class="loc">(pkg7\/file7\.go):(\d+)<\/span>/);
+      assert.ok(loc, "search_code results as path:line");
+      // The line named is the matched line of the file.
+      const shown = Deno.readTextFileSync(join(repo, loc[1])).split("\n")[Number(loc[2]) - 1];
+      assert.match(shown, /Compute7x2/, `line ${loc[2]} is the matched line`);
       assert.match(results, /published/, "the finished job is in the recent jobs");
       // The watch column says the live-index mode in words, not the status object's JSON.
       assert.match(results, /<td>(events|polling|off)( · [^<]*)?( — [^<]*)?<\/td>/, "the watch mode is shown");

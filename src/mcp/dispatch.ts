@@ -12,6 +12,7 @@ import { z } from "zod";
 import { ErrorCode, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { RpcError } from "./jsonrpc_errors.ts";
 import { CruxeError } from "../core/errors.ts";
+import { debugEnabled } from "../core/log.ts";
 import { buildMetadata, type ProtocolMetadata } from "../core/metadata.ts";
 import { languageIds } from "../core/languages.ts";
 import { type IndexView, requireIndex } from "../query/index_reader.ts";
@@ -98,6 +99,8 @@ export class Dispatcher {
       // Asking how a workspace is (a status page polls every project) does not make it one in use.
       if (!tool.def.statusOnly) this.rt.live.use(project);
       const { verbose, ...routedArgs } = args;
+      // A server in debug mode (`-v -v`) answers as if every call asked for its tool's debug details.
+      if ("debug" in tool.def.input.shape && routedArgs.debug === undefined && debugEnabled()) routedArgs.debug = true;
       if (tool.def.indexGate) {
         // Without a ref (argument or session default) the working tree answers as it always did.
         const ref = typeof args.ref === "string" ? args.ref : sessionRef(this.rt, call.session, project.project_id);

@@ -164,7 +164,7 @@ async function search(q) {
     out.replaceChildren(el("div", r.results.length ? r.results.length + " of " + r.total_candidates + " candidates (" + r.query_intent + ")" : "No results.", "muted"));
     for (const x of r.results) {
       const d = el("div", null, "hit");
-      d.append(el("span", x.path + ":" + x.line_start, "loc"), " ", el("span", x.qualified_name ?? x.name ?? "", "muted"), el("pre", x.snippet));
+      d.append(el("span", x.path + ":" + (x.match_lines?.[0]?.line ?? x.line_start), "loc"), " ", el("span", x.qualified_name ?? x.name ?? "", "muted"), el("pre", x.snippet));
       out.append(d);
     }
   } catch (e) {

@@ -110,7 +110,8 @@ export function renderStatus(s: StatusSnapshot): string {
     ...s.warnings.map((w) => ({ at: w.at, kind: "warning", message: w.message })),
   ].sort((a, b) => b.at.localeCompare(a.at)).slice(0, 30)
     .map((x) => `<tr>${when(x.at, s.now)}${td(x.kind, "mono")}${td(x.message, "msg")}</tr>`).join("");
-  const server = `version ${s.version} · ${s.status} · up ${formatDuration(s.uptime_seconds * 1000)} · ` +
+  const up = s.uptime_seconds < 60 ? `${s.uptime_seconds} s` : formatDuration(s.uptime_seconds * 1000);
+  const server = `version ${s.version} · ${s.status} · up ${up} · ` +
     `${s.projects.length} project(s)`;
   return `<div id="server" class="muted" data-active-jobs="${s.active_jobs}">${escapeHtml(server)}</div>` +
     `<h2>Projects</h2>${

@@ -87,7 +87,7 @@ Deno.test("renderStatus: hostile text in every section stays text", () => {
   const html = renderStatus(snapshot);
   assert.doesNotMatch(html, /<script|<img/, "no markup from the data");
   assert.equal(html.split("&#60;script&#62;").length - 1, 7, "the hostile text shown seven times, escaped");
-  assert.match(html, /data-active-jobs="1"/);
+  assert.match(html, /data-active-jobs="1">version 1\.2\.3 · ready · up 1 min 01 s · 1 project\(s\)</);
   assert.match(html, /<td class="job-progress" data-pct="40">.*40% parsing · 4\/10 files · 1 min 05 s/);
   assert.match(html, /<time datetime="[^"]+" title="[^"]+">3 min ago<\/time>/);
   assert.match(html, /<td class="freshness">syncing<\/td>/);

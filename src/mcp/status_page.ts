@@ -55,8 +55,8 @@ const STATUS_PAGE_HEAD = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Cruxe</title>
 <style>
-  :root { color-scheme: light dark; --fg: #1d1f21; --muted: #6b7280; --bar: #2f855a; --line: #d1d5db; --err: #b91c1c; --hl: #fef08a; }
-  @media (prefers-color-scheme: dark) { :root { --fg: #e5e7eb; --muted: #9ca3af; --line: #374151; --err: #f87171; --hl: #713f12; } }
+  :root { color-scheme: light dark; --fg: #1d1f21; --muted: #6b7280; --bar: #2f855a; --line: #d1d5db; --err: #b91c1c; --hl: #fef08a; --hit: #fefce8; }
+  @media (prefers-color-scheme: dark) { :root { --fg: #e5e7eb; --muted: #9ca3af; --line: #374151; --err: #f87171; --hl: #713f12; --hit: #292524; } }
   body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 1100px; padding: 0 1rem; color: var(--fg); }
   h1 { font-size: 1.3rem; margin: 0 0 .2rem; } h2 { font-size: 1.05rem; margin: 1.6rem 0 .5rem; }
   .muted { color: var(--muted); } .err { color: var(--err); }
@@ -70,7 +70,7 @@ const STATUS_PAGE_HEAD = `<!doctype html>
   .hit { margin: .6rem 0; } .hit pre { margin: .2rem 0 0 1rem; white-space: pre-wrap; color: var(--muted); }
   .code { border: 1px solid var(--line); max-height: 70vh; overflow: auto; margin-top: .4rem; }
   .ln { display: flex; white-space: pre; } .ln .no { min-width: 4em; padding-right: 1em; text-align: right; color: var(--muted); user-select: none; }
-  .ln.hl { background: var(--hl); font-weight: 600; }
+  .ln.in-hit { background: var(--hit); } .ln.hl { background: var(--hl); font-weight: 600; }
 </style>
 </head>
 <body>
@@ -138,10 +138,13 @@ async function refresh() {
   }
   setTimeout(refresh, next);
 }
+// A hit links to its best matched line (its first line when none is listed), within its line range.
 function hitLink(x, workspace) {
-  const spec = new URLSearchParams({ file: x.path, line: String(x.line_start) });
+  const line = x.match_lines?.[0]?.line ?? x.line_start;
+  const spec = new URLSearchParams({ file: x.path, line: String(line) });
+  if (x.line_start && x.line_end) { spec.set("from", String(x.line_start)); spec.set("to", String(x.line_end)); }
   if (workspace) spec.set("workspace", workspace);
-  const a = el("a", x.path + ":" + x.line_start, "loc");
+  const a = el("a", x.path + ":" + line, "loc");
   a.href = "#" + spec;
   return a;
 }
@@ -170,6 +173,7 @@ async function openHit() {
   const path = spec.get("file");
   if (!path) return view.replaceChildren();
   const line = Math.max(1, Number(spec.get("line")) || 1);
+  const from = Number(spec.get("from")) || line, to = Number(spec.get("to")) || line;
   const args = { path, startLine: Math.max(1, line - 20), endLine: line + 20 };
   if (spec.get("workspace")) args.workspace = spec.get("workspace");
   view.replaceChildren(el("div", "opening " + path + "…", "muted"));
@@ -179,7 +183,7 @@ async function openHit() {
     const code = el("div", null, "code");
     r.content.split("\\n").slice(0, r.endLine - r.startLine + 1).forEach((text, i) => {
       const n = r.startLine + i;
-      const d = el("div", null, n === line ? "ln hl" : "ln");
+      const d = el("div", null, n === line ? "ln hl" : n >= from && n <= to ? "ln in-hit" : "ln");
       d.id = "L" + n;
       d.append(el("span", n, "no"), el("span", text, "tx"));
       code.append(d);

@@ -174,14 +174,18 @@ Deno.test({
       // The open page follows the job by itself (bounded wait on the job, no fixed sleeps).
       const seen: number[] = [];
       let shot = "";
-      while (await running(base) && new Set(seen).size < 2) {
-        const pct = await page.eval<string | null>(
-          `document.querySelector("#projects [data-pct]")?.dataset.pct ?? null`,
-        );
-        if (pct !== null && seen.at(-1) !== Number(pct)) seen.push(Number(pct));
-        if (pct !== null && !shot) shot = await page.screenshot(artifacts, "status_page_indexing.png");
-        await new Promise((r) => setTimeout(r, 50)); // a poll interval, not a wait for the outcome
-      }
+      await waitFor(
+        async () => {
+          const pct = await page.eval<string | null>(
+            `document.querySelector("#projects [data-pct]")?.dataset.pct ?? null`,
+          );
+          if (pct !== null && seen.at(-1) !== Number(pct)) seen.push(Number(pct));
+          if (pct !== null && !shot) shot = await page.screenshot(artifacts, "status_page_indexing.png");
+          return new Set(seen).size >= 2 || !(await running(base));
+        },
+        180_000,
+        "the page's progress to move, or the job to end",
+      );
       assert.ok(new Set(seen).size >= 2, `progress moved while the job ran: ${seen.join(", ")}`);
       assert.ok(seen.every((p, i) => i === 0 || p >= seen[i - 1]), `progress never went back: ${seen.join(", ")}`);
       assert.deepEqual([...Deno.readFileSync(shot).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], "a PNG screenshot");

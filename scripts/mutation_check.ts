@@ -563,6 +563,24 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/limits_above_test.ts",
     filter: "CALL_GRAPH_MAX_NODES",
   },
+  {
+    id: "status-html-unescaped",
+    claim: "hostile repo: the status page shows names and messages as text, never as markup",
+    file: "src/mcp/status_html.ts",
+    find: 'return String(s ?? "").replace(/[&<>"\']/g, (c) => `&#${c.charCodeAt(0)};`);',
+    replace: 'return String(s ?? "");',
+    test: "src/mcp/status_html_test.ts",
+    filter: "hostile text",
+  },
+  {
+    id: "status-file-as-markup",
+    claim: "hostile repo: a file opened from the status page is shown as text",
+    file: "src/mcp/status_page.ts",
+    find: 'd.append(el("span", n, "no"), el("span", text, "tx"));',
+    replace: 'const tx = el("span", null, "tx"); tx.innerHTML = text; d.append(el("span", n, "no"), tx);',
+    test: "tests/status_page_test.ts",
+    filter: "first paint",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

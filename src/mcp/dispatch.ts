@@ -26,6 +26,7 @@ import { type NotificationSend, ProgressSink } from "./progress_notifier.ts";
 import type { ServerRuntime } from "./runtime.ts";
 import type { RoutedWorkspace } from "./workspace_router.ts";
 import { TOOLS } from "./tools/registry.ts";
+import { callFailure, ToolStats } from "./tool_stats.ts";
 import { refArg, type ToolBody, type ToolContext, type ToolDef, workspaceArg } from "./tools/tool.ts";
 import { readViewFor, type RefRead, sessionRef } from "./ref_router.ts";
 
@@ -50,6 +51,8 @@ interface Compiled {
 export class Dispatcher {
   private tools = new Map<string, Compiled>();
   private listing: Tool[];
+  /** Calls, errors and latencies of each tool since the server started (an unknown tool's call is not counted). */
+  readonly stats = new ToolStats();
 
   constructor(private rt: ServerRuntime, tools: ToolDef[] = TOOLS) {
     const languages = languageIds();
@@ -74,8 +77,15 @@ export class Dispatcher {
     return this.listing;
   }
 
-  /** Runs one `tools/call`. Throws RpcError only for an unknown tool; everything else is a result. */
+  /** Runs one `tools/call`, counted in `stats`. Throws RpcError only for an unknown tool; everything else is a result. */
   async callTool(name: string, rawArgs: unknown, call: CallInfo): Promise<ToolResult> {
+    const started = performance.now();
+    const result = await this.answer(name, rawArgs, call);
+    this.stats.record(name, performance.now() - started, callFailure(result));
+    return result;
+  }
+
+  private async answer(name: string, rawArgs: unknown, call: CallInfo): Promise<ToolResult> {
     const tool = this.tools.get(name);
     if (!tool) {
       throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, {

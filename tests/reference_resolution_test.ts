@@ -10,6 +10,7 @@ import { indexDir, tempHome } from "./helpers/fixture_repo.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
 import { getCallGraph } from "../src/query/call_graph.ts";
+import { findImplementations } from "../src/query/implementations.ts";
 import type { Db } from "../src/state/db.ts";
 
 const FILES: Record<string, string> = {
@@ -330,6 +331,23 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.deepEqual(sites(one), []);
       assert.equal(one.unresolved_candidates, 0);
       assert.deepEqual(sites(findReferences(db, { symbol_name: "helper", path: "py/two.py" })), ["py/two.py:6:exact"]);
+    });
+
+    await t.step("find_implementations: Go method sets and Python subclasses", () => {
+      const impls = (r: ReturnType<typeof findImplementations>) =>
+        r.implementations.map((x) => `${x.symbol.qualified_name}:${x.resolution}`).sort();
+      // Write([]byte) int: Disk, and a.File and a.Buffer in another package (structural).
+      assert.deepEqual(impls(findImplementations(db, { symbol_name: "Writer" })), [
+        "a.Buffer:exact",
+        "a.File:exact",
+        "io2.Disk:exact",
+      ]);
+      const base = findImplementations(db, { symbol_name: "Base", path: "pyb/base.py" });
+      assert.deepEqual(impls(base), ["pyb.child.Child:import", "pyb.child.Own:import"]);
+      assert.throws(
+        () => findImplementations(db, { symbol_name: "bottom" }),
+        (e: Error & { code?: string }) => e.code === "invalid_input",
+      );
     });
 
     await t.step("include_candidates must be a boolean", () => {

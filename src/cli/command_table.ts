@@ -265,6 +265,22 @@ export const COMMANDS: CommandDef[] = [
     run: (p) => query("callgraph", p, referenceRunner),
   }),
   command({
+    name: "impls",
+    args: "NAME",
+    argsRequired: true,
+    summary: "types that implement or extend a type",
+    options: {
+      ...path,
+      kind: { type: "string", arg: "KIND", help: "only definitions of this kind (interface, class, ...)" },
+      limit: { type: "string", arg: "N", help: "at most N implementations (1-500, default 50)" },
+      candidates: { type: "boolean", help: "also list types only the names match (resolution candidate)" },
+      ...workspace,
+      ...ref,
+    },
+    examples: ["cruxe impls Handler --path net/http/server.go   # Go types whose methods cover the interface"],
+    run: (p) => query("impls", p, referenceRunner),
+  }),
+  command({
     name: "context",
     args: "QUERY",
     argsRequired: true,

@@ -92,6 +92,26 @@ export class GoResolver {
     return [];
   }
 
+  /** The methods an interface type declares or embeds (one of each name). */
+  interfaceMethods(t: GoType, depth = 0): SymbolRow[] {
+    const out = new Map<string, SymbolRow>();
+    for (const row of t.rows) {
+      for (const m of this.childrenOf(row)) if (m.kind === "method" && !out.has(m.name)) out.set(m.name, m);
+    }
+    if (depth < 4) {
+      for (const inner of this.embedded(t, depth)) {
+        for (const m of this.interfaceMethods(inner, depth + 1)) if (!out.has(m.name)) out.set(m.name, m);
+      }
+    }
+    return [...out.values()];
+  }
+
+  /** The type a method is declared on (its receiver's type), or null when the index does not hold it. */
+  receiverType(method: SymbolRow): GoType | null {
+    const owner = goOwnerName(method, undefined);
+    return owner ? this.typeOf(owner, method.path) : null;
+  }
+
   /** The first of `members`, or null. */
   member(t: GoType, name: string): SymbolRow | null {
     return this.members(t, name)[0] ?? null;

@@ -133,6 +133,13 @@ export function parseKind(value: unknown): SymbolKind | undefined {
   return k;
 }
 
+/** A boolean flag: false when absent, else `invalid_input` unless it is a boolean. */
+export function parseFlag(value: unknown, field: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== "boolean") throw new CruxeError("invalid_input", `${field} must be a boolean`, { field });
+  return value;
+}
+
 /** One of `allowed`, the default when absent, else `invalid_input` (or the given code). */
 export function parseEnum<T extends string>(
   value: unknown,

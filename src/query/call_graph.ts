@@ -12,12 +12,18 @@
 import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { referenceNameId, type ReferencePosition, referencesAfter, referencesInLines } from "../state/references.ts";
-import { parseEnum, parseLimit } from "./_input_rules.ts";
+import { parseEnum, parseFlag, parseLimit } from "./_input_rules.ts";
 import { symbolByRowId } from "../state/read/symbols.ts";
 import { type Affinity, TargetResolver } from "./_resolve_target.ts";
 import { CALLABLE_KINDS, TYPE_KINDS } from "./_symbol_row.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
-import { ReferenceJudge, type Resolution, SELF_NAMES, targetSymbol } from "./find_references.ts";
+import {
+  ReferenceJudge,
+  type Resolution,
+  RESOLUTION_BY_AFFINITY,
+  SELF_NAMES,
+  targetSymbol,
+} from "./find_references.ts";
 import { GoResolver, importNamesDir } from "./_go_resolve.ts";
 import { dirOf } from "./_symbol_row.ts";
 import type { ReferenceRow } from "../state/references.ts";
@@ -79,13 +85,6 @@ export const CALL_GRAPH_MAX_NODES = 500;
 /** Call sites of one name read when looking for callers. */
 const CALLER_SCAN = 5000;
 const CALL_TARGETS = new Set([...CALLABLE_KINDS, ...TYPE_KINDS]);
-const BY_AFFINITY: Record<Affinity, Resolution> = {
-  same_file: "exact",
-  imported: "import",
-  same_directory: "candidate",
-  same_language: "candidate",
-  elsewhere: "candidate",
-};
 
 /**
  * How sure a resolved callee is: a bare name by its affinity; `self.m()` is
@@ -93,7 +92,7 @@ const BY_AFFINITY: Record<Affinity, Resolution> = {
  * its import; any other receiver is a name match.
  */
 function calleeResolution(caller: SymbolRow, callee: SymbolRow, affinity: Affinity, qualifier: string | null) {
-  if (qualifier === null) return BY_AFFINITY[affinity];
+  if (qualifier === null) return RESOLUTION_BY_AFFINITY[affinity];
   if (SELF_NAMES.has(qualifier)) {
     return callee.parent_id !== null && callee.parent_id === caller.parent_id ? "exact" : "candidate";
   }
@@ -112,11 +111,9 @@ export function getCallGraph(db: Db, input: CallGraphInput): CallGraphResult {
     });
   }
   const maxNodes = parseLimit(input?.max_nodes, CALL_GRAPH_DEFAULT_NODES, CALL_GRAPH_MAX_NODES, "max_nodes");
-  if (input?.include_candidates !== undefined && typeof input.include_candidates !== "boolean") {
-    throw new CruxeError("invalid_input", "include_candidates must be a boolean", { field: "include_candidates" });
-  }
+  const withCandidates = parseFlag(input?.include_candidates, "include_candidates");
   const root = targetSymbol(db, input);
-  const graph = new CallGraphBuilder(db, maxNodes, !!input.include_candidates);
+  const graph = new CallGraphBuilder(db, maxNodes, withCandidates);
   graph.addNode(root, 0);
   const frontier: Frontier = [];
   if (direction !== "callees") frontier.push({ row: root, way: "callers" });

@@ -27,7 +27,7 @@ import {
   type ReferenceRow,
   referencesAfter,
 } from "../state/references.ts";
-import { parseEnum, parseKind, parseLimit } from "./_input_rules.ts";
+import { parseEnum, parseFlag, parseKind, parseLimit } from "./_input_rules.ts";
 import { resolveSymbol } from "./_resolve_symbol.ts";
 import { symbolByRowId } from "../state/read/symbols.ts";
 import { type Affinity, AFFINITY_RANK, TargetResolver } from "./_resolve_target.ts";
@@ -40,6 +40,15 @@ import { moduleAliases } from "./_module_aliases.ts";
 
 /** How sure a reference is to mean the symbol asked about. */
 export type Resolution = "exact" | "import" | "candidate";
+
+/** The resolution of a bare name by where its closest definition is (same file, imported, or only by name). */
+export const RESOLUTION_BY_AFFINITY: Record<Affinity, Resolution> = {
+  same_file: "exact",
+  imported: "import",
+  same_directory: "candidate",
+  same_language: "candidate",
+  elsewhere: "candidate",
+};
 
 /** Inputs of find_references. */
 export interface FindReferencesInput {
@@ -362,10 +371,7 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
     .slice(0, 16);
   const after = decodeCursor(input?.cursor, key, published);
   const nameId = referenceNameId(db, sym.name);
-  if (input?.include_candidates !== undefined && typeof input.include_candidates !== "boolean") {
-    throw new CruxeError("invalid_input", "include_candidates must be a boolean", { field: "include_candidates" });
-  }
-  const candidates = !!input.include_candidates;
+  const candidates = parseFlag(input?.include_candidates, "include_candidates");
   const page = acceptedUses(db, sym, nameId, { refKind, after, limit, candidates });
   const refs = referenceList(db, sym, page.accepted, !!input.include_definition && !after);
   const { accepted, more, position } = page;

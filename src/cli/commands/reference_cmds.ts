@@ -1,17 +1,43 @@
 /**
- * The reference commands of the CLI (`refs`, `callgraph`): find_references
- * and get_call_graph from the terminal, printed as tables for people or JSON
- * with `--json`.
+ * The reference commands of the CLI (`refs`, `callgraph`, `impls`):
+ * find_references, get_call_graph and find_implementations from the
+ * terminal, printed as tables for people or JSON with `--json`.
  */
 import type { CliContext } from "../context.ts";
 import { printJson, printTable, say } from "../output.ts";
 import { findReferences, type Reference } from "../../query/find_references.ts";
 import { getCallGraph } from "../../query/call_graph.ts";
+import { findImplementations } from "../../query/implementations.ts";
 import { num, type QueryArgs, withIndex } from "./query_cmds.ts";
 
-/** Runs `refs` or `callgraph`; returns the exit code. */
+/** Runs `refs`, `callgraph` or `impls`; returns the exit code. */
 export async function runReferenceCommand(ctx: CliContext, cmd: string, a: QueryArgs): Promise<number> {
   const f = a.flags;
+  if (cmd === "impls") {
+    const r = await withIndex(ctx, a, (db) =>
+      findImplementations(db, {
+        symbol_name: a.text,
+        path: f.path,
+        kind: f.kind,
+        limit: num(f.limit),
+        include_candidates: f.candidates ? true : undefined,
+      }));
+    if (a.json) return printJson(r), 0;
+    say(`${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${r.returned} implementations`);
+    printTable(
+      ["type", "location", "resolution", "via"],
+      r.implementations.map((x) => [
+        x.symbol.qualified_name,
+        `${x.symbol.path}:${x.symbol.line_start}`,
+        x.resolution,
+        x.via === "heritage" && x.depth > 1 ? `heritage (${x.depth} levels)` : x.via,
+      ]),
+    );
+    if (r.unresolved_candidates && !f.candidates) {
+      say(`${r.unresolved_candidates} candidates (only the names match): --candidates lists them`);
+    }
+    return 0;
+  }
   if (cmd === "refs") {
     const r = await withIndex(ctx, a, (db) =>
       findReferences(db, {

@@ -18,6 +18,7 @@ import { openFileTool } from "./open_file.ts";
 import { askCodeTool } from "./ask_code.ts";
 import { findReferencesTool } from "./find_references.ts";
 import { getCallGraphTool } from "./get_call_graph.ts";
+import { findImplementationsTool } from "./find_implementations.ts";
 import { explainRankingTool } from "./explain_ranking.ts";
 import { suggestFollowupQueriesTool } from "./suggest_followup_queries.ts";
 import { diffContextTool } from "./diff_context.ts";
@@ -41,6 +42,7 @@ export const TOOLS: ToolDef[] = [
   askCodeTool,
   findReferencesTool,
   getCallGraphTool,
+  findImplementationsTool,
   explainRankingTool,
   suggestFollowupQueriesTool,
   diffContextTool,

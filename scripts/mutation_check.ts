@@ -581,6 +581,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/status_page_test.ts",
     filter: "first paint",
   },
+  {
+    id: "stdio-eof-unbounded",
+    claim: "shutdown: end of input waits at most 2 s for a stuck query",
+    file: "src/mcp/stdio.ts",
+    find: "    const all = await Promise.race([answered, late]);",
+    replace: "    const all = await answered;",
+    test: "tests/stdio_eof_test.ts",
+    filter: "stuck",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

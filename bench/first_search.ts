@@ -52,9 +52,11 @@ async function once() {
   });
   const client = new Client({ name: "first-search-bench", version: "1" });
   await client.connect(transport);
+  const t0 = performance.now();
   for (;;) {
     const h = text(await client.callTool({ name: "health_check", arguments: {} }));
     if (h.status === "ready") break;
+    if (performance.now() - t0 > 120_000) throw new Error(`not ready after 120 s: ${JSON.stringify(h).slice(0, 600)}`);
     await new Promise((r) => setTimeout(r, 20));
   }
   const first = await timed(client, Q1);

@@ -66,7 +66,7 @@ async function cli(home: string, cmd: "index" | "sync", repo: string): Promise<R
 
 /** Every query tool, asked about what lives outside; none may answer with it. */
 async function assertNothingLeaks(home: string, repo: string, phase: string, extra: string[] = []): Promise<void> {
-  const s = await stdioClient(home, ["--workspace", repo, "--no-prewarm", ...extra]);
+  const s = await stdioClient(home, ["--workspace", repo, "--no-prewarm", "--tools", "all", ...extra]);
   try {
     const calls: [string, Record<string, unknown>][] = [
       ["search_code", { query: NAME }],

@@ -523,7 +523,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const c = await stdioClient(tempHomeDir(), ["--workspace", repo, "--no-prewarm", "--no-watch"]);
+    const c = await stdioClient(tempHomeDir(), ["--workspace", repo, "--no-prewarm", "--no-watch", "--tools", "all"]);
     try {
       const call = async (name: string, args: Record<string, unknown>) =>
         await c.client.callTool({ name, arguments: args }) as unknown as ToolResult;

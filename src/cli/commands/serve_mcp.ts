@@ -13,6 +13,8 @@ import { registerProject } from "../../index/project_setup.ts";
 import { type CliContext, openContext } from "../context.ts";
 import type { ProjectRow } from "../../state/registry.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
+import { TOOLS } from "../../mcp/tools/registry.ts";
+import { resolveToolSet } from "../../mcp/tool_set.ts";
 import { ServerRuntime } from "../../mcp/runtime.ts";
 import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts";
 import { createProtocolServer } from "../../mcp/protocol_server.ts";
@@ -30,6 +32,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   setLogLevel(options.verbose);
   const o = checkServeOptions(options);
   const ctx = openContext(o.configPath);
+  const enabled = resolveToolSet(o.tools ?? ctx.config.tools ?? undefined, TOOLS.map((t) => t.name));
   if (ctx.interruptedAtStart) warn(`${ctx.interruptedAtStart} index job(s) were interrupted by a previous stop`);
   const pinned = registerWorkspaces(ctx, o.workspaces);
   const rt = new ServerRuntime(ctx.config, ctx.registry, {
@@ -43,7 +46,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
       cwd: Deno.cwd(),
     },
   });
-  const dispatcher = new Dispatcher(rt);
+  const dispatcher = new Dispatcher(rt, TOOLS, enabled);
   if (o.indexOnStart && pinned[0]) {
     try {
       rt.runner.start(pinned[0], { mode: "incremental", force: false, joinExisting: true });

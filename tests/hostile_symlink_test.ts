@@ -109,7 +109,7 @@ Deno.test({
     const summary = await cli(home, "index", repo);
     // The link `h` itself (untracked) and the two tracked files below it.
     assert.equal((summary.skipped as Record<string, number>).symlinks, 3, JSON.stringify(summary));
-    assert.equal(summary.totalFiles, 1, JSON.stringify(summary));
+    assert.equal(summary.total_files, 1, JSON.stringify(summary));
     await assertNothingLeaks(home, repo, "after index");
   },
 });
@@ -122,7 +122,7 @@ Deno.test({
     const { repo, outside } = hostileRepo();
     const home = tempHomeDir();
     const first = await cli(home, "index", repo);
-    assert.equal(first.totalFiles, 3, JSON.stringify(first));
+    assert.equal(first.total_files, 3, JSON.stringify(first));
     swapForSymlink(repo, outside);
     // Before the sync the index still holds the old h/ files; the reads from disk (open_file, ask_code) must refuse.
     // --no-watch: a live server would sync the swap by itself, and this phase is about the index before a sync.
@@ -130,7 +130,7 @@ Deno.test({
     const synced = await cli(home, "sync", repo);
     assert.equal((synced.skipped as Record<string, number>).symlinks, 3, JSON.stringify(synced));
     assert.equal(synced.deleted, 2, JSON.stringify(synced));
-    assert.equal(synced.totalFiles, 1, JSON.stringify(synced));
+    assert.equal(synced.total_files, 1, JSON.stringify(synced));
     await assertNothingLeaks(home, repo, "after sync");
   },
 });

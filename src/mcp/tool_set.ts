@@ -5,7 +5,7 @@
  * `tool_help` is always in it.
  */
 import { CruxeError } from "../core/errors.ts";
-import { nearest } from "../cli/args.ts";
+import { nearest } from "../query/nearest_word.ts";
 
 /** Named tool sets. `all` is every tool and is not listed here. */
 export const TOOL_PROFILES: Readonly<Record<string, readonly string[]>> = {

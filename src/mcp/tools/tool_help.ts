@@ -1,7 +1,7 @@
 /** `tool_help`: a tool's full description and argument schema, or the catalogue of every tool and profile. */
 import { z } from "zod";
 import { CruxeError } from "../../core/errors.ts";
-import { nearest } from "../../cli/args.ts";
+import { nearest } from "../../query/nearest_word.ts";
 import { defineTool, type ToolDef } from "./tool.ts";
 import { profilesOf, TOOL_PROFILES } from "../tool_set.ts";
 

@@ -83,6 +83,10 @@ Deno.test("exit codes: 0 found, 1 nothing matched, 2 errors; index --json is sna
       "candidates listed in text mode",
     );
     assert.match(ambiguous.stderr, /\n {2}auth\/rate_limiter\.go:\d+: method \S*CheckRateLimit/);
+    const page = await cruxe(home, repo, ["refs", "Claims", "--limit", "1"]);
+    assert.equal(page.code, 0, page.stderr);
+    assert.match(page.stdout, /auth\.Claims \(auth\/jwt\.go:\d+\): 1 reference on this page \(more below\)\n/);
+    assert.match(page.stdout, /\nmore: --cursor \S+/);
     const missingProject = await cruxe(home, home, ["search", "token"]);
     assert.equal(missingProject.code, 2, missingProject.stderr);
   } finally {

@@ -13,6 +13,7 @@ import { Registry } from "../src/state/registry.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { ServerRuntime } from "../src/mcp/runtime.ts";
 import { Dispatcher } from "../src/mcp/dispatch.ts";
+import { hasCompactForm } from "../src/mcp/compact.ts";
 import { TOOLS } from "../src/mcp/tools/registry.ts";
 import { resolveToolSet } from "../src/mcp/tool_set.ts";
 import { instructions } from "../src/mcp/protocol_server.ts";
@@ -28,6 +29,8 @@ const CALLS: Record<string, [string, Record<string, unknown>][]> = {
     ["get_symbol_hierarchy", { symbol_name: "CheckRateLimit" }],
     ["find_related_symbols", { symbol_name: "ValidateToken" }],
     ["get_code_context", { query: "how are bearer tokens validated", max_tokens: 400 }],
+    ["find_references", { symbol_name: "ValidateToken" }],
+    ["get_call_graph", { symbol_name: "ValidateToken", direction: "both", depth: 2 }],
   ],
   [ROOT]: [
     ["search_code", { query: "where is the workspace router" }],
@@ -37,6 +40,9 @@ const CALLS: Record<string, [string, Record<string, unknown>][]> = {
     ["find_related_symbols", { symbol_name: "WorkspaceRouter" }],
     ["get_code_context", { query: "how does the workspace router evict workspaces", max_tokens: 400 }],
     ["get_code_context", { query: "how does the workspace router evict workspaces", max_tokens: 2000 }],
+    ["get_file_outline", { path: "src/mcp/compact.ts" }],
+    ["find_references", { symbol_name: "CruxeError", path: "src/core/errors.ts" }],
+    ["get_call_graph", { symbol_name: "runServe", direction: "both", depth: 2 }],
   ],
 };
 
@@ -68,8 +74,9 @@ try {
     registerProject(registry, repo);
     await call("index_repo", { workspace: repo, wait: true });
     for (const [tool, args] of calls) {
-      const before = await call(tool, { ...args, workspace: repo, verbose: true });
       const after = await call(tool, { ...args, workspace: repo });
+      // A tool without a compact form answers the same either way.
+      const before = hasCompactForm(tool) ? await call(tool, { ...args, workspace: repo, verbose: true }) : after;
       if (show) console.log(`${tool} ${JSON.stringify(args)}\n${after}\n`);
       const floor = bytes(JSON.stringify({ metadata: JSON.parse(after).metadata })) - 2;
       const label = repo === ROOT ? "cruxe" : "go_basic";

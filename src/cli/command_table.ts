@@ -263,7 +263,7 @@ export const COMMANDS: CommandDef[] = [
         help: "which way to walk (default: both)",
       },
       depth: { type: "string", arg: "N", int: [1, 3], help: "levels to walk (1-3, default 1)" },
-      "max-nodes": { type: "string", arg: "N", help: "at most N nodes (default 50)" },
+      "max-nodes": { type: "string", arg: "N", help: "at most N nodes (default 20)" },
       candidates: { type: "boolean", help: "also follow calls only the name matches (resolution candidate)" },
       ...workspace,
       ...ref,

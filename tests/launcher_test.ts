@@ -30,7 +30,8 @@ async function runLinked(args: string[], env: Record<string, string> = {}) {
       stdout: "piped",
       stderr: "piped",
     }).output();
-    return { code: out.code, stdout: new TextDecoder().decode(out.stdout), dir: Deno.realPathSync(dir) };
+    const text = (b: Uint8Array) => new TextDecoder().decode(b);
+    return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr), dir: Deno.realPathSync(dir) };
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }
@@ -74,4 +75,10 @@ Deno.test("cruxe --version through the launcher prints the version", async () =>
   const r = await runLinked(["--version"], { PATH: Deno.env.get("PATH") ?? "" });
   assert.equal(r.code, 0);
   assert.match(r.stdout, /^cruxe \d+\.\d+\.\d+\n$/);
+});
+
+Deno.test("without any Deno the launcher says how to get one and exits 2", async () => {
+  const r = await runLinked(["--version"], { CRUXE_DENO: "/nonexistent/deno", PATH: "/usr/bin:/bin" });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /no Deno found: run npm ci in .*or set CRUXE_DENO/);
 });

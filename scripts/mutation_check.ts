@@ -590,6 +590,23 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/stdio_eof_test.ts",
     filter: "stuck",
   },
+  {
+    id: "tools-set-call-gate",
+    claim: "tool sets: a tool outside the chosen set is not answered",
+    file: "src/mcp/dispatch.ts",
+    find: "if (!tool || !this.enabled.has(name)) {",
+    replace: "if (!tool) {",
+    test: "tests/tool_surface_test.ts",
+    filter: "--tools core",
+  },
+  {
+    id: "launcher-all-perms",
+    claim: "launcher: cruxe on PATH keeps the cruxe task's permission flags",
+    file: "bin/cruxe",
+    find: 'exec "$deno" run --config "$root/deno.json" $flags',
+    replace: 'exec "$deno" run --config "$root/deno.json" -A',
+    test: "tests/launcher_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -526,7 +526,7 @@ Deno.test({
 Deno.test({
   name: "over stdio (the sandboxed server): index a ref, switch_ref for the session, query without ref",
   fn: async () => {
-    const c = await stdioClient(tempHomeDir(), ["--workspace", repo, "--no-prewarm", "--no-watch"]);
+    const c = await stdioClient(tempHomeDir(), ["--workspace", repo, "--no-prewarm", "--no-watch", "--tools", "all"]);
     try {
       const call = async (name: string, args: Record<string, unknown>) =>
         await c.client.callTool({ name, arguments: args }) as unknown as ToolResult;

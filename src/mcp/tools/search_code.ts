@@ -11,6 +11,7 @@ import { defineTool, MAX_ARG_CHARS, refArg, type ToolContext } from "./tool.ts";
 import { repoArg, scopeArg, scopeDeps, scopedSearchOf, scopeOfCall, semanticLayerOn } from "./scope_args.ts";
 import { semanticHits } from "../../query/semantic_search.ts";
 import { embedConfigured, MAX_EMBED_DIMS } from "../../core/semantic_layer.ts";
+import { LIMITS } from "../../query/limits.ts";
 
 /** The search_code tool. */
 export const searchCodeTool = defineTool({
@@ -27,7 +28,9 @@ export const searchCodeTool = defineTool({
   input: z.strictObject({
     query: z.string().max(MAX_ARG_CHARS).describe("Symbol name, path, error string or natural language."),
     language: z.string().max(64).optional().describe("Filter by language id."),
-    limit: z.number().int().optional().describe("Max results. Default: 10."),
+    limit: z.number().int().optional().describe(
+      `Max results (1..${LIMITS.search.max}). Default: ${LIMITS.search.default}.`,
+    ),
     ref: refArg.optional(),
     path_prefix: z.string().max(4096).optional().describe("Only results under this directory (relative)."),
     ranking_explain_level: z.enum(["off", "basic", "full"]).optional().describe(

@@ -6,7 +6,12 @@
  * Protocol v1 metadata block every answer carries whatever its size. First
  * it prints the bytes of `tools/list` (the default tool set, `core`, `all`)
  * and of `initialize`'s instructions: what a session costs before its first call.
- * Usage: deno task bench:answers [--json] [--show] (`--show` prints each compact answer)
+ * Then, on the Go tree (`--go DIR`, default /work/corpora/go when it is
+ * there; `--no-go` skips it), each query tool's p50 and max default answer
+ * bytes (`bench/answer_bytes_go.ts`). `--home DIR` keeps the indexes in DIR,
+ * so a second run only syncs (default: a temporary home, removed after).
+ * Usage: deno task bench:answers [--json] [--show] [--go DIR | --no-go] [--home DIR]
+ * (`--show` prints each compact answer)
  */
 import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
@@ -17,6 +22,7 @@ import { hasCompactForm } from "../src/mcp/compact.ts";
 import { TOOLS } from "../src/mcp/tools/registry.ts";
 import { resolveToolSet } from "../src/mcp/tool_set.ts";
 import { instructions } from "../src/mcp/protocol_server.ts";
+import { GO_CALLS, type GoRow, printGoTable } from "./answer_bytes_go.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -47,9 +53,15 @@ const CALLS: Record<string, [string, Record<string, unknown>][]> = {
 };
 
 const bytes = (s: string) => new TextEncoder().encode(s).length;
-const home = Deno.makeTempDirSync({ prefix: "cruxe-answer-bytes-" });
 const json = Deno.args.includes("--json");
 const show = Deno.args.includes("--show");
+const argAfter = (flag: string) => {
+  const i = Deno.args.indexOf(flag);
+  return i >= 0 ? Deno.args[i + 1] : undefined;
+};
+const keptHome = argAfter("--home");
+const home = keptHome ?? Deno.makeTempDirSync({ prefix: "cruxe-answer-bytes-" });
+const goTree = Deno.args.includes("--no-go") ? undefined : argAfter("--go") ?? existingDir("/work/corpora/go");
 try {
   const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 2 };
   const registry = Registry.open(home);
@@ -61,11 +73,13 @@ try {
   const dispatcher = new Dispatcher(rt);
   const surface = listingBytes(rt);
   if (!json) printSurface(surface);
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const r = await dispatcher.callTool(name, args, {
+  const answer = (name: string, args: Record<string, unknown>) =>
+    dispatcher.callTool(name, args, {
       sendNotification: () => Promise.resolve(),
       signal: new AbortController().signal,
     });
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await answer(name, args);
     if (r.isError) throw new Error(`${name} ${JSON.stringify(args)}: ${r.content[0].text}`);
     return r.content[0].text;
   };
@@ -83,11 +97,33 @@ try {
       rows.push({ repo: label, tool, args: JSON.stringify(args), before: bytes(before), after: bytes(after), floor });
     }
   }
+  const goRows: GoRow[] = [];
+  if (goTree) {
+    registerProject(registry, goTree);
+    await call("index_repo", { workspace: goTree, wait: true });
+    for (const [tool, args] of GO_CALLS) {
+      const r = await answer(tool, { ...args, workspace: goTree });
+      if (show) console.log(`${tool} ${JSON.stringify(args)}\n${r.content[0].text}\n`);
+      goRows.push({ tool, args: JSON.stringify(args), bytes: bytes(r.content[0].text), error: r.isError === true });
+    }
+  }
   rt.close();
-  if (json) console.log(JSON.stringify({ surface, answers: rows }, null, 2));
-  else printTables(rows);
+  if (json) console.log(JSON.stringify({ surface, answers: rows, go: goRows }, null, 2));
+  else {
+    printTables(rows);
+    if (goRows.length) printGoTable(goRows);
+  }
 } finally {
-  Deno.removeSync(home, { recursive: true });
+  if (!keptHome) Deno.removeSync(home, { recursive: true });
+}
+
+/** `path` when it is a directory, else undefined. */
+function existingDir(path: string): string | undefined {
+  try {
+    return Deno.statSync(path).isDirectory ? path : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One line per call, then one per tool (its calls added up), then the total. */

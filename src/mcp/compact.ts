@@ -9,7 +9,8 @@
  *   `containment`, is there even when empty);
  * - inputs echoed back at their default are left out (`depth` "all",
  *   `direction` "ancestors", `strategy` "depth"), and so are the echoed query
- *   and the estimator's description;
+ *   and the estimator's description; an outline page that says its
+ *   `next_call` leaves out the `next_cursor` that call holds;
  * - `language` is said once at the top when the items share it; an item that
  *   differs says its own;
  * - handles: a retrieval result (`search_code`, `locate_symbol`) keeps
@@ -275,8 +276,9 @@ function relatedList(related: Json[], of: Json): Json[] {
 const COMPACTORS: Record<string, (body: Json) => Json> = {
   search_code: (b) => listWithLanguage(b, "results", retrievalResult),
   locate_symbol: (b) => listWithLanguage(b, "results", retrievalResult),
+  // A page's next_call holds its next_cursor.
   get_file_outline: (b) => ({
-    ...withoutDefaults(without(b, ["symbols"]), { depth: "all" }),
+    ...withoutDefaults(without(b, ["symbols", ...(b.next_call ? ["next_cursor"] : [])]), { depth: "all" }),
     symbols: (b.symbols as Json[]).map((n) => outlineNode(n, b)),
   }),
   get_symbol_hierarchy: (b) => {

@@ -34,8 +34,8 @@ export interface OutlineResult {
   truncated: boolean;
 }
 
-/** Most nodes returned for one file (generated tables can hold tens of thousands). */
-export const OUTLINE_MAX_NODES = 2000;
+/** Most nodes read for one file (generated tables can hold more; answers are paged by `outline_pages.ts`). */
+export const OUTLINE_MAX_NODES = 20_000;
 
 /**
  * The symbol tree of `path` in source order; `depth: "top"` keeps only

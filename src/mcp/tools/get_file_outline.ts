@@ -13,7 +13,7 @@ export const getFileOutlineTool = defineTool({
     "signatures and line ranges (each symbol's name with the path is its handle; verbose: true adds ids), read " +
     "from the index without opening the file. Use it to see a file's structure before reading it, or to find " +
     "the right line range to read. path is relative to the workspace root. A large file's outline comes in pages " +
-    "of whole top-level symbols: pass next_cursor back as cursor for the next. " +
+    "with a count of its top-level symbols by kind: next_call is the call for the next page. " +
     `Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     path: z.string().max(4096).describe("File path relative to the workspace root, e.g. src/auth/jwt.go."),
@@ -21,6 +21,10 @@ export const getFileOutlineTool = defineTool({
     cursor: z.string().max(64).optional().describe("A large file's next page: the answer's next_cursor."),
   }),
   handler: function getFileOutlineHandler(args, ctx) {
-    return outlinePage(getFileOutline(ctx.db(), { path: args.path, depth: args.depth }), args.cursor);
+    const page = outlinePage(getFileOutline(ctx.db(), { path: args.path, depth: args.depth }), args.cursor);
+    if (typeof page.next_cursor !== "string") return page;
+    // The exact call for the next page (with this call's workspace and ref).
+    const next = { path: args.path, ...(args.depth ? { depth: args.depth } : {}), cursor: page.next_cursor };
+    return { ...page, next_call: { tool: "get_file_outline", arguments: next } };
   },
 });

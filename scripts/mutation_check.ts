@@ -607,6 +607,24 @@ export const MUTATIONS: Mutation[] = [
     replace: 'exec "$deno" run --config "$root/deno.json" -A',
     test: "tests/launcher_test.ts",
   },
+  {
+    id: "outline-page-unbounded",
+    claim: "limits: a large file's outline answers a page under 8 KB",
+    file: "src/query/outline_pages.ts",
+    find: "if (bytes > OUTLINE_PAGE_BYTES && end > first) break;",
+    replace: "if (bytes > Infinity && end > first) break;",
+    test: "tests/outline_pages_test.ts",
+    filter: "pages of at most 8 KB",
+  },
+  {
+    id: "outline-drops-members",
+    claim: "limits: a small file's outline is whole, members included",
+    file: "src/query/outline_pages.ts",
+    find: "if (first === 0 && end === order.length) return r;",
+    replace: "if (first === 0 && end === order.length) return { ...r, symbols: pageTree(order, 0, r.symbols.length) };",
+    test: "tests/outline_pages_test.ts",
+    filter: "holds every other",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -18,7 +18,9 @@ export const getFileOutlineTool = defineTool({
   input: z.strictObject({
     path: z.string().max(4096).describe("File path relative to the workspace root, e.g. src/auth/jwt.go."),
     depth: z.enum(["top", "all"]).optional().describe("`top`: top-level symbols only; `all` (default): nested."),
-    cursor: z.string().max(64).optional().describe("A large file's next page: the answer's next_cursor."),
+    cursor: z.string().max(64).optional().describe(
+      "A large file's next page: the cursor of the previous answer's next_call (its next_cursor).",
+    ),
   }),
   handler: function getFileOutlineHandler(args, ctx) {
     const page = outlinePage(getFileOutline(ctx.db(), { path: args.path, depth: args.depth }), args.cursor);

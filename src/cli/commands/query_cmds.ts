@@ -12,7 +12,7 @@ import { debug, debugEnabled } from "../../core/log.ts";
 import { IndexReaders, requireIndex } from "../../query/index_reader.ts";
 import { searchCode } from "../../query/search_code.ts";
 import { locateSymbol } from "../../query/locate_symbol.ts";
-import { getFileOutline, type OutlineNode } from "../../query/file_outline.ts";
+import { getFileOutline, OUTLINE_MAX_NODES, type OutlineNode } from "../../query/file_outline.ts";
 import { getSymbolHierarchy, type TypeNode } from "../../query/symbol_hierarchy.ts";
 import { findRelatedSymbols } from "../../query/related_symbols.ts";
 import { getCodeContext } from "../../query/code_context.ts";
@@ -154,6 +154,7 @@ function showOutline(r: ReturnType<typeof outlineQuery>): void {
   };
   say(`${r.path} (${r.language}, ${r.line_count} lines, ${r.symbol_count} symbols)`);
   walk(r.symbols, "  ");
+  if (r.truncated) say(`truncated: the first ${OUTLINE_MAX_NODES} symbols in source order`);
 }
 
 /** `cruxe hierarchy`: what contains a symbol (or what it contains) and its type hierarchy. */

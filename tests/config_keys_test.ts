@@ -48,6 +48,7 @@ function another(path: string[], v: unknown): unknown {
   if (typeof v === "boolean") return !v;
   if (typeof v === "string") return `${v}-changed`;
   if (v === null) return "set-by-test";
+  if (Array.isArray(v)) return [...v, "ask"]; // the one list key (tools): one more profile name
   return { ...(v as Json), "/tmp/added-by-test": path[0] === "watch" ? "off" : "added" };
 }
 

@@ -34,8 +34,8 @@ Deno.test("20,000 nested #if blocks: the index finishes and counts the file as o
   const r = await cruxe(home, ["index", "--path", repo, "--json"]);
   assert.ok(r.ok, r.err);
   const s = JSON.parse(r.out);
-  assert.equal(s.filesIndexed, 2);
-  assert.equal(s.parseErrors, 1, "deep.c is counted");
+  assert.equal(s.files_indexed, 2);
+  assert.equal(s.parse_errors, 1, "deep.c is counted");
   assert.ok(s.symbols > 1, "what was found in time is kept");
   const st = await cruxe(home, ["status", "--errors"]);
   assert.ok(st.ok, st.err);

@@ -57,7 +57,7 @@ for (const vcs of ["plain", "git"] as const) {
     const r = await cruxe(home, ["index", "--path", repo, "--json"], 120_000);
     assert.equal(r.code, 0, r.err);
     const s = JSON.parse(r.out);
-    assert.equal(s.filesIndexed, 3, "the three Go files the rules do not match (*_gen.go still applies)");
+    assert.equal(s.files_indexed, 3, "the three Go files the rules do not match (*_gen.go still applies)");
     assert.equal(s.symbols, 3);
   });
 }
@@ -75,7 +75,7 @@ Deno.test("an ignore rule that does not compile is warned about by file and line
   const r = await cruxe(home, ["index", "--path", repo, "--json"], 120_000);
   assert.equal(r.code, 0, r.err);
   const s = JSON.parse(r.out);
-  assert.equal(s.filesIndexed, 2, "main.go and sub/keep.go (gen_x.go ignored, z matched by [z-a] as in git)");
+  assert.equal(s.files_indexed, 2, "main.go and sub/keep.go (gen_x.go ignored, z matched by [z-a] as in git)");
   assert.match(r.err, new RegExp(`${join(repo, ".gitignore")} line 2: ignore rule "\\[z-a\\]"`));
   assert.match(r.err, new RegExp(`${join(repo, "sub", ".gitignore")} line 2: .*\\[:nope:\\]`));
   assert.doesNotMatch(r.err, /internal_error/);

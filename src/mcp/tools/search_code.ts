@@ -37,8 +37,8 @@ export const searchCodeTool = defineTool({
       "Include why each result ranked where it did. Default: off.",
     ),
     debug: z.boolean().optional().describe(
-      "Also return the ranking's join status: each result's join_status (hit: joined its symbol's row; miss: " +
-        "none) and debug.join_status {hits, misses}. Default: false.",
+      "Also return each result's join_status (hit/miss: joined its symbol's row or not) and " +
+        "debug.join_status {hits, misses}.",
     ),
     // Multi-repo: with `scope` or `repo`, results from several repositories merged.
     scope: scopeArg.optional(),
@@ -46,8 +46,8 @@ export const searchCodeTool = defineTool({
     topK: z.number().int().min(1).max(100).optional().describe("Alias of limit (multi-repo contract)."),
     pathPrefix: z.string().max(4096).optional().describe("Alias of path_prefix (multi-repo contract)."),
     vector: z.array(z.number()).min(1).max(MAX_EMBED_DIMS).optional().describe(
-      "The query's embedding, for the optional semantic layer: must have the collection's dimensions " +
-        "(meta.collection). Without it the server embeds the query when an embeddings endpoint is configured.",
+      "The query's embedding (semantic layer), with the collection's dimensions (meta.collection). " +
+        "Omitted: the server embeds the query when it has an embeddings endpoint.",
     ),
   }),
   handler: async function searchCodeHandler(args, ctx) {

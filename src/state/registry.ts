@@ -183,6 +183,11 @@ export class Registry {
     }
   }
 
+  /** Turns the registry read-only for `reason` (kept if it already is): nothing is written from now on. */
+  goReadOnly(reason: StorageReason): void {
+    this.readOnlyReason ??= reason;
+  }
+
   /** The error for a write refused because the home cannot be written. */
   readOnlyError(): Error {
     return storageUnavailable(this.home, this.readOnly ?? "read_only", "the Cruxe home is not writable", this.home);

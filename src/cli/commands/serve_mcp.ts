@@ -12,6 +12,7 @@ import { printable } from "../../core/printable.ts";
 import { registerProject } from "../../index/project_setup.ts";
 import { type CliContext, openContext } from "../context.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
+import { diskFull } from "../../state/disk_space.ts";
 import { TOOLS } from "../../mcp/tools/registry.ts";
 import { resolveToolSet } from "../../mcp/tool_set.ts";
 import { ServerRuntime } from "../../mcp/runtime.ts";
@@ -122,6 +123,8 @@ function autoWorkspaces(registry: Registry, o: ServeOptions): ProjectRow[] {
  */
 function registerWorkspaces(ctx: CliContext, workspaces: string[]): ProjectRow[] {
   const pinned = workspaces.map((w) => ctx.registry.writeOrReadOnly(() => registerProject(ctx.registry, w)));
+  // A registration can still fit in space the registry's log already holds: a full disk is read-only all the same.
+  if (!ctx.registry.readOnly && diskFull(ctx.config.home)) ctx.registry.goReadOnly("disk_full");
   if (ctx.registry.readOnly === "disk_full") {
     warn(`the disk holding ${ctx.config.home} is full: serving the existing indexes read-only; syncing is off`);
   }

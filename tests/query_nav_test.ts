@@ -374,7 +374,7 @@ Deno.test("navigation queries over fixture repositories", async (t) => {
     await t.step("get_code_context: depth gives bodies, imports and callees within budget", () => {
       const r = getCodeContext(ts, { query: "cache.validateToken" });
       assert.equal(r.strategy, "depth");
-      assert.equal(r.max_tokens, 4000);
+      assert.equal(r.max_tokens, 2000, "the default budget keeps a default answer under 8 KB");
       const first = r.items[0];
       assert.equal(first.role, "definition");
       assert.equal(first.qualified_name, "cache.validateToken");

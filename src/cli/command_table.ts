@@ -293,7 +293,7 @@ export const COMMANDS: CommandDef[] = [
     argsRequired: true,
     summary: "the code that answers a question, within a token budget",
     options: {
-      "max-tokens": { type: "string", arg: "N", help: "token budget (100-100000, default 4000)" },
+      "max-tokens": { type: "string", arg: "N", help: "token budget (100-100000, default 2000)" },
       strategy: {
         type: "string",
         arg: "breadth|depth",

@@ -78,7 +78,7 @@ export interface CodeContextResult {
   meta?: { result_completeness: "partial"; note: string };
 }
 
-export const CONTEXT_DEFAULT_TOKENS = 4000;
+export const CONTEXT_DEFAULT_TOKENS = 2000;
 export const CONTEXT_MIN_TOKENS = 100;
 export const CONTEXT_MAX_TOKENS = 100_000;
 /** Longest body shown for one definition (a 3,000-line function is not context). */
@@ -152,7 +152,7 @@ function fitBody(item: Block["item"], stems: string[], cap: number): { item: Blo
 }
 
 /**
- * Context for `query` within `max_tokens` (default 4,000; 100..100,000):
+ * Context for `query` within `max_tokens` (default 2,000; 100..100,000):
  * the whole answer (items, the answer's other fields and the protocol
  * metadata) is estimated to stay within it. Candidates come in
  * search_code's order; each body is cut around its matching lines when it

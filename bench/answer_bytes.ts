@@ -3,7 +3,9 @@
  * against `fixtures/repos/go_basic` and this repository: before (every field,
  * as answers were before compaction; `verbose: true` gives that form) and
  * after (compact, the default), per call and per tool. `floor` is the
- * Protocol v1 metadata block every answer carries whatever its size.
+ * Protocol v1 metadata block every answer carries whatever its size. First
+ * it prints the bytes of `tools/list` (the default tool set, `core`, `all`)
+ * and of `initialize`'s instructions: what a session costs before its first call.
  * Usage: deno task bench:answers [--json] [--show] (`--show` prints each compact answer)
  */
 import { resolveConfig } from "../src/core/config.ts";
@@ -11,6 +13,10 @@ import { Registry } from "../src/state/registry.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { ServerRuntime } from "../src/mcp/runtime.ts";
 import { Dispatcher } from "../src/mcp/dispatch.ts";
+import { hasCompactForm } from "../src/mcp/compact.ts";
+import { TOOLS } from "../src/mcp/tools/registry.ts";
+import { resolveToolSet } from "../src/mcp/tool_set.ts";
+import { instructions } from "../src/mcp/protocol_server.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -23,6 +29,8 @@ const CALLS: Record<string, [string, Record<string, unknown>][]> = {
     ["get_symbol_hierarchy", { symbol_name: "CheckRateLimit" }],
     ["find_related_symbols", { symbol_name: "ValidateToken" }],
     ["get_code_context", { query: "how are bearer tokens validated", max_tokens: 400 }],
+    ["find_references", { symbol_name: "ValidateToken" }],
+    ["get_call_graph", { symbol_name: "ValidateToken", direction: "both", depth: 2 }],
   ],
   [ROOT]: [
     ["search_code", { query: "where is the workspace router" }],
@@ -32,9 +40,13 @@ const CALLS: Record<string, [string, Record<string, unknown>][]> = {
     ["find_related_symbols", { symbol_name: "WorkspaceRouter" }],
     ["get_code_context", { query: "how does the workspace router evict workspaces", max_tokens: 400 }],
     ["get_code_context", { query: "how does the workspace router evict workspaces", max_tokens: 2000 }],
+    ["get_file_outline", { path: "src/mcp/compact.ts" }],
+    ["find_references", { symbol_name: "CruxeError", path: "src/core/errors.ts" }],
+    ["get_call_graph", { symbol_name: "runServe", direction: "both", depth: 2 }],
   ],
 };
 
+const bytes = (s: string) => new TextEncoder().encode(s).length;
 const home = Deno.makeTempDirSync({ prefix: "cruxe-answer-bytes-" });
 const json = Deno.args.includes("--json");
 const show = Deno.args.includes("--show");
@@ -47,6 +59,8 @@ try {
     router: { startupWorkspaces: [], autoWorkspace: false, allowedRoots: [], maxAutoWorkspaces: 10, cwd: ROOT },
   });
   const dispatcher = new Dispatcher(rt);
+  const surface = listingBytes(rt);
+  if (!json) printSurface(surface);
   const call = async (name: string, args: Record<string, unknown>) => {
     const r = await dispatcher.callTool(name, args, {
       sendNotification: () => Promise.resolve(),
@@ -55,14 +69,14 @@ try {
     if (r.isError) throw new Error(`${name} ${JSON.stringify(args)}: ${r.content[0].text}`);
     return r.content[0].text;
   };
-  const bytes = (s: string) => new TextEncoder().encode(s).length;
   const rows: { repo: string; tool: string; args: string; before: number; after: number; floor: number }[] = [];
   for (const [repo, calls] of Object.entries(CALLS)) {
     registerProject(registry, repo);
     await call("index_repo", { workspace: repo, wait: true });
     for (const [tool, args] of calls) {
-      const before = await call(tool, { ...args, workspace: repo, verbose: true });
       const after = await call(tool, { ...args, workspace: repo });
+      // A tool without a compact form answers the same either way.
+      const before = hasCompactForm(tool) ? await call(tool, { ...args, workspace: repo, verbose: true }) : after;
       if (show) console.log(`${tool} ${JSON.stringify(args)}\n${after}\n`);
       const floor = bytes(JSON.stringify({ metadata: JSON.parse(after).metadata })) - 2;
       const label = repo === ROOT ? "cruxe" : "go_basic";
@@ -70,7 +84,7 @@ try {
     }
   }
   rt.close();
-  if (json) console.log(JSON.stringify(rows, null, 2));
+  if (json) console.log(JSON.stringify({ surface, answers: rows }, null, 2));
   else printTables(rows);
 } finally {
   Deno.removeSync(home, { recursive: true });
@@ -95,4 +109,24 @@ function printTables(
     line("", tool, sum(rs, "before"), sum(rs, "after"), sum(rs, "floor"));
   }
   line("total", "", sum(rows, "before"), sum(rows, "after"), sum(rows, "floor"));
+}
+
+/** Bytes of the `tools/list` result per tool set, and of the instructions every session gets. */
+function listingBytes(rt: ServerRuntime): Record<string, { tools: number; bytes: number }> {
+  const names = TOOLS.map((t) => t.name);
+  const out: Record<string, { tools: number; bytes: number }> = {};
+  for (const [label, spec] of [["default", undefined], ["core", ["core"]], ["all", ["all"]]] as const) {
+    const listed = new Dispatcher(rt, TOOLS, resolveToolSet(spec, names)).listTools();
+    out[`tools/list ${label}`] = { tools: listed.length, bytes: bytes(JSON.stringify({ tools: listed })) };
+  }
+  out["instructions"] = { tools: 0, bytes: bytes(instructions()) };
+  return out;
+}
+
+/** The session's fixed cost, one line per tool set. */
+function printSurface(surface: Record<string, { tools: number; bytes: number }>) {
+  for (const [k, v] of Object.entries(surface)) {
+    console.log(`${k.padEnd(22)} ${String(v.bytes).padStart(7)} bytes${v.tools ? ` (${v.tools} tools)` : ""}`);
+  }
+  console.log("");
 }

@@ -151,7 +151,7 @@ function loadLine(when: string): string {
 }
 console.log(loadLine("after indexing"));
 console.log(
-  `index: ${summary.totalFiles} files, ${summary.totalSymbols} symbols in ${Math.round(performance.now() - t0)} ms`,
+  `index: ${summary.total_files} files, ${summary.total_symbols} symbols in ${Math.round(performance.now() - t0)} ms`,
 );
 
 const s = await serve(home, repo);

@@ -111,7 +111,7 @@ if (!reuse) {
   const summary = JSON.parse(cold.out.slice(cold.out.indexOf("{"), cold.out.lastIndexOf("}") + 1));
   row(
     "  files, symbols, skipped",
-    `${summary.totalFiles} files, ${summary.totalSymbols} symbols, skipped ${JSON.stringify(summary.skipped)}`,
+    `${summary.total_files} files, ${summary.total_symbols} symbols, skipped ${JSON.stringify(summary.skipped)}`,
   );
   const t = summary.timings as Record<string, number>;
   row(

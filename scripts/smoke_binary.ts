@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     if (!/^cruxe \d+\.\d+\.\d+/.test(version)) fail("--version", version);
 
     const indexed = JSON.parse(await run(bin, env, "index", ["index", "--path", repo, "--json"]));
-    if (!(indexed.totalFiles >= 2)) fail("index", JSON.stringify(indexed));
+    if (!(indexed.total_files >= 2)) fail("index", JSON.stringify(indexed));
     const home = defaultHome({ ...storeEnv(store) }, Deno.build.os);
     try {
       Deno.statSync(join(home, "registry.db")).isFile || fail("store", `no registry in ${home}`);

@@ -8,6 +8,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Answer, answers } from "../scripts/answer_snapshot.ts";
+import { bodyOf, inProcess } from "./mcp_helpers.ts";
+import { copyFixture } from "./helpers/fixture_repo.ts";
+import { registerProject } from "../src/index/project_setup.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const REPOS = join(ROOT, "fixtures/repos");
@@ -187,4 +190,37 @@ Deno.test("answer truth: every path, line, snippet and symbol of every query ans
     assert.ok((t.checked[k] ?? 0) >= 20, `only ${t.checked[k] ?? 0} ${k} checked`);
   }
   assert.deepEqual(t.faults.slice(0, 30), [], `${t.faults.length} untrue claims`);
+});
+
+Deno.test("answer truth: no answer says fresh while its workspace has no published index", async () => {
+  const repo = copyFixture("go_basic");
+  const s = inProcess();
+  try {
+    registerProject(s.registry, repo);
+    const calls: [string, Json][] = [
+      ["search_code", { query: "validate token" }],
+      ["locate_symbol", { name: "ValidateToken" }],
+      ["get_file_outline", { path: "auth/jwt.go" }],
+      ["find_references", { name: "ValidateToken" }],
+      ["get_call_graph", { name: "ValidateToken" }],
+      ["get_code_context", { query: "validate token", max_tokens: 500 }],
+      ["get_symbol_hierarchy", { name: "ValidateToken" }],
+      ["find_related_symbols", { name: "ValidateToken" }],
+      ["suggest_followup_queries", { previous_query: { tool: "search_code", params: { query: "token" } } }],
+      ["index_status", {}],
+    ];
+    let metas = 0;
+    for (const [tool, args] of calls) {
+      const body = bodyOf(await s.call(tool, { ...args, workspace: repo }));
+      const meta = body.metadata as Json | undefined;
+      if (!meta) continue;
+      metas++;
+      assert.notEqual(meta.freshness_status, "fresh", `${tool}: ${JSON.stringify(meta)}`);
+    }
+    assert.ok(metas >= calls.length - 1, `only ${metas} answers carried metadata`);
+  } finally {
+    s.close();
+    Deno.removeSync(s.home, { recursive: true });
+    Deno.removeSync(repo, { recursive: true });
+  }
 });

@@ -327,8 +327,6 @@ Deno.test("MCP ask_code: through the dispatch pipeline, with the configured endp
 
 Deno.test({
   name: "ask_code: teardown",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     readers.closeAll();
     h.close();

@@ -58,8 +58,6 @@ Deno.test("withCanonicalPaths hands on canonical --workspace/--allowed-root in e
 
 Deno.test({
   name: "serve-mcp --workspace through a symlink starts under the sandbox and serves the canonical directory",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const s = await stdioClient(tempHomeDir(), ["--workspace", repoLink, "--no-prewarm"]);
     try {
@@ -76,8 +74,6 @@ Deno.test({
 
 Deno.test({
   name: "serve-mcp --workspace through a symlink whose name Deno's flags cannot carry still serves the target",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     // Only the canonical path reaches the sandboxed server, so the comma in the link's name never matters.
     const comma = join(base, "repo,link");
@@ -94,8 +90,6 @@ Deno.test({
 
 Deno.test({
   name: "serve --workspace through a symlink indexes and serves the canonical directory",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const transport = new StdioClientTransport({
       command: Deno.execPath(),
@@ -131,8 +125,6 @@ Deno.test({
 
 Deno.test({
   name: "--allowed-root through a symlink: auto-workspace requests by either path, or a symlink inside, are served",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     const s = await stdioClient(tempHomeDir(), ["--auto-workspace", "--allowed-root", rootLink, "--no-prewarm"]);
     try {
@@ -228,8 +220,6 @@ for (const mode of ["reexec", "worker"] as const) {
 
 Deno.test({
   name: "symlink paths: teardown",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn() {
     Deno.removeSync(base, { recursive: true });
   },

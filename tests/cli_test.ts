@@ -176,6 +176,7 @@ Deno.test("search prints path:line: snippet lines naming the project; No results
     assert.match(tree.stdout, /\nauth\/rate_limiter\.go:4: struct auth\.RateLimiter\n/);
     const none = await cruxe(home, ["search", "zzqqxxnothing"], { cwd: repo });
     assert.equal(none.stdout.trim().split("\n").at(-1), "No results.");
+    assert.equal(none.code, 1, "nothing matched exits 1, as rg and grep do");
     // `deno task` runs in the checkout and sets INIT_CWD to where the user was: that is the project searched.
     const task = await cruxe(home, ["search", "rate limit"], { cwd: ROOT, env: { INIT_CWD: repo } });
     assert.ok(task.stdout.startsWith(`search in ${basename(repo)} `), task.stdout);

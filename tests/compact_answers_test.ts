@@ -87,6 +87,9 @@ Deno.test("query tools answer compactly by default and in full with verbose: tru
       } else assert.equal(hit.result_id, v.result_id);
       for (const k of ["result_id", "result_type", "language", "qualified_name"]) assert.ok(k in v, k);
       assert.ok((hit.snippet as string).split("\n").length <= 3, "a short snippet");
+      // The best matched line only, its number kept and its text the file's line without indentation.
+      const best = (v.match_lines as { line: number; text: string }[])[0];
+      assert.deepEqual(hit.match_lines, [{ line: best.line, text: best.text.trimStart() }]);
     });
     // The follow-ups a hit feeds: explain_ranking by its handle, open_file by its path and lines.
     const top = hits[0];

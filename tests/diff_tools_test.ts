@@ -278,7 +278,7 @@ Deno.test("cruxe diff and cruxe compare: JSON and human output, errors with thei
     // The checked-out branch's name means its commit, which the CLI does not index on its own.
     for (const ref of ["main", "feature"]) {
       const missing = await cruxe("diff", ref);
-      assert.equal(missing.code, 1);
+      assert.equal(missing.code, 2);
       assert.match(
         missing.stderr,
         new RegExp(`error\\[ref_not_indexed\\]: Ref ${ref} \\([0-9a-f]+\\) of .* is not indexed\\. .*index_repo`),

@@ -141,7 +141,7 @@ Deno.test("full disk: the job fails storage_unavailable, the server stays up on 
   const full = { CRUXE_TEST_MAX_PAGE_COUNT: String(pages + 8) };
 
   const cliRun = await cli(home, ["index", "--force", "--path", dir], { env: full });
-  assert.equal(cliRun.code, 1, cliRun.stderr);
+  assert.equal(cliRun.code, 2, cliRun.stderr);
   assert.match(cliRun.stderr, /error\[storage_unavailable\]/);
   assert.ok(cliRun.stderr.includes(store), "the message names the store");
   assert.match(cliRun.stderr, /free space/);
@@ -256,7 +256,7 @@ Deno.test("a damaged index.db: doctor finds it, queries answer index_incompatibl
     assert.equal((health.projects as { index_status: string }[])[0].index_status, "error");
     // Another process sees the same (the finding is recorded beside the store).
     const cliQuery = await cli(home, ["search", "widget", "--workspace", dir]);
-    assert.equal(cliQuery.code, 1);
+    assert.equal(cliQuery.code, 2);
     assert.match(cliQuery.stderr, /error\[index_incompatible\].*cruxe index --force/s);
 
     // The one recovery command, from another process while this server runs.
@@ -369,7 +369,7 @@ Deno.test("a damaged registry: every command names the file and `cruxe doctor --
     }, what);
 
     const status = await cli(home, ["status"]);
-    assert.equal(status.code, 1, what);
+    assert.equal(status.code, 2, what);
     assert.match(status.stderr, /error\[storage_unavailable\]/, what);
     assert.ok(status.stderr.includes(registry), `${what}: names the file`);
     assert.match(status.stderr, /cruxe doctor --repair/, what);
@@ -378,7 +378,7 @@ Deno.test("a damaged registry: every command names the file and `cruxe doctor --
       // Every entry point says the same, and doctor still runs.
       for (const args of [["serve-mcp"], ["index", "--force", "--path", dir]]) {
         const r = await cli(home, args);
-        assert.equal(r.code, 1, `${what}: ${args[0]}`);
+        assert.equal(r.code, 2, `${what}: ${args[0]}`);
         assert.ok(r.stderr.includes(registry) && r.stderr.includes("cruxe doctor --repair"), r.stderr);
         assertNoInternal(r, `${what}: ${args[0]}`);
       }
@@ -429,7 +429,7 @@ Deno.test({
       assert.equal(found.code, 0, found.stderr);
       assert.ok(JSON.parse(found.stdout).results.length > 0);
       const index = await cli(home, ["index", "--path", dir], ro);
-      assert.equal(index.code, 1);
+      assert.equal(index.code, 2);
       assert.match(index.stderr, /error\[storage_unavailable\]/);
       assert.ok(index.stderr.includes(home) && /writable/.test(index.stderr), index.stderr);
       assertNoInternal(index, "index on a read-only home");

@@ -422,8 +422,6 @@ Deno.test("freshness scans run none of them", async () => {
 
 Deno.test({
   name: "auto-workspace bootstrap (sandboxed serve-mcp) runs none of them, and indexes each",
-  sanitizeResources: false,
-  sanitizeOps: false,
   async fn() {
     clearMarkers();
     const home = tempHomeDir();
@@ -460,8 +458,6 @@ Deno.test({
 
 Deno.test({
   name: "hostile git: teardown",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn() {
     Deno.removeSync(base, { recursive: true });
     for (const h of homes.values()) Deno.removeSync(h, { recursive: true });

@@ -584,13 +584,14 @@ Deno.test("live index: watching follows use; the least recently used workspace p
     router: { startupWorkspaces: [], autoWorkspace: false, allowedRoots: [], maxAutoWorkspaces: 10, cwd: repos[0] },
   });
   const dispatcher = new Dispatcher(rt);
-  const use = async (i: number) =>
-    bodyOf(
-      await dispatcher.callTool("index_status", { workspace: repos[i] }, {
-        sendNotification: () => Promise.resolve(),
-        signal: new AbortController().signal,
-      }),
-    ).watch as { mode: string; reason: string | null };
+  // A query uses a workspace (a status query such as index_status does not).
+  const use = async (i: number) => {
+    await dispatcher.callTool("locate_symbol", { name: "Compute0x0", workspace: repos[i] }, {
+      sendNotification: () => Promise.resolve(),
+      signal: new AbortController().signal,
+    });
+    return rt.live.status(projects[i]);
+  };
   try {
     assert.equal(rt.live.status(projects[0]).mode, "off", "nothing is watched before it is used");
     assert.equal((await use(0)).mode, "events");

@@ -19,6 +19,7 @@ import { bodyOf, inProcess } from "./mcp_helpers.ts";
 import { scopedSearch } from "../src/mcp/tools/scope_args.ts";
 import { requireIndex } from "../src/query/index_reader.ts";
 import { searchCode } from "../src/query/search_code.ts";
+import { setLogLevel } from "../src/core/log.ts";
 
 function code(fn: () => unknown): string {
   try {
@@ -313,6 +314,17 @@ Deno.test("MCP search_code: scope/repo over three named repositories, meta.scope
       const hits = rs.filter((r) => r.symbol_id).length;
       assert.deepEqual(d.debug, { join_status: { hits, misses: rs.length - hits } }, JSON.stringify(where));
     }
+    // A server in debug mode (`-v -v`) answers every search with its debug block, unless the call says debug: false.
+    setLogLevel(2);
+    try {
+      const d = bodyOf(await s.call("search_code", { query: "rate limiter", workspace: dirs[0] }));
+      assert.ok((d.debug as { join_status?: unknown } | undefined)?.join_status, JSON.stringify(d).slice(0, 300));
+      const off = bodyOf(await s.call("search_code", { query: "rate limiter", workspace: dirs[0], debug: false }));
+      assert.equal(off.debug, undefined);
+    } finally {
+      setLogLevel(0);
+    }
+    assert.equal(bodyOf(await s.call("search_code", { query: "rate limiter", workspace: dirs[0] })).debug, undefined);
     // The scoped answer names the collection it read: none here (no embeddings endpoint).
     assert.ok(
       "collection" in (bodyOf(await s.call("search_code", { ...both, repo: "alpha", verbose: true })).meta as object),

@@ -117,8 +117,6 @@ function rpcError(r: Reply): { code: number; message: string; data: Record<strin
 for (const [label, make] of [["stdio", stdioChannel], ["http", httpChannel]] as const) {
   Deno.test({
     name: `${label}: tools/call arguments not an object and batches are refused with registry codes`,
-    sanitizeResources: false,
-    sanitizeOps: false,
     fn: async (t) => {
       const ch = make();
       try {
@@ -275,8 +273,6 @@ async function closedAfter(conn: Deno.Conn, t0: number, boundMs: number): Promis
 
 Deno.test({
   name: "http: partial request heads are closed after the header timeout; 300 of them leave /health answering",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const TIMEOUT = 1000;
     const http = serveHttp(s.rt, s.dispatcher, {
@@ -373,8 +369,6 @@ async function rawExchange(port: number, text: string): Promise<string> {
 
 Deno.test({
   name: "http framing: keep-alive, chunked bodies, HEAD; ambiguous or oversized heads are refused and closed",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const http = serveHttp(s.rt, s.dispatcher, { port: 0, bind: "127.0.0.1" });
     const host = `Host: 127.0.0.1:${http.port}\r\n`;
@@ -569,8 +563,6 @@ const llm = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async 
 
 Deno.test({
   name: "ask_code: a 30 MB model reply is cut at 1 MiB without reading it all, and says it was truncated",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const cfg = s.rt.config as { llm: LlmConfig };
     cfg.llm = { url: `http://127.0.0.1:${llm.addr.port}/v1`, model: "m", apiKey: null, timeoutMs: 20_000 };

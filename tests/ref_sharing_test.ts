@@ -105,8 +105,6 @@ async function defs(name: string, ref: string): Promise<string[]> {
 
 Deno.test({
   name: "setup: the working tree (main) is indexed, with reader workers on",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     s = inProcess({}, { readerWorkers: 1 });
     registerProject(s.registry, repo);
@@ -280,8 +278,6 @@ Deno.test("a refs store found damaged lists no commit until the next ref build r
 
 Deno.test({
   name: "teardown",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: () => {
     s.close();
     Deno.removeSync(repo, { recursive: true });

@@ -229,9 +229,14 @@ Deno.test("reference index: find_references, call graph, explain_ranking, follow
       assert.ok(tools.includes("get_call_graph"));
       assert.ok(tools.includes("get_file_outline"));
       const refs = f.suggestions.find((s) => s.tool === "find_references")!;
-      // The suggested call works as-is and finds the uses the reason counts.
-      const r = findReferences(db, refs.arguments as { symbol_id: string });
-      assert.ok(flat(r).length >= 26);
+      // The suggested call works as-is and finds the uses the reason counts (over its pages).
+      let r = findReferences(db, refs.arguments as { symbol_id: string });
+      let found = flat(r).length;
+      while (r.next_cursor) {
+        r = findReferences(db, { ...refs.arguments as { symbol_id: string }, cursor: r.next_cursor });
+        found += flat(r).length;
+      }
+      assert.ok(found >= 26, `${found} uses`);
       assert.match(refs.reason, /\d+ stored uses/);
       const area = findReferences(db, { symbol_name: "area", path: "shapes/circle.py" }).symbol;
       const fromPrev = suggestFollowupQueries(db, { query: "area", previous_results: [{ symbol_id: area.symbol_id }] });

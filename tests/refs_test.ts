@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { commitAll, git } from "./helpers/fixture_repo.ts";
-import { bodyOf, type InProcess, inProcess, stdioClient, tempHomeDir } from "./mcp_helpers.ts";
+import { bodyOf, type InProcess, inProcess, stdioClient, tempHomeDir, waitFor } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { checkRefName, gitListTree } from "../src/state/git.ts";
 import { listRefStores, refsDir, refsStorePath, touchRefStore } from "../src/state/ref_stores.ts";
@@ -104,8 +104,6 @@ function snapshot(): Map<string, string> {
   return out;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** The test's own git calls after the evil config is in place, with its programs switched off. */
 function tame(dir: string, ...args: string[]): string {
   return git(dir, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", ...args);
@@ -149,8 +147,6 @@ function stdioCall(name: string, args: Record<string, unknown>): Promise<ToolRes
 
 Deno.test({
   name: "setup: the working tree (main) is indexed",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     s = inProcess({}, { env: { CRUXE_MAX_FILE_BYTES: String(MAX_FILE_BYTES) }, readerWorkers: 0 });
     registerProject(s.registry, repo);
@@ -230,6 +226,9 @@ Deno.test("query tools answer from the ref with `ref`, and from the working tree
   assert.deepEqual(names(search), ["AlphaRenamed"]);
   const scoped = await s.call("search_code", { workspace: repo, query: "Alpha", ref: "feat", repo: "repo" });
   assert.equal(codeOf(scoped), "invalid_input", "a multi-repository search cannot take a ref");
+  // A client's vector cannot be used on a ref (vectors follow the working tree): refused, not ignored.
+  const vector = await s.call("search_code", { workspace: repo, query: "Alpha", ref: "feat", vector: [1, 0] });
+  assert.equal(codeOf(vector), "invalid_input", JSON.stringify(bodyOf(vector)));
   assert.deepEqual(markers(), []);
 });
 
@@ -408,8 +407,6 @@ Deno.test("the tree listing skips symlink and submodule entries by mode and neve
 
 Deno.test({
   name: "a linked git worktree is its own workspace with its own live ref",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const wt = join(base, "wt-other");
     tame(repo, "-c", "filter.evil.required=false", "worktree", "add", "-q", wt, "other");
@@ -453,9 +450,19 @@ Deno.test("indexed commits past the cap go least recently used first; their vers
   const dir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
   const before = listRefStores(dir).map((x) => x.commit);
   assert.ok(before.length >= 2 && before.includes(commits.main) && before.includes(commits.feat), before.join());
-  // A use makes feat the most recent (queries record one at most once a minute, so it is recorded here).
-  await sleep(20);
-  touchRefStore(refsDir(dir), commits.feat);
+  // A use makes feat the most recent (queries record one at most once a minute, so it is recorded here): touched
+  // until its mark is later than every other commit's, however coarse the file system's clock.
+  const used = join(refsDir(dir), "used");
+  const mtime = (name: string) => Deno.statSync(join(used, name)).mtime?.getTime() ?? 0;
+  await waitFor(
+    () => {
+      touchRefStore(refsDir(dir), commits.feat);
+      const others = [...Deno.readDirSync(used)].map((e) => e.name).filter((n) => n !== commits.feat);
+      return others.every((n) => mtime(n) < mtime(commits.feat));
+    },
+    10_000,
+    "feat recorded as the latest use",
+  );
   Deno.env.set("CRUXE_MAX_REF_STORES", "2");
   try {
     const third = tame(repo, "commit-tree", tame(repo, "rev-parse", "other^{tree}").trim(), "-m", "third").trim();
@@ -487,8 +494,6 @@ Deno.test("indexed commits past the cap go least recently used first; their vers
 
 Deno.test({
   name: "stores of the earlier layout (one per commit) unused for a day are removed at start and by a ref build",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
     const dir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
     const dayAgo = new Date(Date.now() - 25 * 3600_000);
@@ -520,10 +525,8 @@ Deno.test({
 
 Deno.test({
   name: "over stdio (the sandboxed server): index a ref, switch_ref for the session, query without ref",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: async () => {
-    const c = await stdioClient(tempHomeDir(), ["--workspace", repo, "--no-prewarm", "--no-watch"]);
+    const c = await stdioClient(tempHomeDir(), ["--workspace", repo, "--no-prewarm", "--no-watch", "--tools", "all"]);
     try {
       const call = async (name: string, args: Record<string, unknown>) =>
         await c.client.callTool({ name, arguments: args }) as unknown as ToolResult;
@@ -544,8 +547,6 @@ Deno.test({
 
 Deno.test({
   name: "teardown",
-  sanitizeResources: false,
-  sanitizeOps: false,
   fn: () => {
     s.close();
     assert.deepEqual(markers(), []);

@@ -284,8 +284,6 @@ Deno.test("paths from requests never reach a shell: the only subprocesses are gi
 
 Deno.test({
   name: "security: teardown",
-  sanitizeOps: false,
-  sanitizeResources: false,
   fn() {
     router.close();
     Deno.removeSync(base, { recursive: true });

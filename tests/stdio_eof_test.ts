@@ -54,3 +54,45 @@ Deno.test("serve-mcp on stdio answers every request read before EOF, then exits"
     Deno.removeSync(repo, { recursive: true });
   }
 });
+
+Deno.test("serve-mcp on stdio exits soon after EOF even while a query worker is stuck, saying what it left", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "cruxe-eof-home-" });
+  const repo = copyFixture("go_basic");
+  try {
+    const index = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "index", "--path", repo],
+      env: { CRUXE_HOME: home },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.ok(index.success, new TextDecoder().decode(index.stderr));
+    const lines = [...mcpHandshake("pipe"), toolCall(2, "search_code", { query: "validate token" })]
+      .map((m) => JSON.stringify(m) + "\n");
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "serve-mcp", "--workspace", repo, "--no-prewarm"],
+      // Every query worker call blocks for a minute: the search cannot be answered in time.
+      env: { CRUXE_HOME: home, CRUXE_TEST_READER_STALL_MS: "60000", CRUXE_READER_WORKERS: "1" },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(lines.join("")));
+    await w.close();
+    const closedAt = performance.now();
+    const killer = setTimeout(() => child.kill("SIGKILL"), 60_000); // a bound for a hang, not a race
+    const out = await child.output();
+    const took = performance.now() - closedAt;
+    clearTimeout(killer);
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, stderr);
+    // The grace is 2 s; the rest is the process's own shutdown on a shared machine.
+    assert.ok(took < 10_000, `exited ${Math.round(took)} ms after EOF (a minute-long stall would hold it): ${stderr}`);
+    assert.match(stderr, /input ended; stopping without answering 1 request/);
+    const answers = new TextDecoder().decode(out.stdout).trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(answers.map((a) => a.id), [1], "the handshake is answered; the stuck search is not");
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+    Deno.removeSync(repo, { recursive: true });
+  }
+});

@@ -73,7 +73,7 @@ Deno.test("a CRUXE_HOME that is a file, or below one: storage_unavailable naming
   assert.throws(() => Registry.open(home), storageError("home is a file", home, "not_a_directory"));
   assert.throws(() => Registry.open(join(home, "sub")), storageError("home below a file", home, "not_a_directory"));
   const r = await cli(home, ["status"]);
-  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /error\[storage_unavailable\]/);
   assert.ok(r.stderr.includes(home) && /should be a directory/.test(r.stderr), r.stderr);
   assert.ok(!r.stderr.includes("internal_error"), r.stderr);
@@ -106,7 +106,7 @@ Deno.test("a registry.db that is a directory or a FIFO: storage_unavailable sayi
     });
     if (i === 0) {
       const status = await cli(home, ["status"]);
-      assert.equal(status.code, 1);
+      assert.equal(status.code, 2);
       assert.ok(status.stderr.includes(path) && status.stderr.includes("cruxe doctor --repair"), status.stderr);
       assert.ok(!status.stderr.includes("internal_error"), status.stderr);
       const repair = await cli(home, ["doctor", "--repair", "--json"]);
@@ -257,7 +257,7 @@ async function fullDisk(registryWal: "kept" | "folded"): Promise<void> {
     assert.equal(status.code, 0, status.stderr);
     assert.doesNotMatch(status.stdout + status.stderr, /corrupt_manifest|I\/O error|fsck/);
     const index = await cli(home, ["index", "--force", "--path", dir]);
-    assert.equal(index.code, 1);
+    assert.equal(index.code, 2);
     assert.match(index.stderr, /error\[storage_unavailable\].*disk is full/s);
     assert.doesNotMatch(index.stderr, /I\/O error|fsck|internal_error/);
 

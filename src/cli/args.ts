@@ -4,7 +4,7 @@
  * completions), and one-line errors that name the nearest known option.
  */
 import { CruxeError } from "../core/errors.ts";
-import { editDistance } from "../query/symbol_name_index.ts";
+import { nearest } from "../query/nearest_word.ts";
 
 /** One option of a command: its type, help text and the word shown for its value. */
 export interface OptionSpec {
@@ -15,6 +15,8 @@ export interface OptionSpec {
   arg?: string;
   /** Allowed values (listed in help and completions). */
   choices?: readonly string[];
+  /** A whole number from the first to the second (both included); anything else is refused. */
+  int?: readonly [number, number];
   help: string;
 }
 
@@ -43,20 +45,7 @@ export interface Parsed<T extends OptionTable> {
   positionals: string[];
 }
 
-/**
- * The known word closest to `word` (by edit distance, at most a third of its
- * length and at least 2), or null when none is close.
- */
-export function nearest(word: string, known: Iterable<string>): string | null {
-  const max = Math.max(2, Math.floor(word.length / 3));
-  let best: string | null = null;
-  let bestD = max + 1;
-  for (const k of known) {
-    const d = k.startsWith(word) && word.length >= 3 ? 1 : editDistance(word.toLowerCase(), k.toLowerCase(), max);
-    if (d < bestD) [best, bestD] = [k, d];
-  }
-  return best;
-}
+export { nearest };
 
 /** ` (did you mean X?)`, or nothing when no known word is close. */
 export function didYouMean(word: string, known: Iterable<string>, show = (s: string) => s): string {
@@ -123,6 +112,7 @@ export function parseCommandArgs<T extends OptionTable>(command: string, args: s
         `--${name} must be one of ${o.choices.join(", ")} (got "${value}")${didYouMean(value, o.choices)}`,
       );
     }
+    if (o.int && typeof value === "string") checkInt(name, value, o.int);
     if (o.multiple) values[name] = [...(values[name] as unknown[] | undefined) ?? [], value];
     else values[name] = value;
   };
@@ -171,4 +161,16 @@ export function parseCommandArgs<T extends OptionTable>(command: string, args: s
     positionals.push(a);
   }
   return { values: values as Parsed<T>["values"], positionals };
+}
+
+/** `invalid_input` unless `value` is a whole number within `[min, max]`, naming the flag and the range. */
+function checkInt(name: string, value: string, [min, max]: readonly [number, number]): void {
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!(n >= min && n <= max)) {
+    throw new CruxeError("invalid_input", `--${name} must be an integer from ${min} to ${max} (got "${value}")`, {
+      flag: `--${name}`,
+      min,
+      max,
+    });
+  }
 }

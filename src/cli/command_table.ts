@@ -14,6 +14,7 @@ import { printJson, say } from "./output.ts";
 import type { QueryArgs } from "./commands/query_cmds.ts";
 import { runServeCommand, SERVE_MCP_OPTIONS, SERVE_OPTIONS } from "./commands/serve_cmd.ts";
 import { completionScript, SHELLS } from "./completions.ts";
+import { LIMITS } from "../query/limits.ts";
 
 /** Erases a command's option types so commands with different tables share one list. */
 function command<T extends OptionTable>(def: CommandDef<T>): CommandDef {
@@ -27,7 +28,13 @@ const workspace = {
     help: "project to query (default: the one containing the current directory)",
   },
 } as const satisfies OptionTable;
-const limit = { limit: { type: "string", arg: "N", help: "at most N results (1-1000, default 10)" } } as const;
+/** `--limit` of a command: the numbers of the tool it runs (`LIMITS`), in its help and its check. */
+function limitOf(tool: keyof typeof LIMITS) {
+  const { default: d, max } = LIMITS[tool];
+  return {
+    limit: { type: "string", arg: "N", int: [1, max], help: `at most N results (1-${max}, default ${d})` },
+  } as const satisfies OptionTable;
+}
 const lang = {
   lang: { type: "string", arg: "LANG", help: "only this language (go, python, typescript, ...)" },
 } as const;
@@ -138,7 +145,7 @@ export const COMMANDS: CommandDef[] = [
     summary: "search code: symbols, snippets and files, as path:line: snippet lines",
     options: {
       ...lang,
-      ...limit,
+      ...limitOf("search"),
       "path-prefix": { type: "string", arg: "P", help: "only paths starting with P" },
       ...ref,
       ...workspace,
@@ -154,7 +161,7 @@ export const COMMANDS: CommandDef[] = [
     options: {
       kind: { type: "string", arg: "KIND", help: "only this kind (function, class, method, ...)" },
       ...lang,
-      ...limit,
+      ...limitOf("locate"),
       ...workspace,
       ...ref,
     },
@@ -211,7 +218,7 @@ export const COMMANDS: CommandDef[] = [
         choices: ["file", "module", "package"],
         help: "how far to look (default: file)",
       },
-      ...limit,
+      ...limitOf("related"),
       ...workspace,
       ...ref,
     },
@@ -232,7 +239,7 @@ export const COMMANDS: CommandDef[] = [
         choices: ["call", "type", "import", "inherit", "attribute"],
         help: "only uses of this kind",
       },
-      ...limit,
+      ...limitOf("refs"),
       cursor: { type: "string", arg: "C", help: "the next page (printed after a full page)" },
       candidates: { type: "boolean", help: "also list uses only the name matches (resolution candidate)" },
       ...workspace,
@@ -255,8 +262,8 @@ export const COMMANDS: CommandDef[] = [
         choices: ["callers", "callees", "both"],
         help: "which way to walk (default: both)",
       },
-      depth: { type: "string", arg: "N", help: "levels to walk (1-3, default 1)" },
-      "max-nodes": { type: "string", arg: "N", help: "at most N nodes (default 50)" },
+      depth: { type: "string", arg: "N", int: [1, 3], help: "levels to walk (1-3, default 1)" },
+      "max-nodes": { type: "string", arg: "N", help: "at most N nodes (default 20)" },
       candidates: { type: "boolean", help: "also follow calls only the name matches (resolution candidate)" },
       ...workspace,
       ...ref,

@@ -6,7 +6,7 @@
  */
 import { CruxeError } from "../core/errors.ts";
 import { info, setLogLevel } from "../core/log.ts";
-import { VERSION } from "../core/version.ts";
+import { versionLine } from "../core/version.ts";
 import { didYouMean, parseCommandArgs, splitCommand } from "./args.ts";
 import { COMMANDS, findCommand } from "./command_table.ts";
 import { commandHelp, globalHelp } from "./help.ts";
@@ -35,7 +35,7 @@ async function dispatch(args: string[]): Promise<number> {
   const { command, rest } = splitCommand(args, commandFlags());
   if (command === undefined) {
     if (rest.includes("--version") || rest.includes("-V")) {
-      console.log(`cruxe ${VERSION}`);
+      console.log(versionLine());
       return 0;
     }
     const asked = rest.includes("-h") || rest.includes("--help");

@@ -1,7 +1,8 @@
 /** Human output (tables, messages) and `--json` output for the CLI. stdout only here. */
-import { CruxeError, toCruxeError } from "../core/errors.ts";
+import { toCruxeError } from "../core/errors.ts";
 import { printable } from "../core/printable.ts";
 import { stdoutStyle } from "./hits.ts";
+import { candidateLines } from "./error_candidates.ts";
 
 /** `n` and `noun`, plural unless `n` is 1 ("1 file", "3 files"). */
 export function counted(n: number, noun: string): string {
@@ -43,10 +44,22 @@ export function printTable(headers: string[], rows: (string | number | null | un
   for (const r of cells.slice(1)) console.log(fmt(r));
 }
 
-/** Reports an error (JSON on stdout with --json, a message on stderr otherwise); returns the exit code. */
+/**
+ * Reports an error (JSON on stdout with --json, a message on stderr otherwise); returns the exit code as
+ * `rg` and `grep` do: 1 when the error only says that nothing matched (no symbol by that name), else 2.
+ */
 export function reportError(err: unknown, json: boolean): number {
   const e = toCruxeError(err);
   if (json) printJson({ error: e.toJSON() });
-  else console.error(`error[${e.code}]: ${printable(e.message, true)}`);
-  return e instanceof CruxeError && e.code === "invalid_input" ? 2 : 1;
+  else {
+    console.error(`error[${e.code}]: ${printable(e.message, true)}`);
+    for (const line of candidateLines(e.data)) console.error(printable(line));
+  }
+  return NOTHING_MATCHED.has(e.code) ? EXIT_NOTHING : EXIT_ERROR;
 }
+
+/** Error codes that mean the query ran and found nothing. */
+const NOTHING_MATCHED: ReadonlySet<string> = new Set(["symbol_not_found", "result_not_found"]);
+
+/** Exit codes of the CLI, as `rg` and `grep` use them. */
+export const EXIT_FOUND = 0, EXIT_NOTHING = 1, EXIT_ERROR = 2;

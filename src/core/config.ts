@@ -60,6 +60,8 @@ export interface CruxeConfig {
   repoNames: Record<string, string>;
   /** The live index: watching, polling or off. */
   watch: WatchConfig;
+  /** The MCP tools served (profile or tool names, as `serve-mcp --tools`); null: the default set. */
+  tools: string[] | null;
 }
 
 /** Keys a config file may set (every field of `CruxeConfig`). */
@@ -76,6 +78,7 @@ export const CONFIG_FILE_KEYS = [
   "embed",
   "repoNames",
   "watch",
+  "tools",
 ] as const satisfies readonly (keyof CruxeConfig)[];
 
 /** Keys of the config file's `watch` block. */
@@ -211,7 +214,18 @@ export function resolveConfig(
     },
     repoNames: file.repoNames ?? {},
     watch: resolveWatch(env, file.watch),
+    tools: toolsSetting(file.tools),
   };
+}
+
+/** The config file's `tools`: a list of names or one comma-separated string; anything else is `invalid_input`. */
+function toolsSetting(value: unknown): string[] | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value;
+  throw new CruxeError("invalid_input", 'config key "tools" must be a list of profile or tool names', {
+    key: "tools",
+  });
 }
 
 /** The `watch` settings: config file fields, then `CRUXE_WATCH` / `CRUXE_WATCH_POLL_MS`; bad values are `invalid_input`. */

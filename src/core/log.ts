@@ -24,9 +24,20 @@ function write(tag: string, msg: string): void {
   }
 }
 
-/** Logs a warning (always shown). */
+/** Warnings kept in memory for the status page. */
+export const MAX_RECENT_WARNINGS = 50;
+const recent: { at: string; message: string }[] = [];
+
+/** Logs a warning (always shown) and keeps it among the recent ones. */
 export function warn(msg: string): void {
   write("warn", msg);
+  recent.push({ at: new Date().toISOString(), message: msg });
+  if (recent.length > MAX_RECENT_WARNINGS) recent.shift();
+}
+
+/** The last MAX_RECENT_WARNINGS warnings this process logged, newest first. */
+export function recentWarnings(): { at: string; message: string }[] {
+  return [...recent].reverse();
 }
 
 /** Logs an informational line (with -v). */

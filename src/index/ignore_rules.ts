@@ -76,6 +76,22 @@ export interface DecidingRule {
   ignored: boolean;
 }
 
+/**
+ * Most pattern steps (automaton nodes, about one per character or wildcard)
+ * the rules of one file may hold: every path is matched against all of them,
+ * so this bounds the cost of a path. A few hundred ordinary rules use a few
+ * thousand.
+ */
+const MAX_STEPS_PER_FILE = 20_000;
+
+/** `line` without trailing whitespace, except one escaped by a backslash (`foo\ ` keeps its space). Linear. */
+function trimTrailingSpace(line: string): string {
+  let end = line.length;
+  while (end > 0 && /\s/.test(line[end - 1])) end--;
+  if (end < line.length && end > 0 && line[end - 1] === "\\") end++;
+  return line.slice(0, end);
+}
+
 /** A line of an ignore file that does not read as intended (it matches less, or nothing). */
 export interface RuleProblem {
   line: number;
@@ -95,11 +111,12 @@ export class IgnoreFile {
   readonly problems: RuleProblem[] = [];
   constructor(readonly base: string, text: string) {
     const lines = text.split(/\r?\n/);
+    let steps = 0;
     for (let n = 0; n < lines.length; n++) {
       let line = lines[n];
       const source = line.trim();
       if (!line || line.startsWith("#")) continue;
-      line = line.replace(/(?<!\\)\s+$/, "");
+      line = trimTrailingSpace(line);
       if (!line) continue;
       let negate = false;
       if (line.startsWith("!")) {
@@ -115,7 +132,15 @@ export class IgnoreFile {
       if (line.startsWith("/")) line = line.slice(1);
       const glob = compileGlob(line, anchored);
       for (const message of glob.problems) this.problems.push({ line: n + 1, pattern: source, message });
-      if (glob.viable) this.rules.push({ glob, negate, dirOnly, source, line: n + 1 });
+      if (!glob.viable) continue;
+      steps += glob.nodes.length;
+      if (steps > MAX_STEPS_PER_FILE) {
+        const message = `this rule and the ones after it are not applied: the file's rules exceed ` +
+          `${MAX_STEPS_PER_FILE} pattern steps, more than matching every path against them can afford`;
+        this.problems.push({ line: n + 1, pattern: source, message });
+        break;
+      }
+      this.rules.push({ glob, negate, dirOnly, source, line: n + 1 });
     }
   }
 

@@ -52,3 +52,22 @@ Deno.test("a backtracking-prone rule does not stall matching", () => {
   assert.equal(f.match("a".repeat(60) + "b", false), true);
   assert.ok(performance.now() - t0 < 2000, `took ${Math.round(performance.now() - t0)} ms`);
 });
+
+Deno.test("trailing spaces are trimmed in linear time; an escaped one is kept", () => {
+  const t0 = performance.now();
+  const f = new IgnoreFile("", " ".repeat(200_000) + "x\n" + "a.go" + " ".repeat(200_000) + "\nb\\ \n");
+  assert.ok(performance.now() - t0 < 2000, `took ${Math.round(performance.now() - t0)} ms`);
+  assert.equal(f.match("a.go", false), true);
+  assert.equal(f.match("b ", false), true);
+  assert.equal(f.match("b", false), undefined);
+});
+
+Deno.test("a file's rules are matched within a budget: past it, the rest is dropped with a warning naming the line", () => {
+  const lines = Array.from({ length: 10_000 }, (_, i) => `dir${i}/file${i}.*`);
+  const f = new IgnoreFile("", lines.join("\n") + "\n");
+  assert.equal(f.match("dir0/file0.go", false), true, "early rules apply");
+  assert.equal(f.match("dir9999/file9999.go", false), undefined, "rules past the budget do not");
+  assert.equal(f.problems.length, 1);
+  assert.ok(f.problems[0].line > 100 && f.problems[0].line < 10_000, `line ${f.problems[0].line}`);
+  assert.match(f.problems[0].message, /not applied/);
+});

@@ -31,17 +31,45 @@ async function languageFor(id: string): Promise<Language> {
   return lang;
 }
 
-/** Parses `source` as `language` and extracts its symbols and references. */
-export async function parseAndExtract(language: string, path: string, source: string): Promise<FileExtraction> {
+/**
+ * Longest one file's parse and extraction may take together (a 1 MiB file
+ * takes well under a second). Deeply nested code can make the work grow
+ * without bound; past this the file keeps what was found and is counted as
+ * one with errors.
+ */
+export const PARSE_BUDGET_MS = 15_000;
+
+/**
+ * Parses `source` as `language` and extracts its symbols and references,
+ * within `budgetMs`: a parse over it is abandoned (no symbols), an extraction
+ * over it stops where it is; either way `parseError` says so.
+ */
+export async function parseAndExtract(
+  language: string,
+  path: string,
+  source: string,
+  budgetMs = PARSE_BUDGET_MS,
+): Promise<FileExtraction> {
   const spec = languageById(language);
   if (!spec) return { symbols: [], refs: [], parseError: null }; // text-only language: chunks, no symbols
   await initParser();
   const lang = await languageFor(language);
   parser!.setLanguage(lang);
-  const tree = parser!.parse(source);
-  if (!tree) return { symbols: [], refs: [], parseError: "parser returned no tree" };
+  const deadline = performance.now() + budgetMs;
+  const tree = parser!.parse(source, null, { progressCallback: () => performance.now() > deadline });
+  if (!tree) {
+    parser!.reset(); // a cancelled parse would otherwise resume on the next file
+    const over = performance.now() > deadline;
+    return {
+      symbols: [],
+      refs: [],
+      parseError: over
+        ? `parsing gave up after ${budgetMs} ms (nesting too deep or syntax too ambiguous): no symbols extracted`
+        : "parser returned no tree",
+    };
+  }
   try {
-    return extract(tree, spec, path, source);
+    return extract(tree, spec, path, source, deadline);
   } finally {
     tree.delete();
   }

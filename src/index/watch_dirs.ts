@@ -14,7 +14,7 @@ export interface WatchDirs {
   /** Directories to watch, relative to the root (`""` is the root itself). */
   dirs: string[];
   /** Directories left out because they could not be read, with why. */
-  unreadable: { path: string; reason: string }[];
+  unreadable: { path: string; reason: string; error?: Error }[];
 }
 
 /** Lists a directory's entries (a seam for tests; `Deno.readDirSync` otherwise). */
@@ -40,7 +40,7 @@ export function watchDirectories(
     try {
       return [...readDir(rel ? join(root, rel) : root)];
     } catch (e) {
-      out.unreadable.push({ path: rel || ".", reason: (e as Error).message });
+      out.unreadable.push({ path: rel || ".", reason: (e as Error).message, error: e as Error });
       return null;
     }
   };

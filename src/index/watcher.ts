@@ -152,7 +152,8 @@ export class TreeWatcher {
     this.quietMs = timing.quietMs;
     this.debounce = new Debouncer(timing.quietMs, timing.maxMs, () => this.emit());
     const found = watchDirectories(root, this.filter, "", readDir);
-    if (found.dirs[0] !== "") throw new Error(`cannot read ${root}: ${found.unreadable[0]?.reason}`);
+    // The root itself unreadable: its own error, so the caller can tell a sandbox refusal from a failure.
+    if (found.dirs[0] !== "") throw found.unreadable[0]?.error ?? new Error(`cannot read ${root}`);
     this.dirs = new Set(found.dirs);
     this.noteUnreadable(found);
     this.fsw = this.open();

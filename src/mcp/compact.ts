@@ -32,7 +32,9 @@
  *   `visibility` only when its signature does not begin with it;
  * - snippets keep their first lines, common indentation removed, long lines
  *   cut (`open_file` with the path and lines gives the rest); a context
- *   item's `⋯ lines A-B elided` lines stand for its `elided_lines`.
+ *   item's `⋯ lines A-B elided` lines stand for its `elided_lines`;
+ * - a search result's `match_lines` keeps its best line, indentation
+ *   removed, a long line cut.
  */
 import { z } from "zod";
 
@@ -84,6 +86,14 @@ export function shortSnippet(s: unknown): unknown {
     return t.length > COMPACT_SNIPPET_LINE_CHARS ? t.slice(0, COMPACT_SNIPPET_LINE_CHARS) + "…" : t;
   });
   return cut.join("\n") + (all.length > COMPACT_SNIPPET_LINES ? "\n…" : "");
+}
+
+/** The best of a result's `match_lines` (the first), its indentation removed and a long line cut with `…`. */
+function bestMatchLine(lines: { line: number; text: string }[]): { line: number; text: string }[] {
+  return lines.slice(0, 1).map(({ line, text }) => {
+    const t = text.trimStart();
+    return { line, text: t.length > COMPACT_SNIPPET_LINE_CHARS ? t.slice(0, COMPACT_SNIPPET_LINE_CHARS) + "…" : t };
+  });
 }
 
 /**
@@ -139,6 +149,7 @@ function retrievalResult(r: Json): Json {
   const out = without(r);
   if (plainQualifiedName(out.qualified_name, out.name, out.path)) delete out.qualified_name;
   if ("snippet" in out) out.snippet = shortSnippet(out.snippet);
+  if (Array.isArray(out.match_lines)) out.match_lines = bestMatchLine(out.match_lines);
   // A symbol result is named by its symbol_id (explain_ranking takes either); any other's id prefix says its type.
   if (out.result_type === "symbol" && out.result_id === out.symbol_id) delete out.result_id;
   if (

@@ -12,6 +12,7 @@ import { z } from "zod";
 import { ErrorCode, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { RpcError } from "./jsonrpc_errors.ts";
 import { CruxeError } from "../core/errors.ts";
+import { debugEnabled } from "../core/log.ts";
 import { buildMetadata, type ProtocolMetadata } from "../core/metadata.ts";
 import { languageIds } from "../core/languages.ts";
 import { type IndexView, requireIndex } from "../query/index_reader.ts";
@@ -25,8 +26,11 @@ import { type NotificationSend, ProgressSink } from "./progress_notifier.ts";
 import type { ServerRuntime } from "./runtime.ts";
 import type { RoutedWorkspace } from "./workspace_router.ts";
 import { TOOLS } from "./tools/registry.ts";
+import { callFailure, ToolStats } from "./tool_stats.ts";
 import { refArg, type ToolBody, type ToolContext, type ToolDef, workspaceArg } from "./tools/tool.ts";
 import { readViewFor, type RefRead, sessionRef } from "./ref_router.ts";
+import { leanListing } from "./tool_listing.ts";
+import { toolHelpTool } from "./tools/tool_help.ts";
 
 /** What a transport knows about one `tools/call`. */
 export interface CallInfo {
@@ -42,6 +46,7 @@ export interface CallInfo {
 interface Compiled {
   def: ToolDef;
   schema: z.ZodObject;
+  /** The full listing (tool_help's answer); `tools/list` publishes its lean form. */
   listing: Tool;
 }
 
@@ -49,10 +54,26 @@ interface Compiled {
 export class Dispatcher {
   private tools = new Map<string, Compiled>();
   private listing: Tool[];
+  /** Calls, errors and latencies of each tool since the server started (an unknown tool's call is not counted). */
+  readonly stats = new ToolStats();
+  private enabled: ReadonlySet<string>;
 
-  constructor(private rt: ServerRuntime, tools: ToolDef[] = TOOLS) {
+  /**
+   * `enabled`: the names of the tools this server lists and answers (`resolveToolSet`); every tool when
+   * undefined. `tool_help` is added to `tools` and always enabled.
+   */
+  constructor(private rt: ServerRuntime, tools: ToolDef[] = TOOLS, enabled?: ReadonlySet<string>) {
     const languages = languageIds();
-    for (const def of tools) {
+    const help = toolHelpTool(() =>
+      [...this.tools.values()].map(({ listing }) => ({
+        name: listing.name,
+        summary: leanListing(listing).description ?? "",
+        description: listing.description ?? "",
+        input_schema: listing.inputSchema,
+        enabled: this.enabled.has(listing.name),
+      }))
+    );
+    for (const def of [...tools, help]) {
       const schema = def.input.extend({
         workspace: workspaceArg.optional(),
         ...(hasCompactForm(def.name) ? { verbose: verboseArg.optional() } : {}),
@@ -65,21 +86,35 @@ export class Dispatcher {
         listing: { name: def.name, description: def.description(languages), inputSchema: json },
       });
     }
-    this.listing = [...this.tools.values()].map((t) => t.listing);
+    this.enabled = new Set([...(enabled ?? this.tools.keys()), help.name]);
+    this.listing = [...this.tools.values()].filter((t) => this.enabled.has(t.def.name)).map((t) =>
+      leanListing(t.listing)
+    );
   }
 
-  /** The `tools/list` entries (JSON Schema from the zod schemas; every one has optional `workspace`). */
+  /**
+   * The `tools/list` entries of the enabled tools, in their lean form (JSON Schema from the zod schemas;
+   * every one has optional `workspace`).
+   */
   listTools(): Tool[] {
     return this.listing;
   }
 
-  /** Runs one `tools/call`. Throws RpcError only for an unknown tool; everything else is a result. */
+  /** Runs one `tools/call`, counted in `stats`. Throws RpcError only for an unknown tool; everything else is a result. */
   async callTool(name: string, rawArgs: unknown, call: CallInfo): Promise<ToolResult> {
+    const started = performance.now();
+    const result = await this.answer(name, rawArgs, call);
+    this.stats.record(name, performance.now() - started, callFailure(result));
+    return result;
+  }
+
+  private async answer(name: string, rawArgs: unknown, call: CallInfo): Promise<ToolResult> {
     const tool = this.tools.get(name);
-    if (!tool) {
-      throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, {
-        tools: [...this.tools.keys()],
-      });
+    if (!tool || !this.enabled.has(name)) {
+      const why = tool
+        ? `Tool ${name} is not enabled on this server (start it with --tools naming it, or a profile holding it)`
+        : `Unknown tool: ${name}`;
+      throw new RpcError(ErrorCode.InvalidParams, why, { tools: [...this.enabled] });
     }
     let project: ProjectRow | null = null;
     let read: RefRead | null = null;
@@ -98,6 +133,8 @@ export class Dispatcher {
       // Asking how a workspace is (a status page polls every project) does not make it one in use.
       if (!tool.def.statusOnly) this.rt.live.use(project);
       const { verbose, ...routedArgs } = args;
+      // A server in debug mode (`-v -v`) answers as if every call asked for its tool's debug details.
+      if ("debug" in tool.def.input.shape && routedArgs.debug === undefined && debugEnabled()) routedArgs.debug = true;
       if (tool.def.indexGate) {
         // Without a ref (argument or session default) the working tree answers as it always did.
         const ref = typeof args.ref === "string" ? args.ref : sessionRef(this.rt, call.session, project.project_id);

@@ -1,6 +1,7 @@
 /**
  * The health body shared by HTTP `GET /health` and the `health_check` tool:
- * server status (`error > warming > indexing > ready`), per-project index
+ * server status (`error > warming > indexing > ready`; warming: the warmset's
+ * prewarm or the first query worker still loading), per-project index
  * state (with `--allowed-root`, of the projects inside the allowed roots) and
  * live-index mode (`watch`: events, polling or off, with the reason and the
  * fix), version, uptime, store and grammar checks, the warmset. Built from
@@ -78,7 +79,7 @@ export function buildHealth(rt: ServerRuntime) {
   let status: "ready" | "warming" | "indexing" | "error" = "ready";
   if (store.status === "error" || grammars.missing.length || projects.some((p) => p.index_status === "error")) {
     status = "error";
-  } else if (rt.warmset.warming) status = "warming";
+  } else if (rt.warmset.warming || rt.readerPool.warming) status = "warming";
   else if (rt.runner.all().length) status = "indexing";
   return {
     status,

@@ -1,8 +1,8 @@
 /**
  * MCP over HTTP (on `serveHttp1`, which bounds every connection: the
  * request head within HEADER_TIMEOUT_MS, the body within BODY_TIMEOUT_MS):
- * `GET /health` and `POST /mcp` or `POST /` (JSON-RPC through the same dispatch pipeline as
- * stdio). Compatible with MCP Streamable HTTP clients:
+ * `GET /health`, the status page (`GET /ui`, its live section `GET /ui/live`) and `POST /mcp` or
+ * `POST /` (JSON-RPC through the same dispatch pipeline as stdio). Compatible with MCP Streamable HTTP clients:
  *
  * - Stateless: no `Mcp-Session-Id` is issued; every POST stands alone (a
  *   fresh SDK Server + WebStandardStreamableHTTPServerTransport per request,
@@ -32,7 +32,9 @@ import { CruxeError } from "../core/errors.ts";
 import { debug, warn } from "../core/log.ts";
 import type { Dispatcher } from "./dispatch.ts";
 import { buildHealth } from "./health.ts";
-import { statusPageResponse, wantsStatusPage } from "./status_page.ts";
+import { STATUS_LIVE_PATH, statusLiveResponse, statusPageResponse, wantsStatusPage } from "./status_page.ts";
+import { renderStatus } from "./status_html.ts";
+import { statusSnapshot } from "./status_snapshot.ts";
 import { decorateErrors, jsonRpcError } from "./jsonrpc_errors.ts";
 import { createProtocolServer } from "./protocol_server.ts";
 import type { ServerRuntime } from "./runtime.ts";
@@ -106,7 +108,7 @@ export function httpHandler(
       // The status page: a browser cannot send a bearer header when opening it, so `?token=` stands in.
       const url = new URL(req.url);
       if (wantsStatusPage(req, url.pathname) && (authorized(req) || tokenIs(url.searchParams.get("token") ?? ""))) {
-        return statusPageResponse(req);
+        return statusPageResponse(req, renderStatus(statusSnapshot(rt, dispatcher)));
       }
       if (!authorized(req)) {
         return json(
@@ -121,6 +123,10 @@ export function httpHandler(
       if (path === "/health") {
         if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed("GET");
         return json(200, buildHealth(rt), { "cache-control": "no-store" });
+      }
+      if (path === STATUS_LIVE_PATH) {
+        if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed("GET");
+        return statusLiveResponse(req, renderStatus(statusSnapshot(rt, dispatcher)));
       }
       if (!MCP_PATHS.includes(path)) {
         return rpcErrorResponse(404, -32000, `Not found: ${path}`, { code: "invalid_input" });

@@ -8,6 +8,7 @@ import { Server } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../core/version.ts";
+import { languageIds } from "../core/languages.ts";
 import { RpcError } from "./jsonrpc_errors.ts";
 import type { Dispatcher } from "./dispatch.ts";
 import type { ServerRuntime } from "./runtime.ts";
@@ -28,11 +29,23 @@ export interface SessionOptions {
   session?: string;
 }
 
-const INSTRUCTIONS = "Cruxe answers code-navigation questions from a local index: locate_symbol for definitions, " +
-  "search_code for anything else, get_file_outline / get_symbol_hierarchy / find_related_symbols to navigate, " +
-  "get_code_context for a token-bounded bundle. Every answer carries metadata (indexing_status, " +
-  "freshness_status, result_completeness); call sync_repo when it says stale. Pass `workspace` to address another " +
-  "repository.";
+/**
+ * What every session is told once: how to pick a tool, the arguments every
+ * tool shares (their descriptions are left out of `tools/list`), where the
+ * full descriptions are, and the indexed languages.
+ */
+export function instructions(): string {
+  return "Cruxe answers code-navigation questions from a local index: locate_symbol for definitions, " +
+    "search_code for anything else, get_file_outline / get_symbol_hierarchy / find_related_symbols to navigate, " +
+    "find_references / get_call_graph for uses and callers, get_code_context for a token-bounded bundle, " +
+    "open_file to read lines. Every answer carries metadata (indexing_status, freshness_status, " +
+    "result_completeness); call sync_repo when it says stale. Arguments every tool takes: `workspace` (absolute " +
+    "path of the repository to act on; default: the server's workspace); `ref` on index-reading tools (a branch, " +
+    'tag or commit to answer from, indexed first with index_repo {ref}; "WORKTREE" is the working tree); ' +
+    "`verbose: true` for every field instead of the compact answer. Paged answers say truncated and give the " +
+    "cursor or call that gets more. tool_help {tool} gives a tool's full description and arguments; tool_help {} " +
+    `lists every tool, including those this server does not enable. Indexed languages: ${languageIds().join(", ")}.`;
+}
 
 /**
  * The SDK builds an Ajv instance per Server for elicitation schemas (0.3 ms,
@@ -48,7 +61,7 @@ export function createProtocolServer(rt: ServerRuntime, dispatcher: Dispatcher, 
     { name: "cruxe", version: VERSION },
     {
       capabilities: { tools: { listChanged: false } },
-      instructions: INSTRUCTIONS,
+      instructions: instructions(),
       jsonSchemaValidator: NO_ELICITATION,
     },
   );

@@ -42,6 +42,16 @@ export interface ReaderRequest {
   scope?: number;
 }
 
+/** Sent to a new worker ahead of any call: the index files to open (it answers `ReaderWarmed`). */
+export interface ReaderWarm {
+  warm: string[];
+}
+
+/** A worker's answer to `ReaderWarm`, once it is ready for the first query. */
+export interface ReaderWarmed {
+  warmed: true;
+}
+
 /** A worker's answer: the tool's body, an error, or "run it on the main thread". */
 export type ReaderReply =
   | { id: number; body: Record<string, unknown>; error?: undefined; fallback?: undefined }
@@ -126,6 +136,24 @@ export class ReaderPool {
     });
   }
 
+  /**
+   * Starts one worker ahead of the first call, and has it open the indexes
+   * at `storePaths`: loading a worker's modules takes longer than most
+   * queries, so the first query would otherwise pay for it. Does nothing
+   * when the pool is off, closed or already has a worker; the worker is
+   * retired when idle like any other.
+   */
+  warm(storePaths: string[]): void {
+    if (this.size === 0 || this.closed || this.slots.length) return;
+    const slot = this.spawn();
+    this.warming = true;
+    slot.worker.postMessage({ warm: storePaths } satisfies ReaderWarm);
+    this.retireLater(slot);
+  }
+
+  /** True from `warm` until its worker is ready for the first query (or gone). */
+  warming = false;
+
   /** Calls waiting for a worker, and workers busy (for health and tests). */
   stats(): { workers: number; busy: number; queued: number; fallbacks: number } {
     return {
@@ -154,7 +182,11 @@ export class ReaderPool {
   private spawn(): Slot {
     const worker = new Worker(WORKER_URL, { type: "module" });
     const slot: Slot = { worker, busy: null };
-    worker.onmessage = (e: MessageEvent<ReaderReply>) => {
+    worker.onmessage = (e: MessageEvent<ReaderReply | ReaderWarmed>) => {
+      if ("warmed" in e.data) {
+        this.warming = false;
+        return;
+      }
       const p = slot.busy;
       slot.busy = null;
       if (p && p.req.id === e.data.id) {
@@ -187,6 +219,7 @@ export class ReaderPool {
   /** Removes a dead worker; its call fails, the others go on (a new worker is spawned when needed). */
   private drop(slot: Slot, message: string): void {
     clearTimeout(slot.idleTimer);
+    this.warming = false;
     this.slots = this.slots.filter((s) => s !== slot);
     try {
       slot.worker.terminate();
@@ -199,6 +232,7 @@ export class ReaderPool {
   /** Terminates every worker; queued and running calls resolve to null (the caller answers shutting down). */
   close(): void {
     this.closed = true;
+    this.warming = false;
     for (const s of this.slots) {
       clearTimeout(s.idleTimer);
       try {

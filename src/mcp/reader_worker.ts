@@ -13,7 +13,13 @@ import { scopeToRef } from "../state/ref_stores.ts";
 import { CruxeError } from "../core/errors.ts";
 import { TOOLS } from "./tools/registry.ts";
 import type { ToolContext } from "./tools/tool.ts";
-import { MAIN_THREAD_ONLY, type ReaderReply, type ReaderRequest } from "./reader_pool.ts";
+import {
+  MAIN_THREAD_ONLY,
+  type ReaderReply,
+  type ReaderRequest,
+  type ReaderWarm,
+  type ReaderWarmed,
+} from "./reader_pool.ts";
 
 const tools = new Map(TOOLS.map((t) => [t.name, t]));
 
@@ -123,6 +129,22 @@ async function answer(req: ReaderRequest): Promise<ReaderReply> {
   }
 }
 
-self.onmessage = async (e: MessageEvent<ReaderRequest>) => {
+/**
+ * Opens the named indexes ahead of the first call (`ReaderPool.warm`) and
+ * runs one small search on the first, so the first real query finds the
+ * query code compiled and the index's pages read; then says it is warm.
+ */
+async function warm(paths: string[]): Promise<void> {
+  for (const p of paths) {
+    try {
+      connection(p);
+    } catch { /* the first call reports what is wrong with it */ }
+  }
+  if (paths[0]) await answer({ id: 0, tool: "search_code", args: { query: "main" }, storePath: paths[0] });
+  self.postMessage({ warmed: true } satisfies ReaderWarmed);
+}
+
+self.onmessage = async (e: MessageEvent<ReaderRequest | ReaderWarm>) => {
+  if ("warm" in e.data) return await warm(e.data.warm);
   self.postMessage(await answer(e.data));
 };

@@ -19,6 +19,7 @@ import { embedConfigured } from "../core/semantic_layer.ts";
 import { indexChunkTexts, vectorsPath } from "../state/chunk_vectors.ts";
 import type { ProjectRow, WorkspaceRow } from "../state/registry.ts";
 import { warn } from "../core/log.ts";
+import { indexPath } from "../state/project_index.ts";
 
 /** What the runtime is built from. */
 export interface RuntimeOptions {
@@ -141,6 +142,11 @@ export class ServerRuntime {
   runsServedJob(projectId: string): boolean {
     const active = this.runner.activeFor(projectId);
     return !!active && this.servedJobs.has(active.job.job_id);
+  }
+
+  /** Starts a reader worker with the projects' indexes open, ahead of the first query (see `ReaderPool.warm`). */
+  warmReaders(projects: ProjectRow[]): void {
+    this.readerPool.warm(projects.map((p) => indexPath(this.registry.projectDir(p.project_id))));
   }
 
   /** The project's vector store file (it may not exist yet). */

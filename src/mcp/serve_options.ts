@@ -28,6 +28,8 @@ export interface ServeOptions {
   configPath?: string;
   /** `cruxe serve`: index the (first) workspace in the background before serving. */
   indexOnStart?: boolean;
+  /** `--tools`: the tools to offer (profile or tool names); undefined: the config's, else the default set. */
+  tools?: string[];
 }
 
 /** True for addresses only this machine can reach. */

@@ -2,12 +2,19 @@
  * The status page of the HTTP transport: `GET /ui` (or `GET /` from a
  * browser, `Accept: text/html`) serves one self-contained page, no external
  * assets, held in this module so the compiled binary carries it. The page
- * reads `/health` and calls `index_status` and `search_code` through the MCP
- * endpoint, so it sees exactly what an agent sees, under the same Host/Origin
- * checks and bearer token. With a token, open `/ui?token=…`: the page moves the
- * token from the address bar into its requests' `Authorization` header.
+ * arrives with its data already rendered (`renderStatus`), so the first paint
+ * shows it with or without scripts; its script then replaces that section
+ * with `GET /ui/live` (the same rendering) every few seconds, often while a
+ * job runs. Search calls `search_code` and a hit opens the file at its line
+ * with `open_file`, both through the MCP endpoint, so the page sees exactly
+ * what an agent sees, under the same Host/Origin checks, bearer token, path
+ * checks and allowed roots. With a token, open `/ui?token=…`: the page moves
+ * the token from the address bar into its requests' `Authorization` header.
  * Requires nothing beyond the HTTP transport's permissions.
  */
+
+/** The path of the page's live section alone (bearer token required, like `/health`). */
+export const STATUS_LIVE_PATH = "/ui/live";
 
 /** True when `req` asks for the status page: `GET`/`HEAD /ui`, or `/` from a browser (HTML before JSON). */
 export function wantsStatusPage(req: Request, path: string): boolean {
@@ -16,9 +23,18 @@ export function wantsStatusPage(req: Request, path: string): boolean {
   return path === "/" && /\btext\/html\b/.test(req.headers.get("accept") ?? "");
 }
 
-/** The page as a response: HTML, no caching, and a policy allowing only itself. */
-export function statusPageResponse(req: Request): Response {
-  return new Response(req.method === "HEAD" ? null : STATUS_PAGE_HTML, {
+/** The page as a response around `live` (escaped HTML from `renderStatus`): no caching, a policy allowing only itself. */
+export function statusPageResponse(req: Request, live: string): Response {
+  return htmlResponse(req, STATUS_PAGE_HEAD + `<div id="live">${live}</div>` + STATUS_PAGE_TAIL);
+}
+
+/** The live section alone (`live` from `renderStatus`), for the page's refreshes. */
+export function statusLiveResponse(req: Request, live: string): Response {
+  return htmlResponse(req, live);
+}
+
+function htmlResponse(req: Request, html: string): Response {
+  return new Response(req.method === "HEAD" ? null : html, {
     status: 200,
     headers: {
       "content-type": "text/html; charset=utf-8",
@@ -32,45 +48,41 @@ export function statusPageResponse(req: Request): Response {
   });
 }
 
-/** The page. Data is only ever inserted with `textContent`, never as HTML. */
-export const STATUS_PAGE_HTML = `<!doctype html>
+const STATUS_PAGE_HEAD = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Cruxe</title>
 <style>
-  :root { color-scheme: light dark; --fg: #1d1f21; --muted: #6b7280; --bar: #2f855a; --line: #d1d5db; --err: #b91c1c; }
-  @media (prefers-color-scheme: dark) { :root { --fg: #e5e7eb; --muted: #9ca3af; --line: #374151; --err: #f87171; } }
+  :root { color-scheme: light dark; --fg: #1d1f21; --muted: #6b7280; --bar: #2f855a; --line: #d1d5db; --err: #b91c1c; --hl: #fef08a; --hit: #fefce8; }
+  @media (prefers-color-scheme: dark) { :root { --fg: #e5e7eb; --muted: #9ca3af; --line: #374151; --err: #f87171; --hl: #713f12; --hit: #292524; } }
   body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 1100px; padding: 0 1rem; color: var(--fg); }
   h1 { font-size: 1.3rem; margin: 0 0 .2rem; } h2 { font-size: 1.05rem; margin: 1.6rem 0 .5rem; }
   .muted { color: var(--muted); } .err { color: var(--err); }
   table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
-  th { font-weight: 600; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+  th { font-weight: 600; } .num { text-align: right; font-variant-numeric: tabular-nums; }
+  td.msg { white-space: pre-wrap; word-break: break-word; }
   .bar { width: 160px; height: 10px; border: 1px solid var(--line); border-radius: 5px; overflow: hidden; display: inline-block; vertical-align: middle; }
   .bar > span { display: block; height: 100%; background: var(--bar); }
-  code, .hit { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
+  code, .mono, .hit, .code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
   form { display: flex; gap: .5rem; } input[type=search] { flex: 1; padding: .4rem; font-size: 14px; }
   .hit { margin: .6rem 0; } .hit pre { margin: .2rem 0 0 1rem; white-space: pre-wrap; color: var(--muted); }
+  .code { border: 1px solid var(--line); max-height: 70vh; overflow: auto; margin-top: .4rem; }
+  .ln { display: flex; white-space: pre; } .ln .no { min-width: 4em; padding-right: 1em; text-align: right; color: var(--muted); user-select: none; }
+  .ln.in-hit { background: var(--hit); } .ln.hl { background: var(--hl); font-weight: 600; }
 </style>
 </head>
 <body>
 <h1>Cruxe</h1>
-<div id="server" class="muted">connecting…</div>
 <div id="problem" class="err"></div>
-<h2>Projects</h2>
-<table>
-  <thead><tr><th>project</th><th>state</th><th class="num">files</th><th class="num">symbols</th><th>last indexed</th><th>job</th><th>watch</th></tr></thead>
-  <tbody id="projects"></tbody>
-</table>
-<h2>Recent jobs</h2>
-<table>
-  <thead><tr><th>project</th><th>job</th><th>mode</th><th>status</th><th class="num">files</th><th class="num">syntax errors</th><th>when</th><th>error</th></tr></thead>
-  <tbody id="jobs"></tbody>
-</table>
+`;
+
+const STATUS_PAGE_TAIL = `
 <h2>Search</h2>
-<form id="search"><select id="workspace"></select><input type="search" id="q" placeholder="search_code, e.g. where is rate limiting done" autocomplete="off"><button>Search</button></form>
+<form id="search"><select id="workspace"><option value="">default workspace</option></select><input type="search" id="q" placeholder="search_code, e.g. where is rate limiting done" autocomplete="off"><button>Search</button></form>
 <div id="results"></div>
+<div id="file"></div>
 <script>
 "use strict";
 const params = new URLSearchParams(location.search);
@@ -78,7 +90,7 @@ const token = params.get("token") || sessionStorage.getItem("cruxe-token") || ""
 if (params.has("token")) {
   sessionStorage.setItem("cruxe-token", token);
   params.delete("token");
-  history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : ""));
+  history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : "") + location.hash);
 }
 const auth = token ? { authorization: "Bearer " + token } : {};
 const $ = (id) => document.getElementById(id);
@@ -87,17 +99,6 @@ function el(tag, text, cls) {
   if (text !== undefined && text !== null) e.textContent = String(text);
   if (cls) e.className = cls;
   return e;
-}
-function row(cells) {
-  const tr = document.createElement("tr");
-  for (const c of cells) tr.append(c instanceof Node ? c : el("td", c));
-  return tr;
-}
-function num(n) { const td = el("td", n ?? "", "num"); return td; }
-function bar(pct, label) {
-  const td = el("td"); const b = el("span", null, "bar"); const fill = el("span");
-  fill.style.width = Math.max(0, Math.min(100, pct)) + "%"; b.append(fill);
-  td.append(b, " ", el("span", label, "pct")); td.dataset.pct = String(pct); return td;
 }
 let rpcId = 0;
 async function call(name, args) {
@@ -113,66 +114,93 @@ async function call(name, args) {
   if (msg.result.isError) throw new Error(name + ": " + body.error.message);
   return body;
 }
-let busy = false;
+function workspaces() {
+  const select = $("workspace"); const chosen = select.value;
+  const byDefault = el("option", "default workspace"); byDefault.value = "";
+  select.replaceChildren(byDefault);
+  for (const code of document.querySelectorAll("#projects code")) {
+    const opt = el("option", code.textContent); opt.value = code.textContent; select.append(opt);
+  }
+  select.value = chosen;
+}
+// The live section is rendered (and escaped) by the server: the same HTML as the first paint.
 async function refresh() {
-  if (busy) return;
-  busy = true;
+  let next = 4000;
   try {
-    const res = await fetch("/health", { headers: auth });
-    if (!res.ok) throw new Error("/health: HTTP " + res.status + (res.status === 401 ? " (open /ui?token=…)" : ""));
-    const h = await res.json();
-    $("server").textContent = "version " + h.version + " · " + h.status + " · up " + h.uptime_seconds + " s · " +
-      h.projects.length + " project(s)";
-    const statuses = await Promise.all(h.projects.map((p) => call("index_status", { workspace: p.repo_root }).catch((e) => ({ error: e.message, ...p }))));
-    const projects = $("projects"); const jobs = $("jobs");
-    const select = $("workspace"); const chosen = select.value;
-    const byDefault = el("option", "default workspace"); byDefault.value = "";
-    projects.replaceChildren(); jobs.replaceChildren(); select.replaceChildren(byDefault);
-    for (const s of statuses) {
-      const name = s.name ?? s.repo_root;
-      const who = el("td"); who.append(el("strong", name), el("br"), el("code", s.repo_root, "muted"));
-      const a = s.active_job;
-      const job = a ? bar(a.estimated_completion_pct, a.estimated_completion_pct + "% " + a.stage + " · " + a.files_indexed + "/" + a.files_scanned + " files") : el("td", "idle", "muted");
-      if (a) job.className = "job-progress";
-      const w = s.watch;
-      const watch = !w ? "—" : typeof w !== "object" ? String(w)
-        : [w.mode, w.pending_changes ? w.pending_changes + " pending" : "", w.syncs ? w.syncs + " sync(s)" : ""].filter(Boolean).join(" · ") +
-          (w.reason ? " — " + w.reason : "");
-      projects.append(row([who, el("td", s.error ? s.error : s.index_status, s.error ? "err" : ""), num(s.file_count), num(s.symbol_count), el("td", s.last_indexed_at ?? "never"), job, el("td", watch)]));
-      for (const j of s.recent_jobs ?? []) {
-        jobs.append(row([el("td", name), el("td", j.job_id, "hit"), el("td", j.mode), el("td", j.status, j.status === "failed" ? "err" : ""), num(j.files_indexed), num(j.parse_errors), el("td", j.created_at), el("td", j.error_message ?? "", "err")]));
-      }
-      const opt = el("option", name); opt.value = s.repo_root; select.append(opt);
-    }
-    if (chosen) select.value = chosen;
+    const res = await fetch("${STATUS_LIVE_PATH}", { headers: auth });
+    if (!res.ok) throw new Error("${STATUS_LIVE_PATH}: HTTP " + res.status + (res.status === 401 ? " (open /ui?token=…)" : ""));
+    $("live").innerHTML = await res.text();
+    workspaces();
     $("problem").textContent = "";
-    setTimeout(refresh, h.active_jobs.length ? 700 : 4000);
+    if (Number($("server").dataset.activeJobs)) next = 700;
   } catch (e) {
     $("problem").textContent = String(e.message ?? e);
-    setTimeout(refresh, 4000);
-  } finally {
-    busy = false;
   }
+  setTimeout(refresh, next);
+}
+// A hit links to its best matched line (its first line when none is listed), within its line range.
+function hitLink(x, workspace) {
+  const line = x.match_lines?.[0]?.line ?? x.line_start;
+  const spec = new URLSearchParams({ file: x.path, line: String(line) });
+  if (x.line_start && x.line_end) { spec.set("from", String(x.line_start)); spec.set("to", String(x.line_end)); }
+  if (workspace) spec.set("workspace", workspace);
+  const a = el("a", x.path + ":" + line, "loc");
+  a.href = "#" + spec;
+  return a;
 }
 async function search(q) {
   const out = $("results");
   out.replaceChildren(el("div", "searching…", "muted"));
   try {
     const args = { query: q, limit: 20 };
-    if ($("workspace").value) args.workspace = $("workspace").value;
+    const workspace = $("workspace").value;
+    if (workspace) args.workspace = workspace;
     const r = await call("search_code", args);
     out.replaceChildren(el("div", r.results.length ? r.results.length + " of " + r.total_candidates + " candidates (" + r.query_intent + ")" : "No results.", "muted"));
     for (const x of r.results) {
       const d = el("div", null, "hit");
-      d.append(el("span", x.path + ":" + x.line_start, "loc"), " ", el("span", x.qualified_name ?? x.name ?? "", "muted"), el("pre", x.snippet));
+      d.append(hitLink(x, workspace), " ", el("span", x.qualified_name ?? x.name ?? "", "muted"), el("pre", x.snippet));
       out.append(d);
     }
   } catch (e) {
     out.replaceChildren(el("div", String(e.message ?? e), "err"));
   }
 }
+// A hit opens through open_file (its path checks and allowed roots), the file shown around the line, highlighted.
+async function openHit() {
+  const spec = new URLSearchParams(location.hash.slice(1));
+  const view = $("file");
+  const path = spec.get("file");
+  if (!path) return view.replaceChildren();
+  const line = Math.max(1, Number(spec.get("line")) || 1);
+  const from = Number(spec.get("from")) || line, to = Number(spec.get("to")) || line;
+  const args = { path, startLine: Math.max(1, line - 20), endLine: line + 20 };
+  if (spec.get("workspace")) args.workspace = spec.get("workspace");
+  view.replaceChildren(el("div", "opening " + path + "…", "muted"));
+  try {
+    const r = await call("open_file", args);
+    const head = el("h2"); head.append(el("code", r.path + ":" + line), " ", el("span", "lines " + r.startLine + "–" + r.endLine + " of " + r.totalLines, "muted"));
+    const code = el("div", null, "code");
+    r.content.split("\\n").slice(0, r.endLine - r.startLine + 1).forEach((text, i) => {
+      const n = r.startLine + i;
+      const d = el("div", null, n === line ? "ln hl" : n >= from && n <= to ? "ln in-hit" : "ln");
+      d.id = "L" + n;
+      d.append(el("span", n, "no"), el("span", text, "tx"));
+      code.append(d);
+    });
+    view.replaceChildren(head, code);
+    $("L" + line)?.scrollIntoView({ block: "center" });
+  } catch (e) {
+    view.replaceChildren(el("div", String(e.message ?? e), "err"));
+  }
+}
 $("search").addEventListener("submit", (ev) => { ev.preventDefault(); const q = $("q").value.trim(); if (q) search(q); });
-refresh().then(() => { const q = params.get("q"); if (q) { $("q").value = q; search(q); } });
+window.addEventListener("hashchange", openHit);
+workspaces();
+setTimeout(refresh, Number($("server")?.dataset.activeJobs) ? 700 : 4000);
+openHit();
+const q = params.get("q");
+if (q) { $("q").value = q; search(q); }
 </script>
 </body>
 </html>

@@ -17,9 +17,17 @@ import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.
 import { decorateErrors, jsonRpcError } from "./jsonrpc_errors.ts";
 import { concatChunks } from "./byte_chunks.ts";
 import { screenMessage } from "./message_screen.ts";
+import { warn } from "../core/log.ts";
 
 /** Longest accepted message line (bigger requests are refused without being held in memory). */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * How long end of input waits for requests still owed an answer. Past it the
+ * session closes without them (said on stderr), so a stuck query never keeps
+ * the process alive after its client has gone.
+ */
+export const EOF_ANSWER_GRACE_MS = 2000;
 
 /** A Transport over a byte stream in and a byte sink out, one JSON-RPC message per line. */
 export class LineTransport implements Transport {
@@ -39,6 +47,7 @@ export class LineTransport implements Transport {
     private input: ReadableStream<Uint8Array>,
     private output: { write(p: Uint8Array): Promise<number> },
     private maxLineBytes = MAX_LINE_BYTES,
+    private eofGraceMs = EOF_ANSWER_GRACE_MS,
   ) {}
 
   start(): Promise<void> {
@@ -82,7 +91,23 @@ export class LineTransport implements Transport {
     if (this.closed) return;
     // End of input: a last request without its newline is still a request.
     if (!oversized && size) this.handleLine(concatChunks(parts, size));
-    if (this.unanswered.size) await new Promise<void>((resolve) => this.allAnswered = resolve);
+    await this.settleOwed();
+  }
+
+  /** Waits (at most `eofGraceMs`) for the requests still owed; past it, says which are left unanswered. */
+  private async settleOwed(): Promise<void> {
+    if (!this.unanswered.size) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const answered = new Promise<boolean>((resolve) => this.allAnswered = () => resolve(true));
+    const late = new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), this.eofGraceMs));
+    const all = await Promise.race([answered, late]);
+    clearTimeout(timer);
+    if (all) return;
+    warn(
+      `input ended; stopping without answering ${this.unanswered.size} request(s) still running after ` +
+        `${this.eofGraceMs} ms (ids ${[...this.unanswered].slice(0, 5).join(", ")})`,
+    );
+    await this.writing;
   }
 
   /** Notes a request (it has a method and an id) that must be answered before end of input closes the session. */

@@ -14,6 +14,7 @@
 import { CruxeError } from "../core/errors.ts";
 import { normalizeKind, SYMBOL_KINDS, type SymbolKind } from "../core/types.ts";
 import { languageIds, textLanguageIds } from "../core/languages.ts";
+import { nearest } from "./nearest_word.ts";
 import { MAX_REQUEST_PATH, relativePathProblem } from "../core/path_policy.ts";
 import { type Db, getMeta } from "../state/db.ts";
 
@@ -110,11 +111,17 @@ export function parseLanguage(value: unknown, indexed: string[] = []): string | 
   const id = LANGUAGE_ALIASES[l] ?? l;
   const known = [...languageIds(), ...textLanguageIds()];
   if (!known.includes(id) && !indexed.includes(id)) {
-    throw new CruxeError("invalid_input", `Unknown language "${value.slice(0, 100)}"`, {
-      field: "language",
-      known_languages: known,
-      indexed_languages: indexed,
-    });
+    const near = nearest(l, [...known, ...indexed]);
+    throw new CruxeError(
+      "invalid_input",
+      `Unknown language "${value.slice(0, 100)}"${near ? `; did you mean "${near}"?` : ""}`,
+      {
+        field: "language",
+        known_languages: known,
+        indexed_languages: indexed,
+        ...(near ? { did_you_mean: near } : {}),
+      },
+    );
   }
   return id;
 }

@@ -80,7 +80,7 @@ export interface CallGraphResult {
 }
 
 export const CALL_GRAPH_MAX_DEPTH = 3;
-export const CALL_GRAPH_DEFAULT_NODES = 50;
+export const CALL_GRAPH_DEFAULT_NODES = 20;
 export const CALL_GRAPH_MAX_NODES = 500;
 /** Call sites of one name read when looking for callers. */
 const CALLER_SCAN = 5000;

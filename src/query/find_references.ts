@@ -37,6 +37,7 @@ import { fileLines } from "./_file_lines.ts";
 import { goOwnerName, GoResolver, importNamesDir } from "./_go_resolve.ts";
 import { ClassBases } from "./_class_bases.ts";
 import { moduleAliases } from "./_module_aliases.ts";
+import { LIMITS } from "./limits.ts";
 
 /** How sure a reference is to mean the symbol asked about. */
 export type Resolution = "exact" | "import" | "candidate";
@@ -100,8 +101,8 @@ export interface FindReferencesResult {
   truncated: boolean;
 }
 
-export const REFERENCES_DEFAULT_LIMIT = 50;
-export const REFERENCES_MAX_LIMIT = 500;
+export const REFERENCES_DEFAULT_LIMIT = LIMITS.refs.default;
+export const REFERENCES_MAX_LIMIT = LIMITS.refs.max;
 /** Above this many references on a page, or spread over this many files, the page is grouped by file. */
 const GROUP_THRESHOLD = 20;
 /** Stored occurrences examined per call at most (a page of a very common name stops early with a cursor). */

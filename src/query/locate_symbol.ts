@@ -17,6 +17,7 @@ import { referenceCount, referencesOf } from "../state/read/edges.ts";
 import { generatedPaths } from "../state/file_flags.ts";
 import { parseKind, parseLanguage, parseLimit, requireName } from "./_input_rules.ts";
 import { isTestPath } from "../core/test_paths.ts";
+import { LIMITS } from "./limits.ts";
 
 export { warmSymbolIndex } from "./symbol_name_index.ts";
 
@@ -53,8 +54,8 @@ export interface LocateResult {
 }
 
 /** Default and maximum `limit`. */
-export const LOCATE_DEFAULT_LIMIT = 10;
-export const LOCATE_MAX_LIMIT = 200;
+export const LOCATE_DEFAULT_LIMIT = LIMITS.locate.default;
+export const LOCATE_MAX_LIMIT = LIMITS.locate.max;
 /** Rows read per tier at most: bounds the work for names like `String` or `init`. */
 const TIER_ROWS = 5000;
 const PREFIX_ROWS = 1000;

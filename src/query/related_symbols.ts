@@ -17,6 +17,7 @@ import { firstIndexedOf, hasFileUnder, languageOfFile } from "../state/read/file
 import { TargetResolver } from "./_resolve_target.ts";
 import { containmentChain, goMethodsOf } from "./symbol_hierarchy.ts";
 import { CALLABLE_KINDS, dirOf, type SymbolFields, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
+import { LIMITS } from "./limits.ts";
 
 /** Inputs of find_related_symbols. */
 export interface RelatedInput {
@@ -62,8 +63,8 @@ export interface RelatedResult {
   truncated: boolean;
 }
 
-export const RELATED_DEFAULT_LIMIT = 20;
-export const RELATED_MAX_LIMIT = 200;
+export const RELATED_DEFAULT_LIMIT = LIMITS.related.default;
+export const RELATED_MAX_LIMIT = LIMITS.related.max;
 /** Per-relation bound on what is read (callers of `String` in a big repository are thousands). */
 const PER_RELATION = 300;
 /** Call sites of the name examined for callers (each needs a resolution from its file). */

@@ -29,6 +29,7 @@ import {
   type SearchFn,
   searchScope,
 } from "./multi_repo.ts";
+import { LIMITS } from "./limits.ts";
 
 export type { SearchResult } from "./search/shape.ts";
 export type { QueryIntent } from "./search/intent.ts";
@@ -74,9 +75,9 @@ export const CAPPED_NOTE = "The query's words are found in very many places; onl
   "Add a rarer word, an identifier, `language` or `path_prefix` to narrow it.";
 
 /** Default number of results. */
-export const DEFAULT_LIMIT = 10;
+export const DEFAULT_LIMIT = LIMITS.search.default;
 /** Most results one call returns; larger limits are clamped to it. */
-export const MAX_LIMIT = 100;
+export const MAX_LIMIT = LIMITS.search.max;
 
 const EXPLAIN_LEVELS = ["off", "basic", "full"] as const;
 

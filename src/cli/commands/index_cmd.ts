@@ -10,6 +10,7 @@ import { CruxeError, type ErrorCode } from "../../core/errors.ts";
 import type { IndexSummary } from "../../state/jobs.ts";
 import type { ResolvedRef } from "../../state/git.ts";
 import type { ProjectRow } from "../../state/registry.ts";
+import { snakeKeys } from "../snake_keys.ts";
 
 /** Options of the index/sync commands. */
 export interface IndexCmdOptions {
@@ -76,8 +77,8 @@ function printAlreadyIndexed(
       repo_root: project.repo_root,
       ...refFacts(gitRef),
       already_indexed: true,
-      totalFiles: e.fileCount,
-      totalSymbols: e.symbolCount,
+      total_files: e.fileCount,
+      total_symbols: e.symbolCount,
     });
   } else {
     say(
@@ -102,7 +103,7 @@ function printIndexSummary(
       job_id: job.job_id,
       ref: job.ref,
       ...(gitRef ? refFacts(gitRef) : {}),
-      ...s,
+      ...snakeKeys(s) as object,
     });
   } else if (s) {
     const secs = (s.durationMs / 1000).toFixed(1);

@@ -5,7 +5,7 @@
  */
 import type { CliContext } from "../context.ts";
 import { projectForPath } from "../project_arg.ts";
-import { printJson, say } from "../output.ts";
+import { EXIT_FOUND, EXIT_NOTHING, printJson, say } from "../output.ts";
 import { type Hit, printHits } from "../hits.ts";
 import { userCwd } from "../user_cwd.ts";
 import { debug, debugEnabled } from "../../core/log.ts";
@@ -60,12 +60,12 @@ export const num = (v: string | undefined) => v === undefined ? undefined : Numb
 
 /** The query commands by name: each reads the index once, then prints JSON or its human form. */
 const QUERY_COMMANDS = new Map<string, (ctx: CliContext, a: QueryArgs) => Promise<number>>([
-  ["search", queryCommand(searchQuery, showSearch)],
-  ["locate", queryCommand(locateQuery, showLocate)],
+  ["search", queryCommand(searchQuery, showSearch, (r) => r.results.length > 0)],
+  ["locate", queryCommand(locateQuery, showLocate, (r) => r.results.length > 0)],
   ["outline", queryCommand(outlineQuery, showOutline)],
   ["hierarchy", queryCommand(hierarchyQuery, showHierarchy)],
-  ["related", queryCommand(relatedQuery, showRelated)],
-  ["context", queryCommand(contextQuery, showContext)],
+  ["related", queryCommand(relatedQuery, showRelated, (r) => r.related.length > 0)],
+  ["context", queryCommand(contextQuery, showContext, (r) => r.items.length > 0)],
 ]);
 
 /** Runs one query command; returns the exit code (2 for a name that is no query command). */
@@ -74,13 +74,20 @@ export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): Pro
   return run ? run(ctx, a) : Promise.resolve(2);
 }
 
-/** A query command: `query` reads the index (through `withIndex`), then `--json` prints its answer, else `show`. */
-function queryCommand<T>(query: (db: Db, a: QueryArgs) => T, show: (r: T, a: QueryArgs) => void) {
+/**
+ * A query command: `query` reads the index (through `withIndex`), then `--json` prints its answer, else `show`.
+ * Exits 1 when `found` says the answer holds nothing (as `rg` and `grep` do), 0 otherwise.
+ */
+function queryCommand<T>(
+  query: (db: Db, a: QueryArgs) => T,
+  show: (r: T, a: QueryArgs) => void,
+  found: (r: T) => boolean = () => true,
+) {
   return async (ctx: CliContext, a: QueryArgs): Promise<number> => {
     const r = await withIndex(ctx, a, (db) => query(db, a));
     if (a.json) printJson(r);
     else show(r, a);
-    return 0;
+    return found(r) ? EXIT_FOUND : EXIT_NOTHING;
   };
 }
 

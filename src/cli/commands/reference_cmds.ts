@@ -4,7 +4,7 @@
  * terminal, printed as tables for people or JSON with `--json`.
  */
 import type { CliContext } from "../context.ts";
-import { printJson, printTable, say } from "../output.ts";
+import { counted, EXIT_FOUND, EXIT_NOTHING, printJson, printTable, say } from "../output.ts";
 import { findReferences, type Reference } from "../../query/find_references.ts";
 import { getCallGraph } from "../../query/call_graph.ts";
 import { findImplementations } from "../../query/implementations.ts";
@@ -52,7 +52,13 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
     if (a.json) return printJson(r), 0;
     const refs: Reference[] = r.references ??
       r.files!.flatMap((g) => g.references.map((x) => ({ ...x, path: g.path }) as Reference));
-    say(`${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${r.returned} references`);
+    // The count is of what this page shows; a next page means there are more.
+    const more = r.next_cursor ? " on this page (more below)" : "";
+    say(
+      `${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${
+        counted(r.returned, "reference")
+      }${more}`,
+    );
     printTable(
       ["location", "kind", "resolution", "in", "line"],
       refs.map((x) => [
@@ -67,7 +73,7 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
     if (r.unresolved_candidates && !f.candidates) {
       say(`${r.unresolved_candidates} candidates (only the name matches): --candidates lists them`);
     }
-    return 0;
+    return refs.length ? EXIT_FOUND : EXIT_NOTHING;
   }
   const g = await withIndex(ctx, a, (db) =>
     getCallGraph(db, {
@@ -89,5 +95,5 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
   if (g.unresolved_candidates && !f.candidates) {
     say(`${g.unresolved_candidates} candidate edges (only the name matches): --candidates follows them`);
   }
-  return 0;
+  return g.edges.length ? EXIT_FOUND : EXIT_NOTHING;
 }

@@ -27,6 +27,13 @@ export const SERVE_MCP_OPTIONS = {
   "no-prewarm": { type: "boolean", help: "do not prewarm recently used workspaces at start" },
   "no-watch": { type: "boolean", help: "do not watch workspaces; sync only when sync_repo is called" },
   "auth-token": { type: "string", arg: "TOKEN", help: "bearer token for HTTP (or CRUXE_AUTH_TOKEN)" },
+  tools: {
+    type: "string",
+    multiple: true,
+    arg: "LIST",
+    help: "tools to offer, comma-separated: profiles core, refs, index, git, ask, all, or tool names " +
+      "(default: the config's tools, else core,refs,index)",
+  },
 } as const satisfies OptionTable;
 
 /** Options of `cruxe serve`. */
@@ -69,6 +76,7 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
     verbose: v.verbose?.length ?? 0,
     configPath: v.config,
     indexOnStart: cmd === "serve",
+    ...(v.tools ? { tools: v.tools } : {}),
   };
 }
 

@@ -12,6 +12,8 @@ import { printable } from "../../core/printable.ts";
 import { registerProject } from "../../index/project_setup.ts";
 import { type CliContext, openContext } from "../context.ts";
 import { Dispatcher } from "../../mcp/dispatch.ts";
+import { TOOLS } from "../../mcp/tools/registry.ts";
+import { resolveToolSet } from "../../mcp/tool_set.ts";
 import { ServerRuntime } from "../../mcp/runtime.ts";
 import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts";
 import { createProtocolServer } from "../../mcp/protocol_server.ts";
@@ -30,6 +32,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   setLogLevel(options.verbose);
   const o = checkServeOptions(options);
   const ctx = openContext(o.configPath);
+  const enabled = resolveToolSet(o.tools ?? ctx.config.tools ?? undefined, TOOLS.map((t) => t.name));
   if (ctx.interruptedAtStart) {
     warn(`${ctx.interruptedAtStart} index job(s) were interrupted by a previous stop; resuming them`);
   }
@@ -45,7 +48,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
       cwd: Deno.cwd(),
     },
   });
-  const dispatcher = new Dispatcher(rt);
+  const dispatcher = new Dispatcher(rt, TOOLS, enabled);
   // Served workspaces not indexed yet (or left half-indexed by a stop) start indexing now, not at the first call.
   const sync = o.indexOnStart && pinned[0] ? [pinned[0]] : [];
   for (const p of rt.indexServed([...pinned, ...autoWorkspaces(ctx.registry, o)], sync)) {
@@ -60,7 +63,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   }
   // Prewarm and watching start once the transport serves, so they never delay the first handshake.
   const prewarm = () => {
-    setTimeout(() => rt.live.begin(pinned, o.prewarm ? rt.warmset.select() : []), 0);
+    const warm = o.prewarm ? rt.warmset.select() : [];
+    // A query worker's modules load now rather than in the first query's time.
+    rt.warmReaders([...pinned, ...warm]); // health says warming until it is done
+    setTimeout(() => rt.live.begin(pinned, warm), 0);
     if (o.prewarm) setTimeout(() => void rt.warmset.run(), 0);
   };
 

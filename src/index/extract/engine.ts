@@ -216,8 +216,21 @@ interface ExtractState {
   refs: ExtractedRef[];
 }
 
-/** Extracts symbols and references from a parsed tree. */
-export function extract(tree: Tree, spec: LanguageSpec, path: string, source: string): FileExtraction {
+/**
+ * Extracts symbols and references from a parsed tree. Past `deadline`
+ * (a `performance.now()` time) it stops: what was found so far is kept, and
+ * `parseError` says where extraction stopped, so the file counts as one
+ * with errors instead of silently missing symbols. (Each step up the tree
+ * costs the tree's depth, so 20,000 nested `#if` blocks make extraction
+ * quadratic.)
+ */
+export function extract(
+  tree: Tree,
+  spec: LanguageSpec,
+  path: string,
+  source: string,
+  deadline = Infinity,
+): FileExtraction {
   const root = tree.rootNode;
   const st: ExtractState = {
     spec,
@@ -233,7 +246,19 @@ export function extract(tree: Tree, spec: LanguageSpec, path: string, source: st
   const types = ruleTypes(tree.language, spec, st.rules);
   const nodes = types.length ? root.descendantsOfType(types).filter((n): n is Node => n !== null) : [];
   nodes.sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
-  for (const n of nodes) visit(st, n);
+  for (let i = 0; i < nodes.length; i++) {
+    if (i % 64 === 0 && performance.now() > deadline) {
+      const line = nodes[i].startPosition.row + 1;
+      return {
+        symbols: st.symbols,
+        refs: st.refs,
+        occurrences: [],
+        parseError: `extraction stopped at line ${line}, over its time budget (nesting too deep): ` +
+          "later symbols are missing",
+      };
+    }
+    visit(st, nodes[i]);
+  }
   return {
     symbols: st.symbols,
     refs: st.refs,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { findReferences } from "../../query/find_references.ts";
 import { REFERENCE_KINDS } from "../../core/types.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
+import { LIMITS } from "../../query/limits.ts";
 
 /** The find_references tool. */
 export const findReferencesTool = defineTool({
@@ -26,7 +27,9 @@ export const findReferencesTool = defineTool({
     include_candidates: z.boolean().optional().describe(
       "Also list uses only the name matches (resolution candidate). Default: false.",
     ),
-    limit: z.number().int().optional().describe("Max references per page (1..500). Default: 50."),
+    limit: z.number().int().optional().describe(
+      `Max references per page (1..${LIMITS.refs.max}). Default: ${LIMITS.refs.default}.`,
+    ),
     cursor: z.string().max(1024).optional().describe("next_cursor of the previous page of the same query."),
   }),
   handler: function findReferencesHandler(args, ctx) {

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { findRelatedSymbols } from "../../query/related_symbols.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
+import { LIMITS } from "../../query/limits.ts";
 
 /** The find_related_symbols tool. */
 export const findRelatedSymbolsTool = defineTool({
@@ -16,7 +17,9 @@ export const findRelatedSymbolsTool = defineTool({
     symbol_name: z.string().max(MAX_ARG_CHARS).describe("Symbol name (plain or qualified)."),
     path: z.string().max(4096).optional().describe("File that defines the symbol (relative to the workspace)."),
     scope: z.enum(["file", "module", "package"]).optional().describe("Default: package (the whole workspace)."),
-    limit: z.number().int().optional().describe("Max related symbols. Default: 20."),
+    limit: z.number().int().optional().describe(
+      `Max related symbols (1..${LIMITS.related.max}). Default: ${LIMITS.related.default}.`,
+    ),
   }),
   handler: function findRelatedSymbolsHandler(args, ctx) {
     return findRelatedSymbols(ctx.db(), {

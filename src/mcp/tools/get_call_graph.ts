@@ -21,7 +21,7 @@ export const getCallGraphTool = defineTool({
     kind: z.string().max(64).optional().describe("Kind of the definition meant (function, method, ...)."),
     direction: z.enum(["callers", "callees", "both"]).optional().describe("Default: both."),
     depth: z.number().int().optional().describe("Levels to follow, 1..3. Default: 1."),
-    max_nodes: z.number().int().optional().describe("Most symbols in the graph (1..500). Default: 50."),
+    max_nodes: z.number().int().optional().describe("Most symbols in the graph (1..500). Default: 20."),
     include_candidates: z.boolean().optional().describe(
       "Also follow calls only the name matches (resolution candidate). Default: false.",
     ),

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { locateSymbol } from "../../query/locate_symbol.ts";
 import { defineTool, MAX_ARG_CHARS, refArg } from "./tool.ts";
+import { LIMITS } from "../../query/limits.ts";
 
 /** The locate_symbol tool. */
 export const locateSymbolTool = defineTool({
@@ -17,7 +18,9 @@ export const locateSymbolTool = defineTool({
     kind: z.string().max(64).optional().describe("Filter by kind: function, method, class, struct, interface, ..."),
     language: z.string().max(64).optional().describe("Filter by language id."),
     ref: refArg.optional(),
-    limit: z.number().int().optional().describe("Max results. Default: 10."),
+    limit: z.number().int().optional().describe(
+      `Max results (1..${LIMITS.locate.max}). Default: ${LIMITS.locate.default}.`,
+    ),
   }),
   handler: function locateSymbolHandler(args, ctx) {
     return locateSymbol(ctx.db(), { name: args.name, kind: args.kind, language: args.language, limit: args.limit });

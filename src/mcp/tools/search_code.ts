@@ -11,6 +11,7 @@ import { defineTool, MAX_ARG_CHARS, refArg, type ToolContext } from "./tool.ts";
 import { repoArg, scopeArg, scopeDeps, scopedSearchOf, scopeOfCall, semanticLayerOn } from "./scope_args.ts";
 import { semanticHits } from "../../query/semantic_search.ts";
 import { embedConfigured, MAX_EMBED_DIMS } from "../../core/semantic_layer.ts";
+import { LIMITS } from "../../query/limits.ts";
 
 /** The search_code tool. */
 export const searchCodeTool = defineTool({
@@ -20,12 +21,16 @@ export const searchCodeTool = defineTool({
     "Search the workspace's code by anything: an identifier (CamelCase, snake_case), a path or file name, an " +
     "error message or quoted string, or a natural-language description. The query's intent is classified and " +
     "symbols, snippets and files are ranked together; each result has stable handles (a symbol: symbol_id and " +
-    "symbol_stable_id; a snippet or file: result_id) and suggested_next_actions. Use it when you do not know where something is; " +
+    "symbol_stable_id; a snippet or file: result_id), match_lines (the lines that matched, with their line " +
+    "numbers; the snippet is only lines inside line_start..line_end) and suggested_next_actions. Use it when you " +
+    "do not know where something is; " +
     `use locate_symbol when you know the name. Indexed languages: ${languages.join(", ")}.`,
   input: z.strictObject({
     query: z.string().max(MAX_ARG_CHARS).describe("Symbol name, path, error string or natural language."),
     language: z.string().max(64).optional().describe("Filter by language id."),
-    limit: z.number().int().optional().describe("Max results. Default: 10."),
+    limit: z.number().int().optional().describe(
+      `Max results (1..${LIMITS.search.max}). Default: ${LIMITS.search.default}.`,
+    ),
     ref: refArg.optional(),
     path_prefix: z.string().max(4096).optional().describe("Only results under this directory (relative)."),
     ranking_explain_level: z.enum(["off", "basic", "full"]).optional().describe(
@@ -60,8 +65,19 @@ export const searchCodeTool = defineTool({
     const { vector, ...input } = args;
     // Without the semantic layer (no endpoint, no client vector) nothing but the index is needed.
     if (vector === undefined && !semanticLayerOn(ctx)) return searchCode(ctx.db(), input);
-    // Chunk vectors follow the working tree's index: a git ref's store is searched lexically.
-    if (ctx.view().gitRef) return searchCode(ctx.db(), input);
+    // Chunk vectors follow the working tree's index: a git ref's store is searched lexically, and a client's
+    // vector, which could not be used there, is refused rather than ignored.
+    if (ctx.view().gitRef) {
+      if (vector !== undefined) {
+        throw new CruxeError(
+          "invalid_input",
+          "vector cannot be combined with ref: chunk vectors exist for the working tree only, and a ref is " +
+            "searched lexically. Send the vector without ref, or the query alone with ref.",
+          { field: "vector" },
+        );
+      }
+      return searchCode(ctx.db(), input);
+    }
     const db = ctx.db();
     const rt = ctx.runtime;
     const semantic = await semanticHits(db, rt.vectorStorePath(ctx.route.project), rt.config.embed, {

@@ -2,6 +2,7 @@
  * What a search result shows of its lines: the lines holding the query's
  * words with their own numbers (`match_lines`), and a short snippet made
  * only of the result's own lines, never starting or ending on a blank line.
+ * Pure (no I/O, no Deno permission): the caller reads the lines.
  */
 
 /** One line of a file with its number (1-based). */

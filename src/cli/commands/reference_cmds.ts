@@ -23,7 +23,9 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
         include_candidates: f.candidates ? true : undefined,
       }));
     if (a.json) return printJson(r), 0;
-    say(`${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${r.returned} implementations`);
+    say(
+      `${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${counted(r.returned, "implementation")}`,
+    );
     printTable(
       ["type", "location", "resolution", "via"],
       r.implementations.map((x) => [
@@ -36,7 +38,7 @@ export async function runReferenceCommand(ctx: CliContext, cmd: string, a: Query
     if (r.unresolved_candidates && !f.candidates) {
       say(`${r.unresolved_candidates} candidates (only the names match): --candidates lists them`);
     }
-    return 0;
+    return r.returned ? EXIT_FOUND : EXIT_NOTHING;
   }
   if (cmd === "refs") {
     const r = await withIndex(ctx, a, (db) =>

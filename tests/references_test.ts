@@ -365,6 +365,10 @@ Deno.test("CLI: refs and callgraph print find_references and get_call_graph; bad
     printed.length = 0;
     assert.equal(await main(["callgraph", "ValidateToken", "--workspace", dir, "--depth", "10"]), 2);
     assert.match(printed.join("\n"), /invalid_input.*depth/);
+    printed.length = 0;
+    // No type of the fixture has Validate: nothing found is exit 1, said in words.
+    assert.equal(await main(["impls", "Validator", "--workspace", dir]), 1);
+    assert.match(printed.join("\n"), /auth\.Validator \(auth\/jwt\.go:\d+\): 0 implementations/);
   } finally {
     console.log = log;
     console.error = error;

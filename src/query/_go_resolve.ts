@@ -45,6 +45,7 @@ export function goOwnerName(sym: SymbolRow, parent: SymbolRow | undefined): stri
 /** Finishes Go hints against one index. */
 export class GoResolver {
   private byName = new Map<string, SymbolRow[]>();
+  private byDir = new Map<string, Map<string, SymbolRow[]>>();
   private types = new Map<string, GoType | null>();
   private children = new Map<number, SymbolRow[]>();
   private imports = new Map<string, string[]>();
@@ -59,6 +60,22 @@ export class GoResolver {
       this.byName.set(name, rows);
     }
     return rows;
+  }
+
+  /** `named`, by directory (a name's definitions are looked up per package far more often than in all). */
+  private namedByDir(name: string): Map<string, SymbolRow[]> {
+    let m = this.byDir.get(name);
+    if (!m) {
+      m = new Map();
+      for (const r of this.named(name)) {
+        const d = dirOf(r.path);
+        const l = m.get(d);
+        if (l) l.push(r);
+        else m.set(d, [r]);
+      }
+      this.byDir.set(name, m);
+    }
+    return m;
   }
 
   /** The named type a hint's type expression means in file `path`; null when it is no type expression or unknown. */
@@ -79,10 +96,8 @@ export class GoResolver {
    */
   members(t: GoType, name: string, depth = 0): SymbolRow[] {
     const ids = new Set(t.rows.map((r) => r.id));
-    const own = this.named(name).filter((r) =>
-      dirOf(r.path) === t.dir &&
-      (ids.has(r.parent_id ?? -1) ||
-        (r.parent_id === null && r.kind === "method" && r.qualified_name.endsWith(`.${t.name}.${name}`)))
+    const own = (this.namedByDir(name).get(t.dir) ?? []).filter((r) => (ids.has(r.parent_id ?? -1) ||
+      (r.parent_id === null && r.kind === "method" && r.qualified_name.endsWith(`.${t.name}.${name}`)))
     );
     if (own.length || depth > 3) return own.sort((a, b) => platformRank(a.path) - platformRank(b.path));
     for (const inner of this.embedded(t, depth)) {
@@ -149,10 +164,15 @@ export class GoResolver {
 
   /** Every definition `topLevel` chooses from, the likeliest first (not a test, not another platform's). */
   private topLevels(name: string, inDir: (dir: string) => boolean, kinds?: ReadonlySet<string>): SymbolRow[] {
-    const rows = this.named(name).filter((r) =>
-      (r.parent_id === null ? r.kind !== "method" : GO_TYPE_KINDS.has(r.kind)) && inDir(dirOf(r.path)) &&
-      (!kinds || kinds.has(r.kind))
-    );
+    const rows: SymbolRow[] = [];
+    for (const [dir, defs] of this.namedByDir(name)) {
+      if (!inDir(dir)) continue;
+      for (const r of defs) {
+        if ((r.parent_id === null ? r.kind !== "method" : GO_TYPE_KINDS.has(r.kind)) && (!kinds || kinds.has(r.kind))) {
+          rows.push(r);
+        }
+      }
+    }
     rows.sort((a, b) =>
       Number(isTestPath(a.path)) - Number(isTestPath(b.path)) || platformRank(a.path) - platformRank(b.path) ||
       a.path.length - b.path.length

@@ -29,7 +29,7 @@ async function runImpls(ctx: CliContext, a: QueryArgs): Promise<number> {
       include_candidates: f.candidates ? true : undefined,
     }));
   if (a.json) return printJson(r), 0;
-  say(`${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${r.returned} implementations`);
+  say(`${r.symbol.qualified_name} (${r.symbol.path}:${r.symbol.line_start}): ${counted(r.returned, "implementation")}`);
   printTable(
     ["type", "location", "resolution", "via"],
     r.implementations.map((x) => [

@@ -64,8 +64,14 @@ const BUILTIN_TYPES = new Set(
 interface Decl {
   start: number;
   end: number;
-  /** The declared type expression, or null when the file does not spell it. */
-  type: string | null;
+  /** The declared type expression, or null when the file does not spell it; worked out when first read. */
+  type: string | null | (() => string | null);
+}
+
+/** A declaration's type expression, worked out (once) when first read: most locals are never a selector's operand. */
+function typeOfDecl(d: Decl): string | null {
+  if (typeof d.type === "function") d.type = d.type();
+  return d.type;
 }
 
 /** Locals, declared types and imports of one Go file (built from its collected nodes). */
@@ -93,9 +99,12 @@ export class GoScope {
           // `for k, v := range m`: a map's key and element, a channel's element (a slice's index is an int).
           const names = n.childForFieldName("left")?.namedChildren ?? [];
           const over = n.childForFieldName("right");
-          const t = over && names.length ? this.typeOf(over) : null;
-          this.addNames(names.slice(0, 1), n, t ? t + ">[k]" : null);
-          this.addNames(names.slice(1), n, t ? t + ">[]" : null);
+          const ranged = (suffix: string) => () => {
+            const t = over ? this.typeOf(over) : null;
+            return t ? t + suffix : null;
+          };
+          this.addNames(names.slice(0, 1), n, ranged(">[k]"));
+          this.addNames(names.slice(1), n, ranged(">[]"));
           break;
         }
         case "type_switch_statement": {
@@ -110,28 +119,22 @@ export class GoScope {
   }
 
   /**
-   * The hint of a name leaf: for the member of a selector (or qualified type),
-   * what its operand is; for the callee of a bare call, `local` when it is a
-   * local function value, else the dot-imports. Null when nothing is known.
+   * The hint of a name leaf reached through `operand` (a selector's operand,
+   * a qualified type's package): what the operand is. Of a bare callee:
+   * `local` when it is a local function value, else the dot-imports. Null
+   * when nothing is known.
    */
-  hint(leaf: Node): GoHint | "local" | null {
-    const p = leaf.parent;
-    if (!p) return null;
-    if (p.type === "selector_expression" || p.type === "qualified_type") {
-      const operand = p.childForFieldName(p.type === "selector_expression" ? "operand" : "package");
-      return operand ? this.operandHint(operand) : null;
-    }
-    if (leaf.type === "identifier" && p.type === "call_expression") {
-      if (this.lookup(leaf.text, leaf.startIndex)) return "local";
-      return this.dotImports.length ? "." + this.dotImports.join(",") : null;
-    }
-    return null;
+  hint(leaf: Node, operand: Node | null): GoHint | "local" | null {
+    if (operand) return this.operandHint(operand);
+    if (leaf.type !== "identifier") return null;
+    if (this.lookup(leaf.text, leaf.startIndex)) return "local";
+    return this.dotImports.length ? "." + this.dotImports.join(",") : null;
   }
 
   private operandHint(operand: Node): GoHint | null {
     if (operand.type === "identifier" || operand.type === "package_identifier") {
       const d = this.lookup(operand.text, operand.startIndex);
-      if (d) return d.type ?? "?";
+      if (d) return typeOfDecl(d) ?? "?";
       const path = this.imports.get(operand.text);
       if (path !== undefined) return "=" + path;
       return "$" + operand.text;
@@ -171,14 +174,14 @@ export class GoScope {
     return -1;
   }
 
-  private declare(name: string, start: number, end: number, type: string | null): void {
+  private declare(name: string, start: number, end: number, type: Decl["type"]): void {
     if (end < 0 || name === "_") return;
     const ds = this.decls.get(name);
     if (ds) ds.push({ start, end, type });
     else this.decls.set(name, [{ start, end, type }]);
   }
 
-  private addNames(names: (Node | null)[], at: Node, type: string | null): void {
+  private addNames(names: (Node | null)[], at: Node, type: Decl["type"]): void {
     const end = this.scopeEnd(at);
     for (const n of names) if (n?.type === "identifier") this.declare(n.text, at.endIndex, end, type);
   }
@@ -190,7 +193,7 @@ export class GoScope {
       for (const p of list.namedChildren) {
         if (!p) continue;
         const t = p.childForFieldName("type");
-        const type = t ? this.typeOfType(t) : null;
+        const type = t ? () => this.typeOfType(t) : null;
         for (const name of p.childrenForFieldName("name")) {
           if (name) this.declare(name.text, fn.startIndex, fn.endIndex, type);
         }
@@ -202,7 +205,7 @@ export class GoScope {
     if (!this.inFunction(n)) return;
     const t = n.childForFieldName("type");
     const names = n.childrenForFieldName("name");
-    if (t) return this.addNames(names, n, this.typeOfType(t));
+    if (t) return this.addNames(names, n, () => this.typeOfType(t));
     this.addAssigned(null, n, n, names);
   }
 
@@ -213,12 +216,14 @@ export class GoScope {
     const end = this.scopeEnd(at);
     ls.forEach((l, i) => {
       if (l?.type !== "identifier") return;
-      let type: string | null = null;
-      if (rs.length === ls.length) type = rs[i] ? this.typeOf(rs[i]!) : null;
-      else if (rs.length === 1 && rs[0]!.type === "call_expression") {
-        const t = this.typeOf(rs[0]!);
-        type = t && t.endsWith("()") ? (i ? t + i : t) : i ? null : t;
-      } else if (rs.length === 1 && i === 0) type = this.typeOf(rs[0]!); // `v, ok := m[k]`, `x.(T)`, `<-ch`
+      const type = () => {
+        if (rs.length === ls.length) return rs[i] ? this.typeOf(rs[i]!) : null;
+        if (rs.length === 1 && rs[0]!.type === "call_expression") {
+          const t = this.typeOf(rs[0]!);
+          return t && t.endsWith("()") ? (i ? t + i : t) : i ? null : t;
+        }
+        return rs.length === 1 && i === 0 ? this.typeOf(rs[0]!) : null; // `v, ok := m[k]`, `x.(T)`, `<-ch`
+      };
       this.declare(l.text, at.endIndex, end, type);
     });
   }
@@ -229,7 +234,7 @@ export class GoScope {
     switch (e.type) {
       case "identifier": {
         const d = this.lookup(e.text, e.startIndex);
-        if (d) return d.type;
+        if (d) return typeOfDecl(d);
         return this.imports.has(e.text) ? null : "$" + e.text;
       }
       case "parenthesized_expression":

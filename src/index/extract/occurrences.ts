@@ -77,9 +77,16 @@ const BUILTIN_TYPES: Record<string, Set<string>> = {
   ),
 };
 
+/** A name leaf with what it is reached through: the object's text (see `qualifierText`) and node. */
+interface Member {
+  leaf: Node;
+  qualifier: string | null;
+  operand: Node | null;
+}
+
 /** The member-name leaf of a callee or access expression (`a.b.c` → `c`), with what it is reached through. */
-function memberLeaf(n: Node, depth = 0): { leaf: Node; qualifier: string | null } | null {
-  if (NAME_LEAVES.has(n.type)) return { leaf: n, qualifier: null };
+function memberLeaf(n: Node, depth = 0): Member | null {
+  if (NAME_LEAVES.has(n.type)) return { leaf: n, qualifier: null, operand: null };
   if (depth > 4) return null;
   const access = ACCESS[n.type];
   if (access) {
@@ -87,7 +94,7 @@ function memberLeaf(n: Node, depth = 0): { leaf: Node; qualifier: string | null 
       (n.type === "field_expression" ? n.childForFieldName("field") : null);
     if (member && NAME_LEAVES.has(member.type)) {
       const obj = n.childForFieldName(access[1]) ?? n.childForFieldName("argument");
-      return { leaf: member, qualifier: obj ? qualifierText(obj) : null };
+      return { leaf: member, qualifier: obj ? qualifierText(obj) : null, operand: obj };
     }
   }
   // Generic instantiations and wrappers: `f[T](x)`, `f::<T>()`, `(f)(x)`, `new Foo<T>()`.
@@ -235,14 +242,19 @@ class Occurrences {
   constructor(
     private enclosing: Int32Array,
     private defTypes: ReadonlySet<string>,
-    private scope: { hint(leaf: Node): string | null } | null,
+    private scope: { hint(leaf: Node, operand: Node | null): string | null } | null,
   ) {}
 
   /**
    * Adds `leaf` as a use of `kind` unless it was added before, is no name, is a definition's own name, or (Go,
-   * Python) calls a local value.
+   * Python) calls a local value. `operand`: the object the name is reached through (for the language's hint).
    */
-  add(leaf: Node, kind: ReferenceKind, qualifier: string | null | (() => string | null)): void {
+  add(
+    leaf: Node,
+    kind: ReferenceKind,
+    qualifier: string | null | (() => string | null),
+    operand: Node | null | (() => Node | null) = null,
+  ): void {
     if (this.seen.has(leaf.startIndex)) return;
     this.seen.add(leaf.startIndex);
     if (typeof qualifier === "function") qualifier = qualifier();
@@ -250,7 +262,10 @@ class Occurrences {
     if (!name || name.length > MAX_NAME || !/^[\p{L}_$@][\p{L}\p{N}_$!?.:-]*$/u.test(name)) return;
     // A callee or a member access is never a definition's own name; only type, import and base-type leaves can be.
     if (kind !== "call" && kind !== "attribute" && this.isDefinitionName(leaf)) return;
-    const hint = this.scope ? this.scope.hint(leaf) : null;
+    // Only a callee or a qualified name can have a hint (bare type, import and base-type names have none).
+    const hint = this.scope && (kind === "call" || qualifier !== null)
+      ? this.scope.hint(leaf, typeof operand === "function" ? operand() : operand)
+      : null;
     if (hint === "local") return;
     const line = leaf.startPosition.row + 1;
     const from = this.enclosing[line];
@@ -303,7 +318,7 @@ function callOccurrences(c: Occurrences, spec: LanguageSpec, callTypes: string[]
   for (const t of callTypes) {
     const rule = spec.calls![t];
     for (const call of of(t)) {
-      let m: { leaf: Node; qualifier: string | null } | null = null;
+      let m: Member | null = null;
       if (typeof rule === "function") {
         const name = rule(call);
         const leaf = name ? leafNamed(call, name) : null;
@@ -311,7 +326,7 @@ function callOccurrences(c: Occurrences, spec: LanguageSpec, callTypes: string[]
           const p = leaf.parent;
           const access = p ? ACCESS[p.type] : undefined;
           const obj = access ? p!.childForFieldName(access[1]) : null;
-          m = { leaf, qualifier: obj ? qualifierText(obj) : null };
+          m = { leaf, qualifier: obj ? qualifierText(obj) : null, operand: obj };
         }
       } else {
         for (const field of rule) {
@@ -321,12 +336,12 @@ function callOccurrences(c: Occurrences, spec: LanguageSpec, callTypes: string[]
           // `obj.method(...)` written as one node (Java, PHP): the object is the call's own field.
           if (m && m.qualifier === null && ACCESS[call.type] && callee.id !== call.id) {
             const obj = call.childForFieldName(ACCESS[call.type][1]);
-            if (obj) m.qualifier = qualifierText(obj);
+            if (obj) m.qualifier = qualifierText(obj), m.operand = obj;
           }
           break;
         }
       }
-      if (m) c.add(m.leaf, "call", m.qualifier);
+      if (m) c.add(m.leaf, "call", m.qualifier, m.operand);
     }
   }
 }
@@ -359,10 +374,13 @@ function accessOccurrences(c: Occurrences, of: NodesOf): void {
       const leaf = n.childForFieldName(member);
       if (!leaf || !NAME_LEAVES.has(leaf.type)) continue;
       const kind: ReferenceKind = leaf.type === "type_identifier" || t === "qualified_type" ? "type" : "attribute";
+      let obj: Node | null | undefined;
+      const objOf = () =>
+        obj !== undefined ? obj : (obj = n.childForFieldName(object) ?? n.childForFieldName("argument"));
       c.add(leaf, kind, () => {
-        const obj = n.childForFieldName(object) ?? n.childForFieldName("argument");
-        return obj ? qualifierText(obj) : null;
-      });
+        const o = objOf();
+        return o ? qualifierText(o) : null;
+      }, objOf);
     }
   }
 }

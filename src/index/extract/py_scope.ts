@@ -77,12 +77,9 @@ export class PyScope {
     for (const [id, names] of declared) for (const x of names) this.locals.get(id)?.delete(x);
   }
 
-  /** `local` for a bare callee naming a local of an enclosing function; null otherwise. */
-  hint(leaf: Node): "local" | null {
-    const p = leaf.parent;
-    if (leaf.type !== "identifier" || p?.type !== "call" || p.childForFieldName("function")?.id !== leaf.id) {
-      return null;
-    }
+  /** `local` for a bare callee (no `operand`) naming a local of an enclosing function; null otherwise. */
+  hint(leaf: Node, operand: Node | null): "local" | null {
+    if (operand || leaf.type !== "identifier") return null;
     return this.isLocal(leaf) ? "local" : null;
   }
 

@@ -17,6 +17,7 @@ import {
   stdioClient,
   syntheticGoRepo,
   tempHomeDir,
+  waitFor,
 } from "./mcp_helpers.ts";
 import { checkServeOptions, type ServeOptions } from "../src/mcp/serve_options.ts";
 import { CruxeError } from "../src/core/errors.ts";
@@ -271,6 +272,15 @@ Deno.test({
       assert.match(new TextDecoder().decode(open.stderr), /--auth-token/);
 
       // Graceful shutdown on SIGTERM while a job runs: exit 0, the job is reported interrupted next start.
+      // First the job the server started itself for the never-indexed workspace ends, so a forced one can start.
+      await waitFor(
+        async () => {
+          const h = await fetch(`${base}health`, { headers: { authorization: "Bearer s3cret" } });
+          return ((await h.json()).active_jobs as unknown[]).length === 0;
+        },
+        120_000,
+        "the start-up index job to end",
+      );
       const started = await fetch(base, {
         method: "POST",
         headers: { authorization: "Bearer s3cret", "content-type": "application/json" },

@@ -48,6 +48,21 @@ Deno.test("the plain scan goes below 64 levels and counts a directory past the p
     const text = new TextDecoder().decode(out.stdout);
     assert.ok(out.success, new TextDecoder().decode(out.stderr));
     assert.match(text, /Skipped:\n(.*\n)*\s+1 unreadable/, text);
+    // `status` says so too, in words and in JSON, long after the index ran.
+    const status = async (...args: string[]) => {
+      const o = await new Deno.Command(Deno.execPath(), {
+        args: ["run", ...CRUXE_FLAGS, join(REPO_ROOT, "main.ts"), "status", ...args],
+        env: { CRUXE_HOME: home, NO_COLOR: "1" },
+        stdout: "piped",
+        stderr: "piped",
+        signal: AbortSignal.timeout(60_000),
+      }).output();
+      assert.ok(o.success, new TextDecoder().decode(o.stderr));
+      return new TextDecoder().decode(o.stdout);
+    };
+    assert.match(await status(), /1 path could not be read \(skipped by the last full scan\)/);
+    const json = JSON.parse(await status("--json"));
+    assert.equal(json.projects[0].skipped.unreadable, 1, JSON.stringify(json.projects[0].skipped));
   } finally {
     Deno.removeSync(repo, { recursive: true });
   }

@@ -444,9 +444,17 @@ async function parseAndWrite(
   return parseErrors;
 }
 
-/** Records what the published index describes (ref, root, project facts, time, totals); returns the totals. */
-function writeIndexMeta(writer: IndexWriter, opts: IndexOptions): { files: number; symbols: number } {
+/**
+ * Records what the published index describes (ref, root, project facts, time, totals, and what a whole-tree
+ * scan skipped, by reason); returns the totals.
+ */
+function writeIndexMeta(
+  writer: IndexWriter,
+  opts: IndexOptions,
+  skipped: Record<string, number> | null,
+): { files: number; symbols: number } {
   const totals = writer.totals();
+  if (skipped) writer.setMeta("skipped", JSON.stringify(skipped));
   writer.setMeta("ref", opts.ref);
   writer.setMeta("repo_root", opts.root);
   writer.setMeta("vcs_mode", opts.vcsMode);
@@ -463,6 +471,11 @@ function writeIndexMeta(writer: IndexWriter, opts: IndexOptions): { files: numbe
   return totals;
 }
 
+/** The skip counts the parse step adds to the scan's: files found binary or unreadable when read. */
+function skippedByReading(scan: { unreadable: number }, diff: FileDiff): { unreadable: number; binary: number } {
+  return { unreadable: scan.unreadable + diff.unreadable, binary: diff.binary };
+}
+
 /**
  * The write step, in one transaction (rolled back on any failure, so readers
  * keep the previous index): a forced rebuild empties the tables, deleted
@@ -476,6 +489,7 @@ async function writeChanges(
   deletedPaths: string[],
   hooks: RunHooks,
   wholeTree: boolean,
+  scanSkipped: ScanResult["skipped"],
 ): Promise<{ parseErrors: number; totals: { files: number; symbols: number } }> {
   const { pool, writer, opts, emit, lap } = ctx;
   const { toParse } = diff;
@@ -503,7 +517,9 @@ async function writeChanges(
     writer.publishNames();
     lap("names");
     hooks.beforePublish?.(writer);
-    const totals = writeIndexMeta(writer, opts);
+    // Binary and unreadable files are known once the parse step has read them.
+    const skipped = { ...scanSkipped, ...skippedByReading(scanSkipped, diff) };
+    const totals = writeIndexMeta(writer, opts, wholeTree ? skipped : null);
     writer.commit();
     if (toParse.length > 200 || deletedPaths.length > 200) writer.checkpoint();
     lap("commit");
@@ -556,7 +572,15 @@ export async function runIndex(
     clock.lap("diff");
 
     const ctx = { pool, writer, opts, source, counters, emit, lap: clock.lap };
-    const { parseErrors, totals } = await writeChanges(ctx, diff, previous, deletedPaths, hooks, !scan.absent);
+    const { parseErrors, totals } = await writeChanges(
+      ctx,
+      diff,
+      previous,
+      deletedPaths,
+      hooks,
+      !scan.absent,
+      scan.skipped,
+    );
     return {
       mode,
       scope: scan.absent ? "paths" : "tree",
@@ -570,7 +594,7 @@ export async function runIndex(
       unchanged: diff.unchanged,
       symbols: counters.symbols,
       parseErrors,
-      skipped: { ...scan.skipped, unreadable: scan.skipped.unreadable + diff.unreadable, binary: diff.binary },
+      skipped: { ...scan.skipped, ...skippedByReading(scan.skipped, diff) },
       durationMs: Math.round(performance.now() - t0),
       totalFiles: Number(totals.files),
       totalSymbols: Number(totals.symbols),

@@ -42,6 +42,8 @@ export interface IndexView {
   publishedAtMs: number | null;
   fileCount: number;
   symbolCount: number;
+  /** What the last whole-tree scan skipped, counted by reason; null when no scan recorded it. */
+  skipped?: Record<string, number> | null;
   /** The index file. */
   storePath: string;
   /** `storeIdentity` of the file when the view was opened. */
@@ -147,6 +149,7 @@ export class IndexReaders {
       publishedAtMs: meta("published_at_ms") === null ? null : Number(meta("published_at_ms")),
       fileCount: Number(meta("file_count") ?? 0),
       symbolCount: Number(meta("symbol_count") ?? 0),
+      skipped: skippedCounts(meta("skipped")),
       storePath: indexPath(dir),
       storeId,
       ...(problem ? { problem } : {}),
@@ -343,4 +346,19 @@ export function requireIndex(view: IndexView): Db {
     );
   }
   return view.db;
+}
+
+/** The `skipped` meta value (reason → count), or null when absent or unreadable. */
+function skippedCounts(text: string | null): Record<string, number> | null {
+  if (!text) return null;
+  try {
+    const parsed = JSON.parse(text);
+    if (!parsed || typeof parsed !== "object") return null;
+    return Object.fromEntries(Object.entries(parsed).filter(([, v]) => typeof v === "number")) as Record<
+      string,
+      number
+    >;
+  } catch {
+    return null;
+  }
 }

@@ -129,6 +129,7 @@ export function indexFacts(view: IndexView) {
     ref: view.ref ?? view.project.default_ref,
     file_count: view.fileCount,
     symbol_count: view.symbolCount,
+    skipped: view.skipped ?? null,
     ...(view.problem ? { problem: view.problem, fix: `cruxe index --force --path ${view.project.repo_root}` } : {}),
     ...(view.readOnly ? { read_only: true, syncing: "off" } : {}),
   };
@@ -246,6 +247,7 @@ export function refIndexStatus(registry: Registry, project: ProjectRow, facts: R
     kind: resolved.kind,
     file_count: store?.fileCount ?? 0,
     symbol_count: store?.symbolCount ?? 0,
+    skipped: null, // a ref is read from git objects: nothing on disk is skipped as unreadable
     state: store ? "ready" : job ? "indexing" : "not_indexed",
     active_job: active ? activeJobBody(active, registry) : job ? jobBody(job, job.owner_pid, null) : null,
     recent_jobs: jobs.slice(0, 5).map(recentJob),

@@ -65,6 +65,13 @@ export function runStatus(ctx: CliContext, o: StatusOptions): number {
             `\`cruxe index --force --path ${p.repo_root}\``,
         );
       }
+      const unreadable = ("skipped" in p ? p.skipped?.unreadable : 0) ?? 0;
+      if (unreadable) {
+        say(
+          `! ${p.name}: ${counted(unreadable, "path")} could not be read (skipped by ` +
+            `the last full scan); \`cruxe doctor\` names them`,
+        );
+      }
       if (p.interrupted_recovery_report) {
         say(
           `! ${p.name}: ${p.interrupted_recovery_report.interrupted_jobs} interrupted job(s); run \`cruxe sync --workspace ${p.repo_root}\``,

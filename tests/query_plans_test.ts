@@ -11,10 +11,12 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { answers } from "../scripts/answer_snapshot.ts";
 
-Deno.test("no statement of the query tools builds a whole view of symbols, edges or chunks", async () => {
+Deno.test("no statement of the query tools builds a whole view of symbols, edges or chunks; every index is read", async () => {
   const seen = new Set<string>();
+  const every = new Set<string>();
   const prepare = DatabaseSync.prototype.prepare;
   DatabaseSync.prototype.prepare = function (this: DatabaseSync, sql: string, ...rest: unknown[]) {
+    every.add(sql);
     if (/\b(symbols|edges|chunks)\b/.test(sql) && !/^\s*(INSERT|DELETE|UPDATE|CREATE|DROP)/i.test(sql)) seen.add(sql);
     return (prepare as (this: DatabaseSync, ...a: unknown[]) => ReturnType<typeof prepare>).call(this, sql, ...rest);
   } as typeof prepare;
@@ -35,6 +37,24 @@ Deno.test("no statement of the query tools builds a whole view of symbols, edges
     if (plan.some((d) => /MATERIALIZE (symbols|edges|chunks)\b/.test(d))) whole.push(`${sql}\n  ${plan.join("\n  ")}`);
   }
   assert.deepEqual(whole, [], whole.join("\n\n"));
+
+  // Every secondary index of the store is the one some statement (a read, or the writer's delete of a file's
+  // rows) searches: an index no plan reads only costs disk and insert time.
+  const indexes = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL").all() as {
+    name: string;
+  }[]).map((r) => r.name);
+  const read = new Set<string>();
+  for (const sql of every) {
+    let plan: { detail: string }[];
+    try {
+      plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[];
+    } catch {
+      continue; // a statement of another store (the registry) or of TEMP objects
+    }
+    for (const { detail } of plan) for (const m of detail.matchAll(/USING (?:COVERING )?INDEX (\w+)/g)) read.add(m[1]);
+  }
+  assert.ok(indexes.length >= 8, indexes.join());
+  assert.deepEqual(indexes.filter((n) => !read.has(n)), [], "indexes no statement reads");
 
   // The same statements read one commit of a refs store (TEMP views restricted to its files): no view is
   // built whole there either, and no table is scanned that the working tree's plan does not scan.

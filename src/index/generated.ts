@@ -3,7 +3,8 @@
  * `_pb2.py`, ...) and the markers generators write near the top of a file
  * (`Code generated ... DO NOT EDIT.`, `@generated`). Generated files are
  * indexed like any other (their symbols are found) but carry a `generated`
- * flag, and free-text search ranks them below hand-written code.
+ * flag, and free-text search ranks them below hand-written code; they and
+ * minified files give no identifier occurrences.
  * Needs no Deno permission: it reads only the text it is given.
  */
 
@@ -20,4 +21,17 @@ const GENERATED_MARKER = /^\s*(\/\/|#|\/\*+|\*|--)\s*Code generated .* DO NOT ED
 export function isGeneratedFile(path: string, source: string): boolean {
   if (GENERATED_SUFFIX.test(path)) return true;
   return GENERATED_MARKER.test(source.slice(0, HEAD_CHARS));
+}
+
+/** A minified file is at least this long... */
+const MINIFIED_MIN_CHARS = 2048;
+/** ...and its lines are this long on average: hand-written code stays far below. */
+const MINIFIED_MEAN_LINE = 400;
+
+/** True when `source` reads as minified: a long text on few, very long lines. */
+export function isMinifiedSource(source: string): boolean {
+  if (source.length < MINIFIED_MIN_CHARS) return false;
+  let lines = 1;
+  for (let i = source.indexOf("\n"); i >= 0; i = source.indexOf("\n", i + 1)) lines++;
+  return source.length / lines >= MINIFIED_MEAN_LINE;
 }

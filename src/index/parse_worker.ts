@@ -4,11 +4,11 @@
  * worker is the one talking to it). Requires `--allow-read` on `grammars/`.
  */
 /// <reference lib="deno.worker" />
-import { parseAndExtract } from "./parser.ts";
+import { PARSE_BUDGET_MS, parseAndExtract } from "./parser.ts";
 import { chunkFile } from "./chunker.ts";
 import type { ParseResult, ParseTask } from "./worker_pool.ts";
 import { buildFileRows } from "../state/file_rows.ts";
-import { isGeneratedFile } from "./generated.ts";
+import { isGeneratedFile, isMinifiedSource } from "./generated.ts";
 
 function lineCount(s: string): number {
   let n = 1;
@@ -35,7 +35,10 @@ async function handle(t: ParseTask): Promise<ParseResult> {
   const fullText = t.fullText !== false;
   const chunks = (symbols: Parameters<typeof chunkFile>[1]) => fullText ? chunkFile(source, symbols) : [];
   try {
-    const ex = await parseAndExtract(t.facts.language, t.facts.path, source);
+    // Generated and minified files stay locatable by their symbols; their identifier occurrences are not
+    // indexed (machine-written uses would crowd out the hand-written ones, at a large share of the store).
+    const occurrences = !generated && !isMinifiedSource(source);
+    const ex = await parseAndExtract(t.facts.language, t.facts.path, source, PARSE_BUDGET_MS, occurrences);
     const facts = {
       ...t.facts,
       lineCount: lineCount(source),

@@ -43,12 +43,14 @@ export const PARSE_BUDGET_MS = 15_000;
  * Parses `source` as `language` and extracts its symbols and references,
  * within `budgetMs`: a parse over it is abandoned (no symbols), an extraction
  * over it stops where it is; either way `parseError` says so.
+ * Identifier occurrences are extracted only when `occurrences` is true.
  */
 export async function parseAndExtract(
   language: string,
   path: string,
   source: string,
   budgetMs = PARSE_BUDGET_MS,
+  occurrences = true,
 ): Promise<FileExtraction> {
   const spec = languageById(language);
   if (!spec) return { symbols: [], refs: [], parseError: null }; // text-only language: chunks, no symbols
@@ -69,7 +71,7 @@ export async function parseAndExtract(
     };
   }
   try {
-    return extract(tree, spec, path, source, deadline);
+    return extract(tree, spec, path, source, deadline, occurrences);
   } finally {
     tree.delete();
   }

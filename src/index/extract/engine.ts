@@ -223,6 +223,8 @@ interface ExtractState {
  * with errors instead of silently missing symbols. (Each step up the tree
  * costs the tree's depth, so 20,000 nested `#if` blocks make extraction
  * quadratic.)
+ * With `occurrences` false, the identifier occurrences (the reference
+ * index's rows) are not looked for and none are returned.
  */
 export function extract(
   tree: Tree,
@@ -230,6 +232,7 @@ export function extract(
   path: string,
   source: string,
   deadline = Infinity,
+  occurrences = true,
 ): FileExtraction {
   const root = tree.rootNode;
   const st: ExtractState = {
@@ -262,7 +265,7 @@ export function extract(
   return {
     symbols: st.symbols,
     refs: st.refs,
-    occurrences: extractOccurrences(tree, spec, st.symbols, source, nodes),
+    occurrences: occurrences ? extractOccurrences(tree, spec, st.symbols, source, nodes) : [],
     parseError: root.hasError ? "syntax errors in file (partial extraction)" : null,
   };
 }

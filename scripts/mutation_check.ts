@@ -200,9 +200,9 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "limit-default-50",
     claim: "limits: search_code returns 10 results by default",
-    file: "src/query/search_code.ts",
-    find: "export const DEFAULT_LIMIT = 10;",
-    replace: "export const DEFAULT_LIMIT = 50;",
+    file: "src/query/limits.ts",
+    find: "  search: { default: 10, max: 100 },",
+    replace: "  search: { default: 50, max: 100 },",
     test: "tests/search_code_test.ts",
     filter: "limits on more than 100",
   },
@@ -335,11 +335,13 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     id: "safe-open-no-identity",
-    claim: "hostile repository: a swap between check and open is caught by handle identity",
+    claim: "hostile repository: a swap between check and open is caught (handle identity, place confirmed after)",
     file: "src/state/safe_open.ts",
-    find:
-      '  const now = fsCall(shown, () => Deno.statSync(real));\n  if (!same(now, held)) throw notFound(shown, "it changed while being opened");\n  const again = walkDirectories(canonical, segs, shown);\n  if (again.some((d, i) => !same(d, dirs[i]))) throw notFound(shown, "it changed while being opened");\n',
-    replace: "",
+    find: '    if (!handle.isFile() || !same(held, before)) throw notFound(path, "it changed while being opened");\n' +
+      "    // No check that the file shares its directory's device: on an overlay file system whose layers sit on\n" +
+      "    // different file systems, files report their layer's device and directories the overlay's.\n" +
+      "    for (let round = 0; round < CONFIRM_ROUNDS; round++) confirmPlace(canonical, segs, abs, dirs, held, path);\n",
+    replace: '    if (!handle.isFile()) throw notFound(path, "it changed while being opened");\n',
     test: "tests/open_file_race_test.ts",
   },
   {

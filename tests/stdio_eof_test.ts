@@ -9,17 +9,23 @@ import { copyFixture } from "./helpers/fixture_repo.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
-Deno.test("serve-mcp on stdio answers every request read before EOF, then exits", async () => {
+/** A copy of the go_basic fixture indexed by the CLI into a new home. */
+async function indexedFixture(): Promise<{ home: string; repo: string }> {
   const home = Deno.makeTempDirSync({ prefix: "cruxe-eof-home-" });
   const repo = copyFixture("go_basic");
+  const index = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "index", "--path", repo],
+    env: { CRUXE_HOME: home },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assert.ok(index.success, new TextDecoder().decode(index.stderr));
+  return { home, repo };
+}
+
+Deno.test("serve-mcp on stdio answers every request read before EOF, then exits", async () => {
+  const { home, repo } = await indexedFixture();
   try {
-    const index = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "index", "--path", repo],
-      env: { CRUXE_HOME: home },
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    assert.ok(index.success, new TextDecoder().decode(index.stderr));
     const lines = [
       ...mcpHandshake("pipe"),
       toolCall(2, "locate_symbol", { name: "ValidateToken" }),
@@ -56,16 +62,8 @@ Deno.test("serve-mcp on stdio answers every request read before EOF, then exits"
 });
 
 Deno.test("serve-mcp on stdio exits soon after EOF even while a query worker is stuck, saying what it left", async () => {
-  const home = Deno.makeTempDirSync({ prefix: "cruxe-eof-home-" });
-  const repo = copyFixture("go_basic");
+  const { home, repo } = await indexedFixture();
   try {
-    const index = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "index", "--path", repo],
-      env: { CRUXE_HOME: home },
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    assert.ok(index.success, new TextDecoder().decode(index.stderr));
     const lines = [...mcpHandshake("pipe"), toolCall(2, "search_code", { query: "validate token" })]
       .map((m) => JSON.stringify(m) + "\n");
     const child = new Deno.Command(Deno.execPath(), {

@@ -1,5 +1,5 @@
 /**
- * The README's complete `config.json` example is the config Cruxe reads:
+ * The guide's (docs/GUIDE.md) complete `config.json` example is the config Cruxe reads:
  * every key in it is known (no "unknown key" warning), it resolves without
  * error, and a misspelt key is still reported with the nearest known one.
  */
@@ -11,13 +11,13 @@ import { CruxeError } from "../src/core/errors.ts";
 import { readerPoolSize } from "../src/mcp/reader_pool.ts";
 import { REPO_ROOT } from "./mcp_helpers.ts";
 
-/** The first ```json block after the README's config-file sentence. */
-function readmeConfigExample(): Record<string, unknown> {
-  const readme = Deno.readTextFileSync(join(REPO_ROOT, "README.md"));
-  const from = readme.indexOf("may set every key below");
-  assert.ok(from > 0, "the README introduces its config example");
-  const block = readme.slice(from).match(/```json\n([\s\S]*?)\n```/);
-  assert.ok(block, "the README shows a config.json example");
+/** The first ```json block after the guide's config-file sentence. */
+function guideConfigExample(): Record<string, unknown> {
+  const guide = Deno.readTextFileSync(join(REPO_ROOT, "docs", "GUIDE.md"));
+  const from = guide.indexOf("may set every key below");
+  assert.ok(from > 0, "the guide introduces its config example");
+  const block = guide.slice(from).match(/```json\n([\s\S]*?)\n```/);
+  assert.ok(block, "the guide shows a config.json example");
   return JSON.parse(block[1]);
 }
 
@@ -52,8 +52,8 @@ function another(path: string[], v: unknown): unknown {
   return { ...(v as Json), "/tmp/added-by-test": path[0] === "watch" ? "off" : "added" };
 }
 
-Deno.test("every key of the README's config example is known and is read: each value set reaches the config", () => {
-  const example = readmeConfigExample();
+Deno.test("every key of the guide's config example is known and is read: each value set reaches the config", () => {
+  const example = guideConfigExample();
   assert.deepEqual(unknownConfigKeys(example), []);
   const all = leaves(example);
   assert.ok(all.length >= 20, `${all.length} keys`);

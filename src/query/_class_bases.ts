@@ -34,8 +34,8 @@ export class ClassBases {
     return owner;
   }
 
-  private find(classId: number, name: string, depth: number): number | null | undefined {
-    if (childrenOf(this.db, classId).some((c) => c.name === name)) return classId;
+  /** As `ownerOf`, for the bases of `classId` only (what `super().name` means inside it). */
+  inheritedOwner(classId: number, name: string, depth = 0): number | null | undefined {
     if (depth >= MAX_DEPTH) return undefined;
     const cls = symbolByRowId(this.db, classId);
     if (!cls) return undefined;
@@ -51,5 +51,10 @@ export class ClassBases {
       if (owner === undefined) unknown = true;
     }
     return unknown ? undefined : null;
+  }
+
+  private find(classId: number, name: string, depth: number): number | null | undefined {
+    if (childrenOf(this.db, classId).some((c) => c.name === name)) return classId;
+    return this.inheritedOwner(classId, name, depth);
   }
 }

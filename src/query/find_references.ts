@@ -6,7 +6,8 @@
  * - `exact`: scope and type rules pin it (same file; Go: the package, the
  *   file's imports and dot-imports, the declared type of a selector's operand
  *   through receivers, parameters, variables, struct fields and results;
- *   `self.x` inside the defining class, `Type.x` of the defining type);
+ *   `self.x` inside the defining class, `Type.x` of the defining type;
+ *   Python: the class the file shows a member's operand is, see _py_resolve.ts);
  * - `import`: the referencing file imports the defining file or package;
  * - `candidate`: only the name matches and nothing shows it is this definition
  *   (a method call on a value of unknown type). Candidates are counted and
@@ -37,6 +38,7 @@ import { fileLines } from "./_file_lines.ts";
 import { goOwnerName, GoResolver, importNamesDir } from "./_go_resolve.ts";
 import { ClassBases } from "./_class_bases.ts";
 import { moduleAliases } from "./_module_aliases.ts";
+import { PyResolver } from "./_py_resolve.ts";
 import { LIMITS } from "./limits.ts";
 
 /** How sure a reference is to mean the symbol asked about. */
@@ -171,6 +173,7 @@ export class ReferenceJudge {
   private competitors = new Map<string, boolean>();
   private go: GoResolver;
   private bases: ClassBases;
+  private py: PyResolver;
   private classes = new Map<number, number | null>();
   private aliases = new Map<string, Map<string, string>>();
   /** Go: the type the symbol is a method or field of (null for a package-level symbol). */
@@ -181,6 +184,7 @@ export class ReferenceJudge {
     this.resolver = resolver;
     this.go = go;
     this.bases = new ClassBases(db, resolver);
+    this.py = new PyResolver(resolver, this.bases);
     this.parent = sym.parent_id === null ? undefined : symbolByRowId(db, sym.parent_id);
     if (sym.language === "go") this.goOwner = goOwnerName(sym, this.parent);
   }
@@ -252,6 +256,12 @@ export class ReferenceJudge {
       const owner = cls === null ? undefined : this.bases.ownerOf(cls, sym.name);
       if (owner === this.parent.id) return "exact";
       return typeof owner === "number" ? null : "candidate";
+    }
+    if (r.hint && this.parent && TYPE_KINDS.has(this.parent.kind) && sym.language === "python") {
+      // `x.m` where the file shows `x`'s class (`x = T()`, `x: T`, `self.a = T()`, `T.m`, `super().m`).
+      const owner = this.py.owner(r.hint, r.path, this.classOf(r.source_id), sym.name);
+      if (owner === this.parent.id) return "exact";
+      if (typeof owner === "number") return null;
     }
     if (this.parent && r.qualifier === this.parent.name) {
       return affinity === "same_file" ? "exact" : affinity === "imported" ? "import" : "candidate";

@@ -231,6 +231,16 @@ const FILES: Record<string, string> = {
     "",
     "default = Circle()",
     "",
+    "",
+    "class Box:",
+    "    def __init__(self):",
+    "        self.inner = Square()",
+    "",
+    "",
+    "class Problem(Exception):",
+    "    def area(self):",
+    "        return 4",
+    "",
   ].join("\n"),
   "pyt/use.py": [
     "from pyt import shapes",
@@ -271,6 +281,32 @@ const FILES: Record<string, string> = {
     "def unknown(v, w):",
     "    w = Square() if v else Circle()",
     "    return v.area() + w.area()", // line 38: unknown receivers, candidates of each
+    "",
+    "",
+    "class Keeper:",
+    "    def __init__(self):",
+    "        self.box = shapes.Box()",
+    "",
+    "    def go(self):",
+    "        return self.box.inner.area()", // line 46: Square.area through Box's `self.inner = Square()`
+    "",
+    "",
+    "def caught():",
+    "    try:",
+    "        pass",
+    "    except shapes.Problem as e:",
+    "        return e.area()", // line 53: Problem.area through the except clause
+    "",
+  ].join("\n"),
+  "pyt/plan.py": [
+    "class Plan:",
+    "    def run(self):",
+    "        return self.step()", // line 3: Plan defines no step: its subclasses' step
+    "",
+    "",
+    "class Sub(Plan):",
+    "    def step(self):",
+    "        return 1",
     "",
   ].join("\n"),
   // Python: two definitions of one name; the second file's bare call means its own definition.
@@ -419,6 +455,21 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.ok(circle.includes("pyt/use.py:33:exact"), circle.join());
     });
 
+    await t.step("Python: self.a.b.m through the attributes another file's class assigns", () => {
+      const square = sites(findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Square.area") }));
+      assert.ok(square.includes("pyt/use.py:46:exact"), square.join());
+    });
+
+    await t.step("Python: `except T as e` makes e.m a use of T.m", () => {
+      const r = sites(findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Problem.area") }));
+      assert.deepEqual(r, ["pyt/use.py:53:exact"]);
+    });
+
+    await t.step("Python: self.m in a base that does not define m is a use of a subclass's m", () => {
+      const r = sites(findReferences(db, { symbol_id: symbolId(db, "pyt.plan.Sub.step") }));
+      assert.deepEqual(r, ["pyt/plan.py:3:exact"]);
+    });
+
     await t.step("Python: super().m is the base's method; a typed use of another class is left out", () => {
       const shape = findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Shape.area"), include_candidates: true });
       // v.area() and w.area(): receivers of unknown class.
@@ -429,6 +480,7 @@ Deno.test("references resolve by scope and declared type; candidates only on req
         "pyt/use.py:16:exact",
         "pyt/use.py:25:exact",
         "pyt/use.py:29:exact",
+        "pyt/use.py:46:exact",
       ]);
       assert.equal(square.unresolved_candidates, 2); // v.area() and w.area(): two bindings, two classes
       const circle = findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Circle.area") });

@@ -5,7 +5,6 @@
  * defines `m`. Reads the open index; answers are cached per resolver.
  */
 import type { Db } from "../state/db.ts";
-import type { SymbolRow } from "../state/read/rows.ts";
 import { childrenOf, symbolByRowId } from "../state/read/symbols.ts";
 import { heritageOf } from "../state/read/edges.ts";
 import type { TargetResolver } from "./_resolve_target.ts";
@@ -34,19 +33,32 @@ export class ClassBases {
     return owner;
   }
 
+  /** The in-repository bases of `classId`, nearest first, and whether some base is outside the repository. */
+  basesOf(classId: number): { ids: number[]; unknown: boolean } {
+    const cls = symbolByRowId(this.db, classId);
+    const ids: number[] = [];
+    let unknown = !cls;
+    for (const base of cls ? heritageOf(this.db, classId) : []) {
+      const b = this.resolver.resolve(base.target, cls!.path, cls!.language, TYPE_KINDS)?.row;
+      if (b) ids.push(b.id);
+      else unknown = true;
+    }
+    return { ids, unknown };
+  }
+
+  /** True when class `classId` derives from class `ancestorId` through in-repository bases. */
+  derivesFrom(classId: number, ancestorId: number, depth = 0): boolean {
+    if (depth >= MAX_DEPTH) return false;
+    return this.basesOf(classId).ids.some((b) => b === ancestorId || this.derivesFrom(b, ancestorId, depth + 1));
+  }
+
   /** As `ownerOf`, for the bases of `classId` only (what `super().name` means inside it). */
   inheritedOwner(classId: number, name: string, depth = 0): number | null | undefined {
     if (depth >= MAX_DEPTH) return undefined;
-    const cls = symbolByRowId(this.db, classId);
-    if (!cls) return undefined;
-    let unknown = false;
-    for (const base of heritageOf(this.db, classId)) {
-      const b: SymbolRow | undefined = this.resolver.resolve(base.target, cls.path, cls.language, TYPE_KINDS)?.row;
-      if (!b) {
-        unknown = true;
-        continue;
-      }
-      const owner = this.ownerOf(b.id, name, depth + 1);
+    const bases = this.basesOf(classId);
+    let unknown = bases.unknown;
+    for (const b of bases.ids) {
+      const owner = this.ownerOf(b, name, depth + 1);
       if (owner) return owner;
       if (owner === undefined) unknown = true;
     }

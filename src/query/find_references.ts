@@ -184,7 +184,7 @@ export class ReferenceJudge {
     this.resolver = resolver;
     this.go = go;
     this.bases = new ClassBases(db, resolver);
-    this.py = new PyResolver(resolver, this.bases);
+    this.py = new PyResolver(db, resolver, this.bases);
     this.parent = sym.parent_id === null ? undefined : symbolByRowId(db, sym.parent_id);
     if (sym.language === "go") this.goOwner = goOwnerName(sym, this.parent);
   }
@@ -255,6 +255,8 @@ export class ReferenceJudge {
       const cls = this.classOf(r.source_id);
       const owner = cls === null ? undefined : this.bases.ownerOf(cls, sym.name);
       if (owner === this.parent.id) return "exact";
+      // `self.m` in a base that does not define `m`: the subclasses' `m` (this one when it derives from it).
+      if (owner === null && cls !== null && this.bases.derivesFrom(this.parent.id, cls)) return "exact";
       return typeof owner === "number" ? null : "candidate";
     }
     if (r.hint && this.parent && TYPE_KINDS.has(this.parent.kind) && sym.language === "python") {

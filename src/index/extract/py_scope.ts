@@ -15,7 +15,12 @@ import type { Node } from "web-tree-sitter";
  * - `:T` — the operand is `T` or an instance of it (`x: T`, `Mod.T`, a name not
  *   bound in the file's functions, `self.a` after `self.a: T`), `T` a dotted name;
  * - `:T()` — the operand is what calling `T` gives (`x = T()`, `T().m()`);
- * - `^` — the operand is `super()`.
+ * - `:@` — the operand is `self` / `cls` (as the start of a longer expression);
+ * - any of these then `>a`, `>b`…: the attribute `a` of it, then `b` of that
+ *   (`self.loader.graph` where the file does not bind `self.loader`: `:@>loader>graph`);
+ * - `^` — the operand is `super()`;
+ * - `=T`, `=T()`, `=?` — on the `a` of `self.a = …` (its operand is `self`):
+ *   what the assignment stores, `?` when the file does not show it.
  */
 export type PyHint = string;
 
@@ -122,6 +127,8 @@ export class PyScope {
   private types = new Map<number, Map<string, string | null>>();
   /** Per class: the type each `self.a` / class attribute holds, null when unknown. */
   private attrs = new Map<number, Map<string, string | null>>();
+  /** The `a` of each `self.a = …` (by start offset): the type assigned, null when the file does not show it. */
+  private assignedAt = new Map<number, string | null>();
 
   constructor(of: (type: string) => Node[]) {
     for (const t of ["function_definition", "lambda"]) {
@@ -148,7 +155,11 @@ export class PyScope {
         const target = t === "as_pattern_target" ? n : n.childForFieldName(t === "named_expression" ? "name" : "left");
         boundNames(target, names);
         this.bind(fn, names);
-        if (t !== "assignment" || target?.type !== "identifier") {
+        if (t === "as_pattern_target" && n.parent?.parent?.type === "except_clause") {
+          // `except T as e`: `e` is a `T`.
+          const caught = dottedText(n.parent.namedChildren[0] ?? null);
+          for (const x of names) record(this.typesOf(fn.id), x, caught);
+        } else if (t !== "assignment" || target?.type !== "identifier") {
           for (const x of names) record(this.typesOf(fn.id), x, null);
         }
       }
@@ -163,28 +174,41 @@ export class PyScope {
    */
   hint(leaf: Node, operand: Node | null): PyHint | null {
     if (!operand) return leaf.type === "identifier" && this.localFn(leaf, leaf.text) ? "local" : null;
-    if (operand.type === "identifier") {
-      if (SELF.has(operand.text)) return null;
-      const fn = this.localFn(leaf, operand.text);
-      const t = fn ? this.types.get(fn.id)?.get(operand.text) : this.types.get(-1)?.get(operand.text);
-      if (t === undefined && !fn) return ":" + operand.text; // a class, an imported name
+    if (operand.type === "identifier" && SELF.has(operand.text)) {
+      const t = this.assignedAt.get(leaf.startIndex);
+      return t === undefined ? null : "=" + (t ?? "?");
+    }
+    return this.typeOf(leaf, operand, 0);
+  }
+
+  /** What `n` holds as a hint's type expression (`:T`, `:T()`, `:@>a`, `:T>a`, `^`), seen at `leaf`; or null. */
+  private typeOf(leaf: Node, n: Node, depth: number): PyHint | null {
+    if (n.type === "identifier") {
+      if (SELF.has(n.text)) return classOf(leaf) ? ":@" : null;
+      const fn = this.localFn(leaf, n.text);
+      const t = fn ? this.types.get(fn.id)?.get(n.text) : this.types.get(-1)?.get(n.text);
+      if (t === undefined && !fn) return ":" + n.text; // a class, an imported name
       return t ? ":" + t : null;
     }
-    if (operand.type === "call") {
-      const f = operand.childForFieldName("function");
+    if (n.type === "call") {
+      const f = n.childForFieldName("function");
       if (f?.type === "identifier" && f.text === "super") return "^";
-      const t = valueType(operand);
+      const t = valueType(n);
       return t && !this.localFn(leaf, t.split(/[.(]/)[0]) ? ":" + t : null;
     }
-    const obj = operand.childForFieldName("object");
-    const attr = operand.childForFieldName("attribute");
-    if (obj?.type === "identifier" && attr && SELF.has(obj.text)) {
+    const obj = n.childForFieldName("object");
+    const attr = n.childForFieldName("attribute");
+    if (n.type !== "attribute" || !obj || !attr || depth > 3) return null;
+    if (obj.type === "identifier" && SELF.has(obj.text)) {
       const cls = classOf(leaf);
-      const t = cls ? this.attrs.get(cls.id)?.get(attr.text) : undefined;
-      return t ? ":" + t : null;
+      const t = cls ? this.attrs.get(cls.id)?.get(attr.text) : null;
+      return t ? ":" + t : t === undefined ? `:@>${attr.text}` : null; // not bound in this file: maybe in a base
     }
-    const text = dottedText(operand);
-    return text && !this.localFn(leaf, text.split(".")[0]) ? ":" + text : null;
+    const text = dottedText(n);
+    const head = text?.split(".")[0] ?? "";
+    if (text && !SELF.has(head)) return this.localFn(leaf, head) ? null : ":" + text;
+    const inner = this.typeOf(leaf, obj, depth + 1);
+    return inner && inner !== "^" ? `${inner}>${attr.text}` : null;
   }
 
   /** The innermost function around `leaf` that binds `name`, or null. */
@@ -211,8 +235,10 @@ export class PyScope {
     const cls = fn && left?.type === "attribute" && obj?.type === "identifier" && SELF.has(obj.text)
       ? classOf(fn)
       : null;
-    if (cls && attr) record(this.attrsOf(cls.id), attr.text, type);
-    else if (!fn) {
+    if (cls && attr) {
+      record(this.attrsOf(cls.id), attr.text, type);
+      this.assignedAt.set(attr.startIndex, type);
+    } else if (!fn) {
       const names: string[] = [];
       boundNames(left ?? null, names);
       for (const x of names) record(this.typesOf(-1), x, null);

@@ -298,6 +298,15 @@ const FILES: Record<string, string> = {
     "        return e.area()", // line 53: Problem.area through the except clause
     "",
   ].join("\n"),
+  "pyt/ext.py": [
+    "import wsgiref.handlers",
+    "",
+    "",
+    "class BaseHandler(wsgiref.handlers.BaseHandler):",
+    "    def setup(self):",
+    "        return super().setup()", // line 6: the library base's setup, not this one
+    "",
+  ].join("\n"),
   "pyt/plan.py": [
     "class Plan:",
     "    def run(self):",
@@ -468,6 +477,11 @@ Deno.test("references resolve by scope and declared type; candidates only on req
     await t.step("Python: self.m in a base that does not define m is a use of a subclass's m", () => {
       const r = sites(findReferences(db, { symbol_id: symbolId(db, "pyt.plan.Sub.step") }));
       assert.deepEqual(r, ["pyt/plan.py:3:exact"]);
+    });
+
+    await t.step("Python: super() of a class deriving from a library class of its own name is not itself", () => {
+      const r = findReferences(db, { symbol_id: symbolId(db, "pyt.ext.BaseHandler.setup") });
+      assert.deepEqual(sites(r), []);
     });
 
     await t.step("Python: super().m is the base's method; a typed use of another class is left out", () => {

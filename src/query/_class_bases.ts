@@ -40,7 +40,8 @@ export class ClassBases {
     let unknown = !cls;
     for (const base of cls ? heritageOf(this.db, classId) : []) {
       const b = this.resolver.resolve(base.target, cls!.path, cls!.language, TYPE_KINDS)?.row;
-      if (b) ids.push(b.id);
+      // `class X(mod.X)`: a base spelled like the class itself is another module's (outside the repository).
+      if (b && b.id !== classId) ids.push(b.id);
       else unknown = true;
     }
     return { ids, unknown };

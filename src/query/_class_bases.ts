@@ -5,7 +5,7 @@
  * defines `m`. Reads the open index; answers are cached per resolver.
  */
 import type { Db } from "../state/db.ts";
-import { childrenOf, symbolByRowId } from "../state/read/symbols.ts";
+import { hasChildNamed, symbolByRowId } from "../state/read/symbols.ts";
 import { heritageOf } from "../state/read/edges.ts";
 import type { TargetResolver } from "./_resolve_target.ts";
 import { TYPE_KINDS } from "./_symbol_row.ts";
@@ -15,6 +15,7 @@ const MAX_DEPTH = 6;
 /** Resolves members through class hierarchies of one index. */
 export class ClassBases {
   private owners = new Map<string, number | null | undefined>();
+  private bases = new Map<number, { ids: number[]; unknown: boolean }>();
 
   constructor(private db: Db, private resolver: TargetResolver) {}
 
@@ -35,6 +36,12 @@ export class ClassBases {
 
   /** The in-repository bases of `classId`, nearest first, and whether some base is outside the repository. */
   basesOf(classId: number): { ids: number[]; unknown: boolean } {
+    let b = this.bases.get(classId);
+    if (!b) this.bases.set(classId, b = this.readBases(classId));
+    return b;
+  }
+
+  private readBases(classId: number): { ids: number[]; unknown: boolean } {
     const cls = symbolByRowId(this.db, classId);
     const ids: number[] = [];
     let unknown = !cls;
@@ -67,7 +74,7 @@ export class ClassBases {
   }
 
   private find(classId: number, name: string, depth: number): number | null | undefined {
-    if (childrenOf(this.db, classId).some((c) => c.name === name)) return classId;
+    if (hasChildNamed(this.db, classId, name)) return classId;
     return this.inheritedOwner(classId, name, depth);
   }
 }

@@ -32,14 +32,17 @@ export class PyResolver {
 
   /**
    * The row id of the class whose member `name` a use with `hint` in `path`
-   * means (`useClass`: the class the use sits in, for `self` and `super()`);
+   * means (`useClassOf`: the class the use sits in, for `self` and `super()`);
    * null when the hierarchy is known and no class of it defines `name`;
    * undefined when the hint shows no class of the index.
    */
-  owner(hint: string, path: string, useClass: number | null, name: string): number | null | undefined {
-    if (hint === "^") return useClass === null ? undefined : this.bases.inheritedOwner(useClass, name);
+  owner(hint: string, path: string, useClassOf: () => number | null, name: string): number | null | undefined {
+    if (hint === "^") {
+      const useClass = useClassOf();
+      return useClass === null ? undefined : this.bases.inheritedOwner(useClass, name);
+    }
     if (!hint.startsWith(":")) return undefined;
-    const cls = this.classOf(hint.slice(1), path, useClass, 0);
+    const cls = this.classOf(hint.slice(1), path, hint.startsWith(":@") ? useClassOf() : null, 0);
     return cls === null ? undefined : this.bases.ownerOf(cls, name);
   }
 

@@ -39,6 +39,7 @@ import { goOwnerName, GoResolver, importNamesDir } from "./_go_resolve.ts";
 import { ClassBases } from "./_class_bases.ts";
 import { moduleAliases } from "./_module_aliases.ts";
 import { PyResolver } from "./_py_resolve.ts";
+import { subtypesOf } from "../state/read/edges.ts";
 import { LIMITS } from "./limits.ts";
 
 /** How sure a reference is to mean the symbol asked about. */
@@ -165,6 +166,9 @@ function moduleName(sym: SymbolRow): string {
   return last === "__init__" || last === "index" || last === "mod" ? parts.pop() ?? last : last;
 }
 
+/** Class hierarchy and Python hint caches, per resolver (so per query). */
+const PY_CACHES = new WeakMap<TargetResolver, { bases: ClassBases; py: PyResolver }>();
+
 /** Decides whether and how surely stored occurrences mean one symbol. */
 export class ReferenceJudge {
   private resolver: TargetResolver;
@@ -174,6 +178,8 @@ export class ReferenceJudge {
   private go: GoResolver;
   private bases: ClassBases;
   private py: PyResolver;
+  /** Whether any class names the symbol's class as a base (read when first needed). */
+  private subclassed: boolean | undefined;
   private classes = new Map<number, number | null>();
   private aliases = new Map<string, Map<string, string>>();
   /** Go: the type the symbol is a method or field of (null for a package-level symbol). */
@@ -183,8 +189,14 @@ export class ReferenceJudge {
   constructor(private db: Db, private sym: SymbolRow, resolver = new TargetResolver(db), go = new GoResolver(db)) {
     this.resolver = resolver;
     this.go = go;
-    this.bases = new ClassBases(db, resolver);
-    this.py = new PyResolver(db, resolver, this.bases);
+    // Judges sharing a resolver (one call graph) share the class and Python caches too.
+    let shared = PY_CACHES.get(resolver);
+    if (!shared) {
+      const bases = new ClassBases(db, resolver);
+      PY_CACHES.set(resolver, shared = { bases, py: new PyResolver(db, resolver, bases) });
+    }
+    this.bases = shared.bases;
+    this.py = shared.py;
     this.parent = sym.parent_id === null ? undefined : symbolByRowId(db, sym.parent_id);
     if (sym.language === "go") this.goOwner = goOwnerName(sym, this.parent);
   }
@@ -261,7 +273,9 @@ export class ReferenceJudge {
     }
     if (r.hint && this.parent && TYPE_KINDS.has(this.parent.kind) && sym.language === "python") {
       // `x.m` where the file shows `x`'s class (`x = T()`, `x: T`, `self.a = T()`, `T.m`, `super().m`).
-      const owner = this.py.owner(r.hint, r.path, this.classOf(r.source_id), sym.name);
+      // `super().m` means a base's `m`: never this one when no class derives from its class.
+      if (r.hint === "^" && !(this.subclassed ??= subtypesOf(this.db, this.parent.name, 1).length > 0)) return null;
+      const owner = this.py.owner(r.hint, r.path, () => this.classOf(r.source_id), sym.name);
       if (owner === this.parent.id) return "exact";
       if (typeof owner === "number") return null;
     }

@@ -484,6 +484,16 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.deepEqual(sites(r), []);
     });
 
+    await t.step("Python: get_call_graph follows typed member calls to their class's method", () => {
+      const g = getCallGraph(db, { symbol_id: symbolId(db, "pyt.use.Holder.total"), direction: "callees" });
+      assert.deepEqual(edges(g), [
+        "pyt.use.Holder.total -> pyt.shapes.Circle.area",
+        "pyt.use.Holder.total -> pyt.shapes.Square.area",
+      ]);
+      const keeper = getCallGraph(db, { symbol_id: symbolId(db, "pyt.use.Keeper.go"), direction: "callees" });
+      assert.deepEqual(edges(keeper), ["pyt.use.Keeper.go -> pyt.shapes.Square.area"]);
+    });
+
     await t.step("Python: super().m is the base's method; a typed use of another class is left out", () => {
       const shape = findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Shape.area"), include_candidates: true });
       // v.area() and w.area(): receivers of unknown class.

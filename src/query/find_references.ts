@@ -169,6 +169,16 @@ function moduleName(sym: SymbolRow): string {
 /** Class hierarchy and Python hint caches, per resolver (so per query). */
 const PY_CACHES = new WeakMap<TargetResolver, { bases: ClassBases; py: PyResolver }>();
 
+/** The class hierarchy and Python hint resolvers over `resolver`, made once per resolver (one query). */
+export function pythonResolvers(db: Db, resolver: TargetResolver): { bases: ClassBases; py: PyResolver } {
+  let shared = PY_CACHES.get(resolver);
+  if (!shared) {
+    const bases = new ClassBases(db, resolver);
+    PY_CACHES.set(resolver, shared = { bases, py: new PyResolver(db, resolver, bases) });
+  }
+  return shared;
+}
+
 /** Decides whether and how surely stored occurrences mean one symbol. */
 export class ReferenceJudge {
   private resolver: TargetResolver;
@@ -190,11 +200,7 @@ export class ReferenceJudge {
     this.resolver = resolver;
     this.go = go;
     // Judges sharing a resolver (one call graph) share the class and Python caches too.
-    let shared = PY_CACHES.get(resolver);
-    if (!shared) {
-      const bases = new ClassBases(db, resolver);
-      PY_CACHES.set(resolver, shared = { bases, py: new PyResolver(db, resolver, bases) });
-    }
+    const shared = pythonResolvers(db, resolver);
     this.bases = shared.bases;
     this.py = shared.py;
     this.parent = sym.parent_id === null ? undefined : symbolByRowId(db, sym.parent_id);

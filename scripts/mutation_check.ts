@@ -636,6 +636,22 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/large_generated_test.ts",
     filter: "give no occurrences",
   },
+  {
+    id: "py-typed-other-kept",
+    claim: "references: a Python use typed to another class's method is not listed",
+    file: "src/query/find_references.ts",
+    find: '      if (typeof owner === "number") return null;\n',
+    replace: "",
+    test: "tests/reference_resolution_test.ts",
+  },
+  {
+    id: "py-base-is-itself",
+    claim: "references: a Python base spelled like its own class is not the class itself",
+    file: "src/query/_class_bases.ts",
+    find: "if (b && b.id !== classId) ids.push(b.id);",
+    replace: "if (b) ids.push(b.id);",
+    test: "tests/reference_resolution_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -207,6 +207,117 @@ const FILES: Record<string, string> = {
     "    return fmt(3)", // line 15: the module's function
     "",
   ].join("\n"),
+  // Python: a member use resolves through the class the file shows its operand is.
+  "pyt/__init__.py": "",
+  "pyt/shapes.py": [
+    "class Shape:",
+    "    def area(self):",
+    "        return 0",
+    "",
+    "",
+    "class Square(Shape):",
+    "    def area(self):",
+    "        return super().area() + 1", // line 8: Shape.area
+    "",
+    "",
+    "class Circle:",
+    "    def area(self):",
+    "        return 3",
+    "",
+    "",
+    "def make() -> Square:",
+    "    return Square()",
+    "",
+    "",
+    "default = Circle()",
+    "",
+    "",
+    "class Box:",
+    "    def __init__(self):",
+    "        self.inner = Square()",
+    "",
+    "",
+    "class Problem(Exception):",
+    "    def area(self):",
+    "        return 4",
+    "",
+  ].join("\n"),
+  "pyt/use.py": [
+    "from pyt import shapes",
+    "from pyt.shapes import Circle, Square, make, default",
+    "",
+    "",
+    "class Holder:",
+    "    def __init__(self):",
+    "        self.sq = Square()",
+    "",
+    "    def total(self, c: Circle):",
+    "        a = self.sq.area()", // line 10: Square.area through `self.sq = Square()`
+    "        return a + c.area()", // line 11: Circle.area through the parameter's annotation
+    "",
+    "",
+    "def local():",
+    "    s = Square()",
+    "    return s.area()", // line 16: Square.area through `s = Square()`
+    "",
+    "",
+    "def annotated():",
+    "    x: Circle = get()",
+    "    return x.area()", // line 21: Circle.area through the annotation
+    "",
+    "",
+    "def qualified():",
+    "    return shapes.Square.area(None)", // line 25: Square.area through the module
+    "",
+    "",
+    "def through_call():",
+    "    return make().area()", // line 29: Square.area through the return annotation
+    "",
+    "",
+    "def module_var():",
+    "    return default.area()", // line 33: Circle.area through `default = Circle()`
+    "",
+    "",
+    "def unknown(v, w):",
+    "    w = Square() if v else Circle()",
+    "    return v.area() + w.area()", // line 38: unknown receivers, candidates of each
+    "",
+    "",
+    "class Keeper:",
+    "    def __init__(self):",
+    "        self.box = shapes.Box()",
+    "",
+    "    def go(self):",
+    "        return self.box.inner.area()", // line 46: Square.area through Box's `self.inner = Square()`
+    "",
+    "",
+    "def caught():",
+    "    try:",
+    "        pass",
+    "    except shapes.Problem as e:",
+    "        return e.area()", // line 53: Problem.area through the except clause
+    "",
+  ].join("\n"),
+  "pyt/ext.py": [
+    "import wsgiref.handlers",
+    "",
+    "",
+    "class BaseHandler(wsgiref.handlers.BaseHandler):",
+    "    def setup(self):",
+    "        return super().setup()", // line 6: the library base's setup, not this one
+    "",
+  ].join("\n"),
+  "pyt/plan.py": [
+    "class Plan:",
+    "    def run(self):",
+    "        return self.step()", // line 3: Plan defines no step: its subclasses' step
+    "",
+    "",
+    "class Sub(Plan):",
+    "    def step(self):",
+    "        return 1",
+    "",
+  ].join("\n"),
   // Python: two definitions of one name; the second file's bare call means its own definition.
   "py/one.py": "def helper():\n    return 1\n",
   "py/two.py": "def helper():\n    return 2\n\n\ndef use():\n    return helper()\n",
@@ -331,6 +442,73 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.deepEqual(sites(one), []);
       assert.equal(one.unresolved_candidates, 0);
       assert.deepEqual(sites(findReferences(db, { symbol_name: "helper", path: "py/two.py" })), ["py/two.py:6:exact"]);
+    });
+
+    await t.step("Python: x = T() and self.a = T() make x.m and self.a.m uses of T.m", () => {
+      const r = findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Square.area") });
+      assert.ok(sites(r).includes("pyt/use.py:10:exact"), sites(r).join());
+      assert.ok(sites(r).includes("pyt/use.py:16:exact"), sites(r).join());
+    });
+
+    await t.step("Python: an annotation (parameter or variable) types the receiver", () => {
+      const r = findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Circle.area") });
+      assert.ok(sites(r).includes("pyt/use.py:11:exact"), sites(r).join());
+      assert.ok(sites(r).includes("pyt/use.py:21:exact"), sites(r).join());
+    });
+
+    await t.step("Python: mod.Class.m, f().m through f's return annotation, a module variable of a class", () => {
+      const square = sites(findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Square.area") }));
+      assert.ok(square.includes("pyt/use.py:25:exact"), square.join());
+      assert.ok(square.includes("pyt/use.py:29:exact"), square.join());
+      const circle = sites(findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Circle.area") }));
+      assert.ok(circle.includes("pyt/use.py:33:exact"), circle.join());
+    });
+
+    await t.step("Python: self.a.b.m through the attributes another file's class assigns", () => {
+      const square = sites(findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Square.area") }));
+      assert.ok(square.includes("pyt/use.py:46:exact"), square.join());
+    });
+
+    await t.step("Python: `except T as e` makes e.m a use of T.m", () => {
+      const r = sites(findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Problem.area") }));
+      assert.deepEqual(r, ["pyt/use.py:53:exact"]);
+    });
+
+    await t.step("Python: self.m in a base that does not define m is a use of a subclass's m", () => {
+      const r = sites(findReferences(db, { symbol_id: symbolId(db, "pyt.plan.Sub.step") }));
+      assert.deepEqual(r, ["pyt/plan.py:3:exact"]);
+    });
+
+    await t.step("Python: super() of a class deriving from a library class of its own name is not itself", () => {
+      const r = findReferences(db, { symbol_id: symbolId(db, "pyt.ext.BaseHandler.setup") });
+      assert.deepEqual(sites(r), []);
+    });
+
+    await t.step("Python: get_call_graph follows typed member calls to their class's method", () => {
+      const g = getCallGraph(db, { symbol_id: symbolId(db, "pyt.use.Holder.total"), direction: "callees" });
+      assert.deepEqual(edges(g), [
+        "pyt.use.Holder.total -> pyt.shapes.Circle.area",
+        "pyt.use.Holder.total -> pyt.shapes.Square.area",
+      ]);
+      const keeper = getCallGraph(db, { symbol_id: symbolId(db, "pyt.use.Keeper.go"), direction: "callees" });
+      assert.deepEqual(edges(keeper), ["pyt.use.Keeper.go -> pyt.shapes.Square.area"]);
+    });
+
+    await t.step("Python: super().m is the base's method; a typed use of another class is left out", () => {
+      const shape = findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Shape.area"), include_candidates: true });
+      // v.area() and w.area(): receivers of unknown class.
+      assert.deepEqual(sites(shape), ["pyt/shapes.py:8:exact", "pyt/use.py:38:candidate", "pyt/use.py:38:candidate"]);
+      const square = findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Square.area") });
+      assert.deepEqual(sites(square), [
+        "pyt/use.py:10:exact",
+        "pyt/use.py:16:exact",
+        "pyt/use.py:25:exact",
+        "pyt/use.py:29:exact",
+        "pyt/use.py:46:exact",
+      ]);
+      assert.equal(square.unresolved_candidates, 2); // v.area() and w.area(): two bindings, two classes
+      const circle = findReferences(db, { symbol_id: symbolId(db, "pyt.shapes.Circle.area") });
+      assert.deepEqual(sites(circle), ["pyt/use.py:11:exact", "pyt/use.py:21:exact", "pyt/use.py:33:exact"]);
     });
 
     await t.step("find_implementations: Go method sets and Python subclasses", () => {

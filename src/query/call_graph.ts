@@ -13,11 +13,12 @@ import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { referenceNameId, type ReferencePosition, referencesAfter, referencesInLines } from "../state/references.ts";
 import { parseEnum, parseFlag, parseLimit } from "./_input_rules.ts";
-import { symbolByRowId } from "../state/read/symbols.ts";
+import { childrenOf, symbolByRowId } from "../state/read/symbols.ts";
 import { type Affinity, TargetResolver } from "./_resolve_target.ts";
 import { CALLABLE_KINDS, TYPE_KINDS } from "./_symbol_row.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import {
+  pythonResolvers,
   ReferenceJudge,
   type Resolution,
   RESOLUTION_BY_AFFINITY,
@@ -277,7 +278,11 @@ class CallGraphBuilder {
     const out: { callee: SymbolRow; line: number; resolution: Resolution }[] = [];
     for (const r of referencesInLines(this.db, sym.path, sym.line_start, sym.line_end)) {
       if (r.kind !== "call") continue;
-      const exact = sym.language === "go" ? this.goCallee(r, sym.path) : undefined;
+      const exact = sym.language === "go"
+        ? this.goCallee(r, sym.path)
+        : sym.language === "python"
+        ? this.pyCallee(r, sym)
+        : undefined;
       if (exact) {
         out.push({ callee: exact, line: r.line, resolution: "exact" });
         continue;
@@ -293,6 +298,18 @@ class CallGraphBuilder {
       if (this.keep(resolution)) out.push({ callee: t.row, line: r.line, resolution });
     }
     return out;
+  }
+
+  /** A Python `x.m()` whose operand's class the file shows: that class's (or its base's) `m`; else undefined. */
+  private pyCallee(r: ReferenceRow & { name: string }, sym: SymbolRow): SymbolRow | undefined {
+    if (!r.hint) return undefined;
+    const classOfCaller = () => {
+      const p = sym.parent_id === null ? undefined : this.rowOf(sym.parent_id);
+      return p && TYPE_KINDS.has(p.kind) ? p.id : null;
+    };
+    const owner = pythonResolvers(this.db, this.resolver).py.owner(r.hint, sym.path, classOfCaller, r.name);
+    if (typeof owner !== "number") return undefined;
+    return childrenOf(this.db, owner).find((c) => c.name === r.name && CALL_TARGETS.has(c.kind));
   }
 
   /**

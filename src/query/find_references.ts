@@ -6,7 +6,8 @@
  * - `exact`: scope and type rules pin it (same file; Go: the package, the
  *   file's imports and dot-imports, the declared type of a selector's operand
  *   through receivers, parameters, variables, struct fields and results;
- *   `self.x` inside the defining class, `Type.x` of the defining type);
+ *   `self.x` inside the defining class, `Type.x` of the defining type;
+ *   Python: the class the file shows a member's operand is, see _py_resolve.ts);
  * - `import`: the referencing file imports the defining file or package;
  * - `candidate`: only the name matches and nothing shows it is this definition
  *   (a method call on a value of unknown type). Candidates are counted and
@@ -37,6 +38,8 @@ import { fileLines } from "./_file_lines.ts";
 import { goOwnerName, GoResolver, importNamesDir } from "./_go_resolve.ts";
 import { ClassBases } from "./_class_bases.ts";
 import { moduleAliases } from "./_module_aliases.ts";
+import { PyResolver } from "./_py_resolve.ts";
+import { subtypesOf } from "../state/read/edges.ts";
 import { LIMITS } from "./limits.ts";
 
 /** How sure a reference is to mean the symbol asked about. */
@@ -163,6 +166,19 @@ function moduleName(sym: SymbolRow): string {
   return last === "__init__" || last === "index" || last === "mod" ? parts.pop() ?? last : last;
 }
 
+/** Class hierarchy and Python hint caches, per resolver (so per query). */
+const PY_CACHES = new WeakMap<TargetResolver, { bases: ClassBases; py: PyResolver }>();
+
+/** The class hierarchy and Python hint resolvers over `resolver`, made once per resolver (one query). */
+export function pythonResolvers(db: Db, resolver: TargetResolver): { bases: ClassBases; py: PyResolver } {
+  let shared = PY_CACHES.get(resolver);
+  if (!shared) {
+    const bases = new ClassBases(db, resolver);
+    PY_CACHES.set(resolver, shared = { bases, py: new PyResolver(db, resolver, bases) });
+  }
+  return shared;
+}
+
 /** Decides whether and how surely stored occurrences mean one symbol. */
 export class ReferenceJudge {
   private resolver: TargetResolver;
@@ -171,6 +187,9 @@ export class ReferenceJudge {
   private competitors = new Map<string, boolean>();
   private go: GoResolver;
   private bases: ClassBases;
+  private py: PyResolver;
+  /** Whether any class names the symbol's class as a base (read when first needed). */
+  private subclassed: boolean | undefined;
   private classes = new Map<number, number | null>();
   private aliases = new Map<string, Map<string, string>>();
   /** Go: the type the symbol is a method or field of (null for a package-level symbol). */
@@ -180,7 +199,10 @@ export class ReferenceJudge {
   constructor(private db: Db, private sym: SymbolRow, resolver = new TargetResolver(db), go = new GoResolver(db)) {
     this.resolver = resolver;
     this.go = go;
-    this.bases = new ClassBases(db, resolver);
+    // Judges sharing a resolver (one call graph) share the class and Python caches too.
+    const shared = pythonResolvers(db, resolver);
+    this.bases = shared.bases;
+    this.py = shared.py;
     this.parent = sym.parent_id === null ? undefined : symbolByRowId(db, sym.parent_id);
     if (sym.language === "go") this.goOwner = goOwnerName(sym, this.parent);
   }
@@ -251,7 +273,17 @@ export class ReferenceJudge {
       const cls = this.classOf(r.source_id);
       const owner = cls === null ? undefined : this.bases.ownerOf(cls, sym.name);
       if (owner === this.parent.id) return "exact";
+      // `self.m` in a base that does not define `m`: the subclasses' `m` (this one when it derives from it).
+      if (owner === null && cls !== null && this.bases.derivesFrom(this.parent.id, cls)) return "exact";
       return typeof owner === "number" ? null : "candidate";
+    }
+    if (r.hint && this.parent && TYPE_KINDS.has(this.parent.kind) && sym.language === "python") {
+      // `x.m` where the file shows `x`'s class (`x = T()`, `x: T`, `self.a = T()`, `T.m`, `super().m`).
+      // `super().m` means a base's `m`: never this one when no class derives from its class.
+      if (r.hint === "^" && !(this.subclassed ??= subtypesOf(this.db, this.parent.name, 1).length > 0)) return null;
+      const owner = this.py.owner(r.hint, r.path, () => this.classOf(r.source_id), sym.name);
+      if (owner === this.parent.id) return "exact";
+      if (typeof owner === "number") return null;
     }
     if (this.parent && r.qualifier === this.parent.name) {
       return affinity === "same_file" ? "exact" : affinity === "imported" ? "import" : "candidate";

@@ -53,6 +53,17 @@ export function symbolsByName(db: Db, name: string, opts: { path?: string; limit
   return allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE name_lower = ? LIMIT ?`, lower, opts.limit ?? -1);
 }
 
+/** True when a symbol (by row id) directly contains one spelled exactly `name`. */
+export function hasChildNamed(db: Db, rowId: number, name: string): boolean {
+  return oneRow<{ n: number }>(
+    db,
+    "SELECT 1 AS n FROM symbol_rows WHERE parent_id = ? AND name = ? LIMIT 1",
+    rowId,
+    name,
+  ) !==
+    undefined;
+}
+
 /** Direct children of a symbol (by row id), in line order; at most `limit` when given. */
 export function childrenOf(db: Db, rowId: number, limit?: number): SymbolRow[] {
   return allRows<SymbolRow>(

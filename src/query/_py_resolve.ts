@@ -1,0 +1,141 @@
+/**
+ * Finishing Python hints (src/index/extract/py_scope.ts) against the index:
+ * the class a member use's operand is, or is an instance of — a class by its
+ * name, a module-level variable assigned `T(…)` or annotated `T`, the return
+ * annotation of a function called, an attribute of such a class (a class
+ * attribute, or `self.a = T()` in one of its methods, through its bases) —
+ * and which class of that class's hierarchy defines the member. Reads
+ * symbols, their signatures and the hints of `self.a = …` occurrences; answers
+ * are cached for the life of one resolver.
+ */
+import type { Db } from "../state/db.ts";
+import { childrenOf, symbolByRowId } from "../state/read/symbols.ts";
+import { referencesInLines } from "../state/references.ts";
+import type { ClassBases } from "./_class_bases.ts";
+import type { TargetResolver } from "./_resolve_target.ts";
+import { TYPE_KINDS } from "./_symbol_row.ts";
+
+const VARIABLE_KINDS = new Set(["variable", "constant"]);
+const FUNCTION_KINDS = new Set(["function"]);
+const MAX_DEPTH = 5;
+const SELF = new Set(["self", "cls"]);
+/** `name = T(…)`, `name: T = …`, `name: T` (a variable's or class attribute's signature). */
+const ASSIGNED = /^[A-Za-z_]\w*\s*(?::\s*["']?([A-Za-z_][\w.]*)["']?\s*)?(?:=\s*([A-Za-z_][\w.]*)\(|=|$)/;
+
+/** Finishes Python hints against one index. */
+export class PyResolver {
+  private classes = new Map<string, number | null>();
+  private attrTypes = new Map<number, Map<string, string[]>>();
+  private attrClasses = new Map<string, number | null>();
+
+  constructor(private db: Db, private resolver: TargetResolver, private bases: ClassBases) {}
+
+  /**
+   * The row id of the class whose member `name` a use with `hint` in `path`
+   * means (`useClassOf`: the class the use sits in, for `self` and `super()`);
+   * null when the hierarchy is known and no class of it defines `name`;
+   * undefined when the hint shows no class of the index.
+   */
+  owner(hint: string, path: string, useClassOf: () => number | null, name: string): number | null | undefined {
+    if (hint === "^") {
+      const useClass = useClassOf();
+      return useClass === null ? undefined : this.bases.inheritedOwner(useClass, name);
+    }
+    if (!hint.startsWith(":")) return undefined;
+    const cls = this.classOf(hint.slice(1), path, hint.startsWith(":@") ? useClassOf() : null, 0);
+    return cls === null ? undefined : this.bases.ownerOf(cls, name);
+  }
+
+  /** The class a type expression (`T`, `a.T`, `T()`, `v`, `f()`, `@`, each then `>attr`…) means from `path`. */
+  private classOf(text: string, path: string, useClass: number | null, depth: number): number | null {
+    if (depth > MAX_DEPTH) return null;
+    const key = `${path}\0${useClass}\0${text}`;
+    let c = this.classes.get(key);
+    if (c === undefined) {
+      this.classes.set(key, null); // a cycle answers "unknown"
+      const [base, ...steps] = text.split(">");
+      c = base === "@" ? useClass : this.named(base, path, useClass, depth);
+      for (const s of steps) c = c === null ? null : this.attrClass(c, s, depth + 1);
+      this.classes.set(key, c);
+    }
+    return c;
+  }
+
+  /** A dotted name or call (`a.b.T`, `T()`, `v`, `f()`): a class, a variable's or a function result's class. */
+  private named(text: string, path: string, useClass: number | null, depth: number): number | null {
+    const call = text.endsWith("()");
+    const dotted = call ? text.slice(0, -2) : text;
+    const dot = dotted.lastIndexOf(".");
+    const last = dotted.slice(dot + 1);
+    const cls = this.resolver.resolve(last, path, "python", TYPE_KINDS);
+    if (cls) return cls.row.id;
+    // `v.a.b` where `v` is no module: the attributes of what `v` holds.
+    if (dot >= 0) return call ? null : this.classOf(dotted.replace(/\./g, ">"), path, useClass, depth + 1);
+    const def = this.resolver.resolve(last, path, "python", call ? FUNCTION_KINDS : VARIABLE_KINDS)?.row;
+    if (!def || def.parent_id !== null) return null;
+    if (call) {
+      // `def make() -> T:`: the class the function's return annotation names.
+      const ret = def.signature.match(/->\s*["']?([A-Za-z_][\w.]*)["']?\s*:?\s*$/);
+      return ret ? this.classOf(ret[1], def.path, null, depth + 1) : null;
+    }
+    return this.assignedClass(def.signature, def.path, depth);
+  }
+
+  /** The class a `v = T(…)` / `v: T` signature gives `v`, or null. */
+  private assignedClass(sig: string, path: string, depth: number): number | null {
+    const m = sig.match(ASSIGNED);
+    if (!m || (!m[1] && !m[2])) return null;
+    return this.classOf(m[1] ?? m[2] + "()", path, null, depth + 1);
+  }
+
+  /** The class attribute `attr` of class `classId` holds (its own or a base's), or null when unknown. */
+  private attrClass(classId: number, attr: string, depth: number): number | null {
+    const key = classId + "\0" + attr;
+    let c = this.attrClasses.get(key);
+    if (c === undefined) {
+      this.attrClasses.set(key, null);
+      c = this.findAttr(classId, attr, depth, 0);
+      this.attrClasses.set(key, c);
+    }
+    return c;
+  }
+
+  private findAttr(classId: number, attr: string, depth: number, level: number): number | null {
+    const cls = symbolByRowId(this.db, classId);
+    if (!cls || level > 4) return null;
+    const own = childrenOf(this.db, classId).filter((c) => c.name === attr);
+    const types = this.selfAssigned(classId, cls.path, cls.line_start, cls.line_end).get(attr) ?? [];
+    if (own.length || types.length) {
+      const found = new Set<number | null>();
+      for (const o of own) {
+        found.add(
+          o.kind === "field" || VARIABLE_KINDS.has(o.kind) ? this.assignedClass(o.signature, o.path, depth) : null,
+        );
+      }
+      for (const t of types) found.add(t === "?" ? null : this.classOf(t, cls.path, null, depth + 1));
+      return found.size === 1 ? [...found][0] : null;
+    }
+    const bases = this.bases.basesOf(classId);
+    for (const b of bases.ids) {
+      const t = this.findAttr(b, attr, depth, level + 1);
+      if (t !== null) return t;
+    }
+    return null;
+  }
+
+  /** What each `self.a = …` in a class's lines assigns (`T`, `T()`, `?`), by attribute name. */
+  private selfAssigned(classId: number, path: string, from: number, to: number): Map<string, string[]> {
+    let m = this.attrTypes.get(classId);
+    if (!m) {
+      m = new Map();
+      for (const r of referencesInLines(this.db, path, from, to)) {
+        if (r.kind !== "attribute" || !r.hint?.startsWith("=") || !SELF.has(r.qualifier ?? "")) continue;
+        const l = m.get(r.name);
+        if (l) l.push(r.hint.slice(1));
+        else m.set(r.name, [r.hint.slice(1)]);
+      }
+      this.attrTypes.set(classId, m);
+    }
+    return m;
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * find_references on TypeScript against the TypeScript compiler's language
+ * service (`findReferences`) as the oracle: ROOT is indexed into the home,
+ * every `.ts` file under it forms one program, and `--sample` exported
+ * functions, classes and methods of exported classes are drawn in a stable
+ * pseudo-random order (`--seed`), half of them methods whose name more than
+ * one declaration shares. For each, the lines the compiler says use it (its
+ * declaration left out) are the truth; the lines find_references gives are
+ * compared to them. Prints recall and precision of the default answer and with
+ * candidates, overall and per label (function, class, method, shared method),
+ * then the uses missed and the answers the compiler disagrees with.
+ *
+ * Usage: deno run -A scripts/references_ts.ts [--home DIR] [--sample N] [--seed S] [--show N] ROOT
+ */
+import { parseArgs } from "node:util";
+import { join, relative } from "node:path";
+import ts from "typescript";
+import { findIndex } from "./find_index.ts";
+import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
+
+const { values, positionals } = parseArgs({
+  args: Deno.args,
+  allowPositionals: true,
+  options: {
+    home: { type: "string", default: "/tmp/cruxe-refs-ts" },
+    sample: { type: "string", default: "60" },
+    seed: { type: "string", default: "1" },
+    show: { type: "string", default: "10" },
+  },
+});
+const root = positionals[0];
+if (!root) throw new Error("usage: references_ts.ts [--home DIR] [--sample N] [--seed S] ROOT");
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const SKIP = new Set(["node_modules", "dist", "fixtures", "grammars", ".git"]);
+
+/** A stable pseudo-random order (FNV-1a of the key). */
+function order(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+function tsFiles(dir: string, out: string[] = []): string[] {
+  for (const e of [...Deno.readDirSync(dir)].sort((a, b) => a.name < b.name ? -1 : 1)) {
+    if (SKIP.has(e.name)) continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory) tsFiles(p, out);
+    else if (e.isFile && /\.tsx?$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
+  }
+  return out;
+}
+
+const index = await new Deno.Command(Deno.execPath(), {
+  args: ["run", "-A", MAIN, "index", "--path", root, "--force"],
+  env: { CRUXE_HOME: values.home! },
+  stdout: "piped",
+  stderr: "piped",
+}).output();
+if (!index.success) throw new Error(`cruxe index failed: ${new TextDecoder().decode(index.stderr)}`);
+
+const files = tsFiles(root);
+const texts = new Map(files.map((f) => [f, Deno.readTextFileSync(f)]));
+const options: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ESNext,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  allowImportingTsExtensions: true,
+  noEmit: true,
+  strict: true,
+};
+const service = ts.createLanguageService({
+  getScriptFileNames: () => files,
+  getScriptVersion: () => "1",
+  getScriptSnapshot: (f) => {
+    const t = texts.get(f) ?? (ts.sys.fileExists(f) ? ts.sys.readFile(f) : undefined);
+    return t === undefined ? undefined : ts.ScriptSnapshot.fromString(t);
+  },
+  getCurrentDirectory: () => root,
+  getCompilationSettings: () => options,
+  getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+  fileExists: (f) => texts.has(f) || ts.sys.fileExists(f),
+  readFile: (f) => texts.get(f) ?? ts.sys.readFile(f),
+  readDirectory: ts.sys.readDirectory,
+  directoryExists: ts.sys.directoryExists,
+  getDirectories: ts.sys.getDirectories,
+});
+const program = service.getProgram()!;
+
+interface Target {
+  label: "function" | "class" | "method" | "shared method";
+  name: string;
+  file: string;
+  line: number;
+  pos: number;
+}
+
+const exported = (n: ts.Node) =>
+  ts.canHaveModifiers(n) && (ts.getModifiers(n) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+const all: Target[] = [];
+const methodCount = new Map<string, number>();
+for (const file of files) {
+  const sf = program.getSourceFile(file)!;
+  const at = (n: ts.Node) => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
+  for (const st of sf.statements) {
+    if (ts.isFunctionDeclaration(st) && st.name && exported(st)) {
+      all.push({ label: "function", name: st.name.text, file, line: at(st.name), pos: st.name.getStart(sf) });
+    } else if (ts.isClassDeclaration(st) && st.name) {
+      if (exported(st)) {
+        all.push({ label: "class", name: st.name.text, file, line: at(st.name), pos: st.name.getStart(sf) });
+      }
+      for (const m of st.members) {
+        if (!ts.isMethodDeclaration(m) || !m.name || !ts.isIdentifier(m.name)) continue;
+        methodCount.set(m.name.text, (methodCount.get(m.name.text) ?? 0) + 1);
+        if (!exported(st)) continue;
+        all.push({ label: "method", name: m.name.text, file, line: at(m.name), pos: m.name.getStart(sf) });
+      }
+    }
+  }
+}
+for (const t of all) if (t.label === "method" && (methodCount.get(t.name) ?? 0) > 1) t.label = "shared method";
+const ranked = all.sort((a, b) =>
+  order(values.seed + a.file + a.name) - order(values.seed + b.file + b.name) || a.pos - b.pos
+);
+const want = Number(values.sample);
+const shared = ranked.filter((t) => t.label === "shared method").slice(0, Math.floor(want / 2));
+const sample = [...shared, ...ranked.filter((t) => t.label !== "shared method").slice(0, want - shared.length)];
+
+const db = findIndex(values.home!, root);
+if (!db) throw new Error(`no index of ${root} in ${values.home}`);
+const flat = (r: FindReferencesResult): Reference[] =>
+  r.references ?? r.files!.flatMap((f) => f.references.map((x) => ({ ...x, path: f.path }) as Reference));
+
+/** Every line find_references gives the definition at `path:line`, with its best resolution. */
+function answers(path: string, name: string, line: number): Map<string, string> | null {
+  const got = new Map<string, string>();
+  const row = db!.prepare(
+    "SELECT symbol_id FROM symbols WHERE path = ? AND name = ? AND line_start <= ?3 AND line_end >= ?3 ORDER BY line_start DESC",
+  ).get(path, name, line) as { symbol_id: string } | undefined;
+  if (!row) return null;
+  const rank = (r: string | undefined) => r === "exact" || r === "import" ? 2 : r ? 1 : 0;
+  let cursor: string | undefined;
+  for (let page = 0; page < 50; page++) {
+    const r = findReferences(db!, { symbol_id: row.symbol_id, include_candidates: true, limit: 500, cursor });
+    for (const x of flat(r)) {
+      const key = `${x.path}:${x.line}`;
+      if (rank(x.resolution) > rank(got.get(key))) got.set(key, x.resolution);
+    }
+    cursor = r.next_cursor ?? undefined;
+    if (!cursor) break;
+  }
+  return got;
+}
+
+interface Tally {
+  uses: number;
+  found: number;
+  wrong: number;
+  foundAll: number;
+  wrongAll: number;
+}
+const tallies = new Map<string, Tally>();
+const tally = (k: string) =>
+  tallies.get(k) ?? tallies.set(k, { uses: 0, found: 0, wrong: 0, foundAll: 0, wrongAll: 0 }).get(k)!;
+const missed: string[] = [];
+const disagreed: string[] = [];
+let unmatched = 0;
+const inProgram = new Set(files.map((f) => relative(root, f)));
+for (const t of sample) {
+  const path = relative(root, t.file);
+  const got = answers(path, t.name, t.line);
+  if (!got) {
+    unmatched++;
+    continue;
+  }
+  const truth = new Set<string>();
+  for (const s of service.findReferences(t.file, t.pos) ?? []) {
+    for (const r of s.references) {
+      if (r.isDefinition) continue;
+      const sf = program.getSourceFile(r.fileName);
+      if (!sf || !texts.has(r.fileName)) continue;
+      truth.add(`${relative(root, r.fileName)}:${sf.getLineAndCharacterOfPosition(r.textSpan.start).line + 1}`);
+    }
+  }
+  truth.delete(`${path}:${t.line}`);
+  got.delete(`${path}:${t.line}`);
+  for (const k of ["all", t.label]) {
+    const c = tally(k);
+    c.uses += truth.size;
+    for (const [site, res] of got) {
+      if (!inProgram.has(site.slice(0, site.lastIndexOf(":")))) continue;
+      const use = truth.has(site);
+      const resolved = res === "exact" || res === "import";
+      if (resolved) use ? c.found++ : c.wrong++;
+      use ? c.foundAll++ : c.wrongAll++;
+      if (k === "all" && resolved && !use) disagreed.push(`${t.name} (${path}:${t.line}) ${site} ${res}`);
+    }
+    for (const site of truth) {
+      if (k === "all" && !["exact", "import"].includes(got.get(site) ?? "")) {
+        missed.push(`${t.name} (${path}:${t.line}) ${site} ${got.get(site) ?? "absent"}`);
+      }
+    }
+  }
+}
+const ratio = (a: number, b: number) => (b ? a / b : 1).toFixed(3);
+console.log(
+  `${root}: ${files.length} TypeScript files, ${sample.length} sampled definitions (seed ${values.seed}), ` +
+    `${unmatched} not found in the index`,
+);
+for (const [k, c] of [...tallies].sort(([a], [b]) => a === "all" ? -1 : b === "all" ? 1 : a < b ? -1 : 1)) {
+  console.log(
+    `  ${k.padEnd(14)} ${String(c.uses).padStart(5)} uses  default: recall ${ratio(c.found, c.uses)} precision ${
+      ratio(c.found, c.found + c.wrong)
+    }  with candidates: recall ${ratio(c.foundAll, c.uses)} precision ${ratio(c.foundAll, c.foundAll + c.wrongAll)}`,
+  );
+}
+const n = Number(values.show);
+for (const d of disagreed.slice(0, n)) console.log("  disagrees " + d);
+for (const m of missed.slice(0, n)) console.log("  missed " + m);
+db.close();

@@ -18,17 +18,31 @@ import { TYPE_KINDS } from "./_symbol_row.ts";
 const VARIABLE_KINDS = new Set(["variable", "constant"]);
 const FUNCTION_KINDS = new Set(["function"]);
 const MAX_DEPTH = 5;
-const SELF = new Set(["self", "cls"]);
+const SELF = new Set(["self", "cls", "this"]);
 /** `name = T(…)`, `name: T = …`, `name: T` (a variable's or class attribute's signature). */
 const ASSIGNED = /^[A-Za-z_]\w*\s*(?::\s*["']?([A-Za-z_][\w.]*)["']?\s*)?(?:=\s*([A-Za-z_][\w.]*)\(|=|$)/;
+/** TypeScript: `[modifiers] name: T …`, `const name = new T(…)` (a field's or variable's signature). */
+const TS_ASSIGNED =
+  /^(?:(?:export|declare|private|public|protected|readonly|static|override|const|let|var)\s+)*[A-Za-z_$][\w$]*[?!]?\s*(?::\s*([A-Za-z_$][\w$.]*)(?:<[^=]*>)?(?:\s*\|\s*(?:null|undefined))*\s*)?(?:=\s*new\s+([A-Za-z_$][\w$.]*)|=|$)/;
+/** A function signature's declared result: `def f() -> T:`, `function f(): T`. */
+const RETURNS: Record<string, RegExp> = {
+  python: /->\s*["']?([A-Za-z_][\w.]*)["']?\s*:?\s*$/,
+  typescript: /\)\s*:\s*([A-Za-z_$][\w$.]*)(?:<.*>)?\s*$/,
+};
 
-/** Finishes Python hints against one index. */
+/** Finishes Python hints (and TypeScript ones, written in the same language) against one index. */
 export class PyResolver {
   private classes = new Map<string, number | null>();
   private attrTypes = new Map<number, Map<string, string[]>>();
   private attrClasses = new Map<string, number | null>();
 
-  constructor(private db: Db, private resolver: TargetResolver, private bases: ClassBases) {}
+  /** `language`: the language of the uses it finishes (`python`, or one of the TypeScript family). */
+  constructor(
+    private db: Db,
+    private resolver: TargetResolver,
+    private bases: ClassBases,
+    private language = "python",
+  ) {}
 
   /**
    * The row id of the class whose member `name` a use with `hint` in `path`
@@ -67,15 +81,15 @@ export class PyResolver {
     const dotted = call ? text.slice(0, -2) : text;
     const dot = dotted.lastIndexOf(".");
     const last = dotted.slice(dot + 1);
-    const cls = this.resolver.resolve(last, path, "python", TYPE_KINDS);
+    const cls = this.resolver.resolve(last, path, this.language, TYPE_KINDS);
     if (cls) return cls.row.id;
     // `v.a.b` where `v` is no module: the attributes of what `v` holds.
     if (dot >= 0) return call ? null : this.classOf(dotted.replace(/\./g, ">"), path, useClass, depth + 1);
-    const def = this.resolver.resolve(last, path, "python", call ? FUNCTION_KINDS : VARIABLE_KINDS)?.row;
+    const def = this.resolver.resolve(last, path, this.language, call ? FUNCTION_KINDS : VARIABLE_KINDS)?.row;
     if (!def || def.parent_id !== null) return null;
     if (call) {
       // `def make() -> T:`: the class the function's return annotation names.
-      const ret = def.signature.match(/->\s*["']?([A-Za-z_][\w.]*)["']?\s*:?\s*$/);
+      const ret = def.signature.match(this.language === "python" ? RETURNS.python : RETURNS.typescript);
       return ret ? this.classOf(ret[1], def.path, null, depth + 1) : null;
     }
     return this.assignedClass(def.signature, def.path, depth);
@@ -83,9 +97,10 @@ export class PyResolver {
 
   /** The class a `v = T(…)` / `v: T` signature gives `v`, or null. */
   private assignedClass(sig: string, path: string, depth: number): number | null {
-    const m = sig.match(ASSIGNED);
+    const ts = this.language !== "python";
+    const m = sig.match(ts ? TS_ASSIGNED : ASSIGNED);
     if (!m || (!m[1] && !m[2])) return null;
-    return this.classOf(m[1] ?? m[2] + "()", path, null, depth + 1);
+    return this.classOf(m[1] ?? (ts ? m[2] : m[2] + "()"), path, null, depth + 1);
   }
 
   /** The class attribute `attr` of class `classId` holds (its own or a base's), or null when unknown. */

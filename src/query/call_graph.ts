@@ -18,6 +18,7 @@ import { type Affinity, TargetResolver } from "./_resolve_target.ts";
 import { CALLABLE_KINDS, TYPE_KINDS } from "./_symbol_row.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import {
+  HINTED_LANGUAGES,
   pythonResolvers,
   ReferenceJudge,
   type Resolution,
@@ -280,7 +281,7 @@ class CallGraphBuilder {
       if (r.kind !== "call") continue;
       const exact = sym.language === "go"
         ? this.goCallee(r, sym.path)
-        : sym.language === "python"
+        : HINTED_LANGUAGES.has(sym.language)
         ? this.pyCallee(r, sym)
         : undefined;
       if (exact) {
@@ -307,7 +308,12 @@ class CallGraphBuilder {
       const p = sym.parent_id === null ? undefined : this.rowOf(sym.parent_id);
       return p && TYPE_KINDS.has(p.kind) ? p.id : null;
     };
-    const owner = pythonResolvers(this.db, this.resolver).py.owner(r.hint, sym.path, classOfCaller, r.name);
+    const owner = pythonResolvers(this.db, this.resolver).hints(sym.language).owner(
+      r.hint,
+      sym.path,
+      classOfCaller,
+      r.name,
+    );
     if (typeof owner !== "number") return undefined;
     return childrenOf(this.db, owner).find((c) => c.name === r.name && CALL_TARGETS.has(c.kind));
   }

@@ -166,15 +166,28 @@ function moduleName(sym: SymbolRow): string {
   return last === "__init__" || last === "index" || last === "mod" ? parts.pop() ?? last : last;
 }
 
-/** Class hierarchy and Python hint caches, per resolver (so per query). */
-const PY_CACHES = new WeakMap<TargetResolver, { bases: ClassBases; py: PyResolver }>();
+/** Languages whose member uses carry hints in the Python hint language. */
+export const HINTED_LANGUAGES = new Set(["python", "typescript", "tsx", "javascript"]);
 
-/** The class hierarchy and Python hint resolvers over `resolver`, made once per resolver (one query). */
-export function pythonResolvers(db: Db, resolver: TargetResolver): { bases: ClassBases; py: PyResolver } {
+interface HintResolvers {
+  bases: ClassBases;
+  /** The hint resolver for uses in files of one language (made when first asked). */
+  hints(language: string): PyResolver;
+}
+
+/** Class hierarchy and hint caches, per resolver (so per query). */
+const PY_CACHES = new WeakMap<TargetResolver, HintResolvers>();
+
+/** The class hierarchy and the hint resolvers over `resolver`, made once per resolver (one query). */
+export function pythonResolvers(db: Db, resolver: TargetResolver): HintResolvers {
   let shared = PY_CACHES.get(resolver);
   if (!shared) {
     const bases = new ClassBases(db, resolver);
-    PY_CACHES.set(resolver, shared = { bases, py: new PyResolver(db, resolver, bases) });
+    const byLanguage = new Map<string, PyResolver>();
+    const hints = (language: string) =>
+      byLanguage.get(language) ??
+        byLanguage.set(language, new PyResolver(db, resolver, bases, language)).get(language)!;
+    PY_CACHES.set(resolver, shared = { bases, hints });
   }
   return shared;
 }
@@ -187,7 +200,7 @@ export class ReferenceJudge {
   private competitors = new Map<string, boolean>();
   private go: GoResolver;
   private bases: ClassBases;
-  private py: PyResolver;
+  private hints: HintResolvers;
   /** Whether any class names the symbol's class as a base (read when first needed). */
   private subclassed: boolean | undefined;
   private classes = new Map<number, number | null>();
@@ -202,7 +215,7 @@ export class ReferenceJudge {
     // Judges sharing a resolver (one call graph) share the class and Python caches too.
     const shared = pythonResolvers(db, resolver);
     this.bases = shared.bases;
-    this.py = shared.py;
+    this.hints = shared;
     this.parent = sym.parent_id === null ? undefined : symbolByRowId(db, sym.parent_id);
     if (sym.language === "go") this.goOwner = goOwnerName(sym, this.parent);
   }
@@ -277,11 +290,11 @@ export class ReferenceJudge {
       if (owner === null && cls !== null && this.bases.derivesFrom(this.parent.id, cls)) return "exact";
       return typeof owner === "number" ? null : "candidate";
     }
-    if (r.hint && this.parent && TYPE_KINDS.has(this.parent.kind) && sym.language === "python") {
+    if (r.hint && this.parent && TYPE_KINDS.has(this.parent.kind) && HINTED_LANGUAGES.has(r.language)) {
       // `x.m` where the file shows `x`'s class (`x = T()`, `x: T`, `self.a = T()`, `T.m`, `super().m`).
       // `super().m` means a base's `m`: never this one when no class derives from its class.
       if (r.hint === "^" && !(this.subclassed ??= subtypesOf(this.db, this.parent.name, 1).length > 0)) return null;
-      const owner = this.py.owner(r.hint, r.path, () => this.classOf(r.source_id), sym.name);
+      const owner = this.hints.hints(r.language).owner(r.hint, r.path, () => this.classOf(r.source_id), sym.name);
       if (owner === this.parent.id) return "exact";
       if (typeof owner === "number") return null;
     }

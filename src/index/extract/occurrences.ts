@@ -12,6 +12,7 @@ import type { ExtractedOccurrence, ExtractedSymbol, ReferenceKind, SymbolKind } 
 import type { LanguageSpec } from "./spec.ts";
 import { GO_SCOPE_NODE_TYPES, GoScope } from "./go_scope.ts";
 import { PY_SCOPE_NODE_TYPES, PyScope } from "./py_scope.ts";
+import { TS_SCOPE_NODE_TYPES, TsScope } from "./ts_scope.ts";
 
 /** Leaf node types that spell a name. */
 const NAME_LEAVES = new Set([
@@ -168,6 +169,9 @@ function enclosingByLine(symbols: ExtractedSymbol[], lines: number): Int32Array 
   return at;
 }
 
+/** Languages whose member uses get TypeScript scope hints. */
+const TS_FAMILY = new Set(["typescript", "tsx", "javascript"]);
+
 /** The node types occurrence extraction reads (a caller walking the tree once can collect them too). */
 export function occurrenceNodeTypes(spec: LanguageSpec): string[] {
   return [
@@ -179,6 +183,7 @@ export function occurrenceNodeTypes(spec: LanguageSpec): string[] {
       "type_identifier",
       ...(spec.id === "python" ? ["type"] : []),
       ...(spec.id === "go" ? GO_SCOPE_NODE_TYPES : spec.id === "python" ? PY_SCOPE_NODE_TYPES : []),
+      ...(TS_FAMILY.has(spec.id) ? TS_SCOPE_NODE_TYPES : []),
     ]),
   ];
 }
@@ -218,7 +223,13 @@ export function extractOccurrences(
     l.push(n);
   }
   const of = (t: string) => byType.get(t) ?? [];
-  const scope = spec.id === "go" ? new GoScope(of) : spec.id === "python" ? new PyScope(of) : null;
+  const scope = spec.id === "go"
+    ? new GoScope(of)
+    : spec.id === "python"
+    ? new PyScope(of)
+    : TS_FAMILY.has(spec.id)
+    ? new TsScope(of)
+    : null;
   const c = new Occurrences(enclosingByLine(symbols, lineCount), defTypes, scope);
 
   // Priority (the first kind a leaf is added as wins): a base type is `inherit` before it is a `type`; a

@@ -1,0 +1,172 @@
+/**
+ * TypeScript / JavaScript operand types from one file's syntax, as member-use
+ * hints in the Python hint language (see `PyHint` in py_scope.ts): a name's
+ * declared type (`x: T`, `(p: T)`), a `new T()` it is initialised with or an
+ * `as T` cast; `this.a` through the class's field or parameter property
+ * (`private readonly db: Db`) — `:@>a` when the class does not declare it (a
+ * base may); a name the file does not bind (a class for `T.m()`, an import).
+ * Pure: no I/O.
+ */
+import type { Node } from "web-tree-sitter";
+
+const FUNCTIONS = new Set([
+  "function_declaration",
+  "function_expression",
+  "function",
+  "arrow_function",
+  "method_definition",
+  "generator_function_declaration",
+  "generator_function",
+]);
+const CLASSES = new Set(["class_declaration", "class", "abstract_class_declaration"]);
+const BINDERS = [
+  "required_parameter",
+  "optional_parameter",
+  "variable_declarator",
+  "public_field_definition",
+  "for_in_statement",
+  "catch_clause",
+];
+
+/** Node types the scope pass reads. */
+export const TS_SCOPE_NODE_TYPES = BINDERS;
+
+const DOTTED = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
+
+/** The class a type annotation names (`T`, `a.T`, `T<X>`, `T | null`, `T | undefined`), or null. */
+function annotationType(n: Node | null): string | null {
+  if (!n) return null;
+  const t = n.text.replace(/^:\s*/, "").replace(/\s*\|\s*(?:null|undefined)\b/g, "").replace(/<[^]*>$/, "").trim();
+  return t.length <= 200 && DOTTED.test(t) ? t : null;
+}
+
+/** The class a value is an instance of when the syntax shows it (`new T(…)`, `v as T`), or null. */
+function valueType(n: Node | null): string | null {
+  while (n && (n.type === "parenthesized_expression" || n.type === "await_expression")) n = n.namedChildren[0] ?? null;
+  if (n?.type === "new_expression") {
+    const c = n.childForFieldName("constructor");
+    return c && DOTTED.test(c.text) && c.text.length <= 200 ? c.text : null;
+  }
+  if (n?.type === "as_expression" || n?.type === "satisfies_expression") {
+    return annotationType(n.namedChildren[1] ?? null);
+  }
+  return null;
+}
+
+/** Records that `name` is bound to `type` in `m`: two different types (or an unknown one) leave it unknown. */
+function record(m: Map<string, string | null>, name: string, type: string | null): void {
+  if (!m.has(name)) m.set(name, type);
+  else if (m.get(name) !== type) m.set(name, null);
+}
+
+/** The innermost function around `n`, or null at module or class level. */
+function functionOf(n: Node): Node | null {
+  for (let p = n.parent; p; p = p.parent) {
+    if (FUNCTIONS.has(p.type)) return p;
+    if (CLASSES.has(p.type)) return null;
+  }
+  return null;
+}
+
+/** The class whose body `n` is in (directly or in one of its methods), or null. */
+function classOf(n: Node): Node | null {
+  for (let p = n.parent; p; p = p.parent) if (CLASSES.has(p.type)) return p;
+  return null;
+}
+
+/** Identifiers a binding pattern binds (`a`, `{a, b: c}`, `[a, ...b]`). */
+function boundNames(n: Node | null, out: string[]): void {
+  if (!n) return;
+  if (n.type === "identifier" || n.type === "shorthand_property_identifier_pattern") {
+    out.push(n.text);
+    return;
+  }
+  for (const c of n.namedChildren) {
+    if (c && c.type !== "property_identifier" && c.type !== "type_annotation") boundNames(c, out);
+  }
+}
+
+/** What names and `this.a` hold in one TypeScript or JavaScript file. */
+export class TsScope {
+  /** Per function (module: -1): the type each bound name holds, null when unknown. */
+  private types = new Map<number, Map<string, string | null>>();
+  /** Per class: the type each field holds, null when unknown. */
+  private fields = new Map<number, Map<string, string | null>>();
+
+  constructor(of: (type: string) => Node[]) {
+    for (const t of BINDERS) {
+      for (const n of of(t)) {
+        if (t === "public_field_definition") {
+          const cls = classOf(n);
+          const name = n.childForFieldName("name");
+          if (cls && name) record(this.mapOf(this.fields, cls.id), name.text, this.declared(n));
+          continue;
+        }
+        const names: string[] = [];
+        const field = t === "variable_declarator"
+          ? "name"
+          : t.endsWith("parameter")
+          ? "pattern"
+          : t === "catch_clause"
+          ? "parameter"
+          : "left";
+        boundNames(n.childForFieldName(field), names);
+        const type = names.length === 1 && t !== "for_in_statement" ? this.declared(n) : null;
+        const fn = t.endsWith("parameter") ? n.parent?.parent ?? null : functionOf(n);
+        for (const x of names) record(this.mapOf(this.types, fn ? fn.id : -1), x, type);
+        // `constructor(private readonly db: Db)`: a parameter property is a field too.
+        const cls = fn?.type === "method_definition" && fn.childForFieldName("name")?.text === "constructor"
+          ? classOf(fn)
+          : null;
+        if (cls && n.namedChildren.some((c) => c?.type === "accessibility_modifier" || c?.text === "readonly")) {
+          for (const x of names) record(this.mapOf(this.fields, cls.id), x, type);
+        }
+      }
+    }
+  }
+
+  /** A member use's hint: what its operand holds as far as the file shows (see `PyHint`); null otherwise. */
+  hint(leaf: Node, operand: Node | null): string | null {
+    return operand ? this.typeOf(leaf, operand, 0) : null;
+  }
+
+  private typeOf(leaf: Node, n: Node, depth: number): string | null {
+    if (depth > 3) return null;
+    if (n.type === "this") return classOf(leaf) ? ":@" : null;
+    if (n.type === "identifier") {
+      for (let fn = functionOf(leaf); fn; fn = functionOf(fn)) {
+        const t = this.types.get(fn.id)?.get(n.text);
+        if (t !== undefined) return t && ":" + t;
+      }
+      const t = this.types.get(-1)?.get(n.text);
+      return t === undefined ? ":" + n.text : t && ":" + t; // unbound: a class, an import
+    }
+    if (n.type === "parenthesized_expression" || n.type === "non_null_expression") {
+      const inner = n.namedChildren[0];
+      return inner ? this.typeOf(leaf, inner, depth + 1) : null;
+    }
+    const v = valueType(n);
+    if (v) return ":" + v;
+    const obj = n.childForFieldName("object");
+    const prop = n.childForFieldName("property");
+    if (n.type !== "member_expression" || !obj || !prop || prop.type !== "property_identifier") return null;
+    if (obj.type === "this") {
+      const cls = classOf(leaf);
+      const t = cls ? this.fields.get(cls.id)?.get(prop.text) : null;
+      return t ? ":" + t : t === undefined && cls ? `:@>${prop.text}` : null;
+    }
+    const inner = this.typeOf(leaf, obj, depth + 1);
+    return inner ? `${inner}>${prop.text}` : null;
+  }
+
+  /** The type a declaration shows: its annotation, else its initial value's class. */
+  private declared(n: Node): string | null {
+    return annotationType(n.childForFieldName("type")) ?? valueType(n.childForFieldName("value"));
+  }
+
+  private mapOf(m: Map<number, Map<string, string | null>>, id: number): Map<string, string | null> {
+    let x = m.get(id);
+    if (!x) m.set(id, x = new Map());
+    return x;
+  }
+}

@@ -1,7 +1,7 @@
 /**
  * References and call graphs resolved by scope and declared type, one rule
  * per step, over a small generated Go module (and a Python pair for the
- * shadowing rule): the default answer holds resolved uses only, candidates
+ * shadowing rule, Python and TypeScript ones for typed member uses): the default answer holds resolved uses only, candidates
  * are counted and listed on request, call graphs follow resolved edges.
  */
 import assert from "node:assert/strict";
@@ -318,6 +318,83 @@ const FILES: Record<string, string> = {
     "        return 1",
     "",
   ].join("\n"),
+  // TypeScript: a member use resolves through the type the file declares or constructs for its operand.
+  "tsr/shapes.ts": [
+    "export class Shape {",
+    "  area(): number {",
+    "    return 0;",
+    "  }",
+    "}",
+    "",
+    "export class Square extends Shape {",
+    "  area(): number {",
+    "    return 1;",
+    "  }",
+    "",
+    "  static unit(): Square {",
+    "    return new Square();",
+    "  }",
+    "}",
+    "",
+    "export class Circle {",
+    "  area(): number {",
+    "    return 3;",
+    "  }",
+    "}",
+    "",
+    "export function measure(): number {",
+    "  return 0;",
+    "}",
+    "",
+  ].join("\n"),
+  "tsr/use.ts": [
+    'import { Circle, Square } from "./shapes.ts";',
+    'import * as geo from "./shapes.ts";',
+    "",
+    "export class Holder {",
+    "  private readonly circle: Circle;",
+    "  constructor(private readonly sq: Square) {",
+    "    this.circle = new Circle();",
+    "  }",
+    "",
+    "  total(c: Circle): number {",
+    "    return this.sq.area() + c.area();", // line 11: Square.area (parameter property), Circle.area (parameter)
+    "  }",
+    "",
+    "  round(): number {",
+    "    return this.circle.area();", // line 15: Circle.area through the field's declared type
+    "  }",
+    "}",
+    "",
+    "export function local(): number {",
+    "  const s = new Square();",
+    "  return s.area();", // line 21: Square.area through `new Square()`
+    "}",
+    "",
+    "export function annotated(x: Circle | null): number {",
+    "  const y: Square = Square.unit();", // line 25: the static Square.unit
+    "  return x!.area() + y.area();", // line 26: Circle.area, Square.area through annotations
+    "}",
+    "",
+    "export function qualified(v: unknown): number {",
+    "  return geo.Square.unit().area() + geo.measure() + (v as Circle).area();", // line 30
+    "}",
+    "",
+  ].join("\n"),
+  "tsr/sub.ts": [
+    'import { Square } from "./shapes.ts";',
+    "",
+    "export class Base {",
+    "  protected sq: Square = new Square();",
+    "}",
+    "",
+    "export class Child extends Base {",
+    "  size(): number {",
+    "    return this.sq.area();", // line 9: Square.area through the base class's field
+    "  }",
+    "}",
+    "",
+  ].join("\n"),
   // Python: two definitions of one name; the second file's bare call means its own definition.
   "py/one.py": "def helper():\n    return 1\n",
   "py/two.py": "def helper():\n    return 2\n\n\ndef use():\n    return helper()\n",
@@ -511,6 +588,54 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.deepEqual(sites(circle), ["pyt/use.py:11:exact", "pyt/use.py:21:exact", "pyt/use.py:33:exact"]);
     });
 
+    await t.step("TypeScript: a parameter property, a parameter's and a field's declared type", () => {
+      const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
+      assert.ok(square.includes("tsr/use.ts:11:exact"), square.join());
+      const circle = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Circle.area") }));
+      assert.ok(circle.includes("tsr/use.ts:11:exact"), circle.join());
+      assert.ok(circle.includes("tsr/use.ts:15:exact"), circle.join());
+    });
+
+    await t.step("TypeScript: const x = new T(), x: T | null with x!, and (v as T)", () => {
+      const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
+      assert.ok(square.includes("tsr/use.ts:21:exact"), square.join());
+      assert.ok(square.includes("tsr/use.ts:26:exact"), square.join());
+      const circle = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Circle.area") }));
+      assert.ok(circle.includes("tsr/use.ts:26:exact"), circle.join());
+      assert.ok(circle.includes("tsr/use.ts:30:exact"), circle.join());
+    });
+
+    await t.step("TypeScript: T.staticM() and ns.T.staticM() through a namespace import", () => {
+      const unit = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.unit") }));
+      assert.deepEqual(unit, ["tsr/use.ts:25:exact", "tsr/use.ts:30:exact"]);
+    });
+
+    await t.step("TypeScript: ns.f() through `import * as ns` is a use of the module's function", () => {
+      const r = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "measure") }));
+      assert.deepEqual(r, ["tsr/use.ts:30:import"]);
+    });
+
+    await t.step("TypeScript: this.a.m through a field a base class declares", () => {
+      const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
+      assert.ok(square.includes("tsr/sub.ts:9:exact"), square.join());
+    });
+
+    await t.step("TypeScript: a typed use of another class is left out of the default answer", () => {
+      const shape = findReferences(db, {
+        symbol_id: symbolIn(db, "tsr/shapes.ts", "Shape.area"),
+        include_candidates: true,
+      });
+      // `geo.Square.unit().area()`: a call's result, of a class the file does not show.
+      assert.deepEqual(sites(shape), ["tsr/use.ts:30:candidate"]);
+      const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
+      assert.deepEqual(square, [
+        "tsr/sub.ts:9:exact",
+        "tsr/use.ts:11:exact",
+        "tsr/use.ts:21:exact",
+        "tsr/use.ts:26:exact",
+      ]);
+    });
+
     await t.step("find_implementations: Go method sets and Python subclasses", () => {
       const impls = (r: ReturnType<typeof findImplementations>) =>
         r.implementations.map((x) => `${x.symbol.qualified_name}:${x.resolution}`).sort();
@@ -550,5 +675,14 @@ function symbolId(db: Db, qualified: string): string {
     | { symbol_id: string }
     | undefined;
   if (!r) throw new Error(`no symbol ${qualified}`);
+  return r.symbol_id;
+}
+
+/** The handle of the symbol of `path` whose qualified name is or ends with `.qualified`. */
+function symbolIn(db: Db, path: string, qualified: string): string {
+  const r = db.prepare(
+    "SELECT symbol_id FROM symbols WHERE path = ? AND (qualified_name = ?2 OR qualified_name LIKE '%.' || ?2)",
+  ).get(path, qualified) as { symbol_id: string } | undefined;
+  if (!r) throw new Error(`no symbol ${qualified} in ${path}`);
   return r.symbol_id;
 }

@@ -155,8 +155,17 @@ export class TsScope {
       const t = cls ? this.fields.get(cls.id)?.get(prop.text) : null;
       return t ? ":" + t : t === undefined && cls ? `:@>${prop.text}` : null;
     }
+    // `ns.T.m()`, `mod.value.m()`: a dotted name whose head no enclosing function binds is resolved as a whole.
+    const head = n.text.split(".")[0];
+    if (DOTTED.test(n.text) && n.text.length <= 200 && !this.boundInFunction(leaf, head)) return ":" + n.text;
     const inner = this.typeOf(leaf, obj, depth + 1);
     return inner ? `${inner}>${prop.text}` : null;
+  }
+
+  /** True when a function around `leaf` binds `name`. */
+  private boundInFunction(leaf: Node, name: string): boolean {
+    for (let fn = functionOf(leaf); fn; fn = functionOf(fn)) if (this.types.get(fn.id)?.has(name)) return true;
+    return false;
   }
 
   /** The type a declaration shows: its annotation, else its initial value's class. */

@@ -380,9 +380,18 @@ const FILES: Record<string, string> = {
     "  return geo.Square.unit().area() + geo.measure() + (v as Circle).area();", // line 30
     "}",
     "",
+    "export interface Parts {",
+    "  sq: Square;",
+    "}",
+    "",
+    "export function parts(p: Parts): number {",
+    "  const { sq } = p;",
+    "  return sq.area();", // line 39: Square.area through the destructured property's type
+    "}",
+    "",
   ].join("\n"),
   "tsr/sub.ts": [
-    'import { Square } from "./shapes.ts";',
+    'import { Shape, Square } from "./shapes.ts";',
     "",
     "export class Base {",
     "  protected sq: Square = new Square();",
@@ -392,6 +401,10 @@ const FILES: Record<string, string> = {
     "  size(): number {",
     "    return this.sq.area();", // line 9: Square.area through the base class's field
     "  }",
+    "}",
+    "",
+    "export function viaBase(s: Shape): number {",
+    "  return s.area();", // line 14: Shape.area, perhaps a subclass's override
     "}",
     "",
   ].join("\n"),
@@ -620,19 +633,40 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.ok(square.includes("tsr/sub.ts:9:exact"), square.join());
     });
 
+    await t.step("TypeScript: const { a } = v takes a's type from v's declared type", () => {
+      const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
+      assert.ok(square.includes("tsr/use.ts:39:exact"), square.join());
+    });
+
+    await t.step("TypeScript: a use through a base is the base's; a candidate of each override", () => {
+      const shape = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Shape.area") }));
+      assert.deepEqual(shape, ["tsr/sub.ts:14:exact"]);
+      const square = findReferences(db, {
+        symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area"),
+        include_candidates: true,
+      });
+      assert.ok(sites(square).includes("tsr/sub.ts:14:candidate"), sites(square).join());
+      const circle = findReferences(db, {
+        symbol_id: symbolIn(db, "tsr/shapes.ts", "Circle.area"),
+        include_candidates: true,
+      });
+      assert.ok(!sites(circle).some((x) => x.startsWith("tsr/sub.ts:14")), sites(circle).join());
+    });
+
     await t.step("TypeScript: a typed use of another class is left out of the default answer", () => {
       const shape = findReferences(db, {
         symbol_id: symbolIn(db, "tsr/shapes.ts", "Shape.area"),
         include_candidates: true,
       });
       // `geo.Square.unit().area()`: a call's result, of a class the file does not show.
-      assert.deepEqual(sites(shape), ["tsr/use.ts:30:candidate"]);
+      assert.deepEqual(sites(shape), ["tsr/sub.ts:14:exact", "tsr/use.ts:30:candidate"]);
       const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
       assert.deepEqual(square, [
         "tsr/sub.ts:9:exact",
         "tsr/use.ts:11:exact",
         "tsr/use.ts:21:exact",
         "tsr/use.ts:26:exact",
+        "tsr/use.ts:39:exact",
       ]);
     });
 

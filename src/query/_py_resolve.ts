@@ -124,7 +124,9 @@ export class PyResolver {
       const found = new Set<number | null>();
       for (const o of own) {
         found.add(
-          o.kind === "field" || VARIABLE_KINDS.has(o.kind) ? this.assignedClass(o.signature, o.path, depth) : null,
+          o.kind === "field" || o.kind === "property" || VARIABLE_KINDS.has(o.kind)
+            ? this.assignedClass(o.signature, o.path, depth)
+            : null,
         );
       }
       for (const t of types) found.add(t === "?" ? null : this.classOf(t, cls.path, null, depth + 1));

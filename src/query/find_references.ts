@@ -296,7 +296,8 @@ export class ReferenceJudge {
       if (r.hint === "^" && !(this.subclassed ??= subtypesOf(this.db, this.parent.name, 1).length > 0)) return null;
       const owner = this.hints.hints(r.language).owner(r.hint, r.path, () => this.classOf(r.source_id), sym.name);
       if (owner === this.parent.id) return "exact";
-      if (typeof owner === "number") return null;
+      // A use through a base whose member this one overrides may run this one: a candidate.
+      if (typeof owner === "number") return this.bases.derivesFrom(this.parent.id, owner) ? "candidate" : null;
     }
     if (this.parent && r.qualifier === this.parent.name) {
       return affinity === "same_file" ? "exact" : affinity === "imported" ? "import" : "candidate";

@@ -113,7 +113,8 @@ export class TsScope {
         boundNames(n.childForFieldName(field), names);
         const type = names.length === 1 && t !== "for_in_statement" ? this.declared(n) : null;
         const fn = t.endsWith("parameter") ? n.parent?.parent ?? null : functionOf(n);
-        for (const x of names) record(this.mapOf(this.types, fn ? fn.id : -1), x, type);
+        const picked = t === "variable_declarator" ? this.destructured(n) : null;
+        for (const x of names) record(this.mapOf(this.types, fn ? fn.id : -1), x, picked?.get(x) ?? type);
         // `constructor(private readonly db: Db)`: a parameter property is a field too.
         const cls = fn?.type === "method_definition" && fn.childForFieldName("name")?.text === "constructor"
           ? classOf(fn)
@@ -160,6 +161,23 @@ export class TsScope {
     if (DOTTED.test(n.text) && n.text.length <= 200 && !this.boundInFunction(leaf, head)) return ":" + n.text;
     const inner = this.typeOf(leaf, obj, depth + 1);
     return inner ? `${inner}>${prop.text}` : null;
+  }
+
+  /**
+   * `const { a, b } = v`: each name a shorthand property binds, with the type of that property of what `v`
+   * holds (`T>a`); null when the declaration destructures nothing or `v`'s type is unknown.
+   */
+  private destructured(n: Node): Map<string, string> | null {
+    const pattern = n.childForFieldName("name");
+    const value = n.childForFieldName("value");
+    if (pattern?.type !== "object_pattern" || !value) return null;
+    const t = this.typeOf(n, value, 1);
+    if (!t?.startsWith(":")) return null;
+    const out = new Map<string, string>();
+    for (const c of pattern.namedChildren) {
+      if (c?.type === "shorthand_property_identifier_pattern") out.set(c.text, `${t.slice(1)}>${c.text}`);
+    }
+    return out;
   }
 
   /** True when a function around `leaf` binds `name`. */

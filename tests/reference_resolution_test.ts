@@ -407,6 +407,24 @@ const FILES: Record<string, string> = {
     "  return s.area();", // line 14: Shape.area, perhaps a subclass's override
     "}",
     "",
+    "export function size(): number {",
+    "  return 0;",
+    "}",
+    "",
+    "export const total = size();", // line 21: the function, never Child.size
+    "",
+    "export class Hooked {",
+    "  size(): number {",
+    "    return 2;",
+    "  }",
+    "",
+    "  hook(ep: { on?: () => number }): void {",
+    "    ep.on = () => {",
+    "      return this.size();", // line 30: Hooked.size from a function nested in its method
+    "    };",
+    "  }",
+    "}",
+    "",
   ].join("\n"),
   // Python: two definitions of one name; the second file's bare call means its own definition.
   "py/one.py": "def helper():\n    return 1\n",
@@ -651,6 +669,16 @@ Deno.test("references resolve by scope and declared type; candidates only on req
         include_candidates: true,
       });
       assert.ok(!sites(circle).some((x) => x.startsWith("tsr/sub.ts:14")), sites(circle).join());
+    });
+
+    await t.step("TypeScript: a bare call never means a method", () => {
+      const r = findReferences(db, { symbol_id: symbolIn(db, "tsr/sub.ts", "Child.size"), include_candidates: true });
+      assert.deepEqual(sites(r), []);
+    });
+
+    await t.step("TypeScript: this.m in a function nested in a method is the class's", () => {
+      const r = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/sub.ts", "Hooked.size") }));
+      assert.deepEqual(r, ["tsr/sub.ts:30:exact"]);
     });
 
     await t.step("TypeScript: a typed use of another class is left out of the default answer", () => {

@@ -239,18 +239,17 @@ export class ReferenceJudge {
     return a;
   }
 
-  /** The class a use sits in (the enclosing symbol when it is a class, else that symbol's class), cached. */
+  /** The class a use sits in (the enclosing symbol when it is a class, else the nearest class around it), cached. */
   private classOf(sourceId: number | null): number | null {
     if (sourceId === null) return null;
     let c = this.classes.get(sourceId);
     if (c === undefined) {
-      const row = symbolByRowId(this.db, sourceId);
-      const cls = row && TYPE_KINDS.has(row.kind)
-        ? row
-        : row?.parent_id != null
-        ? symbolByRowId(this.db, row.parent_id)
-        : undefined;
-      c = cls && TYPE_KINDS.has(cls.kind) ? cls.id : null;
+      // The nearest type around the use's symbol (a function nested in a method is in its class too).
+      let row = symbolByRowId(this.db, sourceId);
+      for (let depth = 0; row && !TYPE_KINDS.has(row.kind) && depth < 8; depth++) {
+        row = row.parent_id === null ? undefined : symbolByRowId(this.db, row.parent_id);
+      }
+      c = row && TYPE_KINDS.has(row.kind) ? row.id : null;
       this.classes.set(sourceId, c);
     }
     return c;
@@ -275,6 +274,8 @@ export class ReferenceJudge {
     if (sym.language === "go") return this.judgeGo(r);
     const affinity = this.resolver.affinity(r.path, r.language, sym);
     if (r.qualifier === null) {
+      // Python and TypeScript reach a member only through an object (`self.m`, `this.m`), never by a bare name.
+      if (this.parent && TYPE_KINDS.has(this.parent.kind) && HINTED_LANGUAGES.has(r.language)) return null;
       if (r.kind === "import") return affinity === "same_file" || affinity === "imported" ? "import" : "candidate";
       if (this.shadowed(r.path, r.language, affinity)) return null;
       if (affinity === "same_file") return "exact";

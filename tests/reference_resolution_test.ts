@@ -390,6 +390,14 @@ const FILES: Record<string, string> = {
     "}",
     "",
   ].join("\n"),
+  "tsr/alias.ts": [
+    'import { measure as gauge, Square as Sq } from "./shapes.ts";',
+    "",
+    "export function aliased(s: Sq): number {",
+    "  return gauge() + Sq.unit().area() + new Sq().area() + s.area();", // line 4: measure, Square.unit, Square.area
+    "}",
+    "",
+  ].join("\n"),
   "tsr/sub.ts": [
     'import { Shape, Square } from "./shapes.ts";',
     "",
@@ -638,12 +646,12 @@ Deno.test("references resolve by scope and declared type; candidates only on req
 
     await t.step("TypeScript: T.staticM() and ns.T.staticM() through a namespace import", () => {
       const unit = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.unit") }));
-      assert.deepEqual(unit, ["tsr/use.ts:25:exact", "tsr/use.ts:30:exact"]);
+      assert.deepEqual(unit, ["tsr/alias.ts:4:exact", "tsr/use.ts:25:exact", "tsr/use.ts:30:exact"]);
     });
 
     await t.step("TypeScript: ns.f() through `import * as ns` is a use of the module's function", () => {
       const r = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "measure") }));
-      assert.deepEqual(r, ["tsr/use.ts:30:import"]);
+      assert.deepEqual(r, ["tsr/alias.ts:1:import", "tsr/alias.ts:4:import", "tsr/use.ts:30:import"]);
     });
 
     await t.step("TypeScript: this.a.m through a field a base class declares", () => {
@@ -671,6 +679,15 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.ok(!sites(circle).some((x) => x.startsWith("tsr/sub.ts:14")), sites(circle).join());
     });
 
+    await t.step("TypeScript: import { f as g } makes g() a use of f, and an aliased class types its uses", () => {
+      const measure = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "measure") }));
+      assert.ok(measure.includes("tsr/alias.ts:4:import"), measure.join());
+      const unit = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.unit") }));
+      assert.ok(unit.includes("tsr/alias.ts:4:exact"), unit.join());
+      const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
+      assert.ok(square.includes("tsr/alias.ts:4:exact"), square.join());
+    });
+
     await t.step("TypeScript: a bare call never means a method", () => {
       const r = findReferences(db, { symbol_id: symbolIn(db, "tsr/sub.ts", "Child.size"), include_candidates: true });
       assert.deepEqual(sites(r), []);
@@ -686,10 +703,12 @@ Deno.test("references resolve by scope and declared type; candidates only on req
         symbol_id: symbolIn(db, "tsr/shapes.ts", "Shape.area"),
         include_candidates: true,
       });
-      // `geo.Square.unit().area()`: a call's result, of a class the file does not show.
-      assert.deepEqual(sites(shape), ["tsr/sub.ts:14:exact", "tsr/use.ts:30:candidate"]);
+      // `geo.Square.unit().area()`, `Sq.unit().area()`: a call's result, of a class the file does not show.
+      assert.deepEqual(sites(shape), ["tsr/alias.ts:4:candidate", "tsr/sub.ts:14:exact", "tsr/use.ts:30:candidate"]);
       const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
       assert.deepEqual(square, [
+        "tsr/alias.ts:4:exact",
+        "tsr/alias.ts:4:exact",
         "tsr/sub.ts:9:exact",
         "tsr/use.ts:11:exact",
         "tsr/use.ts:21:exact",

@@ -253,7 +253,10 @@ class Occurrences {
   constructor(
     private enclosing: Int32Array,
     private defTypes: ReadonlySet<string>,
-    private scope: { hint(leaf: Node, operand: Node | null): string | null } | null,
+    private scope: {
+      hint(leaf: Node, operand: Node | null): string | null;
+      original?(leaf: Node): string | null;
+    } | null,
   ) {}
 
   /**
@@ -269,7 +272,8 @@ class Occurrences {
     if (this.seen.has(leaf.startIndex)) return;
     this.seen.add(leaf.startIndex);
     if (typeof qualifier === "function") qualifier = qualifier();
-    const name = leaf.text;
+    // A bare use of an import alias (`import { f as g }`; `g()`) is recorded as a use of the imported name.
+    const name = (kind !== "import" && qualifier === null ? this.scope?.original?.(leaf) : null) ?? leaf.text;
     if (!name || name.length > MAX_NAME || !/^[\p{L}_$@][\p{L}\p{N}_$!?.:-]*$/u.test(name)) return;
     // A callee or a member access is never a definition's own name; only type, import and base-type leaves can be.
     if (kind !== "call" && kind !== "attribute" && this.isDefinitionName(leaf)) return;

@@ -29,7 +29,7 @@ const BINDERS = [
 ];
 
 /** Node types the scope pass reads. */
-export const TS_SCOPE_NODE_TYPES = BINDERS;
+export const TS_SCOPE_NODE_TYPES = [...BINDERS, "import_specifier"];
 
 const DOTTED = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
 
@@ -93,7 +93,15 @@ export class TsScope {
   /** Per class: the type each field holds, null when unknown. */
   private fields = new Map<number, Map<string, string | null>>();
 
+  /** `import { f as g }`: g → f. */
+  private imported = new Map<string, string>();
+
   constructor(of: (type: string) => Node[]) {
+    for (const n of of("import_specifier")) {
+      const name = n.childForFieldName("name");
+      const alias = n.childForFieldName("alias");
+      if (name?.type === "identifier" && alias) this.imported.set(alias.text, name.text);
+    }
     for (const t of BINDERS) {
       for (const n of of(t)) {
         if (t === "public_field_definition") {
@@ -126,6 +134,15 @@ export class TsScope {
     }
   }
 
+  /**
+   * The name a bare use of `leaf` means when the file imports it under an alias (`import { f as g }`: `g(…)`
+   * is a use of `f`); null otherwise (no alias, or a local of that name shadows it).
+   */
+  original(leaf: Node): string | null {
+    const name = this.imported.get(leaf.text);
+    return name && !this.boundInFunction(leaf, leaf.text) && !this.types.get(-1)?.has(leaf.text) ? name : null;
+  }
+
   /** A member use's hint: what its operand holds as far as the file shows (see `PyHint`); null otherwise. */
   hint(leaf: Node, operand: Node | null): string | null {
     return operand ? this.typeOf(leaf, operand, 0) : null;
@@ -140,14 +157,15 @@ export class TsScope {
         if (t !== undefined) return t && ":" + t;
       }
       const t = this.types.get(-1)?.get(n.text);
-      return t === undefined ? ":" + n.text : t && ":" + t; // unbound: a class, an import
+      if (t === undefined) return ":" + (this.original(n) ?? n.text); // unbound: a class, an import
+      return t && ":" + t;
     }
     if (n.type === "parenthesized_expression" || n.type === "non_null_expression") {
       const inner = n.namedChildren[0];
       return inner ? this.typeOf(leaf, inner, depth + 1) : null;
     }
     const v = valueType(n);
-    if (v) return ":" + v;
+    if (v) return ":" + this.unaliased(v);
     const obj = n.childForFieldName("object");
     const prop = n.childForFieldName("property");
     if (n.type !== "member_expression" || !obj || !prop || prop.type !== "property_identifier") return null;
@@ -188,7 +206,16 @@ export class TsScope {
 
   /** The type a declaration shows: its annotation, else its initial value's class. */
   private declared(n: Node): string | null {
-    return annotationType(n.childForFieldName("type")) ?? valueType(n.childForFieldName("value"));
+    const t = annotationType(n.childForFieldName("type")) ?? valueType(n.childForFieldName("value"));
+    return t && this.unaliased(t);
+  }
+
+  /** A type name with an import alias at its head replaced by the imported name (`Sq` → `Square`). */
+  private unaliased(type: string): string {
+    const dot = type.indexOf(".");
+    const head = dot < 0 ? type : type.slice(0, dot);
+    const name = this.imported.get(head);
+    return name ? name + type.slice(head.length) : type;
   }
 
   private mapOf(m: Map<number, Map<string, string | null>>, id: number): Map<string, string | null> {

@@ -433,6 +433,11 @@ const FILES: Record<string, string> = {
     "  }",
     "}",
     "",
+    "export function opened(): number {",
+    "  const sq = Square.unit();",
+    "  return sq.area();", // line 37: Square.area through Square.unit's declared result
+    "}",
+    "",
   ].join("\n"),
   // Python: two definitions of one name; the second file's bare call means its own definition.
   "py/one.py": "def helper():\n    return 1\n",
@@ -646,7 +651,12 @@ Deno.test("references resolve by scope and declared type; candidates only on req
 
     await t.step("TypeScript: T.staticM() and ns.T.staticM() through a namespace import", () => {
       const unit = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.unit") }));
-      assert.deepEqual(unit, ["tsr/alias.ts:4:exact", "tsr/use.ts:25:exact", "tsr/use.ts:30:exact"]);
+      assert.deepEqual(unit, [
+        "tsr/alias.ts:4:exact",
+        "tsr/sub.ts:36:exact",
+        "tsr/use.ts:25:exact",
+        "tsr/use.ts:30:exact",
+      ]);
     });
 
     await t.step("TypeScript: ns.f() through `import * as ns` is a use of the module's function", () => {
@@ -688,6 +698,11 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.ok(square.includes("tsr/alias.ts:4:exact"), square.join());
     });
 
+    await t.step("TypeScript: const x = T.create() takes the method's declared result type", () => {
+      const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
+      assert.ok(square.includes("tsr/sub.ts:37:exact"), square.join());
+    });
+
     await t.step("TypeScript: a bare call never means a method", () => {
       const r = findReferences(db, { symbol_id: symbolIn(db, "tsr/sub.ts", "Child.size"), include_candidates: true });
       assert.deepEqual(sites(r), []);
@@ -703,16 +718,19 @@ Deno.test("references resolve by scope and declared type; candidates only on req
         symbol_id: symbolIn(db, "tsr/shapes.ts", "Shape.area"),
         include_candidates: true,
       });
-      // `geo.Square.unit().area()`, `Sq.unit().area()`: a call's result, of a class the file does not show.
-      assert.deepEqual(sites(shape), ["tsr/alias.ts:4:candidate", "tsr/sub.ts:14:exact", "tsr/use.ts:30:candidate"]);
+      // `geo.Square.unit().area()`, `Sq.unit().area()`: Square's, through unit's declared result.
+      assert.deepEqual(sites(shape), ["tsr/sub.ts:14:exact"]);
       const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
       assert.deepEqual(square, [
         "tsr/alias.ts:4:exact",
         "tsr/alias.ts:4:exact",
+        "tsr/alias.ts:4:exact",
+        "tsr/sub.ts:37:exact",
         "tsr/sub.ts:9:exact",
         "tsr/use.ts:11:exact",
         "tsr/use.ts:21:exact",
         "tsr/use.ts:26:exact",
+        "tsr/use.ts:30:exact",
         "tsr/use.ts:39:exact",
       ]);
     });

@@ -84,15 +84,24 @@ export class PyResolver {
     const cls = this.resolver.resolve(last, path, this.language, TYPE_KINDS);
     if (cls) return cls.row.id;
     // `v.a.b` where `v` is no module: the attributes of what `v` holds.
-    if (dot >= 0) return call ? null : this.classOf(dotted.replace(/\./g, ">"), path, useClass, depth + 1);
+    if (dot >= 0 && call) {
+      // `T.create()`: the declared result of a method of the class `T`.
+      const owner = this.named(dotted.slice(0, dot), path, useClass, depth + 1);
+      const m = owner === null ? undefined : childrenOf(this.db, owner).find((c) => c.name === last);
+      return m ? this.resultClass(m.signature, m.path, depth) : null;
+    }
+    if (dot >= 0) return this.classOf(dotted.replace(/\./g, ">"), path, useClass, depth + 1);
     const def = this.resolver.resolve(last, path, this.language, call ? FUNCTION_KINDS : VARIABLE_KINDS)?.row;
     if (!def || def.parent_id !== null) return null;
-    if (call) {
-      // `def make() -> T:`: the class the function's return annotation names.
-      const ret = def.signature.match(this.language === "python" ? RETURNS.python : RETURNS.typescript);
-      return ret ? this.classOf(ret[1], def.path, null, depth + 1) : null;
-    }
+    // `def make() -> T:`: the class the function's return annotation names.
+    if (call) return this.resultClass(def.signature, def.path, depth);
     return this.assignedClass(def.signature, def.path, depth);
+  }
+
+  /** The class a function signature's declared result names, or null. */
+  private resultClass(sig: string, path: string, depth: number): number | null {
+    const ret = sig.match(this.language === "python" ? RETURNS.python : RETURNS.typescript);
+    return ret ? this.classOf(ret[1], path, null, depth + 1) : null;
   }
 
   /** The class a `v = T(…)` / `v: T` signature gives `v`, or null. */

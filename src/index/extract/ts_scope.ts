@@ -164,8 +164,8 @@ export class TsScope {
       const inner = n.namedChildren[0];
       return inner ? this.typeOf(leaf, inner, depth + 1) : null;
     }
-    const v = valueType(n);
-    if (v) return ":" + this.unaliased(v);
+    const v = this.valueOf(leaf, n);
+    if (v) return ":" + v;
     const obj = n.childForFieldName("object");
     const prop = n.childForFieldName("property");
     if (n.type !== "member_expression" || !obj || !prop || prop.type !== "property_identifier") return null;
@@ -206,8 +206,20 @@ export class TsScope {
 
   /** The type a declaration shows: its annotation, else its initial value's class. */
   private declared(n: Node): string | null {
-    const t = annotationType(n.childForFieldName("type")) ?? valueType(n.childForFieldName("value"));
-    return t && this.unaliased(t);
+    const t = annotationType(n.childForFieldName("type"));
+    return t ? this.unaliased(t) : this.valueOf(n, n.childForFieldName("value"));
+  }
+
+  /**
+   * The class a value is an instance of as far as the syntax shows it: `new T(…)`, `v as T`, or what calling a
+   * dotted name gives (`T.open(…)`, `make(…)`: `T.open()`, `make()`, finished against the index); null otherwise.
+   */
+  private valueOf(leaf: Node, n: Node | null): string | null {
+    const v = valueType(n);
+    if (v) return this.unaliased(v);
+    const fn = n?.type === "call_expression" ? n.childForFieldName("function") : null;
+    if (!fn || !DOTTED.test(fn.text) || fn.text.length > 200) return null;
+    return this.boundInFunction(leaf, fn.text.split(".")[0]) ? null : this.unaliased(fn.text) + "()";
   }
 
   /** A type name with an import alias at its head replaced by the imported name (`Sq` → `Square`). */

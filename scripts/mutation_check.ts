@@ -640,7 +640,8 @@ export const MUTATIONS: Mutation[] = [
     id: "py-typed-other-kept",
     claim: "references: a Python use typed to another class's method is not listed",
     file: "src/query/find_references.ts",
-    find: '      if (typeof owner === "number") return null;\n',
+    find:
+      '      if (typeof owner === "number") return this.bases.derivesFrom(this.parent.id, owner) ? "candidate" : null;\n',
     replace: "",
     test: "tests/reference_resolution_test.ts",
   },
@@ -650,6 +651,22 @@ export const MUTATIONS: Mutation[] = [
     file: "src/query/_class_bases.ts",
     find: "if (b && b.id !== classId) ids.push(b.id);",
     replace: "if (b) ids.push(b.id);",
+    test: "tests/reference_resolution_test.ts",
+  },
+  {
+    id: "ts-alias-kept",
+    claim: "references: `import { f as g }` makes a bare `g()` a use of `f`",
+    file: "src/index/extract/ts_scope.ts",
+    find: "!this.types.get(-1)?.has(leaf.text) ? name : null;",
+    replace: "!this.types.get(-1)?.has(leaf.text) ? null : null;",
+    test: "tests/reference_resolution_test.ts",
+  },
+  {
+    id: "ts-param-prop-untyped",
+    claim: "references: a TypeScript parameter property types `this.a` like a field",
+    file: "src/index/extract/ts_scope.ts",
+    find: "for (const x of names) record(this.mapOf(this.fields, cls.id), x, type);",
+    replace: "for (const x of names) record(this.mapOf(this.fields, cls.id), x, null);",
     test: "tests/reference_resolution_test.ts",
   },
 ];

@@ -703,6 +703,14 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.ok(square.includes("tsr/sub.ts:37:exact"), square.join());
     });
 
+    await t.step("TypeScript: get_call_graph follows typed member calls to their class's method", () => {
+      const g = getCallGraph(db, { symbol_id: symbolIn(db, "tsr/use.ts", "Holder.total"), direction: "callees" });
+      const callees = g.nodes.filter((n) => n.symbol_id !== g.root).map((n) => n.qualified_name).sort();
+      assert.equal(callees.length, 2, callees.join());
+      assert.ok(callees[0].endsWith("Circle.area") && callees[1].endsWith("Square.area"), callees.join());
+      assert.ok(g.edges.every((e) => e.resolution === "exact"));
+    });
+
     await t.step("TypeScript: a bare call never means a method", () => {
       const r = findReferences(db, { symbol_id: symbolIn(db, "tsr/sub.ts", "Child.size"), include_candidates: true });
       assert.deepEqual(sites(r), []);

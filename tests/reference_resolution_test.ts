@@ -438,6 +438,18 @@ const FILES: Record<string, string> = {
     "  return sq.area();", // line 37: Square.area through Square.unit's declared result
     "}",
     "",
+    "export class Kit {",
+    "  readonly sq: Square = new Square();",
+    "}",
+    "",
+    "export class User {",
+    '  constructor(private kit: Kit, private inner: Kit["sq"]) {}',
+    "",
+    "  run(): number {",
+    "    return this.kit.sq.area() + this.inner.area();", // line 48: Square.area through Kit's field, twice
+    "  }",
+    "}",
+    "",
   ].join("\n"),
   // Python: two definitions of one name; the second file's bare call means its own definition.
   "py/one.py": "def helper():\n    return 1\n",
@@ -711,6 +723,11 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.ok(g.edges.every((e) => e.resolution === "exact"));
     });
 
+    await t.step('TypeScript: this.a.b.m through the field a\'s class declares, and T["b"]', () => {
+      const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
+      assert.equal(square.filter((x) => x === "tsr/sub.ts:48:exact").length, 2, square.join());
+    });
+
     await t.step("TypeScript: a bare call never means a method", () => {
       const r = findReferences(db, { symbol_id: symbolIn(db, "tsr/sub.ts", "Child.size"), include_candidates: true });
       assert.deepEqual(sites(r), []);
@@ -734,6 +751,8 @@ Deno.test("references resolve by scope and declared type; candidates only on req
         "tsr/alias.ts:4:exact",
         "tsr/alias.ts:4:exact",
         "tsr/sub.ts:37:exact",
+        "tsr/sub.ts:48:exact",
+        "tsr/sub.ts:48:exact",
         "tsr/sub.ts:9:exact",
         "tsr/use.ts:11:exact",
         "tsr/use.ts:21:exact",

@@ -33,11 +33,15 @@ export const TS_SCOPE_NODE_TYPES = [...BINDERS, "import_specifier"];
 
 const DOTTED = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
 
-/** The class a type annotation names (`T`, `a.T`, `T<X>`, `T | null`, `T | undefined`), or null. */
+/** The class a type annotation names (`T`, `a.T`, `T<X>`, `T | null`, `T | undefined`, `T["a"]`), or null. */
 function annotationType(n: Node | null): string | null {
   if (!n) return null;
   const t = n.text.replace(/^:\s*/, "").replace(/\s*\|\s*(?:null|undefined)\b/g, "").replace(/<[^]*>$/, "").trim();
-  return t.length <= 200 && DOTTED.test(t) ? t : null;
+  if (t.length > 200) return null;
+  // `T["a"]`: the type of `T`'s member `a` (`T>a` in the hint language).
+  const member = t.match(/^([A-Za-z_$][\w$.]*)\[["']([A-Za-z_$][\w$]*)["']\]$/);
+  if (member) return `${member[1]}>${member[2]}`;
+  return DOTTED.test(t) ? t : null;
 }
 
 /** The class a value is an instance of when the syntax shows it (`new T(…)`, `v as T`), or null. */
@@ -176,7 +180,9 @@ export class TsScope {
     }
     // `ns.T.m()`, `mod.value.m()`: a dotted name whose head no enclosing function binds is resolved as a whole.
     const head = n.text.split(".")[0];
-    if (DOTTED.test(n.text) && n.text.length <= 200 && !this.boundInFunction(leaf, head)) return ":" + n.text;
+    if (head !== "this" && DOTTED.test(n.text) && n.text.length <= 200 && !this.boundInFunction(leaf, head)) {
+      return ":" + n.text;
+    }
     const inner = this.typeOf(leaf, obj, depth + 1);
     return inner ? `${inner}>${prop.text}` : null;
   }

@@ -398,6 +398,20 @@ const FILES: Record<string, string> = {
     "}",
     "",
   ].join("\n"),
+  "tsr/box.js": [
+    'import { Square } from "./shapes.ts";',
+    "",
+    "export class Box {",
+    "  constructor() {",
+    "    this.sq = new Square();",
+    "  }",
+    "",
+    "  run() {",
+    "    return this.sq.area();", // line 9: Square.area through the constructor's assignment
+    "  }",
+    "}",
+    "",
+  ].join("\n"),
   "tsr/sub.ts": [
     'import { Shape, Square } from "./shapes.ts";',
     "",
@@ -728,6 +742,11 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.equal(square.filter((x) => x === "tsr/sub.ts:48:exact").length, 2, square.join());
     });
 
+    await t.step("JavaScript: this.a = new T() in a method types this.a.m", () => {
+      const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
+      assert.ok(square.includes("tsr/box.js:9:exact"), square.join());
+    });
+
     await t.step("TypeScript: a bare call never means a method", () => {
       const r = findReferences(db, { symbol_id: symbolIn(db, "tsr/sub.ts", "Child.size"), include_candidates: true });
       assert.deepEqual(sites(r), []);
@@ -750,6 +769,7 @@ Deno.test("references resolve by scope and declared type; candidates only on req
         "tsr/alias.ts:4:exact",
         "tsr/alias.ts:4:exact",
         "tsr/alias.ts:4:exact",
+        "tsr/box.js:9:exact",
         "tsr/sub.ts:37:exact",
         "tsr/sub.ts:48:exact",
         "tsr/sub.ts:48:exact",

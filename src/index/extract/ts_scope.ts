@@ -29,7 +29,7 @@ const BINDERS = [
 ];
 
 /** Node types the scope pass reads. */
-export const TS_SCOPE_NODE_TYPES = [...BINDERS, "import_specifier"];
+export const TS_SCOPE_NODE_TYPES = [...BINDERS, "import_specifier", "assignment_expression"];
 
 const DOTTED = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
 
@@ -136,6 +136,21 @@ export class TsScope {
         }
       }
     }
+    this.assignedFields(of("assignment_expression"));
+  }
+
+  /** `this.a = new T()` in a method types the field `a` when the class declares no `a` (JavaScript). */
+  private assignedFields(assignments: Node[]): void {
+    const assigned = new Map<number, Map<string, string | null>>();
+    for (const n of assignments) {
+      const left = n.childForFieldName("left");
+      const prop = left?.type === "member_expression" ? left.childForFieldName("property") : null;
+      const fn = functionOf(n);
+      const cls = fn && left?.childForFieldName("object")?.type === "this" ? classOf(fn) : null;
+      if (!cls || !prop || this.fields.get(cls.id)?.has(prop.text)) continue;
+      record(this.mapOf(assigned, cls.id), prop.text, this.valueOf(n, n.childForFieldName("right")));
+    }
+    for (const [id, m] of assigned) for (const [name, t] of m) this.mapOf(this.fields, id).set(name, t);
   }
 
   /**

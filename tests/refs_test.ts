@@ -463,7 +463,9 @@ Deno.test("indexed commits past the cap go least recently used first; their vers
     10_000,
     "feat recorded as the latest use",
   );
-  Deno.env.set("CRUXE_MAX_REF_STORES", "2");
+  // The cap is a setting (`CRUXE_MAX_REF_STORES`, read once into the config): this server's config holds 2.
+  const cap = s.rt.config.maxRefStores;
+  s.rt.config.maxRefStores = 2;
   try {
     const third = tame(repo, "commit-tree", tame(repo, "rev-parse", "other^{tree}").trim(), "-m", "third").trim();
     const b = bodyOf(await s.call("index_repo", { workspace: repo, ref: third, wait: true }));
@@ -488,7 +490,7 @@ Deno.test("indexed commits past the cap go least recently used first; their vers
       db.close();
     }
   } finally {
-    Deno.env.delete("CRUXE_MAX_REF_STORES");
+    s.rt.config.maxRefStores = cap;
   }
 });
 

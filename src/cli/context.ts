@@ -8,6 +8,7 @@ import {
   CONFIG_FILE_KEYS,
   type CruxeConfig,
   LLM_CONFIG_KEYS,
+  processEnv,
   resolveConfig,
   WATCH_CONFIG_KEYS,
 } from "../core/config.ts";
@@ -67,7 +68,7 @@ export function unknownConfigKeys(file: Record<string, unknown>): string[] {
 
 /** The effective config (`--config` file or `<home>/config.json`, then the environment). */
 export function loadConfig(configPath?: string): CruxeConfig {
-  const env = Deno.env.toObject();
+  const env = processEnv();
   const base = resolveConfig(env, Deno.build.os);
   return resolveConfig(env, Deno.build.os, readConfigFile(configPath, base.home));
 }

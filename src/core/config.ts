@@ -35,6 +35,12 @@ function watchMode(v: unknown, where: string): WatchMode {
 export interface CruxeConfig {
   /** Where stores live (`CRUXE_HOME`). */
   home: string;
+  /** Query worker threads (`CRUXE_READER_WORKERS`: a number, 0 or `off` for none); null: sized by the cores. */
+  readerWorkers: number | null;
+  /** Indexed commits kept per refs store (`CRUXE_MAX_REF_STORES`, 1..1000, default 8). */
+  maxRefStores: number;
+  /** The HTTP bearer token from the environment (`CRUXE_AUTH_TOKEN`); `--auth-token` wins over it. */
+  authToken: string | null;
   /** Files larger than this are skipped when indexing (`CRUXE_MAX_FILE_BYTES`, default 16 MiB). */
   maxFileBytes: number;
   /**
@@ -191,6 +197,9 @@ export function resolveConfig(
   const fileEmbed: Partial<CruxeConfig["embed"]> = file.embed ?? {};
   return {
     home: env.CRUXE_HOME ?? file.home ?? defaultHome(env, os),
+    readerWorkers: readerWorkersSetting(env),
+    maxRefStores: envNumber(env, "CRUXE_MAX_REF_STORES", DEFAULT_MAX_REF_STORES),
+    authToken: env.CRUXE_AUTH_TOKEN ?? null,
     maxFileBytes: num("CRUXE_MAX_FILE_BYTES", file.maxFileBytes, "maxFileBytes", 16 * 1024 * 1024),
     maxFullTextBytes: num("CRUXE_MAX_FULLTEXT_BYTES", file.maxFullTextBytes, "maxFullTextBytes", 1024 * 1024),
     workers: num("CRUXE_WORKERS", file.workers, "workers", defaultWorkers()),
@@ -216,6 +225,42 @@ export function resolveConfig(
     watch: resolveWatch(env, file.watch),
     tools: toolsSetting(file.tools),
   };
+}
+
+/** Default number of indexed commits kept per refs store. */
+const DEFAULT_MAX_REF_STORES = 8;
+
+/** `CRUXE_READER_WORKERS`: `off` is 0, a number is kept (at most 16), unset is null (sized by the cores later). */
+function readerWorkersSetting(env: Record<string, string | undefined>): number | null {
+  const raw = env.CRUXE_READER_WORKERS?.trim();
+  if (!raw) return null;
+  if (raw === "off") return 0;
+  return Math.min(envNumber(env, "CRUXE_READER_WORKERS", 0), 16);
+}
+
+/** The environment this process was given, or none when it may not read it. */
+export function processEnv(): Record<string, string> {
+  try {
+    return Deno.env.toObject();
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A test-only hook's whole number from the environment (`CRUXE_TEST_*`), or
+ * null when unset, not a positive whole number, or the environment cannot be
+ * read. Product settings never come from here.
+ */
+export function testHookNumber(name: `CRUXE_TEST_${string}`): number | null {
+  let raw: string | undefined;
+  try {
+    raw = Deno.env.get(name);
+  } catch {
+    return null;
+  }
+  const n = Number(raw);
+  return raw && Number.isInteger(n) && n > 0 ? n : null;
 }
 
 /** The config file's `tools`: a list of names or one comma-separated string; anything else is `invalid_input`. */

@@ -403,6 +403,7 @@ export class JobRunner {
         maxFullTextBytes: this.config.maxFullTextBytes,
         workers: this.config.workers,
         workerRecycleFiles: this.config.workerRecycleFiles,
+        maxRefStores: this.config.maxRefStores,
         ...(gitRef ? { gitRef, refsHome: refsHomeFor(this.registry, project) } : {}),
         ...(opts.paths ? { paths: opts.paths } : {}),
       },

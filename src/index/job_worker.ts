@@ -27,7 +27,12 @@ export type JobWorkerIn =
     jobId: string;
     home: string;
     /** With `gitRef`, the job indexes that commit's tree from git objects into the project's refs store. */
-    options: Omit<IndexOptions, "cancelled" | "spawnParser" | "pool"> & { gitRef?: ResolvedRef; refsHome?: string };
+    options: Omit<IndexOptions, "cancelled" | "spawnParser" | "pool"> & {
+      gitRef?: ResolvedRef;
+      /** Indexed commits a refs store keeps (used with `gitRef`). */
+      refsHome?: string;
+      maxRefStores: number;
+    };
     /** Keep the parse workers for the next job of this worker (working-tree jobs only). */
     warm?: boolean;
   }

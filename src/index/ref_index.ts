@@ -30,7 +30,6 @@ import { isCorruption, storageReason } from "../state/storage_errors.ts";
 import {
   commitsToEvict,
   forgetRefUse,
-  maxRefStores,
   readRefStores,
   refsDir,
   refsStoreBytes,
@@ -66,6 +65,8 @@ interface RefIndexOptions extends IndexOptions {
    * refs store (default: `projectDir`, whose working-tree index seeds a new one).
    */
   refsHome?: string;
+  /** Indexed commits the refs store keeps (the config's `maxRefStores`); the least recently used go first. */
+  maxRefStores: number;
 }
 
 /** What a ref index answers besides the usual summary: the commit and which list it started from. */
@@ -341,7 +342,7 @@ async function planBuild(
   const { commit } = opts.gitRef;
   const published = readRefStores(writer.db, refsDir(opts.refsHome ?? opts.projectDir));
   const base = opts.force ? null : chooseBase(writer.db, published, entries, commit);
-  const evicted = commitsToEvict(published, maxRefStores(), commit);
+  const evicted = commitsToEvict(published, opts.maxRefStores, commit);
   const ignore = await treeIgnore(opts.root, entries);
   const skipped = { ignored: 0, tooLarge: 0, symlinks: 0, unreadable: 0 };
   const files = entries.filter((e) => {

@@ -13,6 +13,7 @@ import { scopeToRef } from "../state/ref_stores.ts";
 import { CruxeError } from "../core/errors.ts";
 import { TOOLS } from "./tools/registry.ts";
 import type { ToolContext } from "./tools/tool.ts";
+import { testHookNumber } from "../core/config.ts";
 import {
   MAIN_THREAD_ONLY,
   type ReaderReply,
@@ -29,12 +30,7 @@ const tools = new Map(TOOLS.map((t) => [t.name, t]));
  * during a slow query. Never set it in production.
  */
 function testStallMs(): number {
-  try {
-    const n = Number(Deno.env.get("CRUXE_TEST_READER_STALL_MS"));
-    return Number.isFinite(n) && n > 0 ? n : 0;
-  } catch {
-    return 0; // no env permission: the hook is off
-  }
+  return testHookNumber("CRUXE_TEST_READER_STALL_MS") ?? 0;
 }
 
 const stallMs = testStallMs();

@@ -93,7 +93,7 @@ export class ServerRuntime {
     this.embedder = embedConfigured(config.embed) ? new EmbedRunner(config.embed) : null;
     // The semantic layer embeds queries through this runtime's endpoint: search_code then answers here.
     this.readerPool = new ReaderPool(
-      options.readerWorkers ?? readerPoolSize(envForPool()),
+      options.readerWorkers ?? config.readerWorkers ?? readerPoolSize({}),
       undefined,
       this.embedder ? ["search_code"] : [],
     );
@@ -196,13 +196,4 @@ function servedWorkspaces(registry: Registry, router: RouterOptions): (w: Worksp
   if (!router.startupWorkspaces.length && !router.autoWorkspace) return () => true;
   const pinned = new Set(router.startupWorkspaces.map((w) => registry.projectContaining(w)?.project_id));
   return (w) => pinned.has(w.project_id) || (router.autoWorkspace && w.auto_discovered === 1);
-}
-
-/** `CRUXE_READER_WORKERS` when the environment can be read (no permission: the default size). */
-function envForPool(): Record<string, string | undefined> {
-  try {
-    return { CRUXE_READER_WORKERS: Deno.env.get("CRUXE_READER_WORKERS") };
-  } catch {
-    return {};
-  }
 }

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { type StorageReason, storageReasonAt } from "./storage_errors.ts";
 import { requireKind } from "./store_kind.ts";
+import { testHookNumber } from "../core/config.ts";
 
 export type Db = DatabaseSync;
 
@@ -14,17 +15,8 @@ export type Db = DatabaseSync;
  * writing at N pages (`PRAGMA max_page_count`), so a test can make SQLite
  * report a full disk without filling a real one. Never set it in production.
  */
-const TEST_MAX_PAGE_COUNT = "CRUXE_TEST_MAX_PAGE_COUNT";
-
 function testMaxPageCount(): number | null {
-  let raw: string | undefined;
-  try {
-    raw = Deno.env.get(TEST_MAX_PAGE_COUNT);
-  } catch {
-    return null; // no env permission: the hook is off
-  }
-  const n = Number(raw);
-  return raw && Number.isInteger(n) && n > 0 ? n : null;
+  return testHookNumber("CRUXE_TEST_MAX_PAGE_COUNT");
 }
 
 /**

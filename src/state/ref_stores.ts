@@ -28,11 +28,10 @@
  * evicted (a query that was reading an evicted or rebuilt commit at that
  * moment may miss rows of it; the next one reads the new state). Version
  * ids are never reused. At most
- * `maxRefStores()` commits are kept, the least recently used out first.
+ * `maxRefStores` (config) commits are kept, the least recently used out first.
  * Requires `--allow-read`/`--allow-write` on the project store.
  */
 import { join } from "node:path";
-import { envNumber } from "../core/config.ts";
 import { closeQuietly, type Db, getMeta, openDb, tableNames } from "./db.ts";
 import { isCommitId } from "./git.ts";
 import { damagedMarker, indexPath } from "./project_index.ts";
@@ -57,18 +56,6 @@ export function refsStoreBytes(projectDir: string): number {
     } catch { /* absent */ }
   }
   return n;
-}
-
-/** Default number of indexed commits kept per refs store (`CRUXE_MAX_REF_STORES` overrides it). */
-const DEFAULT_MAX_REF_STORES = 8;
-
-/** How many indexed commits a refs store keeps: `CRUXE_MAX_REF_STORES` (1..1000, else `invalid_input`) or `DEFAULT_MAX_REF_STORES`. */
-export function maxRefStores(): number {
-  let raw: string | undefined;
-  try {
-    raw = Deno.env.get("CRUXE_MAX_REF_STORES");
-  } catch { /* no env permission: the default */ }
-  return envNumber({ CRUXE_MAX_REF_STORES: raw }, "CRUXE_MAX_REF_STORES", DEFAULT_MAX_REF_STORES);
 }
 
 /** What `list_refs`, the router and the base choice know about one indexed commit. */

@@ -9,6 +9,7 @@ import { CruxeError } from "../../core/errors.ts";
 import { GLOBAL_OPTIONS, type OptionTable, parseCommandArgs } from "../args.ts";
 import { sandboxedServe } from "../sandbox.ts";
 import type { ServeOptions } from "../../mcp/serve_options.ts";
+import { processEnv, resolveConfig } from "../../core/config.ts";
 
 /** Options of `cruxe serve-mcp` (help, completions and parsing read this one table). */
 export const SERVE_MCP_OPTIONS = {
@@ -72,7 +73,7 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
     maxAutoWorkspaces: num(v["max-auto-workspaces"], "--max-auto-workspaces"),
     prewarm: !v["no-prewarm"],
     watch: !v["no-watch"],
-    authToken: v["auth-token"] ?? Deno.env.get("CRUXE_AUTH_TOKEN") ?? undefined,
+    authToken: v["auth-token"] ?? resolveConfig(processEnv(), Deno.build.os).authToken ?? undefined,
     verbose: v.verbose?.length ?? 0,
     configPath: v.config,
     indexOnStart: cmd === "serve",

@@ -3,7 +3,7 @@ import { SCHEMA_VERSION } from "../../core/version.ts";
 import { z } from "zod";
 import { gitListRefs, refFor } from "../../state/git.ts";
 import { WORKTREE_REF, worktreeStoreDirs } from "../../state/project_refs.ts";
-import { listRefStores, maxRefStores } from "../../state/ref_stores.ts";
+import { listRefStores } from "../../state/ref_stores.ts";
 import { jobElsewhere } from "../../query/index_status.ts";
 import { sessionRef } from "../ref_router.ts";
 import { defineTool } from "./tool.ts";
@@ -72,7 +72,7 @@ export const listRefsTool = defineTool({
       default_ref: sessionRef(rt, ctx.session, project.project_id) ?? WORKTREE_REF,
       indexed: [...indexed, ...building],
       not_indexed: notIndexed,
-      max_ref_stores: maxRefStores(),
+      max_ref_stores: rt.config.maxRefStores,
     };
   },
 });

@@ -52,6 +52,8 @@ import { compactAnswer } from "../src/mcp/compact.ts";
 import { buildMetadata } from "../src/core/metadata.ts";
 import { estimateTokens } from "../src/query/_token_estimate.ts";
 import type { RankingParams } from "../src/query/search/ranking_params.ts";
+import { judge, type RepoPair, type Verdict } from "./eval/rule.ts";
+import { methodCandidate } from "./eval/methods.ts";
 import type { ChunkHit } from "../src/query/search/candidates.ts";
 import type { CruxeConfig } from "../src/core/config.ts";
 import { EmbedRunner } from "../src/index/embed_runner.ts";
@@ -145,17 +147,18 @@ async function main() {
       budgets: { type: "string" },
       semantic: { type: "boolean", default: false },
       verbose: { type: "boolean", short: "v", default: false },
+      generated: { type: "string" },
+      methods: { type: "string" },
     },
   });
   const folder = positionals[0];
   if (!folder) {
     console.error(
-      "usage: deno task eval FOLDER [--repos-root DIR] [--home DIR] [--only a,b] [--folds K] [--budgets 500,1000] [--semantic] [--json] [--out FILE]",
+      "usage: deno task eval FOLDER [--generated DIR] [--methods a,b] [--repos-root DIR] [--home DIR] [--only a,b] " +
+        "[--folds K] [--budgets 500,1000] [--semantic] [--json] [--out FILE]",
     );
     Deno.exit(2);
   }
-  const { repos, queries } = readDataset(folder);
-  const published = readPublished(folder);
   const only = values.only ? new Set(values.only.split(",")) : null;
   const langs = values.languages ? new Set(values.languages.split(",")) : null;
   const home = resolve(values.home!);
@@ -165,69 +168,138 @@ async function main() {
   const runner = new JobRunner(registry, config);
   const readers = new IndexReaders(registry);
   const fingerprint = buildFingerprint();
-  const outcomes: QueryOutcome[] = [];
-  const perRepo: RepoOutcome[] = [];
-  const skipped: { repo: string; reason: string }[] = [];
-  const opened: OpenRepo[] = [];
   const folds = values.folds === undefined ? 0 : Number(values.folds);
   const budgets = values.budgets === undefined ? [] : parseBudgets(values.budgets);
+  const methods = values.methods ? values.methods.split(",").filter(Boolean) : [];
+  for (const m of methods) methodCandidate(m);
   let cv: RankingValidation | null = null;
   let budgetOutcomes: BudgetOutcome[] = [];
+  const sets: SetRun[] = [];
+  let verdicts: { method: string; verdict: Verdict }[] = [];
+  const ctx = { registry, runner, readers, home, fingerprint };
+  const filter = { only, langs, reposRoot: values["repos-root"]!, quiet: values.json!, verbose: values.verbose! };
   try {
-    for (const repo of repos) {
-      if (only && !only.has(repo.name)) continue;
-      if (langs && !langs.has(repo.language)) continue;
-      const base = repo.path ? resolve(folder, repo.path) : join(values["repos-root"]!, repo.name);
-      const dir = repo.benchmark_root ? join(base, repo.benchmark_root) : base;
-      if (!existsSync(dir)) {
-        skipped.push({ repo: repo.name, reason: `no tree at ${dir}` });
-        continue;
-      }
-      const r = await evalRepo(repo, dir, queries.get(repo.name) ?? [], {
-        registry,
-        runner,
-        readers,
-        home,
-        fingerprint,
-      });
-      const revFile = join(base, ".cruxe_rev");
-      const note = existsSync(revFile) ? Deno.readTextFileSync(revFile).trim() : undefined;
-      perRepo.push({ ...r.summary, published: published.get(repo.name) ?? {}, revision_note: note });
-      outcomes.push(...r.outcomes);
-      opened.push(r.open);
-      if (!values.json) {
-        const s = r.summary;
-        console.error(
-          `${repo.name.padEnd(22)} ndcg ${f3(s.cruxe.ndcg)} (bm25-files ${f3(s.baseline.ndcg)}) files ${s.files} ` +
-            `index ${(r.indexMs / 1000).toFixed(1)}s`,
-        );
-        if (values.verbose) {
-          for (const o of r.outcomes.filter((o) => o.cruxe.ndcg < 1)) {
-            console.error(
-              `   ${f3(o.cruxe.ndcg)} [${o.category}/${o.intent}] ${o.query}  -> ${o.top.slice(0, 3).join(", ")}`,
-            );
-          }
-        }
-      }
-    }
+    sets.push(await runSet("dev", folder, filter, ctx));
+    if (values.generated) sets.push(await runSet("generated", values.generated, filter, ctx));
+    const opened = sets[0].opened;
     if (values.semantic) await embedRepos(opened, home, config.embed, console.error);
     const tried = values.candidates ? new Set(values.candidates.split(",")) : null;
     if (folds) cv = crossValidateRanking(opened, folds, tried, values.json ? null : console.error);
     if (budgets.length) budgetOutcomes = budgetPass(opened, budgets);
+    verdicts = methods.map((m) => ({ method: m, verdict: judgeMethod(sets, m, values.json ? null : console.error) }));
   } finally {
     readers.closeAll();
     runner.shutdown();
     registry.close();
   }
+  const [dev, ...others] = sets.map((r) => summarize(r.perRepo, r.outcomes, r.skipped));
   const report = {
     build_fingerprint: fingerprint,
-    ...summarize(perRepo, outcomes, skipped),
+    ...dev,
+    generated: others[0] ?? null,
     cross_validation: cv,
     budgets: budgetOutcomes.length ? summarizeBudgets(budgetOutcomes) : null,
+    methods: verdicts,
   };
   if (values.out) Deno.writeTextFileSync(values.out, JSON.stringify(report, null, 2));
   if (values.json) console.log(JSON.stringify(report, null, 2));
-  else printTable(report);
+  else {
+    printTable(report);
+    if (report.generated) {
+      console.log(`\ngenerated set (${values.generated}): doc-comment queries, doc removed from the indexed copy`);
+      printTable({ ...report.generated, build_fingerprint: fingerprint, cross_validation: null, budgets: null });
+    }
+    for (const v of verdicts) console.log(verdictText(v.method, v.verdict));
+  }
+}
+
+/** One labelled set's run: its repositories' outcomes and the open indexes for the later passes. */
+interface SetRun {
+  set: "dev" | "generated";
+  perRepo: RepoOutcome[];
+  outcomes: QueryOutcome[];
+  skipped: { repo: string; reason: string }[];
+  opened: OpenRepo[];
+}
+
+/** Indexes (or reuses) and scores every selected repository of one labelled folder. */
+async function runSet(
+  set: SetRun["set"],
+  folder: string,
+  sel: { only: Set<string> | null; langs: Set<string> | null; reposRoot: string; quiet: boolean; verbose: boolean },
+  ctx: { registry: Registry; runner: JobRunner; readers: IndexReaders; home: string; fingerprint: string },
+): Promise<SetRun> {
+  const { repos, queries } = readDataset(folder);
+  const published = readPublished(folder);
+  const run: SetRun = { set, perRepo: [], outcomes: [], skipped: [], opened: [] };
+  for (const repo of repos) {
+    if (sel.only && !sel.only.has(repo.name)) continue;
+    if (sel.langs && !sel.langs.has(repo.language)) continue;
+    const base = repo.path ? resolve(folder, repo.path) : join(sel.reposRoot, repo.name);
+    const dir = repo.benchmark_root ? join(base, repo.benchmark_root) : base;
+    if (!existsSync(dir)) {
+      run.skipped.push({ repo: repo.name, reason: `no tree at ${dir}` });
+      continue;
+    }
+    const r = await evalRepo(repo, dir, queries.get(repo.name) ?? [], ctx);
+    const revFile = join(base, ".cruxe_rev");
+    const note = existsSync(revFile) ? Deno.readTextFileSync(revFile).trim() : undefined;
+    run.perRepo.push({ ...r.summary, published: published.get(repo.name) ?? {}, revision_note: note });
+    run.outcomes.push(...r.outcomes);
+    run.opened.push(r.open);
+    if (sel.quiet) continue;
+    const s = r.summary;
+    console.error(
+      `${repo.name.padEnd(22)} ndcg ${f3(s.cruxe.ndcg)} (bm25-files ${f3(s.baseline.ndcg)}) files ${s.files} ` +
+        `index ${(r.indexMs / 1000).toFixed(1)}s`,
+    );
+    if (sel.verbose) {
+      for (const o of r.outcomes.filter((o) => o.cruxe.ndcg < 1)) {
+        console.error(
+          `   ${f3(o.cruxe.ndcg)} [${o.category}/${o.intent}] ${o.query}  -> ${o.top.slice(0, 3).join(", ")}`,
+        );
+      }
+    }
+  }
+  return run;
+}
+
+/** Every opened repository of every set under the default and under `method`, judged by the landing rule. */
+function judgeMethod(sets: SetRun[], method: string, log: ((s: string) => void) | null): Verdict {
+  const params = methodCandidate(method);
+  const t0 = performance.now();
+  const pairs: RepoPair[] = [];
+  for (const s of sets) {
+    // The first pass scored every repository under the default ranking already.
+    const first = new Map(s.perRepo.map((r) => [r.repo, r.cruxe.ndcg]));
+    for (const r of s.opened) {
+      const base = first.get(r.repo)!;
+      pairs.push({
+        set: s.set,
+        repo: r.repo,
+        language: r.language,
+        base,
+        method: mean(scoreRepo(r, params).map((q) => q.scores.ndcg)),
+      });
+    }
+  }
+  log?.(`method ${method} scored in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
+  return judge(pairs);
+}
+
+/** The rule's verdict on a method as text: the sets, the worst language, the folds, and why it does not land. */
+function verdictText(method: string, v: Verdict): string {
+  const d = (x: number) => (x >= 0 ? "+" : "") + x.toFixed(4);
+  const lines = [
+    "",
+    `method ${method}: ${v.lands ? "LANDS" : "does not land"}${v.reasons.length ? ` (${v.reasons.join("; ")})` : ""}`,
+    `  dev ${f3(v.dev.base)} -> ${f3(v.dev.method)} (${d(v.dev.method - v.dev.base)})   generated ${
+      f3(v.generated.base)
+    } -> ${f3(v.generated.method)} (${d(v.generated.method - v.generated.base)})   mean change ${d(v.delta)}`,
+    `  dev folds: ${v.foldDeltas.map(d).join(" ")} (${v.foldsHeld}/${v.foldDeltas.length} hold)`,
+    `  languages: ${v.languages.map((l) => `${l.set === "dev" ? "" : "g:"}${l.language} ${d(l.delta)}`).join(", ")}`,
+  ];
+  return lines.join("\n");
 }
 
 /** An indexed repository kept open for the later passes (cross-validation, budgets). */
@@ -400,7 +472,11 @@ async function evalRepo(
 }
 
 /** Means over repositories of per-repository means of a subset of queries. */
-function groupBy(outcomes: QueryOutcome[], key: (o: QueryOutcome) => string) {
+function groupBy(
+  outcomes: QueryOutcome[],
+  key: (o: QueryOutcome) => string,
+  published: ReadonlyMap<string, Published> = new Map(),
+) {
   const byGroup = new Map<string, Map<string, QueryOutcome[]>>();
   for (const o of outcomes) {
     const g = key(o);
@@ -410,14 +486,29 @@ function groupBy(outcomes: QueryOutcome[], key: (o: QueryOutcome) => string) {
     m.set(o.repo, list);
     byGroup.set(g, m);
   }
-  const out: Record<string, { repos: number; queries: number; cruxe: Scores; baseline: Scores }> = {};
+  const out: Record<
+    string,
+    { repos: number; queries: number; cruxe: Scores; baseline: Scores; published?: Published }
+  > = {};
   for (const [g, m] of [...byGroup.entries()].sort()) {
     const repos = [...m.values()];
+    // The published figures are per repository: a group gets their mean when every repository of it has them.
+    const pub = [...m.keys()].map((r) => published.get(r));
+    const full = pub.every((p) => p?.semble_lexical !== undefined);
     out[g] = {
       repos: repos.length,
       queries: repos.reduce((a, r) => a + r.length, 0),
       cruxe: meanScores(repos.map((r) => meanScores(r.map((o) => o.cruxe)))),
       baseline: meanScores(repos.map((r) => meanScores(r.map((o) => o.baseline)))),
+      ...(full
+        ? {
+          published: {
+            raw_bm25: mean(pub.map((p) => p!.raw_bm25!)),
+            semble_lexical: mean(pub.map((p) => p!.semble_lexical!)),
+            semble_hybrid: mean(pub.map((p) => p!.semble_hybrid!)),
+          },
+        }
+        : {}),
     };
   }
   return out;
@@ -445,7 +536,11 @@ function summarize(perRepo: RepoOutcome[], outcomes: QueryOutcome[], skipped: { 
     latency_ms: { p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), max: quantile(ms, 1) },
     per_category: groupBy(outcomes, (o) => o.category),
     per_intent: groupBy(outcomes, (o) => o.intent),
-    per_language: groupBy(outcomes, (o) => repoLang.get(o.repo) ?? "?"),
+    per_language: groupBy(
+      outcomes,
+      (o) => repoLang.get(o.repo) ?? "?",
+      new Map(perRepo.map((r) => [r.repo, r.published])),
+    ),
     per_repo: perRepo,
     skipped,
     queries: outcomes,
@@ -499,7 +594,13 @@ function printTable(
       rows.push(
         `  ${g.padEnd(20)} repos ${String(s.repos).padStart(2)} q ${String(s.queries).padStart(4)}  NDCG ${
           f3(s.cruxe.ndcg)
-        }  MRR ${f3(s.cruxe.mrr)}  R@5 ${f3(s.cruxe.r5)}  | files-BM25 NDCG ${f3(s.baseline.ndcg)}`,
+        }  MRR ${f3(s.cruxe.mrr)}  R@5 ${f3(s.cruxe.r5)}  | files-BM25 NDCG ${f3(s.baseline.ndcg)}${
+          s.published
+            ? `  | pub raw ${f3(s.published.raw_bm25!)} lexical ${f3(s.published.semble_lexical!)} hybrid ${
+              f3(s.published.semble_hybrid!)
+            }`
+            : ""
+        }`,
       );
     }
   }

@@ -148,7 +148,7 @@ export function searchCode(
     kinds: kindsMentioned(words),
     mentionsTests: words.some((w) => /^(tests?|spec|specs|testing|mock|mocks|fixture|fixtures)$/.test(w)),
   };
-  const lists = sourceLists(db, text, intent, filter, ranking.prose);
+  const lists = sourceLists(db, text, intent, filter, ranking.prose, ranking);
   const near = semantic.filter((h) =>
     (!filter.language || h.language === filter.language) && (!filter.pathPrefix || h.path.startsWith(filter.pathPrefix))
   );
@@ -158,7 +158,7 @@ export function searchCode(
   const units = [...fuse(lists, ranking.rrfK).values()];
   attachSymbols(db, units);
   const generated = generatedPaths(db, units.map((u) => u.path));
-  const fileSymbols = ranking.fileSizePrior > 0 && intent === "natural_language"
+  const fileSymbols = (ranking.fileSizePrior > 0 || ranking.rolePrior > 0) && intent === "natural_language"
     ? fileSymbolCounts(db, [...new Set(units.map((u) => u.path))])
     : undefined;
   const ranked = mergeOverlaps(applySignals(units, facts, ranking, fileSymbols, generated));

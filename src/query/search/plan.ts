@@ -13,6 +13,7 @@ import {
   anyPlanned,
   COMMON_FLOOR,
   COMMON_SHARE,
+  inColumns,
   phraseOf,
   type PlannedTerm,
   planTerms,
@@ -38,7 +39,11 @@ import type { RankedList } from "./fuse.ts";
 import { termStats } from "./term_stats.ts";
 import { isErrorSite, literalFragments, messageText } from "./error_text.ts";
 import { isTestPath } from "../../core/test_paths.ts";
-import { DEFAULT_RANKING, type ProseWeights } from "./ranking_params.ts";
+import { DEFAULT_RANKING, type ProseWeights, type RankingParams } from "./ranking_params.ts";
+import { feedbackTerms } from "./prf.ts";
+
+/** The weights of the optional prose lists (0: the list is not built). */
+export type ProseMethods = Pick<RankingParams, "prf" | "nameField">;
 
 /** Depth of each source's list. */
 export const DEPTH = { symbols: 60, chunks: 150, chunksDeep: 400, files: 40, exact: 40, literal: 60 };
@@ -118,12 +123,22 @@ export function sourceLists(
   intent: QueryIntent,
   f: SourceFilter,
   w: Readonly<ProseWeights> = DEFAULT_RANKING.prose,
+  methods: Readonly<ProseMethods> = DEFAULT_RANKING,
 ): RankedList[] {
   const out: RankedList[] = [];
   const push = (source: string, weight: number, items: Item[]) => {
     if (items.length) out.push({ source, weight, items });
   };
-  const s: ListSources = { db, text, f, w, stats: termStats(db), terms: searchTerms(queryTerms(text)), push };
+  const s: ListSources = {
+    db,
+    text,
+    f,
+    w,
+    methods,
+    stats: termStats(db),
+    terms: searchTerms(queryTerms(text)),
+    push,
+  };
   if (intent === "symbol") symbolLists(s);
   else if (intent === "path") pathLists(s);
   else if (intent === "error") errorLists(s);
@@ -137,9 +152,21 @@ interface ListSources {
   text: string;
   f: SourceFilter;
   w: Readonly<ProseWeights>;
+  methods: Readonly<ProseMethods>;
   stats: ReturnType<typeof termStats>;
   terms: string[];
   push: (source: string, weight: number, items: Item[]) => void;
+}
+
+/**
+ * Pseudo-relevance feedback: the query's planned words plus the words that
+ * best separate its first passages from the repository, as one more chunk list.
+ */
+function feedbackList(s: ListSources, expr: string, hits: ChunkHit[]): void {
+  const extra = feedbackTerms(s.text, hits, s.stats);
+  const more = anyOf(extra);
+  if (!more) return;
+  s.push("prf", s.methods.prf, asChunks(chunkSource(s.db, `${expr} OR ${more}`, s.f, DEPTH.chunks)));
 }
 
 /** A symbol name: the exact name first, then its words among symbols, chunks and files. */
@@ -190,7 +217,7 @@ function errorLists(s: ListSources): void {
 
 /** Prose: stemmed words in chunks and per file, exact words in names and paths, identifiers written in it, phrases. */
 function proseLists(s: ListSources): void {
-  const { db, text, f, stats, terms, w, push } = s;
+  const { db, text, f, stats, terms, w, methods, push } = s;
   // Prose gets light stemming through prefix terms (`serializes` also finds `serializer`).
   const planned = planTerms(terms, stats, { stem: true });
   const expr = anyPlanned(planned);
@@ -199,12 +226,17 @@ function proseLists(s: ListSources): void {
     const hits = chunkSource(db, expr, f, DEPTH.chunksDeep);
     push("chunks", w.chunks, asChunks(hits.slice(0, DEPTH.chunks)));
     push("file_evidence", w.file_evidence, asFiles(filesFromChunks(hits)));
+    if (methods.prf > 0) feedbackList(s, expr, hits);
   }
   // Names and paths are matched on exact words: prefixes there pull in too many unrelated names.
   const exactExpr = anyPlanned(planTerms(terms, stats, { stem: false }));
   if (exactExpr) {
     push("symbols", w.symbols, asSymbols(symbolSource(db, exactExpr, f, DEPTH.symbols)));
     push("files", w.files, asFiles(fileSource(db, exactExpr, f, DEPTH.files)));
+    // The identifier field alone: a definition whose own name holds the words, not its signature or scope.
+    if (methods.nameField > 0) {
+      push("name_field", methods.nameField, asSymbols(symbolSource(db, inColumns(["name"], exactExpr), f, 40)));
+    }
   }
   // Identifiers written inside prose (`how bats_pipe chains ...`) name definitions.
   const idents = codeIdentifiers(text);

@@ -62,6 +62,25 @@ export interface RankingParams {
    * `socket/transport.ex`): the file that names a part introduces it. 0 turns it off.
    */
   moduleEntry: number;
+  /**
+   * For prose queries, the weight of a second chunk list searched with the
+   * query's words plus the words that best separate its first results from
+   * the repository (pseudo-relevance feedback, `prf.ts`). 0 turns it off.
+   */
+  prf: number;
+  /**
+   * For prose queries, how much a file's role lowers its results, the same
+   * for every language (`file_role.ts`): scripts, tools, fixtures, mocks and
+   * benchmarks, generated-looking names, and files that define no symbol get
+   * 1 − this (a role the query names is never lowered). 0 turns it off.
+   */
+  rolePrior: number;
+  /**
+   * For prose queries, the weight of a list of symbols whose name alone
+   * (not the qualified name or signature) holds the query's words: the
+   * identifier field weighted apart from the others. 0 turns it off.
+   */
+  nameField: number;
 }
 
 /** The ranking every caller gets. */
@@ -86,6 +105,9 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
   fileCoverage: 0,
   depthPenalty: 0.15,
   moduleEntry: 0,
+  prf: 0,
+  rolePrior: 0,
+  nameField: 0,
 });
 
 /** `base` with the given fields replaced (`prose` merged field by field). */

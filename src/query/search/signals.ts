@@ -10,6 +10,7 @@ import { lightStem } from "./fts_query.ts";
 import { isErrorSite } from "./error_text.ts";
 import { isTestPath } from "../../core/test_paths.ts";
 import { DEFAULT_RANKING, type RankingParams } from "./ranking_params.ts";
+import { fileRole, queryNamesRole } from "./file_role.ts";
 
 /** What signals know about the query. */
 export interface QueryFacts {
@@ -301,6 +302,10 @@ function placeSignals(
     );
   }
   fileShapeFactors(u, p, files);
+  if (p.rolePrior && q.intent === "natural_language") {
+    const role = fileRole(u.path, fileSymbols ? (fileSymbols.get(u.path) ?? 0) : undefined);
+    if (role !== "definition" && !queryNamesRole(role, q.terms)) factor(u, `role_${role}`, 1 - p.rolePrior);
+  }
   if (!q.mentionsTests && isTestPath(u.path)) factor(u, "test_penalty", p.testPenalty);
   if (NON_CODE.test(u.path) && q.intent !== "path") factor(u, "non_code_penalty", 0.5);
   if (LEGACY.test(u.path) && !q.terms.some((t) => LEGACY.test(t))) factor(u, "legacy_penalty", 0.8);

@@ -10,6 +10,8 @@ const METHODS: Record<string, Parameters<typeof withRanking>[1]> = {
   "rolePrior=0.3": { rolePrior: 0.3 },
   "nameField=0.75": { nameField: 0.75 },
   "nameField=1.5": { nameField: 1.5 },
+  "associations=0.5": { associations: 0.5 },
+  "associations=1": { associations: 1 },
 };
 
 /** The names `--methods` accepts. */

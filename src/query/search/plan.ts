@@ -41,9 +41,10 @@ import { isErrorSite, literalFragments, messageText } from "./error_text.ts";
 import { isTestPath } from "../../core/test_paths.ts";
 import { DEFAULT_RANKING, type ProseWeights, type RankingParams } from "./ranking_params.ts";
 import { feedbackTerms } from "./prf.ts";
+import { associatedTerms } from "./associations.ts";
 
 /** The weights of the optional prose lists (0: the list is not built). */
-export type ProseMethods = Pick<RankingParams, "prf" | "nameField">;
+export type ProseMethods = Pick<RankingParams, "prf" | "nameField" | "associations">;
 
 /** Depth of each source's list. */
 export const DEPTH = { symbols: 60, chunks: 150, chunksDeep: 400, files: 40, exact: 40, literal: 60 };
@@ -169,6 +170,18 @@ function feedbackList(s: ListSources, expr: string, hits: ChunkHit[]): void {
   s.push("prf", s.methods.prf, asChunks(chunkSource(s.db, `${expr} OR ${more}`, s.f, DEPTH.chunks)));
 }
 
+/** Term associations: the query's planned words plus the identifier parts its words go with, as one more chunk list. */
+function associationList(s: ListSources, expr: string): void {
+  const more = anyOf(associatedTerms(s.db, s.text, s.terms, s.stats));
+  if (more) {
+    s.push(
+      "associations",
+      s.methods.associations,
+      asChunks(chunkSource(s.db, `${expr} OR ${more}`, s.f, DEPTH.chunks)),
+    );
+  }
+}
+
 /** A symbol name: the exact name first, then its words among symbols, chunks and files. */
 function symbolLists(s: ListSources): void {
   const { db, text, f, stats, push } = s;
@@ -227,6 +240,7 @@ function proseLists(s: ListSources): void {
     push("chunks", w.chunks, asChunks(hits.slice(0, DEPTH.chunks)));
     push("file_evidence", w.file_evidence, asFiles(filesFromChunks(hits)));
     if (methods.prf > 0) feedbackList(s, expr, hits);
+    if (methods.associations > 0) associationList(s, expr);
   }
   // Names and paths are matched on exact words: prefixes there pull in too many unrelated names.
   const exactExpr = anyPlanned(planTerms(terms, stats, { stem: false }));

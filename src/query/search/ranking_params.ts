@@ -81,6 +81,12 @@ export interface RankingParams {
    * identifier field weighted apart from the others. 0 turns it off.
    */
   nameField: number;
+  /**
+   * For prose queries, the weight of a chunk list searched with the query's
+   * words plus the identifier parts the repository's comments associate
+   * with them (`associations.ts`). 0 turns it off.
+   */
+  associations: number;
 }
 
 /** The ranking every caller gets. */
@@ -108,6 +114,7 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
   prf: 0,
   rolePrior: 0,
   nameField: 0,
+  associations: 0,
 });
 
 /** `base` with the given fields replaced (`prose` merged field by field). */

@@ -19,6 +19,7 @@ import { fuse } from "./search/fuse.ts";
 import { applySignals, kindsMentioned, type QueryFacts } from "./search/signals.ts";
 import { aggregateFiles, attachSymbols, mergeOverlaps, type SearchResult, toResult } from "./search/shape.ts";
 import { DEFAULT_RANKING, type RankingParams } from "./search/ranking_params.ts";
+import { namedRepresentative } from "./search/representative.ts";
 import { fileSymbolCounts } from "../state/read/file_stats.ts";
 
 import {
@@ -168,6 +169,9 @@ export function searchCode(
     intent === "symbol" ? 3 : 2,
     intent === "path",
     ranking.fileAggregate,
+    ranking.repName > 0 && intent === "natural_language"
+      ? namedRepresentative(facts.terms, ranking.repName)
+      : undefined,
   );
   // Stems too: `serializes` shows the line saying `serializer`.
   const stems = terms.map(lightStem).filter((t) => t.length >= 4);

@@ -87,6 +87,12 @@ export interface RankingParams {
    * with them (`associations.ts`). 0 turns it off.
    */
   associations: number;
+  /**
+   * For prose queries, how much the query's words covering a definition's
+   * name count when choosing which unit shows a file (`representative.ts`):
+   * only the lines shown change, not the order of files. 0 turns it off.
+   */
+  repName: number;
 }
 
 /** The ranking every caller gets. */
@@ -115,6 +121,7 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
   rolePrior: 0,
   nameField: 0,
   associations: 0,
+  repName: 0,
 });
 
 /** `base` with the given fields replaced (`prose` merged field by field). */

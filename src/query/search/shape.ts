@@ -89,6 +89,8 @@ function nested(a: [number, number], b: [number, number]): boolean {
  * With `onePerFile`, only that best unit stays (prose queries: the ranks
  * are better spent on other files). `share` of the second unit's score is
  * added (half of it for the third, a sixth for the rest). Input sorted best first.
+ * `pick`, when given, chooses a prose file's representative among its units
+ * (`representative.ts`) unless a definition the query names word for word does.
  */
 export function aggregateFiles(
   units: Unit[],
@@ -96,6 +98,7 @@ export function aggregateFiles(
   perFileMax: number,
   preferFiles = false,
   share = 0.3,
+  pick?: (g: Unit[]) => Unit | undefined,
 ): Unit[] {
   const groups = new Map<string, Unit[]>();
   for (const u of units) {
@@ -117,7 +120,8 @@ export function aggregateFiles(
         u.symbol && u.reasons.name_in_query &&
         (new Set(splitIdentifier(u.symbol.name)).size >= 2 || u.score >= 0.5 * g[0].score)
       );
-      const rep = named ?? (preferFiles ? g.find((u) => u.file) : g.find((u) => !u.file)) ?? g[0];
+      const picked = preferFiles || named ? undefined : pick?.(g);
+      const rep = named ?? picked ?? (preferFiles ? g.find((u) => u.file) : g.find((u) => !u.file)) ?? g[0];
       const best = g[0].score;
       if (extra) rep.reasons.file_aggregate = Math.round(extra * 1e4) / 1e4;
       rep.score = best + extra;

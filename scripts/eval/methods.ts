@@ -12,6 +12,8 @@ const METHODS: Record<string, Parameters<typeof withRanking>[1]> = {
   "nameField=1.5": { nameField: 1.5 },
   "associations=0.5": { associations: 0.5 },
   "associations=1": { associations: 1 },
+  "repName=0.25": { repName: 0.25 },
+  "repName=0.5": { repName: 0.5 },
   "repName=1": { repName: 1 },
   "repName=3": { repName: 3 },
 };

@@ -19,7 +19,8 @@ import { fuse } from "./search/fuse.ts";
 import { applySignals, kindsMentioned, type QueryFacts } from "./search/signals.ts";
 import { aggregateFiles, attachSymbols, mergeOverlaps, type SearchResult, toResult } from "./search/shape.ts";
 import { DEFAULT_RANKING, type RankingParams } from "./search/ranking_params.ts";
-import { namedRepresentative } from "./search/representative.ts";
+import { namedRepresentative, rarity } from "./search/representative.ts";
+import { termStats } from "./search/term_stats.ts";
 import { fileSymbolCounts } from "../state/read/file_stats.ts";
 
 import {

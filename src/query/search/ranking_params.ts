@@ -93,6 +93,8 @@ export interface RankingParams {
    * only the lines shown change, not the order of files. 0 turns it off.
    */
   repName: number;
+  /** With `repName`, a name word counts by its rarity in the index (`get`, `map` count little). */
+  repNameRarity: boolean;
 }
 
 /** The ranking every caller gets. */
@@ -122,6 +124,7 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
   nameField: 0,
   associations: 0,
   repName: 0,
+  repNameRarity: false,
 });
 
 /** `base` with the given fields replaced (`prose` merged field by field). */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { nameCoverage, namedRepresentative } from "./representative.ts";
+import { nameCoverage, namedRepresentative, rarity } from "./representative.ts";
 import { aggregateFiles } from "./shape.ts";
 import type { Unit } from "./fuse.ts";
 import type { SymbolHit } from "./candidates.ts";
@@ -44,4 +44,13 @@ Deno.test("namedRepresentative: a covered name shows the file; the files' order 
 Deno.test("namedRepresentative: without a covered name the best unit stays", () => {
   const pick = namedRepresentative(["unrelated"], 3);
   assert.equal(pick([unit("a1", 1, "flush"), unit("a2", 0.5, "encode")])?.key, "a1");
+});
+
+Deno.test("nameCoverage: with rarity weights a common covered word counts little", () => {
+  const weight = rarity({ docs: 10_000, df: (w) => (w === "map" ? 5_000 : 3), dfPrefix: () => 0 });
+  const common = nameCoverage("map", new Set(["map"]), weight);
+  const rare = nameCoverage("tokenize", new Set(["tokeniz"]), weight);
+  assert.ok(common < 0.15, `map covers ${common}`);
+  assert.ok(rare > 0.8, `tokenize covers ${rare}`);
+  assert.equal(nameCoverage("map", new Set(["map"])), 1, "without weights every word counts 1");
 });

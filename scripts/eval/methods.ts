@@ -16,8 +16,8 @@ const METHODS: Record<string, Parameters<typeof withRanking>[1]> = {
   "repName=0.5": { repName: 0.5 },
   "repName=1": { repName: 1 },
   "repName=3": { repName: 3 },
-  "repName=1,rarity": { repName: 1, repNameRarity: true },
-  "repName=2,rarity": { repName: 2, repNameRarity: true },
+  "repName=1+rarity": { repName: 1, repNameRarity: true },
+  "repName=2+rarity": { repName: 2, repNameRarity: true },
 };
 
 /** The names `--methods` accepts. */

@@ -171,7 +171,7 @@ export function searchCode(
     intent === "path",
     ranking.fileAggregate,
     ranking.repName > 0 && intent === "natural_language"
-      ? namedRepresentative(facts.terms, ranking.repName)
+      ? namedRepresentative(facts.terms, ranking.repName, ranking.repNameRarity ? rarity(termStats(db)) : undefined)
       : undefined,
   );
   // Stems too: `serializes` shows the line saying `serializer`.

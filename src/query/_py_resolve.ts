@@ -30,6 +30,18 @@ const RETURNS: Record<string, RegExp> = {
   typescript: /\)\s*:\s*([A-Za-z_$][\w$.]*)(?:<.*>)?\s*$/,
 };
 
+/** The type a TypeScript constructor signature declares for its parameter property `name` (`private db: Db`), or null. */
+function parameterProperty(signature: string, name: string): string | null {
+  const m = signature.match(
+    new RegExp(
+      `[(,]\\s*(?:(?:public|private|protected|readonly|override)\\s+)+${
+        name.replace(/\$/g, "\\$")
+      }\\??\\s*:\\s*([A-Za-z_$][\\w$.]*)`,
+    ),
+  );
+  return m ? m[1] : null;
+}
+
 /** Finishes Python hints (and TypeScript ones, written in the same language) against one index. */
 export class PyResolver {
   private classes = new Map<string, number | null>();
@@ -69,7 +81,13 @@ export class PyResolver {
       this.classes.set(key, null); // a cycle answers "unknown"
       const [base, ...steps] = text.split(">");
       c = base === "@" ? useClass : this.named(base, path, useClass, depth);
-      for (const s of steps) c = c === null ? null : this.attrClass(c, s, depth + 1);
+      for (const s of steps) {
+        c = c === null
+          ? null
+          : s.endsWith("()")
+          ? this.methodResult(c, s.slice(0, -2), depth + 1)
+          : this.attrClass(c, s, depth + 1);
+      }
       this.classes.set(key, c);
     }
     return c;
@@ -96,6 +114,13 @@ export class PyResolver {
     // `def make() -> T:`: the class the function's return annotation names.
     if (call) return this.resultClass(def.signature, def.path, depth);
     return this.assignedClass(def.signature, def.path, depth);
+  }
+
+  /** The class the method `name` of class `classId` (its own or the nearest base's) declares it returns, or null. */
+  private methodResult(classId: number, name: string, depth: number): number | null {
+    const owner = this.bases.ownerOf(classId, name);
+    const m = typeof owner === "number" ? childrenOf(this.db, owner).find((c) => c.name === name) : undefined;
+    return m ? this.resultClass(m.signature, m.path, depth) : null;
   }
 
   /** The class a function signature's declared result names, or null. */
@@ -127,8 +152,13 @@ export class PyResolver {
   private findAttr(classId: number, attr: string, depth: number, level: number): number | null {
     const cls = symbolByRowId(this.db, classId);
     if (!cls || level > 4) return null;
-    const own = childrenOf(this.db, classId).filter((c) => c.name === attr);
-    const types = this.selfAssigned(classId, cls.path, cls.line_start, cls.line_end).get(attr) ?? [];
+    const children = childrenOf(this.db, classId);
+    const own = children.filter((c) => c.name === attr);
+    const types = [...this.selfAssigned(classId, cls.path, cls.line_start, cls.line_end).get(attr) ?? []];
+    // TypeScript `constructor(private readonly db: Db)`: a parameter property is a field the class declares.
+    const ctor = this.language === "python" || own.length ? undefined : children.find((c) => c.kind === "constructor");
+    const property = ctor ? parameterProperty(ctor.signature, attr) : null;
+    if (property) types.push(property);
     if (own.length || types.length) {
       const found = new Set<number | null>();
       for (const o of own) {

@@ -95,7 +95,7 @@ const CALL_TARGETS = new Set([...CALLABLE_KINDS, ...TYPE_KINDS]);
  */
 function calleeResolution(caller: SymbolRow, callee: SymbolRow, affinity: Affinity, qualifier: string | null) {
   if (qualifier === null) return RESOLUTION_BY_AFFINITY[affinity];
-  if (SELF_NAMES.has(qualifier)) {
+  if (SELF_NAMES.has(qualifier) && qualifier !== "super") {
     return callee.parent_id !== null && callee.parent_id === caller.parent_id ? "exact" : "candidate";
   }
   return "candidate";

@@ -1,0 +1,165 @@
+/**
+ * TypeScript reference rules the compiler's findReferences follows: a family of
+ * overrides and implementations (a use through an interface or base type is a
+ * use of each member, and each member's declaration is listed), `super.m`,
+ * classes used as values (`instanceof`, `T.staticM()`), `typeof f` in a type,
+ * parameter properties read from another file, copies (`const rt = ctx.rt`)
+ * and method results (`this.make().m()`).
+ */
+import assert from "node:assert/strict";
+import { indexDir, tempHome } from "./helpers/fixture_repo.ts";
+import { flatReferences, symbolIn, writeRepo } from "./helpers/reference_fixture.ts";
+import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
+import { findReferences, type FindReferencesResult } from "../src/query/find_references.ts";
+import { getCallGraph } from "../src/query/call_graph.ts";
+import type { Db } from "../src/state/db.ts";
+
+const FILES: Record<string, string> = {
+  "fam/writer.ts": [
+    "export interface Sink {",
+    "  put(x: number): void;", // line 2
+    "}",
+    "",
+    "/** Writes rows; a comment may mention a `@generated` marker without being one. */",
+    "export class Writer implements Sink {",
+    "  put(x: number): void {}", // line 7
+    "  flush(): void {}",
+    "  static open(): Writer {",
+    "    return new Writer();",
+    "  }",
+    "}",
+    "",
+    "export class Buffered extends Writer {",
+    "  override put(x: number): void {", // line 15
+    "    super.put(x);", // line 16: Writer.put
+    "  }",
+    "}",
+    "",
+    "export class Other {",
+    "  put(x: number): void {}", // line 21: no family of Sink's
+    "}",
+    "",
+    "export function helper(): number {",
+    "  return 1;",
+    "}",
+  ].join("\n") + "\n",
+  "fam/use.ts": [
+    'import { type Sink, Writer, Buffered, Other, helper } from "./writer.ts";',
+    "",
+    "export function viaSink(s: Sink, o: Other): void {",
+    "  s.put(1);", // line 4: Sink.put, so each of its family
+    "  o.put(2);", // line 5: Other.put only
+    "}",
+    "",
+    "export function classes(e: unknown): boolean {",
+    "  const w = Writer.open();", // line 9: the class Writer as a value
+    "  return e instanceof Buffered;", // line 10
+    "}",
+    "",
+    "export type Helper = typeof helper;", // line 13
+    "",
+    "export function shadowed(): boolean {",
+    "  const Writer = { open: () => 1 };",
+    "  return Writer.open() === 1;", // line 17: a local object, not the class
+    "}",
+    "",
+    "export class Runtime {",
+    "  constructor(readonly writer: Writer) {}",
+    "  make(): Writer {",
+    "    return this.writer;",
+    "  }",
+    "  run(): void {",
+    "    this.make().flush();", // line 26: through make's declared result
+    "  }",
+    "}",
+    "",
+    "export interface Ctx {",
+    "  runtime: Runtime;",
+    "}",
+    "",
+    "export function tool(ctx: Ctx): void {",
+    "  const rt = ctx.runtime;",
+    "  rt.writer.flush();", // line 36: the copy's type, then the parameter property from the class
+    "}",
+  ].join("\n") + "\n",
+};
+
+const sites = (r: FindReferencesResult) =>
+  flatReferences(r).map((x) => `${x.path}:${x.line}:${x.reference_kind}:${x.resolution}`).sort();
+
+Deno.test("TypeScript references follow families of overrides, classes as values, copies and results", async (t) => {
+  const h = tempHome();
+  const readers = new IndexReaders(h.registry);
+  try {
+    const { project, status } = await indexDir(h, writeRepo(FILES, "cruxe-family-"));
+    assert.equal(status, "published");
+    const db: Db = requireIndex(readers.view(project));
+    const refs = (path: string, name: string) => sites(findReferences(db, { symbol_id: symbolIn(db, path, name) }));
+
+    await t.step("a use through an interface is a use of each implementation and override", () => {
+      const put = refs("fam/writer.ts", "Writer.put");
+      assert.ok(put.includes("fam/use.ts:4:call:exact"), put.join());
+      assert.ok(!put.some((x) => x.startsWith("fam/use.ts:5")), put.join());
+      const other = refs("fam/writer.ts", "Other.put");
+      assert.deepEqual(other, ["fam/use.ts:5:call:exact"]);
+    });
+
+    await t.step("the family's other declarations are listed as overrides", () => {
+      const put = refs("fam/writer.ts", "Buffered.put");
+      assert.ok(put.includes("fam/writer.ts:2:override:exact"), put.join()); // Sink.put
+      assert.ok(put.includes("fam/writer.ts:7:override:exact"), put.join()); // Writer.put
+      assert.ok(!put.includes("fam/writer.ts:21:override:exact"), put.join()); // Other.put
+      assert.ok(!put.includes("fam/writer.ts:15:override:exact"), put.join()); // itself
+      // Asked for calls only, no declaration.
+      const calls = sites(
+        findReferences(db, { symbol_id: symbolIn(db, "fam/writer.ts", "Buffered.put"), reference_kind: "call" }),
+      );
+      assert.ok(calls.length > 0 && calls.every((x) => x.includes(":call:")), calls.join());
+    });
+
+    await t.step("super.m() is the base's m, and no callee of the override itself", () => {
+      const put = refs("fam/writer.ts", "Writer.put");
+      assert.ok(put.includes("fam/writer.ts:16:call:exact"), put.join());
+      const g = getCallGraph(db, { symbol_id: symbolIn(db, "fam/writer.ts", "Buffered.put"), direction: "callees" });
+      const names = new Map(g.nodes.map((n) => [n.symbol_id, n.qualified_name]));
+      const callees = g.edges.map((e) => `${names.get(e.from)} -> ${names.get(e.to)}:${e.resolution}`);
+      assert.equal(callees.length, 1, callees.join());
+      assert.ok(callees[0].endsWith("Writer.put:exact"), callees.join());
+    });
+
+    await t.step("a class used as a value: T.staticM() and x instanceof T; a local of that name is not", () => {
+      const writer = refs("fam/writer.ts", "Writer");
+      assert.ok(writer.includes("fam/use.ts:9:type:import"), writer.join());
+      assert.ok(!writer.some((x) => x.startsWith("fam/use.ts:17")), writer.join());
+      const buffered = refs("fam/writer.ts", "Buffered");
+      assert.ok(buffered.includes("fam/use.ts:10:type:import"), buffered.join());
+    });
+
+    await t.step("typeof f in a type is a use of f", () => {
+      const helper = refs("fam/writer.ts", "helper");
+      assert.ok(helper.includes("fam/use.ts:13:type:import"), helper.join());
+    });
+
+    await t.step("this.make().m() through make's declared result", () => {
+      const flush = refs("fam/writer.ts", "Writer.flush");
+      assert.ok(flush.includes("fam/use.ts:26:call:exact"), flush.join());
+    });
+
+    await t.step("const rt = ctx.runtime copies its type; a parameter property types rt.writer", () => {
+      const flush = refs("fam/writer.ts", "Writer.flush");
+      assert.ok(flush.includes("fam/use.ts:36:call:exact"), flush.join());
+    });
+
+    await t.step("a comment that only mentions @generated leaves the file's uses in the index", () => {
+      const open = refs("fam/writer.ts", "Writer.open");
+      assert.ok(open.includes("fam/use.ts:9:call:exact"), open.join());
+      const inFile = refs("fam/use.ts", "Runtime.make");
+      assert.deepEqual(inFile, ["fam/use.ts:26:call:exact"]);
+      // The writer file's own use: `new Writer()` at line 10.
+      assert.ok(refs("fam/writer.ts", "Writer").includes("fam/writer.ts:10:call:exact"));
+    });
+  } finally {
+    readers.closeAll();
+    h.close();
+  }
+});

@@ -16,8 +16,11 @@ export interface CallOracle {
   callees(id: string): string[];
   /** The symbols calling `id`. */
   callers(id: string): string[];
-  /** False when the oracle could not resolve every call of `id` (its extra callees are not judged). */
-  known?(id: string): boolean;
+  /**
+   * False when the oracle cannot judge an edge of Cruxe's (`from` calls `to` at `lines` of `from`'s file): it
+   * could not resolve a call on those lines, or did not list `to`'s callers.
+   */
+  known?(edge: { from: string; to: string; lines: number[] }, direction: "callees" | "callers"): boolean;
   /** A readable name of `id` for the disagreements printed. */
   describe?(id: string): string;
   /** The node the oracle names for an index symbol (a constructor: its class), when they differ. */
@@ -66,7 +69,10 @@ export function callGraphReport(db: Db, roots: string[], oracle: CallOracle, sho
         const g = getCallGraph(db, { symbol_id: root, direction, depth, max_nodes: 500, include_candidates: true });
         const name = new Map(g.nodes.map((n) => [n.symbol_id, `${n.qualified_name} (${n.path}:${n.line_start})`]));
         // Each node's label: the strongest over the paths reaching it of the weakest edge on the path.
-        const via = new Map<string, { resolution: string; from: string }>();
+        const via = new Map<
+          string,
+          { resolution: string; from: string; edge: { from: string; to: string; lines: number[] } }
+        >();
         const rank = (r: string | undefined) => r === "exact" ? 2 : r === "import" ? 1 : r ? 0 : -1;
         const byDepth = [...g.edges].sort((a, b) => depthOf(a) - depthOf(b));
         function depthOf(e: { from: string; to: string }): number {
@@ -78,17 +84,16 @@ export function callGraphReport(db: Db, roots: string[], oracle: CallOracle, sho
           const before = near === root ? "exact" : via.get(near)?.resolution;
           if (before === undefined) continue;
           const r = rank(e.resolution) < rank(before) ? e.resolution : before;
-          if (rank(r) > rank(via.get(far)?.resolution)) via.set(far, { resolution: r, from: near });
+          if (rank(r) > rank(via.get(far)?.resolution)) via.set(far, { resolution: r, from: near, edge: e });
         }
         const canon = (id: string) => oracle.canon?.(id) ?? id;
         const plain = getCallGraph(db, { symbol_id: root, direction, depth, max_nodes: 500 });
         const answer = new Set(plain.nodes.map((n) => canon(n.symbol_id)).filter((id) => id && id !== canon(root)));
+        // A node reached by an edge the oracle cannot judge (an unresolved call on its lines) is not judged.
         const judged = (id: string) => {
           if (truth.has(id)) return true;
-          // A callee of a symbol whose calls the oracle could not all resolve is not judged.
           const v = via.get(id);
-          const caller = direction === "callees" ? v?.from : id;
-          return !oracle.known || !caller || oracle.known(caller);
+          return !oracle.known || !v || oracle.known(v.edge, direction);
         };
         all.truth += truth.size;
         for (const id of answer) {

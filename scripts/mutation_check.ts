@@ -497,7 +497,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "cli-line-not-matched",
     claim: "answer truth: `cruxe search` prints the matched line with its own number",
-    file: "src/cli/commands/query_cmds.ts",
+    file: "src/cli/tool_views.ts",
     find: "m ? { path: x.path, line: m.line, text: m.text }",
     replace: "m ? { path: x.path, line: x.line_start, text: m.text }",
     test: "tests/cli_test.ts",

@@ -13,7 +13,7 @@ import { diffContext } from "../src/query/diff_context.ts";
 import { compareSymbol } from "../src/query/compare_symbol.ts";
 import { compareRefs, diffRefs } from "../src/query/ref_compare.ts";
 import type { RefSource } from "../src/query/ref_views.ts";
-import { diffLinesForPeople } from "../src/cli/commands/ref_cmds.ts";
+import { diffLinesForPeople } from "../src/cli/tool_views.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { jsonTokens, METADATA_TOKENS } from "../src/query/_token_estimate.ts";
 

@@ -30,6 +30,7 @@ import {
   searchScope,
 } from "./multi_repo.ts";
 import { LIMITS } from "./limits.ts";
+import { TOOL } from "../core/tool_names.ts";
 
 export type { SearchResult } from "./search/shape.ts";
 export type { QueryIntent } from "./search/intent.ts";
@@ -273,13 +274,13 @@ function nextActions(
   const top = results[0];
   if (!top) {
     const words = splitIdentifier(query).slice(0, 4).join(" ");
-    if (words && words !== query) out.push(withRef({ tool: "search_code", query: words, limit: 10 }));
+    if (words && words !== query) out.push(withRef({ tool: TOOL.search_code, query: words, limit: 10 }));
     return out;
   }
-  if (top.name) out.push(withRef({ tool: "locate_symbol", name: top.name, limit: 5 }));
-  out.push(withRef({ tool: "get_file_outline", path: top.path, depth: "top" }));
+  if (top.name) out.push(withRef({ tool: TOOL.locate_symbol, name: top.name, limit: 5 }));
+  out.push(withRef({ tool: TOOL.get_file_outline, path: top.path, depth: "top" }));
   if (intent !== "symbol" && top.name) {
-    out.push(withRef({ tool: "get_code_context", query: top.name, max_tokens: 4000 }));
+    out.push(withRef({ tool: TOOL.get_code_context, query: top.name, max_tokens: 4000 }));
   }
   return out;
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { indexDir, tempHome } from "./helpers/fixture_repo.ts";
 import { V1, V2, writeFiles } from "./helpers/two_versions.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
-import type { RefView } from "../src/state/ref_view.ts";
+import type { RefView } from "../src/state/read/ref_view.ts";
 import { diffContext } from "../src/query/diff_context.ts";
 import { compareSymbol } from "../src/query/compare_symbol.ts";
 import { compareRefs, diffRefs } from "../src/query/ref_compare.ts";

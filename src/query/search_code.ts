@@ -218,16 +218,22 @@ export interface ScopedSearchCodeResult extends Omit<SearchCodeResult, "results"
   };
 }
 
+/** search_code in one repository of a scope: the lexical search, with the scope's per-repository input. */
+export const searchOneRepo: SearchFn = (db, i) =>
+  searchCode(db, { query: i.query, limit: i.limit, language: i.language, pathPrefix: i.pathPrefix, debug: i.debug });
+
 /**
  * search_code over the repositories of `resolved`, merged (`searchScope`),
  * with the same fields as an unscoped answer; follow-up actions name the
- * workspace of the hit they follow. `search` runs the query in one repository.
+ * workspace of the hit they follow. `search` runs the query in one repository
+ * (default: the lexical `searchOneRepo`; the server passes one that fuses its
+ * semantic layer's hits).
  */
 export async function searchCodeInScope(
   deps: ScopeDeps,
   resolved: ResolvedScope,
   input: SearchCodeInput,
-  search: SearchFn,
+  search: SearchFn = searchOneRepo,
 ): Promise<ScopedSearchCodeResult> {
   const query = requireQuery(input.query);
   const topK = searchLimit(input);

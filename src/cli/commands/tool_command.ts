@@ -20,6 +20,9 @@ import { openLocalService } from "../../service/local_service.ts";
 import { TOOLS } from "../../service/tools/registry.ts";
 import type { CliSpec, ToolDef } from "../../service/tools/tool.ts";
 
+/** Where `argSchemas` keeps the required argument names. */
+const REQUIRED = Symbol("required");
+
 /** What a flag's value becomes in the tool's arguments, from the JSON Schema of that argument. */
 interface ArgSchema {
   type?: string;
@@ -48,10 +51,13 @@ function optionFor(flag: string, arg: ArgSchema | undefined): OptionSpec {
   return { type: "string", arg: flag.toUpperCase().replace(/-/g, "_"), help };
 }
 
-/** The argument schemas of a tool's input, by name. */
-function argSchemas(def: ToolDef): Record<string, ArgSchema> {
-  const json = z.toJSONSchema(def.input, { io: "input" }) as { properties?: Record<string, ArgSchema> };
-  return json.properties ?? {};
+/** The argument schemas of a tool's input, by name, and the names it requires. */
+function argSchemas(def: ToolDef): Record<string, ArgSchema> & { [REQUIRED]?: string[] } {
+  const json = z.toJSONSchema(def.input, { io: "input" }) as {
+    properties?: Record<string, ArgSchema>;
+    required?: string[];
+  };
+  return Object.assign({}, json.properties ?? {}, { [REQUIRED]: json.required ?? [] });
 }
 
 /** Whether the command takes `--ref` (a tool reading one index; not one comparing two refs of its own). */
@@ -71,7 +77,9 @@ export function toolArguments(def: ToolDef, spec: CliSpec, p: Parsed<OptionTable
     if (!text) throw new CruxeError("invalid_input", `cruxe ${spec.command} needs ${spec.usage}`);
     args[spec.positionals[0]] = text;
   } else {
-    if (words.length > spec.positionals.length) {
+    // Up to the last required one, every positional word must be there.
+    const needed = 1 + Math.max(0, ...spec.positionals.map((f, i) => schemas[REQUIRED]?.includes(f) ? i : 0));
+    if (words.length < needed || words.length > spec.positionals.length) {
       throw new CruxeError(
         "invalid_input",
         `cruxe ${spec.command} takes ${spec.usage} (see cruxe ${spec.command} --help)`,

@@ -1,6 +1,6 @@
 /** `compare_symbol_between_commits`: one symbol at two refs, with its body diff and what happened to it. */
 import { z } from "zod";
-import { compareRefs } from "../../query/ref_compare.ts";
+import { compareRefs } from "../ref_compare.ts";
 import { defineTool, MAX_ARG_CHARS, refName } from "./tool.ts";
 import { refSourceOf } from "./ref_source.ts";
 import { TOOL } from "../../core/tool_names.ts";

@@ -1,6 +1,6 @@
 /** `diff_context`: the symbols added, removed and changed between two refs, within a token budget. */
 import { z } from "zod";
-import { diffRefs } from "../../query/ref_compare.ts";
+import { diffRefs } from "../ref_compare.ts";
 import { defineTool, MAX_ARG_CHARS, refName } from "./tool.ts";
 import { refSourceOf } from "./ref_source.ts";
 import { TOOL } from "../../core/tool_names.ts";

@@ -734,6 +734,14 @@ export const MUTATIONS: Mutation[] = [
     replace: "(Code generated .* DO NOT EDIT\\.?\\s*(\\*\\/)?\\s*$)|@generated\\b/m;",
     test: "tests/reference_family_test.ts",
   },
+  {
+    id: "module-callee-candidate",
+    claim: "call graph: `mod.f()` through a module or its alias is a resolved callee",
+    file: "src/query/call_graph.ts",
+    find: 'if (judged === "exact" || judged === "import") resolution = judged;',
+    replace: 'if (judged === "exact" || judged === "import") void judged;',
+    test: "tests/reference_resolution_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -794,6 +794,14 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       );
     });
 
+    await t.step("get_call_graph: a module-qualified call is a resolved callee (Python, TypeScript)", () => {
+      const py = getCallGraph(db, { symbol_name: "use", path: "pyb/alias.py", direction: "callees" });
+      assert.deepEqual(edges(py), ["pyb.alias.use -> pyb.helpers.util"]);
+      assert.equal(py.edges[0].resolution, "import");
+      const ts = getCallGraph(db, { symbol_id: symbolIn(db, "tsr/use.ts", "qualified"), direction: "callees" });
+      assert.ok(edges(ts).some((e) => e.endsWith("-> shapes.measure")), edges(ts).join());
+    });
+
     await t.step("include_candidates must be a boolean", () => {
       assert.throws(
         () => findReferences(db, { symbol_name: "bottom", include_candidates: "yes" as unknown as boolean }),

@@ -140,6 +140,7 @@ class CallGraphBuilder {
   private unresolved = 0;
   private candidates = 0;
   private rows = new Map<number, SymbolRow | undefined>();
+  private judges = new Map<number, ReferenceJudge>();
   private resolver: TargetResolver;
   private go: GoResolver;
 
@@ -298,12 +299,24 @@ class CallGraphBuilder {
         this.unresolved++;
         continue;
       }
-      const resolution = calleeResolution(sym, t.row, t.affinity, r.qualifier);
+      let resolution: Resolution = calleeResolution(sym, t.row, t.affinity, r.qualifier);
+      // `mod.f()` (Python, TypeScript): the same judgement as find_references (a module or its alias, an import).
+      if (resolution === "candidate" && HINTED_LANGUAGES.has(sym.language) && t.row.parent_id === null) {
+        const judged = this.judgeOf(t.row).judge(r);
+        if (judged === "exact" || judged === "import") resolution = judged;
+      }
       // A name-only match never makes a symbol its own callee: the call resolves elsewhere or nowhere known.
       if (resolution === "candidate" && t.row.id === sym.id) continue;
       if (this.keep(resolution)) out.push({ callee: t.row, line: r.line, resolution });
     }
     return out;
+  }
+
+  /** The reference judge of one symbol, made once per graph. */
+  private judgeOf(row: SymbolRow): ReferenceJudge {
+    let j = this.judges.get(row.id);
+    if (!j) this.judges.set(row.id, j = new ReferenceJudge(this.db, row, this.resolver, this.go));
+    return j;
   }
 
   /** A Python `x.m()` whose operand's class the file shows: that class's (or its base's) `m`; else undefined. */

@@ -742,6 +742,14 @@ export const MUTATIONS: Mutation[] = [
     replace: 'if (judged === "exact" || judged === "import") void judged;',
     test: "tests/reference_resolution_test.ts",
   },
+  {
+    id: "py-or-fallback-untyped",
+    claim: "references: Python `self.a = q or T()` types `self.a` as a `T`",
+    file: "src/index/extract/py_scope.ts",
+    find: 'if (n?.type === "boolean_operator" && n.children.some((c) => c?.type === "or")) {',
+    replace: 'if (n?.type === "boolean_operator" && n.children.some((c) => c?.type === "nor")) {',
+    test: "tests/reference_family_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -77,11 +77,30 @@ const FILES: Record<string, string> = {
     "  runtime: Runtime;",
     "}",
     "",
+    "export function pooled(w?: Writer): void {",
+    "  const pool = w ?? new Writer();",
+    "  pool.flush();", // line 36: a Writer either way
+    "}",
+    "",
     "export function tool(ctx: Ctx): void {",
     "  const rt = ctx.runtime;",
-    "  rt.writer.flush();", // line 36: the copy's type, then the parameter property from the class
+    "  rt.writer.flush();", // line 41: the copy's type, then the parameter property from the class
     "}",
   ].join("\n") + "\n",
+  "fam/q.py": [
+    "class Query:",
+    "    def add_q(self):",
+    "        return 1",
+    "",
+    "",
+    "class QuerySet:",
+    "    def __init__(self, query=None):",
+    "        self._query = query or Query()",
+    "",
+    "    def filter(self):",
+    "        return self._query.add_q()", // line 11: a Query either way
+    "",
+  ].join("\n"),
 };
 
 const sites = (r: FindReferencesResult) =>
@@ -147,7 +166,14 @@ Deno.test("TypeScript references follow families of overrides, classes as values
 
     await t.step("const rt = ctx.runtime copies its type; a parameter property types rt.writer", () => {
       const flush = refs("fam/writer.ts", "Writer.flush");
+      assert.ok(flush.includes("fam/use.ts:41:call:exact"), flush.join());
+    });
+
+    await t.step("a ?? new T() and Python's x or T() are a T", () => {
+      const flush = refs("fam/writer.ts", "Writer.flush");
       assert.ok(flush.includes("fam/use.ts:36:call:exact"), flush.join());
+      const addQ = refs("fam/q.py", "Query.add_q");
+      assert.deepEqual(addQ, ["fam/q.py:11:call:exact"]);
     });
 
     await t.step("a comment that only mentions @generated leaves the file's uses in the index", () => {

@@ -53,9 +53,13 @@ function annotationType(n: Node | null): string | null {
   return DOTTED.test(t) ? t : null;
 }
 
-/** The class a value is an instance of when the syntax shows it (`new T(…)`, `v as T`), or null. */
+/** The class a value is an instance of when the syntax shows it (`new T(…)`, `v as T`, `a ?? new T()`), or null. */
 function valueType(n: Node | null): string | null {
   while (n && (n.type === "parenthesized_expression" || n.type === "await_expression")) n = n.namedChildren[0] ?? null;
+  // `opts.pool ?? new T()`, `a || new T()`: a `T` or what the left side holds (the same class as a rule).
+  if (n?.type === "binary_expression" && n.children.some((c) => c?.type === "??" || c?.type === "||")) {
+    return valueType(n.childForFieldName("right"));
+  }
   if (n?.type === "new_expression") {
     const c = n.childForFieldName("constructor");
     return c && DOTTED.test(c.text) && c.text.length <= 200 ? c.text : null;

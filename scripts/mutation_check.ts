@@ -750,6 +750,14 @@ export const MUTATIONS: Mutation[] = [
     replace: 'if (n?.type === "boolean_operator" && n.children.some((c) => c?.type === "nor")) {',
     test: "tests/reference_family_test.ts",
   },
+  {
+    id: "py-held-class-ignored",
+    claim: "references: Python `self.a = self.a_class()` with `a_class = T` types `self.a` as a `T`",
+    file: "src/query/_py_resolve.ts",
+    find: "if (held) return this.classOf(held[1], m!.path, null, depth + 1);",
+    replace: "if (held) return null;",
+    test: "tests/reference_family_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -100,6 +100,25 @@ const FILES: Record<string, string> = {
     "    def filter(self):",
     "        return self._query.add_q()", // line 11: a Query either way
     "",
+    "",
+    "class Intro:",
+    "    def names(self):",
+    "        return []",
+    "",
+    "",
+    "class Wrapper:",
+    "    intro_class = None",
+    "",
+    "    def __init__(self):",
+    "        self.intro = self.intro_class()",
+    "",
+    "",
+    "class MyWrapper(Wrapper):",
+    "    intro_class = Intro",
+    "",
+    "    def tables(self):",
+    "        return self.intro.names()", // line 30: the subclass's intro_class makes an Intro
+    "",
   ].join("\n"),
 };
 
@@ -174,6 +193,10 @@ Deno.test("TypeScript references follow families of overrides, classes as values
       assert.ok(flush.includes("fam/use.ts:36:call:exact"), flush.join());
       const addQ = refs("fam/q.py", "Query.add_q");
       assert.deepEqual(addQ, ["fam/q.py:11:call:exact"]);
+    });
+
+    await t.step("Python: self.a = self.a_class() in a base, a_class = T in the subclass: self.a is a T", () => {
+      assert.deepEqual(refs("fam/q.py", "Intro.names"), ["fam/q.py:30:call:exact"]);
     });
 
     await t.step("a comment that only mentions @generated leaves the file's uses in the index", () => {

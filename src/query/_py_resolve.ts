@@ -16,6 +16,9 @@ import type { TargetResolver } from "./_resolve_target.ts";
 import { TYPE_KINDS } from "./_symbol_row.ts";
 
 const VARIABLE_KINDS = new Set(["variable", "constant"]);
+const CALLABLE = new Set(["function", "method", "constructor"]);
+/** `name = T` (an attribute or variable holding a dotted name, no call). */
+const HOLDS_CLASS = /^[A-Za-z_]\w*\s*=\s*([A-Za-z_][\w.]*)\s*$/;
 const FUNCTION_KINDS = new Set(["function"]);
 const MAX_DEPTH = 5;
 const SELF = new Set(["self", "cls", "this"]);
@@ -120,6 +123,9 @@ export class PyResolver {
   private methodResult(classId: number, name: string, depth: number): number | null {
     const owner = this.bases.ownerOf(classId, name);
     const m = typeof owner === "number" ? childrenOf(this.db, owner).find((c) => c.name === name) : undefined;
+    // `a_class = T` (an attribute holding a class): calling it makes a `T`.
+    const held = m && !CALLABLE.has(m.kind) ? m.signature.match(HOLDS_CLASS) : null;
+    if (held) return this.classOf(held[1], m!.path, null, depth + 1);
     return m ? this.resultClass(m.signature, m.path, depth) : null;
   }
 
@@ -143,13 +149,14 @@ export class PyResolver {
     let c = this.attrClasses.get(key);
     if (c === undefined) {
       this.attrClasses.set(key, null);
-      c = this.findAttr(classId, attr, depth, 0);
+      c = this.findAttr(classId, attr, depth, 0, classId);
       this.attrClasses.set(key, c);
     }
     return c;
   }
 
-  private findAttr(classId: number, attr: string, depth: number, level: number): number | null {
+  /** `origin`: the class the lookup started from (what `self` is in a base's `self.a = self.make()`). */
+  private findAttr(classId: number, attr: string, depth: number, level: number, origin: number): number | null {
     const cls = symbolByRowId(this.db, classId);
     if (!cls || level > 4) return null;
     const children = childrenOf(this.db, classId);
@@ -168,12 +175,16 @@ export class PyResolver {
             : null,
         );
       }
-      for (const t of types) found.add(t === "?" ? null : this.classOf(t, cls.path, null, depth + 1));
+      for (const t of types) {
+        // `self.a = self.a_class()`: `self` is the class the lookup started from (a subclass may set `a_class`).
+        const own = /^(?:self|cls)\./.test(t) ? "@>" + t.slice(t.indexOf(".") + 1).replace(/\./g, ">") : t;
+        found.add(t === "?" ? null : this.classOf(own, cls.path, own === t ? null : origin, depth + 1));
+      }
       return found.size === 1 ? [...found][0] : null;
     }
     const bases = this.bases.basesOf(classId);
     for (const b of bases.ids) {
-      const t = this.findAttr(b, attr, depth, level + 1);
+      const t = this.findAttr(b, attr, depth, level + 1, origin);
       if (t !== null) return t;
     }
     return null;

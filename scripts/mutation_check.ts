@@ -738,8 +738,8 @@ export const MUTATIONS: Mutation[] = [
     id: "module-callee-candidate",
     claim: "call graph: `mod.f()` through a module or its alias is a resolved callee",
     file: "src/query/call_graph.ts",
-    find: 'if (judged === "exact" || judged === "import") resolution = judged;',
-    replace: 'if (judged === "exact" || judged === "import") void judged;',
+    find: "        resolution = judged;\n",
+    replace: "        void judged;\n",
     test: "tests/reference_resolution_test.ts",
   },
   {
@@ -756,6 +756,22 @@ export const MUTATIONS: Mutation[] = [
     file: "src/query/_py_resolve.ts",
     find: "if (held) return this.classOf(held[1], m!.path, null, depth + 1);",
     replace: "if (held) return null;",
+    test: "tests/reference_family_test.ts",
+  },
+  {
+    id: "py-self-callee-unresolved",
+    claim: "call graph: Python `self.m()` calls the nearest base's `m`",
+    file: "src/query/call_graph.ts",
+    find: "owner = cls === null ? undefined : shared.bases.ownerOf(cls, r.name);",
+    replace: "owner = undefined;",
+    test: "tests/reference_family_test.ts",
+  },
+  {
+    id: "bare-callee-method",
+    claim: "call graph: a bare call is never a method (a builtin `set()` is not `Store.set`)",
+    file: "src/query/call_graph.ts",
+    find: "const judged = this.judgeOf(t.row).judge(r);",
+    replace: "const judged = resolution;",
     test: "tests/reference_family_test.ts",
   },
 ];

@@ -87,7 +87,9 @@ const FILES: Record<string, string> = {
     "  rt.writer.flush();", // line 41: the copy's type, then the parameter property from the class
     "}",
   ].join("\n") + "\n",
+  "fam/qb.py": "class Base2:\n    def run_all(self):\n        return 1\n",
   "fam/q.py": [
+    "from fam.qb import Base2",
     "class Query:",
     "    def add_q(self):",
     "        return 1",
@@ -98,7 +100,7 @@ const FILES: Record<string, string> = {
     "        self._query = query or Query()",
     "",
     "    def filter(self):",
-    "        return self._query.add_q()", // line 11: a Query either way
+    "        return self._query.add_q()", // line 12: a Query either way
     "",
     "",
     "class Intro:",
@@ -117,7 +119,26 @@ const FILES: Record<string, string> = {
     "    intro_class = Intro",
     "",
     "    def tables(self):",
-    "        return self.intro.names()", // line 30: the subclass's intro_class makes an Intro
+    "        return self.intro.names()", // line 31: the subclass's intro_class makes an Intro
+    "",
+    "",
+    "class Store:",
+    "    def set(self):",
+    "        return 1",
+    "",
+    "    def run_all(self):", // another class's run_all: not the one self.run_all() means in a Runner
+    "        return 2",
+    "",
+    "",
+    "class Runner(Base2):",
+    "    def go(self):",
+    "        return self.run_all()", // Base2.run_all, in another file
+    "",
+    "",
+    "class Closer(MyWrapper):",
+    "    def close_all(self):",
+    "        self.tables()", // MyWrapper.tables, inherited
+    "        return set()", // the builtin, never Store.set
     "",
   ].join("\n"),
 };
@@ -192,11 +213,26 @@ Deno.test("TypeScript references follow families of overrides, classes as values
       const flush = refs("fam/writer.ts", "Writer.flush");
       assert.ok(flush.includes("fam/use.ts:36:call:exact"), flush.join());
       const addQ = refs("fam/q.py", "Query.add_q");
-      assert.deepEqual(addQ, ["fam/q.py:11:call:exact"]);
+      assert.deepEqual(addQ, ["fam/q.py:12:call:exact"]);
     });
 
     await t.step("Python: self.a = self.a_class() in a base, a_class = T in the subclass: self.a is a T", () => {
-      assert.deepEqual(refs("fam/q.py", "Intro.names"), ["fam/q.py:30:call:exact"]);
+      assert.deepEqual(refs("fam/q.py", "Intro.names"), ["fam/q.py:31:call:exact"]);
+    });
+
+    await t.step("get_call_graph: self.m() through a base; a bare call is never a method (Python)", () => {
+      const g = getCallGraph(db, {
+        symbol_id: symbolIn(db, "fam/q.py", "Closer.close_all"),
+        direction: "callees",
+        include_candidates: true,
+      });
+      const names = new Map(g.nodes.map((n) => [n.symbol_id, n.qualified_name]));
+      const callees = g.edges.map((e) => `${names.get(e.to)}:${e.resolution}`);
+      assert.deepEqual(callees, ["fam.q.MyWrapper.tables:exact"]);
+      const runner = getCallGraph(db, { symbol_id: symbolIn(db, "fam/q.py", "Runner.go"), direction: "callees" });
+      assert.deepEqual(runner.nodes.filter((n) => n.symbol_id !== runner.root).map((n) => n.qualified_name), [
+        "fam.qb.Base2.run_all",
+      ]);
     });
 
     await t.step("a comment that only mentions @generated leaves the file's uses in the index", () => {

@@ -300,16 +300,30 @@ class CallGraphBuilder {
         continue;
       }
       let resolution: Resolution = calleeResolution(sym, t.row, t.affinity, r.qualifier);
-      // `mod.f()` (Python, TypeScript): the same judgement as find_references (a module or its alias, an import).
-      if (resolution === "candidate" && HINTED_LANGUAGES.has(sym.language) && t.row.parent_id === null) {
+      if (HINTED_LANGUAGES.has(sym.language)) {
+        // Python, TypeScript: the same judgement as find_references (`mod.f()` through a module or its alias is
+        // an import; a bare name never means a method); a call it gives to another definition is unresolved.
         const judged = this.judgeOf(t.row).judge(r);
-        if (judged === "exact" || judged === "import") resolution = judged;
+        if (judged === null) {
+          this.unresolved++;
+          continue;
+        }
+        resolution = judged;
       }
       // A name-only match never makes a symbol its own callee: the call resolves elsewhere or nowhere known.
       if (resolution === "candidate" && t.row.id === sym.id) continue;
       if (this.keep(resolution)) out.push({ callee: t.row, line: r.line, resolution });
     }
     return out;
+  }
+
+  /** The class a symbol is, or the nearest class around it (a method's, a nested function's); null at top level. */
+  private classAround(sym: SymbolRow): number | null {
+    let row: SymbolRow | undefined = sym;
+    for (let depth = 0; row && !TYPE_KINDS.has(row.kind) && depth < 8; depth++) {
+      row = row.parent_id === null ? undefined : this.rowOf(row.parent_id);
+    }
+    return row && TYPE_KINDS.has(row.kind) ? row.id : null;
   }
 
   /** The reference judge of one symbol, made once per graph. */
@@ -321,17 +335,14 @@ class CallGraphBuilder {
 
   /** A Python `x.m()` whose operand's class the file shows: that class's (or its base's) `m`; else undefined. */
   private pyCallee(r: ReferenceRow & { name: string }, sym: SymbolRow): SymbolRow | undefined {
-    if (!r.hint) return undefined;
-    const classOfCaller = () => {
-      const p = sym.parent_id === null ? undefined : this.rowOf(sym.parent_id);
-      return p && TYPE_KINDS.has(p.kind) ? p.id : null;
-    };
-    const owner = pythonResolvers(this.db, this.resolver).hints(sym.language).owner(
-      r.hint,
-      sym.path,
-      classOfCaller,
-      r.name,
-    );
+    const shared = pythonResolvers(this.db, this.resolver);
+    let owner: number | null | undefined;
+    if (r.hint) owner = shared.hints(sym.language).owner(r.hint, sym.path, () => this.classAround(sym), r.name);
+    else if (r.qualifier === "self" || r.qualifier === "cls" || r.qualifier === "this") {
+      // `self.m()`: the class around the caller, or the nearest of its in-repository bases that defines `m`.
+      const cls = this.classAround(sym);
+      owner = cls === null ? undefined : shared.bases.ownerOf(cls, r.name);
+    }
     if (typeof owner !== "number") return undefined;
     return childrenOf(this.db, owner).find((c) => c.name === r.name && CALL_TARGETS.has(c.kind));
   }

@@ -774,6 +774,14 @@ export const MUTATIONS: Mutation[] = [
     replace: "const judged = resolution;",
     test: "tests/reference_family_test.ts",
   },
+  {
+    id: "class-callees-all-methods",
+    claim: "call graph: a class calls what its constructor calls, not what its methods do",
+    file: "src/query/call_graph.ts",
+    find: "if (isClass && !this.inConstruction(r.source_id, sym.id)) continue;",
+    replace: "if (isClass && !this.inConstruction(r.source_id, sym.id)) void 0;",
+    test: "tests/reference_family_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -32,7 +32,7 @@ for rel in files:
             e = enclosing
             if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 k = key(rel, c)
-                defs[k] = (rel, c.lineno, c.end_lineno, c.name)
+                defs[k] = (rel, c.lineno, c.end_lineno, c.name, isinstance(c, ast.ClassDef))
                 by_name[c.name].append(k)
                 e = enclosing + [k]
             if isinstance(c, ast.Call):
@@ -45,7 +45,10 @@ for rel in files:
                     site = None
                 if site:
                     sites[site[3]].append((site[0], site[1], site[2], e[-1] if e else None))
-                    for k in e:
+                    for i, k in enumerate(e):
+                        # A class calls what its body and its __init__ call, not what its methods do.
+                        if defs[k][4] and not (i == len(e) - 1 or (i == len(e) - 2 and defs[e[-1]][3] == "__init__")):
+                            continue
                         inside[k].append(site)
             visit(c, e)
     visit(tree, [])
@@ -136,7 +139,7 @@ interface JediGraph {
   callers: Record<string, string[]>;
   unknown: string[];
   capped: string[];
-  defs: Record<string, [string, number, number, string]>;
+  defs: Record<string, [string, number, number, string, boolean]>;
 }
 
 /** Runs the jedi call oracle over `root` and prints the call-graph report for the index `db`. */

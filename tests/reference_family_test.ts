@@ -86,6 +86,10 @@ const FILES: Record<string, string> = {
     "  const rt = ctx.runtime;",
     "  rt.writer.flush();", // line 41: the copy's type, then the parameter property from the class
     "}",
+    "",
+    "export function build(w: Writer): Runtime {",
+    "  return new Runtime(w);",
+    "}",
   ].join("\n") + "\n",
   "fam/qb.py": "class Base2:\n    def run_all(self):\n        return 1\n",
   "fam/q.py": [
@@ -233,6 +237,12 @@ Deno.test("TypeScript references follow families of overrides, classes as values
       assert.deepEqual(runner.nodes.filter((n) => n.symbol_id !== runner.root).map((n) => n.qualified_name), [
         "fam.qb.Base2.run_all",
       ]);
+    });
+
+    await t.step("get_call_graph: a class calls what its constructor calls, not what its methods do", () => {
+      const g = getCallGraph(db, { symbol_id: symbolIn(db, "fam/use.ts", "build"), direction: "callees", depth: 2 });
+      const reached = g.nodes.filter((n) => n.symbol_id !== g.root).map((n) => n.qualified_name);
+      assert.deepEqual(reached, ["use.Runtime"]);
     });
 
     await t.step("a comment that only mentions @generated leaves the file's uses in the index", () => {

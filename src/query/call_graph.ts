@@ -283,8 +283,11 @@ class CallGraphBuilder {
   /** The calls inside `sym`'s body resolved to their closest definition (the rest count as unresolved). */
   private calleesOf(sym: SymbolRow): { callee: SymbolRow; line: number; resolution: Resolution }[] {
     const out: { callee: SymbolRow; line: number; resolution: Resolution }[] = [];
+    const isClass = TYPE_KINDS.has(sym.kind);
     for (const r of referencesInLines(this.db, sym.path, sym.line_start, sym.line_end)) {
       if (r.kind !== "call") continue;
+      // A class calls what its constructor and its fields' values call, not what its methods do.
+      if (isClass && !this.inConstruction(r.source_id, sym.id)) continue;
       const exact = sym.language === "go"
         ? this.goCallee(r, sym.path)
         : HINTED_LANGUAGES.has(sym.language)
@@ -315,6 +318,15 @@ class CallGraphBuilder {
       if (this.keep(resolution)) out.push({ callee: t.row, line: r.line, resolution });
     }
     return out;
+  }
+
+  /** True when a call in the symbol `sourceId` runs when class `classId` is made: the class body, a field, the constructor. */
+  private inConstruction(sourceId: number | null, classId: number): boolean {
+    const row = sourceId === null ? undefined : this.rowOf(sourceId);
+    if (!row || row.id === classId) return true;
+    if (row.parent_id !== classId) return false;
+    return !CALLABLE_KINDS.has(row.kind) || row.kind === "constructor" || row.name === "__init__" ||
+      row.name === "constructor";
   }
 
   /** The class a symbol is, or the nearest class around it (a method's, a nested function's); null at top level. */

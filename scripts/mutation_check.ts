@@ -782,6 +782,14 @@ export const MUTATIONS: Mutation[] = [
     replace: "if (isClass && !this.inConstruction(r.source_id, sym.id)) void 0;",
     test: "tests/reference_family_test.ts",
   },
+  {
+    id: "py-package-reexport-ignored",
+    claim: "references: Python `pkg.f` where the package's `__init__` imports `f` from its module",
+    file: "src/query/find_references.ts",
+    find: 'if (sym.parent_id === null && sym.kind !== "method" && this.packageExports(r.qualifier, r.path)) {',
+    replace: 'if (sym.parent_id === null && sym.kind !== "method" && false) {',
+    test: "tests/reference_family_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

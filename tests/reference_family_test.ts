@@ -91,6 +91,9 @@ const FILES: Record<string, string> = {
     "  return new Runtime(w);",
     "}",
   ].join("\n") + "\n",
+  "fam/pkg/__init__.py": "from .impl import helper2\n",
+  "fam/pkg/impl.py": "def helper2():\n    return 1\n\n\ndef helper3():\n    return 2\n",
+  "fam/usepkg.py": "from fam import pkg\n\n\ndef go():\n    return pkg.helper2() + pkg.helper3()\n",
   "fam/qb.py": "class Base2:\n    def run_all(self):\n        return 1\n",
   "fam/q.py": [
     "from fam.qb import Base2",
@@ -243,6 +246,15 @@ Deno.test("TypeScript references follow families of overrides, classes as values
       const g = getCallGraph(db, { symbol_id: symbolIn(db, "fam/use.ts", "build"), direction: "callees", depth: 2 });
       const reached = g.nodes.filter((n) => n.symbol_id !== g.root).map((n) => n.qualified_name);
       assert.deepEqual(reached, ["use.Runtime"]);
+    });
+
+    await t.step("Python: pkg.f where the package's __init__ imports f from its module", () => {
+      assert.deepEqual(refs("fam/pkg/impl.py", "helper2"), [
+        "fam/pkg/__init__.py:1:import:import",
+        "fam/usepkg.py:5:call:import",
+      ]);
+      // helper3 is not re-exported: pkg.helper3 names nothing the package holds.
+      assert.deepEqual(refs("fam/pkg/impl.py", "helper3"), []);
     });
 
     await t.step("a comment that only mentions @generated leaves the file's uses in the index", () => {

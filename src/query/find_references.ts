@@ -27,6 +27,7 @@ import {
   type ReferencePosition,
   type ReferenceRow,
   referencesAfter,
+  referencesInLines,
 } from "../state/read/references.ts";
 import { parseEnum, parseFlag, parseKind, parseLimit } from "./_input_rules.ts";
 import { resolveSymbol } from "./_resolve_symbol.ts";
@@ -207,6 +208,8 @@ export class ReferenceJudge {
   private go: GoResolver;
   private bases: ClassBases;
   private hints: HintResolvers;
+  /** Whether the package around the symbol's module re-exports its name (read when first needed). */
+  private reexported: boolean | undefined;
   /** Whether any class names the symbol's class as a base (read when first needed). */
   private subclassed: boolean | undefined;
   private classes = new Map<number, number | null>();
@@ -236,6 +239,21 @@ export class ReferenceJudge {
       this.enclosingParents.set(sourceId, p);
     }
     return p;
+  }
+
+  /**
+   * Python: true when `qualifier` (or the module it aliases in `path`) names the package holding the symbol's
+   * module and the package's `__init__.py` imports the symbol's name (re-exports it).
+   */
+  private packageExports(qualifier: string, path: string): boolean {
+    const dir = dirOf(this.sym.path);
+    const pkg = dir.slice(dir.lastIndexOf("/") + 1);
+    if (this.sym.language !== "python" || !pkg || (qualifier !== pkg && this.aliasesOf(path).get(qualifier) !== pkg)) {
+      return false;
+    }
+    this.reexported ??= referencesInLines(this.db, dir + "/__init__.py", 1, 1_000_000)
+      .some((x) => x.kind === "import" && x.name === this.sym.name);
+    return this.reexported;
   }
 
   /** The module aliases of a file (Python), cached. */
@@ -320,6 +338,10 @@ export class ReferenceJudge {
       (r.qualifier === module || this.aliasesOf(r.path).get(r.qualifier) === module)
     ) {
       // `formats.get_format`, `fmt.get_format` after `import formats as fmt`: a top-level name through its module.
+      return affinity === "imported" || affinity === "same_file" ? "import" : "candidate";
+    }
+    if (sym.parent_id === null && sym.kind !== "method" && this.packageExports(r.qualifier, r.path)) {
+      // `migrations.swappable_dependency`: the package's `__init__` imports the name from its module.
       return affinity === "imported" || affinity === "same_file" ? "import" : "candidate";
     }
     return "candidate";

@@ -127,6 +127,8 @@ const cache = new Map<string, Map<string, string>>();
 let uses = 0, others = 0, unknown = 0, found = 0, wrong = 0, foundAll = 0, wrongAll = 0;
 const missed: string[] = [];
 const disagreed: string[] = [];
+/** Per resolution label: answers jedi confirms and answers it does not. */
+const labels = new Map<string, { right: number; wrong: number }>();
 for (const s of sites) {
   const key = `${s.path}\0${s.name}`;
   if (!cache.has(key)) cache.set(key, answers(s.path, s.name, s.line));
@@ -142,6 +144,10 @@ for (const s of sites) {
   if (resolved) truth ? found++ : (wrong++, disagreed.push(`${s.name} ${s.site} ${res}, jedi: ${s.goto.join(" ")}`));
   else if (truth) missed.push(`${s.name} ${s.site} ${res ?? "absent"}`);
   if (res) truth ? foundAll++ : wrongAll++;
+  if (res) {
+    const l = labels.get(res) ?? labels.set(res, { right: 0, wrong: 0 }).get(res)!;
+    truth ? l.right++ : l.wrong++;
+  }
 }
 const ratio = (a: number, b: number) => (b ? a / b : 1).toFixed(3);
 console.log(
@@ -149,6 +155,11 @@ console.log(
 );
 console.log(`  default answer: recall ${ratio(found, uses)}  precision ${ratio(found, found + wrong)}`);
 console.log(`  with candidates: recall ${ratio(foundAll, uses)}  precision ${ratio(foundAll, foundAll + wrongAll)}`);
+console.log(
+  "  labels: " +
+    [...labels].sort().map(([k, l]) => `${k} precision ${ratio(l.right, l.right + l.wrong)} (${l.right + l.wrong})`)
+      .join(", "),
+);
 const n = Number(values.show);
 for (const d of disagreed.slice(0, n)) console.log("  disagrees " + d);
 for (const m of missed.slice(0, n)) console.log("  missed " + m);

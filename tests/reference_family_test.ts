@@ -93,7 +93,10 @@ const FILES: Record<string, string> = {
   ].join("\n") + "\n",
   "fam/pkg/__init__.py": "from .impl import helper2\n",
   "fam/pkg/impl.py": "def helper2():\n    return 1\n\n\ndef helper3():\n    return 2\n",
-  "fam/usepkg.py": "from fam import pkg\n\n\ndef go():\n    return pkg.helper2() + pkg.helper3()\n",
+  "fam/usepkg.py":
+    "from fam import pkg, pkg3\n\n\ndef go():\n    return pkg.helper2() + pkg.helper3() + pkg3.success()\n",
+  "fam/pkg3/__init__.py": "from .api import *\n",
+  "fam/pkg3/api.py": "def success():\n    return 1\n",
   "fam/qb.py": "class Base2:\n    def run_all(self):\n        return 1\n",
   "fam/q.py": [
     "from fam.qb import Base2",
@@ -255,6 +258,8 @@ Deno.test("TypeScript references follow families of overrides, classes as values
       ]);
       // helper3 is not re-exported: pkg.helper3 names nothing the package holds.
       assert.deepEqual(refs("fam/pkg/impl.py", "helper3"), []);
+      // `from .api import *`: every name of the module.
+      assert.deepEqual(refs("fam/pkg3/api.py", "success"), ["fam/usepkg.py:5:call:import"]);
     });
 
     await t.step("a comment that only mentions @generated leaves the file's uses in the index", () => {

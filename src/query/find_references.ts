@@ -41,7 +41,7 @@ import { ClassBases } from "./_class_bases.ts";
 import { moduleAliases } from "./_module_aliases.ts";
 import { PyResolver } from "./_py_resolve.ts";
 import { MemberFamily } from "./_member_family.ts";
-import { subtypesOf } from "../state/read/edges.ts";
+import { importsOf, subtypesOf } from "../state/read/edges.ts";
 import { LIMITS } from "./limits.ts";
 
 /** How sure a reference is to mean the symbol asked about. */
@@ -243,7 +243,7 @@ export class ReferenceJudge {
 
   /**
    * Python: true when `qualifier` (or the module it aliases in `path`) names the package holding the symbol's
-   * module and the package's `__init__.py` imports the symbol's name (re-exports it).
+   * module and the package's `__init__.py` imports the symbol's name (re-exports it), or all of its module's.
    */
   private packageExports(qualifier: string, path: string): boolean {
     const dir = dirOf(this.sym.path);
@@ -251,8 +251,15 @@ export class ReferenceJudge {
     if (this.sym.language !== "python" || !pkg || (qualifier !== pkg && this.aliasesOf(path).get(qualifier) !== pkg)) {
       return false;
     }
-    this.reexported ??= referencesInLines(this.db, dir + "/__init__.py", 1, 1_000_000)
-      .some((x) => x.kind === "import" && x.name === this.sym.name);
+    const init = dir + "/__init__.py";
+    const stem = this.sym.path.slice(dir.length + 1).replace(/\.py$/, "");
+    this.reexported ??= referencesInLines(this.db, init, 1, 1_000_000)
+      .some((x) => x.kind === "import" && x.name === this.sym.name) ||
+      // `from .api import *` (or `from pkg.api import *`): every name of the module.
+      importsOf(this.db, init, 200).some((e) =>
+        (e.target === "." + stem || e.target.endsWith("." + stem)) &&
+        /\bimport\s+\*/.test(fileLines(this.db, init, e.line, e.line)[0] ?? "")
+      );
     return this.reexported;
   }
 

@@ -4,10 +4,11 @@ import { checkRegisteredRoot, openFile } from "../../query/open_file.ts";
 import { resolveScope } from "../../query/multi_repo.ts";
 import { defineTool } from "./tool.ts";
 import { repoArg, scopeOfCall } from "./scope_args.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The open_file tool. */
 export const openFileTool = defineTool({
-  name: "open_file",
+  name: TOOL.open_file,
   summary: "Read lines of a repository file from disk (at most 200 per call; page with startLine). Use " +
     "after search_code/locate_symbol to see code in full.",
   profile: "core",

@@ -91,6 +91,7 @@ export interface RankingParams {
    * For prose queries, how much the query's words covering a definition's
    * name count when choosing which unit shows a file (`representative.ts`):
    * only the lines shown change, not the order of files. 0 turns it off.
+   * On by the landing rule (docs/RETRIEVAL.md).
    */
   repName: number;
   /** With `repName`, a name word counts by its rarity in the index (`get`, `map` count little). */
@@ -123,8 +124,8 @@ export const DEFAULT_RANKING: Readonly<RankingParams> = Object.freeze({
   rolePrior: 0,
   nameField: 0,
   associations: 0,
-  repName: 0,
-  repNameRarity: false,
+  repName: 1,
+  repNameRarity: true,
 });
 
 /** `base` with the given fields replaced (`prose` merged field by field). */

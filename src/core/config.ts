@@ -68,6 +68,8 @@ export interface CruxeConfig {
   watch: WatchConfig;
   /** The MCP tools served (profile or tool names, as `serve-mcp --tools`); null: the default set. */
   tools: string[] | null;
+  /** A team store's `postgres://` URL (as `--store`, which wins); null: the SQLite stores under `home`. */
+  store: string | null;
 }
 
 /** Keys a config file may set (every field of `CruxeConfig`). */
@@ -85,6 +87,7 @@ export const CONFIG_FILE_KEYS = [
   "repoNames",
   "watch",
   "tools",
+  "store",
 ] as const satisfies readonly (keyof CruxeConfig)[];
 
 /** Keys of the config file's `watch` block. */
@@ -224,6 +227,7 @@ export function resolveConfig(
     repoNames: file.repoNames ?? {},
     watch: resolveWatch(env, file.watch),
     tools: toolsSetting(file.tools),
+    store: typeof file.store === "string" ? file.store : null,
   };
 }
 

@@ -18,6 +18,8 @@ import { findRelatedSymbols } from "../../query/related_symbols.ts";
 import { getCodeContext } from "../../query/code_context.ts";
 import type { Db } from "../../state/db.ts";
 import { readViewFor, type RefRead } from "../../mcp/ref_router.ts";
+import { openFile } from "../../query/open_file.ts";
+import { CruxeError } from "../../core/errors.ts";
 
 /** Arguments shared by the query commands. */
 export interface QueryArgs {
@@ -66,7 +68,20 @@ const QUERY_COMMANDS = new Map<string, (ctx: CliContext, a: QueryArgs) => Promis
   ["hierarchy", queryCommand(hierarchyQuery, showHierarchy)],
   ["related", queryCommand(relatedQuery, showRelated, (r) => r.related.length > 0)],
   ["context", queryCommand(contextQuery, showContext, (r) => r.items.length > 0)],
+  ["open", openCommand],
 ]);
+
+/** `cruxe open`: a line window of a working-tree file (a commit's, with --store: see `team_cmds.ts`). */
+function openCommand(ctx: CliContext, a: QueryArgs): Promise<number> {
+  if (a.flags.ref !== undefined) {
+    throw new CruxeError("invalid_input", "cruxe open reads the working tree; --ref reads a team store (--store URL)");
+  }
+  const project = projectForPath(ctx.registry, a.workspace ?? userCwd(), false);
+  const r = openFile(project.repo_root, { path: a.text, startLine: num(a.flags.start), endLine: num(a.flags.end) });
+  if (a.json) printJson(r);
+  else Deno.stdout.writeSync(new TextEncoder().encode(r.content));
+  return Promise.resolve(EXIT_FOUND);
+}
 
 /** Runs one query command; returns the exit code (2 for a name that is no query command). */
 export function runQueryCommand(ctx: CliContext, cmd: string, a: QueryArgs): Promise<number> {

@@ -22,6 +22,12 @@ const dec = new TextDecoder();
 const HAVE_PG = pgBinDir() !== null;
 if (!HAVE_PG) console.warn(`pg_team_test.ts: ${NO_PG}`);
 
+Deno.test({
+  name: "CI has PostgreSQL: the team-store tests never skip there",
+  ignore: !Deno.env.get("CI"),
+  fn: () => assert.ok(HAVE_PG, NO_PG),
+});
+
 /** Runs `cruxe args…` with its own home; the result with stdout parsed when `--json` was given. */
 async function cruxe(home: string, args: string[], env: Record<string, string> = {}) {
   const out = await new Deno.Command(Deno.execPath(), {

@@ -10,7 +10,7 @@ import type { ProjectRow } from "../src/state/registry.ts";
 import { scopeHome, termSearch } from "./helpers/scope_fixtures.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { bodyOf, inProcess, waitFor } from "./mcp_helpers.ts";
-import { scopedSearch } from "../src/mcp/tools/scope_args.ts";
+import { scopedSearch } from "../src/service/tools/scope_args.ts";
 
 /** A loopback test double of an OpenAI-compatible (and Ollama) chat endpoint. */
 interface Received {

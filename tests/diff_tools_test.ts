@@ -11,9 +11,9 @@ import { removeFiles, V1, V2, writeFiles } from "./helpers/two_versions.ts";
 import { bodyOf, inProcess } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { isErrorCode } from "../src/core/errors.ts";
-import { gitMergeBase, isSafeRevision } from "../src/state/git.ts";
+import { gitMergeBase, isSafeRevision } from "../src/io/git.ts";
 import { join } from "node:path";
-import { AUTO_INDEX_MAX_FILES } from "../src/mcp/tools/ref_source.ts";
+import { AUTO_INDEX_MAX_FILES } from "../src/service/tools/ref_source.ts";
 
 /** A git repository: v1 committed on main, v2 committed on feature (checked out). */
 function branchedRepo(): { dir: string; mainCommit: string; feature: string } {
@@ -161,7 +161,7 @@ Deno.test("a branch name means its commit even when checked out; the working tre
     assert.equal((await s.rt.runner.start(p, { mode: "full", force: false }).active.done).status, "published");
     const sent: { method: string; params: Record<string, unknown> }[] = [];
     const call = (name: string, args: Record<string, unknown>, progressToken?: string) =>
-      s.dispatcher.callTool(name, { workspace: dir, ...args }, {
+      s.dispatcher.call(name, { workspace: dir, ...args }, {
         progressToken,
         sendNotification: (n) => (sent.push(n as (typeof sent)[number]), Promise.resolve()),
         signal: new AbortController().signal,

@@ -9,7 +9,7 @@ import { copyFixture } from "./helpers/fixture_repo.ts";
 import { bodyOf, inProcess } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { isErrorCode } from "../src/core/errors.ts";
-import { TOOLS } from "../src/mcp/tools/registry.ts";
+import { TOOLS } from "../src/service/tools/registry.ts";
 import { RpcError } from "../src/mcp/jsonrpc_errors.ts";
 
 const ALL_TOOLS = [

@@ -16,7 +16,7 @@ import type { ProjectRow } from "../src/state/registry.ts";
 import { copyFixture, tempHome } from "./helpers/fixture_repo.ts";
 import { scopeHome, termSearch } from "./helpers/scope_fixtures.ts";
 import { bodyOf, inProcess } from "./mcp_helpers.ts";
-import { scopedSearch } from "../src/mcp/tools/scope_args.ts";
+import { scopedSearch } from "../src/service/tools/scope_args.ts";
 import { requireIndex } from "../src/query/index_reader.ts";
 import { searchCode } from "../src/query/search_code.ts";
 import { setLogLevel } from "../src/core/log.ts";

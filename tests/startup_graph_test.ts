@@ -44,6 +44,6 @@ Deno.test("the CLI and its query commands load Node built-ins only: no SDK, zod 
     const foreign = [...packages].filter((p) => !p.startsWith("node:"));
     assert.deepEqual(foreign, [], `${entry} loads ${foreign.join(", ")}`);
     assert.ok(modules.size > 5, `${entry}: the walk found its imports`);
-    assert.ok(![...modules].some((m) => m.includes("/src/mcp/tools/")), `${entry} loads no MCP tool`);
+    assert.ok(![...modules].some((m) => m.includes("/src/service/tools/")), `${entry} loads no MCP tool`);
   }
 });

@@ -17,7 +17,7 @@ import { nearest } from "./args.ts";
 import { readConfigObject } from "./config_file.ts";
 import { CruxeError } from "../core/errors.ts";
 import { Registry } from "../state/registry.ts";
-import { processAlive } from "../state/process_lock.ts";
+import { processAlive } from "../io/process_lock.ts";
 
 /** Opened state shared by a command's run. */
 export interface CliContext {

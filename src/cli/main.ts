@@ -57,8 +57,8 @@ async function dispatch(args: string[]): Promise<number> {
   const verbose = parsed.values.verbose?.length ?? 0;
   setLogLevel(verbose);
   if (verbose) {
-    const { grammarCheck } = await import("../mcp/health.ts");
-    const { grammarUrl } = await import("../state/grammar_assets.ts");
+    const { grammarCheck } = await import("../service/health.ts");
+    const { grammarUrl } = await import("../io/grammar_assets.ts");
     const g = grammarCheck();
     info(`grammars: ${g.available.length} of ${g.available.length + g.missing.length} languages in ${grammarUrl("")}`);
   }

@@ -8,7 +8,7 @@
 /// <reference lib="deno.worker" />
 import { type IndexOptions, runIndex } from "./indexer.ts";
 import { runRefIndex } from "./ref_index.ts";
-import type { ResolvedRef } from "../state/git.ts";
+import type { ResolvedRef } from "../io/git.ts";
 import { type JobProgress, Registry } from "../state/registry.ts";
 import { nowIso } from "../state/db.ts";
 import { CruxeError, toCruxeError } from "../core/errors.ts";

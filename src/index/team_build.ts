@@ -11,7 +11,7 @@ import type { CruxeConfig } from "../core/config.ts";
 import { Registry } from "../state/registry.ts";
 import { findRefStore } from "../state/project_refs.ts";
 import { openIndexForRead } from "../state/project_index.ts";
-import { gitReadBlobs } from "../state/git.ts";
+import { gitReadBlobs } from "../io/git.ts";
 import { readCommitSnapshot } from "../state/read/commit_snapshot.ts";
 import type { SnapshotRows } from "../state/pg/team_store.ts";
 import { JobRunner } from "./job_runner.ts";

@@ -11,7 +11,7 @@
 import { CruxeError, toCruxeError } from "../core/errors.ts";
 import { testHookNumber } from "../core/config.ts";
 import { debug, warn } from "../core/log.ts";
-import { gitListRefs, gitResolveRef } from "../state/git.ts";
+import { gitListRefs, gitResolveRef } from "../io/git.ts";
 import type { ClaimedJob, TeamRepo, TeamStore } from "../state/pg/team_store.ts";
 import type { TeamBuilder } from "./team_build.ts";
 

@@ -17,7 +17,7 @@ import {
   referenceCount,
   referenceNameId,
   referencesInLines,
-} from "../state/references.ts";
+} from "../state/read/references.ts";
 import { parseLimit, requireQuery } from "./_input_rules.ts";
 import { resolveSymbol } from "./_resolve_symbol.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";

@@ -22,8 +22,8 @@
 import { realpathSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
 import { relativePathProblem } from "../core/path_policy.ts";
-import { readRepoFile } from "../state/safe_open.ts";
-import { checkResolvedRoot } from "../state/workspace_dir.ts";
+import { readRepoFile } from "../io/safe_open.ts";
+import { checkResolvedRoot } from "../io/workspace_dir.ts";
 import { languageIdForPath } from "../core/languages.ts";
 import { cutUtf8 } from "./_cut_utf8.ts";
 

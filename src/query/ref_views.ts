@@ -13,8 +13,8 @@
 import { CruxeError } from "../core/errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import type { RefView } from "../state/ref_view.ts";
-import { readRepoFile } from "../state/safe_open.ts";
-import { checkRefName, currentRef, gitMergeBase, gitResolveCommit } from "../state/git.ts";
+import { readRepoFile } from "../io/safe_open.ts";
+import { checkRefName, currentRef, gitMergeBase, gitResolveCommit } from "../io/git.ts";
 import { indexRefFix, isLiveRef, WORKTREE_REF } from "../state/project_refs.ts";
 import { type IndexView, requireIndex } from "./index_reader.ts";
 

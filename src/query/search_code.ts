@@ -8,7 +8,7 @@
  */
 import { parseEnum, parseLanguage, parseLimit, parsePathPrefix, requireQuery } from "./_input_rules.ts";
 import { type Db, getMeta } from "../state/db.ts";
-import { generatedPaths } from "../state/file_flags.ts";
+import { generatedPaths } from "../state/read/file_flags.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { classifyIntent, type QueryIntent } from "./search/intent.ts";
 import { lightStem, queryTerms, searchTerms } from "./search/fts_query.ts";
@@ -19,7 +19,7 @@ import { fuse } from "./search/fuse.ts";
 import { applySignals, kindsMentioned, type QueryFacts } from "./search/signals.ts";
 import { aggregateFiles, attachSymbols, mergeOverlaps, type SearchResult, toResult } from "./search/shape.ts";
 import { DEFAULT_RANKING, type RankingParams } from "./search/ranking_params.ts";
-import { fileSymbolCounts } from "../state/file_stats.ts";
+import { fileSymbolCounts } from "../state/read/file_stats.ts";
 
 import {
   type ResolvedScope,

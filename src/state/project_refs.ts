@@ -6,7 +6,7 @@
  * resolve refs and `--allow-read` on the Cruxe home.
  */
 import { CruxeError } from "../core/errors.ts";
-import { checkRefName, gitCommonDir, gitResolveRef, type ResolvedRef } from "./git.ts";
+import { checkRefName, gitCommonDir, gitResolveRef, type ResolvedRef } from "../io/git.ts";
 import { existsSync } from "node:fs";
 import { findRefStore as findIn, refsStorePath, type RefStoreInfo } from "./ref_stores.ts";
 import type { ProjectRow, Registry } from "./registry.ts";

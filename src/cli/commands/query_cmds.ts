@@ -17,7 +17,7 @@ import { getSymbolHierarchy, type TypeNode } from "../../query/symbol_hierarchy.
 import { findRelatedSymbols } from "../../query/related_symbols.ts";
 import { getCodeContext } from "../../query/code_context.ts";
 import type { Db } from "../../state/db.ts";
-import { readViewFor, type RefRead } from "../../mcp/ref_router.ts";
+import { readViewFor, type RefRead } from "../../service/ref_router.ts";
 import { openFile } from "../../query/open_file.ts";
 import { CruxeError } from "../../core/errors.ts";
 

@@ -11,7 +11,7 @@ import { printJson, say } from "../output.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { compareRefs, diffRefs } from "../../query/ref_compare.ts";
 import type { RefSource } from "../../query/ref_views.ts";
-import { refSourceFor } from "../../mcp/ref_router.ts";
+import { refSourceFor } from "../../service/ref_router.ts";
 import type { DiffContextResult, RefSide } from "../../query/diff_context.ts";
 import type { SymbolChange } from "../../query/_symbol_change.ts";
 

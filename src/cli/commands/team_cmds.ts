@@ -9,8 +9,8 @@
 import { basename, join } from "node:path";
 import { CruxeError } from "../../core/errors.ts";
 import type { CruxeConfig } from "../../core/config.ts";
-import { canonicalDir } from "../../state/workspace_dir.ts";
-import { currentRef } from "../../state/git.ts";
+import { canonicalDir } from "../../io/workspace_dir.ts";
+import { currentRef } from "../../io/git.ts";
 import { PgTeamStore } from "../../state/pg/pg_team_store.ts";
 import { DEFAULT_ROLES, setupRoles } from "../../state/pg/roles.ts";
 import { migratePgStore } from "../../state/pg/schema.ts";
@@ -18,7 +18,8 @@ import { redactedStoreUrl } from "../../state/pg/store_url.ts";
 import type { TeamRepo } from "../../state/pg/team_store.ts";
 import { TeamBuilder } from "../../index/team_build.ts";
 import { queueRepoRefs, runTeamWorker, type TeamWorkerSummary } from "../../index/team_worker.ts";
-import { teamLocate, teamOpenFile, teamOutline, teamSearch, teamTarget } from "../../query/team_reads.ts";
+import { callTeamTool } from "../../service/team_call.ts";
+import type { TeamMetadata, TeamOutlineNode } from "../../query/team_reads.ts";
 import { EXIT_FOUND, EXIT_NOTHING, printJson, say } from "../output.ts";
 import { printHits } from "../hits.ts";
 
@@ -208,32 +209,61 @@ export interface TeamQueryArgs {
   flags: Record<string, string | undefined>;
 }
 
+/** The team tool each query command runs. */
+const TOOL_OF: Record<string, string> = {
+  search: "search_code",
+  locate: "locate_symbol",
+  outline: "get_file_outline",
+  open: "open_file",
+};
+
+/** A query command's flags as its tool's arguments. */
+function toolArgs(a: TeamQueryArgs): Record<string, unknown> {
+  const f = a.flags;
+  const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
+  const common = { repo: f.repo, ref: f.ref };
+  switch (a.command) {
+    case "search":
+      return { query: a.text, language: f.lang, path_prefix: f["path-prefix"], limit: num(f.limit), ...common };
+    case "locate":
+      return { name: a.text, kind: f.kind, language: f.lang, limit: num(f.limit), ...common };
+    case "outline":
+      return { path: a.text, depth: f.depth, ...common };
+    default:
+      return { path: a.text, startLine: num(f.start), endLine: num(f.end), ...common };
+  }
+}
+
+/** An answer of the team tools, as far as printing it needs. */
+type TeamAnswer = {
+  metadata: TeamMetadata;
+  results?: {
+    path: string;
+    line_start: number;
+    kind?: string;
+    qualified_name?: string;
+    match_lines?: { line: number; text: string }[];
+  }[];
+  symbols?: TeamOutlineNode[];
+  path?: string;
+  language?: string;
+  line_count?: number;
+  symbol_count?: number;
+  content?: string;
+};
+
 /** Runs `search`, `locate`, `outline` or `open` against the team store; exit 1 when nothing was found. */
 export async function runTeamQuery(url: string, a: TeamQueryArgs): Promise<number> {
   return await withStore(url, false, async (store) => {
-    const target = teamTarget(await store.listRepos(), a.flags.repo, a.flags.ref);
-    const f = a.flags;
-    const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
-    const q = store.pool;
-    const r = a.command === "search"
-      ? await teamSearch(q, target, {
-        query: a.text,
-        language: f.lang,
-        pathPrefix: f["path-prefix"],
-        limit: num(f.limit),
-      })
-      : a.command === "locate"
-      ? await teamLocate(q, target, { name: a.text, kind: f.kind, language: f.lang, limit: num(f.limit) })
-      : a.command === "outline"
-      ? await teamOutline(q, target, { path: a.text, depth: f.depth as "top" | "all" | undefined })
-      : await teamOpenFile(q, target, { path: a.text, startLine: num(f.start), endLine: num(f.end) });
+    const args = Object.fromEntries(Object.entries(toolArgs(a)).filter(([, v]) => v !== undefined));
+    const r = await callTeamTool(store, TOOL_OF[a.command], args) as TeamAnswer;
     if (a.json) return printJson(r), EXIT_FOUND;
     const m = r.metadata;
     say(`${a.command} in ${m.repo} at ${m.ref} (${m.commit}), team store:`);
-    if ("results" in r) {
+    if (r.results) {
       printHits(
         r.results.map((x) =>
-          "match_lines" in x
+          x.match_lines
             ? { path: x.path, line: x.match_lines[0]?.line ?? x.line_start, text: x.match_lines[0]?.text ?? "" }
             : { path: x.path, line: x.line_start, text: `${x.kind} ${x.qualified_name}` }
         ),
@@ -241,8 +271,8 @@ export async function runTeamQuery(url: string, a: TeamQueryArgs): Promise<numbe
       );
       return r.results.length ? EXIT_FOUND : EXIT_NOTHING;
     }
-    if ("symbols" in r) {
-      const walk = (nodes: typeof r.symbols, indent: string): void =>
+    if (r.symbols) {
+      const walk = (nodes: TeamOutlineNode[], indent: string): void =>
         nodes.forEach((
           n,
         ) => (say(`${indent}${n.kind} ${n.name}  :${n.line_start}-${n.line_end}`), walk(n.children, indent + "  ")));
@@ -250,7 +280,7 @@ export async function runTeamQuery(url: string, a: TeamQueryArgs): Promise<numbe
       walk(r.symbols, "  ");
       return EXIT_FOUND;
     }
-    Deno.stdout.writeSync(new TextEncoder().encode(r.content));
+    Deno.stdout.writeSync(new TextEncoder().encode(r.content ?? ""));
     return EXIT_FOUND;
   });
 }

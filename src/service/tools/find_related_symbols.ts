@@ -1,0 +1,37 @@
+/** `find_related_symbols`: callers, callees, parents, children, implementations and neighbours of a symbol. */
+import { z } from "zod";
+import { findRelatedSymbols } from "../../query/related_symbols.ts";
+import { defineReaderTool, MAX_ARG_CHARS } from "./tool.ts";
+import { compactRelated } from "../compact.ts";
+import { LIMITS } from "../../query/limits.ts";
+
+/** The find_related_symbols tool. */
+export const findRelatedSymbolsTool = defineReaderTool({
+  name: "find_related_symbols",
+  summary: "Symbols around one symbol: callers, callees, parent, children, subtypes, imports, neighbours. " +
+    "Use for impact analysis before a change.",
+  profile: "refs",
+  indexGate: true,
+  compact: compactRelated,
+  description: (languages) =>
+    "List symbols related to one symbol: who calls it and what it calls, its parent and children, what it " +
+    "extends or implements and what extends or implements it, what its file imports, and its neighbours in the " +
+    "same file or module. Use it for impact analysis before a change. scope bounds where related symbols may " +
+    `live (file, module, package). Indexed languages: ${languages.join(", ")}.`,
+  input: z.strictObject({
+    symbol_name: z.string().max(MAX_ARG_CHARS).describe("Symbol name (plain or qualified)."),
+    path: z.string().max(4096).optional().describe("File that defines the symbol (relative to the workspace)."),
+    scope: z.enum(["file", "module", "package"]).optional().describe("Default: package (the whole workspace)."),
+    limit: z.number().int().optional().describe(
+      `Max related symbols (1..${LIMITS.related.max}). Default: ${LIMITS.related.default}.`,
+    ),
+  }),
+  handler: function findRelatedSymbolsHandler(args, ctx) {
+    return findRelatedSymbols(ctx.db(), {
+      symbol_name: args.symbol_name,
+      path: args.path,
+      scope: args.scope,
+      limit: args.limit,
+    });
+  },
+});

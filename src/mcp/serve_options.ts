@@ -30,6 +30,8 @@ export interface ServeOptions {
   indexOnStart?: boolean;
   /** `--tools`: the tools to offer (profile or tool names); undefined: the config's, else the default set. */
   tools?: string[];
+  /** A team store's URL (`--store`, else the config's): serve the core tools from it instead of local indexes. */
+  store?: string;
 }
 
 /** True for addresses only this machine can reach. */

@@ -10,6 +10,8 @@ import { GLOBAL_OPTIONS, type OptionTable, parseCommandArgs } from "../args.ts";
 import { sandboxedServe } from "../sandbox.ts";
 import type { ServeOptions } from "../../mcp/serve_options.ts";
 import { processEnv, resolveConfig } from "../../core/config.ts";
+import { storeUrlFor } from "../../state/pg/store_url.ts";
+import { loadConfig } from "../context.ts";
 
 /** Options of `cruxe serve-mcp` (help, completions and parsing read this one table). */
 export const SERVE_MCP_OPTIONS = {
@@ -28,6 +30,11 @@ export const SERVE_MCP_OPTIONS = {
   "no-prewarm": { type: "boolean", help: "do not prewarm recently used workspaces at start" },
   "no-watch": { type: "boolean", help: "do not watch workspaces; sync only when sync_repo is called" },
   "auth-token": { type: "string", arg: "TOKEN", help: "bearer token for HTTP (or CRUXE_AUTH_TOKEN)" },
+  store: {
+    type: "string",
+    arg: "URL",
+    help: "serve the core tools from a team store (postgres://…, a read-only role; see docs/TEAM.md)",
+  },
   tools: {
     type: "string",
     multiple: true,
@@ -78,6 +85,7 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
     configPath: v.config,
     indexOnStart: cmd === "serve",
     ...(v.tools ? { tools: v.tools } : {}),
+    ...(v.store !== undefined ? { store: v.store } : {}),
   };
 }
 
@@ -85,9 +93,12 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
 export async function runServeCommand(cmd: "serve-mcp" | "serve", args: string[]): Promise<number> {
   const parsed = parseServeArgs(cmd, args);
   if (parsed === "help") return 0; // the CLI printed the command's help before getting here
+  const store = cmd === "serve-mcp" ? storeUrlFor(parsed.store, loadConfig(parsed.configPath).store) : null;
+  if (store) parsed.store = store;
   // Serve inside Deno's permission sandbox (narrow re-exec or worker) unless this already is the sandbox.
   const code = await sandboxedServe([cmd, ...args], parsed);
   if (code !== null) return code;
+  if (store) return await (await import("./team_serve.ts")).runTeamServe(parsed, store);
   const { runServe } = await import("./serve_mcp.ts");
   return await runServe(parsed);
 }

@@ -1,0 +1,100 @@
+/**
+ * Stateless team replicas against a real PostgreSQL: two `serve-mcp --store`
+ * processes (HTTP, each inside the permission sandbox, connecting with the
+ * read-only role) answer the same call with the same commit; one killed, the
+ * other still answers; a token-protected replica refuses a call without the
+ * token. Skipped, saying so, only when no PostgreSQL binaries are installed.
+ */
+import assert from "node:assert/strict";
+import { NO_PG, pgBinDir, startPgCluster } from "./helpers/pg_cluster.ts";
+import { copyFixture, git } from "./helpers/fixture_repo.ts";
+import { awaitHttpPort } from "./mcp_helpers.ts";
+import { PgPool } from "../src/state/pg/pg_pool.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const HAVE_PG = pgBinDir() !== null;
+if (!HAVE_PG) console.warn(`pg_replica_test.ts: ${NO_PG}`);
+
+/** Runs `cruxe args…` with `home`; fails the test on a non-zero exit. */
+async function cruxe(home: string, args: string[]): Promise<void> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    env: { CRUXE_HOME: home },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(120_000),
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+}
+
+/** Starts a replica on a free port (inside the sandbox, as serve-mcp always runs). */
+async function replica(home: string, url: string, ...more: string[]) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "serve-mcp", "--transport", "http", "--port", "0", "--store", url, ...more],
+    env: { CRUXE_HOME: home },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  return { child, ...await awaitHttpPort(child) };
+}
+
+/** One `tools/call` to the replica on `port`: the HTTP status and the tool result's JSON. */
+async function call(port: number, name: string, args: unknown, token?: string) {
+  const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+  });
+  const body = await res.json();
+  const text = body.result?.content?.[0]?.text;
+  return { status: res.status, result: text ? JSON.parse(text) : null, isError: body.result?.isError === true };
+}
+
+Deno.test({
+  name: "team replicas: two read-only replicas answer alike; one killed, the other answers; the token still guards",
+  ignore: !HAVE_PG,
+  fn: async () => {
+    const pg = (await startPgCluster())!;
+    const home = Deno.makeTempDirSync({ prefix: "cruxe-replica-home-" });
+    const repo = copyFixture("go_basic", { git: true });
+    const admin = new PgPool(pg.url);
+    const replicas: Awaited<ReturnType<typeof replica>>[] = [];
+    try {
+      await cruxe(home, ["store-setup", "--store", pg.url]);
+      await admin.query("CREATE ROLE replica1 LOGIN IN ROLE cruxe_reader");
+      await cruxe(home, ["index", "--store", pg.url, "--path", repo, "--ref", "main"]);
+      const commit = git(repo, "rev-parse", "main").trim();
+      const reader = pg.urlFor("replica1");
+      replicas.push(await replica(home, reader), await replica(home, reader, "--auth-token", "s3cret-token"));
+      const [a, b] = replicas;
+      const fromA = await call(a.port, "locate_symbol", { name: "CheckRateLimit" });
+      assert.equal(fromA.status, 200);
+      assert.equal(fromA.isError, false, JSON.stringify(fromA.result));
+      assert.deepEqual([fromA.result.metadata.commit, fromA.result.results[0].path], [commit, "auth/rate_limiter.go"]);
+      const fromB = await call(b.port, "locate_symbol", { name: "CheckRateLimit" }, "s3cret-token");
+      assert.deepEqual(fromB.result, fromA.result);
+      // Without the token the second replica refuses, as the local server does.
+      assert.equal((await call(b.port, "locate_symbol", { name: "CheckRateLimit" })).status, 401);
+      // A bad argument is a tool error with the registry code.
+      const bad = await call(a.port, "search_code", { query: "" });
+      assert.deepEqual([bad.isError, bad.result.error.code], [true, "invalid_input"]);
+      // Replica A dies; B keeps answering from the same store.
+      a.child.kill("SIGKILL");
+      await a.child.status;
+      const after = await call(b.port, "open_file", { path: "auth/jwt.go", startLine: 1, endLine: 1 }, "s3cret-token");
+      assert.deepEqual([after.result.content, after.result.metadata.commit], ["package auth\n", commit]);
+    } finally {
+      for (const r of replicas) await r.stop().catch(() => {});
+      await admin.close();
+      await pg.destroy();
+      Deno.removeSync(home, { recursive: true });
+      Deno.removeSync(repo, { recursive: true });
+    }
+  },
+});

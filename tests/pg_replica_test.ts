@@ -8,35 +8,23 @@
 import assert from "node:assert/strict";
 import { NO_PG, pgBinDir, startPgCluster } from "./helpers/pg_cluster.ts";
 import { copyFixture, git } from "./helpers/fixture_repo.ts";
+import { runCruxe, spawnCruxe } from "./helpers/team_cli.ts";
 import { awaitHttpPort } from "./mcp_helpers.ts";
 import { PgPool } from "../src/state/pg/pg_pool.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const HAVE_PG = pgBinDir() !== null;
 if (!HAVE_PG) console.warn(`pg_replica_test.ts: ${NO_PG}`);
 
-/** Runs `cruxe args…` with `home`; fails the test on a non-zero exit. */
+/** Runs `cruxe args…`; fails the test on a non-zero exit. */
 async function cruxe(home: string, args: string[]): Promise<void> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    env: { CRUXE_HOME: home },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(120_000),
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const r = await runCruxe(home, args);
+  assert.equal(r.code, 0, r.stderr);
 }
 
 /** Starts a replica on a free port (inside the sandbox, as serve-mcp always runs). */
 async function replica(home: string, url: string, ...more: string[]) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "serve-mcp", "--transport", "http", "--port", "0", "--store", url, ...more],
-    env: { CRUXE_HOME: home },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnCruxe(home, ["serve-mcp", "--transport", "http", "--port", "0", "--store", url, ...more]);
+  void child.stdout.cancel();
   return { child, ...await awaitHttpPort(child) };
 }
 

@@ -9,26 +9,19 @@
 import assert from "node:assert/strict";
 import { NO_PG, pgBinDir, startPgCluster } from "./helpers/pg_cluster.ts";
 import { copyFixture } from "./helpers/fixture_repo.ts";
+import { runCruxe } from "./helpers/team_cli.ts";
 import { PgPool } from "../src/state/pg/pg_pool.ts";
 import { PgTeamStore } from "../src/state/pg/pg_team_store.ts";
 import { teamLocate, teamTarget } from "../src/query/team_reads.ts";
 import { CruxeError } from "../src/core/errors.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const HAVE_PG = pgBinDir() !== null;
 if (!HAVE_PG) console.warn(`pg_roles_test.ts: ${NO_PG}`);
 
-/** Runs `cruxe args…` with its own home; fails the test on a non-zero exit. */
+/** Runs `cruxe args…`; fails the test on a non-zero exit. */
 async function cruxe(home: string, args: string[]): Promise<void> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    env: { CRUXE_HOME: home },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(120_000),
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const r = await runCruxe(home, args);
+  assert.equal(r.code, 0, r.stderr);
 }
 
 /** The registry error `p` rejects with. */

@@ -12,12 +12,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { NO_PG, pgBinDir, type PgCluster, startPgCluster } from "./helpers/pg_cluster.ts";
 import { commitAll, copyFixture, git } from "./helpers/fixture_repo.ts";
+import { runCruxe, spawnCruxe } from "./helpers/team_cli.ts";
 import { waitFor } from "./mcp_helpers.ts";
 import { PgTeamStore } from "../src/state/pg/pg_team_store.ts";
 import { teamLocate, teamSearch, teamTarget } from "../src/query/team_reads.ts";
 import { CruxeError } from "../src/core/errors.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const dec = new TextDecoder();
 const HAVE_PG = pgBinDir() !== null;
 if (!HAVE_PG) console.warn(`pg_team_test.ts: ${NO_PG}`);
@@ -28,24 +28,7 @@ Deno.test({
   fn: () => assert.ok(HAVE_PG, NO_PG),
 });
 
-/** Runs `cruxe args…` with its own home; the result with stdout parsed when `--json` was given. */
-async function cruxe(home: string, args: string[], env: Record<string, string> = {}) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    env: { CRUXE_HOME: home, ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(120_000),
-  }).output();
-  const stdout = dec.decode(out.stdout);
-  return {
-    code: out.code,
-    stdout,
-    stderr: dec.decode(out.stderr),
-    json: args.includes("--json") ? JSON.parse(stdout) : null,
-  };
-}
+const cruxe = runCruxe;
 
 /** Runs `fn` with a fresh cluster, a temporary Cruxe home, and a copy of go_basic as a git repository. */
 async function withTeam(fn: (pg: PgCluster, home: string, repo: string) => Promise<void>): Promise<void> {
@@ -136,13 +119,9 @@ function branches(repo: string, n: number): void {
 
 /** Spawns `cruxe worker` with its own home. */
 function spawnWorker(url: string, env: Record<string, string>, ...args: string[]): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "worker", "--store", url, "--poll-ms", "100", "--lease-seconds", "2", "--json", ...args],
-    env: { CRUXE_HOME: Deno.makeTempDirSync({ prefix: "cruxe-worker-home-" }), ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const home = Deno.makeTempDirSync({ prefix: "cruxe-worker-home-" });
+  const flags = ["--store", url, "--poll-ms", "100", "--lease-seconds", "2", "--json"];
+  return spawnCruxe(home, ["worker", ...flags, ...args], env);
 }
 
 Deno.test({

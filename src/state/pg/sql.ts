@@ -160,19 +160,31 @@ export const FILE_OUTLINE = `
   ORDER BY s.line_start, s.id`;
 
 /**
- * The chunks of the head of (repo $1, ref $2) matching tsquery text $3,
- * ranked by cover density with document length normalised, then path and
- * line for ties; language ($4) and path prefix ($5, matched as a prefix,
- * never as a pattern) filters when not null.
+ * The best chunk of each file of the head of (repo $1, ref $2) matching
+ * tsquery text $3, files ranked by their best chunk's cover density (symbol
+ * names weigh most, then path words, then the text) plus $7 times the
+ * scores of the file's other matching chunks (then path and line for ties),
+ * at most $6; language ($4) and path prefix ($5, matched as a prefix, never
+ * as a pattern) filters when not null. Up to 500 matching chunks are ranked
+ * (the GIN index finds them).
  */
 export const SEARCH_CHUNKS = `
-  WITH q AS (SELECT to_tsquery('simple', $3) AS q)
-  SELECT h.commit_id, c.path, c.line_start, c.line_end, c.language, c.symbol_name, c.content,
-    ts_rank_cd('{0.1, 0.2, 0.6, 1.0}', c.terms, q.q, 1) AS score
-  FROM cruxe.ref_heads h JOIN cruxe.chunks c ON c.snapshot_id = h.snapshot_id, q
-  WHERE h.repo_id = $1 AND h.ref = $2 AND c.terms @@ q.q
-    AND ($4::text IS NULL OR c.language = $4) AND ($5::text IS NULL OR left(c.path, length($5)) = $5)
-  ORDER BY score DESC, c.path, c.line_start
+  WITH q AS (SELECT to_tsquery('simple', $3) AS q),
+  hits AS (
+    SELECT h.commit_id, c.path, c.line_start, c.line_end, c.language, c.symbol_name, c.content,
+      ts_rank_cd('{0.1, 0.2, 0.3, 1.0}', c.terms, q.q, 1) AS score
+    FROM cruxe.ref_heads h JOIN cruxe.chunks c ON c.snapshot_id = h.snapshot_id, q
+    WHERE h.repo_id = $1 AND h.ref = $2 AND c.terms @@ q.q
+      AND ($4::text IS NULL OR c.language = $4) AND ($5::text IS NULL OR left(c.path, length($5)) = $5)
+    ORDER BY score DESC, c.path, c.line_start
+    LIMIT 500
+  ),
+  best AS (SELECT DISTINCT ON (path) * FROM hits ORDER BY path, score DESC, line_start),
+  per_file AS (SELECT path, sum(score) AS total FROM hits GROUP BY path)
+  SELECT b.commit_id, b.path, b.line_start, b.line_end, b.language, b.symbol_name, b.content,
+    b.score + $7::float8 * (f.total - b.score) AS score
+  FROM best b JOIN per_file f ON f.path = b.path
+  ORDER BY 8 DESC, b.path, b.line_start
   LIMIT $6`;
 
 /** The bytes of file $3 in the head of (repo $1, ref $2), with the commit read. */

@@ -31,19 +31,36 @@ const CHUNKS_SQL = `
   LEFT JOIN symbol_rows s ON s.id = c.symbol_row
   WHERE m.ref_id = ? ORDER BY f.path, c.line_start`;
 
-/** The files, symbols and chunks of commit `refId` of the refs store open as `db` (unscoped). */
+/** The same reads over a working tree's index (every file; no blob ids: those are a refs store's). */
+const WORKTREE_SQL = {
+  files: FILES_SQL.replace("LEFT JOIN version_blobs b ON b.file_id = f.id", "")
+    .replace("b.blob AS blob", "NULL AS blob"),
+  symbols: SYMBOLS_SQL,
+  chunks: CHUNKS_SQL,
+};
+for (const k of ["files", "symbols", "chunks"] as const) {
+  WORKTREE_SQL[k] = WORKTREE_SQL[k].replace("FROM ref_files m JOIN files f ON f.id = m.file_id", "FROM files f")
+    .replace("WHERE m.ref_id = ?", "");
+}
+
+/**
+ * The files, symbols and chunks of commit `refId` of the refs store open as
+ * `db` (unscoped), or with `refId` null of the working-tree index open as `db`.
+ */
 export function readCommitSnapshot(
   db: Db,
-  refId: number,
+  refId: number | null,
 ): { files: SnapshotFile[]; symbols: SnapshotSymbol[]; chunks: SnapshotChunk[] } {
-  const files = (db.prepare(FILES_SQL).all(refId) as Row[]).map((r) => ({
+  const sql = refId === null ? WORKTREE_SQL : { files: FILES_SQL, symbols: SYMBOLS_SQL, chunks: CHUNKS_SQL };
+  const args = refId === null ? [] : [refId];
+  const files = (db.prepare(sql.files).all(...args) as Row[]).map((r) => ({
     path: String(r.path),
     blob: r.blob === null ? null : String(r.blob),
     language: String(r.language),
     lineCount: Number(r.line_count),
     symbolCount: Number(r.symbol_count),
   }));
-  const symbols = (db.prepare(SYMBOLS_SQL).all(refId) as Row[]).map((r) => ({
+  const symbols = (db.prepare(sql.symbols).all(...args) as Row[]).map((r) => ({
     id: Number(r.id),
     path: String(r.path),
     name: String(r.name),
@@ -58,7 +75,7 @@ export function readCommitSnapshot(
     symbolId: String(r.symbol_id),
   }));
   const pathWords = new Map<string, string>();
-  const chunks = (db.prepare(CHUNKS_SQL).all(refId) as Row[]).map((r) => {
+  const chunks = (db.prepare(sql.chunks).all(...args) as Row[]).map((r) => {
     const path = String(r.path);
     if (!pathWords.has(path)) pathWords.set(path, pathTerms(path));
     const sym = r.symbol_name === null ? null : String(r.symbol_name);

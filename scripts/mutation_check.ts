@@ -669,6 +669,32 @@ export const MUTATIONS: Mutation[] = [
     replace: "for (const x of names) record(this.mapOf(this.fields, cls.id), x, null);",
     test: "tests/reference_resolution_test.ts",
   },
+  {
+    id: "pg-fault-unmapped",
+    claim: "team store: PostgreSQL going away is storage_unavailable, not internal_error",
+    file: "src/state/pg/pg_faults.ts",
+    find: "  if (!reason) return e;",
+    replace: "  if (reason || !reason) return e;",
+    test: "tests/pg_team_test.ts",
+    filter: "stopped under a reader",
+  },
+  {
+    id: "pg-writer-ddl",
+    claim: "team store: the writer role creates nothing in Cruxe's schema",
+    file: "src/state/pg/roles.ts",
+    find: '"REVOKE CREATE ON SCHEMA cruxe FROM %I",',
+    replace: '"GRANT CREATE ON SCHEMA cruxe TO %I",',
+    test: "tests/pg_roles_test.ts",
+  },
+  {
+    id: "pg-claim-live-lease",
+    claim: "team store: a job running under a live lease is not claimed again",
+    file: "src/state/pg/sql.ts",
+    find: "WHERE j.status = 'queued' OR (j.status = 'running' AND j.lease_until < now())",
+    replace: "WHERE j.status IN ('queued', 'running')",
+    test: "tests/pg_team_test.ts",
+    filter: "two workers racing",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

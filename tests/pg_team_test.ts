@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { NO_PG, pgBinDir, type PgCluster, startPgCluster } from "./helpers/pg_cluster.ts";
 import { commitAll, copyFixture, git } from "./helpers/fixture_repo.ts";
 import { runCruxe, spawnCruxe } from "./helpers/team_cli.ts";
-import { waitFor } from "./mcp_helpers.ts";
+import { waitFor, within } from "./mcp_helpers.ts";
 import { PgTeamStore } from "../src/state/pg/pg_team_store.ts";
 import { teamLocate, teamSearch, teamTarget } from "../src/query/team_reads.ts";
 import { CruxeError } from "../src/core/errors.ts";
@@ -133,10 +133,21 @@ Deno.test({
       const add = await cruxe(home, ["repo", "add", repo, "--refs", "b*", "--store", pg.url, "--json"]);
       assert.equal(add.code, 0, add.stderr);
       assert.equal(add.json.queued.length, 6);
-      // Each build held a moment before its publish, so both workers are busy at once.
-      const env = { CRUXE_TEST_WORKER_STALL_MS: "400" };
+      // Each build held a second before its publish, so the second worker starts while the first holds a job.
+      const env = { CRUXE_TEST_WORKER_STALL_MS: "1000" };
       const workers = [spawnWorker(pg.url, env, "--once"), spawnWorker(pg.url, env, "--once")];
-      const outs = await Promise.all(workers.map((w) => w.output()));
+      const done = Promise.all(workers.map((w) => w.output()));
+      try {
+        // A bound, not a sleep: workers that keep taking jobs from each other never finish.
+        await within(done, 90_000, "both workers to finish every job");
+      } finally {
+        for (const w of workers) {
+          try {
+            w.kill("SIGKILL");
+          } catch { /* already exited */ }
+        }
+      }
+      const outs = await done;
       for (const o of outs) assert.equal(o.code, 0, dec.decode(o.stderr));
       const published = outs.map((o) => JSON.parse(dec.decode(o.stdout)).published as number);
       assert.equal(published[0] + published[1], 6, `published per worker: ${published}`);

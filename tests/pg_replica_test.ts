@@ -3,13 +3,15 @@
  * processes (HTTP, each inside the permission sandbox, connecting with the
  * read-only role) answer the same call with the same commit; one killed, the
  * other still answers; a token-protected replica refuses a call without the
- * token. Skipped, saying so, only when no PostgreSQL binaries are installed.
+ * token; a streaming replica (`pg_basebackup`) serves `--read-store` reads
+ * once it has replayed a publish, refuses writes, and keeps answering with
+ * the primary stopped. Skipped, saying so, only when no PostgreSQL binaries are installed.
  */
 import assert from "node:assert/strict";
-import { NO_PG, pgBinDir, startPgCluster } from "./helpers/pg_cluster.ts";
+import { NO_PG, pgBinDir, startPgCluster, startStandby } from "./helpers/pg_cluster.ts";
 import { copyFixture, git } from "./helpers/fixture_repo.ts";
 import { runCruxe, spawnCruxe } from "./helpers/team_cli.ts";
-import { awaitHttpPort } from "./mcp_helpers.ts";
+import { awaitHttpPort, waitFor } from "./mcp_helpers.ts";
 import { PgPool } from "../src/state/pg/pg_pool.ts";
 
 const HAVE_PG = pgBinDir() !== null;
@@ -80,6 +82,58 @@ Deno.test({
     } finally {
       for (const r of replicas) await r.stop().catch(() => {});
       await admin.close();
+      await pg.destroy();
+      Deno.removeSync(home, { recursive: true });
+      Deno.removeSync(repo, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "team replicas: a streaming replica serves --read-store reads of what it replayed, also with the primary down",
+  ignore: !HAVE_PG,
+  fn: async () => {
+    const pg = (await startPgCluster())!;
+    const standby = await startStandby(pg);
+    const home = Deno.makeTempDirSync({ prefix: "cruxe-standby-home-" });
+    const repo = copyFixture("go_basic", { git: true });
+    const mirror = new PgPool(standby.url);
+    let served: Awaited<ReturnType<typeof replica>> | null = null;
+    try {
+      await cruxe(home, ["index", "--store", pg.url, "--path", repo, "--ref", "main"]);
+      const commit = git(repo, "rev-parse", "main").trim();
+      // Replayed when the standby's head names the commit (before that the schema or the row is not there yet).
+      await waitFor(
+        async () => {
+          try {
+            const r = await mirror.query("SELECT commit_id FROM cruxe.ref_heads WHERE ref = 'main'");
+            return r[0]?.commit_id === commit;
+          } catch {
+            return false;
+          }
+        },
+        60_000,
+        "the standby to replay the publish",
+      );
+      const read = ["locate", "ValidateToken", "--read-store", standby.url, "--json"];
+      const before = await runCruxe(home, read);
+      assert.equal(before.code, 0, before.stderr);
+      assert.deepEqual([before.json.metadata.commit, before.json.results[0].path], [commit, "auth/jwt.go"]);
+      // Writes cannot go to the standby.
+      const write = await runCruxe(home, ["repo", "add", repo, "--store", standby.url, "--json"]);
+      assert.equal(write.json.error.code, "storage_unavailable");
+      // A served replica reading the standby (the sandbox grants its address, not the primary's use).
+      served = await replica(home, pg.url, "--read-store", standby.url);
+      // The primary stops: reads from the standby go on, from the CLI and the served replica alike.
+      await pg.stop();
+      const after = await runCruxe(home, read);
+      assert.deepEqual(after.json, before.json);
+      const viaMcp = await call(served.port, "locate_symbol", { name: "ValidateToken" });
+      assert.deepEqual(viaMcp.result, before.json);
+    } finally {
+      await served?.stop().catch(() => {});
+      await mirror.close();
+      await standby.destroy();
       await pg.destroy();
       Deno.removeSync(home, { recursive: true });
       Deno.removeSync(repo, { recursive: true });

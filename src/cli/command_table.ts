@@ -16,7 +16,7 @@ import { runServeCommand, SERVE_MCP_OPTIONS, SERVE_OPTIONS } from "./commands/se
 import { completionScript, SHELLS } from "./completions.ts";
 import { LIMITS } from "../query/limits.ts";
 import { loadConfig } from "./context.ts";
-import { storeUrlFor } from "../state/pg/store_url.ts";
+import { checkStoreUrl, storeUrlFor } from "../state/pg/store_url.ts";
 
 /** Erases a command's option types so commands with different tables share one list. */
 function command<T extends OptionTable>(def: CommandDef<T>): CommandDef {
@@ -58,6 +58,13 @@ const store = {
     help: "a team store (postgres://…; default: the config's store, else the SQLite stores; see docs/TEAM.md)",
   },
 } as const;
+const readStore = {
+  "read-store": {
+    type: "string",
+    arg: "URL",
+    help: "read from this copy of the team store (a streaming replica; default: --store)",
+  },
+} as const;
 const teamRepo = {
   repo: { type: "string", arg: "NAME", help: "with --store: the repository to read (default: the only one)" },
 } as const;
@@ -88,9 +95,12 @@ function query<T extends OptionTable>(
   const { verbose: _v, config, json, help: _h, workspace, ...flags } = p.values as Record<string, unknown>;
   const text = p.positionals.join(" ").trim();
   if (!text) throw new CruxeError("invalid_input", `cruxe ${name} needs an argument (see cruxe ${name} --help)`);
-  const url = TEAM_QUERIES.has(name)
-    ? storeOf({ store: flags.store as string | undefined, config: config as string | undefined })
-    : null;
+  const read = flags["read-store"] as string | undefined;
+  const url = !TEAM_QUERIES.has(name)
+    ? null
+    : read !== undefined
+    ? checkStoreUrl(read, "--read-store")
+    : storeOf({ store: flags.store as string | undefined, config: config as string | undefined });
   if (url) {
     return team().then((t) =>
       t.runTeamQuery(url, {
@@ -199,6 +209,7 @@ export const COMMANDS: CommandDef[] = [
       ...ref,
       ...workspace,
       ...store,
+      ...readStore,
       ...teamRepo,
     },
     examples: ['cruxe search "rate limit" --lang go   # where is rate limiting done?'],
@@ -216,6 +227,7 @@ export const COMMANDS: CommandDef[] = [
       ...workspace,
       ...ref,
       ...store,
+      ...readStore,
       ...teamRepo,
     },
     examples: ["cruxe locate ValidateToken   # where is ValidateToken defined?"],
@@ -236,6 +248,7 @@ export const COMMANDS: CommandDef[] = [
       ...workspace,
       ...ref,
       ...store,
+      ...readStore,
       ...teamRepo,
     },
     examples: ["cruxe outline src/mcp/http.ts --depth top   # what does this file define?"],
@@ -251,6 +264,7 @@ export const COMMANDS: CommandDef[] = [
       end: { type: "string", arg: "N", int: [1, 100_000_000], help: "last line (default: 200 lines on)" },
       ...workspace,
       ...store,
+      ...readStore,
       ...teamRepo,
       ...ref,
     },

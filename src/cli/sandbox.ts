@@ -301,7 +301,7 @@ export function sandboxInputsFor(o: ServeOptions, env: Record<string, string>): 
     listen: o.transport === "http" ? { hostname: o.bind, port: o.port } : null,
     llmUrl: config.llm.url,
     embedUrl: config.embed.url,
-    storeUrl: o.store ?? null,
+    storeUrl: o.readStore ?? o.store ?? null,
   };
 }
 

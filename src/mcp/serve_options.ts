@@ -32,6 +32,8 @@ export interface ServeOptions {
   tools?: string[];
   /** A team store's URL (`--store`, else the config's): serve the core tools from it instead of local indexes. */
   store?: string;
+  /** `--read-store`: the copy of the team store (a streaming replica) a team replica reads from. */
+  readStore?: string;
 }
 
 /** True for addresses only this machine can reach. */

@@ -81,16 +81,54 @@ async function runPg(bin: string, args: string[]): Promise<void> {
 export async function startPgCluster(): Promise<PgCluster | null> {
   const bin = pgBinDir();
   if (!bin) return null;
-  const dir = await Deno.makeTempDir({ prefix: "cruxe-pg-" });
-  const data = join(dir, "data");
+  const { dir, data, sock } = await clusterDir();
+  const port = freePort();
+  await runPg(join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]);
+  return await launch(bin, dir, data, sock, port);
+}
+
+/**
+ * A temporary directory for a cluster (its data directory not created yet), owned by `nobody` when this
+ * process is root; under /tmp then, which `nobody` can reach whatever TMPDIR says.
+ */
+async function clusterDir(): Promise<{ dir: string; data: string; sock: string }> {
+  const root = Deno.uid() === 0;
+  const dir = await Deno.makeTempDir({ prefix: "cruxe-pg-", ...(root ? { dir: "/tmp" } : {}) });
   const sock = join(dir, "sock");
   await Deno.mkdir(sock);
-  if (Deno.uid() === 0) {
+  if (root) {
     await Deno.chown(dir, NOBODY, NOBODY);
     await Deno.chown(sock, NOBODY, NOBODY);
   }
-  const port = freePort();
-  await runPg(join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]);
+  return { dir, data: join(dir, "data"), sock };
+}
+
+/**
+ * A streaming replica of `primary`: `pg_basebackup` of it (streaming its WAL, set up to follow it), started
+ * on a free port. It serves reads only, and replays each of the primary's commits shortly after it.
+ */
+export async function startStandby(primary: PgCluster): Promise<PgCluster> {
+  const bin = pgBinDir()!;
+  const { dir, data, sock } = await clusterDir();
+  await runPg(join(bin, "pg_basebackup"), [
+    "-D",
+    data,
+    "-h",
+    "127.0.0.1",
+    "-p",
+    String(primary.port),
+    "-U",
+    "postgres",
+    "-R",
+    "-X",
+    "stream",
+    "--no-sync",
+  ]);
+  return await launch(bin, dir, data, sock, freePort());
+}
+
+/** Starts the cluster in `data` on `port` and returns its handle. */
+async function launch(bin: string, dir: string, data: string, sock: string, port: number): Promise<PgCluster> {
   const opts = `-p ${port} -k ${sock} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=40`;
   const ctl = (args: string[]) => runPg(join(bin, "pg_ctl"), ["-D", data, ...args]);
   const start = () => ctl(["-w", "-t", "60", "-l", join(dir, "log"), "-o", opts, "start"]);

@@ -14,7 +14,7 @@ import { NO_PG, pgBinDir, type PgCluster, startPgCluster } from "./helpers/pg_cl
 import { commitAll, copyFixture, git } from "./helpers/fixture_repo.ts";
 import { runCruxe, spawnCruxe } from "./helpers/team_cli.ts";
 import { waitFor, within } from "./mcp_helpers.ts";
-import { PgTeamStore } from "../src/state/pg/pg_team_store.ts";
+import { MAX_CLAIMS, PgTeamStore } from "../src/state/pg/pg_team_store.ts";
 import { teamLocate, teamSearch, teamTarget } from "../src/query/team_reads.ts";
 import { CruxeError } from "../src/core/errors.ts";
 
@@ -91,6 +91,18 @@ Deno.test({
       // A file that is not in the commit, and a ref never indexed: the registry's codes.
       assert.equal((await q("open", "nope.go")).json.error.code, "file_not_found");
       assert.equal((await q("locate", "ValidateToken", "--ref", "dev")).json.error.code, "ref_not_indexed");
+
+      // status says what is published; the config's store stands for --store.
+      const status = await cruxe(home, ["status", "--store", pg.url, "--json"]);
+      assert.deepEqual(status.json.heads.map((h: { ref: string; commit: string }) => [h.ref, h.commit]), [[
+        "main",
+        commit,
+      ]]);
+      const config = join(home, "team.json");
+      Deno.writeTextFileSync(config, JSON.stringify({ store: pg.url }));
+      const viaConfig = await cruxe(home, ["locate", "ValidateToken", "--config", config, "--json"]);
+      assert.deepEqual(viaConfig.json, loc.json);
+      assert.equal((await q("locate", "x", "--repo", "nope")).json.error.code, "project_not_found");
 
       // The ref moves: indexing again publishes the new commit and drops the old snapshot.
       Deno.writeTextFileSync(join(repo, "auth/extra.go"), "package auth\n\nfunc RotateKeys() {}\n");
@@ -256,4 +268,36 @@ Deno.test({
         assert.deepEqual(after, before);
       });
     }),
+});
+
+Deno.test({
+  name: "team store: a job whose every worker dies is failed after its last claim, not retried forever",
+  ignore: !HAVE_PG,
+  fn: async () => {
+    const pg = (await startPgCluster())!;
+    const store = await PgTeamStore.open(pg.url, { migrate: true, max: 2 });
+    try {
+      const repo = await store.addRepo("r", "/nonexistent/r", ["main"]);
+      const id = await store.enqueue(repo.id, "main", "a".repeat(40));
+      assert.ok(id !== null);
+      // Each claim's lease (50 ms) runs out unrenewed, as a killed worker's does; the next claim takes the job over.
+      for (let i = 1; i <= MAX_CLAIMS; i++) {
+        let job = null;
+        await waitFor(async () => (job = await store.claim(`w${i}`, 0.05)) !== null, 20_000, `claim ${i}`);
+        assert.equal(job!.attempts, i);
+      }
+      // The next look for work, once the last lease ran out, fails the job instead of claiming it.
+      await waitFor(
+        async () => (await store.claim("late", 60)) === null && (await store.openJobs()) === 0,
+        20_000,
+        "the job to be given up",
+      );
+      const [row] = await store.pool.query("SELECT status, error FROM cruxe.jobs WHERE id = $1", [id]);
+      assert.equal(row.status, "failed");
+      assert.match(String(row.error), /gave up/);
+    } finally {
+      await store.close();
+      await pg.destroy();
+    }
+  },
 });

@@ -10,6 +10,9 @@ import { checkPgSchema, migratePgStore, PG_SCHEMA_VERSION } from "./schema.ts";
 import * as SQL from "./sql.ts";
 import type { ClaimedJob, SnapshotRows, TeamRepo, TeamStatus, TeamStore } from "./team_store.ts";
 
+/** Claims of one job before it is failed: a job whose every worker died is not retried forever. */
+export const MAX_CLAIMS = 5;
+
 /** Rows written per statement of a publish. */
 const BATCH = 2000;
 
@@ -64,7 +67,10 @@ export class PgTeamStore implements TeamStore {
 
   async claim(worker: string, leaseSeconds: number): Promise<ClaimedJob | null> {
     return await this.pool.transaction(async (q) => {
-      const r = await q.query(SQL.CLAIM_JOB, [worker, leaseSeconds]);
+      for (const g of await q.query(SQL.GIVE_UP_JOBS, [MAX_CLAIMS])) {
+        await q.query(SQL.JOB_EVENT, [g.id, worker, "gave_up"]);
+      }
+      const r = await q.query(SQL.CLAIM_JOB, [worker, leaseSeconds, MAX_CLAIMS]);
       if (!r.length) return null;
       const j = r[0];
       await q.query(SQL.JOB_EVENT, [j.id, worker, "claimed"]);

@@ -27,13 +27,14 @@ export const ENQUEUE_JOB = `
 
 /**
  * Claims the oldest job that is queued, or running with an expired lease
- * (its worker died), for worker $1 with a lease of $2 seconds. Rows another
- * worker is claiming are skipped, so no two workers claim one job.
+ * (its worker died) and claimed fewer than $3 times, for worker $1 with a
+ * lease of $2 seconds. Rows another worker is claiming are skipped, so no
+ * two workers claim one job.
  */
 export const CLAIM_JOB = `
   WITH next AS (
     SELECT j.id FROM cruxe.jobs j
-    WHERE j.status = 'queued' OR (j.status = 'running' AND j.lease_until < now())
+    WHERE (j.status = 'queued' OR (j.status = 'running' AND j.lease_until < now())) AND j.attempts < $3
     ORDER BY j.id
     FOR UPDATE SKIP LOCKED
     LIMIT 1
@@ -43,6 +44,16 @@ export const CLAIM_JOB = `
   FROM next, cruxe.repos r
   WHERE j.id = next.id AND r.id = j.repo_id
   RETURNING j.id, j.repo_id, j.ref, j.commit_id, j.attempts, r.path, r.name`;
+
+/**
+ * Fails the jobs whose lease expired on their last allowed claim ($1): each
+ * killed every worker that took it (a repository that crashes the build).
+ */
+export const GIVE_UP_JOBS = `
+  UPDATE cruxe.jobs SET status = 'failed', finished_at = now(), lease_until = NULL,
+    error = 'gave up: its lease ran out on each of ' || attempts || ' claims (the build kills its worker?)'
+  WHERE status = 'running' AND lease_until < now() AND attempts >= $1
+  RETURNING id`;
 
 /** Extends the lease of job $1 held by worker $2 by $3 seconds; no row when the worker lost it. */
 export const RENEW_LEASE = `

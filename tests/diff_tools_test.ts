@@ -275,15 +275,18 @@ Deno.test("cruxe diff and cruxe compare: JSON and human output, errors with thei
     assert.equal(same.code, 0, same.stderr);
     const body = JSON.parse(same.stdout);
     assert.deepEqual([body.changes, body.base.ref, body.head.ref], [[], "WORKTREE", "WORKTREE"]);
-    // The checked-out branch's name means its commit, which the CLI does not index on its own.
+    // The checked-out branch's name means its commit; near an indexed state, the call indexes it on its own, as
+    // the tool does over MCP (the CLI makes the same call).
     for (const ref of ["main", "feature"]) {
-      const missing = await cruxe("diff", ref);
-      assert.equal(missing.code, 2);
-      assert.match(
-        missing.stderr,
-        new RegExp(`error\\[ref_not_indexed\\]: Ref ${ref} \\([0-9a-f]+\\) of .* is not indexed\\. .*index_repo`),
-      );
+      const byRef = await cruxe("diff", ref, "--json");
+      assert.equal(byRef.code, 0, byRef.stderr);
+      const b = JSON.parse(byRef.stdout);
+      assert.equal(b.base.ref, ref);
+      assert.match(b.base.commit_id, /^[0-9a-f]{40}$/);
     }
+    const unknown = await cruxe("diff", "no-such-branch");
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /error\[invalid_input\]|error\[ref_not_indexed\]/);
     const mb = await cruxe("diff", "no-such-branch", "--merge-base");
     assert.match(mb.stderr, /error\[merge_base_failed\]/);
     const cmp = await cruxe("compare", "scale", "WORKTREE");

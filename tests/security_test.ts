@@ -274,7 +274,7 @@ Deno.test("paths from requests never reach a shell: the only subprocesses are gi
     }
     if (/new Deno\.Command\("git"/.test(text)) {
       assert.ok(
-        f.endsWith("/src/state/git.ts"),
+        f.endsWith("/src/io/git.ts"),
         `${f} spawns git itself; every git call goes through src/io/git.ts`,
       );
     }

@@ -44,6 +44,10 @@ export interface CruxeConfig {
    * as a slow SQLite query would. 0 in production.
    */
   testReaderStallMs: number;
+  /** Test only (`CRUXE_TEST_MAX_PAGE_COUNT`): stores opened for writing are capped at this many pages. */
+  testMaxPageCount: number | null;
+  /** Test hook (`CRUXE_TEST_WORKER_STALL_MS`): a team worker holds each built job this long before publishing it. */
+  testWorkerStallMs: number;
   /** The HTTP bearer token from the environment (`CRUXE_AUTH_TOKEN`); `--auth-token` wins over it. */
   authToken: string | null;
   /** Files larger than this are skipped when indexing (`CRUXE_MAX_FILE_BYTES`, default 16 MiB). */
@@ -208,6 +212,8 @@ export function resolveConfig(
     readerWorkers: readerWorkersSetting(env),
     maxRefStores: envNumber(env, "CRUXE_MAX_REF_STORES", DEFAULT_MAX_REF_STORES),
     testReaderStallMs: testHookNumber("CRUXE_TEST_READER_STALL_MS", env) ?? 0,
+    testMaxPageCount: testHookNumber("CRUXE_TEST_MAX_PAGE_COUNT", env),
+    testWorkerStallMs: testHookNumber("CRUXE_TEST_WORKER_STALL_MS", env) ?? 0,
     authToken: env.CRUXE_AUTH_TOKEN ?? null,
     maxFileBytes: num("CRUXE_MAX_FILE_BYTES", file.maxFileBytes, "maxFileBytes", 16 * 1024 * 1024),
     maxFullTextBytes: num("CRUXE_MAX_FULLTEXT_BYTES", file.maxFullTextBytes, "maxFullTextBytes", 1024 * 1024),
@@ -262,7 +268,7 @@ export function processEnv(): Record<string, string> {
  * null when unset, not a positive whole number, or the environment cannot be
  * read. Product settings never come from here.
  */
-export function testHookNumber(name: `CRUXE_TEST_${string}`, env?: Record<string, string | undefined>): number | null {
+function testHookNumber(name: `CRUXE_TEST_${string}`, env?: Record<string, string | undefined>): number | null {
   let raw: string | undefined;
   try {
     raw = env ? env[name] : Deno.env.get(name);

@@ -388,6 +388,7 @@ export class JobRunner {
       type: "start",
       jobId: job.job_id,
       home: this.registry.home,
+      storePageCap: this.config.testMaxPageCount,
       options: {
         root: project.repo_root,
         projectDir: this.registry.projectDir(project.project_id),

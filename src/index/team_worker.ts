@@ -9,7 +9,6 @@
  * Requires what `TeamBuilder` requires, plus `--allow-net` to the database.
  */
 import { CruxeError, toCruxeError } from "../core/errors.ts";
-import { testHookNumber } from "../core/config.ts";
 import { debug, warn } from "../core/log.ts";
 import { gitListRefs, gitResolveRef } from "../io/git.ts";
 import type { ClaimedJob, TeamRepo, TeamStore } from "../state/pg/team_store.ts";
@@ -31,6 +30,8 @@ export interface TeamWorkerOptions {
    */
   once: boolean;
   signal?: AbortSignal;
+  /** Test hook (the config's `testWorkerStallMs`): hold each built job this long before its publish. */
+  stallMs?: number;
   /** One line per job event, for the log. */
   report?: (line: string) => void;
 }
@@ -101,7 +102,7 @@ async function runJob(o: TeamWorkerOptions, job: ClaimedJob): Promise<"published
   try {
     const rows = await o.builder.build(job.repoPath, job.commit);
     // Test hook: hold the built job before its publish, so a test can kill the worker mid-job.
-    const stall = testHookNumber("CRUXE_TEST_WORKER_STALL_MS");
+    const stall = o.stallMs ?? 0;
     if (stall) {
       o.report?.(`job ${job.id} built, holding ${stall} ms`);
       await pause(stall, o.signal);

@@ -1,6 +1,6 @@
 /**
  * open_file: a line window of one text file of a repository, read from disk
- * through the safe open (`state/safe_open.ts`): the request path must be
+ * through the safe open (`io/safe_open.ts`): the request path must be
  * relative and free of `..`; no directory on the way may be a symlink; a
  * symlink as the last component is followed only when it resolves inside the
  * canonical repository root; a swap while the file is opened is refused.

@@ -21,6 +21,7 @@ import {
   type ReaderWarm,
   type ReaderWarmed,
 } from "./reader_pool.ts";
+import { TOOL } from "../core/tool_names.ts";
 
 /** The reader tools, by name: the only ones a worker runs. */
 const tools = new Map(TOOLS.flatMap((t) => t.runs === "worker" ? [[t.name, t] as const] : []));
@@ -113,7 +114,7 @@ async function warm(paths: string[]): Promise<void> {
       connection(p);
     } catch { /* the first call reports what is wrong with it */ }
   }
-  if (paths[0]) await answer({ id: 0, tool: "search_code", args: { query: "main" }, storePath: paths[0] });
+  if (paths[0]) await answer({ id: 0, tool: TOOL.search_code, args: { query: "main" }, storePath: paths[0] });
   self.postMessage({ warmed: true } satisfies ReaderWarmed);
 }
 

@@ -15,7 +15,7 @@ import { gitReadBlobs, gitResolveCommit, refFor, type ResolvedRef } from "../io/
 import { findRefStore, indexRefFix, isLiveRef, resolveProjectRef } from "../state/project_refs.ts";
 import { dirname } from "node:path";
 import { type IndexReaders, type IndexView, requireIndex } from "../query/index_reader.ts";
-import type { RefSource } from "../query/ref_views.ts";
+import type { RefSource } from "./ref_views.ts";
 import { fileBlobIds } from "../state/read/file_blobs.ts";
 import { jobElsewhere, refIndexStatus } from "../query/index_status.ts";
 import { listRefStores, type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";

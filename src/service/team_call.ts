@@ -74,6 +74,11 @@ const TEAM_TOOLS = {
 /** A team tool's name. */
 export type TeamToolName = keyof typeof TEAM_TOOLS;
 
+/** Whether a team store answers the tool `name`. */
+export function isTeamTool(name: string): name is TeamToolName {
+  return Object.hasOwn(TEAM_TOOLS, name);
+}
+
 /** The team tools as `tools/list` shows them. */
 export function teamToolListing(): { name: string; description: string; inputSchema: Record<string, unknown> }[] {
   return Object.entries(TEAM_TOOLS).map(([name, t]) => ({

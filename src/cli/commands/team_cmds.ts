@@ -1,7 +1,7 @@
 /**
  * The team-store commands of the CLI: `repo add`, `worker`, `store-setup`,
- * and the `--store` forms of `index`, `status` and the core query commands
- * (`search`, `locate`, `outline`, `open`), all against a PostgreSQL store
+ * and the `--store` forms of `index` and `status` (the query commands' team
+ * form is `./team_tool.ts`), all against a PostgreSQL store
  * (see docs/TEAM.md). Without a store URL none of this runs: the SQLite
  * commands are untouched. Requires `--allow-net` to the database, and for
  * `index`, `repo add` and `worker` what ref indexing requires.
@@ -18,10 +18,7 @@ import { redactedStoreUrl } from "../../state/pg/store_url.ts";
 import type { TeamRepo } from "../../state/pg/team_store.ts";
 import { TeamBuilder } from "../../index/team_build.ts";
 import { queueRepoRefs, runTeamWorker, type TeamWorkerSummary } from "../../index/team_worker.ts";
-import { callTeamTool } from "../../service/team_call.ts";
-import type { TeamMetadata, TeamOutlineNode } from "../../query/team_reads.ts";
-import { EXIT_FOUND, EXIT_NOTHING, printJson, say } from "../output.ts";
-import { printHits } from "../hits.ts";
+import { printJson, say } from "../output.ts";
 
 /** Runs `fn` on the store at `url` (opened for writing: schema created or migrated when `migrate`), closing it after. */
 async function withStore<T>(url: string, migrate: boolean, fn: (s: PgTeamStore) => Promise<T>): Promise<T> {
@@ -99,6 +96,7 @@ async function work(
       pollMs: o.pollMs,
       once: o.once,
       signal: abort.signal,
+      stallMs: config.testWorkerStallMs,
       report: (line) => console.error(line),
     });
   } finally {
@@ -198,89 +196,5 @@ export async function runStoreSetup(
       say(`Give logins a role: CREATE ROLE replica1 LOGIN PASSWORD '…' IN ROLE ${roles.reader};`);
     }
     return 0;
-  });
-}
-
-/** Arguments of a query command against the team store. */
-export interface TeamQueryArgs {
-  command: string;
-  text: string;
-  json: boolean;
-  flags: Record<string, string | undefined>;
-}
-
-/** The team tool each query command runs. */
-const TOOL_OF: Record<string, string> = {
-  search: "search_code",
-  locate: "locate_symbol",
-  outline: "get_file_outline",
-  open: "open_file",
-};
-
-/** A query command's flags as its tool's arguments. */
-function toolArgs(a: TeamQueryArgs): Record<string, unknown> {
-  const f = a.flags;
-  const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
-  const common = { repo: f.repo, ref: f.ref };
-  switch (a.command) {
-    case "search":
-      return { query: a.text, language: f.lang, path_prefix: f["path-prefix"], limit: num(f.limit), ...common };
-    case "locate":
-      return { name: a.text, kind: f.kind, language: f.lang, limit: num(f.limit), ...common };
-    case "outline":
-      return { path: a.text, depth: f.depth, ...common };
-    default:
-      return { path: a.text, startLine: num(f.start), endLine: num(f.end), ...common };
-  }
-}
-
-/** An answer of the team tools, as far as printing it needs. */
-type TeamAnswer = {
-  metadata: TeamMetadata;
-  results?: {
-    path: string;
-    line_start: number;
-    kind?: string;
-    qualified_name?: string;
-    match_lines?: { line: number; text: string }[];
-  }[];
-  symbols?: TeamOutlineNode[];
-  path?: string;
-  language?: string;
-  line_count?: number;
-  symbol_count?: number;
-  content?: string;
-};
-
-/** Runs `search`, `locate`, `outline` or `open` against the team store; exit 1 when nothing was found. */
-export async function runTeamQuery(url: string, a: TeamQueryArgs): Promise<number> {
-  return await withStore(url, false, async (store) => {
-    const args = Object.fromEntries(Object.entries(toolArgs(a)).filter(([, v]) => v !== undefined));
-    const r = await callTeamTool(store, TOOL_OF[a.command], args) as TeamAnswer;
-    if (a.json) return printJson(r), EXIT_FOUND;
-    const m = r.metadata;
-    say(`${a.command} in ${m.repo} at ${m.ref} (${m.commit}), team store:`);
-    if (r.results) {
-      printHits(
-        r.results.map((x) =>
-          x.match_lines
-            ? { path: x.path, line: x.match_lines[0]?.line ?? x.line_start, text: x.match_lines[0]?.text ?? "" }
-            : { path: x.path, line: x.line_start, text: `${x.kind} ${x.qualified_name}` }
-        ),
-        [a.text],
-      );
-      return r.results.length ? EXIT_FOUND : EXIT_NOTHING;
-    }
-    if (r.symbols) {
-      const walk = (nodes: TeamOutlineNode[], indent: string): void =>
-        nodes.forEach((
-          n,
-        ) => (say(`${indent}${n.kind} ${n.name}  :${n.line_start}-${n.line_end}`), walk(n.children, indent + "  ")));
-      say(`${r.path} (${r.language}, ${r.line_count} lines, ${r.symbol_count} symbols)`);
-      walk(r.symbols, "  ");
-      return EXIT_FOUND;
-    }
-    Deno.stdout.writeSync(new TextEncoder().encode(r.content ?? ""));
-    return EXIT_FOUND;
   });
 }

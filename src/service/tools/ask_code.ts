@@ -3,10 +3,11 @@ import { z } from "zod";
 import { askCode } from "../../query/ask_code.ts";
 import { defineTool, MAX_ARG_CHARS } from "./tool.ts";
 import { repoArg, scopeArg, scopeDeps, scopedSearchOf, scopeOfCall } from "./scope_args.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The ask_code tool. */
 export const askCodeTool = defineTool({
-  name: "ask_code",
+  name: TOOL.ask_code,
   summary: "Answer a question about the code from retrieved evidence, cited [E1]; without a model " +
     "configured, the evidence only.",
   profile: "ask",

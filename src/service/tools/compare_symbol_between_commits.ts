@@ -1,12 +1,13 @@
 /** `compare_symbol_between_commits`: one symbol at two refs, with its body diff and what happened to it. */
 import { z } from "zod";
-import { compareRefs } from "../../query/ref_compare.ts";
+import { compareRefs } from "../ref_compare.ts";
 import { defineTool, MAX_ARG_CHARS, refName } from "./tool.ts";
 import { refSourceOf } from "./ref_source.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The compare_symbol_between_commits tool. */
 export const compareSymbolBetweenCommitsTool = defineTool({
-  name: "compare_symbol_between_commits",
+  name: TOOL.compare_symbol_between_commits,
   summary: "One symbol at two refs: signature, location, body diff and status.",
   profile: "git",
   indexGate: true,
@@ -18,6 +19,14 @@ export const compareSymbolBetweenCommitsTool = defineTool({
     "(plain or qualified; add path when it is ambiguous) or a symbol_id from either ref. A ref not yet indexed " +
     "is indexed by the call when it is near an indexed state. Indexed languages: " +
     `${languages.join(", ")}.`,
+  cli: {
+    command: "compare",
+    summary: "one symbol at two refs: status, signatures and body diff (HEAD default: the working tree)",
+    usage: "SYMBOL BASE [HEAD]",
+    positionals: ["symbol_name", "base_ref", "head_ref"],
+    flags: { path: "path" },
+    examples: ["cruxe compare ValidateToken main   # how ValidateToken differs from main"],
+  },
   input: z.strictObject({
     symbol_name: z.string().max(MAX_ARG_CHARS).optional().describe("Symbol name, plain or qualified."),
     symbol_id: z.string().max(128).optional().describe("A symbol_id handle from either ref (instead of a name)."),

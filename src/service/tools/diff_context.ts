@@ -1,12 +1,13 @@
 /** `diff_context`: the symbols added, removed and changed between two refs, within a token budget. */
 import { z } from "zod";
-import { diffRefs } from "../../query/ref_compare.ts";
+import { diffRefs } from "../ref_compare.ts";
 import { defineTool, MAX_ARG_CHARS, refName } from "./tool.ts";
 import { refSourceOf } from "./ref_source.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The diff_context tool. */
 export const diffContextTool = defineTool({
-  name: "diff_context",
+  name: TOOL.diff_context,
   summary: "What changed between two refs (or the working tree): symbols added, removed, modified, moved, " +
     "renamed, with diffs, within max_tokens. Use to review a branch or uncommitted edits.",
   profile: "git",
@@ -21,6 +22,17 @@ export const diffContextTool = defineTool({
     "states compared (ref and commit_id; the working tree's branch and HEAD commit). A ref not yet indexed is " +
     "indexed by the call (progress to your token) when it is near an indexed state; otherwise it answers " +
     `ref_not_indexed with the index_repo call to make. Indexed languages: ${languages.join(", ")}.`,
+  cli: {
+    command: "diff",
+    summary: "symbols added, removed and changed between two refs (HEAD default: the working tree)",
+    usage: "BASE [HEAD]",
+    positionals: ["base_ref", "head_ref"],
+    flags: { "path-prefix": "path_prefix", "max-tokens": "max_tokens", "merge-base": "merge_base" },
+    examples: [
+      "cruxe diff main   # what the working tree changes against main, symbol by symbol",
+      "cruxe diff main --merge-base --json   # since this branch left main, as JSON",
+    ],
+  },
   input: z.strictObject({
     base_ref: refName.describe('The state to compare from: branch, tag or commit id, or "WORKTREE".'),
     head_ref: refName.optional().describe('The state to compare to. Default: "WORKTREE", the live working tree.'),

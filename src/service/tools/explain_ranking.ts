@@ -2,10 +2,11 @@
 import { z } from "zod";
 import { explainRanking } from "../../query/explain_ranking.ts";
 import { defineReaderTool, MAX_ARG_CHARS } from "./tool.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The explain_ranking tool. */
 export const explainRankingTool = defineReaderTool({
-  name: "explain_ranking",
+  name: TOOL.explain_ranking,
   summary: "Why one search_code result ranked where it did (sources, signals, score).",
   profile: "ask",
   indexGate: true,

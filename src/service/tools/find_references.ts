@@ -4,10 +4,11 @@ import { findReferences } from "../../query/find_references.ts";
 import { REFERENCE_KINDS } from "../../core/types.ts";
 import { defineReaderTool, MAX_ARG_CHARS } from "./tool.ts";
 import { LIMITS } from "../../query/limits.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The find_references tool. */
 export const findReferencesTool = defineReaderTool({
-  name: "find_references",
+  name: TOOL.find_references,
   summary: "Every use of a symbol (calls, type uses, imports, accesses) with path, line and resolution; " +
     "paged. Use before changing a signature or to find a function's tests.",
   profile: "refs",
@@ -20,6 +21,22 @@ export const findReferencesTool = defineReaderTool({
     "signature or to find a function's tests. A name with several definitions answers ambiguous_symbol with " +
     "candidates: pass path or symbol_id. Paged: pass next_cursor back as cursor. Indexed languages: " +
     `${languages.join(", ")}.`,
+  cli: {
+    command: "refs",
+    summary: "where a symbol is used: calls, type uses, imports, inheritance",
+    usage: "NAME",
+    positionals: ["symbol_name"],
+    flags: {
+      path: "path",
+      kind: "kind",
+      "reference-kind": "reference_kind",
+      limit: "limit",
+      cursor: "cursor",
+      candidates: "include_candidates",
+    },
+    examples: ["cruxe refs ValidateToken   # every use, with its enclosing symbol and how sure the match is"],
+    found: (b) => (b.returned as number) > 0,
+  },
   input: z.strictObject({
     symbol_name: z.string().max(MAX_ARG_CHARS).optional().describe("Symbol name (plain or qualified)."),
     symbol_id: z.string().max(64).optional().describe("A symbol_id handle from an earlier answer."),

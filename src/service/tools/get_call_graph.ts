@@ -2,10 +2,11 @@
 import { z } from "zod";
 import { getCallGraph } from "../../query/call_graph.ts";
 import { defineReaderTool, MAX_ARG_CHARS } from "./tool.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The get_call_graph tool. */
 export const getCallGraphTool = defineReaderTool({
-  name: "get_call_graph",
+  name: TOOL.get_call_graph,
   summary: "Callers and/or callees of a symbol, transitively (depth 1..3). Use to follow a bug upstream or " +
     "see the blast radius of a change.",
   profile: "refs",
@@ -17,6 +18,22 @@ export const getCallGraphTool = defineReaderTool({
     "counted in unresolved_candidates, listed with include_candidates. Use it to follow a bug upstream or " +
     "to see the blast radius of a change. Pass path or symbol_id when the name is defined in several places. " +
     `Indexed languages: ${languages.join(", ")}.`,
+  cli: {
+    command: "callgraph",
+    summary: "callers and callees of a symbol, up to depth 3",
+    usage: "NAME",
+    positionals: ["symbol_name"],
+    flags: {
+      path: "path",
+      kind: "kind",
+      direction: "direction",
+      depth: "depth",
+      "max-nodes": "max_nodes",
+      candidates: "include_candidates",
+    },
+    examples: ["cruxe callgraph ValidateToken --direction callers --depth 2"],
+    found: (b) => (b.edges as unknown[]).length > 0,
+  },
   input: z.strictObject({
     symbol_name: z.string().max(MAX_ARG_CHARS).optional().describe("Symbol name (plain or qualified)."),
     symbol_id: z.string().max(64).optional().describe("A symbol_id handle from an earlier answer."),

@@ -4,10 +4,11 @@ import { getFileOutline } from "../../query/file_outline.ts";
 import { outlinePage } from "../../query/outline_pages.ts";
 import { defineReaderTool } from "./tool.ts";
 import { compactOutline } from "../compact.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The get_file_outline tool. */
 export const getFileOutlineTool = defineReaderTool({
-  name: "get_file_outline",
+  name: TOOL.get_file_outline,
   summary: "One file's symbols as a tree with kinds, signatures and line ranges, without reading it. Use " +
     "before reading a file or to find the lines to open.",
   profile: "core",
@@ -20,6 +21,14 @@ export const getFileOutlineTool = defineReaderTool({
     "the right line range to read. path is relative to the workspace root. A large file's outline comes in pages " +
     "with a count of its top-level symbols by kind: next_call is the call for the next page. " +
     `Indexed languages: ${languages.join(", ")}.`,
+  cli: {
+    command: "outline",
+    summary: "symbol tree of one file",
+    usage: "PATH",
+    positionals: ["path"],
+    flags: { depth: "depth", cursor: "cursor" },
+    examples: ["cruxe outline src/mcp/http.ts --depth top   # what does this file define?"],
+  },
   input: z.strictObject({
     path: z.string().max(4096).describe("File path relative to the workspace root, e.g. src/auth/jwt.go."),
     depth: z.enum(["top", "all"]).optional().describe("`top`: top-level symbols only; `all` (default): nested."),
@@ -32,6 +41,6 @@ export const getFileOutlineTool = defineReaderTool({
     if (typeof page.next_cursor !== "string") return page;
     // The exact call for the next page (with this call's workspace and ref).
     const next = { path: args.path, ...(args.depth ? { depth: args.depth } : {}), cursor: page.next_cursor };
-    return { ...page, next_call: { tool: "get_file_outline", arguments: next } };
+    return { ...page, next_call: { tool: TOOL.get_file_outline, arguments: next } };
   },
 });

@@ -4,10 +4,11 @@ import { buildHealth } from "../health.ts";
 import { interruptedReport } from "../../query/index_status.ts";
 import { defineTool } from "./tool.ts";
 import { activeJobSummary } from "./job_call.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The health_check tool. */
 export const healthCheckTool = defineTool({
-  name: "health_check",
+  name: TOOL.health_check,
   summary: "Is the server ready: version, stores, grammars, each project's index state and jobs.",
   profile: "index",
   indexGate: false,

@@ -2,10 +2,11 @@
 import { z } from "zod";
 import { runJobCall } from "./job_call.ts";
 import { defineTool, indexRefArg } from "./tool.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The index_repo tool. */
 export const indexRepoTool = defineTool({
-  name: "index_repo",
+  name: TOOL.index_repo,
   summary: "Index (force: re-index) a workspace so the other tools can answer. Use when a tool says " +
     "index_not_ready, or force: true on index_incompatible. Returns a job; wait: true waits for it.",
   profile: "index",
@@ -21,6 +22,11 @@ export const indexRepoTool = defineTool({
     wait: z.boolean().optional().describe("Keep the call open until the job ends. Default: false."),
   }),
   handler: function indexRepoHandler(args, ctx) {
-    return runJobCall(ctx, { tool: "index_repo", force: args.force ?? false, ref: args.ref, wait: args.wait ?? false });
+    return runJobCall(ctx, {
+      tool: TOOL.index_repo,
+      force: args.force ?? false,
+      ref: args.ref,
+      wait: args.wait ?? false,
+    });
   },
 });

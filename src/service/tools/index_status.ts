@@ -4,10 +4,11 @@ import { projectStatus } from "../../query/index_status.ts";
 import { defineTool, refName } from "./tool.ts";
 import { isLiveRef } from "../../state/project_refs.ts";
 import { refStatus } from "../ref_router.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The index_status tool. */
 export const indexStatusTool = defineTool({
-  name: "index_status",
+  name: TOOL.index_status,
   summary: "A workspace's index: status, counts, active job progress, recent jobs. Poll it after " +
     "index_repo/sync_repo.",
   profile: "index",

@@ -9,10 +9,11 @@ import type { RefStart } from "../../index/job_runner.ts";
 import { findRefStore, isLiveRef } from "../../state/project_refs.ts";
 import { refFields } from "../ref_router.ts";
 import type { ToolBody, ToolContext } from "./tool.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** What index_repo / sync_repo ask for. */
 export interface JobCallRequest {
-  tool: "index_repo" | "sync_repo";
+  tool: typeof TOOL.index_repo | typeof TOOL.sync_repo;
   force: boolean;
   ref?: string;
   wait: boolean;
@@ -30,7 +31,7 @@ function body(tool: JobCallRequest["tool"], row: JobRow, mode: string, count: nu
     status: row.status === "queued" ? "running" : row.status,
     mode,
   };
-  if (tool === "index_repo") out.file_count = count;
+  if (tool === TOOL.index_repo) out.file_count = count;
   else out.changed_files = count;
   if (joined) out.joined_existing_job = true;
   if (row.error_message && row.status !== "published") out.error_message = row.error_message;
@@ -57,7 +58,7 @@ export async function runJobCall(ctx: ToolContext, req: JobCallRequest): Promise
   if (!req.wait) return body(req.tool, active.job, mode, null, joined);
   const final = await waitForJob(ctx, active);
   if (!final) return body(req.tool, runtime.registry.getJob(active.job.job_id) ?? active.job, mode, null, joined);
-  const count = req.tool === "index_repo" ? ctx.view().fileCount : final.changed_files;
+  const count = req.tool === TOOL.index_repo ? ctx.view().fileCount : final.changed_files;
   return body(req.tool, final, mode, final.status === "published" ? count : null, joined);
 }
 
@@ -106,7 +107,7 @@ async function runRefCall(ctx: ToolContext, req: JobCallRequest, started: RefSta
       status: "published",
       mode: "incremental",
       already_indexed: true,
-      [req.tool === "index_repo" ? "file_count" : "changed_files"]: req.tool === "index_repo"
+      [req.tool === TOOL.index_repo ? "file_count" : "changed_files"]: req.tool === TOOL.index_repo
         ? started.existing.fileCount
         : 0,
       symbol_count: started.existing.symbolCount,
@@ -119,7 +120,7 @@ async function runRefCall(ctx: ToolContext, req: JobCallRequest, started: RefSta
   const store = final?.status === "published"
     ? findRefStore(registry, ctx.route.project, started.resolved.commit)
     : undefined;
-  const count = req.tool === "index_repo" ? store?.fileCount ?? null : final?.changed_files ?? null;
+  const count = req.tool === TOOL.index_repo ? store?.fileCount ?? null : final?.changed_files ?? null;
   return refBody(body(req.tool, row, row.mode, count, started.joined));
 }
 

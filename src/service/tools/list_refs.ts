@@ -7,10 +7,11 @@ import { listRefStores } from "../../state/ref_stores.ts";
 import { jobElsewhere } from "../../query/index_status.ts";
 import { sessionRef } from "../ref_router.ts";
 import { defineTool } from "./tool.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The list_refs tool. */
 export const listRefsTool = defineTool({
-  name: "list_refs",
+  name: TOOL.list_refs,
   summary: "The git refs Cruxe can answer from (working tree, indexed refs, branches not yet indexed).",
   profile: "git",
   indexGate: false,

@@ -4,10 +4,11 @@ import { locateSymbol } from "../../query/locate_symbol.ts";
 import { defineReaderTool, MAX_ARG_CHARS, refArg } from "./tool.ts";
 import { compactRetrieval } from "../compact.ts";
 import { LIMITS } from "../../query/limits.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The locate_symbol tool. */
 export const locateSymbolTool = defineReaderTool({
-  name: "locate_symbol",
+  name: TOOL.locate_symbol,
   summary: "Where a symbol is defined, by plain or qualified name: file:line, signature, handles. Use when " +
     "you know or can guess an identifier.",
   profile: "core",
@@ -18,6 +19,15 @@ export const locateSymbolTool = defineReaderTool({
     "Use it when you know or can guess an identifier and need its file:line, signature and stable handles " +
     "(symbol_id, symbol_stable_id) for follow-up calls; definitions are ranked first. Accepts qualified names " +
     `(pkg.Type.method, a::b::c). Indexed languages: ${languages.join(", ")}.`,
+  cli: {
+    command: "locate",
+    summary: "find definitions by name (qualified names and typos work)",
+    usage: "NAME",
+    positionals: ["name"],
+    flags: { kind: "kind", lang: "language", limit: "limit" },
+    examples: ["cruxe locate ValidateToken   # where is ValidateToken defined?"],
+    found: (b) => (b.results as unknown[]).length > 0,
+  },
   input: z.strictObject({
     name: z.string().max(MAX_ARG_CHARS).describe("Symbol name to locate (plain or qualified)."),
     kind: z.string().max(64).optional().describe("Filter by kind: function, method, class, struct, interface, ..."),

@@ -4,15 +4,24 @@ import { checkRegisteredRoot, openFile } from "../../query/open_file.ts";
 import { resolveScope } from "../../query/multi_repo.ts";
 import { defineTool } from "./tool.ts";
 import { repoArg, scopeOfCall } from "./scope_args.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The open_file tool. */
 export const openFileTool = defineTool({
-  name: "open_file",
+  name: TOOL.open_file,
   summary: "Read lines of a repository file from disk (at most 200 per call; page with startLine). Use " +
     "after search_code/locate_symbol to see code in full.",
   profile: "core",
   // It reads the file from disk, not the index: it works while a repository is still indexing.
   indexGate: false,
+  cli: {
+    command: "open",
+    summary: "print lines of a file (at most 200 from --start; with --store, the team store's commit of it)",
+    usage: "PATH",
+    positionals: ["path"],
+    flags: { start: "startLine", end: "endLine" },
+    examples: ["cruxe open src/main.ts --start 10 --end 40   # lines 10 to 40"],
+  },
   description: (languages) =>
     "Read lines of a file of a registered repository (or of `workspace`), straight from disk: use it after " +
     "search_code/locate_symbol to see a definition in full. `path` is relative to the repository root; absolute " +

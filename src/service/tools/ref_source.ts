@@ -1,13 +1,13 @@
 /**
  * What the ref-comparing tools resolve refs against: the routed project, its
  * live index and its indexed refs (`refSourceFor`). The views themselves come
- * from `openRefView` (`src/query/ref_views.ts`), the one place a ref name
+ * from `openRefView` (`src/service/ref_views.ts`), the one place a ref name
  * becomes a view. A ref not indexed yet is indexed by the call itself when it
  * is a small delta from something indexed (`indexForCall`), with progress to
  * the call's token, so the first diff of a branch works.
  */
 import { CruxeError } from "../../core/errors.ts";
-import type { RefSource } from "../../query/ref_views.ts";
+import type { RefSource } from "../ref_views.ts";
 import { refDelta } from "../../state/ref_delta.ts";
 import { resolveProjectRef } from "../../state/project_refs.ts";
 import { refSourceFor } from "../ref_router.ts";

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { type ResolvedScope, resolveScope, type ScopeDeps, type SearchFn } from "../../query/multi_repo.ts";
 import { repoDirectory, repoNameOf } from "../../query/multi_repo.ts";
-import { searchCode } from "../../query/search_code.ts";
+import { searchCode, searchOneRepo } from "../../query/search_code.ts";
 import { semanticHits } from "../../query/semantic_search.ts";
 import { embedConfigured } from "../../core/semantic_layer.ts";
 import type { ToolContext } from "./tool.ts";
@@ -52,10 +52,6 @@ export function scopeDeps(ctx: ToolContext): ScopeDeps {
   };
 }
 
-/** search_code as the per-repository search of a scoped call. */
-export const scopedSearch: SearchFn = (db, i) =>
-  searchCode(db, { query: i.query, limit: i.limit, language: i.language, pathPrefix: i.pathPrefix, debug: i.debug });
-
 /**
  * True when this server has an embeddings endpoint. A reader worker answers
  * search_code only on servers without one, so there it is false without
@@ -85,16 +81,18 @@ interface SemanticUse {
  * `result_completeness: "partial"` while some chunks lack vectors.
  */
 export function scopedSearchOf(ctx: ToolContext, vector?: unknown): {
-  search: SearchFn;
+  /** Undefined: the lexical search of the query layer (`searchOneRepo`). */
+  search: SearchFn | undefined;
   meta: () => Record<string, unknown>;
 } {
   if (vector === undefined && !semanticLayerOn(ctx)) {
-    return { search: scopedSearch, meta: () => ({ collection: null }) };
+    // Lexical: the query's own per-repository search.
+    return { search: undefined, meta: () => ({ collection: null }) };
   }
   const use: SemanticUse = { collections: new Set(), notes: [], partial: false };
   const rt = ctx.runtime;
   const search: SearchFn = async (db, i) => {
-    if (!i.project) return scopedSearch(db, i);
+    if (!i.project) return searchOneRepo(db, i);
     const semantic = await semanticHits(db, rt.vectorStorePath(i.project), rt.config.embed, { query: i.query, vector });
     if (embedConfigured(rt.config.embed)) rt.embedChunks(i.project, false);
     if (semantic.collection) use.collections.add(semantic.collection);

@@ -13,10 +13,11 @@ import { repoArg, scopeArg, scopeDeps, scopedSearchOf, scopeOfCall, semanticLaye
 import { semanticHits } from "../../query/semantic_search.ts";
 import { embedConfigured, MAX_EMBED_DIMS } from "../../core/semantic_layer.ts";
 import { LIMITS } from "../../query/limits.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The search_code tool. */
 export const searchCodeTool = defineReaderTool({
-  name: "search_code",
+  name: TOOL.search_code,
   summary: "Search code by anything: identifier, path, error string or natural language; symbols, snippets " +
     "and files ranked together. Use when you do not know where something is (locate_symbol when you " +
     "know the name).",
@@ -31,6 +32,15 @@ export const searchCodeTool = defineReaderTool({
     "numbers; the snippet is only lines inside line_start..line_end) and suggested_next_actions. Use it when you " +
     "do not know where something is; " +
     `use locate_symbol when you know the name. Indexed languages: ${languages.join(", ")}.`,
+  cli: {
+    command: "search",
+    summary: "search code: symbols, snippets and files, as path:line: snippet lines",
+    usage: "QUERY",
+    positionals: ["query"],
+    flags: { lang: "language", limit: "limit", "path-prefix": "path_prefix" },
+    examples: ['cruxe search "rate limit" --lang go   # where is rate limiting done?'],
+    found: (b) => (b.results as unknown[]).length > 0,
+  },
   input: z.strictObject({
     query: z.string().max(MAX_ARG_CHARS).describe("Symbol name, path, error string or natural language."),
     language: z.string().max(64).optional().describe("Filter by language id."),

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { suggestFollowupQueries } from "../../query/followups.ts";
 import { defineReaderTool, MAX_ARG_CHARS } from "./tool.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 const previousResult = z.strictObject({
   result_id: z.string().max(256).optional(),
@@ -12,7 +13,7 @@ const previousResult = z.strictObject({
 
 /** The suggest_followup_queries tool. */
 export const suggestFollowupQueriesTool = defineReaderTool({
-  name: "suggest_followup_queries",
+  name: TOOL.suggest_followup_queries,
   summary: "The next calls worth making for a query, with exact arguments and the reason.",
   profile: "ask",
   indexGate: true,

@@ -6,10 +6,11 @@ import { findRefStore, isLiveRef, resolveProjectRef, WORKTREE_REF } from "../../
 import { refFields, sessionRef, setSessionRef } from "../ref_router.ts";
 import { indexRefFix } from "../../state/project_refs.ts";
 import { defineTool } from "./tool.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The switch_ref tool. */
 export const switchRefTool = defineTool({
-  name: "switch_ref",
+  name: TOOL.switch_ref,
   summary: "Make a ref the default of this session's later queries (stdio); WORKTREE returns to the files.",
   profile: "git",
   indexGate: false,

@@ -2,10 +2,11 @@
 import { z } from "zod";
 import { runJobCall } from "./job_call.ts";
 import { defineTool, indexRefArg } from "./tool.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** The sync_repo tool. */
 export const syncRepoTool = defineTool({
-  name: "sync_repo",
+  name: TOOL.sync_repo,
   summary: "Re-index only changed files. Use when metadata.freshness_status is stale or after editing " +
     "files.",
   profile: "index",
@@ -21,6 +22,11 @@ export const syncRepoTool = defineTool({
     wait: z.boolean().optional().describe("Keep the call open until the job ends. Default: false."),
   }),
   handler: function syncRepoHandler(args, ctx) {
-    return runJobCall(ctx, { tool: "sync_repo", force: args.force ?? false, ref: args.ref, wait: args.wait ?? false });
+    return runJobCall(ctx, {
+      tool: TOOL.sync_repo,
+      force: args.force ?? false,
+      ref: args.ref,
+      wait: args.wait ?? false,
+    });
   },
 });

@@ -4,6 +4,7 @@ import { CruxeError } from "../../core/errors.ts";
 import { nearest } from "../../query/nearest_word.ts";
 import { defineTool, type Profile, type ToolDef } from "./tool.ts";
 import { profileMembers } from "../tool_set.ts";
+import { TOOL } from "../../core/tool_names.ts";
 
 /** What `tool_help` knows of one tool. */
 export interface ToolHelpEntry {
@@ -18,7 +19,7 @@ export interface ToolHelpEntry {
 /** The tool_help tool over `catalog` (every tool, enabled or not, with its full listing). */
 export function toolHelpTool(catalog: () => ToolHelpEntry[]): ToolDef {
   return defineTool({
-    name: "tool_help",
+    name: TOOL.tool_help,
     summary: "The full description and argument schema of a tool (or, without tool, every tool and profile, " +
       "including tools this server does not enable).",
     indexGate: false,

@@ -1,7 +1,9 @@
 /**
- * Turning a ref name into a read view of that ref's index (`RefView`), for
- * the ref-comparing tools and commands, and the merge base of two refs.
- * `openRefView` is the one call every caller makes to get a ref's view.
+ * Turning a ref name into the view the ref-comparing tools read (`RefView`:
+ * the index plus how to read that state's files), and the merge base of two
+ * refs. An indexed ref is resolved by `readViewFor` (`./ref_router.ts`), the
+ * one place a (workspace, ref) pair becomes an index; this module adds the
+ * working tree's files and a commit's blobs to it.
  *
  * A project's views are its live working tree (its project index: no `ref`,
  * `WORKTREE` or `live`) and whatever indexed refs the caller's
@@ -12,11 +14,11 @@
  */
 import { CruxeError } from "../core/errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
-import type { RefView } from "../state/ref_view.ts";
+import type { RefView } from "../state/read/ref_view.ts";
 import { readRepoFile } from "../io/safe_open.ts";
 import { checkRefName, currentRef, gitMergeBase, gitResolveCommit } from "../io/git.ts";
 import { indexRefFix, isLiveRef, WORKTREE_REF } from "../state/project_refs.ts";
-import { type IndexView, requireIndex } from "./index_reader.ts";
+import { type IndexView, requireIndex } from "../query/index_reader.ts";
 
 /** What a ref is resolved against: the project, and its live working-tree index. */
 export interface RefSource {

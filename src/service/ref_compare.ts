@@ -1,11 +1,11 @@
 /**
  * The ref-comparing answers from ref names: check the refs, find the merge
  * base when asked, open each ref's view through `openRefView` (the one place
- * a ref becomes a view), and run `diffContext` / `compareSymbol`. The MCP
- * tools and the CLI commands both call these.
+ * a ref becomes a view), and run `diffContext` / `compareSymbol` (the query
+ * layer compares two views; it never resolves a ref). The tools call these.
  */
-import { diffContext, type DiffContextResult } from "./diff_context.ts";
-import { compareSymbol, type CompareSymbolResult } from "./compare_symbol.ts";
+import { diffContext, type DiffContextResult } from "../query/diff_context.ts";
+import { compareSymbol, type CompareSymbolResult } from "../query/compare_symbol.ts";
 import { mergeBaseOf, openRefView, parseRef, type RefSource } from "./ref_views.ts";
 
 /** Inputs of diff_context by ref name. */

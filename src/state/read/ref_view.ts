@@ -12,7 +12,7 @@
  * does not hold (a file over the full-text limit, a chunk cut at its size
  * cap).
  */
-import type { Db } from "./db.ts";
+import type { Db } from "../db.ts";
 
 /** One ref's index, opened for reading. */
 export interface RefView {

@@ -129,10 +129,11 @@ function branches(repo: string, n: number): void {
   git(repo, "checkout", "-q", "main");
 }
 
-/** Spawns `cruxe worker` with its own home. */
+/** Spawns `cruxe worker` with its own home (a 2 s lease unless `--lease-seconds` is among `args`). */
 function spawnWorker(url: string, env: Record<string, string>, ...args: string[]): Deno.ChildProcess {
   const home = Deno.makeTempDirSync({ prefix: "cruxe-worker-home-" });
-  const flags = ["--store", url, "--poll-ms", "100", "--lease-seconds", "2", "--json"];
+  const lease = args.includes("--lease-seconds") ? [] : ["--lease-seconds", "2"];
+  const flags = ["--store", url, "--poll-ms", "100", ...lease, "--json"];
   return spawnCruxe(home, ["worker", ...flags, ...args], env);
 }
 
@@ -147,7 +148,9 @@ Deno.test({
       assert.equal(add.json.queued.length, 6);
       // Each build held a second before its publish, so the second worker starts while the first holds a job.
       const env = { CRUXE_TEST_WORKER_STALL_MS: "1000" };
-      const workers = [spawnWorker(pg.url, env, "--once"), spawnWorker(pg.url, env, "--once")];
+      // Leases long enough that a loaded machine's late renewal never hands a running job to the other worker.
+      const once = ["--once", "--lease-seconds", "30"];
+      const workers = [spawnWorker(pg.url, env, ...once), spawnWorker(pg.url, env, ...once)];
       const done = Promise.all(workers.map((w) => w.output()));
       try {
         // A bound, not a sleep: workers that keep taking jobs from each other never finish.

@@ -174,7 +174,8 @@ export const FILE_OUTLINE = `
  * The best chunk of each file of the head of (repo $1, ref $2) matching
  * tsquery text $3, files ranked by their best chunk's cover density (symbol
  * names weigh most, then path words, then the text) plus $7 times the
- * scores of the file's other matching chunks (then path and line for ties),
+ * scores of the file's other matching chunks, divided by 1 + 0.3 per
+ * directory level of its path (then path and line for ties),
  * at most $6; language ($4) and path prefix ($5, matched as a prefix, never
  * as a pattern) filters when not null. Up to 500 matching chunks are ranked
  * (the GIN index finds them).
@@ -193,7 +194,8 @@ export const SEARCH_CHUNKS = `
   best AS (SELECT DISTINCT ON (path) * FROM hits ORDER BY path, score DESC, line_start),
   per_file AS (SELECT path, sum(score) AS total FROM hits GROUP BY path)
   SELECT b.commit_id, b.path, b.line_start, b.line_end, b.language, b.symbol_name, b.content,
-    b.score + $7::float8 * (f.total - b.score) AS score
+    (b.score + $7::float8 * (f.total - b.score))
+      / (1 + 0.3 * (length(b.path) - length(replace(b.path, '/', '')))) AS score
   FROM best b JOIN per_file f ON f.path = b.path
   ORDER BY 8 DESC, b.path, b.line_start
   LIMIT $6`;

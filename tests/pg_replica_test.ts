@@ -1,7 +1,8 @@
 /**
  * Stateless team replicas against a real PostgreSQL: two `serve-mcp --store`
  * processes (HTTP, each inside the permission sandbox, connecting with the
- * read-only role) answer the same call with the same commit; one killed, the
+ * read-only role) answer the same call with the same commit, as one over
+ * stdio does; one killed, the
  * other still answers; a token-protected replica refuses a call without the
  * token; a streaming replica (`pg_basebackup`) serves `--read-store` reads
  * once it has replayed a publish, refuses writes, and keeps answering with
@@ -11,7 +12,7 @@ import assert from "node:assert/strict";
 import { NO_PG, pgBinDir, startPgCluster, startStandby } from "./helpers/pg_cluster.ts";
 import { copyFixture, git } from "./helpers/fixture_repo.ts";
 import { runCruxe, spawnCruxe } from "./helpers/team_cli.ts";
-import { awaitHttpPort, waitFor } from "./mcp_helpers.ts";
+import { awaitHttpPort, stdioClient, waitFor } from "./mcp_helpers.ts";
 import { PgPool } from "../src/state/pg/pg_pool.ts";
 
 const HAVE_PG = pgBinDir() !== null;
@@ -74,6 +75,16 @@ Deno.test({
       // A bad argument is a tool error with the registry code.
       const bad = await call(a.port, "search_code", { query: "" });
       assert.deepEqual([bad.isError, bad.result.error.code], [true, "invalid_input"]);
+      // Over stdio too: the core tools listed, the same answer.
+      const stdio = await stdioClient(home, ["--store", reader]);
+      try {
+        const names = (await stdio.client.listTools()).tools.map((t) => t.name).sort();
+        assert.deepEqual(names, ["get_file_outline", "locate_symbol", "open_file", "search_code"]);
+        const viaStdio = await stdio.client.callTool({ name: "locate_symbol", arguments: { name: "CheckRateLimit" } });
+        assert.deepEqual(viaStdio.structuredContent, fromA.result, stdio.stderr());
+      } finally {
+        await stdio.client.close();
+      }
       // Replica A dies; B keeps answering from the same store.
       a.child.kill("SIGKILL");
       await a.child.status;

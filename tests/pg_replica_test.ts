@@ -2,11 +2,11 @@
  * Stateless team replicas against a real PostgreSQL: two `serve-mcp --store`
  * processes (HTTP, each inside the permission sandbox, connecting with the
  * read-only role) answer the same call with the same commit, as one over
- * stdio does; one killed, the
- * other still answers; a token-protected replica refuses a call without the
- * token; a streaming replica (`pg_basebackup`) serves `--read-store` reads
- * once it has replayed a publish, refuses writes, and keeps answering with
- * the primary stopped. Skipped, saying so, only when no PostgreSQL binaries are installed.
+ * stdio does; one killed, the other still answers; a token-protected replica
+ * refuses a call without the token; a streaming replica (`pg_basebackup`)
+ * serves `--read-store` reads once it has replayed a publish, refuses
+ * writes, and keeps answering with the primary stopped. Skipped, saying so,
+ * only when no PostgreSQL binaries are installed.
  */
 import assert from "node:assert/strict";
 import { NO_PG, pgBinDir, startPgCluster, startStandby } from "./helpers/pg_cluster.ts";

@@ -74,10 +74,9 @@ export function callGraphReport(db: Db, roots: string[], oracle: CallOracle, sho
           { resolution: string; from: string; edge: { from: string; to: string; lines: number[] } }
         >();
         const rank = (r: string | undefined) => r === "exact" ? 2 : r === "import" ? 1 : r ? 0 : -1;
+        const depthOf = (e: { from: string; to: string }): number =>
+          g.nodes.find((n) => n.symbol_id === (direction === "callees" ? e.to : e.from))?.depth ?? 0;
         const byDepth = [...g.edges].sort((a, b) => depthOf(a) - depthOf(b));
-        function depthOf(e: { from: string; to: string }): number {
-          return g.nodes.find((n) => n.symbol_id === (direction === "callees" ? e.to : e.from))?.depth ?? 0;
-        }
         for (const e of byDepth) {
           const [near, far] = direction === "callees" ? [e.from, e.to] : [e.to, e.from];
           if (far === root) continue;

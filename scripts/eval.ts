@@ -1,6 +1,10 @@
 /**
- * Retrieval evaluation: `deno task eval FOLDER [--repos-root DIR] [--home DIR]
+ * Retrieval evaluation: `deno task eval FOLDER [--generated DIR] [--methods a,b] [--repos-root DIR] [--home DIR]
  * [--only a,b] [--languages x,y] [--folds K] [--candidates a,b] [--budgets 500,1000,...] [--json] [--out FILE]`.
+ *
+ * `--generated DIR` scores a second set (the one `eval/generate.ts` writes) and prints it after the
+ * first; `--methods` judges each named ranking method (`eval/methods.ts`) on both sets by the landing
+ * rule (`eval/rule.ts`). Cross-validation, budgets and `--semantic` run on the first set only.
  *
  * FOLDER holds labelled queries in the semble format (`repos.json`,
  * `annotations/*.json`). Each repository's tree is `--repos-root/NAME` (or

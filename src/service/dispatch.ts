@@ -249,17 +249,20 @@ export class Dispatcher {
     const { workspace: _ws, ...toolArgs } = args;
     if (!def.indexGate) return await this.runOnThisThread(def, toolArgs, ctx);
     const view = ctx.view();
-    const active = ctx.activeJob();
-    if (active && view.schemaStatus === "not_indexed") {
+    // A first index run by this process or by another live Cruxe process (`cruxe index` beside the server).
+    const own = ctx.activeJob();
+    const other = own ? undefined : jobElsewhere(rt.registry, id);
+    const job = own?.job ?? other;
+    if (job && view.schemaStatus === "not_indexed") {
       // First index still running: answer at once with what exists (nothing yet) and how to follow it
       // (never block a call on a first index).
       const partial = {
         results: [],
         total_candidates: 0,
         indexing: {
-          job_id: active.job.job_id,
-          progress_token: active.job.progress_token,
-          estimated_completion_pct: active.last?.percentage ?? 0,
+          job_id: job.job_id,
+          progress_token: job.progress_token,
+          estimated_completion_pct: own ? own.last?.percentage ?? 0 : other?.estimated_completion_pct ?? 0,
           message: `${route.project.repo_root} is being indexed; results will be complete when ` +
             "metadata.indexing_status is ready (poll index_status or follow the progress token).",
         },

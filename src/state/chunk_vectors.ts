@@ -10,6 +10,7 @@
 import { join } from "node:path";
 import { type Db, openDb, transaction } from "./db.ts";
 import { rowsInBatches } from "./read/rows.ts";
+import { type StoredChunk, withChunkText } from "./read/chunk_text.ts";
 
 /** Vector store migrations; index i brings the store to version i + 1. */
 export const VECTOR_MIGRATIONS: string[] = [
@@ -61,8 +62,9 @@ export interface StoredVector {
 
 /** Every code chunk of an open project index, in path and line order. */
 export function indexChunkTexts(index: Db): ChunkText[] {
-  return index.prepare("SELECT path, line_start, line_end, content FROM chunks ORDER BY path, line_start")
-    .all() as unknown as ChunkText[];
+  const rows = index.prepare("SELECT path, line_start, line_end, content FROM chunks ORDER BY path, line_start")
+    .all() as unknown as StoredChunk[];
+  return withChunkText(index, rows);
 }
 
 /** Quantizes a vector to int8 with one scale (value ≈ byte × scale). */

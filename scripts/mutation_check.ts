@@ -669,6 +669,24 @@ export const MUTATIONS: Mutation[] = [
     replace: "for (const x of names) record(this.mapOf(this.fields, cls.id), x, null);",
     test: "tests/reference_resolution_test.ts",
   },
+  {
+    id: "chunk-digest-unchecked",
+    claim: "answer truth: a file changed since indexing never gives its new text as a chunk's",
+    file: "src/state/read/chunk_text.ts",
+    find: 'if (createHash("sha1").update(bytes).digest("hex") !== want.hash) return null;',
+    replace: 'if (createHash("sha1").update(bytes).digest("hex") === "") return null;',
+    test: "tests/chunk_text_test.ts",
+    filter: "chunk text comes from the file",
+  },
+  {
+    id: "chunk-changed-size-kept",
+    claim: "answer truth: the chunks of a file whose size changed are left out of a list",
+    file: "src/state/read/chunk_text.ts",
+    find: "return load(c, path, want) !== null;",
+    replace: "return true;",
+    test: "tests/chunk_text_test.ts",
+    filter: "chunk text comes from the file",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

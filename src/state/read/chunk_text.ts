@@ -9,7 +9,7 @@
  * changed between the listing and the read throws `index_stale`. Refs
  * stores keep their chunks' text (a git blob is not a file to read).
  *
- * Recently read files are kept (a few MB) while their `stat` identity and
+ * Recently read files are kept (about 2M characters) while their `stat` identity and
  * the index's digest stay the same: the same test the indexer uses to
  * decide a file is unchanged.
  * Requires `--allow-read` on the repository.
@@ -51,7 +51,7 @@ interface Loaded {
 }
 
 /** Characters of file text kept per connection. */
-const CACHE_CHARS = 8 * 1024 * 1024;
+const CACHE_CHARS = 2 * 1024 * 1024;
 
 /** Per connection: the repository root and the verified files recently read. */
 interface TextCache {

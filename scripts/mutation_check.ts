@@ -687,6 +687,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/chunk_text_test.ts",
     filter: "chunk text comes from the file",
   },
+  {
+    id: "ref-seed-text-left",
+    claim: "answer truth: a refs store seeded from the working tree holds its chunks' text",
+    file: "src/index/ref_index.ts",
+    find: "    storeSeedChunkText(p);\n",
+    replace: "",
+    test: "tests/chunk_text_test.ts",
+    filter: "a ref's chunks keep their text",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

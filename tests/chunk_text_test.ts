@@ -7,7 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
+import { DatabaseSync } from "node:sqlite";
+import { commitAll, git, indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
+import { bodyOf, inProcess } from "./mcp_helpers.ts";
+import { registerProject } from "../src/index/project_setup.ts";
+import { refsStorePath } from "../src/state/ref_stores.ts";
 import { searchCode } from "../src/query/search_code.ts";
 import { fileLines } from "../src/query/_file_lines.ts";
 import { CruxeError } from "../src/core/errors.ts";
@@ -131,5 +135,39 @@ Deno.test("a schema 6 store keeps serving its stored chunk text after the upgrad
     db.close();
   } finally {
     Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a ref's chunks keep their text: the working tree's file moving on changes no answer at the ref", async () => {
+  const repo = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "cruxe-chunk-text-ref-" }));
+  const s = inProcess();
+  try {
+    Deno.writeTextFileSync(join(repo, "pay.go"), SOURCE);
+    git(repo, "init", "-q", "-b", "main");
+    commitAll(repo, "main");
+    registerProject(s.registry, repo);
+    const call = async (name: string, args: Record<string, unknown>) =>
+      bodyOf(await s.call(name, { workspace: repo, ...args }));
+    assert.equal((await call("index_repo", { wait: true })).status, "published");
+    // The refs store starts as a copy of the working tree's index, which keeps no chunk text.
+    assert.equal((await call("index_repo", { ref: "main", wait: true })).status, "published");
+    const projectDir = s.registry.projectDir(s.registry.projectByRoot(repo)!.project_id);
+    const store = new DatabaseSync(refsStorePath(projectDir), { readOnly: true });
+    const held = store.prepare("SELECT count(*) AS n, count(content) AS t FROM chunk_rows").get() as {
+      n: number;
+      t: number;
+    };
+    store.close();
+    assert.ok(held.n > 0);
+    assert.equal(held.t, held.n, "every chunk of the refs store holds its text");
+    Deno.writeTextFileSync(join(repo, "pay.go"), SOURCE.replace("quarterly", "QUARTERLY, and much more besides"));
+    const b = await call("search_code", { query: "settleLedgerBalance", ref: "main" });
+    const snippets = ((b.results ?? []) as { snippet?: string }[]).map((r) => r.snippet ?? "");
+    assert.ok(snippets.some((x) => x.includes("amount * 2")), JSON.stringify(b));
+    for (const x of snippets) assert.ok(!x.includes("QUARTERLY"), x);
+  } finally {
+    s.close();
+    Deno.removeSync(repo, { recursive: true });
+    Deno.removeSync(s.home, { recursive: true });
   }
 });

@@ -16,11 +16,10 @@
 import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import { ServerRuntime } from "../src/mcp/runtime.ts";
-import { Dispatcher } from "../src/mcp/dispatch.ts";
-import { hasCompactForm } from "../src/mcp/compact.ts";
-import { TOOLS } from "../src/mcp/tools/registry.ts";
-import { resolveToolSet } from "../src/mcp/tool_set.ts";
+import { ServerRuntime } from "../src/service/runtime.ts";
+import { Dispatcher } from "../src/service/dispatch.ts";
+import { toolNamed, TOOLS } from "../src/service/tools/registry.ts";
+import { resolveToolSet } from "../src/service/tool_set.ts";
 import { instructions } from "../src/mcp/protocol_server.ts";
 import { GO_CALLS, type GoRow, printGoTable } from "./answer_bytes_go.ts";
 
@@ -41,12 +40,12 @@ const CALLS: Record<string, [string, Record<string, unknown>][]> = {
   [ROOT]: [
     ["search_code", { query: "where is the workspace router" }],
     ["locate_symbol", { name: "WorkspaceRouter" }],
-    ["get_file_outline", { path: "src/mcp/workspace_router.ts" }],
+    ["get_file_outline", { path: "src/service/workspace_router.ts" }],
     ["get_symbol_hierarchy", { symbol_name: "WorkspaceRouter.resolve" }],
     ["find_related_symbols", { symbol_name: "WorkspaceRouter" }],
     ["get_code_context", { query: "how does the workspace router evict workspaces", max_tokens: 400 }],
     ["get_code_context", { query: "how does the workspace router evict workspaces", max_tokens: 2000 }],
-    ["get_file_outline", { path: "src/mcp/compact.ts" }],
+    ["get_file_outline", { path: "src/service/compact.ts" }],
     ["find_references", { symbol_name: "CruxeError", path: "src/core/errors.ts" }],
     ["get_call_graph", { symbol_name: "runServe", direction: "both", depth: 2 }],
   ],
@@ -74,7 +73,7 @@ try {
   const surface = listingBytes(rt);
   if (!json) printSurface(surface);
   const answer = (name: string, args: Record<string, unknown>) =>
-    dispatcher.callTool(name, args, {
+    dispatcher.call(name, args, {
       sendNotification: () => Promise.resolve(),
       signal: new AbortController().signal,
     });
@@ -90,7 +89,7 @@ try {
     for (const [tool, args] of calls) {
       const after = await call(tool, { ...args, workspace: repo });
       // A tool without a compact form answers the same either way.
-      const before = hasCompactForm(tool) ? await call(tool, { ...args, workspace: repo, verbose: true }) : after;
+      const before = toolNamed(tool)?.compact ? await call(tool, { ...args, workspace: repo, verbose: true }) : after;
       if (show) console.log(`${tool} ${JSON.stringify(args)}\n${after}\n`);
       const floor = bytes(JSON.stringify({ metadata: JSON.parse(after).metadata })) - 2;
       const label = repo === ROOT ? "cruxe" : "go_basic";
@@ -149,10 +148,9 @@ function printTables(
 
 /** Bytes of the `tools/list` result per tool set, and of the instructions every session gets. */
 function listingBytes(rt: ServerRuntime): Record<string, { tools: number; bytes: number }> {
-  const names = TOOLS.map((t) => t.name);
   const out: Record<string, { tools: number; bytes: number }> = {};
   for (const [label, spec] of [["default", undefined], ["core", ["core"]], ["all", ["all"]]] as const) {
-    const listed = new Dispatcher(rt, TOOLS, resolveToolSet(spec, names)).listTools();
+    const listed = new Dispatcher(rt, TOOLS, resolveToolSet(spec, TOOLS)).listTools();
     out[`tools/list ${label}`] = { tools: listed.length, bytes: bytes(JSON.stringify({ tools: listed })) };
   }
   out["instructions"] = { tools: 0, bytes: bytes(instructions()) };

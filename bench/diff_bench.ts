@@ -18,7 +18,7 @@ import { registerProject } from "../src/index/project_setup.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { diffContext } from "../src/query/diff_context.ts";
 import { compareSymbol } from "../src/query/compare_symbol.ts";
-import type { RefView } from "../src/state/ref_view.ts";
+import type { RefView } from "../src/state/read/ref_view.ts";
 
 const corpus = Deno.args[0] ?? "/work/corpora/go/net";
 const changed = Number(Deno.args[1] ?? 50);

@@ -11,10 +11,10 @@ import { z } from "zod";
 import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import { ServerRuntime } from "../src/mcp/runtime.ts";
-import { Dispatcher } from "../src/mcp/dispatch.ts";
-import { TOOLS } from "../src/mcp/tools/registry.ts";
-import { defineTool, type ToolDef } from "../src/mcp/tools/tool.ts";
+import { ServerRuntime } from "../src/service/runtime.ts";
+import { Dispatcher } from "../src/service/dispatch.ts";
+import { TOOLS } from "../src/service/tools/registry.ts";
+import { defineTool, type ToolDef } from "../src/service/tools/tool.ts";
 
 const big = Deno.args[0] ?? "/work/corpora/go";
 const home = Deno.makeTempDirSync({ prefix: "cruxe-bench-dispatch-" });
@@ -30,6 +30,7 @@ const rt = new ServerRuntime(config, registry, {
 });
 const noop = defineTool({
   name: "noop",
+  summary: "no-op (benchmark only)",
   indexGate: false,
   description: () => "no-op (benchmark only)",
   input: z.strictObject({ n: z.number().optional() }),
@@ -43,7 +44,7 @@ const job = rt.runner.start(bigP, { mode: "full", force: true }).active;
 await new Promise((r) => setTimeout(r, 1500)); // let the job get into parsing
 
 const call = (name: string, args: Record<string, unknown>) =>
-  dispatcher.callTool(name, args, {
+  dispatcher.call(name, args, {
     sendNotification: () => Promise.resolve(),
     signal: new AbortController().signal,
   });

@@ -9,14 +9,14 @@ import { cpuUsage } from "node:process";
 import { Parser } from "web-tree-sitter";
 import { scanRepository } from "../src/index/scan.ts";
 import { languageById, languageForPath } from "../src/index/languages/registry.ts";
-import { readRepoFile } from "../src/state/safe_open.ts";
+import { readRepoFile } from "../src/io/safe_open.ts";
 import { initParser } from "../src/index/parser.ts";
 import { extract } from "../src/index/extract/engine.ts";
 import { chunkFile } from "../src/index/chunker.ts";
 import { buildFileRows } from "../src/state/file_rows.ts";
 import { isGeneratedFile } from "../src/index/generated.ts";
 import { Language } from "web-tree-sitter";
-import { readGrammar } from "../src/state/grammar_assets.ts";
+import { readGrammar } from "../src/io/grammar_assets.ts";
 
 const root = Deno.args[0];
 const fi = Deno.args.indexOf("--files");

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { scanRepository } from "../src/index/scan.ts";
 import { languageForPath } from "../src/index/languages/registry.ts";
-import { readRepoFile } from "../src/state/safe_open.ts";
+import { readRepoFile } from "../src/io/safe_open.ts";
 import { contentHash } from "../src/core/ids.ts";
 import { WorkerPool } from "../src/index/worker_pool.ts";
 import type { FileRows } from "../src/state/file_rows.ts";

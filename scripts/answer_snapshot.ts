@@ -13,10 +13,10 @@
 import { join, relative } from "node:path";
 import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
+import { toolNamed } from "../src/service/tools/registry.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import { ServerRuntime } from "../src/mcp/runtime.ts";
-import { Dispatcher } from "../src/mcp/dispatch.ts";
-import { hasCompactForm } from "../src/mcp/compact.ts";
+import { ServerRuntime } from "../src/service/runtime.ts";
+import { Dispatcher } from "../src/service/dispatch.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const REPOS = join(ROOT, "fixtures/repos");
@@ -76,8 +76,8 @@ export async function answers(only?: readonly string[], verbose = false): Promis
   const dispatcher = new Dispatcher(rt);
   const out: Answer[] = [];
   const call = async (tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
-    const full = verbose && hasCompactForm(tool) ? { ...args, verbose: true } : args;
-    const r = await dispatcher.callTool(tool, full, {
+    const full = verbose && toolNamed(tool)?.compact ? { ...args, verbose: true } : args;
+    const r = await dispatcher.call(tool, full, {
       sendNotification: () => Promise.resolve(),
       signal: new AbortController().signal,
     });

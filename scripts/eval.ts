@@ -48,7 +48,7 @@ import {
 } from "./eval/cross_validate.ts";
 import { type BudgetOutcome, budgetRecall, parseBudgets, summarizeBudgets } from "./eval/budget.ts";
 import { getCodeContext } from "../src/query/code_context.ts";
-import { compactAnswer } from "../src/mcp/compact.ts";
+import { compactContext } from "../src/service/compact.ts";
 import { buildMetadata } from "../src/core/metadata.ts";
 import { estimateTokens } from "../src/query/_token_estimate.ts";
 import type { RankingParams } from "../src/query/search/ranking_params.ts";
@@ -333,7 +333,9 @@ function budgetPass(opened: OpenRepo[], budgets: number[]): BudgetOutcome[] {
           repo: r.repo,
           budget: b,
           recall: budgetRecall(items, [...q.relevant, ...q.secondary]),
-          answer_tokens: estimateTokens(JSON.stringify({ ...compactAnswer("get_code_context", res), metadata })),
+          answer_tokens: estimateTokens(
+            JSON.stringify({ ...compactContext(res as unknown as Record<string, unknown>), metadata }),
+          ),
           verbose_tokens: estimateTokens(JSON.stringify({ ...res, metadata })),
         });
       }

@@ -13,7 +13,7 @@
  */
 import { join, relative } from "node:path";
 import { Language, type Node, Parser } from "web-tree-sitter";
-import { readGrammar } from "../src/state/grammar_assets.ts";
+import { readGrammar } from "../src/io/grammar_assets.ts";
 
 /** One function over the limit. */
 export interface LongFunction {

@@ -146,7 +146,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "open-file-symlink-escape",
     claim: "path checks: a symlink leaving the repository is refused after realpath",
-    file: "src/state/safe_open.ts",
+    file: "src/io/safe_open.ts",
     find:
       '    if (!isWithinRoot(canonical, real)) throw forbidden(path, "it resolves outside the repository (symlink escape)");\n    if (real === canonical)',
     replace: "    if (real === canonical)",
@@ -155,7 +155,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "router-allowed-roots",
     claim: "path checks: auto-discovery stays inside --allowed-root",
-    file: "src/mcp/workspace_router.ts",
+    file: "src/service/workspace_router.ts",
     find: "if (!real || !isWithinAnyRoot(this.options.allowedRoots, real)) {",
     replace: "if (!real) {",
     test: "tests/mcp_router_test.ts",
@@ -182,7 +182,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "evict-waits",
     claim: "cancellation: evicting a workspace cancels its job",
-    file: "src/mcp/workspace_router.ts",
+    file: "src/service/workspace_router.ts",
     find: "    await this.runner.cancel(projectId);",
     replace: "    await this.runner.activeFor(projectId)?.done;",
     test: "tests/mcp_router_test.ts",
@@ -246,7 +246,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "heartbeat-disabled",
     claim: "reliability: a quiet job repeats its last progress report",
-    file: "src/mcp/progress_notifier.ts",
+    file: "src/service/progress_notifier.ts",
     find: "if (performance.now() - this.lastSent >= HEARTBEAT_MS - 125) this.report(this.lastReport);",
     replace: "void HEARTBEAT_MS;",
     test: "tests/mcp_progress_test.ts",
@@ -309,7 +309,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "git-fsmonitor-kept",
     claim: "hostile repository: git never runs the repository's core.fsmonitor",
-    file: "src/state/git.ts",
+    file: "src/io/git.ts",
     find: '  "core.fsmonitor=false",\n',
     replace: "",
     test: "tests/hostile_git_test.ts",
@@ -318,7 +318,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "git-transports-allowed",
     claim: "hostile repository: git starts no transport (ssh, ext::, lazy fetch)",
-    file: "src/state/git.ts",
+    file: "src/io/git.ts",
     find: '    GIT_ALLOW_PROTOCOL: "",\n',
     replace: "",
     test: "tests/hostile_git_test.ts",
@@ -327,7 +327,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "safe-open-follows-dirs",
     claim: "hostile repository: no read passes through a symlinked directory",
-    file: "src/state/safe_open.ts",
+    file: "src/io/safe_open.ts",
     find:
       '    if (st.isSymlink) throw forbidden(shown, `${segs.slice(0, i + 1).join("/")} is a symlinked directory`);\n    if (!st.isDirectory) throw notFound(shown);\n',
     replace: "",
@@ -336,7 +336,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "safe-open-no-identity",
     claim: "hostile repository: a swap between check and open is caught (handle identity, place confirmed after)",
-    file: "src/state/safe_open.ts",
+    file: "src/io/safe_open.ts",
     find: '    if (!handle.isFile() || !same(held, before)) throw notFound(path, "it changed while being opened");\n' +
       "    // No check that the file shares its directory's device: on an overlay file system whose layers sit on\n" +
       "    // different file systems, files report their layer's device and directories the overlay's.\n" +
@@ -392,7 +392,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "git-alternates-used",
     claim: "hostile repository: borrowed objects (alternates, symlinks in objects/) mean plain mode",
-    file: "src/state/git.ts",
+    file: "src/io/git.ts",
     find: "  if (borrowed) return refuse(",
     replace: "  if (borrowed && false) return refuse(",
     test: "tests/hostile_git_objects_test.ts",
@@ -401,7 +401,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "git-ref-symlink-followed",
     claim: "hostile repository: a ref read through a symlinked ref file is refused",
-    file: "src/state/git.ts",
+    file: "src/io/git.ts",
     find: "  const linked = refFileProblem(repo.gitDir, common, ref) ?? looseObjectLink(common);",
     replace: "  const linked = looseObjectLink(common);",
     test: "tests/hostile_git_objects_test.ts",
@@ -410,7 +410,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "git-env-inherited",
     claim: "hostile environment: git's variables (GIT_COMMON_DIR, GIT_OBJECT_DIRECTORY, …) reach no git call",
-    file: "src/state/git.ts",
+    file: "src/io/git.ts",
     find: "    clearEnv: true,",
     replace: "    clearEnv: false,",
     test: "tests/hostile_git_objects_test.ts",
@@ -437,7 +437,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "root-swap-served",
     claim: "hostile root: a moved root is not served until re-registered",
-    file: "src/mcp/workspace_router.ts",
+    file: "src/service/workspace_router.ts",
     find: "    checkRootUnmoved(project.repo_root); // a root swapped",
     replace: "    // a root swapped",
     test: "tests/root_swap_test.ts",
@@ -446,7 +446,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "auto-index-no-cap",
     claim: "limits: a diff call indexes a base ref itself only when it is near an indexed state",
-    file: "src/mcp/tools/ref_source.ts",
+    file: "src/service/tools/ref_source.ts",
     find: "    if (delta.files > AUTO_INDEX_MAX_FILES) {\n",
     replace: "    if (delta.files < 0) {\n",
     test: "tests/diff_tools_test.ts",
@@ -471,7 +471,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "resolver-tells-outside",
     claim: "sandbox: the launcher's path resolver tells only targets inside an allowed root",
-    file: "src/mcp/launcher_resolver.ts",
+    file: "src/io/launcher_resolver.ts",
     find: "return isWithinAnyRoot(roots, real) && statSync(real).isDirectory() ? real : null;",
     replace: "return statSync(real).isDirectory() ? real : null;",
     test: "tests/cli_symlink_paths_test.ts",
@@ -497,7 +497,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "cli-line-not-matched",
     claim: "answer truth: `cruxe search` prints the matched line with its own number",
-    file: "src/cli/commands/query_cmds.ts",
+    file: "src/cli/tool_views.ts",
     find: "m ? { path: x.path, line: m.line, text: m.text }",
     replace: "m ? { path: x.path, line: x.line_start, text: m.text }",
     test: "tests/cli_test.ts",
@@ -542,7 +542,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "served-not-indexed",
     claim: "first run: a served workspace with no index starts indexing at start",
-    file: "src/mcp/runtime.ts",
+    file: "src/service/runtime.ts",
     find: "if (!unindexed && !interrupted && !sync.includes(p)) continue;",
     replace: "if (!sync.includes(p)) continue;",
     test: "tests/serve_first_index_test.ts",
@@ -595,7 +595,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "tools-set-call-gate",
     claim: "tool sets: a tool outside the chosen set is not answered",
-    file: "src/mcp/dispatch.ts",
+    file: "src/service/dispatch.ts",
     find: "if (!tool || !this.enabled.has(name)) {",
     replace: "if (!tool) {",
     test: "tests/tool_surface_test.ts",

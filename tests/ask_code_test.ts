@@ -10,7 +10,7 @@ import type { ProjectRow } from "../src/state/registry.ts";
 import { scopeHome, termSearch } from "./helpers/scope_fixtures.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { bodyOf, inProcess, waitFor } from "./mcp_helpers.ts";
-import { scopedSearch } from "../src/mcp/tools/scope_args.ts";
+import { searchOneRepo } from "../src/query/search_code.ts";
 
 /** A loopback test double of an OpenAI-compatible (and Ollama) chat endpoint. */
 interface Received {
@@ -151,7 +151,7 @@ Deno.test("ask_code: no evidence → says so without calling the model", async (
 });
 
 Deno.test("ask_code: minScore on search_code's own 0..1 scores keeps exactly the evidence at or above it", async () => {
-  const real = { ...deps(null), search: scopedSearch };
+  const real = { ...deps(null), search: searchOneRepo };
   const all = await askCode(real, scopeOf({ scope: { type: "repos", repos: ["alpha", "gamma"] } }), {
     query: "rate limiter",
   });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { grammarUrl, readGrammar } from "../src/state/grammar_assets.ts";
+import { grammarUrl, readGrammar } from "../src/io/grammar_assets.ts";
 import { LANGUAGES } from "../src/index/languages/registry.ts";
 import { parseAndExtract } from "../src/index/parser.ts";
 import { buildOnlyPackages, compileArgs, importedPackages, workerModules } from "../scripts/compile.ts";

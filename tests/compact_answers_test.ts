@@ -9,7 +9,7 @@ import { bodyOf, inProcess } from "./mcp_helpers.ts";
 import { copyFixture } from "./helpers/fixture_repo.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { cutAroundMatches, queryStems } from "../src/query/_cut_around_matches.ts";
-import { COMPACT_SNIPPET_LINE_CHARS, shortSnippet } from "../src/mcp/compact.ts";
+import { COMPACT_SNIPPET_LINE_CHARS, shortSnippet } from "../src/service/compact.ts";
 
 type Json = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { unknownConfigKeys } from "../src/cli/context.ts";
 import { resolveConfig } from "../src/core/config.ts";
 import { CruxeError } from "../src/core/errors.ts";
-import { readerPoolSize } from "../src/mcp/reader_pool.ts";
+import { readerPoolSize } from "../src/service/reader_pool.ts";
 import { REPO_ROOT } from "./mcp_helpers.ts";
 
 /** The first ```json block after the guide's config-file sentence. */

@@ -4,7 +4,7 @@ import { tempHome } from "./helpers/fixture_repo.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { interruptedReport } from "../src/query/index_status.ts";
-import { processAlive } from "../src/state/process_lock.ts";
+import { processAlive } from "../src/io/process_lock.ts";
 import { CRUXE_FLAGS, waitFor } from "./mcp_helpers.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;

@@ -8,12 +8,12 @@ import { join } from "node:path";
 import { indexDir, tempHome } from "./helpers/fixture_repo.ts";
 import { V1, V2, writeFiles } from "./helpers/two_versions.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
-import type { RefView } from "../src/state/ref_view.ts";
+import type { RefView } from "../src/state/read/ref_view.ts";
 import { diffContext } from "../src/query/diff_context.ts";
 import { compareSymbol } from "../src/query/compare_symbol.ts";
-import { compareRefs, diffRefs } from "../src/query/ref_compare.ts";
-import type { RefSource } from "../src/query/ref_views.ts";
-import { diffLinesForPeople } from "../src/cli/commands/ref_cmds.ts";
+import { compareRefs, diffRefs } from "../src/service/ref_compare.ts";
+import type { RefSource } from "../src/service/ref_views.ts";
+import { diffLinesForPeople } from "../src/cli/tool_views.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { jsonTokens, METADATA_TOKENS } from "../src/query/_token_estimate.ts";
 

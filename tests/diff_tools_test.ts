@@ -11,9 +11,9 @@ import { removeFiles, V1, V2, writeFiles } from "./helpers/two_versions.ts";
 import { bodyOf, inProcess } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { isErrorCode } from "../src/core/errors.ts";
-import { gitMergeBase, isSafeRevision } from "../src/state/git.ts";
+import { gitMergeBase, isSafeRevision } from "../src/io/git.ts";
 import { join } from "node:path";
-import { AUTO_INDEX_MAX_FILES } from "../src/mcp/tools/ref_source.ts";
+import { AUTO_INDEX_MAX_FILES } from "../src/service/tools/ref_source.ts";
 
 /** A git repository: v1 committed on main, v2 committed on feature (checked out). */
 function branchedRepo(): { dir: string; mainCommit: string; feature: string } {
@@ -161,7 +161,7 @@ Deno.test("a branch name means its commit even when checked out; the working tre
     assert.equal((await s.rt.runner.start(p, { mode: "full", force: false }).active.done).status, "published");
     const sent: { method: string; params: Record<string, unknown> }[] = [];
     const call = (name: string, args: Record<string, unknown>, progressToken?: string) =>
-      s.dispatcher.callTool(name, { workspace: dir, ...args }, {
+      s.dispatcher.call(name, { workspace: dir, ...args }, {
         progressToken,
         sendNotification: (n) => (sent.push(n as (typeof sent)[number]), Promise.resolve()),
         signal: new AbortController().signal,
@@ -275,15 +275,18 @@ Deno.test("cruxe diff and cruxe compare: JSON and human output, errors with thei
     assert.equal(same.code, 0, same.stderr);
     const body = JSON.parse(same.stdout);
     assert.deepEqual([body.changes, body.base.ref, body.head.ref], [[], "WORKTREE", "WORKTREE"]);
-    // The checked-out branch's name means its commit, which the CLI does not index on its own.
+    // The checked-out branch's name means its commit; near an indexed state, the call indexes it on its own, as
+    // the tool does over MCP (the CLI makes the same call).
     for (const ref of ["main", "feature"]) {
-      const missing = await cruxe("diff", ref);
-      assert.equal(missing.code, 2);
-      assert.match(
-        missing.stderr,
-        new RegExp(`error\\[ref_not_indexed\\]: Ref ${ref} \\([0-9a-f]+\\) of .* is not indexed\\. .*index_repo`),
-      );
+      const byRef = await cruxe("diff", ref, "--json");
+      assert.equal(byRef.code, 0, byRef.stderr);
+      const b = JSON.parse(byRef.stdout);
+      assert.equal(b.base.ref, ref);
+      assert.match(b.base.commit_id, /^[0-9a-f]{40}$/);
     }
+    const unknown = await cruxe("diff", "no-such-branch");
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /error\[invalid_input\]|error\[ref_not_indexed\]/);
     const mb = await cruxe("diff", "no-such-branch", "--merge-base");
     assert.match(mb.stderr, /error\[merge_base_failed\]/);
     const cmp = await cruxe("compare", "scale", "WORKTREE");

@@ -19,7 +19,7 @@ import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, stdioClient, tempHomeDir, wa
 import { registerProject } from "../src/index/project_setup.ts";
 import { rebuildRegistry, Registry } from "../src/state/registry.ts";
 import { CruxeError } from "../src/core/errors.ts";
-import { processAlive } from "../src/state/process_lock.ts";
+import { processAlive } from "../src/io/process_lock.ts";
 import { fileModesUnavailable, NO_DAC, withFileModes } from "./helpers/no_dac.ts";
 
 const MAIN = join(REPO_ROOT, "main.ts");

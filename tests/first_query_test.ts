@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { copyFixture } from "./helpers/fixture_repo.ts";
 import { bodyOf, inProcess, waitFor } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import { buildHealth } from "../src/mcp/health.ts";
+import { buildHealth } from "../src/service/health.ts";
 
 Deno.test("a query worker is warmed before health says ready, and the first search_code runs on it", async () => {
   const dir = copyFixture("go_basic");

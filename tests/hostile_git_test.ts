@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { git } from "./helpers/fixture_repo.ts";
 import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, stdioClient, tempHomeDir, waitFor } from "./mcp_helpers.ts";
 import { Registry } from "../src/state/registry.ts";
-import { currentRef, gitArgs, gitDirOf, gitEnv, gitListFiles, hasGit } from "../src/state/git.ts";
+import { currentRef, gitArgs, gitDirOf, gitEnv, gitListFiles, hasGit } from "../src/io/git.ts";
 
 const base = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "cruxe-hostile-git-" }));
 /** Where the evil programs write; must stay empty. */

@@ -166,7 +166,7 @@ Deno.test("a newer-schema or corrupt index is index_incompatible and `--force` r
 Deno.test("a workspace outside this process's read permission is workspace_not_allowed with the fix", async () => {
   const outside = Deno.makeTempDirSync();
   const probe = Deno.makeTempFileSync({ suffix: ".ts" });
-  const setup = new URL("../src/state/workspace_dir.ts", import.meta.url).href;
+  const setup = new URL("../src/io/workspace_dir.ts", import.meta.url).href;
   Deno.writeTextFileSync(
     probe,
     `import { canonicalDir } from ${JSON.stringify(setup)};

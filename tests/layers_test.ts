@@ -1,14 +1,23 @@
 /**
- * The layers of `src/` import one way: core → state → index | query → mcp →
- * cli. Read from every import of every module (static, re-export and
- * dynamic `import()`), so a change that breaks the direction fails here and
- * names the import:
+ * The layers of `src/` import one way: core → io → state → index | query →
+ * service → mcp → cli. Read from every import of every module (static,
+ * re-export and dynamic `import()`), so a change that breaks the direction
+ * fails here and names the import:
  *
- * - `core` imports only core (pure vocabulary); `state` only core and state;
+ * - `core` imports only core (pure vocabulary); `io` (git, safe open, HTTP
+ *   clients, locks) only core; `state` (storage, split into `read/` and
+ *   `write/`) only core and io;
  * - `index` (writing the index) and `query` (answering) never import each
  *   other; both build on state;
- * - `query` and `mcp` reach `index/` only to start and follow jobs, through
- *   the modules in JOB_STARTING_MODULES;
+ * - `query` and `service` reach `index/` only to start and follow jobs,
+ *   through the modules in JOB_STARTING_MODULES;
+ * - `service` (the runtime, routing and the one `call` entry with every
+ *   tool's definition) knows no transport; `mcp` (stdio, HTTP, the status
+ *   page) and `cli` reach the index only through it: `cli` imports from
+ *   `mcp` only the transports it starts (CLI_TRANSPORTS), and neither
+ *   imports `query/` or `index/` modules that answer or build (the CLI's
+ *   own commands for jobs, status and diagnostics excepted: CLI_DIRECT);
+ * - `state/read/` never imports `state/write/`;
  * - no module of `src/` is part of an import cycle (type-only imports count:
  *   a type lives where it is produced, beside what both sides import).
  */
@@ -18,18 +27,35 @@ import { dirname, join, normalize } from "node:path";
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
 /** The layers, lowest first. */
-const LAYERS = ["core", "state", "index", "query", "mcp", "cli"] as const;
+const LAYERS = ["core", "io", "state", "index", "query", "service", "mcp", "cli"] as const;
 type Layer = typeof LAYERS[number];
 
 /** Which layers each layer may import (besides itself). */
 const MAY_IMPORT: Record<Layer, Layer[]> = {
   core: [],
-  state: ["core"],
-  index: ["core", "state"],
-  query: ["core", "state", "index"],
-  mcp: ["core", "state", "index", "query"],
-  cli: ["core", "state", "index", "query", "mcp"],
+  io: ["core"],
+  state: ["core", "io"],
+  index: ["core", "io", "state"],
+  query: ["core", "io", "state", "index"],
+  service: ["core", "io", "state", "index", "query"],
+  mcp: ["core", "io", "state", "service"],
+  cli: ["core", "io", "state", "index", "query", "service", "mcp"],
 };
+
+/** The modules of `mcp/` the CLI may import: the transports `serve-mcp` starts and their flags. */
+const CLI_TRANSPORTS = new Set([
+  "src/mcp/stdio.ts",
+  "src/mcp/http.ts",
+  "src/mcp/serve_options.ts",
+  "src/mcp/protocol_server.ts",
+]);
+
+/**
+ * The CLI modules that may import `query/` or `index/` directly: indexing, status, watching and diagnostics
+ * (the jobs the CLI runs itself). Every query command goes through `service/`.
+ */
+const CLI_DIRECT =
+  /^src\/cli\/(commands\/(index_cmd|status|watch|doctor\w*|serve_cmd|serve_mcp)|sandbox\w*|context|error_candidates|explain|completions|help|command_table|args|project_arg)\.ts$/;
 
 /** The modules of `index/` that `query` and `mcp` may import: they start jobs and report on them. */
 const JOB_STARTING_MODULES = new Set([
@@ -78,9 +104,18 @@ function layerOf(file: string): Layer {
 function breach(from: string, to: string): string | null {
   const a = layerOf(from);
   const b = layerOf(to);
+  if (from.startsWith("src/state/read/") && to.startsWith("src/state/write/")) {
+    return "state/read may not import state/write";
+  }
   if (a === b) return null;
   if (!MAY_IMPORT[a].includes(b)) return `${a} may import only ${MAY_IMPORT[a].join(", ") || "itself"}`;
-  if (a === "query" && b === "index" || a === "mcp" && b === "index") {
+  if (a === "cli" && b === "mcp" && !CLI_TRANSPORTS.has(to)) {
+    return `cli may import from mcp only ${[...CLI_TRANSPORTS].join(", ")}`;
+  }
+  if (a === "cli" && (b === "query" || b === "index") && !CLI_DIRECT.test(from)) {
+    return `cli reaches ${b} through service (only ${CLI_DIRECT.source} may import it)`;
+  }
+  if (a === "query" && b === "index" || a === "service" && b === "index") {
     if (JOB_STARTING_MODULES.has(to)) return null;
     return `${a} may import index only to start jobs (${[...JOB_STARTING_MODULES].join(", ")})`;
   }
@@ -122,7 +157,7 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return out;
 }
 
-Deno.test("every import of src/ runs down the layers (core, state, index | query, mcp, cli)", () => {
+Deno.test("every import of src/ runs down the layers (core, io, state, index | query, service, mcp, cli)", () => {
   const graph = importGraph();
   const offending: string[] = [];
   for (const [from, targets] of graph) {
@@ -162,11 +197,22 @@ Deno.test("no module of src/ is on an import cycle", () => {
 
 Deno.test("the layer rules catch what they forbid", () => {
   assert.deepEqual(breach("src/core/ids.ts", "src/state/db.ts"), "core may import only itself");
-  assert.deepEqual(breach("src/state/db.ts", "src/index/scan.ts"), "state may import only core");
+  assert.deepEqual(breach("src/state/db.ts", "src/index/scan.ts"), "state may import only core, io");
+  assert.deepEqual(breach("src/io/git.ts", "src/state/db.ts"), "io may import only core");
+  assert.equal(breach("src/mcp/stdio.ts", "src/query/search_code.ts"), "mcp may import only core, io, state, service");
+  assert.equal(breach("src/service/x.ts", "src/mcp/stdio.ts")?.startsWith("service may import only"), true);
+  assert.equal(breach("src/cli/commands/tool_command.ts", "src/service/dispatch.ts"), null);
+  assert.equal(
+    breach("src/cli/commands/x.ts", "src/query/search_code.ts")?.startsWith("cli reaches query"),
+    true,
+  );
+  assert.equal(breach("src/cli/commands/serve_mcp.ts", "src/mcp/stdio.ts"), null);
+  assert.equal(breach("src/cli/commands/serve_mcp.ts", "src/mcp/status_page.ts")?.startsWith("cli may import"), true);
+  assert.equal(breach("src/state/read/x.ts", "src/state/write/y.ts"), "state/read may not import state/write");
   assert.deepEqual(breach("src/query/x.ts", "src/index/indexer.ts")?.startsWith("query may import index only"), true);
-  assert.deepEqual(breach("src/index/x.ts", "src/query/locate_symbol.ts"), "index may import only core, state");
-  assert.deepEqual(breach("src/mcp/x.ts", "src/index/job_runner.ts"), null);
-  assert.deepEqual(breach("src/cli/x.ts", "src/index/scan.ts"), null);
+  assert.deepEqual(breach("src/index/x.ts", "src/query/locate_symbol.ts"), "index may import only core, io, state");
+  assert.deepEqual(breach("src/service/x.ts", "src/index/job_runner.ts"), null);
+  assert.deepEqual(breach("src/cli/commands/index_cmd.ts", "src/index/scan.ts"), null);
   const graph = new Map([["src/mcp/a.ts", ["src/mcp/b.ts"]], ["src/mcp/b.ts", ["src/mcp/a.ts"]]]);
   assert.deepEqual(cycles(graph), [["src/mcp/a.ts", "src/mcp/b.ts"]]);
   assert.equal(cyclePath(graph, ["src/mcp/a.ts", "src/mcp/b.ts"]), "src/mcp/a.ts -> src/mcp/b.ts -> src/mcp/a.ts");

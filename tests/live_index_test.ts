@@ -16,9 +16,9 @@ import { bodyOf, CRUXE_FLAGS, REPO_ROOT, stdioClient, syntheticGoRepo, tempHomeD
 import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import { ServerRuntime } from "../src/mcp/runtime.ts";
+import { ServerRuntime } from "../src/service/runtime.ts";
 import { JobRunner } from "../src/index/job_runner.ts";
-import { Dispatcher } from "../src/mcp/dispatch.ts";
+import { Dispatcher } from "../src/service/dispatch.ts";
 import { WatchFilter } from "../src/index/watch_filter.ts";
 import {
   Debouncer,
@@ -352,7 +352,7 @@ async function liveInProcess(repo: string, live: ConstructorParameters<typeof Se
   const dispatcher = new Dispatcher(rt);
   const run = async (name: string, args: Record<string, unknown> = {}) =>
     bodyOf(
-      await dispatcher.callTool(name, args, {
+      await dispatcher.call(name, args, {
         sendNotification: () => Promise.resolve(),
         signal: new AbortController().signal,
       }),
@@ -586,7 +586,7 @@ Deno.test("live index: watching follows use; the least recently used workspace p
   const dispatcher = new Dispatcher(rt);
   // A query uses a workspace (a status query such as index_status does not).
   const use = async (i: number) => {
-    await dispatcher.callTool("locate_symbol", { name: "Compute0x0", workspace: repos[i] }, {
+    await dispatcher.call("locate_symbol", { name: "Compute0x0", workspace: repos[i] }, {
       sendNotification: () => Promise.resolve(),
       signal: new AbortController().signal,
     });

@@ -9,8 +9,8 @@ import { copyFixture } from "./helpers/fixture_repo.ts";
 import { bodyOf, inProcess } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { isErrorCode } from "../src/core/errors.ts";
-import { TOOLS } from "../src/mcp/tools/registry.ts";
-import { RpcError } from "../src/mcp/jsonrpc_errors.ts";
+import { TOOLS } from "../src/service/tools/registry.ts";
+import { UnknownToolError } from "../src/service/dispatch.ts";
 
 const ALL_TOOLS = [
   "index_repo",
@@ -176,7 +176,7 @@ Deno.test("every tool answers with metadata on an indexed workspace; errors use 
     );
     await assert.rejects(
       s.call("no_such_tool", {}),
-      (e: unknown) => e instanceof RpcError && e.code === -32602 && e.data.code === "invalid_input",
+      (e: unknown) => e instanceof UnknownToolError && e.tools.includes("search_code"),
     );
   } finally {
     s.close();

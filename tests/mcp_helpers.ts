@@ -5,10 +5,10 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
-import { ServerRuntime } from "../src/mcp/runtime.ts";
-import { Dispatcher } from "../src/mcp/dispatch.ts";
-import type { ToolResult } from "../src/mcp/envelope.ts";
-import type { RouterOptions } from "../src/mcp/workspace_router.ts";
+import { ServerRuntime } from "../src/service/runtime.ts";
+import { Dispatcher } from "../src/service/dispatch.ts";
+import type { ToolResult } from "../src/service/envelope.ts";
+import type { RouterOptions } from "../src/service/workspace_router.ts";
 
 /** The repository root (for spawning `main.ts`). */
 export const REPO_ROOT = new URL("../", import.meta.url).pathname;
@@ -93,7 +93,7 @@ export function inProcess(
     rt,
     dispatcher,
     call: (name, args = {}, token) =>
-      dispatcher.callTool(name, args, {
+      dispatcher.call(name, args, {
         progressToken: token,
         sendNotification: () => Promise.resolve(),
         signal: new AbortController().signal,

@@ -15,7 +15,7 @@ import {
   nextMcpProgress,
   type ProgressNotification,
   ProgressSink,
-} from "../src/mcp/progress_notifier.ts";
+} from "../src/service/progress_notifier.ts";
 import { waitFor } from "./mcp_helpers.ts";
 
 class FakeRunner {

@@ -11,8 +11,8 @@ import { copyFixture } from "./helpers/fixture_repo.ts";
 import { bodyOf, CRUXE_FLAGS, inProcess, REPO_ROOT, syntheticGoRepo, waitFor, within } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { checkServeOptions, type ServeOptions } from "../src/mcp/serve_options.ts";
-import { buildHealth } from "../src/mcp/health.ts";
-import { Warmset } from "../src/mcp/warmset.ts";
+import { buildHealth } from "../src/service/health.ts";
+import { Warmset } from "../src/service/warmset.ts";
 import { CruxeError } from "../src/core/errors.ts";
 
 async function indexed(s: ReturnType<typeof inProcess>, dir: string) {

@@ -16,7 +16,7 @@ import type { ProjectRow } from "../src/state/registry.ts";
 import { copyFixture, tempHome } from "./helpers/fixture_repo.ts";
 import { scopeHome, termSearch } from "./helpers/scope_fixtures.ts";
 import { bodyOf, inProcess } from "./mcp_helpers.ts";
-import { scopedSearch } from "../src/mcp/tools/scope_args.ts";
+import { searchOneRepo } from "../src/query/search_code.ts";
 import { requireIndex } from "../src/query/index_reader.ts";
 import { searchCode } from "../src/query/search_code.ts";
 import { setLogLevel } from "../src/core/log.ts";
@@ -355,7 +355,7 @@ Deno.test("merge, per-repo cap and order on search_code's own 0..1 scores (the f
       );
 
     const two = resolveScope({ scope: { type: "repos", repos: ["alpha", "gamma"] } }, opts)!;
-    const merged = await searchScope(deps, two, { query: "rate limiter", topK: 5 }, scopedSearch);
+    const merged = await searchScope(deps, two, { query: "rate limiter", topK: 5 }, searchOneRepo);
     const union = own(["alpha", "gamma"], "rate limiter", 5);
     assert.ok(union.filter((u) => u.repo === "alpha").length > 0 && union.some((u) => u.repo === "gamma"));
     // The merge is the best 5 of the union by score (ties: scope order, path, line).
@@ -389,7 +389,7 @@ Deno.test("merge, per-repo cap and order on search_code's own 0..1 scores (the f
     const perUncapped = new Map<string, number>();
     for (const r of uncapped) perUncapped.set(r.repo, (perUncapped.get(r.repo) ?? 0) + 1);
     assert.ok([...perUncapped.values()].some((n) => n > 2), "this query needs the cap: " + JSON.stringify(uncapped));
-    const capped = await searchScope(deps, all, { query, topK: 4 }, scopedSearch);
+    const capped = await searchScope(deps, all, { query, topK: 4 }, searchOneRepo);
     const per = new Map<string, number>();
     for (const r of capped.results) per.set(r.repo, (per.get(r.repo) ?? 0) + 1);
     assert.equal(capped.results.length, 4);

@@ -228,7 +228,8 @@ Deno.test("path rule on the CLI: search --path-prefix and outline refuse with in
     assert.equal(out.code, 2, `${args.join(" ")}: ${text}${dec.decode(out.stderr)}`);
     const err = JSON.parse(text).error as { code: string; data: { field: string } };
     assert.equal(err.code, "invalid_input");
-    assert.ok(err.data.field === "pathPrefix" || err.data.field === "path", JSON.stringify(err));
+    // The tool's own argument names: the CLI makes the same call as MCP.
+    assert.ok(err.data.field === "path_prefix" || err.data.field === "path", JSON.stringify(err));
   }
 });
 

@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { copyFixture } from "./helpers/fixture_repo.ts";
 import { bodyOf, type InProcess, inProcess, within } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import { ReaderPool, readerPoolSize } from "../src/mcp/reader_pool.ts";
+import { ReaderPool, readerPoolSize } from "../src/service/reader_pool.ts";
 import { indexPath } from "../src/state/project_index.ts";
 
-async function indexed(readerWorkers: number): Promise<{ s: InProcess; dir: string }> {
+async function indexed(readerWorkers: number, env?: Record<string, string>): Promise<{ s: InProcess; dir: string }> {
   const dir = copyFixture("go_basic");
-  const s = inProcess({ cwd: dir }, { readerWorkers });
+  const s = inProcess({ cwd: dir }, { readerWorkers, env });
   const job = await s.rt.runner.start(registerProject(s.registry, dir), { mode: "full", force: false }).active.done;
   assert.equal(job.status, "published");
   return { s, dir };
@@ -77,8 +77,8 @@ Deno.test("reader workers answer query tools exactly as the main thread does, er
 });
 
 Deno.test("health_check and index_status answer at once while every reader worker is stuck in a slow query", async () => {
-  Deno.env.set("CRUXE_TEST_READER_STALL_MS", "3000");
-  const { s } = await indexed(1);
+  // The stall is the server's configuration (read once from its environment), passed down to the pool.
+  const { s } = await indexed(1, { CRUXE_TEST_READER_STALL_MS: "3000" });
   try {
     let slowDone = false;
     const slow = s.call("search_code", { query: "validate token" }).then((r) => {
@@ -103,7 +103,6 @@ Deno.test("health_check and index_status answer at once while every reader worke
     const r = await within(slow, 20_000, "the slow query");
     assert.ok((bodyOf(r).results as unknown[]).length > 0);
   } finally {
-    Deno.env.delete("CRUXE_TEST_READER_STALL_MS");
     s.close();
   }
 });

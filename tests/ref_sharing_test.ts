@@ -19,7 +19,7 @@ import { markDamaged } from "../src/state/project_index.ts";
 import { chunksRanked } from "../src/state/read/search.ts";
 import { symbolsByName } from "../src/state/read/symbols.ts";
 import { IndexReaders } from "../src/query/index_reader.ts";
-import type { ToolResult } from "../src/mcp/envelope.ts";
+import type { ToolResult } from "../src/service/envelope.ts";
 
 const repo = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "cruxe-ref-sharing-" }));
 const FILES = 20;

@@ -13,9 +13,9 @@ import { DatabaseSync } from "node:sqlite";
 import { commitAll, git } from "./helpers/fixture_repo.ts";
 import { bodyOf, type InProcess, inProcess, stdioClient, tempHomeDir, waitFor } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import { checkRefName, gitListTree } from "../src/state/git.ts";
+import { checkRefName, gitListTree } from "../src/io/git.ts";
 import { listRefStores, refsDir, refsStorePath, touchRefStore } from "../src/state/ref_stores.ts";
-import type { ToolResult } from "../src/mcp/envelope.ts";
+import type { ToolResult } from "../src/service/envelope.ts";
 
 const base = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "cruxe-refs-" }));
 const marks = join(base, "marks");
@@ -138,7 +138,7 @@ const before = snapshot();
 
 /** Calls a tool as the stdio session does (switch_ref keeps its default per session). */
 function stdioCall(name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  return s.dispatcher.callTool(name, { workspace: repo, ...args }, {
+  return s.dispatcher.call(name, { workspace: repo, ...args }, {
     sendNotification: () => Promise.resolve(),
     signal: new AbortController().signal,
     session: "stdio",

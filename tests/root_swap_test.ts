@@ -13,7 +13,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import { bodyOf, stdioClient, tempHomeDir, waitFor } from "./mcp_helpers.ts";
 import { scanRepository } from "../src/index/scan.ts";
 import { scanPaths } from "../src/index/scan_paths.ts";
-import { readRepoFile } from "../src/state/safe_open.ts";
+import { readRepoFile } from "../src/io/safe_open.ts";
 
 /** Only the outside directory holds it: seeing it in an answer is a leak. */
 const SECRET = `SECRET_${crypto.randomUUID().replaceAll("-", "")}`;

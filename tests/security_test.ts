@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { CruxeError } from "../src/core/errors.ts";
 import { isWithinAnyRoot, isWithinRoot, relativePathProblem } from "../src/core/path_policy.ts";
 import { registerProject } from "../src/index/project_setup.ts";
-import { canonicalDir } from "../src/state/workspace_dir.ts";
+import { canonicalDir } from "../src/io/workspace_dir.ts";
 import { requireIndex } from "../src/query/index_reader.ts";
 import { openFile } from "../src/query/open_file.ts";
 import { checkServeOptions, type ServeOptions } from "../src/mcp/serve_options.ts";
@@ -257,7 +257,7 @@ Deno.test("legit workspace: inside the allowed root, also reached through a syml
   assert.ok(router.registry.listWorkspaces().some((w) => w.path === join(dev, "other") && w.auto_discovered === 1));
 });
 
-Deno.test("paths from requests never reach a shell: the only subprocesses are git (from src/state/git.ts) and Cruxe itself", () => {
+Deno.test("paths from requests never reach a shell: the only subprocesses are git (from src/io/git.ts) and Cruxe itself", () => {
   const src = new URL("../src/", import.meta.url).pathname;
   const files: string[] = [];
   const walk = (d: string) => {
@@ -277,8 +277,8 @@ Deno.test("paths from requests never reach a shell: the only subprocesses are gi
     }
     if (/new Deno\.Command\("git"/.test(text)) {
       assert.ok(
-        f.endsWith("/src/state/git.ts"),
-        `${f} spawns git itself; every git call goes through src/state/git.ts`,
+        f.endsWith("/src/io/git.ts"),
+        `${f} spawns git itself; every git call goes through src/io/git.ts`,
       );
     }
   }

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { copyFixture } from "./helpers/fixture_repo.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { bodyOf, inProcess, waitFor } from "./mcp_helpers.ts";
-import { embedTexts, MAX_EMBED_REPLY_BYTES, resolveEmbedEndpoint } from "../src/state/embeddings.ts";
+import { embedTexts, MAX_EMBED_REPLY_BYTES, resolveEmbedEndpoint } from "../src/io/embeddings.ts";
 import { collectionName } from "../src/core/semantic_layer.ts";
 import { quantize } from "../src/state/chunk_vectors.ts";
 import { nearest } from "../src/query/semantic_search.ts";

@@ -13,9 +13,9 @@ import { registerProject } from "../src/index/project_setup.ts";
 import { resolveConfig } from "../src/core/config.ts";
 import { Registry } from "../src/state/registry.ts";
 import { JobRunner } from "../src/index/job_runner.ts";
-import { Warmset } from "../src/mcp/warmset.ts";
+import { Warmset } from "../src/service/warmset.ts";
 import { IndexReaders } from "../src/query/index_reader.ts";
-import { ServerRuntime } from "../src/mcp/runtime.ts";
+import { ServerRuntime } from "../src/service/runtime.ts";
 
 const RAW_PERMISSION = /run again with|--allow-read|NotCapable|Requires read access/;
 

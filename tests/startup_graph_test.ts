@@ -38,12 +38,18 @@ Deno.test("--version loads only the version module", () => {
   assert.deepEqual([...packages], []);
 });
 
-Deno.test("the CLI and its query commands load Node built-ins only: no SDK, zod or tree-sitter", () => {
-  for (const entry of ["src/cli/main.ts", "src/cli/commands/query_cmds.ts", "src/cli/commands/reference_cmds.ts"]) {
-    const { modules, packages } = staticGraph(entry);
-    const foreign = [...packages].filter((p) => !p.startsWith("node:"));
-    assert.deepEqual(foreign, [], `${entry} loads ${foreign.join(", ")}`);
-    assert.ok(modules.size > 5, `${entry}: the walk found its imports`);
-    assert.ok(![...modules].some((m) => m.includes("/src/mcp/tools/")), `${entry} loads no MCP tool`);
-  }
+Deno.test("the CLI loads Node built-ins only: no SDK, zod or tree-sitter, and no tool", () => {
+  const { modules, packages } = staticGraph("src/cli/main.ts");
+  const foreign = [...packages].filter((p) => !p.startsWith("node:"));
+  assert.deepEqual(foreign, [], `src/cli/main.ts loads ${foreign.join(", ")}`);
+  assert.ok(modules.size > 5, "the walk found its imports");
+  assert.ok(![...modules].some((m) => m.includes("/src/service/")), "src/cli/main.ts loads no tool");
+});
+
+Deno.test("a tool command loads the service and zod, never the MCP SDK or tree-sitter", () => {
+  const { modules, packages } = staticGraph("src/cli/commands/tool_command.ts");
+  const foreign = [...packages].filter((p) => !p.startsWith("node:")).sort();
+  assert.deepEqual(foreign, ["zod"], `tool commands load ${foreign.join(", ")}`);
+  assert.ok([...modules].some((m) => m.endsWith("/src/service/dispatch.ts")), "through the service's dispatch");
+  assert.ok(![...modules].some((m) => m.includes("/src/mcp/")), "no transport");
 });

@@ -5,23 +5,24 @@
  * the full description of any tool on demand.
  */
 import assert from "node:assert/strict";
-import { Dispatcher } from "../src/mcp/dispatch.ts";
-import { RpcError } from "../src/mcp/jsonrpc_errors.ts";
-import { DEFAULT_TOOL_SPEC, resolveToolSet, TOOL_PROFILES } from "../src/mcp/tool_set.ts";
-import { TOOLS } from "../src/mcp/tools/registry.ts";
+import { Dispatcher } from "../src/service/dispatch.ts";
+import { UnknownToolError } from "../src/service/dispatch.ts";
+import { DEFAULT_TOOL_SPEC, profileMembers, resolveToolSet } from "../src/service/tool_set.ts";
+import { TOOLS } from "../src/service/tools/registry.ts";
 import { resolveConfig } from "../src/core/config.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { bodyOf, inProcess, stdioClient, tempHomeDir } from "./mcp_helpers.ts";
 
 const NAMES = TOOLS.map((t) => t.name);
+const TOOL_PROFILES = profileMembers(TOOLS);
 const bytes = (x: unknown) => new TextEncoder().encode(JSON.stringify(x)).length;
 
 /** A dispatcher over an in-process runtime offering the tools `spec` selects. */
 function withTools(spec: string[] | undefined) {
   const s = inProcess();
-  const dispatcher = new Dispatcher(s.rt, TOOLS, resolveToolSet(spec, NAMES));
+  const dispatcher = new Dispatcher(s.rt, TOOLS, resolveToolSet(spec, TOOLS));
   const call = (name: string, args: Record<string, unknown> = {}) =>
-    dispatcher.callTool(name, args, {
+    dispatcher.call(name, args, {
       sendNotification: () => Promise.resolve(),
       signal: new AbortController().signal,
     });
@@ -74,11 +75,11 @@ Deno.test("--tools core lists and answers only the core tools and tool_help", as
     assert.deepEqual(names, [...TOOL_PROFILES.core, "tool_help"].sort());
     await assert.rejects(
       () => s.call("diff_context", { base_ref: "HEAD" }),
-      (e: unknown) => e instanceof RpcError && /not enabled/.test(e.message),
+      (e: unknown) => e instanceof UnknownToolError && /not enabled/.test(e.message),
     );
     await assert.rejects(
       () => s.call("no_such_tool"),
-      (e: unknown) => e instanceof RpcError && /Unknown tool/.test(e.message),
+      (e: unknown) => e instanceof UnknownToolError && /Unknown tool/.test(e.message),
     );
   } finally {
     s.close();
@@ -86,17 +87,24 @@ Deno.test("--tools core lists and answers only the core tools and tool_help", as
 });
 
 Deno.test("tool sets: profiles and names combine, comma-separated or repeated; unknown words suggest", () => {
-  const set = resolveToolSet(["core,find_references", "git"], NAMES);
-  for (const n of [...TOOL_PROFILES.core, ...TOOL_PROFILES.git, "find_references", "tool_help"]) {
+  const set = resolveToolSet(["core,find_references", "git"], TOOLS);
+  for (const n of [...TOOL_PROFILES.core, ...TOOL_PROFILES.git, "find_references"]) {
     assert.ok(set.has(n), n);
   }
   assert.ok(!set.has("get_call_graph"));
-  assert.equal(resolveToolSet(["all"], NAMES).size, NAMES.length + 1);
+  assert.equal(resolveToolSet(["all"], TOOLS).size, NAMES.length);
+  assert.deepEqual(TOOL_PROFILES.core, [
+    "search_code",
+    "locate_symbol",
+    "get_file_outline",
+    "get_code_context",
+    "open_file",
+  ]);
   assert.throws(
-    () => resolveToolSet(["croe"], NAMES),
+    () => resolveToolSet(["croe"], TOOLS),
     (e: unknown) => e instanceof CruxeError && e.code === "invalid_input" && /did you mean "core"/.test(e.message),
   );
-  assert.throws(() => resolveToolSet([" , "], NAMES), CruxeError);
+  assert.throws(() => resolveToolSet([" , "], TOOLS), CruxeError);
 });
 
 Deno.test("the config file's tools key: a list or one comma-separated string; anything else is refused", () => {

@@ -6,15 +6,13 @@
  * only the command it runs (the sandbox launcher of `serve-mcp` stays small).
  */
 import { CruxeError } from "../core/errors.ts";
-import type { OptionTable, Parsed } from "./args.ts";
+import type { OptionTable } from "./args.ts";
 import type { CommandDef } from "./command_def.ts";
-import { type CliContext, openContext } from "./context.ts";
+import { openContext } from "./context.ts";
 import { userCwd } from "./user_cwd.ts";
 import { printJson, say } from "./output.ts";
-import type { QueryArgs } from "./commands/query_cmds.ts";
 import { runServeCommand, SERVE_MCP_OPTIONS, SERVE_OPTIONS } from "./commands/serve_cmd.ts";
 import { completionScript, SHELLS } from "./completions.ts";
-import { LIMITS } from "../query/limits.ts";
 
 /** Erases a command's option types so commands with different tables share one list. */
 function command<T extends OptionTable>(def: CommandDef<T>): CommandDef {
@@ -28,16 +26,6 @@ const workspace = {
     help: "project to query (default: the one containing the current directory)",
   },
 } as const satisfies OptionTable;
-/** `--limit` of a command: the numbers of the tool it runs (`LIMITS`), in its help and its check. */
-function limitOf(tool: keyof typeof LIMITS) {
-  const { default: d, max } = LIMITS[tool];
-  return {
-    limit: { type: "string", arg: "N", int: [1, max], help: `at most N results (1-${max}, default ${d})` },
-  } as const satisfies OptionTable;
-}
-const lang = {
-  lang: { type: "string", arg: "LANG", help: "only this language (go, python, typescript, ...)" },
-} as const;
 const ref = {
   ref: {
     type: "string",
@@ -45,38 +33,7 @@ const ref = {
     help: "branch, tag or commit, read from its index (default: the working tree; see `cruxe index --ref`)",
   },
 } as const;
-const path = {
-  path: { type: "string", arg: "PATH", help: "file that holds the symbol (when the name is ambiguous)" },
-} as const;
-
-/** How a query command runs once its arguments are read. */
-type QueryRunner = (ctx: CliContext, name: string, a: QueryArgs) => Promise<number>;
-
-/** The query tools' runner (`commands/query_cmds.ts`), loaded on first use. */
-const queryRunner: QueryRunner = async (...a) => (await import("./commands/query_cmds.ts")).runQueryCommand(...a);
-/** The references and call-graph runner (`commands/reference_cmds.ts`), loaded on first use. */
-const referenceRunner: QueryRunner = async (...a) =>
-  (await import("./commands/reference_cmds.ts")).runReferenceCommand(...a);
-
-/** Runs a query command (by default through `queryRunner`) with the text of its positional arguments. */
-function query<T extends OptionTable>(
-  name: string,
-  p: Parsed<T>,
-  runner: QueryRunner = queryRunner,
-): Promise<number> {
-  const { verbose: _v, config, json, help: _h, workspace, ...flags } = p.values as Record<string, unknown>;
-  const text = p.positionals.join(" ").trim();
-  if (!text) throw new CruxeError("invalid_input", `cruxe ${name} needs an argument (see cruxe ${name} --help)`);
-  return runner(openContext(config as string | undefined), name, {
-    workspace: (workspace as string | undefined) ?? userCwd(),
-    command: name,
-    json: json === true,
-    text,
-    flags: flags as Record<string, string | undefined>,
-  });
-}
-
-/** All commands, in the order help lists them. */
+/** The commands of the CLI itself (the tool commands come from the tool definitions: `allCommands`). */
 export const COMMANDS: CommandDef[] = [
   command({
     name: "init",
@@ -139,223 +96,6 @@ export const COMMANDS: CommandDef[] = [
       }),
   }),
   command({
-    name: "search",
-    args: "QUERY",
-    argsRequired: true,
-    summary: "search code: symbols, snippets and files, as path:line: snippet lines",
-    options: {
-      ...lang,
-      ...limitOf("search"),
-      "path-prefix": { type: "string", arg: "P", help: "only paths starting with P" },
-      ...ref,
-      ...workspace,
-    },
-    examples: ['cruxe search "rate limit" --lang go   # where is rate limiting done?'],
-    run: (p) => query("search", p),
-  }),
-  command({
-    name: "locate",
-    args: "NAME",
-    argsRequired: true,
-    summary: "find definitions by name (qualified names and typos work)",
-    options: {
-      kind: { type: "string", arg: "KIND", help: "only this kind (function, class, method, ...)" },
-      ...lang,
-      ...limitOf("locate"),
-      ...workspace,
-      ...ref,
-    },
-    examples: ["cruxe locate ValidateToken   # where is ValidateToken defined?"],
-    run: (p) => query("locate", p),
-  }),
-  command({
-    name: "outline",
-    args: "PATH",
-    argsRequired: true,
-    summary: "symbol tree of one file",
-    options: {
-      depth: {
-        type: "string",
-        arg: "top|all",
-        choices: ["top", "all"],
-        help: "top-level symbols only, or all (default: all)",
-      },
-      ...workspace,
-      ...ref,
-    },
-    examples: ["cruxe outline src/mcp/http.ts --depth top   # what does this file define?"],
-    run: (p) => query("outline", p),
-  }),
-  command({
-    name: "hierarchy",
-    args: "NAME",
-    argsRequired: true,
-    summary: "what contains a symbol, and its type hierarchy",
-    options: {
-      ...path,
-      direction: {
-        type: "string",
-        arg: "ancestors|descendants",
-        choices: ["ancestors", "descendants"],
-        help: "walk up or down (default: ancestors)",
-      },
-      ...workspace,
-      ...ref,
-    },
-    examples: ["cruxe hierarchy CheckRateLimit   # its class, module and supertypes"],
-    run: (p) => query("hierarchy", p),
-  }),
-  command({
-    name: "related",
-    args: "NAME",
-    argsRequired: true,
-    summary: "symbols related to one: calls, callers, imports, siblings",
-    options: {
-      ...path,
-      scope: {
-        type: "string",
-        arg: "file|module|package",
-        choices: ["file", "module", "package"],
-        help: "how far to look (default: file)",
-      },
-      ...limitOf("related"),
-      ...workspace,
-      ...ref,
-    },
-    examples: ["cruxe related ValidateToken --limit 5   # what it calls and what calls it"],
-    run: (p) => query("related", p),
-  }),
-  command({
-    name: "refs",
-    args: "NAME",
-    argsRequired: true,
-    summary: "where a symbol is used: calls, type uses, imports, inheritance",
-    options: {
-      ...path,
-      kind: { type: "string", arg: "KIND", help: "only definitions of this kind (function, class, ...)" },
-      "reference-kind": {
-        type: "string",
-        arg: "K",
-        choices: ["call", "type", "import", "inherit", "attribute"],
-        help: "only uses of this kind",
-      },
-      ...limitOf("refs"),
-      cursor: { type: "string", arg: "C", help: "the next page (printed after a full page)" },
-      candidates: { type: "boolean", help: "also list uses only the name matches (resolution candidate)" },
-      ...workspace,
-      ...ref,
-    },
-    examples: ["cruxe refs ValidateToken   # every use, with its enclosing symbol and how sure the match is"],
-    run: (p) => query("refs", p, referenceRunner),
-  }),
-  command({
-    name: "callgraph",
-    args: "NAME",
-    argsRequired: true,
-    summary: "callers and callees of a symbol, up to depth 3",
-    options: {
-      ...path,
-      kind: { type: "string", arg: "KIND", help: "only definitions of this kind (function, method, ...)" },
-      direction: {
-        type: "string",
-        arg: "callers|callees|both",
-        choices: ["callers", "callees", "both"],
-        help: "which way to walk (default: both)",
-      },
-      depth: { type: "string", arg: "N", int: [1, 3], help: "levels to walk (1-3, default 1)" },
-      "max-nodes": { type: "string", arg: "N", help: "at most N nodes (default 20)" },
-      candidates: { type: "boolean", help: "also follow calls only the name matches (resolution candidate)" },
-      ...workspace,
-      ...ref,
-    },
-    examples: ["cruxe callgraph ValidateToken --direction callers --depth 2"],
-    run: (p) => query("callgraph", p, referenceRunner),
-  }),
-  command({
-    name: "impls",
-    args: "NAME",
-    argsRequired: true,
-    summary: "types that implement or extend a type",
-    options: {
-      ...path,
-      kind: { type: "string", arg: "KIND", help: "only definitions of this kind (interface, class, ...)" },
-      limit: { type: "string", arg: "N", help: "at most N implementations (1-500, default 50)" },
-      candidates: { type: "boolean", help: "also list types only the names match (resolution candidate)" },
-      ...workspace,
-      ...ref,
-    },
-    examples: ["cruxe impls Handler --path net/http/server.go   # Go types whose methods cover the interface"],
-    run: (p) => query("impls", p, referenceRunner),
-  }),
-  command({
-    name: "context",
-    args: "QUERY",
-    argsRequired: true,
-    summary: "the code that answers a question, within a token budget",
-    options: {
-      "max-tokens": { type: "string", arg: "N", help: "token budget (100-100000, default 2000)" },
-      strategy: {
-        type: "string",
-        arg: "breadth|depth",
-        choices: ["breadth", "depth"],
-        help: "many places or one in depth",
-      },
-      ...workspace,
-      ...ref,
-    },
-    examples: ['cruxe context "how are tokens validated" --max-tokens 800'],
-    run: (p) => query("context", p),
-  }),
-  command({
-    name: "diff",
-    args: "BASE [HEAD]",
-    argsRequired: true,
-    summary: "symbols added, removed and changed between two refs (HEAD default: the working tree)",
-    options: {
-      "path-prefix": { type: "string", arg: "P", help: "only paths starting with P" },
-      "max-tokens": { type: "string", arg: "N", help: "token budget of the answer (100-100000, default 8000)" },
-      "merge-base": { type: "boolean", help: "compare from the merge base of BASE and HEAD (what a review shows)" },
-      ...workspace,
-    },
-    examples: [
-      "cruxe diff main   # what the working tree changes against main, symbol by symbol",
-      "cruxe diff main --merge-base --json   # since this branch left main, as JSON",
-    ],
-    run: async ({ values: v, positionals }) => {
-      if (positionals.length > 2) throw new CruxeError("invalid_input", "cruxe diff takes BASE and at most one HEAD");
-      return await (await import("./commands/ref_cmds.ts")).runDiffCommand(openContext(v.config), {
-        workspace: v.workspace ?? userCwd(),
-        json: v.json ?? false,
-        base: positionals[0],
-        head: positionals[1],
-        pathPrefix: v["path-prefix"],
-        maxTokens: v["max-tokens"],
-        mergeBase: v["merge-base"] ?? false,
-      });
-    },
-  }),
-  command({
-    name: "compare",
-    args: "SYMBOL BASE [HEAD]",
-    argsRequired: true,
-    summary: "one symbol at two refs: status, signatures and body diff (HEAD default: the working tree)",
-    options: { ...path, ...workspace },
-    examples: ["cruxe compare ValidateToken main   # how ValidateToken differs from main"],
-    run: async ({ values: v, positionals }) => {
-      if (positionals.length < 2 || positionals.length > 3) {
-        throw new CruxeError("invalid_input", "cruxe compare takes SYMBOL BASE [HEAD] (see cruxe compare --help)");
-      }
-      return await (await import("./commands/ref_cmds.ts")).runCompareCommand(openContext(v.config), {
-        workspace: v.workspace ?? userCwd(),
-        json: v.json ?? false,
-        symbol: positionals[0],
-        base: positionals[1],
-        head: positionals[2],
-        path: v.path,
-      });
-    },
-  }),
-  command({
     name: "status",
     summary: "projects, index state and jobs; --errors lists files with syntax errors",
     options: { errors: { type: "boolean", help: "list the files whose parse reported syntax errors" } },
@@ -415,7 +155,7 @@ export const COMMANDS: CommandDef[] = [
       "cruxe completions zsh > ~/.zfunc/_cruxe   # with fpath+=(~/.zfunc) before compinit",
       "cruxe completions fish > ~/.config/fish/completions/cruxe.fish",
     ],
-    run: ({ positionals }) => {
+    run: async ({ positionals }) => {
       const shell = positionals[0];
       if (!SHELLS.includes(shell as typeof SHELLS[number])) {
         throw new CruxeError(
@@ -423,13 +163,24 @@ export const COMMANDS: CommandDef[] = [
           `cruxe completions takes one of ${SHELLS.join(", ")} (got "${shell ?? ""}")`,
         );
       }
-      console.log(completionScript(shell as typeof SHELLS[number], COMMANDS));
+      console.log(completionScript(shell as typeof SHELLS[number], await allCommands()));
       return 0;
     },
   }),
 ];
 
+/**
+ * Every command, in the order help lists them: the CLI's own, with the
+ * commands made from tool definitions after `watch` (loaded on first use, so
+ * a command of the CLI's own starts without the tools).
+ */
+export async function allCommands(): Promise<CommandDef[]> {
+  const { toolCommands } = await import("./commands/tool_command.ts");
+  const at = COMMANDS.findIndex((c) => c.name === "watch") + 1;
+  return [...COMMANDS.slice(0, at), ...toolCommands(), ...COMMANDS.slice(at)];
+}
+
 /** The command named `name`, or undefined. */
-export function findCommand(name: string): CommandDef | undefined {
-  return COMMANDS.find((c) => c.name === name);
+export async function findCommand(name: string): Promise<CommandDef | undefined> {
+  return COMMANDS.find((c) => c.name === name) ?? (await allCommands()).find((c) => c.name === name);
 }

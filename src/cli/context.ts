@@ -17,7 +17,8 @@ import { nearest } from "./args.ts";
 import { readConfigObject } from "./config_file.ts";
 import { CruxeError } from "../core/errors.ts";
 import { Registry } from "../state/registry.ts";
-import { processAlive } from "../state/process_lock.ts";
+import { capStorePages } from "../state/db.ts";
+import { processAlive } from "../io/process_lock.ts";
 
 /** Opened state shared by a command's run. */
 export interface CliContext {
@@ -79,6 +80,7 @@ export function loadConfig(configPath?: string): CruxeConfig {
  */
 export function openContext(configPath?: string): CliContext {
   const config = loadConfig(configPath);
+  capStorePages(config.testMaxPageCount);
   const registry = Registry.open(config.home);
   // A full disk leaves the registry read-only: queries still answer from the existing indexes.
   const interruptedAtStart = registry.writeOrReadOnly(() =>

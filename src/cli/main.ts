@@ -8,9 +8,10 @@ import { CruxeError } from "../core/errors.ts";
 import { info, setLogLevel } from "../core/log.ts";
 import { versionLine } from "../core/version.ts";
 import { didYouMean, parseCommandArgs, splitCommand } from "./args.ts";
-import { COMMANDS, findCommand } from "./command_table.ts";
+import { allCommands, COMMANDS, findCommand } from "./command_table.ts";
 import { commandHelp, globalHelp } from "./help.ts";
 import { reportError } from "./output.ts";
+import type { CommandDef } from "./command_def.ts";
 
 /** Runs the CLI with `args`; resolves to the process exit code. */
 export async function main(args: string[]): Promise<number> {
@@ -39,16 +40,16 @@ async function dispatch(args: string[]): Promise<number> {
       return 0;
     }
     const asked = rest.includes("-h") || rest.includes("--help");
-    (asked ? console.log : console.error)(globalHelp(COMMANDS));
+    (asked ? console.log : console.error)(globalHelp(await allCommands()));
     return asked ? 0 : 2;
   }
   if (command === "help") {
     const topic = rest.find((a) => !a.startsWith("-"));
-    const def = topic === undefined ? undefined : commandNamed(topic);
-    console.log(def ? commandHelp(def) : globalHelp(COMMANDS));
+    const def = topic === undefined ? undefined : await commandNamed(topic);
+    console.log(def ? commandHelp(def) : globalHelp(await allCommands()));
     return 0;
   }
-  const def = commandNamed(command);
+  const def = await commandNamed(command);
   const parsed = parseCommandArgs(def.name, rest, def.options);
   if (parsed.values.help) {
     console.log(commandHelp(def));
@@ -57,8 +58,8 @@ async function dispatch(args: string[]): Promise<number> {
   const verbose = parsed.values.verbose?.length ?? 0;
   setLogLevel(verbose);
   if (verbose) {
-    const { grammarCheck } = await import("../mcp/health.ts");
-    const { grammarUrl } = await import("../state/grammar_assets.ts");
+    const { grammarCheck } = await import("../service/health.ts");
+    const { grammarUrl } = await import("../io/grammar_assets.ts");
     const g = grammarCheck();
     info(`grammars: ${g.available.length} of ${g.available.length + g.missing.length} languages in ${grammarUrl("")}`);
   }
@@ -69,11 +70,12 @@ async function dispatch(args: string[]): Promise<number> {
 }
 
 /** The command called `name`, or `invalid_input` suggesting the nearest one. */
-function commandNamed(name: string): NonNullable<ReturnType<typeof findCommand>> {
-  const def = findCommand(name);
+async function commandNamed(name: string): Promise<CommandDef> {
+  const def = await findCommand(name);
   if (def) return def;
+  const names = (await allCommands()).map((c) => c.name);
   throw new CruxeError(
     "invalid_input",
-    `unknown command "${name}"${didYouMean(name, COMMANDS.map((c) => c.name), (s) => `\`${s}\``)} (see cruxe --help)`,
+    `unknown command "${name}"${didYouMean(name, names, (s) => `\`${s}\``)} (see cruxe --help)`,
   );
 }

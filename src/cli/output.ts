@@ -55,7 +55,12 @@ export function reportError(err: unknown, json: boolean): number {
     console.error(`error[${e.code}]: ${printable(e.message, true)}`);
     for (const line of candidateLines(e.data)) console.error(printable(line));
   }
-  return NOTHING_MATCHED.has(e.code) ? EXIT_NOTHING : EXIT_ERROR;
+  return exitCodeFor(e.code);
+}
+
+/** The exit code of an error: 1 when it only says that nothing matched, else 2. */
+export function exitCodeFor(code: string): number {
+  return NOTHING_MATCHED.has(code) ? EXIT_NOTHING : EXIT_ERROR;
 }
 
 /** Error codes that mean the query ran and found nothing. */

@@ -2,7 +2,7 @@
 import { CruxeError } from "../core/errors.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
 import { registerProject } from "../index/project_setup.ts";
-import { canonicalDir } from "../state/workspace_dir.ts";
+import { canonicalDir } from "../io/workspace_dir.ts";
 
 /**
  * The registered project at or above `path`; registers `path` when `register`

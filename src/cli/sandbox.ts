@@ -51,7 +51,7 @@ import { CruxeError } from "../core/errors.ts";
 import { debug } from "../core/log.ts";
 import { printable } from "../core/printable.ts";
 import type { ServeOptions } from "../mcp/serve_options.ts";
-import { RESOLVER_ENV, startLauncherResolver } from "../mcp/launcher_resolver.ts";
+import { RESOLVER_ENV, startLauncherResolver } from "../io/launcher_resolver.ts";
 import { Registry } from "../state/registry.ts";
 import { readConfigObject } from "./config_file.ts";
 import { watchParent } from "./parent_watch.ts";

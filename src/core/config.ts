@@ -39,6 +39,13 @@ export interface CruxeConfig {
   readerWorkers: number | null;
   /** Indexed commits kept per refs store (`CRUXE_MAX_REF_STORES`, 1..1000, default 8). */
   maxRefStores: number;
+  /**
+   * Test only (`CRUXE_TEST_READER_STALL_MS`): every query a reader worker answers first blocks it this many ms,
+   * as a slow SQLite query would. 0 in production.
+   */
+  testReaderStallMs: number;
+  /** Test only (`CRUXE_TEST_MAX_PAGE_COUNT`): stores opened for writing are capped at this many pages. */
+  testMaxPageCount: number | null;
   /** The HTTP bearer token from the environment (`CRUXE_AUTH_TOKEN`); `--auth-token` wins over it. */
   authToken: string | null;
   /** Files larger than this are skipped when indexing (`CRUXE_MAX_FILE_BYTES`, default 16 MiB). */
@@ -199,6 +206,8 @@ export function resolveConfig(
     home: env.CRUXE_HOME ?? file.home ?? defaultHome(env, os),
     readerWorkers: readerWorkersSetting(env),
     maxRefStores: envNumber(env, "CRUXE_MAX_REF_STORES", DEFAULT_MAX_REF_STORES),
+    testReaderStallMs: testHookNumber("CRUXE_TEST_READER_STALL_MS", env) ?? 0,
+    testMaxPageCount: testHookNumber("CRUXE_TEST_MAX_PAGE_COUNT", env),
     authToken: env.CRUXE_AUTH_TOKEN ?? null,
     maxFileBytes: num("CRUXE_MAX_FILE_BYTES", file.maxFileBytes, "maxFileBytes", 16 * 1024 * 1024),
     maxFullTextBytes: num("CRUXE_MAX_FULLTEXT_BYTES", file.maxFullTextBytes, "maxFullTextBytes", 1024 * 1024),
@@ -252,10 +261,10 @@ export function processEnv(): Record<string, string> {
  * null when unset, not a positive whole number, or the environment cannot be
  * read. Product settings never come from here.
  */
-export function testHookNumber(name: `CRUXE_TEST_${string}`): number | null {
+function testHookNumber(name: `CRUXE_TEST_${string}`, env?: Record<string, string | undefined>): number | null {
   let raw: string | undefined;
   try {
-    raw = Deno.env.get(name);
+    raw = env ? env[name] : Deno.env.get(name);
   } catch {
     return null;
   }

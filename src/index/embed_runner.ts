@@ -13,7 +13,7 @@ import { CruxeError } from "../core/errors.ts";
 import { nowIso } from "../state/db.ts";
 import { type ChunkText, type Placement, VectorStore } from "../state/chunk_vectors.ts";
 import { collectionName, type EmbedConfig, embedModel } from "../core/semantic_layer.ts";
-import { embedTexts } from "../state/embeddings.ts";
+import { embedTexts } from "../io/embeddings.ts";
 
 /** Where a project's semantic layer stands. */
 export interface SemanticStatus {

@@ -17,14 +17,14 @@ import type { JobWorkerIn, JobWorkerOut } from "./job_worker.ts";
 import type { ActiveJob, IndexSummary, JobEvent } from "../state/jobs.ts";
 import { PARSE_WORKER_URL } from "./worker_pool.ts";
 import { registerProject } from "./project_setup.ts";
-import { refFor } from "../state/git.ts";
-import { checkRootUnmoved } from "../state/workspace_dir.ts";
-import { holdProcessLock, processAlive } from "../state/process_lock.ts";
+import { refFor } from "../io/git.ts";
+import { checkRootUnmoved } from "../io/workspace_dir.ts";
+import { holdProcessLock, processAlive } from "../io/process_lock.ts";
 import { asStorageError } from "../state/storage_errors.ts";
 import { indexPath } from "../state/project_index.ts";
 import { type RefStoreInfo, touchRefStore } from "../state/ref_stores.ts";
 import { findRefStore, isLiveRef, refsHomeFor, resolveProjectRef } from "../state/project_refs.ts";
-import type { ResolvedRef } from "../state/git.ts";
+import type { ResolvedRef } from "../io/git.ts";
 
 /** Ends a job with its summary, or with the failure's message, registry code and data. */
 type Finish = (
@@ -388,6 +388,7 @@ export class JobRunner {
       type: "start",
       jobId: job.job_id,
       home: this.registry.home,
+      storePageCap: this.config.testMaxPageCount,
       options: {
         root: project.repo_root,
         projectDir: this.registry.projectDir(project.project_id),

@@ -8,9 +8,9 @@
 /// <reference lib="deno.worker" />
 import { type IndexOptions, runIndex } from "./indexer.ts";
 import { runRefIndex } from "./ref_index.ts";
-import type { ResolvedRef } from "../state/git.ts";
+import type { ResolvedRef } from "../io/git.ts";
 import { type JobProgress, Registry } from "../state/registry.ts";
-import { nowIso } from "../state/db.ts";
+import { capStorePages, nowIso } from "../state/db.ts";
 import { CruxeError, toCruxeError } from "../core/errors.ts";
 import { warn } from "../core/log.ts";
 import { asStorageError, corruptRefsStore, isCorruption } from "../state/storage_errors.ts";
@@ -33,6 +33,8 @@ export type JobWorkerIn =
       refsHome?: string;
       maxRefStores: number;
     };
+    /** Stores this job opens for writing are capped at this many pages (`capStorePages`; tests only). */
+    storePageCap: number | null;
     /** Keep the parse workers for the next job of this worker (working-tree jobs only). */
     warm?: boolean;
   }
@@ -115,6 +117,7 @@ async function runJob(msg: Extract<JobWorkerIn, { type: "start" }>): Promise<voi
     }
   };
   try {
+    capStorePages(msg.storePageCap);
     registry = Registry.open(msg.home);
     record({ status: "running", started_at: nowIso() });
     const { gitRef, ...options } = msg.options;

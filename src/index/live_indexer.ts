@@ -37,8 +37,8 @@ import type { CruxeConfig, WatchMode } from "../core/config.ts";
 import { debug, info, warn } from "../core/log.ts";
 import type { JobRunner } from "./job_runner.ts";
 import type { JobEvent } from "../state/jobs.ts";
-import { refFor } from "../state/git.ts";
-import { outsideSandbox, rootMovedError, rootMovedTo } from "../state/workspace_dir.ts";
+import { refFor } from "../io/git.ts";
+import { outsideSandbox, rootMovedError, rootMovedTo } from "../io/workspace_dir.ts";
 import {
   DEFAULT_WATCH_TIMING,
   diffListings,
@@ -49,7 +49,7 @@ import {
   type WatchBatch,
   type WatchTiming,
 } from "./watcher.ts";
-import { publishedFiles } from "../state/published_files.ts";
+import { publishedFiles } from "../state/read/published_files.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import type { ScannedFile } from "./scan.ts";
 import { FreshnessMonitor, type PublishedIndex, SCAN_COST_FACTOR } from "./freshness_monitor.ts";

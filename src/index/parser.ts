@@ -6,7 +6,7 @@ import { Language, Parser } from "web-tree-sitter";
 import type { FileExtraction } from "../core/types.ts";
 import { extract } from "./extract/engine.ts";
 import { languageById } from "./languages/registry.ts";
-import { readGrammar } from "../state/grammar_assets.ts";
+import { readGrammar } from "../io/grammar_assets.ts";
 
 let ready: Promise<void> | null = null;
 const languages = new Map<string, Language>();

@@ -5,8 +5,8 @@
 import { basename } from "node:path";
 import { projectId } from "../core/ids.ts";
 import type { ProjectRow, Registry } from "../state/registry.ts";
-import { hasGit, refFor } from "../state/git.ts";
-import { canonicalDir } from "../state/workspace_dir.ts";
+import { hasGit, refFor } from "../io/git.ts";
+import { canonicalDir } from "../io/workspace_dir.ts";
 
 /** Registers (or refreshes) a project for a directory. */
 export function registerProject(

@@ -42,11 +42,11 @@ import {
   STASH_PREFIX,
   touchRefStore,
 } from "../state/ref_stores.ts";
-import { RefStoreWriter, SEED_REF } from "../state/ref_store_writer.ts";
+import { RefStoreWriter, SEED_REF } from "../state/write/ref_store_writer.ts";
 import { hasList, listedBlobIds, skippedBlobKeys, versionWithBlob } from "../state/read/file_blobs.ts";
 import { closeQuietly, type Db } from "../state/db.ts";
 import type { IndexSummary, ProgressEvent } from "../state/jobs.ts";
-import { gitBlobSizes, gitListTree, gitReadBlobs, type ResolvedRef, type TreeEntry } from "../state/git.ts";
+import { gitBlobSizes, gitListTree, gitReadBlobs, type ResolvedRef, type TreeEntry } from "../io/git.ts";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
 import { storeSeedChunkText } from "../state/ref_seed_text.ts";
 import { type FileSource, type IndexOptions, mayBeIndexed, runIndex } from "./indexer.ts";

@@ -7,9 +7,9 @@
 import { join } from "node:path";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
 import { debug, warn } from "../core/log.ts";
-import { readRepoFile, underSymlinkedDirectory } from "../state/safe_open.ts";
-import { gitListFiles } from "../state/git.ts";
-import { checkRootUnmoved } from "../state/workspace_dir.ts";
+import { readRepoFile, underSymlinkedDirectory } from "../io/safe_open.ts";
+import { gitListFiles } from "../io/git.ts";
+import { checkRootUnmoved } from "../io/workspace_dir.ts";
 
 /** A file the scan found, with what `stat` said. */
 export interface ScannedFile {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { type ScannedFile, type ScanResult, type StatContext, statListed } from "./scan.ts";
 import { IgnoreStack } from "./ignore_rules.ts";
 import { WatchFilter } from "./watch_filter.ts";
-import { checkRootUnmoved } from "../state/workspace_dir.ts";
+import { checkRootUnmoved } from "../io/workspace_dir.ts";
 
 /** What a scan of named paths found. */
 interface PathScan {

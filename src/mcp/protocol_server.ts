@@ -10,9 +10,9 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@model
 import { VERSION } from "../core/version.ts";
 import { languageIds } from "../core/languages.ts";
 import { RpcError } from "./jsonrpc_errors.ts";
-import type { Dispatcher } from "./dispatch.ts";
-import type { ServerRuntime } from "./runtime.ts";
-import { clientWantsJobProgress, type ProgressNotification } from "./progress_notifier.ts";
+import { type Dispatcher, UnknownToolError } from "../service/dispatch.ts";
+import type { ServerRuntime } from "../service/runtime.ts";
+import { clientWantsJobProgress, type ProgressNotification } from "../service/progress_notifier.ts";
 
 /** Session options. */
 export interface SessionOptions {
@@ -68,13 +68,20 @@ export function createProtocolServer(rt: ServerRuntime, dispatcher: Dispatcher, 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: dispatcher.listTools() }));
   server.setRequestHandler(
     CallToolRequestSchema,
-    (req, extra) =>
-      dispatcher.callTool(req.params.name, req.params.arguments, {
-        progressToken: req.params._meta?.progressToken,
-        sendNotification: (n: ProgressNotification) => extra.sendNotification(n),
-        signal: extra.signal,
-        session: opts.session,
-      }),
+    async (req, extra) => {
+      try {
+        return await dispatcher.call(req.params.name, req.params.arguments, {
+          progressToken: req.params._meta?.progressToken,
+          sendNotification: (n: ProgressNotification) => extra.sendNotification(n),
+          signal: extra.signal,
+          session: opts.session,
+        });
+      } catch (e) {
+        // A call of a tool the server does not answer is malformed: a JSON-RPC error, not a tool result.
+        if (e instanceof UnknownToolError) throw new RpcError(ErrorCode.InvalidParams, e.message, { tools: e.tools });
+        throw e;
+      }
+    },
   );
   server.fallbackRequestHandler = (req) => {
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);

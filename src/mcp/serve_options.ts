@@ -8,7 +8,7 @@
  */
 import { resolve } from "node:path";
 import { CruxeError } from "../core/errors.ts";
-import { canonicalDir } from "../state/workspace_dir.ts";
+import { canonicalDir } from "../io/workspace_dir.ts";
 
 /** Options of one serving process. */
 export interface ServeOptions {

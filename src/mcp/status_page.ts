@@ -12,6 +12,7 @@
  * the token from the address bar into its requests' `Authorization` header.
  * Requires nothing beyond the HTTP transport's permissions.
  */
+import { TOOL } from "../core/tool_names.ts";
 
 /** The path of the page's live section alone (bearer token required, like `/health`). */
 export const STATUS_LIVE_PATH = "/ui/live";
@@ -80,7 +81,7 @@ const STATUS_PAGE_HEAD = `<!doctype html>
 
 const STATUS_PAGE_TAIL = `
 <h2>Search</h2>
-<form id="search"><select id="workspace"><option value="">default workspace</option></select><input type="search" id="q" placeholder="search_code, e.g. where is rate limiting done" autocomplete="off"><button>Search</button></form>
+<form id="search"><select id="workspace"><option value="">default workspace</option></select><input type="search" id="q" placeholder="${TOOL.search_code}, e.g. where is rate limiting done" autocomplete="off"><button>Search</button></form>
 <div id="results"></div>
 <div id="file"></div>
 <script>
@@ -155,7 +156,7 @@ async function search(q) {
     const args = { query: q, limit: 20 };
     const workspace = $("workspace").value;
     if (workspace) args.workspace = workspace;
-    const r = await call("search_code", args);
+    const r = await call("${TOOL.search_code}", args);
     out.replaceChildren(el("div", r.results.length ? r.results.length + " of " + r.total_candidates + " candidates (" + r.query_intent + ")" : "No results.", "muted"));
     for (const x of r.results) {
       const d = el("div", null, "hit");
@@ -178,7 +179,7 @@ async function openHit() {
   if (spec.get("workspace")) args.workspace = spec.get("workspace");
   view.replaceChildren(el("div", "opening " + path + "…", "muted"));
   try {
-    const r = await call("open_file", args);
+    const r = await call("${TOOL.open_file}", args);
     const head = el("h2"); head.append(el("code", r.path + ":" + line), " ", el("span", "lines " + r.startLine + "–" + r.endLine + " of " + r.totalLines, "muted"));
     const code = el("div", null, "code");
     r.content.split("\\n").slice(0, r.endLine - r.startLine + 1).forEach((text, i) => {

@@ -8,11 +8,10 @@
  * server already holds.
  */
 import { recentWarnings } from "../core/log.ts";
-import { projectStatus } from "../query/index_status.ts";
-import type { Dispatcher } from "./dispatch.ts";
-import { buildHealth } from "./health.ts";
-import type { ServerRuntime } from "./runtime.ts";
-import type { FailedCall, ToolStatLine } from "./tool_stats.ts";
+import type { Dispatcher } from "../service/dispatch.ts";
+import { buildHealth, projectStatusOf } from "../service/health.ts";
+import type { ServerRuntime } from "../service/runtime.ts";
+import type { FailedCall, ToolStatLine } from "../service/tool_stats.ts";
 
 /** One project's row set on the page. */
 export interface ProjectSnapshot {
@@ -25,8 +24,8 @@ export interface ProjectSnapshot {
   /** `fresh`, `stale` or `syncing`, as the metadata of an answer about it says now. */
   freshness: string;
   watch: ReturnType<ServerRuntime["live"]["status"]> | null;
-  active_job: ReturnType<typeof projectStatus>["active_job"];
-  recent_jobs: ReturnType<typeof projectStatus>["recent_jobs"];
+  active_job: ReturnType<typeof projectStatusOf>["active_job"];
+  recent_jobs: ReturnType<typeof projectStatusOf>["recent_jobs"];
   /** Why the project's status could not be read (its other fields are then the health view's). */
   error?: string;
 }
@@ -64,13 +63,7 @@ export function statusSnapshot(rt: ServerRuntime, dispatcher: Dispatcher): Statu
     };
     if (!row) return base;
     try {
-      const s = projectStatus(
-        rt.registry,
-        rt.readers,
-        row,
-        rt.runner.activeFor(row.project_id),
-        (j) => rt.runner.jobView(j),
-      );
+      const s = projectStatusOf(rt, row);
       return {
         ...base,
         active_job: s.active_job,

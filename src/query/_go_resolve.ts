@@ -9,7 +9,7 @@ import type { Db } from "../state/db.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { childrenOf, symbolsByName } from "../state/read/symbols.ts";
 import { importTargetsOf } from "../state/read/edges.ts";
-import { referencesInLines } from "../state/references.ts";
+import { referencesInLines } from "../state/read/references.ts";
 import { defaultPackageName } from "../core/go_package_name.ts";
 import { dirOf } from "./_symbol_row.ts";
 import { isTestPath } from "../core/test_paths.ts";

@@ -8,7 +8,7 @@
 import type { Db } from "../state/db.ts";
 import { importLineRange } from "../state/read/edges.ts";
 import { fileLines } from "./_file_lines.ts";
-import { referencesInLines } from "../state/references.ts";
+import { referencesInLines } from "../state/read/references.ts";
 
 /** Alias → module name of `path`'s import statements (empty for a file without aliases or not Python). */
 export function moduleAliases(db: Db, path: string): Map<string, string> {

@@ -10,7 +10,7 @@
  */
 import type { Db } from "../state/db.ts";
 import { childrenOf, symbolByRowId } from "../state/read/symbols.ts";
-import { referencesInLines } from "../state/references.ts";
+import { referencesInLines } from "../state/read/references.ts";
 import type { ClassBases } from "./_class_bases.ts";
 import type { TargetResolver } from "./_resolve_target.ts";
 import { TYPE_KINDS } from "./_symbol_row.ts";

@@ -3,7 +3,7 @@
  * store holds, or (when the store lacks some of them) the file as the ref's
  * `readFiles` gives it. Bodies are cut from these lines by symbol line range.
  */
-import type { RefView } from "../state/ref_view.ts";
+import type { RefView } from "../state/read/ref_view.ts";
 import type { FileDigest } from "../state/read/files.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { storedLines } from "./_file_lines.ts";

@@ -26,6 +26,7 @@ import {
   searchScope,
 } from "./multi_repo.ts";
 import { checkRegisteredRoot, openFile } from "./open_file.ts";
+import { searchOneRepo } from "./search_code.ts";
 
 /** Default and largest `topK`. */
 export const DEFAULT_TOP_K = 5;
@@ -94,7 +95,8 @@ export interface AskResult {
 
 /** What ask_code needs from the server. */
 export interface AskDeps extends ScopeDeps {
-  search: SearchFn;
+  /** The per-repository search (default: the lexical `searchOneRepo`). */
+  search?: SearchFn;
   llm: LlmConfig | null;
 }
 
@@ -232,7 +234,12 @@ export async function askCode(deps: AskDeps, resolved: ResolvedScope, input: Ask
   const minScore = numberIn(input.minScore, "minScore", -1e9, 1e9, 0);
   const pathPrefix = checkPathPrefix(input.pathPrefix);
 
-  const found = await searchScope(deps, resolved, { query, topK, language: input.language, pathPrefix }, deps.search);
+  const found = await searchScope(
+    deps,
+    resolved,
+    { query, topK, language: input.language, pathPrefix },
+    deps.search ?? searchOneRepo,
+  );
   const { evidences, dropped } = gatherEvidence(found.results, resolved, minScore);
 
   const meta: AskMeta = {

@@ -11,7 +11,12 @@
  */
 import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
-import { referenceNameId, type ReferencePosition, referencesAfter, referencesInLines } from "../state/references.ts";
+import {
+  referenceNameId,
+  type ReferencePosition,
+  referencesAfter,
+  referencesInLines,
+} from "../state/read/references.ts";
 import { parseEnum, parseFlag, parseLimit } from "./_input_rules.ts";
 import { childrenOf, symbolByRowId } from "../state/read/symbols.ts";
 import { type Affinity, TargetResolver } from "./_resolve_target.ts";
@@ -28,7 +33,7 @@ import {
 } from "./find_references.ts";
 import { GoResolver, importNamesDir } from "./_go_resolve.ts";
 import { dirOf } from "./_symbol_row.ts";
-import type { ReferenceRow } from "../state/references.ts";
+import type { ReferenceRow } from "../state/read/references.ts";
 
 /** Inputs of get_call_graph. */
 export interface CallGraphInput {

@@ -13,7 +13,7 @@
  * `added` or `removed`.
  */
 import { CruxeError } from "../core/errors.ts";
-import type { RefView } from "../state/ref_view.ts";
+import type { RefView } from "../state/read/ref_view.ts";
 import { fileDigestOf } from "../state/read/files.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { symbolById, symbolsByName, symbolsByStableId, symbolsInFile } from "../state/read/symbols.ts";

@@ -21,7 +21,7 @@
  */
 import { CruxeError } from "../core/errors.ts";
 import { getMeta } from "../state/db.ts";
-import type { RefView } from "../state/ref_view.ts";
+import type { RefView } from "../state/read/ref_view.ts";
 import { type FileDigest, fileDigests } from "../state/read/files.ts";
 import { parsePathPrefix } from "./_input_rules.ts";
 import { parseMaxTokens } from "./code_context.ts";

@@ -27,7 +27,7 @@ import {
   type ReferencePosition,
   type ReferenceRow,
   referencesAfter,
-} from "../state/references.ts";
+} from "../state/read/references.ts";
 import { parseEnum, parseFlag, parseKind, parseLimit } from "./_input_rules.ts";
 import { resolveSymbol } from "./_resolve_symbol.ts";
 import { symbolByRowId } from "../state/read/symbols.ts";

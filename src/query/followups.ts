@@ -17,7 +17,7 @@ import {
   referenceCount,
   referenceNameId,
   referencesInLines,
-} from "../state/references.ts";
+} from "../state/read/references.ts";
 import { parseLimit, requireQuery } from "./_input_rules.ts";
 import { resolveSymbol } from "./_resolve_symbol.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
@@ -25,6 +25,7 @@ import { CALLABLE_KINDS, TYPE_KINDS } from "./_symbol_row.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { hasFile } from "../state/read/files.ts";
 import { searchCode } from "./search_code.ts";
+import { TOOL } from "../core/tool_names.ts";
 
 /** A result of an earlier call that follow-ups may start from. */
 export interface PreviousResult {
@@ -99,15 +100,15 @@ export function suggestFollowupQueries(db: Db, input: FollowupInput): FollowupRe
     if (sym) symbolFollowups(db, sym, add);
     const path = sym?.path ?? s.path;
     // Only a file the index holds: a path from the caller may name anything.
-    if (path && hasFile(db, path)) add("get_file_outline", { path }, `the other definitions of ${path}`);
+    if (path && hasFile(db, path)) add(TOOL.get_file_outline, { path }, `the other definitions of ${path}`);
   }
   if (!starts.length) {
     // Nothing found: spellings the index does hold, then a looser search.
     for (const s of suggestSymbols(db, query, 3)) {
-      add("locate_symbol", { name: s.name }, `indexed name close to "${query.slice(0, 60)}": ${s.qualified_name}`);
+      add(TOOL.locate_symbol, { name: s.name }, `indexed name close to "${query.slice(0, 60)}": ${s.qualified_name}`);
     }
     const words = splitIdentifier(query).slice(0, 4).join(" ");
-    if (words && words !== query) add("search_code", { query: words }, "the query's words, split apart");
+    if (words && words !== query) add(TOOL.search_code, { query: words }, "the query's words, split apart");
   }
   return { query, based_on: basedOn, suggestions: out.slice(0, limit), truncated: out.length > limit };
 }
@@ -116,20 +117,20 @@ export function suggestFollowupQueries(db: Db, input: FollowupInput): FollowupRe
 function symbolFollowups(db: Db, sym: SymbolRow, add: AddFollowup): void {
   const defs = definitionCount(db, sym.name);
   if (defs > 1) {
-    add("locate_symbol", { name: sym.name }, `${sym.name} is defined in ${defs} places; compare them`);
+    add(TOOL.locate_symbol, { name: sym.name }, `${sym.name} is defined in ${defs} places; compare them`);
   }
   const nameId = referenceNameId(db, sym.name);
   const uses = nameId === null ? 0 : referenceCount(db, nameId);
   if (uses > 0) {
     add(
-      "find_references",
+      TOOL.find_references,
       { symbol_id: sym.symbol_id },
       `${uses} stored use${uses === 1 ? "" : "s"} of the name ${sym.name} to check before changing it`,
     );
   }
   if (CALLABLE_KINDS.has(sym.kind) && uses > 0) {
     add(
-      "get_call_graph",
+      TOOL.get_call_graph,
       { symbol_id: sym.symbol_id, direction: "callers", depth: 2 },
       `who calls ${sym.qualified_name}, two levels up`,
     );
@@ -138,7 +139,7 @@ function symbolFollowups(db: Db, sym: SymbolRow, add: AddFollowup): void {
     const calls = referencesInLines(db, sym.path, sym.line_start, sym.line_end).filter((r) => r.kind === "call");
     if (calls.length) {
       add(
-        "get_call_graph",
+        TOOL.get_call_graph,
         { symbol_id: sym.symbol_id, direction: "callees", depth: 1 },
         `${sym.qualified_name} makes ${calls.length} call${calls.length === 1 ? "" : "s"}; see what they reach`,
       );
@@ -148,7 +149,7 @@ function symbolFollowups(db: Db, sym: SymbolRow, add: AddFollowup): void {
     const members = memberCount(db, sym.id);
     if (members > 0 || uses > 0) {
       add(
-        "get_symbol_hierarchy",
+        TOOL.get_symbol_hierarchy,
         { symbol_name: sym.qualified_name, path: sym.path, direction: "descendants" },
         `${sym.qualified_name} has ${members} member${members === 1 ? "" : "s"}; see them and its subtypes`,
       );

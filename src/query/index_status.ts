@@ -8,8 +8,8 @@ import type { ActiveJob, ProgressEvent } from "../state/jobs.ts";
 import type { IndexingStatus, SchemaStatus } from "../core/metadata.ts";
 import { SCHEMA_VERSION } from "../core/version.ts";
 import type { RefStoreInfo } from "../state/ref_stores.ts";
-import { processAlive } from "../state/process_lock.ts";
-import { gitRefusal, type ResolvedRef } from "../state/git.ts";
+import { processAlive } from "../io/process_lock.ts";
+import { gitRefusal, type ResolvedRef } from "../io/git.ts";
 
 /** `interrupted_recovery_report` (present only when interrupted jobs are unresolved). */
 export interface InterruptedReport {

@@ -12,7 +12,7 @@
  * `/api/chat`, anything else gets `/v1/chat/completions`.
  */
 import { CruxeError } from "../core/errors.ts";
-import { type ApiEndpoint, readCapped, resolveApiUrl } from "../state/model_endpoint.ts";
+import { type ApiEndpoint, readCapped, resolveApiUrl } from "../io/model_endpoint.ts";
 import { cutUtf8 } from "./_cut_utf8.ts";
 
 /** The `llm` block of the config. */

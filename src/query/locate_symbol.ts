@@ -14,7 +14,7 @@ import { suggestSymbols } from "./_suggest_symbols.ts";
 import { byCodeUnits, type SymbolFields, symbolFields } from "./_symbol_row.ts";
 import { symbolMapByRowIds } from "../state/read/symbols.ts";
 import { referenceCount, referencesOf } from "../state/read/edges.ts";
-import { generatedPaths } from "../state/file_flags.ts";
+import { generatedPaths } from "../state/read/file_flags.ts";
 import { parseKind, parseLanguage, parseLimit, requireName } from "./_input_rules.ts";
 import { isTestPath } from "../core/test_paths.ts";
 import { LIMITS } from "./limits.ts";

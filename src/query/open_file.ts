@@ -1,6 +1,6 @@
 /**
  * open_file: a line window of one text file of a repository, read from disk
- * through the safe open (`state/safe_open.ts`): the request path must be
+ * through the safe open (`io/safe_open.ts`): the request path must be
  * relative and free of `..`; no directory on the way may be a symlink; a
  * symlink as the last component is followed only when it resolves inside the
  * canonical repository root; a swap while the file is opened is refused.
@@ -22,8 +22,8 @@
 import { realpathSync } from "node:fs";
 import { CruxeError } from "../core/errors.ts";
 import { relativePathProblem } from "../core/path_policy.ts";
-import { readRepoFile } from "../state/safe_open.ts";
-import { checkResolvedRoot } from "../state/workspace_dir.ts";
+import { readRepoFile } from "../io/safe_open.ts";
+import { checkResolvedRoot } from "../io/workspace_dir.ts";
 import { languageIdForPath } from "../core/languages.ts";
 import { cutUtf8 } from "./_cut_utf8.ts";
 

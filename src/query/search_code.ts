@@ -8,7 +8,7 @@
  */
 import { parseEnum, parseLanguage, parseLimit, parsePathPrefix, requireQuery } from "./_input_rules.ts";
 import { type Db, getMeta } from "../state/db.ts";
-import { generatedPaths } from "../state/file_flags.ts";
+import { generatedPaths } from "../state/read/file_flags.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
 import { classifyIntent, type QueryIntent } from "./search/intent.ts";
 import { lightStem, queryTerms, searchTerms } from "./search/fts_query.ts";
@@ -19,7 +19,7 @@ import { fuse } from "./search/fuse.ts";
 import { applySignals, kindsMentioned, type QueryFacts } from "./search/signals.ts";
 import { aggregateFiles, attachSymbols, mergeOverlaps, type SearchResult, toResult } from "./search/shape.ts";
 import { DEFAULT_RANKING, type RankingParams } from "./search/ranking_params.ts";
-import { fileSymbolCounts } from "../state/file_stats.ts";
+import { fileSymbolCounts } from "../state/read/file_stats.ts";
 
 import {
   type ResolvedScope,
@@ -30,6 +30,7 @@ import {
   searchScope,
 } from "./multi_repo.ts";
 import { LIMITS } from "./limits.ts";
+import { TOOL } from "../core/tool_names.ts";
 
 export type { SearchResult } from "./search/shape.ts";
 export type { QueryIntent } from "./search/intent.ts";
@@ -217,16 +218,22 @@ export interface ScopedSearchCodeResult extends Omit<SearchCodeResult, "results"
   };
 }
 
+/** search_code in one repository of a scope: the lexical search, with the scope's per-repository input. */
+export const searchOneRepo: SearchFn = (db, i) =>
+  searchCode(db, { query: i.query, limit: i.limit, language: i.language, pathPrefix: i.pathPrefix, debug: i.debug });
+
 /**
  * search_code over the repositories of `resolved`, merged (`searchScope`),
  * with the same fields as an unscoped answer; follow-up actions name the
- * workspace of the hit they follow. `search` runs the query in one repository.
+ * workspace of the hit they follow. `search` runs the query in one repository
+ * (default: the lexical `searchOneRepo`; the server passes one that fuses its
+ * semantic layer's hits).
  */
 export async function searchCodeInScope(
   deps: ScopeDeps,
   resolved: ResolvedScope,
   input: SearchCodeInput,
-  search: SearchFn,
+  search: SearchFn = searchOneRepo,
 ): Promise<ScopedSearchCodeResult> {
   const query = requireQuery(input.query);
   const topK = searchLimit(input);
@@ -273,13 +280,13 @@ function nextActions(
   const top = results[0];
   if (!top) {
     const words = splitIdentifier(query).slice(0, 4).join(" ");
-    if (words && words !== query) out.push(withRef({ tool: "search_code", query: words, limit: 10 }));
+    if (words && words !== query) out.push(withRef({ tool: TOOL.search_code, query: words, limit: 10 }));
     return out;
   }
-  if (top.name) out.push(withRef({ tool: "locate_symbol", name: top.name, limit: 5 }));
-  out.push(withRef({ tool: "get_file_outline", path: top.path, depth: "top" }));
+  if (top.name) out.push(withRef({ tool: TOOL.locate_symbol, name: top.name, limit: 5 }));
+  out.push(withRef({ tool: TOOL.get_file_outline, path: top.path, depth: "top" }));
   if (intent !== "symbol" && top.name) {
-    out.push(withRef({ tool: "get_code_context", query: top.name, max_tokens: 4000 }));
+    out.push(withRef({ tool: TOOL.get_code_context, query: top.name, max_tokens: 4000 }));
   }
   return out;
 }

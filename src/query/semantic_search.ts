@@ -13,7 +13,7 @@ import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { type StoredVector, VectorStore } from "../state/chunk_vectors.ts";
 import { collectionName, type EmbedConfig, embedConfigured, embedModel } from "../core/semantic_layer.ts";
-import { embedTexts } from "../state/embeddings.ts";
+import { embedTexts } from "../io/embeddings.ts";
 import type { ChunkHit } from "./search/candidates.ts";
 import { chunkAt } from "../state/read/chunks.ts";
 

@@ -6,17 +6,19 @@ import { existsSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { type StorageReason, storageReasonAt } from "./storage_errors.ts";
 import { requireKind } from "./store_kind.ts";
-import { testHookNumber } from "../core/config.ts";
 
 export type Db = DatabaseSync;
 
+/** The page cap of stores this thread opens for writing (`capStorePages`); null: none. */
+let pageCap: number | null = null;
+
 /**
- * Test-only hook: `CRUXE_TEST_MAX_PAGE_COUNT=N` caps every store opened for
- * writing at N pages (`PRAGMA max_page_count`), so a test can make SQLite
- * report a full disk without filling a real one. Never set it in production.
+ * Caps every store this thread opens for writing from now on at `pages` (`PRAGMA max_page_count`; null: no cap),
+ * so a test can make SQLite report a full disk without filling a real one. Set from the configuration
+ * (`CruxeConfig.testMaxPageCount`) by whoever opens stores: the CLI context and the job worker.
  */
-function testMaxPageCount(): number | null {
-  return testHookNumber("CRUXE_TEST_MAX_PAGE_COUNT");
+export function capStorePages(pages: number | null): void {
+  pageCap = pages;
 }
 
 /**
@@ -43,8 +45,7 @@ export function openDb(
     if (!readOnly) {
       db.exec("PRAGMA journal_mode=WAL");
       db.exec("PRAGMA synchronous=NORMAL");
-      const cap = testMaxPageCount();
-      if (cap !== null) db.exec(`PRAGMA max_page_count=${cap}`);
+      if (pageCap !== null) db.exec(`PRAGMA max_page_count=${pageCap}`);
     }
     tune(db, cacheKiB);
   } catch (e) {

@@ -20,8 +20,8 @@ import {
 } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
 import { NameTableWriter } from "./name_lookup.ts";
-import { BatchInsert } from "./batch_insert.ts";
-import { BULK_FTS, mergeFullText, setFullTextSettings, SYNC_FTS } from "./fts_settings.ts";
+import { BatchInsert } from "./write/batch_insert.ts";
+import { BULK_FTS, mergeFullText, setFullTextSettings, SYNC_FTS } from "./write/fts_settings.ts";
 import {
   createSecondaryIndexesSql,
   migrate,

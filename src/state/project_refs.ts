@@ -6,10 +6,11 @@
  * resolve refs and `--allow-read` on the Cruxe home.
  */
 import { CruxeError } from "../core/errors.ts";
-import { checkRefName, gitCommonDir, gitResolveRef, type ResolvedRef } from "./git.ts";
+import { checkRefName, gitCommonDir, gitResolveRef, type ResolvedRef } from "../io/git.ts";
 import { existsSync } from "node:fs";
 import { findRefStore as findIn, refsStorePath, type RefStoreInfo } from "./ref_stores.ts";
 import type { ProjectRow, Registry } from "./registry.ts";
+import { TOOL } from "../core/tool_names.ts";
 
 /**
  * The explicit name of the working tree (the files on disk, uncommitted edits
@@ -93,5 +94,5 @@ export async function resolveProjectRef(project: ProjectRow, ref: string): Promi
 
 /** The `index_repo` call that indexes `ref` of `project` (what a `ref_not_indexed` answer tells the agent to run). */
 export function indexRefFix(project: Pick<ProjectRow, "repo_root">, ref: string) {
-  return { tool: "index_repo", arguments: { workspace: project.repo_root, ref, wait: true } };
+  return { tool: TOOL.index_repo, arguments: { workspace: project.repo_root, ref, wait: true } };
 }

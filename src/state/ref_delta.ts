@@ -10,7 +10,7 @@
 import { languageIdForPath, textLanguageForPath } from "../core/languages.ts";
 import { SCHEMA_VERSION } from "../core/version.ts";
 import { closeQuietly, type Db, openDb } from "./db.ts";
-import { gitBlobSizes, gitListTree, type TreeEntry } from "./git.ts";
+import { gitBlobSizes, gitListTree, type TreeEntry } from "../io/git.ts";
 import { indexPath, openIndexForRead } from "./project_index.ts";
 import { refsHomeFor } from "./project_refs.ts";
 import { listedBlobIds } from "./read/file_blobs.ts";

@@ -33,7 +33,7 @@
  */
 import { join } from "node:path";
 import { closeQuietly, type Db, getMeta, openDb, tableNames } from "./db.ts";
-import { isCommitId } from "./git.ts";
+import { isCommitId } from "../io/git.ts";
 import { damagedMarker, indexPath } from "./project_index.ts";
 import { refScopeSql } from "./schema.ts";
 

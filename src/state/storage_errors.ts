@@ -16,7 +16,7 @@
  * SQLite's fixed result-code texts.
  */
 import { CruxeError } from "../core/errors.ts";
-import { diskFull } from "./disk_space.ts";
+import { diskFull } from "../io/disk_space.ts";
 
 /** Why a store cannot be used. */
 export type StorageReason =

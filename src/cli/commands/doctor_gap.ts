@@ -12,10 +12,10 @@ import { scanRepository } from "../../index/scan.ts";
 import { firstLine, isBinary } from "../../index/indexer.ts";
 import { languageForPath, languageForShebang } from "../../index/languages/registry.ts";
 import { textLanguageForPath } from "../../core/languages.ts";
-import { readRepoFile } from "../../state/safe_open.ts";
+import { readRepoFile } from "../../io/safe_open.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { allIndexedPaths } from "../../state/read/files.ts";
-import { canonicalDir } from "../../state/workspace_dir.ts";
+import { canonicalDir } from "../../io/workspace_dir.ts";
 
 /** Why a scanned file is not in the index. */
 type Reason = "no_language" | "binary" | "unreadable" | "new_since_index";

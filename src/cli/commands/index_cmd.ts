@@ -8,7 +8,7 @@ import { counted, printJson, say } from "../output.ts";
 import { describeEmptyScan, describeSkipped } from "../explain.ts";
 import { CruxeError, type ErrorCode } from "../../core/errors.ts";
 import type { IndexSummary } from "../../state/jobs.ts";
-import type { ResolvedRef } from "../../state/git.ts";
+import type { ResolvedRef } from "../../io/git.ts";
 import type { ProjectRow } from "../../state/registry.ts";
 import { snakeKeys } from "../snake_keys.ts";
 

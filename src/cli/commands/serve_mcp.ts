@@ -11,11 +11,11 @@ import { info, setLogLevel, warn } from "../../core/log.ts";
 import { printable } from "../../core/printable.ts";
 import { registerProject } from "../../index/project_setup.ts";
 import { type CliContext, openContext } from "../context.ts";
-import { Dispatcher } from "../../mcp/dispatch.ts";
-import { diskFull } from "../../state/disk_space.ts";
-import { TOOLS } from "../../mcp/tools/registry.ts";
-import { resolveToolSet } from "../../mcp/tool_set.ts";
-import { ServerRuntime } from "../../mcp/runtime.ts";
+import { Dispatcher } from "../../service/dispatch.ts";
+import { diskFull } from "../../io/disk_space.ts";
+import { TOOLS } from "../../service/tools/registry.ts";
+import { resolveToolSet } from "../../service/tool_set.ts";
+import { ServerRuntime } from "../../service/runtime.ts";
 import { checkServeOptions, type ServeOptions } from "../../mcp/serve_options.ts";
 import { createProtocolServer } from "../../mcp/protocol_server.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
@@ -33,7 +33,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   setLogLevel(options.verbose);
   const o = checkServeOptions(options);
   const ctx = openContext(o.configPath);
-  const enabled = resolveToolSet(o.tools ?? ctx.config.tools ?? undefined, TOOLS.map((t) => t.name));
+  const enabled = resolveToolSet(o.tools ?? ctx.config.tools ?? undefined, TOOLS);
   if (ctx.interruptedAtStart) {
     warn(`${ctx.interruptedAtStart} index job(s) were interrupted by a previous stop; resuming them`);
   }

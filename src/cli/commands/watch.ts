@@ -9,7 +9,7 @@
  */
 import type { CliContext } from "../context.ts";
 import { projectForPath } from "../project_arg.ts";
-import { ServerRuntime } from "../../mcp/runtime.ts";
+import { ServerRuntime } from "../../service/runtime.ts";
 import type { JobEvent } from "../../state/jobs.ts";
 import { say } from "../output.ts";
 

@@ -1,0 +1,157 @@
+/**
+ * The CLI commands that run a tool (`search`, `locate`, `refs`, `diff`, …),
+ * each made from its tool's definition: its name, positional arguments and
+ * flags map onto the tool's arguments, and each flag's type, choices and help
+ * come from the tool's input schema, so help and behaviour cannot drift.
+ * A command calls the service exactly as an MCP client calls the tool:
+ * `--json` prints the tool's answer (body and metadata) as it is; without
+ * it the full (verbose) answer is formatted for people (`../tool_views.ts`).
+ */
+import { resolve } from "node:path";
+import { z } from "zod";
+import { CruxeError, type ErrorCode } from "../../core/errors.ts";
+import type { OptionSpec, OptionTable, Parsed } from "../args.ts";
+import type { CommandDef } from "../command_def.ts";
+import { openContext } from "../context.ts";
+import { EXIT_FOUND, EXIT_NOTHING, exitCodeFor, printJson } from "../output.ts";
+import { userCwd } from "../user_cwd.ts";
+import { showAnswer } from "../tool_views.ts";
+import { openLocalService } from "../../service/local_service.ts";
+import { TOOLS } from "../../service/tools/registry.ts";
+import type { CliSpec, ToolDef } from "../../service/tools/tool.ts";
+
+/** Where `argSchemas` keeps the required argument names. */
+const REQUIRED = Symbol("required");
+
+/** What a flag's value becomes in the tool's arguments, from the JSON Schema of that argument. */
+interface ArgSchema {
+  type?: string;
+  enum?: string[];
+  description?: string;
+}
+
+const WORKSPACE_OPTION: OptionSpec = {
+  type: "string",
+  arg: "PATH",
+  help: "project to query (default: the one containing the current directory)",
+};
+const REF_OPTION: OptionSpec = {
+  type: "string",
+  arg: "REF",
+  help: "branch, tag or commit, read from its index (default: the working tree; see `cruxe index --ref`)",
+};
+
+/** The option a flag becomes: its type and choices from the argument's schema, its help from its description. */
+function optionFor(flag: string, arg: ArgSchema | undefined): OptionSpec {
+  if (!arg) throw new Error(`flag --${flag} names no argument of its tool`);
+  const help = (arg.description ?? "").replace(/\s+/g, " ").trim();
+  if (arg.type === "boolean") return { type: "boolean", help };
+  if (arg.type === "integer" || arg.type === "number") return { type: "string", arg: "N", help };
+  if (arg.enum) return { type: "string", arg: arg.enum.join("|"), choices: arg.enum, help };
+  return { type: "string", arg: flag.toUpperCase().replace(/-/g, "_"), help };
+}
+
+/** The argument schemas of a tool's input, by name, and the names it requires. */
+function argSchemas(def: ToolDef): Record<string, ArgSchema> & { [REQUIRED]?: string[] } {
+  const json = z.toJSONSchema(def.input, { io: "input" }) as {
+    properties?: Record<string, ArgSchema>;
+    required?: string[];
+  };
+  return Object.assign({}, json.properties ?? {}, { [REQUIRED]: json.required ?? [] });
+}
+
+/** Whether the command takes `--ref` (a tool reading one index; not one comparing two refs of its own). */
+function takesRef(def: ToolDef, spec: CliSpec): boolean {
+  return def.indexGate && !spec.positionals.includes("base_ref");
+}
+
+/** The tool's arguments for a parsed command line. */
+export function toolArguments(def: ToolDef, spec: CliSpec, p: Parsed<OptionTable>): Record<string, unknown> {
+  const schemas = argSchemas(def);
+  const values = p.values as Record<string, unknown>;
+  const args: Record<string, unknown> = { workspace: (values.workspace as string | undefined) ?? userCwd() };
+  if (takesRef(def, spec) && values.ref !== undefined) args.ref = values.ref;
+  const words = p.positionals;
+  if (spec.positionals.length === 1) {
+    const text = words.join(" ").trim();
+    if (!text) throw new CruxeError("invalid_input", `cruxe ${spec.command} needs ${spec.usage}`);
+    args[spec.positionals[0]] = text;
+  } else {
+    // Up to the last required one, every positional word must be there.
+    const needed = 1 + Math.max(0, ...spec.positionals.map((f, i) => schemas[REQUIRED]?.includes(f) ? i : 0));
+    if (words.length < needed || words.length > spec.positionals.length) {
+      throw new CruxeError(
+        "invalid_input",
+        `cruxe ${spec.command} takes ${spec.usage} (see cruxe ${spec.command} --help)`,
+      );
+    }
+    words.forEach((w, i) => args[spec.positionals[i]] = w);
+  }
+  for (const [flag, field] of Object.entries(spec.flags)) {
+    const v = values[flag];
+    if (v === undefined) continue;
+    const t = schemas[field]?.type;
+    args[field] = t === "integer" || t === "number" ? numberFlag(flag, v as string) : v;
+  }
+  return args;
+}
+
+/** A number flag's value as a number (the tool judges its range); text that is no number is `invalid_input`. */
+function numberFlag(flag: string, value: string): number {
+  const n = value.trim() === "" ? NaN : Number(value);
+  if (!Number.isFinite(n)) {
+    throw new CruxeError("invalid_input", `--${flag} needs a number (got "${value}")`, { flag: `--${flag}` });
+  }
+  return n;
+}
+
+/** The command of one tool. */
+function commandOf(def: ToolDef, spec: CliSpec): CommandDef {
+  const schemas = argSchemas(def);
+  const options: OptionTable = {};
+  for (const [flag, field] of Object.entries(spec.flags)) options[flag] = optionFor(flag, schemas[field]);
+  options.workspace = WORKSPACE_OPTION;
+  if (takesRef(def, spec)) options.ref = REF_OPTION;
+  return {
+    name: spec.command,
+    args: spec.usage,
+    argsRequired: true,
+    summary: spec.summary,
+    options,
+    examples: [...spec.examples],
+    run: (p) => runTool(def, spec, p),
+  };
+}
+
+/** Runs the command: one service call, then the answer as JSON or for people; returns the exit code. */
+async function runTool(def: ToolDef, spec: CliSpec, p: Parsed<OptionTable>): Promise<number> {
+  const values = p.values as Record<string, unknown>;
+  const json = values.json === true;
+  const args = toolArguments(def, spec, p);
+  const ctx = openContext(values.config as string | undefined);
+  const service = openLocalService(ctx.config, ctx.registry, userCwd());
+  try {
+    // People get every field to format; machines get the tool's own answer.
+    const result = await service.call(def.name, json || !def.compact ? args : { ...args, verbose: true });
+    const answer = result.structuredContent;
+    if (result.isError) {
+      const e = answer.error as { code: ErrorCode; message: string; data?: Record<string, unknown> };
+      if (!json) throw new CruxeError(e.code, e.message, e.data ?? {});
+      printJson(answer);
+      return exitCodeFor(e.code);
+    }
+    if (json) printJson(answer);
+    else {
+      const project = ctx.registry.projectContaining(resolve(args.workspace as string));
+      showAnswer(spec.command, answer, project && { name: project.name, root: project.repo_root });
+    }
+    return (spec.found?.(answer) ?? true) ? EXIT_FOUND : EXIT_NOTHING;
+  } finally {
+    service.close();
+  }
+}
+
+/** The commands made from tool definitions, in the order the tools are listed. */
+export function toolCommands(): CommandDef[] {
+  return TOOLS.flatMap((def) => def.cli ? [commandOf(def, def.cli)] : []);
+}

@@ -1,0 +1,402 @@
+/**
+ * The service's one entry, `call(tool, args, context)`, which stdio, HTTP
+ * and the CLI all use (so every way in gives the same answer for the same
+ * call): look up the
+ * tool → validate the arguments with its zod schema → route the workspace
+ * (middleware) → run the handler → wrap the body in the Protocol v1
+ * envelope. Errors from any step become an `isError` result in
+ * `errorResult`; an unknown tool is an `UnknownToolError` (the call itself is
+ * malformed: a transport answers it at the protocol level, `invalid_input`).
+ */
+import { z } from "zod";
+import { CruxeError } from "../core/errors.ts";
+import { debugEnabled } from "../core/log.ts";
+import { buildMetadata, type ProtocolMetadata } from "../core/metadata.ts";
+import { languageIds } from "../core/languages.ts";
+import { type IndexView, requireIndex } from "../query/index_reader.ts";
+import { indexVerdict, jobElsewhere, lastJobFailed } from "../query/index_status.ts";
+import { storageFix } from "../state/storage_errors.ts";
+import type { ProjectRow } from "../state/registry.ts";
+import { errorResult, successResult, type ToolResult, unroutedMetadata } from "./envelope.ts";
+import { verboseArg } from "./compact.ts";
+import { dropDeleted } from "./live_sync.ts";
+import { type NotificationSend, ProgressSink } from "./progress_notifier.ts";
+import type { ServerRuntime } from "./runtime.ts";
+import type { RoutedWorkspace } from "./workspace_router.ts";
+import { TOOLS } from "./tools/registry.ts";
+import { callFailure, ToolStats } from "./tool_stats.ts";
+import {
+  type ReaderContext,
+  type ReaderToolDef,
+  refArg,
+  type ToolBody,
+  type ToolContext,
+  type ToolDef,
+  workspaceArg,
+} from "./tools/tool.ts";
+import { readViewFor, type RefRead, sessionRef } from "./ref_router.ts";
+import { leanListing, type ToolListing } from "./tool_listing.ts";
+import { toolHelpTool } from "./tools/tool_help.ts";
+
+/** What a transport knows about one `tools/call`. */
+export interface CallInfo {
+  /** `params._meta.progressToken`, when the client sent one. */
+  progressToken?: string | number;
+  /** Sends a notification related to this call (on HTTP: onto the call's SSE stream). */
+  sendNotification: NotificationSend;
+  signal: AbortSignal;
+  /** The session the call belongs to, when the transport has one (stdio: `stdio`; HTTP: none). */
+  session?: string;
+}
+
+interface Compiled {
+  def: ToolDef;
+  schema: z.ZodObject;
+  /** The full listing (tool_help's answer); `tools/list` publishes its lean form. */
+  listing: ToolListing;
+}
+
+/** A call names a tool this server does not have, or does not enable (the call itself is malformed). */
+export class UnknownToolError extends Error {
+  /** The tools the server answers. */
+  readonly tools: string[];
+
+  constructor(message: string, tools: string[]) {
+    super(message);
+    this.tools = tools;
+  }
+}
+
+/** Validates, routes and answers tool calls for one runtime. */
+export class Dispatcher {
+  private tools = new Map<string, Compiled>();
+  private listing: ToolListing[];
+  /** Calls, errors and latencies of each tool since the server started (an unknown tool's call is not counted). */
+  readonly stats = new ToolStats();
+  private enabled: ReadonlySet<string>;
+
+  /**
+   * `enabled`: the names of the tools this server lists and answers (`resolveToolSet`); every tool when
+   * undefined. `tool_help` is added to `tools` and always enabled.
+   */
+  constructor(private rt: ServerRuntime, tools: ToolDef[] = TOOLS, enabled?: ReadonlySet<string>) {
+    const languages = languageIds();
+    const help = toolHelpTool(() =>
+      [...this.tools.values()].map(({ listing }) => ({
+        name: listing.name,
+        summary: this.tools.get(listing.name)!.def.summary,
+        description: listing.description ?? "",
+        input_schema: listing.inputSchema,
+        enabled: this.enabled.has(listing.name),
+        profile: this.tools.get(listing.name)!.def.profile,
+      }))
+    );
+    for (const def of [...tools, help]) {
+      const schema = def.input.extend({
+        workspace: workspaceArg.optional(),
+        ...(def.compact ? { verbose: verboseArg.optional() } : {}),
+        ...(def.indexGate && !("ref" in def.input.shape) ? { ref: refArg.optional() } : {}),
+      });
+      const json = z.toJSONSchema(schema, { io: "input" }) as ToolListing["inputSchema"];
+      this.tools.set(def.name, {
+        def,
+        schema,
+        listing: { name: def.name, description: def.description(languages), inputSchema: json },
+      });
+    }
+    this.enabled = new Set([...(enabled ?? this.tools.keys()), help.name]);
+    this.listing = [...this.tools.values()].filter((t) => this.enabled.has(t.def.name)).map((t) =>
+      leanListing(t.listing, t.def.summary)
+    );
+  }
+
+  /**
+   * The `tools/list` entries of the enabled tools, in their lean form (JSON Schema from the zod schemas;
+   * every one has optional `workspace`).
+   */
+  listTools(): ToolListing[] {
+    return this.listing;
+  }
+
+  /**
+   * Runs one call of a tool, counted in `stats`: the one way every transport and the CLI reach a tool. Throws
+   * `UnknownToolError` only for a tool this server does not answer; everything else is a result.
+   */
+  async call(name: string, rawArgs: unknown, call: CallInfo): Promise<ToolResult> {
+    const started = performance.now();
+    const result = await this.answer(name, rawArgs, call);
+    this.stats.record(name, performance.now() - started, callFailure(result));
+    return result;
+  }
+
+  private async answer(name: string, rawArgs: unknown, call: CallInfo): Promise<ToolResult> {
+    const tool = this.tools.get(name);
+    if (!tool || !this.enabled.has(name)) {
+      const why = tool
+        ? `Tool ${name} is not enabled on this server (start it with --tools naming it, or a profile holding it)`
+        : `Unknown tool: ${name}`;
+      throw new UnknownToolError(why, [...this.enabled]);
+    }
+    let project: ProjectRow | null = null;
+    let read: RefRead | null = null;
+    let leave = () => {};
+    try {
+      if (this.rt.shuttingDown) {
+        throw new CruxeError("internal_error", "The server is shutting down; retry against a new instance.", {
+          reason: "shutting_down",
+        });
+      }
+      const args = validate(tool.schema, rawArgs ?? {});
+      const route = await this.resolve(tool.def, args.workspace as string | undefined);
+      if (!route) return successResult(await this.runServerWide(tool.def, args, call), unroutedMetadata());
+      project = route.project;
+      leave = this.rt.router.enter(project.project_id);
+      // Asking how a workspace is (a status page polls every project) does not make it one in use.
+      if (!tool.def.statusOnly) this.rt.live.use(project);
+      const { verbose, ...routedArgs } = args;
+      // A server in debug mode (`-v -v`) answers as if every call asked for its tool's debug details.
+      if ("debug" in tool.def.input.shape && routedArgs.debug === undefined && debugEnabled()) routedArgs.debug = true;
+      if (tool.def.indexGate) {
+        // Without a ref (argument or session default) the working tree answers as it always did.
+        const ref = typeof args.ref === "string" ? args.ref : sessionRef(this.rt, call.session, project.project_id);
+        if (ref !== undefined) read = await readViewFor(this.rt, project, ref);
+        if (!("ref" in tool.def.input.shape)) delete routedArgs.ref;
+      }
+      const full = read && !read.live
+        ? await this.runOnRef(tool.def, routedArgs, route, call, read)
+        : await this.run(tool.def, routedArgs, route, call);
+      const body: ToolBody = verbose === true || !tool.def.compact
+        ? full
+        : tool.def.compact(full as Record<string, unknown>);
+      // An answer about another index than the one routed (index_status {ref}) says what it is about.
+      const metadata = body.metadata
+        ? buildMetadata({ result_completeness: body.truncated === true ? "truncated" : "complete", ...body.metadata })
+        : this.metadata(route.project, body.truncated === true, read);
+      // A multi-repo answer (scope/repo) knows when one of its repositories was still indexing, or when it
+      // cut something (ask_code's answer); partial outranks truncated, which outranks complete.
+      const own = body.meta?.result_completeness;
+      if (own === "partial" || (own === "truncated" && metadata.result_completeness === "complete")) {
+        metadata.result_completeness = own;
+      }
+      return successResult(body, metadata);
+    } catch (err) {
+      // A damaged or unusable index answers with its registry code (and marks the project), never internal_error.
+      const refView = read && !read.live ? read.view : undefined;
+      const fault = project ? this.rt.readers.fault(project, err, refView) : err;
+      return errorResult(fault, project ? this.metadata(project, false, read) : unroutedMetadata());
+    } finally {
+      leave();
+    }
+  }
+
+  /**
+   * Routes a call. A server-wide tool (health_check) called without `workspace` on a server with no
+   * project at all still answers (null route); every other routing failure is the call's error.
+   */
+  private async resolve(def: ToolDef, workspace: string | undefined): Promise<RoutedWorkspace | null> {
+    try {
+      return await this.rt.router.resolve(workspace);
+    } catch (err) {
+      // A server-wide tool answers unrouted when the default workspace is missing or its root moved (it says so).
+      const unroutable = err instanceof CruxeError &&
+        (err.code === "project_not_found" || err.data.reason === "root_moved");
+      if (def.serverWide && workspace === undefined && unroutable) return null;
+      throw err;
+    }
+  }
+
+  /** Runs a server-wide tool with no routed workspace: `ctx.routed` is false and `route` throws. */
+  private async runServerWide(def: ToolDef, args: Record<string, unknown>, call: CallInfo): Promise<ToolBody> {
+    const noRoute = () => {
+      throw new CruxeError("project_not_found", "No workspace is registered.", {});
+    };
+    const ctx: ToolContext = {
+      runtime: this.rt,
+      routed: false,
+      get route(): RoutedWorkspace {
+        return noRoute();
+      },
+      view: noRoute,
+      db: noRoute,
+      activeJob: () => undefined,
+      progress: null,
+      signal: call.signal,
+      session: call.session,
+      semantic: this.rt.embedder !== null,
+    };
+    const { workspace: _ws, ...toolArgs } = args;
+    return await this.runOnThisThread(def, toolArgs, ctx);
+  }
+
+  private async run(
+    def: ToolDef,
+    args: Record<string, unknown>,
+    route: RoutedWorkspace,
+    call: CallInfo,
+  ): Promise<ToolBody> {
+    const rt = this.rt;
+    const id = route.project.project_id;
+    const ctx = this.toolContext(route, call, () => rt.readers.view(route.project), {
+      activeJob: () => rt.runner.activeFor(id),
+      progress: call.progressToken !== undefined
+        ? new ProgressSink(rt.runner, call.progressToken, call.sendNotification)
+        : null,
+    });
+    const { workspace: _ws, ...toolArgs } = args;
+    if (!def.indexGate) return await this.runOnThisThread(def, toolArgs, ctx);
+    const view = ctx.view();
+    const active = ctx.activeJob();
+    if (active && view.schemaStatus === "not_indexed") {
+      // First index still running: answer at once with what exists (nothing yet) and how to follow it
+      // (never block a call on a first index).
+      const partial = {
+        results: [],
+        total_candidates: 0,
+        indexing: {
+          job_id: active.job.job_id,
+          progress_token: active.job.progress_token,
+          estimated_completion_pct: active.last?.percentage ?? 0,
+          message: `${route.project.repo_root} is being indexed; results will be complete when ` +
+            "metadata.indexing_status is ready (poll index_status or follow the progress token).",
+        },
+      };
+      return partial; // a named object: the body type takes any fields
+    }
+    // Read-your-writes: a known, not yet indexed change gets a bounded wait; deleted files are never answered.
+    await rt.live.settle(id);
+    // The view as it is after the wait (a publish meanwhile replaces it); the worker trusts its file identity.
+    const settled = ctx.view();
+    const body = await this.viaReaderPool(def, toolArgs, settled, settled.storeId);
+    return dropDeleted(
+      rt.live,
+      route.project,
+      (body ?? await this.runOnThisThread(def, toolArgs, ctx)) as Record<string, unknown>,
+    );
+  }
+
+  /**
+   * Runs an index-reading tool on an indexed git commit: it never changes once
+   * published, so no first-index gate, no read-your-writes wait and no live deletions apply.
+   */
+  private async runOnRef(
+    def: ToolDef,
+    args: Record<string, unknown>,
+    route: RoutedWorkspace,
+    call: CallInfo,
+    read: RefRead,
+  ): Promise<ToolBody> {
+    const { workspace: _ws, ...toolArgs } = args;
+    const pooled = await this.viaReaderPool(def, toolArgs, read.view);
+    if (pooled) return pooled;
+    // A worker hands a call back when the commit was rebuilt or evicted since it was looked up: look again.
+    const current = !read.commit || this.rt.readers.cachedRefView(route.project, read.commit) === read.view;
+    // The answer's metadata describes what it was read from: `read` becomes the new read.
+    if (!current) Object.assign(read, await readViewFor(this.rt, route.project, read.ref));
+    const ctx = this.toolContext(route, call, () => read.view, { activeJob: () => undefined, progress: null });
+    return await this.runOnThisThread(def, toolArgs, ctx);
+  }
+
+  /** Runs a handler on this thread: a reader tool's with only the index, a main tool's with the whole context. */
+  private async runOnThisThread(def: ToolDef, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolBody> {
+    if (def.runs === "main") return await def.handler(args, ctx);
+    if (this.needsMain(def, args)) return await def.onMain!.handler(args, ctx);
+    const reader: ReaderContext = { db: ctx.db, signal: ctx.signal };
+    return await def.handler(args, reader);
+  }
+
+  /** True when a reader tool's call needs the main thread (its `onMain.when`). */
+  private needsMain(def: ReaderToolDef, args: Record<string, unknown>): boolean {
+    return def.onMain?.when(args, this.rt.embedder !== null) ?? false;
+  }
+
+  /** A routed tool call's context, reading `view`. */
+  private toolContext(
+    route: RoutedWorkspace,
+    call: CallInfo,
+    view: () => IndexView,
+    job: Pick<ToolContext, "activeJob" | "progress">,
+  ): ToolContext {
+    return {
+      runtime: this.rt,
+      routed: true,
+      route,
+      view,
+      db: () => requireIndex(view()),
+      ...job,
+      signal: call.signal,
+      session: call.session,
+      semantic: this.rt.embedder !== null,
+    };
+  }
+
+  /**
+   * Runs a read-only query tool in a reader worker when it may run there over a usable index (a
+   * snapshot-opened store, or one the handler must report as not ready or incompatible, stays on this
+   * thread: null). `storeId`: the file identity the worker trusts instead of checking it again.
+   */
+  private async viaReaderPool(
+    def: ToolDef,
+    toolArgs: Record<string, unknown>,
+    view: IndexView,
+    storeId?: IndexView["storeId"],
+  ): Promise<ToolBody | null> {
+    if (def.runs === "main" || this.needsMain(def, toolArgs) || !this.rt.readerPool.running) return null;
+    if (view.readOnly || !view.db || view.schemaStatus !== "compatible") return null;
+    return await this.rt.readerPool.run(def.name, toolArgs, view.storePath, storeId, view.scope?.refId);
+  }
+
+  /** Protocol v1 metadata for a project as it is now (for an answer from a ref's store: that store's). */
+  metadata(project: ProjectRow, truncated: boolean, read: RefRead | null = null): ProtocolMetadata {
+    const rt = this.rt;
+    if (read && !read.live) {
+      return buildMetadata({
+        freshness_status: read.stale ? "stale" : "fresh",
+        indexing_status: "ready",
+        result_completeness: truncated ? "truncated" : "complete",
+        ref: read.ref,
+        ref_commit: read.commit,
+        schema_status: read.view.schemaStatus,
+        ...(read.stale ? { warnings: [read.stale] } : {}),
+      });
+    }
+    const view = rt.readers.view(project);
+    // A job another live Cruxe process runs on this project counts as much as one of ours.
+    const active = rt.runner.activeFor(project.project_id) ?? jobElsewhere(rt.registry, project.project_id);
+    const indexing =
+      indexVerdict(view, { running: !!active, lastFailed: lastJobFailed(rt.registry, project), stale: false })
+        .indexing;
+    const live = rt.live.syncing(project);
+    const metadata = buildMetadata({
+      freshness_status: active || live ? "syncing" : rt.freshness.status(project, view),
+      indexing_status: indexing,
+      result_completeness: active ? "partial" : truncated ? "truncated" : "complete",
+      ref: view.ref ?? project.default_ref,
+      schema_status: view.schemaStatus,
+      ...(view.readOnly ? { warnings: [readOnlyWarning(rt.registry.home, view.readOnly)] } : {}),
+    });
+    if (live) metadata.pending_changes = rt.live.pendingPaths(project.project_id);
+    return metadata;
+  }
+}
+
+/** The warning every answer from a store that cannot be written carries. */
+function readOnlyWarning(home: string, reason: string): string {
+  return `read-only store (${reason}): ${home} cannot be written, so answers come from the existing index and ` +
+    `syncing is off; ${storageFix(reason === "disk_full" ? "disk_full" : "read_only", home)}.`;
+}
+
+/** Parses arguments with a tool's schema; any mismatch is `invalid_input` listing every issue. */
+function validate(schema: z.ZodObject, raw: unknown): Record<string, unknown> {
+  const r = schema.safeParse(raw);
+  if (r.success) return r.data as Record<string, unknown>;
+  const issues = r.error.issues.map((i) => ({
+    path: i.path.map(String).join(".") || "(arguments)",
+    message: i.message,
+    code: i.code,
+  }));
+  throw new CruxeError(
+    "invalid_input",
+    `Invalid arguments: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+    { issues },
+  );
+}

@@ -1,0 +1,114 @@
+/**
+ * Read side of the reference index: identifier occurrences stored by interned
+ * name id, file id (`files.id`) and position, with the enclosing
+ * symbol's row id. Rows of one name come back in (file, line, column) order,
+ * which is what keyset paging continues from. Reads only.
+ */
+import type { Db } from "../db.ts";
+import { REFERENCE_KINDS, type ReferenceKind } from "../../core/types.ts";
+
+/** One stored occurrence joined with its file. */
+export interface ReferenceRow {
+  file_id: number;
+  line: number;
+  col: number;
+  kind: ReferenceKind;
+  /** null: a bare name; "": reached through an expression; else the identifier before the dot. */
+  qualifier: string | null;
+  source_id: number | null;
+  path: string;
+  language: string;
+  /** What the file's declarations say the qualifier (or a bare callee) is; null when nothing. */
+  hint: string | null;
+}
+
+/** Where a page of references stops: the last (file, line, column) returned. */
+export interface ReferencePosition {
+  file_id: number;
+  line: number;
+  col: number;
+}
+
+interface RawRow {
+  file_id: number;
+  line: number;
+  col: number;
+  kind: number;
+  qual_id: number | null;
+  qualifier: string | null;
+  source_id: number | null;
+  path: string;
+  language: string;
+  hint: string | null;
+}
+
+function toRow(r: RawRow): ReferenceRow {
+  return {
+    file_id: r.file_id,
+    line: r.line,
+    col: r.col,
+    kind: REFERENCE_KINDS[r.kind] ?? "call",
+    qualifier: r.qual_id === null ? null : r.qual_id === 0 ? "" : r.qualifier ?? "",
+    source_id: r.source_id,
+    path: r.path,
+    language: r.language,
+    hint: r.hint ?? null,
+  };
+}
+
+const SELECT_ROWS = `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name AS qualifier, r.source_id,
+    f.path, f.language, h.name AS hint
+  FROM refs r JOIN files f ON f.id = r.file_id LEFT JOIN ref_names q ON q.id = r.qual_id
+  LEFT JOIN ref_names h ON h.id = r.hint_id`;
+
+/** The interned id of `name` (exact spelling), or null when no occurrence ever had it. */
+export function referenceNameId(db: Db, name: string): number | null {
+  const r = db.prepare("SELECT id FROM ref_names WHERE name = ?").get(name) as { id: number } | undefined;
+  return r ? Number(r.id) : null;
+}
+
+/** Up to `limit` occurrences of a name after `after` (exclusive), in (file, line, column) order. */
+export function referencesAfter(
+  db: Db,
+  nameId: number,
+  after: ReferencePosition | null,
+  limit: number,
+): ReferenceRow[] {
+  const a = after ?? { file_id: -1, line: 0, col: 0 };
+  const rows = db.prepare(
+    `${SELECT_ROWS} WHERE r.name_id = ? AND (r.file_id, r.line, r.col) > (?, ?, ?)
+       ORDER BY r.file_id, r.line, r.col LIMIT ?`,
+  ).all(nameId, a.file_id, a.line, a.col, limit) as unknown as RawRow[];
+  return rows.map(toRow);
+}
+
+/** How many occurrences a name has in the whole index (every kind, before any resolution). */
+export function referenceCount(db: Db, nameId: number): number {
+  const r = db.prepare("SELECT count(*) AS n FROM refs WHERE name_id = ?").get(nameId) as { n: number };
+  return Number(r.n);
+}
+
+/** Occurrences inside lines `from`..`to` of one file (a symbol's body), in source order. */
+export function referencesInLines(db: Db, path: string, from: number, to: number): (ReferenceRow & { name: string })[] {
+  const rows = db.prepare(
+    `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name AS qualifier, r.source_id, f.path, f.language,
+        n.name AS name, h.name AS hint
+       FROM files f JOIN refs r ON r.file_id = f.id JOIN ref_names n ON n.id = r.name_id
+       LEFT JOIN ref_names q ON q.id = r.qual_id LEFT JOIN ref_names h ON h.id = r.hint_id
+      WHERE f.path = ? AND r.line BETWEEN ? AND ? ORDER BY r.line, r.col`,
+  ).all(path, from, to) as unknown as (RawRow & { name: string })[];
+  return rows.map((r) => ({ ...toRow(r), name: r.name }));
+}
+
+/** How many definitions are spelled exactly `name` (for follow-up suggestions). */
+export function definitionCount(db: Db, name: string): number {
+  const r = db.prepare("SELECT count(*) AS n FROM symbols WHERE name_lower = ? AND name = ?")
+    .get(name.toLowerCase(), name) as { n: number };
+  return Number(r.n);
+}
+
+/** How many symbols a symbol directly contains. */
+export function memberCount(db: Db, symbolRowId: number): number {
+  const r = db.prepare("SELECT count(*) AS n FROM symbols WHERE parent_id = ?").get(symbolRowId) as { n: number };
+  return Number(r.n);
+}

@@ -10,7 +10,7 @@
  */
 import { join } from "node:path";
 import { openDb } from "../src/state/db.ts";
-import { storeSeedChunkText } from "../src/state/ref_seed_text.ts";
+import { storeSeedChunkText } from "../src/state/write/ref_seed_text.ts";
 import { searchCode } from "../src/query/search_code.ts";
 import { getCodeContext } from "../src/query/code_context.ts";
 

@@ -48,7 +48,7 @@ import { closeQuietly, type Db } from "../state/db.ts";
 import type { IndexSummary, ProgressEvent } from "../state/jobs.ts";
 import { gitBlobSizes, gitListTree, gitReadBlobs, type ResolvedRef, type TreeEntry } from "../io/git.ts";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
-import { storeSeedChunkText } from "../state/ref_seed_text.ts";
+import { storeSeedChunkText } from "../state/write/ref_seed_text.ts";
 import { type FileSource, type IndexOptions, mayBeIndexed, runIndex } from "./indexer.ts";
 import { languageForPath } from "./languages/registry.ts";
 import { type ScannedFile, type ScanResult, warnRuleProblems } from "./scan.ts";

@@ -8,7 +8,7 @@ import type { ProjectRow } from "../../src/state/registry.ts";
 import { IndexReaders, requireIndex } from "../../src/query/index_reader.ts";
 import { type Db, setMeta } from "../../src/state/db.ts";
 import { indexPath, openIndexForRead } from "../../src/state/project_index.ts";
-import { storeSeedChunkText } from "../../src/state/ref_seed_text.ts";
+import { storeSeedChunkText } from "../../src/state/write/ref_seed_text.ts";
 
 const FIXTURES = new URL("../../fixtures/repos/", import.meta.url);
 

@@ -19,7 +19,7 @@ import { createHash } from "node:crypto";
 import { CruxeError } from "../../core/errors.ts";
 import type { Db } from "../db.ts";
 import { getMeta } from "../db.ts";
-import { readRepoFile } from "../safe_open.ts";
+import { readRepoFile } from "../../io/safe_open.ts";
 import { MAX_CHUNK_CHARS } from "../file_rows.ts";
 import { oneRow } from "./rows.ts";
 

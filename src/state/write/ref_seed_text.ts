@@ -4,9 +4,9 @@
  * commit's versions are served when those files have moved on.
  * Requires `--allow-read` on the repository and `--allow-write` on the store.
  */
-import { CruxeError } from "../core/errors.ts";
-import { type Db, openDb, transaction } from "./db.ts";
-import { type StoredChunk, withChunkText } from "./read/chunk_text.ts";
+import { CruxeError } from "../../core/errors.ts";
+import { type Db, openDb, transaction } from "../db.ts";
+import { type StoredChunk, withChunkText } from "../read/chunk_text.ts";
 
 /**
  * In the store at `path` (a copy of a working tree's index), stores the

@@ -53,11 +53,16 @@ interface Loaded {
 /** Characters of file text kept per connection. */
 const CACHE_CHARS = 2 * 1024 * 1024;
 
-/** Per connection: the repository root and the verified files recently read. */
+/**
+ * Per connection: the repository root, the verified files recently read,
+ * and the lines already verified in the current task (a query runs in one
+ * synchronous task: its many reads of one file check it once).
+ */
 interface TextCache {
   root: string | null;
   files: Map<string, Loaded>;
   chars: number;
+  turn: Map<string, string[]>;
 }
 
 const caches = new WeakMap<Db, TextCache>();
@@ -65,8 +70,15 @@ const decoder = new TextDecoder("utf-8");
 
 function cacheOf(db: Db): TextCache {
   let c = caches.get(db);
-  if (!c) caches.set(db, c = { root: getMeta(db, "repo_root"), files: new Map(), chars: 0 });
+  if (!c) caches.set(db, c = { root: getMeta(db, "repo_root"), files: new Map(), chars: 0, turn: new Map() });
   return c;
+}
+
+/** Notes `lines` as verified until the current task ends. */
+function verified(c: TextCache, path: string, lines: string[]): string[] {
+  if (!c.turn.size) queueMicrotask(() => c.turn.clear());
+  c.turn.set(path, lines);
+  return lines;
 }
 
 function indexedFile(db: Db, path: string): Indexed | undefined {
@@ -111,11 +123,16 @@ function load(c: TextCache, path: string, want: Indexed): Loaded | null {
 /** The verified lines of `path` (kept, or read now), or null when the file is no longer what was indexed. */
 function linesOf(db: Db, path: string): string[] | null {
   const c = cacheOf(db);
+  const now = c.turn.get(path);
+  if (now) return now;
   const want = indexedFile(db, path);
   if (!want || c.root === null) return null;
   const kept = c.files.get(path);
-  if (kept && kept.hash === want.hash && kept.identity === identityOf(join(c.root, path))?.key) return kept.lines;
-  return load(c, path, want)?.lines ?? null;
+  if (kept && kept.hash === want.hash && kept.identity === identityOf(join(c.root, path))?.key) {
+    return verified(c, path, kept.lines);
+  }
+  const loaded = load(c, path, want);
+  return loaded ? verified(c, path, loaded.lines) : null;
 }
 
 /**
@@ -125,6 +142,7 @@ function linesOf(db: Db, path: string): string[] | null {
  */
 function mayBeIndexed(db: Db, path: string): boolean {
   const c = cacheOf(db);
+  if (c.turn.has(path)) return true;
   const want = indexedFile(db, path);
   if (!want || c.root === null) return false;
   const id = identityOf(join(c.root, path));

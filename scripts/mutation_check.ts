@@ -35,6 +35,23 @@ const SANDBOX_WORKER = "sandboxedServe (worker)";
 /** The mutation table (kept in step with tests/README.md). */
 export const MUTATIONS: Mutation[] = [
   {
+    id: "cli-json-not-tool-answer",
+    claim: "one service: `cruxe <cmd> --json` prints the MCP tool's answer, metadata included",
+    file: "src/cli/commands/tool_command.ts",
+    find: "if (json) printJson(answer);",
+    replace: "if (json) printJson({ ...answer, metadata: undefined });",
+    test: "tests/cli_mcp_parity_test.ts",
+    filter: "answers exactly",
+  },
+  {
+    id: "reader-tool-on-main-ignored",
+    claim: "where a tool runs: a call a reader tool declares for the main thread never goes to a worker",
+    file: "src/service/dispatch.ts",
+    find: "return def.onMain?.when(args, this.rt.embedder !== null) ?? false;",
+    replace: "return false;",
+    test: "tests/semantic_test.ts",
+  },
+  {
     id: "sandbox-reexec-all-perms",
     claim: "sandbox: the re-executed server gets only the narrow grants",
     file: "src/cli/sandbox.ts",

@@ -52,8 +52,8 @@ export interface CallInfo {
 interface Compiled {
   def: ToolDef;
   schema: z.ZodObject;
-  /** The full listing (tool_help's answer); `tools/list` publishes its lean form. */
-  listing: ToolListing;
+  /** The full listing (tool_help's answer; `tools/list` publishes its lean form), made on first use. */
+  listing(): ToolListing;
 }
 
 /** A call names a tool this server does not have, or does not enable (the call itself is malformed). */
@@ -70,7 +70,7 @@ export class UnknownToolError extends Error {
 /** Validates, routes and answers tool calls for one runtime. */
 export class Dispatcher {
   private tools = new Map<string, Compiled>();
-  private listing: ToolListing[];
+  private lean: ToolListing[] | null = null;
   /** Calls, errors and latencies of each tool since the server started (an unknown tool's call is not counted). */
   readonly stats = new ToolStats();
   private enabled: ReadonlySet<string>;
@@ -82,13 +82,13 @@ export class Dispatcher {
   constructor(private rt: ServerRuntime, tools: ToolDef[] = TOOLS, enabled?: ReadonlySet<string>) {
     const languages = languageIds();
     const help = toolHelpTool(() =>
-      [...this.tools.values()].map(({ listing }) => ({
-        name: listing.name,
-        summary: this.tools.get(listing.name)!.def.summary,
-        description: listing.description ?? "",
-        input_schema: listing.inputSchema,
-        enabled: this.enabled.has(listing.name),
-        profile: this.tools.get(listing.name)!.def.profile,
+      [...this.tools.values()].map(({ def, listing }) => ({
+        name: def.name,
+        summary: def.summary,
+        description: listing().description ?? "",
+        input_schema: listing().inputSchema,
+        enabled: this.enabled.has(def.name),
+        profile: def.profile,
       }))
     );
     for (const def of [...tools, help]) {
@@ -97,17 +97,19 @@ export class Dispatcher {
         ...(def.compact ? { verbose: verboseArg.optional() } : {}),
         ...(def.indexGate && !("ref" in def.input.shape) ? { ref: refArg.optional() } : {}),
       });
-      const json = z.toJSONSchema(schema, { io: "input" }) as ToolListing["inputSchema"];
+      let listing: ToolListing | null = null;
       this.tools.set(def.name, {
         def,
         schema,
-        listing: { name: def.name, description: def.description(languages), inputSchema: json },
+        listing: () =>
+          listing ??= {
+            name: def.name,
+            description: def.description(languages),
+            inputSchema: z.toJSONSchema(schema, { io: "input" }) as ToolListing["inputSchema"],
+          },
       });
     }
     this.enabled = new Set([...(enabled ?? this.tools.keys()), help.name]);
-    this.listing = [...this.tools.values()].filter((t) => this.enabled.has(t.def.name)).map((t) =>
-      leanListing(t.listing, t.def.summary)
-    );
   }
 
   /**
@@ -115,7 +117,9 @@ export class Dispatcher {
    * every one has optional `workspace`).
    */
   listTools(): ToolListing[] {
-    return this.listing;
+    return this.lean ??= [...this.tools.values()].filter((t) => this.enabled.has(t.def.name)).map((t) =>
+      leanListing(t.listing(), t.def.summary)
+    );
   }
 
   /**

@@ -328,8 +328,10 @@ export class IndexWriter {
       migrate(db, PROJECT_MIGRATIONS);
       const problem = missingTables(db);
       if (problem) throw new Error(problem);
-      // The writer's large transaction stays in memory instead of spilling pages early.
-      db.exec("PRAGMA cache_size=-131072");
+      // The writer's transaction keeps 32 MiB of pages before it spills to the journal: a cold load writes its rows
+      // in id order, so a spilled page is seldom written again (the same CPU as with 128 MiB on the Go tree, and the
+      // process's peak RSS 130-180 MiB lower).
+      db.exec("PRAGMA cache_size=-32768");
     } catch (e) {
       closeQuietly(db);
       const reason = storageReason(e);

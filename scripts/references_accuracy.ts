@@ -12,12 +12,19 @@
  *   and callers at depth 1 and 2. Needs the `go` tool (no network). The
  *   latency figures below still sample unique function names found as
  *   `Name(` outside comments and strings.
+ * - Python, jedi (`scripts/references_jedi.ts`, when `python3` has jedi): the
+ *   default answer on `x.m(...)` sites, and callees and callers at depth 1
+ *   and 2 (`--jedi-sites`, `--graph-roots`; `--jedi-sites 0` skips it).
+ * - TypeScript, the compiler's language service (`scripts/references_ts.ts`):
+ *   references per label and callees and callers at depth 1 and 2 against its
+ *   call hierarchy, for a root whose files are mostly TypeScript.
  * - Latency: first page of find_references, get_call_graph depth 2 (both ways).
  * - Size: bytes of the reference tables (SQLite's dbstat) per reference and
  *   as a share of the rest of the index.
  *
- * Usage: deno task references-accuracy [--home DIR] [--sample N] [--go-sample N] [--seed S] [--reindex] [ROOT ...]
- *   (default roots: /work/corpora/django /work/corpora/go; a root not yet indexed in the home is indexed
+ * Usage: deno task references-accuracy [--home DIR] [--sample N] [--go-sample N] [--seed S] [--reindex]
+ *   [--jedi-sites N] [--graph-roots N] [ROOT ...]
+ *   (default roots: /work/corpora/django /work/corpora/go and this repository's src/; a root not yet indexed in the home is indexed
  *    first with `cruxe index`. The language of each root is the one most of its indexed files have.)
  * Needs read/write on the home, read on the corpora, and to run `python3` and this Deno binary.
  */
@@ -41,9 +48,12 @@ const { values, positionals } = parseArgs({
     seed: { type: "string", default: "1" },
     misses: { type: "string", default: "8" },
     reindex: { type: "boolean", default: false },
+    "jedi-sites": { type: "string", default: "1000" },
+    "graph-roots": { type: "string", default: "20" },
   },
 });
-const roots = positionals.length ? positionals : ["/work/corpora/django", "/work/corpora/go"];
+const OWN_SRC = new URL("../src", import.meta.url).pathname;
+const roots = positionals.length ? positionals : ["/work/corpora/django", "/work/corpora/go", OWN_SRC];
 const SAMPLE = Number(values.sample);
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -58,6 +68,16 @@ async function indexRoot(home: string, root: string, force: boolean): Promise<nu
   }).output();
   if (!out.success) throw new Error(`cruxe index failed: ${new TextDecoder().decode(out.stderr)}`);
   return (performance.now() - t0) / 1000;
+}
+
+/** Runs one of the oracle scripts beside this one, its report printed as it comes. */
+async function oracleScript(script: string, args: string[]): Promise<void> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL(script, import.meta.url).pathname, ...args],
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) console.log(`  ${script} failed (exit ${out.code})`);
 }
 
 /** A stable pseudo-random order (FNV-1a of the key), so samples are the same run to run. */
@@ -279,6 +299,18 @@ for (const root of roots) {
       misses: Number(values.misses),
     });
     truth = goTruth(db, root, files);
+  } else if (language === "typescript" || language === "tsx") {
+    db.close();
+    await oracleScript("references_ts.ts", [
+      "--home",
+      values.home!,
+      "--seed",
+      values.seed!,
+      "--show",
+      values.misses!,
+      root,
+    ]);
+    continue;
   } else {
     console.log(`${root}: no oracle for ${language}; skipped`);
     continue;
@@ -355,4 +387,17 @@ for (const root of roots) {
     for (const x of extras.slice(0, n)) console.log("  " + x);
   }
   db.close();
+  if (language === "python" && Number(values["jedi-sites"]) > 0) {
+    await oracleScript("references_jedi.ts", [
+      "--home",
+      values.home!,
+      "--sites",
+      values["jedi-sites"]!,
+      "--graph-roots",
+      values["graph-roots"]!,
+      "--show",
+      values.misses!,
+      root,
+    ]);
+  }
 }

@@ -5,13 +5,16 @@
  * `--sites` are read. A site jedi resolves to the definition is a use; one it
  * resolves elsewhere is not; one it cannot resolve is left out. Prints the
  * recall and precision of the default answer and with candidates, then the
- * uses missed and the answers jedi disagrees with.
+ * uses missed and the answers jedi disagrees with; then get_call_graph callees
+ * and callers at depth 1 and 2 against jedi (scripts/references_jedi_graph.ts).
  *
- * Usage: deno run -A scripts/references_jedi.ts [--home DIR] [--sites N] [--show N] ROOT
+ * Usage: deno run -A scripts/references_jedi.ts [--home DIR] [--sites N] [--show N] [--graph-roots N]
+ *   [--site-cap N] ROOT
  *   (ROOT must already be indexed in the home, e.g. by `deno task references-accuracy`; needs `python3` with jedi)
  */
 import { parseArgs } from "node:util";
 import { findIndex } from "./find_index.ts";
+import { jediCallGraphReport } from "./references_jedi_graph.ts";
 import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
 
 const { values, positionals } = parseArgs({
@@ -21,6 +24,8 @@ const { values, positionals } = parseArgs({
     home: { type: "string", default: "/tmp/cruxe-refs-bench" },
     sites: { type: "string", default: "3000" },
     show: { type: "string", default: "10" },
+    "graph-roots": { type: "string", default: "20" },
+    "site-cap": { type: "string", default: "150" },
   },
 });
 const root = positionals[0] ?? "/work/corpora/django";
@@ -51,7 +56,17 @@ def order(s):
         x = ((x ^ ord(ch)) * 0x01000193) & 0xffffffff
     return x
 names = sorted((n for n, d in defs.items() if len(d) == 1 and d[0][1] > 0 and calls.get(n)), key=lambda n: (order(n), n))
-project = jedi.Project(root)
+STUBS = "/django-stubs/django-stubs/"
+def place(d):
+    # jedi may answer with its bundled Django stubs: the same module's definition of that name in the tree.
+    p = str(d.module_path)
+    if STUBS in p:
+        rel = p[p.index(STUBS) + len(STUBS):-1]
+        ds = [x for x in defs.get(d.name, []) if x[0] == rel and x[1] > 0]
+        if len(ds) == 1:
+            return "%s:%d" % ds[0]
+    return "%s:%d" % (os.path.relpath(p, root), d.line)
+project = jedi.Project(root, added_sys_path=[os.path.dirname(root)])
 out = []
 for name in names:
     if len(out) >= limit:
@@ -61,7 +76,7 @@ for name in names:
         try:
             src = open(os.path.join(root, rel), encoding="utf-8").read()
             got = jedi.Script(src, path=os.path.join(root, rel), project=project).goto(l, col)
-            to = ["%s:%d" % (os.path.relpath(str(d.module_path), root), d.line) for d in got if d.module_path]
+            to = [place(d) for d in got if d.module_path]
         except Exception:
             to = []
         out.append({"name": name, "path": path, "line": line, "site": "%s:%d" % (rel, l), "goto": to})
@@ -112,6 +127,8 @@ const cache = new Map<string, Map<string, string>>();
 let uses = 0, others = 0, unknown = 0, found = 0, wrong = 0, foundAll = 0, wrongAll = 0;
 const missed: string[] = [];
 const disagreed: string[] = [];
+/** Per resolution label: answers jedi confirms and answers it does not. */
+const labels = new Map<string, { right: number; wrong: number }>();
 for (const s of sites) {
   const key = `${s.path}\0${s.name}`;
   if (!cache.has(key)) cache.set(key, answers(s.path, s.name, s.line));
@@ -127,6 +144,10 @@ for (const s of sites) {
   if (resolved) truth ? found++ : (wrong++, disagreed.push(`${s.name} ${s.site} ${res}, jedi: ${s.goto.join(" ")}`));
   else if (truth) missed.push(`${s.name} ${s.site} ${res ?? "absent"}`);
   if (res) truth ? foundAll++ : wrongAll++;
+  if (res) {
+    const l = labels.get(res) ?? labels.set(res, { right: 0, wrong: 0 }).get(res)!;
+    truth ? l.right++ : l.wrong++;
+  }
 }
 const ratio = (a: number, b: number) => (b ? a / b : 1).toFixed(3);
 console.log(
@@ -134,7 +155,19 @@ console.log(
 );
 console.log(`  default answer: recall ${ratio(found, uses)}  precision ${ratio(found, found + wrong)}`);
 console.log(`  with candidates: recall ${ratio(foundAll, uses)}  precision ${ratio(foundAll, foundAll + wrongAll)}`);
+console.log(
+  "  labels: " +
+    [...labels].sort().map(([k, l]) => `${k} precision ${ratio(l.right, l.right + l.wrong)} (${l.right + l.wrong})`)
+      .join(", "),
+);
 const n = Number(values.show);
 for (const d of disagreed.slice(0, n)) console.log("  disagrees " + d);
 for (const m of missed.slice(0, n)) console.log("  missed " + m);
+if (Number(values["graph-roots"]) > 0) {
+  await jediCallGraphReport(db, root, {
+    roots: Number(values["graph-roots"]),
+    siteCap: Number(values["site-cap"]),
+    show: n,
+  });
+}
 db.close();

@@ -17,6 +17,7 @@ import { join, relative } from "node:path";
 import ts from "typescript";
 import { findIndex } from "./find_index.ts";
 import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
+import { callGraphReport, type CallOracle } from "./references_graph.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -161,6 +162,8 @@ interface Tally {
 const tallies = new Map<string, Tally>();
 const tally = (k: string) =>
   tallies.get(k) ?? tallies.set(k, { uses: 0, found: 0, wrong: 0, foundAll: 0, wrongAll: 0 }).get(k)!;
+/** Per resolution label: answers the compiler confirms and answers it does not. */
+const labels = new Map<string, { right: number; wrong: number }>();
 const missed: string[] = [];
 const disagreed: string[] = [];
 let unmatched = 0;
@@ -193,6 +196,10 @@ for (const t of sample) {
       if (resolved) use ? c.found++ : c.wrong++;
       use ? c.foundAll++ : c.wrongAll++;
       if (k === "all" && resolved && !use) disagreed.push(`${t.name} (${path}:${t.line}) ${site} ${res}`);
+      if (k === "all") {
+        const l = labels.get(res) ?? labels.set(res, { right: 0, wrong: 0 }).get(res)!;
+        use ? l.right++ : l.wrong++;
+      }
     }
     for (const site of truth) {
       if (k === "all" && !["exact", "import"].includes(got.get(site) ?? "")) {
@@ -213,7 +220,129 @@ for (const [k, c] of [...tallies].sort(([a], [b]) => a === "all" ? -1 : b === "a
     }  with candidates: recall ${ratio(c.foundAll, c.uses)} precision ${ratio(c.foundAll, c.foundAll + c.wrongAll)}`,
   );
 }
+console.log(
+  "  labels: " +
+    [...labels].sort().map(([k, l]) => `${k} precision ${ratio(l.right, l.right + l.wrong)} (${l.right + l.wrong})`)
+      .join(", "),
+);
 const n = Number(values.show);
 for (const d of disagreed.slice(0, n)) console.log("  disagrees " + d);
 for (const m of missed.slice(0, n)) console.log("  missed " + m);
+
+/**
+ * The language service's call hierarchy as the call oracle: outgoing and incoming calls of a symbol, each end
+ * mapped to the index's symbol of that name spanning the item's name (calls from a file's top level have none).
+ */
+function hierarchyOracle(): CallOracle {
+  const rowOf = db!.prepare(
+    `SELECT symbol_id FROM symbols WHERE path = ? AND name = ? AND line_start <= ?3 AND line_end >= ?3
+      ORDER BY line_end - line_start LIMIT 1`,
+  );
+  const bySymbol = db!.prepare("SELECT path, name, line_start, line_end FROM symbols WHERE symbol_id = ?");
+  const idOf = (item: ts.CallHierarchyItem): string | null => {
+    if (!texts.has(item.file)) return null;
+    const sf = program.getSourceFile(item.file)!;
+    const line = sf.getLineAndCharacterOfPosition(item.selectionSpan.start).line + 1;
+    const r = rowOf.get(relative(root, item.file), item.name, line) as { symbol_id: string } | undefined;
+    return r?.symbol_id ?? null;
+  };
+  const described = new Map<string, string>();
+  /** The call hierarchy item of a symbol: prepared at the first spelling of its name in its lines. */
+  const itemOf = (id: string): ts.CallHierarchyItem | null => {
+    const s = bySymbol.get(id) as { path: string; name: string; line_start: number; line_end: number } | undefined;
+    if (!s) return null;
+    const file = join(root, s.path);
+    const sf = program.getSourceFile(file);
+    if (!sf) return null;
+    const lines = texts.get(file)!.split("\n");
+    for (let l = s.line_start; l <= Math.min(s.line_end, s.line_start + 20); l++) {
+      const col = (lines[l - 1] ?? "").search(new RegExp(`(?<![\\w$])${s.name.replace(/\$/g, "\\$")}(?![\\w$])`));
+      if (col < 0) continue;
+      const prepared = service.prepareCallHierarchy(file, sf.getPositionOfLineAndCharacter(l - 1, col));
+      const item = Array.isArray(prepared) ? prepared[0] : prepared;
+      if (item) return item;
+    }
+    return null;
+  };
+  // The call hierarchy names a class for the calls in its constructor, and the function around a variable;
+  // calls at a file's top level have no caller.
+  const symbolRow = db!.prepare("SELECT symbol_id, kind, parent_id FROM symbols WHERE symbol_id = ?");
+  const parentRow = db!.prepare("SELECT symbol_id, kind, parent_id FROM symbols WHERE id = ?");
+  type Row = { symbol_id: string; kind: string; parent_id: number | null };
+  // A function that is a variable's or a property's value (`const o = { f: () => … }`) is no item of its own.
+  const canon = (id: string): string => {
+    let r = symbolRow.get(id) as Row | undefined;
+    for (let i = 0; r && i < 8; i++) {
+      const p = r.parent_id === null ? undefined : parentRow.get(r.parent_id) as Row | undefined;
+      const named = r.kind === "class" ||
+        (r.kind === "method" && ["class", "interface"].includes(p?.kind ?? "")) ||
+        (r.kind === "function" && !["variable", "constant", "property", "field"].includes(p?.kind ?? ""));
+      if (named) break;
+      r = p;
+    }
+    return r?.symbol_id ?? "";
+  };
+  const enclosingRow = db!.prepare(
+    `SELECT symbol_id FROM symbols WHERE path = ? AND line_start <= ?2 AND line_end >= ?2
+      ORDER BY line_end - line_start LIMIT 1`,
+  );
+  const lineOf = (item: ts.CallHierarchyItem) =>
+    program.getSourceFile(item.file)!.getLineAndCharacterOfPosition(item.selectionSpan.start).line + 1;
+  /** An item no symbol of the index is (a local function): the symbol around it. */
+  const around = (item: ts.CallHierarchyItem): string | null =>
+    texts.has(item.file)
+      ? (enclosingRow.get(relative(root, item.file), lineOf(item)) as { symbol_id: string } | undefined)
+        ?.symbol_id ?? null
+      : null;
+  const memo = new Map<string, string[]>();
+  /** Outgoing calls of `item`, through the local functions inside it that the index has no symbol for. */
+  const outgoing = (item: ts.CallHierarchyItem, out: Set<string>, level: number) => {
+    for (const c of service.provideCallHierarchyOutgoingCalls(item.file, item.selectionSpan.start)) {
+      const x = idOf(c.to);
+      if (x) {
+        out.add(canon(x));
+        described.set(canon(x), `${c.to.name} (${relative(root, c.to.file)})`);
+      } else if (
+        level < 3 && c.to.file === item.file && c.to.span.start >= item.span.start &&
+        c.to.span.start + c.to.span.length <= item.span.start + item.span.length
+      ) outgoing(c.to, out, level + 1);
+    }
+  };
+  const ends = (id: string, way: "in" | "out"): string[] => {
+    const key = way + id;
+    if (memo.has(key)) return memo.get(key)!;
+    const item = itemOf(id);
+    const out = new Set<string>();
+    if (item && way === "out") outgoing(item, out, 0);
+    else if (item) {
+      for (const c of service.provideCallHierarchyIncomingCalls(item.file, item.selectionSpan.start)) {
+        const x = idOf(c.from) ?? around(c.from);
+        if (x) out.add(canon(x)), described.set(canon(x), `${c.from.name} (${relative(root, c.from.file)})`);
+      }
+    }
+    out.delete("");
+    out.delete(canon(id));
+    memo.set(key, [...out]);
+    return memo.get(key)!;
+  };
+  return {
+    callees: (id) => ends(id, "out"),
+    callers: (id) => ends(id, "in"),
+    describe: (id) => described.get(id) ?? id,
+    canon,
+  };
+}
+
+const graphRoots: string[] = [];
+for (const t of sample) {
+  if (t.label === "class") continue;
+  const row = db.prepare(
+    "SELECT symbol_id FROM symbols WHERE path = ? AND name = ? AND line_start <= ?3 AND line_end >= ?3 ORDER BY line_start DESC",
+  ).get(relative(root, t.file), t.name, t.line) as { symbol_id: string } | undefined;
+  if (row) graphRoots.push(row.symbol_id);
+}
+console.log(
+  `  call graphs against the language service's call hierarchy (${graphRoots.length} functions and methods):`,
+);
+callGraphReport(db, graphRoots, hierarchyOracle(), n);
 db.close();

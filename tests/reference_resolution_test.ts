@@ -5,10 +5,10 @@
  * are counted and listed on request, call graphs follow resolved edges.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { indexDir, tempHome } from "./helpers/fixture_repo.ts";
+import { flatReferences, symbolIn, writeRepo } from "./helpers/reference_fixture.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
-import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
+import { findReferences, type FindReferencesResult } from "../src/query/find_references.ts";
 import { getCallGraph } from "../src/query/call_graph.ts";
 import { findImplementations } from "../src/query/implementations.ts";
 import type { Db } from "../src/state/db.ts";
@@ -470,19 +470,12 @@ const FILES: Record<string, string> = {
   "py/two.py": "def helper():\n    return 2\n\n\ndef use():\n    return helper()\n",
 };
 
-function flat(r: FindReferencesResult): Reference[] {
-  return r.references ?? r.files!.flatMap((f) => f.references.map((x) => ({ ...x, path: f.path }) as Reference));
-}
+const flat = flatReferences;
 
 const sites = (r: FindReferencesResult) => flat(r).map((x) => `${x.path}:${x.line}:${x.resolution}`).sort();
 
 function repo(): string {
-  const dir = Deno.makeTempDirSync({ prefix: "cruxe-resolve-" });
-  for (const [p, text] of Object.entries(FILES)) {
-    Deno.mkdirSync(join(dir, p, ".."), { recursive: true });
-    Deno.writeTextFileSync(join(dir, p), text);
-  }
-  return dir;
+  return writeRepo(FILES, "cruxe-resolve-");
 }
 
 /** The graph's edges as `from -> to` by qualified name. */
@@ -700,14 +693,12 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       assert.ok(square.includes("tsr/use.ts:39:exact"), square.join());
     });
 
-    await t.step("TypeScript: a use through a base is the base's; a candidate of each override", () => {
+    await t.step("TypeScript: a use through a base is a use of each override, as the compiler counts it", () => {
       const shape = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Shape.area") }));
-      assert.deepEqual(shape, ["tsr/sub.ts:14:exact"]);
-      const square = findReferences(db, {
-        symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area"),
-        include_candidates: true,
-      });
-      assert.ok(sites(square).includes("tsr/sub.ts:14:candidate"), sites(square).join());
+      assert.ok(shape.includes("tsr/sub.ts:14:exact"), shape.join());
+      const square = findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") });
+      assert.ok(sites(square).includes("tsr/sub.ts:14:exact"), sites(square).join());
+      // Circle declares an area of its own, outside Shape's hierarchy.
       const circle = findReferences(db, {
         symbol_id: symbolIn(db, "tsr/shapes.ts", "Circle.area"),
         include_candidates: true,
@@ -762,14 +753,18 @@ Deno.test("references resolve by scope and declared type; candidates only on req
         symbol_id: symbolIn(db, "tsr/shapes.ts", "Shape.area"),
         include_candidates: true,
       });
-      // `geo.Square.unit().area()`, `Sq.unit().area()`: Square's, through unit's declared result.
-      assert.deepEqual(sites(shape), ["tsr/sub.ts:14:exact"]);
+      // Square's area overrides Shape's: one family, so Shape.area lists Square.area's uses and declaration.
+      assert.ok(sites(shape).includes("tsr/shapes.ts:8:exact"), sites(shape).join());
+      const circle = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Circle.area") }));
+      assert.ok(!circle.includes("tsr/sub.ts:14:exact") && !circle.includes("tsr/use.ts:21:exact"), circle.join());
       const square = sites(findReferences(db, { symbol_id: symbolIn(db, "tsr/shapes.ts", "Square.area") }));
       assert.deepEqual(square, [
         "tsr/alias.ts:4:exact",
         "tsr/alias.ts:4:exact",
         "tsr/alias.ts:4:exact",
         "tsr/box.js:9:exact",
+        "tsr/shapes.ts:2:exact", // Shape.area, which it overrides
+        "tsr/sub.ts:14:exact", // s.area() through the base Shape
         "tsr/sub.ts:37:exact",
         "tsr/sub.ts:48:exact",
         "tsr/sub.ts:48:exact",
@@ -799,6 +794,14 @@ Deno.test("references resolve by scope and declared type; candidates only on req
       );
     });
 
+    await t.step("get_call_graph: a module-qualified call is a resolved callee (Python, TypeScript)", () => {
+      const py = getCallGraph(db, { symbol_name: "use", path: "pyb/alias.py", direction: "callees" });
+      assert.deepEqual(edges(py), ["pyb.alias.use -> pyb.helpers.util"]);
+      assert.equal(py.edges[0].resolution, "import");
+      const ts = getCallGraph(db, { symbol_id: symbolIn(db, "tsr/use.ts", "qualified"), direction: "callees" });
+      assert.ok(edges(ts).some((e) => e.endsWith("-> shapes.measure")), edges(ts).join());
+    });
+
     await t.step("include_candidates must be a boolean", () => {
       assert.throws(
         () => findReferences(db, { symbol_name: "bottom", include_candidates: "yes" as unknown as boolean }),
@@ -821,14 +824,5 @@ function symbolId(db: Db, qualified: string): string {
     | { symbol_id: string }
     | undefined;
   if (!r) throw new Error(`no symbol ${qualified}`);
-  return r.symbol_id;
-}
-
-/** The handle of the symbol of `path` whose qualified name is or ends with `.qualified`. */
-function symbolIn(db: Db, path: string, qualified: string): string {
-  const r = db.prepare(
-    "SELECT symbol_id FROM symbols WHERE path = ? AND (qualified_name = ?2 OR qualified_name LIKE '%.' || ?2)",
-  ).get(path, qualified) as { symbol_id: string } | undefined;
-  if (!r) throw new Error(`no symbol ${qualified} in ${path}`);
   return r.symbol_id;
 }

@@ -14,8 +14,11 @@ const GENERATED_SUFFIX =
 
 /** The head of a file searched for a marker: generators put it in the first comment block. */
 const HEAD_CHARS = 4096;
-/** Go's convention (a whole line) and the cross-language `@generated` tag. */
-const GENERATED_MARKER = /^\s*(\/\/|#|\/\*+|\*|--)\s*Code generated .* DO NOT EDIT\.?\s*(\*\/)?\s*$|@generated\b/m;
+/**
+ * Go's convention (a whole line) and the cross-language `@generated` tag opening a comment line (a comment that
+ * only mentions the tag, as in "a `@generated` marker", is no marker).
+ */
+const GENERATED_MARKER = /^\s*(\/\/|#|\/\*+|\*|--)\s*(Code generated .* DO NOT EDIT\.?\s*(\*\/)?\s*$|@generated\b)/m;
 
 /** True when `path` or the beginning of its `source` says a generator wrote it. */
 export function isGeneratedFile(path: string, source: string): boolean {

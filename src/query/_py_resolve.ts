@@ -16,6 +16,9 @@ import type { TargetResolver } from "./_resolve_target.ts";
 import { TYPE_KINDS } from "./_symbol_row.ts";
 
 const VARIABLE_KINDS = new Set(["variable", "constant"]);
+const CALLABLE = new Set(["function", "method", "constructor"]);
+/** `name = T` (an attribute or variable holding a dotted name, no call). */
+const HOLDS_CLASS = /^[A-Za-z_]\w*\s*=\s*([A-Za-z_][\w.]*)\s*$/;
 const FUNCTION_KINDS = new Set(["function"]);
 const MAX_DEPTH = 5;
 const SELF = new Set(["self", "cls", "this"]);
@@ -29,6 +32,18 @@ const RETURNS: Record<string, RegExp> = {
   python: /->\s*["']?([A-Za-z_][\w.]*)["']?\s*:?\s*$/,
   typescript: /\)\s*:\s*([A-Za-z_$][\w$.]*)(?:<.*>)?\s*$/,
 };
+
+/** The type a TypeScript constructor signature declares for its parameter property `name` (`private db: Db`), or null. */
+function parameterProperty(signature: string, name: string): string | null {
+  const m = signature.match(
+    new RegExp(
+      `[(,]\\s*(?:(?:public|private|protected|readonly|override)\\s+)+${
+        name.replace(/\$/g, "\\$")
+      }\\??\\s*:\\s*([A-Za-z_$][\\w$.]*)`,
+    ),
+  );
+  return m ? m[1] : null;
+}
 
 /** Finishes Python hints (and TypeScript ones, written in the same language) against one index. */
 export class PyResolver {
@@ -69,7 +84,13 @@ export class PyResolver {
       this.classes.set(key, null); // a cycle answers "unknown"
       const [base, ...steps] = text.split(">");
       c = base === "@" ? useClass : this.named(base, path, useClass, depth);
-      for (const s of steps) c = c === null ? null : this.attrClass(c, s, depth + 1);
+      for (const s of steps) {
+        c = c === null
+          ? null
+          : s.endsWith("()")
+          ? this.methodResult(c, s.slice(0, -2), depth + 1)
+          : this.attrClass(c, s, depth + 1);
+      }
       this.classes.set(key, c);
     }
     return c;
@@ -98,6 +119,16 @@ export class PyResolver {
     return this.assignedClass(def.signature, def.path, depth);
   }
 
+  /** The class the method `name` of class `classId` (its own or the nearest base's) declares it returns, or null. */
+  private methodResult(classId: number, name: string, depth: number): number | null {
+    const owner = this.bases.ownerOf(classId, name);
+    const m = typeof owner === "number" ? childrenOf(this.db, owner).find((c) => c.name === name) : undefined;
+    // `a_class = T` (an attribute holding a class): calling it makes a `T`.
+    const held = m && !CALLABLE.has(m.kind) ? m.signature.match(HOLDS_CLASS) : null;
+    if (held) return this.classOf(held[1], m!.path, null, depth + 1);
+    return m ? this.resultClass(m.signature, m.path, depth) : null;
+  }
+
   /** The class a function signature's declared result names, or null. */
   private resultClass(sig: string, path: string, depth: number): number | null {
     const ret = sig.match(this.language === "python" ? RETURNS.python : RETURNS.typescript);
@@ -118,17 +149,23 @@ export class PyResolver {
     let c = this.attrClasses.get(key);
     if (c === undefined) {
       this.attrClasses.set(key, null);
-      c = this.findAttr(classId, attr, depth, 0);
+      c = this.findAttr(classId, attr, depth, 0, classId);
       this.attrClasses.set(key, c);
     }
     return c;
   }
 
-  private findAttr(classId: number, attr: string, depth: number, level: number): number | null {
+  /** `origin`: the class the lookup started from (what `self` is in a base's `self.a = self.make()`). */
+  private findAttr(classId: number, attr: string, depth: number, level: number, origin: number): number | null {
     const cls = symbolByRowId(this.db, classId);
     if (!cls || level > 4) return null;
-    const own = childrenOf(this.db, classId).filter((c) => c.name === attr);
-    const types = this.selfAssigned(classId, cls.path, cls.line_start, cls.line_end).get(attr) ?? [];
+    const children = childrenOf(this.db, classId);
+    const own = children.filter((c) => c.name === attr);
+    const types = [...this.selfAssigned(classId, cls.path, cls.line_start, cls.line_end).get(attr) ?? []];
+    // TypeScript `constructor(private readonly db: Db)`: a parameter property is a field the class declares.
+    const ctor = this.language === "python" || own.length ? undefined : children.find((c) => c.kind === "constructor");
+    const property = ctor ? parameterProperty(ctor.signature, attr) : null;
+    if (property) types.push(property);
     if (own.length || types.length) {
       const found = new Set<number | null>();
       for (const o of own) {
@@ -138,12 +175,16 @@ export class PyResolver {
             : null,
         );
       }
-      for (const t of types) found.add(t === "?" ? null : this.classOf(t, cls.path, null, depth + 1));
+      for (const t of types) {
+        // `self.a = self.a_class()`: `self` is the class the lookup started from (a subclass may set `a_class`).
+        const own = /^(?:self|cls)\./.test(t) ? "@>" + t.slice(t.indexOf(".") + 1).replace(/\./g, ">") : t;
+        found.add(t === "?" ? null : this.classOf(own, cls.path, own === t ? null : origin, depth + 1));
+      }
       return found.size === 1 ? [...found][0] : null;
     }
     const bases = this.bases.basesOf(classId);
     for (const b of bases.ids) {
-      const t = this.findAttr(b, attr, depth, level + 1);
+      const t = this.findAttr(b, attr, depth, level + 1, origin);
       if (t !== null) return t;
     }
     return null;

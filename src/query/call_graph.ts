@@ -100,7 +100,7 @@ const CALL_TARGETS = new Set([...CALLABLE_KINDS, ...TYPE_KINDS]);
  */
 function calleeResolution(caller: SymbolRow, callee: SymbolRow, affinity: Affinity, qualifier: string | null) {
   if (qualifier === null) return RESOLUTION_BY_AFFINITY[affinity];
-  if (SELF_NAMES.has(qualifier)) {
+  if (SELF_NAMES.has(qualifier) && qualifier !== "super") {
     return callee.parent_id !== null && callee.parent_id === caller.parent_id ? "exact" : "candidate";
   }
   return "candidate";
@@ -140,6 +140,7 @@ class CallGraphBuilder {
   private unresolved = 0;
   private candidates = 0;
   private rows = new Map<number, SymbolRow | undefined>();
+  private judges = new Map<number, ReferenceJudge>();
   private resolver: TargetResolver;
   private go: GoResolver;
 
@@ -282,8 +283,11 @@ class CallGraphBuilder {
   /** The calls inside `sym`'s body resolved to their closest definition (the rest count as unresolved). */
   private calleesOf(sym: SymbolRow): { callee: SymbolRow; line: number; resolution: Resolution }[] {
     const out: { callee: SymbolRow; line: number; resolution: Resolution }[] = [];
+    const isClass = TYPE_KINDS.has(sym.kind);
     for (const r of referencesInLines(this.db, sym.path, sym.line_start, sym.line_end)) {
       if (r.kind !== "call") continue;
+      // A class calls what its constructor and its fields' values call, not what its methods do.
+      if (isClass && !this.inConstruction(r.source_id, sym.id)) continue;
       const exact = sym.language === "go"
         ? this.goCallee(r, sym.path)
         : HINTED_LANGUAGES.has(sym.language)
@@ -298,7 +302,17 @@ class CallGraphBuilder {
         this.unresolved++;
         continue;
       }
-      const resolution = calleeResolution(sym, t.row, t.affinity, r.qualifier);
+      let resolution: Resolution = calleeResolution(sym, t.row, t.affinity, r.qualifier);
+      if (HINTED_LANGUAGES.has(sym.language)) {
+        // Python, TypeScript: the same judgement as find_references (`mod.f()` through a module or its alias is
+        // an import; a bare name never means a method); a call it gives to another definition is unresolved.
+        const judged = this.judgeOf(t.row).judge(r);
+        if (judged === null) {
+          this.unresolved++;
+          continue;
+        }
+        resolution = judged;
+      }
       // A name-only match never makes a symbol its own callee: the call resolves elsewhere or nowhere known.
       if (resolution === "candidate" && t.row.id === sym.id) continue;
       if (this.keep(resolution)) out.push({ callee: t.row, line: r.line, resolution });
@@ -306,19 +320,41 @@ class CallGraphBuilder {
     return out;
   }
 
+  /** True when a call in the symbol `sourceId` runs when class `classId` is made: the class body, a field, the constructor. */
+  private inConstruction(sourceId: number | null, classId: number): boolean {
+    const row = sourceId === null ? undefined : this.rowOf(sourceId);
+    if (!row || row.id === classId) return true;
+    if (row.parent_id !== classId) return false;
+    return !CALLABLE_KINDS.has(row.kind) || row.kind === "constructor" || row.name === "__init__" ||
+      row.name === "constructor";
+  }
+
+  /** The class a symbol is, or the nearest class around it (a method's, a nested function's); null at top level. */
+  private classAround(sym: SymbolRow): number | null {
+    let row: SymbolRow | undefined = sym;
+    for (let depth = 0; row && !TYPE_KINDS.has(row.kind) && depth < 8; depth++) {
+      row = row.parent_id === null ? undefined : this.rowOf(row.parent_id);
+    }
+    return row && TYPE_KINDS.has(row.kind) ? row.id : null;
+  }
+
+  /** The reference judge of one symbol, made once per graph. */
+  private judgeOf(row: SymbolRow): ReferenceJudge {
+    let j = this.judges.get(row.id);
+    if (!j) this.judges.set(row.id, j = new ReferenceJudge(this.db, row, this.resolver, this.go));
+    return j;
+  }
+
   /** A Python `x.m()` whose operand's class the file shows: that class's (or its base's) `m`; else undefined. */
   private pyCallee(r: ReferenceRow & { name: string }, sym: SymbolRow): SymbolRow | undefined {
-    if (!r.hint) return undefined;
-    const classOfCaller = () => {
-      const p = sym.parent_id === null ? undefined : this.rowOf(sym.parent_id);
-      return p && TYPE_KINDS.has(p.kind) ? p.id : null;
-    };
-    const owner = pythonResolvers(this.db, this.resolver).hints(sym.language).owner(
-      r.hint,
-      sym.path,
-      classOfCaller,
-      r.name,
-    );
+    const shared = pythonResolvers(this.db, this.resolver);
+    let owner: number | null | undefined;
+    if (r.hint) owner = shared.hints(sym.language).owner(r.hint, sym.path, () => this.classAround(sym), r.name);
+    else if (r.qualifier === "self" || r.qualifier === "cls" || r.qualifier === "this") {
+      // `self.m()`: the class around the caller, or the nearest of its in-repository bases that defines `m`.
+      const cls = this.classAround(sym);
+      owner = cls === null ? undefined : shared.bases.ownerOf(cls, r.name);
+    }
     if (typeof owner !== "number") return undefined;
     return childrenOf(this.db, owner).find((c) => c.name === r.name && CALL_TARGETS.has(c.kind));
   }

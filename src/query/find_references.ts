@@ -27,10 +27,11 @@ import {
   type ReferencePosition,
   type ReferenceRow,
   referencesAfter,
+  referencesInLines,
 } from "../state/read/references.ts";
 import { parseEnum, parseFlag, parseKind, parseLimit } from "./_input_rules.ts";
 import { resolveSymbol } from "./_resolve_symbol.ts";
-import { symbolByRowId } from "../state/read/symbols.ts";
+import { childrenOf, symbolByRowId } from "../state/read/symbols.ts";
 import { type Affinity, AFFINITY_RANK, TargetResolver } from "./_resolve_target.ts";
 import { dirOf, type SymbolFields, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
@@ -39,7 +40,8 @@ import { goOwnerName, GoResolver, importNamesDir } from "./_go_resolve.ts";
 import { ClassBases } from "./_class_bases.ts";
 import { moduleAliases } from "./_module_aliases.ts";
 import { PyResolver } from "./_py_resolve.ts";
-import { subtypesOf } from "../state/read/edges.ts";
+import { MemberFamily } from "./_member_family.ts";
+import { importsOf, subtypesOf } from "../state/read/edges.ts";
 import { LIMITS } from "./limits.ts";
 
 /** How sure a reference is to mean the symbol asked about. */
@@ -73,7 +75,8 @@ export interface Reference {
   line: number;
   column: number;
   line_text: string;
-  reference_kind: ReferenceKind | "definition";
+  /** `override`: a TypeScript/JavaScript declaration that overrides or implements the symbol, or that it does. */
+  reference_kind: ReferenceKind | "definition" | "override";
   resolution: Resolution;
   /** What the name was reached through (`self`, `fmt`); absent for a bare name. */
   qualifier?: string;
@@ -168,9 +171,13 @@ function moduleName(sym: SymbolRow): string {
 
 /** Languages whose member uses carry hints in the Python hint language. */
 export const HINTED_LANGUAGES = new Set(["python", "typescript", "tsx", "javascript"]);
+/** Languages where a use of one member of a family of overrides is a use of each (as the TypeScript compiler says). */
+const FAMILY_LANGUAGES = new Set(["typescript", "tsx", "javascript"]);
 
 interface HintResolvers {
   bases: ClassBases;
+  /** TypeScript member families (overrides and implementations of one name). */
+  family: MemberFamily;
   /** The hint resolver for uses in files of one language (made when first asked). */
   hints(language: string): PyResolver;
 }
@@ -187,7 +194,7 @@ export function pythonResolvers(db: Db, resolver: TargetResolver): HintResolvers
     const hints = (language: string) =>
       byLanguage.get(language) ??
         byLanguage.set(language, new PyResolver(db, resolver, bases, language)).get(language)!;
-    PY_CACHES.set(resolver, shared = { bases, hints });
+    PY_CACHES.set(resolver, shared = { bases, hints, family: new MemberFamily(db, bases) });
   }
   return shared;
 }
@@ -201,6 +208,8 @@ export class ReferenceJudge {
   private go: GoResolver;
   private bases: ClassBases;
   private hints: HintResolvers;
+  /** Whether the package around the symbol's module re-exports its name (read when first needed). */
+  private reexported: boolean | undefined;
   /** Whether any class names the symbol's class as a base (read when first needed). */
   private subclassed: boolean | undefined;
   private classes = new Map<number, number | null>();
@@ -230,6 +239,28 @@ export class ReferenceJudge {
       this.enclosingParents.set(sourceId, p);
     }
     return p;
+  }
+
+  /**
+   * Python: true when `qualifier` (or the module it aliases in `path`) names the package holding the symbol's
+   * module and the package's `__init__.py` imports the symbol's name (re-exports it), or all of its module's.
+   */
+  private packageExports(qualifier: string, path: string): boolean {
+    const dir = dirOf(this.sym.path);
+    const pkg = dir.slice(dir.lastIndexOf("/") + 1);
+    if (this.sym.language !== "python" || !pkg || (qualifier !== pkg && this.aliasesOf(path).get(qualifier) !== pkg)) {
+      return false;
+    }
+    const init = dir + "/__init__.py";
+    const stem = this.sym.path.slice(dir.length + 1).replace(/\.py$/, "");
+    this.reexported ??= referencesInLines(this.db, init, 1, 1_000_000)
+      .some((x) => x.kind === "import" && x.name === this.sym.name) ||
+      // `from .api import *` (or `from pkg.api import *`): every name of the module.
+      importsOf(this.db, init, 200).some((e) =>
+        (e.target === "." + stem || e.target.endsWith("." + stem)) &&
+        /\bimport\s+\*/.test(fileLines(this.db, init, e.line, e.line)[0] ?? "")
+      );
+    return this.reexported;
   }
 
   /** The module aliases of a file (Python), cached. */
@@ -285,8 +316,13 @@ export class ReferenceJudge {
       if (r.path === sym.path && this.containerOf(r.source_id) === this.parent.id) return "exact";
       // `self.m` in a subclass: the nearest class of the hierarchy that defines `m`.
       const cls = this.classOf(r.source_id);
-      const owner = cls === null ? undefined : this.bases.ownerOf(cls, sym.name);
-      if (owner === this.parent.id) return "exact";
+      // `super.m`: the nearest base's `m`, never the class's own.
+      const owner = cls === null
+        ? undefined
+        : r.qualifier === "super"
+        ? this.bases.inheritedOwner(cls, sym.name)
+        : this.bases.ownerOf(cls, sym.name);
+      if (owner === this.parent.id || this.sameFamily(owner)) return "exact";
       // `self.m` in a base that does not define `m`: the subclasses' `m` (this one when it derives from it).
       if (owner === null && cls !== null && this.bases.derivesFrom(this.parent.id, cls)) return "exact";
       return typeof owner === "number" ? null : "candidate";
@@ -296,7 +332,7 @@ export class ReferenceJudge {
       // `super().m` means a base's `m`: never this one when no class derives from its class.
       if (r.hint === "^" && !(this.subclassed ??= subtypesOf(this.db, this.parent.name, 1).length > 0)) return null;
       const owner = this.hints.hints(r.language).owner(r.hint, r.path, () => this.classOf(r.source_id), sym.name);
-      if (owner === this.parent.id) return "exact";
+      if (owner === this.parent.id || this.sameFamily(owner)) return "exact";
       // A use through a base whose member this one overrides may run this one: a candidate.
       if (typeof owner === "number") return this.bases.derivesFrom(this.parent.id, owner) ? "candidate" : null;
     }
@@ -311,7 +347,20 @@ export class ReferenceJudge {
       // `formats.get_format`, `fmt.get_format` after `import formats as fmt`: a top-level name through its module.
       return affinity === "imported" || affinity === "same_file" ? "import" : "candidate";
     }
+    if (sym.parent_id === null && sym.kind !== "method" && this.packageExports(r.qualifier, r.path)) {
+      // `migrations.swappable_dependency`: the package's `__init__` imports the name from its module.
+      return affinity === "imported" || affinity === "same_file" ? "import" : "candidate";
+    }
     return "candidate";
+  }
+
+  /**
+   * TypeScript/JavaScript: true when `owner`'s member of the symbol's name and the symbol are one family of
+   * overrides and implementations (a use through an interface or base type is a use of each implementation).
+   */
+  private sameFamily(owner: number | null | undefined): boolean {
+    return typeof owner === "number" && FAMILY_LANGUAGES.has(this.sym.language) && !!this.parent &&
+      this.hints.family.related(owner, this.parent.id, this.sym.name);
   }
 
   /**
@@ -420,8 +469,10 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
   const after = decodeCursor(input?.cursor, key, published);
   const nameId = referenceNameId(db, sym.name);
   const candidates = parseFlag(input?.include_candidates, "include_candidates");
-  const page = acceptedUses(db, sym, nameId, { refKind, after, limit, candidates });
-  const refs = referenceList(db, sym, page.accepted, !!input.include_definition && !after);
+  // The first page starts with the declarations of the symbol's family of overrides (TypeScript, JavaScript).
+  const family = after || refKind ? [] : familyDeclarations(db, sym, limit - 1);
+  const page = acceptedUses(db, sym, nameId, { refKind, after, limit: limit - family.length, candidates });
+  const refs = referenceList(db, sym, page.accepted, !!input.include_definition && !after, family);
   const { accepted, more, position } = page;
   const last = accepted.length ? accepted[accepted.length - 1].row : null;
   const nextCursor = more && last
@@ -502,6 +553,7 @@ function referenceList(
   sym: SymbolRow,
   accepted: { row: ReferenceRow; resolution: Resolution }[],
   definitionFirst: boolean,
+  family: SymbolRow[] = [],
 ): Reference[] {
   const enclosing = new Map<number, Reference["enclosing"]>();
   const enclosingOf = (id: number | null): Reference["enclosing"] => {
@@ -517,6 +569,7 @@ function referenceList(
   const texts = new LineTexts(db);
   const rows = accepted.map((a) => a.row);
   if (definitionFirst) rows.push({ path: sym.path, line: sym.line_start } as ReferenceRow);
+  for (const f of family) rows.push({ path: f.path, line: f.line_start } as ReferenceRow);
   texts.prime(rows);
   const refs: Reference[] = [];
   if (definitionFirst) {
@@ -528,6 +581,18 @@ function referenceList(
       reference_kind: "definition",
       resolution: "exact",
       enclosing: enclosingOf(sym.parent_id),
+    });
+  }
+  for (const f of family) {
+    const text = texts.get(f.path, f.line_start);
+    refs.push({
+      path: f.path,
+      line: f.line_start,
+      column: Math.max(0, text.indexOf(f.name)) + 1,
+      line_text: text,
+      reference_kind: "override",
+      resolution: "exact",
+      enclosing: enclosingOf(f.parent_id),
     });
   }
   for (const { row, resolution } of accepted) {
@@ -543,6 +608,22 @@ function referenceList(
     });
   }
   return refs;
+}
+
+/**
+ * TypeScript/JavaScript: the members of `sym`'s name that override or implement it or that it overrides or
+ * implements, through in-repository classes and interfaces (see _member_family.ts), at most `max`, by path and line.
+ */
+function familyDeclarations(db: Db, sym: SymbolRow, max: number): SymbolRow[] {
+  if (!FAMILY_LANGUAGES.has(sym.language) || sym.parent_id === null || max <= 0) return [];
+  const parent = symbolByRowId(db, sym.parent_id);
+  if (!parent || !TYPE_KINDS.has(parent.kind)) return [];
+  const { family } = pythonResolvers(db, new TargetResolver(db));
+  const out: SymbolRow[] = [];
+  for (const cls of family.members(parent.id, sym.name, (id) => symbolByRowId(db, id)?.name ?? null)) {
+    for (const c of childrenOf(db, cls)) if (c.name === sym.name && c.id !== sym.id) out.push(c);
+  }
+  return out.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.line_start - b.line_start).slice(0, max);
 }
 
 /** References grouped by file, files in first-seen order. */

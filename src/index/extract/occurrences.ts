@@ -115,7 +115,10 @@ function memberLeaf(n: Node, depth = 0): Member | null {
 
 /** `self` / `fmt` / `os` for a plain identifier object; "" for any other expression. */
 function qualifierText(obj: Node): string {
-  if (NAME_LEAVES.has(obj.type) || obj.type === "self" || obj.type === "this" || obj.type === "package_identifier") {
+  if (
+    NAME_LEAVES.has(obj.type) || obj.type === "self" || obj.type === "this" || obj.type === "super" ||
+    obj.type === "package_identifier"
+  ) {
     return obj.text.length <= MAX_NAME ? obj.text : "";
   }
   return "";
@@ -183,7 +186,7 @@ export function occurrenceNodeTypes(spec: LanguageSpec): string[] {
       "type_identifier",
       ...(spec.id === "python" ? ["type"] : []),
       ...(spec.id === "go" ? GO_SCOPE_NODE_TYPES : spec.id === "python" ? PY_SCOPE_NODE_TYPES : []),
-      ...(TS_FAMILY.has(spec.id) ? TS_SCOPE_NODE_TYPES : []),
+      ...(TS_FAMILY.has(spec.id) ? [...TS_SCOPE_NODE_TYPES, ...TS_VALUE_NODE_TYPES] : []),
     ]),
   ];
 }
@@ -238,6 +241,7 @@ export function extractOccurrences(
   callOccurrences(c, spec, callTypes, of);
   importOccurrences(c, spec, importTypes, of);
   accessOccurrences(c, of);
+  if (scope instanceof TsScope) tsValueOccurrences(c, scope, of);
   typeOccurrences(c, BUILTIN_TYPES[spec.id], of);
   return c.sorted();
 }
@@ -397,6 +401,29 @@ function accessOccurrences(c: Occurrences, of: NodesOf): void {
         return o ? qualifierText(o) : null;
       }, objOf);
     }
+  }
+}
+
+/** TypeScript/JavaScript nodes whose names are uses of a class or function spelled as a value. */
+const TS_VALUE_NODE_TYPES = ["binary_expression", "type_query"];
+
+/**
+ * TypeScript/JavaScript classes, enums and imports used as values (`type`): `x instanceof T`, `T.staticM()`,
+ * `E.A` (a name the file imports or declares as a class or enum, no local rebinding it), and `typeof f` in a type.
+ */
+function tsValueOccurrences(c: Occurrences, scope: TsScope, of: NodesOf): void {
+  for (const n of of("binary_expression")) {
+    const right = n.childForFieldName("right");
+    if (right?.type !== "identifier" || !n.children.some((x) => x?.type === "instanceof")) continue;
+    if (scope.namesType(right)) c.add(right, "type", null);
+  }
+  for (const n of of("member_expression")) {
+    const obj = n.childForFieldName("object");
+    if (obj?.type === "identifier" && scope.namesType(obj)) c.add(obj, "type", null);
+  }
+  for (const n of of("type_query")) {
+    const id = n.namedChildren[0];
+    if (id?.type === "identifier" && scope.free(id)) c.add(id, "type", null);
   }
 }
 

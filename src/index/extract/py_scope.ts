@@ -57,8 +57,14 @@ function annotationType(n: Node | null): string | null {
   return DOTTED.test(t) && t !== "None" ? t : null;
 }
 
-/** What an assigned value is, when it is a call of a dotted name (`T(…)` → `T()`); null otherwise. */
+/**
+ * What an assigned value is, when it is a call of a dotted name (`T(…)` → `T()`), also as the fallback of an
+ * `or` (`query or T()`: the value is a `T` or what the left side holds, the same class as a rule); null otherwise.
+ */
 function valueType(n: Node | null): string | null {
+  if (n?.type === "boolean_operator" && n.children.some((c) => c?.type === "or")) {
+    return valueType(n.childForFieldName("right"));
+  }
   if (n?.type !== "call") return null;
   const f = dottedText(n.childForFieldName("function"));
   return f ? f + "()" : null;

@@ -28,8 +28,17 @@ const BINDERS = [
   "catch_clause",
 ];
 
+/** Declarations whose name a file can use as a value (`T.staticM()`, `x instanceof T`). */
+const NAMED_TYPES = ["class_declaration", "abstract_class_declaration", "enum_declaration"];
+
 /** Node types the scope pass reads. */
-export const TS_SCOPE_NODE_TYPES = [...BINDERS, "import_specifier", "assignment_expression"];
+export const TS_SCOPE_NODE_TYPES = [
+  ...BINDERS,
+  ...NAMED_TYPES,
+  "import_specifier",
+  "import_clause",
+  "assignment_expression",
+];
 
 const DOTTED = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
 
@@ -44,9 +53,13 @@ function annotationType(n: Node | null): string | null {
   return DOTTED.test(t) ? t : null;
 }
 
-/** The class a value is an instance of when the syntax shows it (`new T(…)`, `v as T`), or null. */
+/** The class a value is an instance of when the syntax shows it (`new T(…)`, `v as T`, `a ?? new T()`), or null. */
 function valueType(n: Node | null): string | null {
   while (n && (n.type === "parenthesized_expression" || n.type === "await_expression")) n = n.namedChildren[0] ?? null;
+  // `opts.pool ?? new T()`, `a || new T()`: a `T` or what the left side holds (the same class as a rule).
+  if (n?.type === "binary_expression" && n.children.some((c) => c?.type === "??" || c?.type === "||")) {
+    return valueType(n.childForFieldName("right"));
+  }
   if (n?.type === "new_expression") {
     const c = n.childForFieldName("constructor");
     return c && DOTTED.test(c.text) && c.text.length <= 200 ? c.text : null;
@@ -97,15 +110,33 @@ export class TsScope {
   /** Per class: the type each field holds, null when unknown. */
   private fields = new Map<number, Map<string, string | null>>();
 
+  /** How many times each name is bound, by function (`id\0name`; module: -1). */
+  private bindings = new Map<string, number>();
+
   /** `import { f as g }`: g → f. */
   private imported = new Map<string, string>();
+
+  /** Names the file imports (`import D, { a, b as c }`: D, a, c) or declares as a class or an enum. */
+  private typeNames = new Set<string>();
 
   constructor(of: (type: string) => Node[]) {
     for (const n of of("import_specifier")) {
       const name = n.childForFieldName("name");
       const alias = n.childForFieldName("alias");
       if (name?.type === "identifier" && alias) this.imported.set(alias.text, name.text);
+      if (name?.type === "identifier") this.typeNames.add((alias ?? name).text);
     }
+    for (const n of of("import_clause")) {
+      const d = n.namedChildren[0];
+      if (d?.type === "identifier") this.typeNames.add(d.text);
+    }
+    for (const t of NAMED_TYPES) {
+      for (const n of of(t)) {
+        const name = n.childForFieldName("name");
+        if (name) this.typeNames.add(name.text);
+      }
+    }
+    const copies: Node[] = [];
     for (const t of BINDERS) {
       for (const n of of(t)) {
         if (t === "public_field_definition") {
@@ -126,7 +157,12 @@ export class TsScope {
         const type = names.length === 1 && t !== "for_in_statement" ? this.declared(n) : null;
         const fn = t.endsWith("parameter") ? n.parent?.parent ?? null : functionOf(n);
         const picked = t === "variable_declarator" ? this.destructured(n) : null;
-        for (const x of names) record(this.mapOf(this.types, fn ? fn.id : -1), x, picked?.get(x) ?? type);
+        for (const x of names) {
+          record(this.mapOf(this.types, fn ? fn.id : -1), x, picked?.get(x) ?? type);
+          const key = (fn ? fn.id : -1) + "\0" + x;
+          this.bindings.set(key, (this.bindings.get(key) ?? 0) + 1);
+        }
+        if (t === "variable_declarator" && names.length === 1 && type === null) copies.push(n);
         // `constructor(private readonly db: Db)`: a parameter property is a field too.
         const cls = fn?.type === "method_definition" && fn.childForFieldName("name")?.text === "constructor"
           ? classOf(fn)
@@ -137,6 +173,23 @@ export class TsScope {
       }
     }
     this.assignedFields(of("assignment_expression"));
+    this.copiedTypes(copies);
+  }
+
+  /**
+   * `const rt = ctx.runtime`, `const v = w`: a name bound once to another name or a member takes its type (in
+   * source order, so a copy of a copy is typed too).
+   */
+  private copiedTypes(copies: Node[]): void {
+    for (const n of copies) {
+      const name = n.childForFieldName("name");
+      const value = n.childForFieldName("value");
+      const key = (functionOf(n)?.id ?? -1) + "\0" + name?.text;
+      if (name?.type !== "identifier" || !value || this.bindings.get(key) !== 1) continue;
+      if (!["identifier", "member_expression", "non_null_expression", "call_expression"].includes(value.type)) continue;
+      const t = this.typeOf(n, value, 1);
+      if (t?.startsWith(":")) this.mapOf(this.types, functionOf(n)?.id ?? -1).set(name.text, t.slice(1));
+    }
   }
 
   /** `this.a = new T()` in a method types the field `a` when the class declares no `a` (JavaScript). */
@@ -162,6 +215,19 @@ export class TsScope {
     return name && !this.boundInFunction(leaf, leaf.text) && !this.types.get(-1)?.has(leaf.text) ? name : null;
   }
 
+  /** True when no function around `leaf` binds its name (a module-level name, an import, a global). */
+  free(leaf: Node): boolean {
+    return !this.boundInFunction(leaf, leaf.text);
+  }
+
+  /**
+   * True when the identifier `leaf` names a class or enum the file declares or a name it imports, used as a
+   * value (`T.staticM()`, `x instanceof T`): no function around it and no module-level variable rebinds it.
+   */
+  namesType(leaf: Node): boolean {
+    return this.typeNames.has(leaf.text) && this.free(leaf) && !this.types.get(-1)?.has(leaf.text);
+  }
+
   /** A member use's hint: what its operand holds as far as the file shows (see `PyHint`); null otherwise. */
   hint(leaf: Node, operand: Node | null): string | null {
     return operand ? this.typeOf(leaf, operand, 0) : null;
@@ -170,6 +236,8 @@ export class TsScope {
   private typeOf(leaf: Node, n: Node, depth: number): string | null {
     if (depth > 3) return null;
     if (n.type === "this") return classOf(leaf) ? ":@" : null;
+    // `super.m`: the nearest base's `m` (`^`, as Python's `super().m`).
+    if (n.type === "super") return depth === 0 && classOf(leaf) ? "^" : null;
     if (n.type === "identifier") {
       for (let fn = functionOf(leaf); fn; fn = functionOf(fn)) {
         const t = this.types.get(fn.id)?.get(n.text);
@@ -235,12 +303,21 @@ export class TsScope {
    * The class a value is an instance of as far as the syntax shows it: `new T(…)`, `v as T`, or what calling a
    * dotted name gives (`T.open(…)`, `make(…)`: `T.open()`, `make()`, finished against the index); null otherwise.
    */
-  private valueOf(leaf: Node, n: Node | null): string | null {
+  private valueOf(leaf: Node, n: Node | null, depth = 0): string | null {
     const v = valueType(n);
     if (v) return this.unaliased(v);
     const fn = n?.type === "call_expression" ? n.childForFieldName("function") : null;
-    if (!fn || !DOTTED.test(fn.text) || fn.text.length > 200) return null;
-    return this.boundInFunction(leaf, fn.text.split(".")[0]) ? null : this.unaliased(fn.text) + "()";
+    if (!fn || fn.text.length > 200) return null;
+    const head = fn.text.split(".")[0];
+    if (DOTTED.test(fn.text) && head !== "this" && !this.boundInFunction(leaf, head)) {
+      return this.unaliased(fn.text) + "()";
+    }
+    // `this.m()`, `x.m()` on a typed `x`: what the method `m` of that class declares it returns.
+    const obj = fn.type === "member_expression" ? fn.childForFieldName("object") : null;
+    const prop = fn.type === "member_expression" ? fn.childForFieldName("property") : null;
+    if (!obj || prop?.type !== "property_identifier" || depth > 2) return null;
+    const inner = this.typeOf(leaf, obj, depth + 1);
+    return inner?.startsWith(":") ? `${inner.slice(1)}>${prop.text}()` : null;
   }
 
   /** A type name with an import alias at its head replaced by the imported name (`Sq` → `Square`). */

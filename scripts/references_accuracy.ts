@@ -49,7 +49,7 @@ const { values, positionals } = parseArgs({
     misses: { type: "string", default: "8" },
     reindex: { type: "boolean", default: false },
     "jedi-sites": { type: "string", default: "1000" },
-    "graph-roots": { type: "string", default: "20" },
+    "graph-roots": { type: "string", default: "30" },
   },
 });
 const OWN_SRC = new URL("../src", import.meta.url).pathname;

@@ -24,7 +24,7 @@ const { values, positionals } = parseArgs({
     home: { type: "string", default: "/tmp/cruxe-refs-bench" },
     sites: { type: "string", default: "3000" },
     show: { type: "string", default: "10" },
-    "graph-roots": { type: "string", default: "20" },
+    "graph-roots": { type: "string", default: "30" },
     "site-cap": { type: "string", default: "150" },
   },
 });

@@ -308,13 +308,47 @@ function hierarchyOracle(): CallOracle {
       ) outgoing(c.to, out, level + 1);
     }
   };
+  /**
+   * The named functions declared inside `item` that the index has no symbol for (`const search = async () => …`):
+   * the call hierarchy gives them their own calls, which the index counts as the enclosing symbol's, as the
+   * callers above count calls from them.
+   */
+  const localFunctions = (item: ts.CallHierarchyItem): ts.CallHierarchyItem[] => {
+    const sf = program.getSourceFile(item.file);
+    if (!sf) return [];
+    const out: ts.CallHierarchyItem[] = [];
+    const end = item.span.start + item.span.length;
+    const visit = (n: ts.Node) => {
+      if (n.getEnd() <= item.span.start || n.getStart(sf) >= end) return;
+      const name = ts.isVariableDeclaration(n) && n.initializer &&
+          (ts.isArrowFunction(n.initializer) || ts.isFunctionExpression(n.initializer)) && ts.isIdentifier(n.name)
+        ? n.name
+        : ts.isFunctionDeclaration(n) && n.name
+        ? n.name
+        : undefined;
+      const start = name?.getStart(sf) ?? -1;
+      if (name && start > item.selectionSpan.start && start < end) {
+        const line = sf.getLineAndCharacterOfPosition(start).line + 1;
+        if (!rowOf.get(relative(root, item.file), name.text, line)) {
+          const prepared = service.prepareCallHierarchy(item.file, start);
+          const local = Array.isArray(prepared) ? prepared[0] : prepared;
+          if (local) out.push(local);
+        }
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(sf);
+    return out;
+  };
   const ends = (id: string, way: "in" | "out"): string[] => {
     const key = way + id;
     if (memo.has(key)) return memo.get(key)!;
     const item = itemOf(id);
     const out = new Set<string>();
-    if (item && way === "out") outgoing(item, out, 0);
-    else if (item) {
+    if (item && way === "out") {
+      outgoing(item, out, 0);
+      for (const local of localFunctions(item)) outgoing(local, out, 1);
+    } else if (item) {
       for (const c of service.provideCallHierarchyIncomingCalls(item.file, item.selectionSpan.start)) {
         const x = idOf(c.from) ?? around(c.from);
         if (x) out.add(canon(x)), described.set(canon(x), `${c.from.name} (${relative(root, c.from.file)})`);

@@ -55,6 +55,11 @@ const CASES: { argv: string[]; tool: string; args: Record<string, unknown> }[] =
     args: { symbol_name: "ValidateToken", base_ref: "main" },
   },
   { argv: ["search", "token", "--ref", "main"], tool: "search_code", args: { query: "token", ref: "main" } },
+  {
+    argv: ["open", "auth/jwt.go", "--start", "2", "--end", "4"],
+    tool: "open_file",
+    args: { path: "auth/jwt.go", startLine: 2, endLine: 4 },
+  },
 ];
 
 Deno.test("every tool command has a parity case, and every case names a tool command", () => {

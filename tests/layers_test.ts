@@ -48,6 +48,7 @@ const CLI_TRANSPORTS = new Set([
   "src/mcp/http.ts",
   "src/mcp/serve_options.ts",
   "src/mcp/protocol_server.ts",
+  "src/mcp/team_protocol_server.ts",
 ]);
 
 /**
@@ -55,7 +56,7 @@ const CLI_TRANSPORTS = new Set([
  * (the jobs the CLI runs itself). Every query command goes through `service/`.
  */
 const CLI_DIRECT =
-  /^src\/cli\/(commands\/(index_cmd|status|watch|doctor\w*|serve_cmd|serve_mcp)|sandbox\w*|context|error_candidates|explain|completions|help|command_table|args|project_arg)\.ts$/;
+  /^src\/cli\/(commands\/(index_cmd|team_cmds|status|watch|doctor\w*|serve_cmd|serve_mcp)|sandbox\w*|context|error_candidates|explain|completions|help|command_table|args|project_arg)\.ts$/;
 
 /** The modules of `index/` that `query` and `mcp` may import: they start jobs and report on them. */
 const JOB_STARTING_MODULES = new Set([

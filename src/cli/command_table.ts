@@ -13,6 +13,9 @@ import { userCwd } from "./user_cwd.ts";
 import { printJson, say } from "./output.ts";
 import { runServeCommand, SERVE_MCP_OPTIONS, SERVE_OPTIONS } from "./commands/serve_cmd.ts";
 import { completionScript, SHELLS } from "./completions.ts";
+import { loadConfig } from "./context.ts";
+import { storeUrlFor } from "../state/pg/store_url.ts";
+import { STORE_OPTION } from "./commands/store_option.ts";
 
 /** Erases a command's option types so commands with different tables share one list. */
 function command<T extends OptionTable>(def: CommandDef<T>): CommandDef {
@@ -33,6 +36,16 @@ const ref = {
     help: "branch, tag or commit, read from its index (default: the working tree; see `cruxe index --ref`)",
   },
 } as const;
+const store = { store: STORE_OPTION } as const;
+
+/** The team store URL a command uses (`--store`, else the config's `store`), or null for the SQLite stores. */
+function storeOf(v: { store?: string; config?: string }): string | null {
+  return storeUrlFor(v.store, v.store === undefined ? loadConfig(v.config).store : null);
+}
+
+/** The team-store commands (`commands/team_cmds.ts`), loaded on first use. */
+const team = () => import("./commands/team_cmds.ts");
+
 /** The commands of the CLI itself (the tool commands come from the tool definitions: `allCommands`). */
 export const COMMANDS: CommandDef[] = [
   command({
@@ -67,6 +80,7 @@ export const COMMANDS: CommandDef[] = [
         path: { type: "string", arg: "PATH", help: "workspace to index (default: current directory)" },
         workspace: { type: "string", arg: "PATH", help: "same as --path" },
         ...ref,
+        ...store,
       },
       examples: name === "index"
         ? [
@@ -74,14 +88,24 @@ export const COMMANDS: CommandDef[] = [
           "cruxe index --force   # rebuild the index of the current directory",
         ]
         : ["cruxe sync   # pick up what changed since the last index"],
-      run: async ({ values: v }) =>
-        await (await import("./commands/index_cmd.ts")).runIndexCommand(openContext(v.config), {
+      run: async ({ values: v }) => {
+        const url = name === "index" ? storeOf(v) : null;
+        if (url) {
+          const path = v.path ?? v.workspace ?? userCwd();
+          return await (await team()).runTeamIndex(loadConfig(v.config), url, {
+            path,
+            ref: v.ref,
+            json: v.json ?? false,
+          });
+        }
+        return await (await import("./commands/index_cmd.ts")).runIndexCommand(openContext(v.config), {
           path: v.path ?? v.workspace ?? userCwd(),
           force: v.force ?? false,
           ref: v.ref,
           mode: name === "index" ? "full" : "incremental",
           json: v.json ?? false,
-        }),
+        });
+      },
     })
   ),
   command({
@@ -98,16 +122,19 @@ export const COMMANDS: CommandDef[] = [
   command({
     name: "status",
     summary: "projects, index state and jobs; --errors lists files with syntax errors",
-    options: { errors: { type: "boolean", help: "list the files whose parse reported syntax errors" } },
+    options: { errors: { type: "boolean", help: "list the files whose parse reported syntax errors" }, ...store },
     examples: [
       "cruxe status   # every project and its last job",
       "cruxe status --errors --json   # files with syntax errors, as JSON",
     ],
-    run: async ({ values: v }) =>
-      await (await import("./commands/status.ts")).runStatus(openContext(v.config), {
+    run: async ({ values: v }) => {
+      const url = storeOf(v);
+      if (url) return await (await team()).runTeamStatus(url, v.json ?? false);
+      return await (await import("./commands/status.ts")).runStatus(openContext(v.config), {
         json: v.json ?? false,
         errors: v.errors ?? false,
-      }),
+      });
+    },
   }),
   command({
     name: "doctor",
@@ -124,6 +151,77 @@ export const COMMANDS: CommandDef[] = [
     ],
     run: async ({ values: v }) =>
       await (await import("./commands/doctor.ts")).runDoctor(v.config, v.json ?? false, v.repair ?? false),
+  }),
+  command({
+    name: "repo",
+    args: "add PATH",
+    argsRequired: true,
+    summary: "register a git repository in a team store and queue its refs for the workers",
+    options: {
+      refs: {
+        type: "string",
+        arg: "LIST",
+        help: "refs to index, comma-separated, * matches any text (default: HEAD's)",
+      },
+      name: { type: "string", arg: "NAME", help: "the repository's name in answers (default: its directory's)" },
+      ...store,
+    },
+    examples: ["cruxe repo add ~/git/app.git --refs main,release/* --store postgres://cruxe@db/cruxe"],
+    run: async ({ values: v, positionals }) => {
+      if (positionals[0] !== "add" || positionals.length !== 2) {
+        throw new CruxeError("invalid_input", "cruxe repo takes: add PATH (see cruxe repo --help)");
+      }
+      const url = storeOf(v);
+      if (!url) throw new CruxeError("invalid_input", "cruxe repo add needs a team store: --store postgres://…");
+      return await (await team()).runRepoAdd(url, {
+        path: positionals[1],
+        refs: v.refs,
+        name: v.name,
+        json: v.json ?? false,
+      });
+    },
+  }),
+  command({
+    name: "worker",
+    summary: "index the team store's queued jobs (claimed with a lease; runs until stopped)",
+    options: {
+      once: { type: "boolean", help: "exit when no job is left" },
+      "lease-seconds": { type: "string", arg: "N", int: [1, 86400], help: "job lease, renewed while it runs (60)" },
+      "poll-ms": { type: "string", arg: "N", int: [50, 3_600_000], help: "idle wait between looks for work (5000)" },
+      "work-dir": { type: "string", arg: "DIR", help: "where builds are kept (default: $CRUXE_HOME/team-worker)" },
+      ...store,
+    },
+    examples: ["cruxe worker --store postgres://cruxe_worker@db/cruxe   # on each indexing machine"],
+    run: async ({ values: v }) => {
+      const url = storeOf(v);
+      if (!url) throw new CruxeError("invalid_input", "cruxe worker needs a team store: --store postgres://…");
+      return await (await team()).runWorkerCommand(loadConfig(v.config), url, {
+        once: v.once ?? false,
+        leaseSeconds: v["lease-seconds"],
+        pollMs: v["poll-ms"],
+        workDir: v["work-dir"],
+        json: v.json ?? false,
+      });
+    },
+  }),
+  command({
+    name: "store-setup",
+    summary: "create or migrate a team store's schema and its read-only and writer roles (as the owner)",
+    options: {
+      "reader-role": { type: "string", arg: "NAME", help: "read-only group role (default cruxe_reader)" },
+      "writer-role": { type: "string", arg: "NAME", help: "writer group role (default cruxe_writer)" },
+      ...store,
+    },
+    examples: ["cruxe store-setup --store postgres://owner@db/cruxe"],
+    run: async ({ values: v }) => {
+      const url = storeOf(v);
+      if (!url) throw new CruxeError("invalid_input", "cruxe store-setup needs a team store: --store postgres://…");
+      return await (await team()).runStoreSetup(url, {
+        readerRole: v["reader-role"],
+        writerRole: v["writer-role"],
+        json: v.json ?? false,
+      });
+    },
   }),
   command({
     name: "serve-mcp",

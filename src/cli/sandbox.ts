@@ -124,6 +124,8 @@ export interface SandboxInputs {
   llmUrl?: string | null;
   /** Embeddings endpoint URL of the optional semantic layer, when configured. */
   embedUrl?: string | null;
+  /** A team store's URL (`serve-mcp --store`): its host and port are reachable. */
+  storeUrl?: string | null;
 }
 
 /** The narrow permission lists. */
@@ -199,6 +201,10 @@ export function sandboxPolicy(i: SandboxInputs): SandboxPolicy {
     try {
       net.push(hostPort(new URL(url)));
     } catch { /* a bad URL is reported by the tool that uses it */ }
+  }
+  if (i.storeUrl) {
+    const u = new URL(i.storeUrl); // checked by `storeUrlFor` before the sandbox is built
+    net.push(`${u.hostname}:${u.port || "5432"}`);
   }
   return {
     read: minimalPaths(read),
@@ -295,6 +301,7 @@ export function sandboxInputsFor(o: ServeOptions, env: Record<string, string>): 
     listen: o.transport === "http" ? { hostname: o.bind, port: o.port } : null,
     llmUrl: config.llm.url,
     embedUrl: config.embed.url,
+    storeUrl: o.readStore ?? o.store ?? null,
   };
 }
 

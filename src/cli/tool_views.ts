@@ -250,4 +250,5 @@ const VIEWS: Record<string, (answer: Json) => void> = {
   impls: showImpls,
   diff: (r) => say(diffLinesForPeople(r).join("\n")),
   compare: showCompare,
+  open: (r) => Deno.stdout.writeSync(new TextEncoder().encode(String(r.content ?? ""))),
 };

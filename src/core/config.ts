@@ -46,6 +46,8 @@ export interface CruxeConfig {
   testReaderStallMs: number;
   /** Test only (`CRUXE_TEST_MAX_PAGE_COUNT`): stores opened for writing are capped at this many pages. */
   testMaxPageCount: number | null;
+  /** Test hook (`CRUXE_TEST_WORKER_STALL_MS`): a team worker holds each built job this long before publishing it. */
+  testWorkerStallMs: number;
   /** The HTTP bearer token from the environment (`CRUXE_AUTH_TOKEN`); `--auth-token` wins over it. */
   authToken: string | null;
   /** Files larger than this are skipped when indexing (`CRUXE_MAX_FILE_BYTES`, default 16 MiB). */
@@ -75,6 +77,8 @@ export interface CruxeConfig {
   watch: WatchConfig;
   /** The MCP tools served (profile or tool names, as `serve-mcp --tools`); null: the default set. */
   tools: string[] | null;
+  /** A team store's `postgres://` URL (as `--store`, which wins); null: the SQLite stores under `home`. */
+  store: string | null;
 }
 
 /** Keys a config file may set (every field of `CruxeConfig`). */
@@ -92,6 +96,7 @@ export const CONFIG_FILE_KEYS = [
   "repoNames",
   "watch",
   "tools",
+  "store",
 ] as const satisfies readonly (keyof CruxeConfig)[];
 
 /** Keys of the config file's `watch` block. */
@@ -208,6 +213,7 @@ export function resolveConfig(
     maxRefStores: envNumber(env, "CRUXE_MAX_REF_STORES", DEFAULT_MAX_REF_STORES),
     testReaderStallMs: testHookNumber("CRUXE_TEST_READER_STALL_MS", env) ?? 0,
     testMaxPageCount: testHookNumber("CRUXE_TEST_MAX_PAGE_COUNT", env),
+    testWorkerStallMs: testHookNumber("CRUXE_TEST_WORKER_STALL_MS", env) ?? 0,
     authToken: env.CRUXE_AUTH_TOKEN ?? null,
     maxFileBytes: num("CRUXE_MAX_FILE_BYTES", file.maxFileBytes, "maxFileBytes", 16 * 1024 * 1024),
     maxFullTextBytes: num("CRUXE_MAX_FULLTEXT_BYTES", file.maxFullTextBytes, "maxFullTextBytes", 1024 * 1024),
@@ -233,6 +239,7 @@ export function resolveConfig(
     repoNames: file.repoNames ?? {},
     watch: resolveWatch(env, file.watch),
     tools: toolsSetting(file.tools),
+    store: typeof file.store === "string" ? file.store : null,
   };
 }
 

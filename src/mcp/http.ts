@@ -27,6 +27,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import type { Server } from "@modelcontextprotocol/sdk/server";
 import { timingSafeEqual } from "node:crypto";
 import { CruxeError } from "../core/errors.ts";
 import { debug, warn } from "../core/log.ts";
@@ -88,10 +89,28 @@ function rpcErrorResponse(status: number, code: number, message: string, data: R
   return json(status, jsonRpcError(null, code, message, data));
 }
 
-/** Builds the request handler (exported for tests that call it without a socket). */
+/**
+ * What an HTTP server serves: an SDK server per request, the health probe's
+ * answer, and the status page (a server without one answers it 404).
+ */
+export interface HttpBackend {
+  createServer(): Server;
+  health(): unknown;
+  status?(): string;
+}
+
+/** The backend of a Cruxe runtime: the dispatch pipeline, its health and its status page. */
+function runtimeBackend(rt: ServerRuntime, dispatcher: Dispatcher): HttpBackend {
+  return {
+    createServer: () => createProtocolServer(rt, dispatcher, { jobProgress: false }),
+    health: () => buildHealth(rt),
+    status: () => renderStatus(statusSnapshot(rt, dispatcher)),
+  };
+}
+
+/** Builds the request handler of `backend` (the token, Host and Origin checks are the same for every backend). */
 export function httpHandler(
-  rt: ServerRuntime,
-  dispatcher: Dispatcher,
+  backend: HttpBackend,
   opts: { port: () => number; bind: string; authToken?: string },
 ): (req: Request) => Promise<Response> {
   const { hostAllowed, originAllowed, tokenIs, authorized } = requestGuards(opts);
@@ -107,8 +126,11 @@ export function httpHandler(
       }
       // The status page: a browser cannot send a bearer header when opening it, so `?token=` stands in.
       const url = new URL(req.url);
-      if (wantsStatusPage(req, url.pathname) && (authorized(req) || tokenIs(url.searchParams.get("token") ?? ""))) {
-        return statusPageResponse(req, renderStatus(statusSnapshot(rt, dispatcher)));
+      const page = backend.status;
+      if (
+        page && wantsStatusPage(req, url.pathname) && (authorized(req) || tokenIs(url.searchParams.get("token") ?? ""))
+      ) {
+        return statusPageResponse(req, page());
       }
       if (!authorized(req)) {
         return json(
@@ -122,17 +144,17 @@ export function httpHandler(
       const path = url.pathname;
       if (path === "/health") {
         if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed("GET");
-        return json(200, buildHealth(rt), { "cache-control": "no-store" });
+        return json(200, backend.health(), { "cache-control": "no-store" });
       }
-      if (path === STATUS_LIVE_PATH) {
+      if (path === STATUS_LIVE_PATH && page) {
         if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed("GET");
-        return statusLiveResponse(req, renderStatus(statusSnapshot(rt, dispatcher)));
+        return statusLiveResponse(req, page());
       }
       if (!MCP_PATHS.includes(path)) {
         return rpcErrorResponse(404, -32000, `Not found: ${path}`, { code: "invalid_input" });
       }
       if (req.method !== "POST") return methodNotAllowed("POST");
-      return await handlePost(rt, dispatcher, req);
+      return await handlePost(backend, req);
     } catch (e) {
       warn(`HTTP request failed: ${(e as Error)?.stack ?? e}`);
       return rpcErrorResponse(500, ErrorCode.InternalError, "Internal error");
@@ -209,7 +231,7 @@ async function readLimited(req: Request, limit: number): Promise<Uint8Array | nu
   return concatChunks(parts, size);
 }
 
-async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Request): Promise<Response> {
+async function handlePost(backend: HttpBackend, req: Request): Promise<Response> {
   let bytes: Uint8Array | null;
   try {
     bytes = await readLimited(req, MAX_BODY_BYTES);
@@ -247,7 +269,7 @@ async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Reques
   const transport = decorateErrors(
     new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed }),
   );
-  const server = createProtocolServer(rt, dispatcher, { jobProgress: false });
+  const server = backend.createServer();
   await server.connect(transport);
   const res = await transport.handleRequest(inner, { parsedBody: raw });
   if (!streamed || !res.body) {
@@ -264,13 +286,18 @@ async function handlePost(rt: ServerRuntime, dispatcher: Dispatcher, req: Reques
 /** Paths serving the MCP endpoint: `/mcp`, where most clients look, and `/`. */
 export const MCP_PATHS = ["/mcp", "/"];
 
-/** Starts listening; `Port N is already in use` is an `invalid_input` error. */
+/** Starts listening for a Cruxe runtime; `Port N is already in use` is an `invalid_input` error. */
 export function serveHttp(rt: ServerRuntime, dispatcher: Dispatcher, o: HttpOptions): HttpHandle {
+  return serveHttpBackend(runtimeBackend(rt, dispatcher), o);
+}
+
+/** Starts listening for `backend`; `Port N is already in use` is an `invalid_input` error. */
+export function serveHttpBackend(backend: HttpBackend, o: HttpOptions): HttpHandle {
   if (!isLoopback(o.bind)) {
     warn(`binding to ${o.bind}: the server is reachable from other machines (bearer token required)`);
   }
   let port = o.port;
-  const handler = httpHandler(rt, dispatcher, { port: () => port, bind: o.bind, authToken: o.authToken });
+  const handler = httpHandler(backend, { port: () => port, bind: o.bind, authToken: o.authToken });
   let server: Http1Server;
   try {
     server = serveHttp1({

@@ -30,6 +30,10 @@ export interface ServeOptions {
   indexOnStart?: boolean;
   /** `--tools`: the tools to offer (profile or tool names); undefined: the config's, else the default set. */
   tools?: string[];
+  /** A team store's URL (`--store`, else the config's): serve the core tools from it instead of local indexes. */
+  store?: string;
+  /** `--read-store`: the copy of the team store (a streaming replica) a team replica reads from. */
+  readStore?: string;
 }
 
 /** True for addresses only this machine can reach. */

@@ -2,9 +2,10 @@
  * get_call_graph: who calls a symbol and what it calls, a few levels deep,
  * from the reference index. Callers are the call sites of the symbol's name
  * that resolve to it (the same judgement as find_references); callees are the
- * calls inside its body resolved by the same rules (Go: package, imports,
- * declared types), else to the closest definition of the name as a
- * `candidate`. Edges are resolved ones only unless candidates are asked for.
+ * calls inside its body (a class's: its constructor's, body's and fields')
+ * resolved by the same rules (Go: package, imports, declared types; Python
+ * and TypeScript: the hints, then find_references' judgement of the closest
+ * definition of the name), else that definition as a `candidate`. Edges are resolved ones only unless candidates are asked for.
  * Edges inside a cycle (recursion, mutual calls) are marked. Bounded by
  * depth (at most 3), `max_nodes` and the call sites read per symbol; any cut
  * is said in `truncated`. Reads only the open index.

@@ -7,7 +7,10 @@
  *   file's imports and dot-imports, the declared type of a selector's operand
  *   through receivers, parameters, variables, struct fields and results;
  *   `self.x` inside the defining class, `Type.x` of the defining type;
- *   Python: the class the file shows a member's operand is, see _py_resolve.ts);
+ *   Python: the class the file shows a member's operand is, see _py_resolve.ts;
+ *   TypeScript/JavaScript: also through any member of the symbol's family of
+ *   overrides and implementations, whose declarations start the first page
+ *   as `override`s, see _member_family.ts);
  * - `import`: the referencing file imports the defining file or package;
  * - `candidate`: only the name matches and nothing shows it is this definition
  *   (a method call on a value of unknown type). Candidates are counted and

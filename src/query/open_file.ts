@@ -108,6 +108,25 @@ function splitLines(text: string): string[] {
  * @example openFile("/home/dev/app", { path: "src/main.ts", startLine: 10, endLine: 40 })
  */
 export function openFile(repoRoot: string, input: OpenFileInput): OpenFileResult {
+  const window = windowArgs(input);
+  if (typeof input.path !== "string") throw new CruxeError("invalid_input", "path must be a string");
+  const problem = relativePathProblem(input.path);
+  if (problem) throw new CruxeError("forbidden", `Refused path: ${problem}`, { path: input.path });
+  const root = canonicalRoot(repoRoot);
+  const rel = input.path.replace(/\\/g, "/");
+  const { bytes } = readRepoFile(root, rel, { maxBytes: MAX_FILE_BYTES, followFinalSymlink: true });
+  return fileWindow(rel, bytes, window);
+}
+
+/** The checked window of an open_file request. */
+export interface WindowArgs {
+  startArg?: number;
+  endArg?: number;
+  maxBytes: number;
+}
+
+/** Checks the window of `input` (see the module comment); `invalid_input` for a bad one. */
+export function windowArgs(input: OpenFileInput): WindowArgs {
   const startArg = intOrUndefined(input.startLine, "startLine");
   const endArg = intOrUndefined(input.endLine, "endLine");
   const maxArg = intOrUndefined(input.maxBytes, "maxBytes");
@@ -117,24 +136,26 @@ export function openFile(repoRoot: string, input: OpenFileInput): OpenFileResult
     throw new CruxeError("invalid_input", `startLine (${startArg}) is after endLine (${endArg})`);
   }
   if (maxArg !== undefined && maxArg < 1) throw new CruxeError("invalid_input", "maxBytes must be >= 1");
-  const maxBytes = Math.min(maxArg ?? DEFAULT_MAX_BYTES, MAX_MAX_BYTES);
+  return { startArg, endArg, maxBytes: Math.min(maxArg ?? DEFAULT_MAX_BYTES, MAX_MAX_BYTES) };
+}
 
-  if (typeof input.path !== "string") throw new CruxeError("invalid_input", "path must be a string");
-  const problem = relativePathProblem(input.path);
-  if (problem) throw new CruxeError("forbidden", `Refused path: ${problem}`, { path: input.path });
-  const root = canonicalRoot(repoRoot);
-  const rel = input.path.replace(/\\/g, "/");
-  const { bytes } = readRepoFile(root, rel, { maxBytes: MAX_FILE_BYTES, followFinalSymlink: true });
+/**
+ * The window `args` of the file `rel` whose bytes are `bytes` (read from disk
+ * or from a store): `unsupported_media` for binary or invalid UTF-8,
+ * `invalid_input` for a start past its end.
+ */
+export function fileWindow(rel: string, bytes: Uint8Array, args: WindowArgs): OpenFileResult {
+  const { startArg, endArg, maxBytes } = args;
   if (bytes.includes(0)) {
-    throw new CruxeError("unsupported_media", `${input.path} looks binary (NUL byte); open_file serves text only`, {
-      path: input.path,
+    throw new CruxeError("unsupported_media", `${rel} looks binary (NUL byte); open_file serves text only`, {
+      path: rel,
     });
   }
   let text: string;
   try {
     text = fatalUtf8.decode(bytes);
   } catch {
-    throw new CruxeError("unsupported_media", `${input.path} is not valid UTF-8 text`, { path: input.path });
+    throw new CruxeError("unsupported_media", `${rel} is not valid UTF-8 text`, { path: rel });
   }
 
   const lines = splitLines(text);

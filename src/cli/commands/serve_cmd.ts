@@ -10,6 +10,8 @@ import { GLOBAL_OPTIONS, type OptionTable, parseCommandArgs } from "../args.ts";
 import { sandboxedServe } from "../sandbox.ts";
 import type { ServeOptions } from "../../mcp/serve_options.ts";
 import { processEnv, resolveConfig } from "../../core/config.ts";
+import { checkStoreUrl, storeUrlFor } from "../../state/pg/store_url.ts";
+import { loadConfig } from "../context.ts";
 
 /** Options of `cruxe serve-mcp` (help, completions and parsing read this one table). */
 export const SERVE_MCP_OPTIONS = {
@@ -28,6 +30,16 @@ export const SERVE_MCP_OPTIONS = {
   "no-prewarm": { type: "boolean", help: "do not prewarm recently used workspaces at start" },
   "no-watch": { type: "boolean", help: "do not watch workspaces; sync only when sync_repo is called" },
   "auth-token": { type: "string", arg: "TOKEN", help: "bearer token for HTTP (or CRUXE_AUTH_TOKEN)" },
+  store: {
+    type: "string",
+    arg: "URL",
+    help: "serve the core tools from a team store (postgres://…, a read-only role; see docs/TEAM.md)",
+  },
+  "read-store": {
+    type: "string",
+    arg: "URL",
+    help: "with --store: read from this copy of it instead (a streaming replica)",
+  },
   tools: {
     type: "string",
     multiple: true,
@@ -78,6 +90,8 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
     configPath: v.config,
     indexOnStart: cmd === "serve",
     ...(v.tools ? { tools: v.tools } : {}),
+    ...(v.store !== undefined ? { store: v.store } : {}),
+    ...(v["read-store"] !== undefined ? { readStore: checkStoreUrl(v["read-store"], "--read-store") } : {}),
   };
 }
 
@@ -85,9 +99,14 @@ export function parseServeArgs(cmd: "serve-mcp" | "serve", args: string[]): Serv
 export async function runServeCommand(cmd: "serve-mcp" | "serve", args: string[]): Promise<number> {
   const parsed = parseServeArgs(cmd, args);
   if (parsed === "help") return 0; // the CLI printed the command's help before getting here
+  const configured = cmd === "serve-mcp" ? storeUrlFor(parsed.store, loadConfig(parsed.configPath).store) : null;
+  // A replica reads from the read store when one is given (a streaming replica of the store), else the store.
+  const store = parsed.readStore ?? configured;
+  if (configured) parsed.store = configured;
   // Serve inside Deno's permission sandbox (narrow re-exec or worker) unless this already is the sandbox.
   const code = await sandboxedServe([cmd, ...args], parsed);
   if (code !== null) return code;
+  if (store) return await (await import("./team_serve.ts")).runTeamServe(parsed, store);
   const { runServe } = await import("./serve_mcp.ts");
   return await runServe(parsed);
 }

@@ -19,6 +19,8 @@ import { showAnswer } from "../tool_views.ts";
 import { openLocalService } from "../../service/local_service.ts";
 import { TOOLS } from "../../service/tools/registry.ts";
 import type { CliSpec, ToolDef } from "../../service/tools/tool.ts";
+import { isTeamTool } from "../../service/team_call.ts";
+import { READ_STORE_OPTION, REPO_OPTION, STORE_OPTION, teamArguments, teamStoreOf } from "./store_option.ts";
 
 /** Where `argSchemas` keeps the required argument names. */
 const REQUIRED = Symbol("required");
@@ -112,6 +114,11 @@ function commandOf(def: ToolDef, spec: CliSpec): CommandDef {
   for (const [flag, field] of Object.entries(spec.flags)) options[flag] = optionFor(flag, schemas[field]);
   options.workspace = WORKSPACE_OPTION;
   if (takesRef(def, spec)) options.ref = REF_OPTION;
+  // The tools a team store answers take its options too (`--ref` reads that ref of the store's repository).
+  if (isTeamTool(def.name)) {
+    Object.assign(options, { store: STORE_OPTION, "read-store": READ_STORE_OPTION, repo: REPO_OPTION });
+    options.ref ??= REF_OPTION;
+  }
   return {
     name: spec.command,
     args: spec.usage,
@@ -128,6 +135,11 @@ async function runTool(def: ToolDef, spec: CliSpec, p: Parsed<OptionTable>): Pro
   const values = p.values as Record<string, unknown>;
   const json = values.json === true;
   const args = toolArguments(def, spec, p);
+  const team = isTeamTool(def.name) ? teamStoreOf(values) : null;
+  if (team) {
+    const { runTeamTool } = await import("./team_tool.ts");
+    return await runTeamTool(team, def.name, spec, teamArguments(args, values), json);
+  }
   const ctx = openContext(values.config as string | undefined);
   const service = openLocalService(ctx.config, ctx.registry, userCwd());
   try {

@@ -16,7 +16,9 @@ export const findReferencesTool = defineReaderTool({
   description: (languages) =>
     "List every place a symbol is used: calls, type uses, imports, base types and attribute/field accesses, " +
     "each with path, line, column, the line's text, the enclosing symbol and resolution (exact: scope and " +
-    "type rules pin it; import: the file imports the definition). Uses only the name matches are candidates: " +
+    "type rules pin it; import: the file imports the definition). A TypeScript method's first page starts with the " +
+    "declarations it overrides or implements and that override it (reference_kind override): a use through any " +
+    "of them is a use of it. Uses only the name matches are candidates: " +
     "counted in unresolved_candidates, listed with include_candidates. Use it before changing a " +
     "signature or to find a function's tests. A name with several definitions answers ambiguous_symbol with " +
     "candidates: pass path or symbol_id. Paged: pass next_cursor back as cursor. Indexed languages: " +

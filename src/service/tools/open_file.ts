@@ -14,6 +14,14 @@ export const openFileTool = defineTool({
   profile: "core",
   // It reads the file from disk, not the index: it works while a repository is still indexing.
   indexGate: false,
+  cli: {
+    command: "open",
+    summary: "print lines of a file (at most 200 from --start; with --store, the team store's commit of it)",
+    usage: "PATH",
+    positionals: ["path"],
+    flags: { start: "startLine", end: "endLine" },
+    examples: ["cruxe open src/main.ts --start 10 --end 40   # lines 10 to 40"],
+  },
   description: (languages) =>
     "Read lines of a file of a registered repository (or of `workspace`), straight from disk: use it after " +
     "search_code/locate_symbol to see a definition in full. `path` is relative to the repository root; absolute " +

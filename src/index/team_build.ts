@@ -1,0 +1,79 @@
+/**
+ * Building one commit for a team store: the ordinary ref indexing from git
+ * objects (`./ref_index.ts`, run by the job runner) into a scratch Cruxe
+ * home the worker keeps (so a later commit of the same repository reuses
+ * what it shares with the ones built before), then the commit's rows read
+ * back whole for the publish. The working tree is never read or touched.
+ * Requires what the indexer requires, plus `--allow-run=git`.
+ */
+import { CruxeError } from "../core/errors.ts";
+import type { CruxeConfig } from "../core/config.ts";
+import { Registry } from "../state/registry.ts";
+import { findRefStore } from "../state/project_refs.ts";
+import { openIndexForRead } from "../state/project_index.ts";
+import { gitReadBlobs } from "../io/git.ts";
+import { readCommitSnapshot } from "../state/read/commit_snapshot.ts";
+import type { SnapshotRows } from "../state/pg/team_store.ts";
+import { JobRunner } from "./job_runner.ts";
+import { registerProject } from "./project_setup.ts";
+
+/** A worker's scratch home: where its ref builds are kept between jobs. */
+export class TeamBuilder {
+  private readonly registry: Registry;
+  private readonly runner: JobRunner;
+
+  /** Opens (creating) the scratch home `dir`, with `config`'s limits. */
+  constructor(readonly dir: string, config: CruxeConfig) {
+    this.registry = Registry.open(dir);
+    this.runner = new JobRunner(this.registry, { ...config, home: dir }, { warmIdleMs: 1 });
+  }
+
+  /**
+   * Indexes `commit` of the repository at `repoPath` (from git objects) and
+   * returns its rows; `index_not_ready`-style failures of the build are
+   * thrown with the build's own error code.
+   */
+  async build(repoPath: string, commit: string): Promise<SnapshotRows> {
+    const project = registerProject(this.registry, repoPath);
+    const started = await this.runner.startRef(project, commit, { force: false });
+    if (started.active) {
+      const job = await started.active.done;
+      if (job.status !== "published") {
+        const e = started.active.error;
+        throw new CruxeError(
+          e?.code ?? "internal_error",
+          `Building ${commit} of ${repoPath} ended ${job.status}: ${e?.message ?? job.error_message ?? ""}`,
+        );
+      }
+    }
+    const store = findRefStore(this.registry, project, commit, []);
+    if (!store) throw new CruxeError("internal_error", `the build of ${commit} of ${repoPath} is not in its store`);
+    const open = openIndexForRead(store.dir, { refs: true });
+    if (!open.db) {
+      throw new CruxeError("internal_error", `the refs store of ${repoPath} cannot be read: ${open.status}`);
+    }
+    let rows;
+    try {
+      rows = readCommitSnapshot(open.db, store.refId);
+    } finally {
+      open.db.close();
+    }
+    return { ...rows, readBlobs: (oids) => readBlobs(repoPath, oids) };
+  }
+
+  /** Stops the build workers and closes the scratch registry. */
+  close(): void {
+    this.runner.shutdown();
+    this.registry.close();
+  }
+}
+
+/** The bytes of the blobs `oids` of the repository at `root`. */
+async function readBlobs(root: string, oids: string[]): Promise<Map<string, Uint8Array>> {
+  const out = new Map<string, Uint8Array>();
+  const ok = await gitReadBlobs(root, oids, (oid, b) => {
+    if (b) out.set(oid, b);
+  });
+  if (!ok) throw new CruxeError("internal_error", `git could not read the blobs of ${root}`);
+  return out;
+}

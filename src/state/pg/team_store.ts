@@ -1,0 +1,106 @@
+/**
+ * What the team store holds and what its users ask of it: repositories,
+ * index jobs with leases, and one published snapshot per (repository, ref)
+ * that queries read. `PgTeamStore` (`./pg_team_store.ts`) is the PostgreSQL
+ * implementation; the single-user SQLite store under the Cruxe home keeps its
+ * own modules.
+ */
+
+/** A registered repository. */
+export interface TeamRepo {
+  id: number;
+  name: string;
+  /** Its git directory or checkout on the workers' machines. */
+  path: string;
+  /** Refs indexed: names, or patterns with `*` (`release/*`). */
+  refPatterns: string[];
+}
+
+/** A job a worker claimed. */
+export interface ClaimedJob {
+  id: number;
+  repoId: number;
+  repoName: string;
+  repoPath: string;
+  ref: string;
+  commit: string;
+  /** 1 for the first claim; more when a worker's lease ran out and the job was taken over. */
+  attempts: number;
+}
+
+/** One file of a snapshot. */
+export interface SnapshotFile {
+  path: string;
+  /** Its git blob id (where `open_file` reads its bytes from). */
+  blob: string | null;
+  language: string;
+  lineCount: number;
+  symbolCount: number;
+}
+
+/** One symbol of a snapshot (`id` and `parentId` are the snapshot's own numbering). */
+export interface SnapshotSymbol {
+  id: number;
+  path: string;
+  name: string;
+  nameLower: string;
+  qualifiedName: string;
+  kind: string;
+  language: string;
+  signature: string;
+  lineStart: number;
+  lineEnd: number;
+  parentId: number | null;
+  symbolId: string;
+}
+
+/** One chunk of a snapshot with the words its search terms are built from. */
+export interface SnapshotChunk {
+  path: string;
+  lineStart: number;
+  lineEnd: number;
+  language: string;
+  symbolName: string | null;
+  content: string;
+  /** The name parts of its symbol (weighted highest). */
+  symbolTerms: string;
+  /** The parts of the compound identifiers in its text. */
+  extraTerms: string;
+  /** Its path's words. */
+  pathTerms: string;
+}
+
+/** A whole build of one commit, written at once. */
+export interface SnapshotRows {
+  files: SnapshotFile[];
+  symbols: SnapshotSymbol[];
+  chunks: SnapshotChunk[];
+  /** Blob contents the store may lack, by git id (read on demand: only the missing ones are loaded). */
+  readBlobs(oids: string[]): Promise<Map<string, Uint8Array>>;
+}
+
+/** What the store holds, for `cruxe status`. */
+export interface TeamStatus {
+  schemaVersion: number;
+  repos: TeamRepo[];
+  heads: { repo: string; ref: string; commit: string; publishedAt: string; files: number; symbols: number }[];
+  jobs: Record<string, number>;
+}
+
+/** The store operations team mode needs. */
+export interface TeamStore {
+  addRepo(name: string, path: string, refPatterns: string[]): Promise<TeamRepo>;
+  listRepos(): Promise<TeamRepo[]>;
+  /** Queues (repo, ref, commit) unless it is open or published; the job id, or null. */
+  enqueue(repoId: number, ref: string, commit: string): Promise<number | null>;
+  claim(worker: string, leaseSeconds: number): Promise<ClaimedJob | null>;
+  /** Jobs queued or running. */
+  openJobs(): Promise<number>;
+  /** False when the worker no longer holds the job (its lease ran out and another took it). */
+  renewLease(jobId: number, worker: string, leaseSeconds: number): Promise<boolean>;
+  /** Publishes the job's snapshot atomically when the worker still holds it; false when it does not. */
+  publish(job: ClaimedJob, worker: string, rows: SnapshotRows): Promise<boolean>;
+  fail(jobId: number, worker: string, message: string): Promise<void>;
+  status(): Promise<TeamStatus>;
+  close(): Promise<void>;
+}

@@ -16,7 +16,8 @@
  * Usage: deno task bench:scale [CORPUS (default /work/corpora/linux)]
  *   BENCH_SECONDS (default 15) sets each HTTP load phase; BENCH_HOME reuses an index home (skips the cold
  *   index and the syncs); BENCH_TRANSPORT=stdio runs the query rows over stdio (default HTTP);
- *   BENCH_SKIP_LOAD=1 leaves out the HTTP load phases. Needs `ctags` (universal-ctags), `rg` and `/usr/bin/time` on PATH for every row.
+ *   BENCH_SKIP_LOAD=1 leaves out the HTTP load phases; BENCH_WORKER_SCALING=0 leaves out the cold indexes with 1
+ *   and 2 parse workers (wall time and peak RSS of each, and their ratio). Needs `ctags` (universal-ctags), `rg` and `/usr/bin/time` on PATH for every row.
  */
 import { join, relative } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client";
@@ -479,5 +480,22 @@ if (!reuse) {
   }
   const force = await cruxe(["index", "--force", "--path", corpus]);
   row("`index --force` over the existing index", `${sec(force.ms)} (cold: ${sec(cold)})`);
+}
+
+// Scaling with cores: cold indexes with 1 and 2 parse workers, each in a home of its own.
+if (!reuse && Deno.env.get("BENCH_WORKER_SCALING") !== "0") {
+  const runs: { workers: number; ms: number; rss: number }[] = [];
+  for (const workers of [1, 2]) {
+    const other = Deno.makeTempDirSync({ prefix: "cruxe-bench-workers-" });
+    const r = await timed(Deno.execPath(), ["run", ...CRUXE_FLAGS, main, "index", "--path", corpus], {
+      CRUXE_HOME: other,
+      CRUXE_WORKERS: String(workers),
+    });
+    Deno.removeSync(other, { recursive: true });
+    if (!r.ok) throw new Error(`cold index with ${workers} parse worker(s) failed: ${r.out.slice(-2000)}`);
+    runs.push({ workers, ms: r.ms, rss: r.rss });
+    row(`cold \`cruxe index\`, ${workers} parse worker(s)`, `${sec(r.ms)}, peak ${mib(r.rss)}`);
+  }
+  row("  1 worker / 2 workers (wall)", `${(runs[0].ms / runs[1].ms).toFixed(2)}x`);
 }
 if (!reuse) console.log(`(index home kept at ${home}; BENCH_HOME=${home} reruns the query rows only)`);

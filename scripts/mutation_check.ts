@@ -816,6 +816,33 @@ export const MUTATIONS: Mutation[] = [
     replace: 'if (sym.parent_id === null && sym.kind !== "method" && false) {',
     test: "tests/reference_family_test.ts",
   },
+  {
+    id: "chunk-digest-unchecked",
+    claim: "answer truth: a file changed since indexing never gives its new text as a chunk's",
+    file: "src/state/read/chunk_text.ts",
+    find: 'if (createHash("sha1").update(bytes).digest("hex") !== want.hash) return null;',
+    replace: 'if (createHash("sha1").update(bytes).digest("hex") === "") return null;',
+    test: "tests/chunk_text_test.ts",
+    filter: "chunk text comes from the file",
+  },
+  {
+    id: "chunk-changed-size-kept",
+    claim: "answer truth: the chunks of a file whose size changed are left out of a list",
+    file: "src/state/read/chunk_text.ts",
+    find: "return load(c, path, want) !== null;",
+    replace: "return true;",
+    test: "tests/chunk_text_test.ts",
+    filter: "chunk text comes from the file",
+  },
+  {
+    id: "ref-seed-text-left",
+    claim: "answer truth: a refs store seeded from the working tree holds its chunks' text",
+    file: "src/index/ref_index.ts",
+    find: "    storeSeedChunkText(p);\n",
+    replace: "",
+    test: "tests/chunk_text_test.ts",
+    filter: "a ref's chunks keep their text",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

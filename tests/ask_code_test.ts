@@ -90,12 +90,24 @@ Deno.test("ask_code: asks the endpoint with the evidence only, citations map bac
 Deno.test("ask_code: evidence is re-read from disk, dropped when the file is gone", async () => {
   const file = join(h.dirs.gamma, "lib/limiter.py");
   const before = Deno.readTextFileSync(file);
+  // The hits as the index listed them before the edit (the index keeps lines, its text is the file's).
+  const listed = new Map<string, ReturnType<typeof termSearch>>();
+  const asIndexed: AskDeps = {
+    ...deps(null),
+    search: (db, input) => {
+      if (!listed.has(input.query)) listed.set(input.query, termSearch(db, input));
+      return listed.get(input.query)!;
+    },
+  };
+  const query = { query: "sliding window rate limiter" };
+  const first = await askCode(asIndexed, scopeOf({ repo: "gamma" }), query);
+  assert.ok(first.evidences.some((e) => e.path === "lib/limiter.py"));
   Deno.writeTextFileSync(file, before.replace("Sliding window rate limiter", "Sliding window rate limiter (edited)"));
-  const r = await askCode(deps(null), scopeOf({ repo: "gamma" }), { query: "sliding window rate limiter" });
+  const r = await askCode(asIndexed, scopeOf({ repo: "gamma" }), query);
   assert.ok(r.evidences.some((e) => e.snippet.includes("(edited)")));
   Deno.renameSync(file, file + ".moved");
   try {
-    const gone = await askCode(deps(null), scopeOf({ repo: "gamma" }), { query: "sliding window rate limiter" });
+    const gone = await askCode(asIndexed, scopeOf({ repo: "gamma" }), query);
     assert.ok(gone.meta.evidencesDropped >= 1);
     assert.ok(gone.evidences.every((e) => e.path !== "lib/limiter.py"));
   } finally {

@@ -187,10 +187,13 @@ Deno.test("hostile repository content: symlinks leaving the workspace are never 
   const paths = (db.prepare("SELECT path FROM files").all() as { path: string }[]).map((r) => r.path);
   assert.ok(paths.includes("src/a.ts"));
   for (const p of ["link_out", "chain1", "chain2", "chain3", "dir_out/secret.txt"]) assert.ok(!paths.includes(p), p);
-  const leaked = db.prepare("SELECT count(*) AS n FROM chunks WHERE content LIKE ?").get(`%${SECRET}%`) as {
+  // The working tree's chunks keep no text: the full-text index is where a leaked file's words would be.
+  const leaked = db.prepare("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?").get(`"${SECRET}"`) as {
     n: number;
   };
   assert.equal(leaked.n, 0);
+  const own = db.prepare("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?").get('"src"') as { n: number };
+  assert.ok(own.n > 0, "the full-text index holds the repository's own files");
 });
 
 Deno.test("hostile repository root: a registered root replaced by a symlink is refused, not followed", async () => {

@@ -3,12 +3,11 @@
  * (and of small types), and line windows for the code outside them.
  */
 import type { ExtractedSymbol } from "../core/types.ts";
-import { type ChunkRecord, MAX_CHUNK_LINES } from "../state/file_rows.ts";
+import { type ChunkRecord, MAX_CHUNK_CHARS, MAX_CHUNK_LINES } from "../state/file_rows.ts";
 
 const CALLABLE = new Set(["function", "method", "constructor", "macro"]);
 const TYPELIKE = new Set(["class", "struct", "interface", "trait", "enum", "type", "impl", "module", "namespace"]);
 const WINDOW_LINES = 60;
-const MAX_CHUNK_CHARS = 24_000;
 
 function piece(lines: string[], start: number, end: number, symbol: number | null): ChunkRecord | null {
   const content = lines.slice(start - 1, end).join("\n");

@@ -48,6 +48,7 @@ import { closeQuietly, type Db } from "../state/db.ts";
 import type { IndexSummary, ProgressEvent } from "../state/jobs.ts";
 import { gitBlobSizes, gitListTree, gitReadBlobs, type ResolvedRef, type TreeEntry } from "../io/git.ts";
 import { builtinSkip, IgnoreFile, IgnoreStack } from "./ignore_rules.ts";
+import { storeSeedChunkText } from "../state/write/ref_seed_text.ts";
 import { type FileSource, type IndexOptions, mayBeIndexed, runIndex } from "./indexer.ts";
 import { languageForPath } from "./languages/registry.ts";
 import { type ScannedFile, type ScanResult, warnRuleProblems } from "./scan.ts";
@@ -168,6 +169,7 @@ async function prepareRefsStore(home: string, projectDir: string): Promise<void>
     if (!wt.db || wt.status !== "compatible") return;
     // A consistent copy of the live index (a sync may write it meanwhile), whole pages in one step.
     await backup(wt.db, p, { rate: 1 << 30 });
+    storeSeedChunkText(p);
   } catch (e) {
     // The working tree's index could not be copied: no seed (the build parses every file), and a damaged
     // index is marked as the working tree's own, not blamed on the refs store.

@@ -10,6 +10,8 @@
 import { join } from "node:path";
 import { type Db, openDb, transaction } from "./db.ts";
 import { rowsInBatches } from "./read/rows.ts";
+import { type StoredChunk, withChunkText } from "./read/chunk_text.ts";
+import { CruxeError } from "../core/errors.ts";
 
 /** Vector store migrations; index i brings the store to version i + 1. */
 export const VECTOR_MIGRATIONS: string[] = [
@@ -59,10 +61,20 @@ export interface StoredVector {
   data: Int8Array;
 }
 
-/** Every code chunk of an open project index, in path and line order. */
+/** Every code chunk of an open project index with its text, in path and line order (files changed since: left out). */
 export function indexChunkTexts(index: Db): ChunkText[] {
-  return index.prepare("SELECT path, line_start, line_end, content FROM chunks ORDER BY path, line_start")
-    .all() as unknown as ChunkText[];
+  const rows = index.prepare("SELECT path, line_start, line_end, content FROM chunks ORDER BY path, line_start")
+    .all() as unknown as StoredChunk[];
+  const out: ChunkText[] = [];
+  for (const r of withChunkText(index, rows)) {
+    try {
+      out.push({ path: r.path, line_start: r.line_start, line_end: r.line_end, content: r.content });
+    } catch (e) {
+      // A file that changed since it was indexed: its chunks wait for the next index.
+      if (!(e instanceof CruxeError && e.code === "index_stale")) throw e;
+    }
+  }
+  return out;
 }
 
 /** Quantizes a vector to int8 with one scale (value ≈ byte × scale). */

@@ -14,6 +14,9 @@ import { symbolId, symbolStableId } from "../core/ids.ts";
  */
 export const MAX_CHUNK_LINES = 120;
 
+/** Most characters of a chunk's text: a longer piece is cut there (readers of a file's text cut it the same way). */
+export const MAX_CHUNK_CHARS = 24_000;
+
 /** A searchable piece of a file (at most MAX_CHUNK_LINES lines). `symbol` indexes the file's symbol list. */
 export interface ChunkRecord {
   lineStart: number;

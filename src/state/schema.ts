@@ -133,6 +133,13 @@ const FILES_TABLE_SQL = `
 const FILE_COLUMNS =
   "id, path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated, full_text";
 
+/** The view `chunks`: each chunk row with its file's path and language. */
+const CHUNKS_VIEW_SQL = `
+  CREATE VIEW chunks AS
+    SELECT c.id AS id, f.path AS path, c.line_start AS line_start, c.line_end AS line_end,
+      c.symbol_row AS symbol_row, f.language AS language, c.content AS content
+    FROM chunk_rows c JOIN files f ON f.rowid = c.file_id;`;
+
 /** The views `symbols`, `edges` and `chunks`: each row with its file's path and language, names whole. */
 const ROW_VIEWS_SQL = `
   CREATE VIEW symbols AS
@@ -145,10 +152,7 @@ const ROW_VIEWS_SQL = `
     SELECT e.id AS id, f.path AS path, e.kind AS kind, e.source_id AS source_id, e.target AS target,
       coalesce(e.target_lower, lower(e.target)) AS target_lower, e.line AS line
     FROM edge_rows e JOIN files f ON f.rowid = e.file_id;
-  CREATE VIEW chunks AS
-    SELECT c.id AS id, f.path AS path, c.line_start AS line_start, c.line_end AS line_end,
-      c.symbol_row AS symbol_row, f.language AS language, c.content AS content
-    FROM chunk_rows c JOIN files f ON f.rowid = c.file_id;`;
+  ${CHUNKS_VIEW_SQL}`;
 
 /**
  * Blobs a ref build read and skipped at a path (binary, or no language by
@@ -357,6 +361,18 @@ export const PROJECT_MIGRATIONS: string[] = [
   // extracts it again.
   `ALTER TABLE refs ADD COLUMN hint_id INTEGER;
    UPDATE files SET size = -1, hash = '';`,
+  // A chunk's text may be left to its file (NULL: the working tree's files are read back and verified by digest):
+  // the column loses NOT NULL. Stored text is carried over and still served; a file written again stores none.
+  `DROP VIEW chunks;
+   CREATE TABLE chunk_rows7 (
+     id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, line_start INTEGER NOT NULL, line_end INTEGER NOT NULL,
+     symbol_row INTEGER, content TEXT
+   );
+   INSERT INTO chunk_rows7 SELECT id, file_id, line_start, line_end, symbol_row, content FROM chunk_rows;
+   DROP TABLE chunk_rows;
+   ALTER TABLE chunk_rows7 RENAME TO chunk_rows;
+   ${CHUNKS_VIEW_SQL}
+   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n === "chunks_path"))}`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

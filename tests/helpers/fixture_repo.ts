@@ -7,7 +7,8 @@ import { JobRunner } from "../../src/index/job_runner.ts";
 import type { ProjectRow } from "../../src/state/registry.ts";
 import { IndexReaders, requireIndex } from "../../src/query/index_reader.ts";
 import { type Db, setMeta } from "../../src/state/db.ts";
-import { openIndexForRead } from "../../src/state/project_index.ts";
+import { indexPath, openIndexForRead } from "../../src/state/project_index.ts";
+import { storeSeedChunkText } from "../../src/state/write/ref_seed_text.ts";
 
 const FIXTURES = new URL("../../fixtures/repos/", import.meta.url);
 
@@ -142,6 +143,8 @@ export const SCHEMA4_ROWS_SQL = `
  * `reindex_required`, and runs a sync; throws unless the sync publishes.
  */
 export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: string, version: number): Promise<void> {
+  // Stores before schema 7 held every chunk's text.
+  if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
   if (version < 6) db!.exec("ALTER TABLE refs DROP COLUMN hint_id");
   if (version < 5) db!.exec(SCHEMA4_ROWS_SQL);

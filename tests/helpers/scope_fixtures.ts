@@ -5,6 +5,7 @@
  * fraction of query terms a chunk contains), standing in for searchCode.
  */
 import type { Db } from "../../src/state/db.ts";
+import { withChunkText } from "../../src/state/read/chunk_text.ts";
 import type { SearchHit, SearchInput } from "../../src/query/multi_repo.ts";
 import { copyFixture, indexDir, tempHome, type TestHome } from "./fixture_repo.ts";
 import type { ProjectRow } from "../../src/state/registry.ts";
@@ -12,13 +13,14 @@ import type { ProjectRow } from "../../src/state/registry.ts";
 /** Scores every chunk by the share of query terms it contains (0..1). */
 export function termSearch(db: Db, input: SearchInput): { results: SearchHit[]; total_candidates: number } {
   const terms = input.query.toLowerCase().split(/[^a-z0-9_]+/).filter((t) => t.length > 1);
-  const rows = db.prepare("SELECT path, line_start, line_end, language, content FROM chunks").all() as unknown as {
+  const stored = db.prepare("SELECT path, line_start, line_end, language, content FROM chunks").all() as unknown as {
     path: string;
     line_start: number;
     line_end: number;
     language: string;
-    content: string;
+    content: string | null;
   }[];
+  const rows = withChunkText(db, stored);
   const hits: SearchHit[] = [];
   for (const r of rows) {
     if (input.pathPrefix && !r.path.startsWith(input.pathPrefix)) continue;

@@ -3,10 +3,13 @@
  * publishes (`src/state/pg/team_store.ts`): its files with their blob ids,
  * its symbols and its chunks, each chunk with the words its search terms are
  * built from (the same identifier splitting the SQLite full text uses).
+ * A working tree's chunks take their text from its files (see
+ * `chunk_text.ts`): a file changed since it was indexed gives none.
  */
 import type { Db } from "../db.ts";
 import { compoundTerms, pathTerms, splitIdentifier } from "../../core/identifiers.ts";
 import type { SnapshotChunk, SnapshotFile, SnapshotSymbol } from "../pg/team_store.ts";
+import { type StoredChunk, withChunkText } from "./chunk_text.ts";
 
 type Row = Record<string, unknown>;
 
@@ -75,7 +78,8 @@ export function readCommitSnapshot(
     symbolId: String(r.symbol_id),
   }));
   const pathWords = new Map<string, string>();
-  const chunks = (db.prepare(sql.chunks).all(...args) as Row[]).map((r) => {
+  const stored = db.prepare(sql.chunks).all(...args) as unknown as (Row & StoredChunk)[];
+  const chunks = withChunkText(db, stored).map((r) => {
     const path = String(r.path);
     if (!pathWords.has(path)) pathWords.set(path, pathTerms(path));
     const sym = r.symbol_name === null ? null : String(r.symbol_name);

@@ -36,6 +36,9 @@ export interface ChunkRow {
   content: string;
 }
 
+/** A row of `chunks` as stored: `content` is null when the file is the source (see `chunk_text.ts`). */
+export type StoredChunkRow = Omit<ChunkRow, "content"> & { content: string | null };
+
 /** A row of `files` as queries read it (hash, size and mtime are the writer's business). */
 export interface FileRow {
   path: string;

@@ -20,9 +20,11 @@ import {
   placeholders,
   rowsInBatches,
   statementOf,
+  type StoredChunkRow,
   symbolColumns,
   type SymbolRow,
 } from "./rows.ts";
+import { withChunkText } from "./chunk_text.ts";
 
 /** Filters every search source applies, and where a bounded read records that it stopped early. */
 export interface SourceFilter {
@@ -153,7 +155,10 @@ export function symbolsRanked(db: Db, match: string, f: SourceFilter, limit: num
 /** Chunks ranked by BM25 over body and path. */
 export function chunksRanked(db: Db, match: string, f: SourceFilter, limit: number): Ranked<ChunkRow>[] {
   const ranked = rankIds(db, "chunks_fts", "1.0, 0.2", { table: "chunks", alias: "c", key: "id" }, match, f, limit);
-  return loadRanked<ChunkRow>(db, `SELECT ${CHUNK_COLS}, c.id AS _id FROM chunks c WHERE c.id`, ranked, limit);
+  return withChunkText(
+    db,
+    loadRanked<StoredChunkRow>(db, `SELECT ${CHUNK_COLS}, c.id AS _id FROM chunks c WHERE c.id`, ranked, limit),
+  );
 }
 
 /** Files ranked by BM25 over path words and the names they define. */
@@ -227,26 +232,48 @@ export function filesWithPathSuffix(db: Db, suffix: string, f: SourceFilter, lim
 /** Chunks matching the FTS `phrase` (unranked), at most `limit`. */
 export function chunksMatching(db: Db, phrase: string, f: SourceFilter, limit: number): ChunkRow[] {
   const w = filterSql("c", f);
-  return allRows<ChunkRow>(
+  return withChunkText(
     db,
-    `SELECT ${CHUNK_COLS} FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-       WHERE chunks_fts MATCH ?${w.sql} LIMIT ?`,
-    phrase,
-    ...w.args,
-    limit,
+    allRows<StoredChunkRow>(
+      db,
+      `SELECT ${CHUNK_COLS} FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+         WHERE chunks_fts MATCH ?${w.sql} LIMIT ?`,
+      phrase,
+      ...w.args,
+      limit,
+    ),
   );
 }
 
-/** Chunks whose text contains `needleLower` (compared lower-cased): a bounded scan, at most `limit`. */
+/**
+ * Chunks whose text contains `needleLower` (the text lower-cased as SQLite's
+ * `lower` does: ASCII letters only), in path and line order, at most
+ * `limit`: a scan of the chunks that stops at the limit.
+ */
 export function chunksContaining(db: Db, needleLower: string, f: SourceFilter, limit: number): ChunkRow[] {
   const w = filterSql("c", f);
-  return allRows<ChunkRow>(
-    db,
-    `SELECT ${CHUNK_COLS} FROM chunks c WHERE instr(lower(c.content), ?) > 0${w.sql} ORDER BY c.path, c.line_start LIMIT ?`,
-    needleLower,
-    ...w.args,
-    limit,
-  );
+  const out: ChunkRow[] = [];
+  let file: StoredChunkRow[] = [];
+  const flush = () => {
+    for (const r of withChunkText(db, file)) {
+      if (out.length < limit && asciiLower(r.content).includes(needleLower)) out.push(r);
+    }
+    file = [];
+  };
+  const rows = statementOf(db, `SELECT ${CHUNK_COLS} FROM chunks c WHERE 1${w.sql} ORDER BY c.path, c.line_start`)
+    .iterate(...w.args) as Iterable<StoredChunkRow>;
+  for (const r of rows) {
+    if (file.length && file[0].path !== r.path) flush();
+    if (out.length >= limit) break;
+    file.push(r);
+  }
+  flush();
+  return out;
+}
+
+/** `text` with ASCII letters lower-cased (what SQLite's `lower` does without ICU). */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
 /** Symbols matching `match` by BM25 with the given column weights (name, qualified name, detail), best first. */

@@ -213,6 +213,11 @@ export class RefStoreWriter extends IndexWriter {
   }
 
   /** Writes the file as a new version on the new commit's list. */
+  /** A commit's files are git blobs, not files to read back: its chunks keep their text. */
+  protected override chunkText(text: string): string | null {
+    return text;
+  }
+
   override insertFile(f: FileRows): number {
     const id = super.insertFile(f);
     this.refStmts.link.run(this.listRef, id);

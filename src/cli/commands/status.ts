@@ -59,7 +59,13 @@ export function runStatus(ctx: CliContext, o: StatusOptions): number {
       );
     }
     for (const { status: p, problems } of projects) {
-      if (p.schema_status === "corrupt_manifest" || p.schema_status === "reindex_required") {
+      if (p.schema_status === "reindex_required" && p.current_schema_version < p.required_schema_version) {
+        // An older build's store: a sync upgrades it in place (what every query's error says too).
+        say(
+          `! ${p.name}: the index was written by an older Cruxe (schema ${p.current_schema_version}, this build ` +
+            `needs ${p.required_schema_version}); run \`cruxe sync --path ${p.repo_root}\`: it upgrades it in place`,
+        );
+      } else if (p.schema_status === "corrupt_manifest" || p.schema_status === "reindex_required") {
         say(
           `! ${p.name}: the index is ${p.schema_status}${"problem" in p ? ` (${p.problem})` : ""}; run ` +
             `\`cruxe index --force --path ${p.repo_root}\``,

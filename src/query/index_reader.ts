@@ -314,6 +314,20 @@ function scoped(opened: IndexReadOpen, refId: number): IndexReadOpen {
   }
 }
 
+/** How an index's schema state is fixed: an older build's store by a sync (in place), anything else unusable by a rebuild. */
+export function schemaFix(
+  state: { schemaStatus: string; currentSchemaVersion: number; requiredSchemaVersion: number },
+  root: string,
+): string | null {
+  if (state.schemaStatus === "reindex_required" && state.currentSchemaVersion < state.requiredSchemaVersion) {
+    return `cruxe sync --path ${root}`;
+  }
+  if (state.schemaStatus === "reindex_required" || state.schemaStatus === "corrupt_manifest") {
+    return `cruxe index --force --path ${root}`;
+  }
+  return null;
+}
+
 /**
  * The database of a view that can answer queries, or the registry error
  * saying why not (`index_incompatible` with the fix, `index_not_ready`).
@@ -322,7 +336,8 @@ export function requireIndex(view: IndexView): Db {
   if (view.schemaStatus === "corrupt_manifest" && view.problem) {
     throw corruptIndex(view.storePath, view.project.repo_root, view.problem);
   }
-  if (view.schemaStatus === "reindex_required" && view.currentSchemaVersion < view.requiredSchemaVersion) {
+  const fix = schemaFix(view, view.project.repo_root);
+  if (fix?.startsWith("cruxe sync")) {
     // An older build's store: the next sync upgrades it in place (rows carried over), far cheaper than a rebuild.
     const root = view.project.repo_root;
     throw new CruxeError(
@@ -331,7 +346,7 @@ export function requireIndex(view: IndexView): Db {
       { schema_status: view.schemaStatus, fix: `cruxe sync --path ${root}` },
     );
   }
-  if (view.schemaStatus === "reindex_required" || view.schemaStatus === "corrupt_manifest") {
+  if (fix) {
     throw new CruxeError(
       "index_incompatible",
       `The index of ${view.project.repo_root} is ${view.schemaStatus} (schema ${view.currentSchemaVersion}, this build needs ${view.requiredSchemaVersion}). Run \`cruxe index --force\` to rebuild it.`,

@@ -13,7 +13,7 @@ import { counted, printJson, printTable } from "../output.ts";
 import { LANGUAGES } from "../../index/languages/registry.ts";
 import { hasGrammar } from "../../io/grammar_assets.ts";
 import { parseAndExtract } from "../../index/parser.ts";
-import { IndexReaders } from "../../query/index_reader.ts";
+import { IndexReaders, schemaFix } from "../../query/index_reader.ts";
 import { VERSION } from "../../core/version.ts";
 import { userCwd } from "../user_cwd.ts";
 import { indexGapCheck } from "./doctor_gap.ts";
@@ -245,7 +245,7 @@ export async function runDoctor(configPath: string | undefined, json: boolean, r
         detail: `${p.repo_root}: ${v.schemaStatus}${v.problem ? ` (${v.problem})` : ""}, ${v.fileCount} files, ` +
           `${v.symbolCount} symbols`,
         fix: bad
-          ? `cruxe index --force --path ${p.repo_root}`
+          ? schemaFix(v, p.repo_root) ?? undefined
           : v.schemaStatus === "not_indexed"
           ? `cruxe index --path ${p.repo_root}`
           : undefined,

@@ -1,7 +1,7 @@
 /** `cruxe status`: every project with its index state and last job; `--errors` lists files with syntax errors. */
 import type { CliContext } from "../context.ts";
 import { counted, printJson, printTable, say } from "../output.ts";
-import { IndexReaders } from "../../query/index_reader.ts";
+import { IndexReaders, schemaFix } from "../../query/index_reader.ts";
 import { projectStatus } from "../../query/index_status.ts";
 import { type FileProblem, filesWithParseProblems } from "../../state/read/files.ts";
 
@@ -59,17 +59,19 @@ export function runStatus(ctx: CliContext, o: StatusOptions): number {
       );
     }
     for (const { status: p, problems } of projects) {
-      if (p.schema_status === "reindex_required" && p.current_schema_version < p.required_schema_version) {
+      const fix = schemaFix({
+        schemaStatus: p.schema_status,
+        currentSchemaVersion: p.current_schema_version,
+        requiredSchemaVersion: p.required_schema_version,
+      }, p.repo_root);
+      if (fix?.startsWith("cruxe sync")) {
         // An older build's store: a sync upgrades it in place (what every query's error says too).
         say(
           `! ${p.name}: the index was written by an older Cruxe (schema ${p.current_schema_version}, this build ` +
-            `needs ${p.required_schema_version}); run \`cruxe sync --path ${p.repo_root}\`: it upgrades it in place`,
+            `needs ${p.required_schema_version}); run \`${fix}\`: it upgrades it in place`,
         );
-      } else if (p.schema_status === "corrupt_manifest" || p.schema_status === "reindex_required") {
-        say(
-          `! ${p.name}: the index is ${p.schema_status}${"problem" in p ? ` (${p.problem})` : ""}; run ` +
-            `\`cruxe index --force --path ${p.repo_root}\``,
-        );
+      } else if (fix) {
+        say(`! ${p.name}: the index is ${p.schema_status}${"problem" in p ? ` (${p.problem})` : ""}; run \`${fix}\``);
       }
       const unreadable = ("skipped" in p ? p.skipped?.unreadable : 0) ?? 0;
       if (unreadable) {

@@ -59,20 +59,7 @@ export function runStatus(ctx: CliContext, o: StatusOptions): number {
       );
     }
     for (const { status: p, problems } of projects) {
-      const fix = schemaFix({
-        schemaStatus: p.schema_status,
-        currentSchemaVersion: p.current_schema_version,
-        requiredSchemaVersion: p.required_schema_version,
-      }, p.repo_root);
-      if (fix?.startsWith("cruxe sync")) {
-        // An older build's store: a sync upgrades it in place (what every query's error says too).
-        say(
-          `! ${p.name}: the index was written by an older Cruxe (schema ${p.current_schema_version}, this build ` +
-            `needs ${p.required_schema_version}); run \`${fix}\`: it upgrades it in place`,
-        );
-      } else if (fix) {
-        say(`! ${p.name}: the index is ${p.schema_status}${"problem" in p ? ` (${p.problem})` : ""}; run \`${fix}\``);
-      }
+      saySchemaFix(p);
       const unreadable = ("skipped" in p ? p.skipped?.unreadable : 0) ?? 0;
       if (unreadable) {
         say(
@@ -100,6 +87,24 @@ export function runStatus(ctx: CliContext, o: StatusOptions): number {
     return 0;
   } finally {
     readers.closeAll();
+  }
+}
+
+/** The line naming how to fix a project's index when its schema state keeps it from answering (none when it can). */
+function saySchemaFix(p: ReturnType<typeof projectStatus>): void {
+  const fix = schemaFix({
+    schemaStatus: p.schema_status,
+    currentSchemaVersion: p.current_schema_version,
+    requiredSchemaVersion: p.required_schema_version,
+  }, p.repo_root);
+  if (fix?.startsWith("cruxe sync")) {
+    // An older build's store: a sync upgrades it in place (what every query's error says too).
+    say(
+      `! ${p.name}: the index was written by an older Cruxe (schema ${p.current_schema_version}, this build ` +
+        `needs ${p.required_schema_version}); run \`${fix}\`: it upgrades it in place`,
+    );
+  } else if (fix) {
+    say(`! ${p.name}: the index is ${p.schema_status}${"problem" in p ? ` (${p.problem})` : ""}; run \`${fix}\``);
   }
 }
 

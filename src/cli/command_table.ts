@@ -280,5 +280,5 @@ export async function allCommands(): Promise<CommandDef[]> {
 
 /** The command named `name`, or undefined. */
 export async function findCommand(name: string): Promise<CommandDef | undefined> {
-  return COMMANDS.find((c) => c.name === name) ?? (await allCommands()).find((c) => c.name === name);
+  return COMMANDS.find((c) => c.name === name) ?? (await import("./commands/tool_command.ts")).toolCommand(name);
 }

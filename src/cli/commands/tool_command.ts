@@ -53,13 +53,20 @@ function optionFor(flag: string, arg: ArgSchema | undefined): OptionSpec {
   return { type: "string", arg: flag.toUpperCase().replace(/-/g, "_"), help };
 }
 
+/** Each tool's argument schemas, made once (JSON Schema from zod costs milliseconds a tool). */
+const schemasOf = new WeakMap<ToolDef, Record<string, ArgSchema> & { [REQUIRED]?: string[] }>();
+
 /** The argument schemas of a tool's input, by name, and the names it requires. */
 function argSchemas(def: ToolDef): Record<string, ArgSchema> & { [REQUIRED]?: string[] } {
+  const known = schemasOf.get(def);
+  if (known) return known;
   const json = z.toJSONSchema(def.input, { io: "input" }) as {
     properties?: Record<string, ArgSchema>;
     required?: string[];
   };
-  return Object.assign({}, json.properties ?? {}, { [REQUIRED]: json.required ?? [] });
+  const out = Object.assign({}, json.properties ?? {}, { [REQUIRED]: json.required ?? [] });
+  schemasOf.set(def, out);
+  return out;
 }
 
 /** Whether the command takes `--ref` (a tool reading one index; not one comparing two refs of its own). */
@@ -166,4 +173,10 @@ async function runTool(def: ToolDef, spec: CliSpec, p: Parsed<OptionTable>): Pro
 /** The commands made from tool definitions, in the order the tools are listed. */
 export function toolCommands(): CommandDef[] {
   return TOOLS.flatMap((def) => def.cli ? [commandOf(def, def.cli)] : []);
+}
+
+/** The command called `name` made from its tool's definition (only that one is made), or undefined. */
+export function toolCommand(name: string): CommandDef | undefined {
+  const def = TOOLS.find((t) => t.cli?.command === name);
+  return def?.cli ? commandOf(def, def.cli) : undefined;
 }

@@ -97,7 +97,10 @@ export class FreshnessMonitor {
     return { files: reply.files, scanMs: reply.scanMs ?? 0 };
   }
 
-  /** The cached verdict for a project's current index; schedules a background scan when due. Never waits. */
+  /**
+   * The cached verdict for a project's current index; schedules a background scan when due (never, with an
+   * interval of `Infinity`: a one-shot command that cannot use its result). Never waits.
+   */
   status(project: ProjectRow, view: PublishedIndex): FreshnessStatus {
     // No usable index is never fresh: the tree is ahead of an index that does not exist.
     if (view.schemaStatus !== "compatible" || !view.lastIndexedAt) return "stale";
@@ -110,7 +113,8 @@ export class FreshnessMonitor {
       // A new publish is checked at once, unless scans of this tree are slow: then it keeps the pace they set.
       if (pace.gapMs <= this.intervalMs) pace.checkedAt = -Infinity;
     }
-    if (!pace.inflight && performance.now() - pace.checkedAt >= Math.max(this.intervalMs, pace.gapMs) && !st.stale) {
+    const due = performance.now() - pace.checkedAt >= Math.max(this.intervalMs, pace.gapMs);
+    if (this.intervalMs !== Infinity && !pace.inflight && due && !st.stale) {
       this.check(project, st, pace);
     }
     return st.stale ? "stale" : "fresh";

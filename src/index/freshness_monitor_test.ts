@@ -53,3 +53,15 @@ Deno.test("freshness scans of a fast tree check each new publish at once", async
   assert.equal(s.calls.length, 2);
   s.ends.shift()!();
 });
+
+Deno.test("an interval of Infinity never scans (a one-shot command), and the verdict is still read", () => {
+  const s = scriptedScanner(1);
+  const m = new FreshnessMonitor(config, Infinity, s.scanner);
+  assert.equal(m.status(project, view(1_000)), "fresh");
+  assert.equal(m.status(project, view(2_000)), "fresh");
+  assert.equal(s.calls.length, 0);
+  // Any finite interval scans a new publish at once.
+  const o = scriptedScanner(1);
+  new FreshnessMonitor(config, 60_000, o.scanner).status(project, view(1_000));
+  assert.equal(o.calls.length, 1);
+});

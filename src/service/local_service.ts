@@ -1,8 +1,9 @@
 /**
  * The service for one command-line call: the same runtime and dispatch
  * pipeline a server runs (routing, index gates, validation, compaction,
- * metadata), without watching, prewarming or reader workers, so `cruxe
- * <command> --json` answers exactly what the tool answers over MCP.
+ * metadata), without watching, prewarming, reader workers or background
+ * freshness scans, so `cruxe <command> --json` answers exactly what the tool
+ * answers over MCP.
  */
 import type { CruxeConfig } from "../core/config.ts";
 import type { Registry } from "../state/registry.ts";
@@ -25,6 +26,8 @@ export function openLocalService(config: CruxeConfig, registry: Registry, cwd: s
     prewarm: false,
     watch: false,
     readerWorkers: 0,
+    // One call, then the process ends: a background freshness scan would only cost its worker's start.
+    freshnessIntervalMs: Infinity,
     router: {
       startupWorkspaces: [],
       autoWorkspace: false,

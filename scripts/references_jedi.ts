@@ -14,6 +14,7 @@
  */
 import { parseArgs } from "node:util";
 import { findIndex } from "./find_index.ts";
+import { printLabelsAndSamples, ratio } from "./references_report.ts";
 import { jediCallGraphReport } from "./references_jedi_graph.ts";
 import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
 
@@ -149,20 +150,13 @@ for (const s of sites) {
     truth ? l.right++ : l.wrong++;
   }
 }
-const ratio = (a: number, b: number) => (b ? a / b : 1).toFixed(3);
 console.log(
   `${root}: ${sites.length} call sites; jedi resolves ${uses + others} (${uses} to the definition), not ${unknown}`,
 );
 console.log(`  default answer: recall ${ratio(found, uses)}  precision ${ratio(found, found + wrong)}`);
 console.log(`  with candidates: recall ${ratio(foundAll, uses)}  precision ${ratio(foundAll, foundAll + wrongAll)}`);
-console.log(
-  "  labels: " +
-    [...labels].sort().map(([k, l]) => `${k} precision ${ratio(l.right, l.right + l.wrong)} (${l.right + l.wrong})`)
-      .join(", "),
-);
 const n = Number(values.show);
-for (const d of disagreed.slice(0, n)) console.log("  disagrees " + d);
-for (const m of missed.slice(0, n)) console.log("  missed " + m);
+printLabelsAndSamples(labels, disagreed, missed, n);
 if (Number(values["graph-roots"]) > 0) {
   await jediCallGraphReport(db, root, {
     roots: Number(values["graph-roots"]),

@@ -113,21 +113,18 @@ names = sorted((n for n, ks in by_name.items() if len(ks) == 1 and not defs[ks[0
                 and 0 < len(sites.get(n, [])) <= cap), key=lambda n: (order(n), n))
 roots = [by_name[n][0] for n in names[:nroots]]
 rel_out, rel_in = {}, {}
-for r in roots:
-    frontier_out, frontier_in = [r], [r]
+def walk(root, rel, step):
+    frontier = [root]
     for depth in range(2):
         nxt = []
-        for k in frontier_out:
-            if k not in rel_out:
-                rel_out[k] = callees(k)
-                nxt += rel_out[k]
-        frontier_out = nxt
-        nxt = []
-        for k in frontier_in:
-            if k not in rel_in:
-                rel_in[k] = callers(k)
-                nxt += rel_in[k]
-        frontier_in = nxt
+        for k in frontier:
+            if k not in rel:
+                rel[k] = step(k)
+                nxt += rel[k]
+        frontier = nxt
+for r in roots:
+    walk(r, rel_out, callees)
+    walk(r, rel_in, callers)
 json.dump({"roots": roots, "callees": rel_out, "callers": rel_in, "unknown": sorted(unknown),
            "capped": sorted(capped), "defs": {k: list(v) for k, v in defs.items() if k in rel_out or k in rel_in
            or any(k in x for x in rel_out.values()) or any(k in x for x in rel_in.values())}}, sys.stdout)

@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { findIndex } from "./find_index.ts";
+import { printLabelsAndSamples, ratio } from "./references_report.ts";
 import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
 import { callGraphReport, type CallOracle } from "./references_graph.ts";
 
@@ -208,7 +209,6 @@ for (const t of sample) {
     }
   }
 }
-const ratio = (a: number, b: number) => (b ? a / b : 1).toFixed(3);
 console.log(
   `${root}: ${files.length} TypeScript files, ${sample.length} sampled definitions (seed ${values.seed}), ` +
     `${unmatched} not found in the index`,
@@ -220,14 +220,8 @@ for (const [k, c] of [...tallies].sort(([a], [b]) => a === "all" ? -1 : b === "a
     }  with candidates: recall ${ratio(c.foundAll, c.uses)} precision ${ratio(c.foundAll, c.foundAll + c.wrongAll)}`,
   );
 }
-console.log(
-  "  labels: " +
-    [...labels].sort().map(([k, l]) => `${k} precision ${ratio(l.right, l.right + l.wrong)} (${l.right + l.wrong})`)
-      .join(", "),
-);
 const n = Number(values.show);
-for (const d of disagreed.slice(0, n)) console.log("  disagrees " + d);
-for (const m of missed.slice(0, n)) console.log("  missed " + m);
+printLabelsAndSamples(labels, disagreed, missed, n);
 
 /**
  * The language service's call hierarchy as the call oracle: outgoing and incoming calls of a symbol, each end

@@ -22,9 +22,6 @@ import type { CliSpec, ToolDef } from "../../service/tools/tool.ts";
 import { isTeamTool } from "../../service/team_call.ts";
 import { READ_STORE_OPTION, REPO_OPTION, STORE_OPTION, teamArguments, teamStoreOf } from "./store_option.ts";
 
-/** Where `argSchemas` keeps the required argument names. */
-const REQUIRED = Symbol("required");
-
 /** What a flag's value becomes in the tool's arguments, from the JSON Schema of that argument. */
 interface ArgSchema {
   type?: string;
@@ -54,17 +51,23 @@ function optionFor(flag: string, arg: ArgSchema | undefined): OptionSpec {
 }
 
 /** Each tool's argument schemas, made once (JSON Schema from zod costs milliseconds a tool). */
-const schemasOf = new WeakMap<ToolDef, Record<string, ArgSchema> & { [REQUIRED]?: string[] }>();
+const schemasOf = new WeakMap<ToolDef, ToolArgs>();
+
+/** A tool's argument schemas by name, and the names it requires. */
+interface ToolArgs {
+  props: Record<string, ArgSchema>;
+  required: string[];
+}
 
 /** The argument schemas of a tool's input, by name, and the names it requires. */
-function argSchemas(def: ToolDef): Record<string, ArgSchema> & { [REQUIRED]?: string[] } {
+function argSchemas(def: ToolDef): ToolArgs {
   const known = schemasOf.get(def);
   if (known) return known;
   const json = z.toJSONSchema(def.input, { io: "input" }) as {
     properties?: Record<string, ArgSchema>;
     required?: string[];
   };
-  const out = Object.assign({}, json.properties ?? {}, { [REQUIRED]: json.required ?? [] });
+  const out = { props: json.properties ?? {}, required: json.required ?? [] };
   schemasOf.set(def, out);
   return out;
 }
@@ -87,7 +90,7 @@ export function toolArguments(def: ToolDef, spec: CliSpec, p: Parsed<OptionTable
     args[spec.positionals[0]] = text;
   } else {
     // Up to the last required one, every positional word must be there.
-    const needed = 1 + Math.max(0, ...spec.positionals.map((f, i) => schemas[REQUIRED]?.includes(f) ? i : 0));
+    const needed = 1 + Math.max(0, ...spec.positionals.map((f, i) => schemas.required.includes(f) ? i : 0));
     if (words.length < needed || words.length > spec.positionals.length) {
       throw new CruxeError(
         "invalid_input",
@@ -99,7 +102,7 @@ export function toolArguments(def: ToolDef, spec: CliSpec, p: Parsed<OptionTable
   for (const [flag, field] of Object.entries(spec.flags)) {
     const v = values[flag];
     if (v === undefined) continue;
-    const t = schemas[field]?.type;
+    const t = schemas.props[field]?.type;
     args[field] = t === "integer" || t === "number" ? numberFlag(flag, v as string) : v;
   }
   return args;
@@ -118,7 +121,7 @@ function numberFlag(flag: string, value: string): number {
 function commandOf(def: ToolDef, spec: CliSpec): CommandDef {
   const schemas = argSchemas(def);
   const options: OptionTable = {};
-  for (const [flag, field] of Object.entries(spec.flags)) options[flag] = optionFor(flag, schemas[field]);
+  for (const [flag, field] of Object.entries(spec.flags)) options[flag] = optionFor(flag, schemas.props[field]);
   options.workspace = WORKSPACE_OPTION;
   if (takesRef(def, spec)) options.ref = REF_OPTION;
   // The tools a team store answers take its options too (`--ref` reads that ref of the store's repository).

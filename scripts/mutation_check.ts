@@ -843,6 +843,24 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/chunk_text_test.ts",
     filter: "a ref's chunks keep their text",
   },
+  {
+    id: "symbol-key-null-spelled",
+    claim: "answer truth: a use outside any symbol has no enclosing handle (not a bare `sym_`)",
+    file: "src/state/symbol_keys.ts",
+    find: "`'sym_' || lower(nullif(hex(${col}), ''))`",
+    replace: "`'sym_' || lower(hex(${col}))`",
+    test: "tests/bulk_load_test.ts",
+    filter: "schema 7 upgrades to handle keys",
+  },
+  {
+    id: "symbol-key-any-case",
+    claim: "answer truth: a symbol is found by its handle's own spelling only",
+    file: "src/state/symbol_keys.ts",
+    find: "const SYMBOL_ID = /^sym_([0-9a-f]{24})$/;",
+    replace: "const SYMBOL_ID = /^sym_([0-9a-f]{24})$/i;",
+    test: "tests/bulk_load_test.ts",
+    filter: "schema 7 upgrades to handle keys",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

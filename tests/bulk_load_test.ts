@@ -5,6 +5,8 @@ import { copyFixture, downgradeThenSync, indexDir, tempHome, withIndex } from ".
 import { searchCode } from "../src/query/search_code.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
 import type { Db } from "../src/state/db.ts";
+import { symbolById } from "../src/state/read/symbols.ts";
+import { referencesOf } from "../src/state/read/edges.ts";
 
 /** A Go tree of `n` small files (past the bulk-load threshold of 500 new files when `n` is larger). */
 function goTree(n: number): string {
@@ -154,6 +156,34 @@ Deno.test("a store of schema 4 upgrades to slim rows: the same answers, every ro
         /COVERING INDEX symbol_names_clen/,
         "the short-name scan reads the index alone",
       );
+    });
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("a store of schema 7 upgrades to handle keys: every row and answer the same, handles found by their index", async () => {
+  const h = tempHome();
+  try {
+    const dir = goTree(20);
+    // A call outside any symbol: its reference has no enclosing handles.
+    Deno.writeTextFileSync(join(dir, "run.sh"), "main() {\n  echo hi\n}\nmain\n");
+    const { project } = await indexDir(h, dir);
+    const snapshot = (db: Db) => ({ answers: answers(db), rows: allRows(db) });
+    const before = withIndex(h, project.project_id, snapshot);
+    await downgradeThenSync(h, project, "", 7);
+    withIndex(h, project.project_id, (db) => {
+      assert.deepEqual(snapshot(db), before);
+      const stored = db.prepare("SELECT length(symbol_key) AS s, length(stable_key) AS t FROM symbol_rows LIMIT 1")
+        .get();
+      assert.deepEqual({ ...stored }, { s: 12, t: 16 }, "a handle is kept as the bytes of its hex digits");
+      const handle = locateSymbol(db, { name: "Rate7" }).results[0].symbol_id;
+      assert.equal(symbolById(db, handle!)?.name, "Rate7");
+      assert.equal(symbolById(db, handle!.toUpperCase()), undefined, "only the handle's own spelling");
+      const plan = JSON.stringify(db.prepare("EXPLAIN QUERY PLAN SELECT id FROM symbols WHERE symbol_key = ?").all(""));
+      assert.match(plan, /symbols_sid/);
+      const outside = referencesOf(db, "main", undefined, 10).find((r) => r.line === 4);
+      assert.deepEqual([outside?.symbol_id, outside?.stable_id], [null, null]);
     });
   } finally {
     h.close();

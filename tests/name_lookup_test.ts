@@ -100,8 +100,8 @@ function syntheticStore(n: number): { db: Db; dir: string } {
     `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count) VALUES (?, '', 0, 0, 'go', 0, 0)`,
   );
   const ins = db.prepare(
-    `INSERT INTO symbol_rows(file_id, name, qualified_name, kind, signature, line_start, line_end, stable_id,
-       symbol_id) VALUES ((SELECT rowid FROM files WHERE path = ?), ?, ?, 'function', '', ?, ?, 's', 's')`,
+    `INSERT INTO symbol_rows(file_id, name, qualified_name, kind, signature, line_start, line_end, stable_key,
+       symbol_key) VALUES ((SELECT rowid FROM files WHERE path = ?), ?, ?, 'function', '', ?, ?, X'00', X'00')`,
   );
   const names = new NameTableWriter(db);
   transaction(db, () => {

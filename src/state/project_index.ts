@@ -20,6 +20,7 @@ import {
 } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
 import { NameTableWriter } from "./name_lookup.ts";
+import { storedKeys } from "./symbol_keys.ts";
 import { BatchInsert } from "./write/batch_insert.ts";
 import { BULK_FTS, mergeFullText, setFullTextSettings, SYNC_FTS } from "./write/fts_settings.ts";
 import {
@@ -389,7 +390,7 @@ export class IndexWriter {
       syms: new BatchInsert(
         d,
         `INSERT INTO symbol_rows(id, file_id, name, name_lower, qualified_name, kind, signature, doc, visibility,
-           line_start, line_end, parent_id, stable_id, symbol_id)`,
+           line_start, line_end, parent_id, stable_key, symbol_key)`,
         14,
       ),
       symFts: new BatchInsert(d, "INSERT INTO symbols_fts(rowid, name, qualified, detail)", 4),
@@ -524,6 +525,7 @@ export class IndexWriter {
     f.symbols.forEach((sym, i) => {
       const nameLower = sym.name.toLowerCase();
       const id = firstSym + i;
+      const keys = storedKeys(sym.symbolId, sym.stableId);
       b.syms.add(
         id,
         fileId,
@@ -537,8 +539,8 @@ export class IndexWriter {
         sym.lineStart,
         sym.lineEnd,
         symRow(sym.parent, i),
-        sym.stableId,
-        sym.symbolId,
+        keys.stable,
+        keys.symbol,
       );
       this.names.note(nameLower);
       if (sym.fts) b.symFts.add(id, sym.fts[0], sym.fts[1], sym.fts[2]);

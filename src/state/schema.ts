@@ -7,6 +7,7 @@ import { SCHEMA_VERSION } from "../core/version.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
 import { NAME_TABLES_SQL } from "./name_lookup.ts";
+import { STABLE_ID_SQL, SYMBOL_ID_SQL } from "./symbol_keys.ts";
 
 /** Registry migrations; index i brings the registry to version i + 1. */
 export const REGISTRY_MIGRATIONS: string[] = [
@@ -70,10 +71,10 @@ const FIRST_INDEXES: [string, string][] = [
 const DROPPED_INDEXES = ["symbols_stable"];
 
 /**
- * The indexes of symbols, edges and chunks since schema 5, on their row
+ * The indexes of symbols, edges and chunks of schema 5, on their row
  * tables (the views of the same names read through them).
  */
-const ROW_TABLE_INDEXES: [string, string][] = [
+const ROW_TABLE_INDEXES_5: [string, string][] = [
   ["symbols_name", "symbol_rows(coalesce(name_lower, lower(name)))"],
   ["symbols_path", "symbol_rows(file_id, line_start)"],
   ["symbols_parent", "symbol_rows(parent_id)"],
@@ -83,6 +84,11 @@ const ROW_TABLE_INDEXES: [string, string][] = [
   ["edges_path", "edge_rows(file_id)"],
   ["chunks_path", "chunk_rows(file_id, line_start)"],
 ];
+
+/** The same since schema 8: symbols by their stored key (see `symbol_keys.ts`). */
+const ROW_TABLE_INDEXES: [string, string][] = ROW_TABLE_INDEXES_5.map((
+  [n, on],
+) => [n, n === "symbols_sid" ? "symbol_rows(symbol_key)" : on]);
 
 /** Secondary indexes of a project index; dropped during a cold bulk load and rebuilt after. */
 export const SECONDARY_INDEXES: [string, string][] = [
@@ -140,19 +146,34 @@ const CHUNKS_VIEW_SQL = `
       c.symbol_row AS symbol_row, f.language AS language, c.content AS content
     FROM chunk_rows c JOIN files f ON f.rowid = c.file_id;`;
 
-/** The views `symbols`, `edges` and `chunks`: each row with its file's path and language, names whole. */
-const ROW_VIEWS_SQL = `
+/** Schema 5's view `symbols` (to 7): each row with its file's path and language, names whole. */
+export const SYMBOLS_VIEW_SQL_5 = `
   CREATE VIEW symbols AS
     SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,
       coalesce(s.qualified_name, s.name) AS qualified_name, s.kind AS kind, f.language AS language,
       s.signature AS signature, s.doc AS doc, s.visibility AS visibility, s.line_start AS line_start,
       s.line_end AS line_end, s.parent_id AS parent_id, s.stable_id AS stable_id, s.symbol_id AS symbol_id
-    FROM symbol_rows s JOIN files f ON f.rowid = s.file_id;
+    FROM symbol_rows s JOIN files f ON f.rowid = s.file_id;`;
+
+/**
+ * The view `symbols` since schema 8: the handles spelled from their stored
+ * keys (see `symbol_keys.ts`); `symbol_key` is there for lookups by handle.
+ */
+const SYMBOLS_VIEW_SQL = SYMBOLS_VIEW_SQL_5.replace(
+  "s.stable_id AS stable_id, s.symbol_id AS symbol_id",
+  `${STABLE_ID_SQL("s.stable_key")} AS stable_id, ${SYMBOL_ID_SQL("s.symbol_key")} AS symbol_id,
+      s.symbol_key AS symbol_key`,
+);
+
+/** The view `edges`: each row with its file's path, target whole. */
+const EDGES_VIEW_SQL = `
   CREATE VIEW edges AS
     SELECT e.id AS id, f.path AS path, e.kind AS kind, e.source_id AS source_id, e.target AS target,
       coalesce(e.target_lower, lower(e.target)) AS target_lower, e.line AS line
-    FROM edge_rows e JOIN files f ON f.rowid = e.file_id;
-  ${CHUNKS_VIEW_SQL}`;
+    FROM edge_rows e JOIN files f ON f.rowid = e.file_id;`;
+
+/** The views `symbols`, `edges` and `chunks`: each row with its file's path and language, names whole. */
+const ROW_VIEWS_SQL = `${SYMBOLS_VIEW_SQL}${EDGES_VIEW_SQL}${CHUNKS_VIEW_SQL}`;
 
 /**
  * Blobs a ref build read and skipped at a path (binary, or no language by
@@ -351,8 +372,8 @@ export const PROJECT_MIGRATIONS: string[] = [
    DROP TABLE symbols;
    DROP TABLE edges;
    DROP TABLE chunks;
-   ${ROW_VIEWS_SQL}
-   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES)}
+   ${SYMBOLS_VIEW_SQL_5}${EDGES_VIEW_SQL}${CHUNKS_VIEW_SQL}
+   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES_5)}
    -- Names by compact length, covering: the short-name scan of fuzzy lookups reads no table row.
    DROP INDEX symbol_names_clen;
    CREATE INDEX symbol_names_clen ON symbol_names(clen, name_lower);`,
@@ -373,6 +394,13 @@ export const PROJECT_MIGRATIONS: string[] = [
    ALTER TABLE chunk_rows7 RENAME TO chunk_rows;
    ${CHUNKS_VIEW_SQL}
    ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n === "chunks_path"))}`,
+  // A symbol's handles are kept as the bytes their hex digits spell (see symbol_keys.ts), less than half their
+  // text and the same for the handle index; the view spells them back. Every row is carried over.
+  `DROP VIEW symbols;
+   ALTER TABLE symbol_rows RENAME COLUMN symbol_id TO symbol_key;
+   ALTER TABLE symbol_rows RENAME COLUMN stable_id TO stable_key;
+   UPDATE symbol_rows SET symbol_key = unhex(substr(symbol_key, 5)), stable_key = unhex(substr(stable_key, 4));
+   ${SYMBOLS_VIEW_SQL}`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

@@ -9,6 +9,7 @@ import { IndexReaders, requireIndex } from "../../src/query/index_reader.ts";
 import { type Db, setMeta } from "../../src/state/db.ts";
 import { indexPath, openIndexForRead } from "../../src/state/project_index.ts";
 import { storeSeedChunkText } from "../../src/state/write/ref_seed_text.ts";
+import { SYMBOLS_VIEW_SQL_5 } from "../../src/state/schema.ts";
 
 const FIXTURES = new URL("../../fixtures/repos/", import.meta.url);
 
@@ -137,6 +138,14 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 7's symbol rows and view (handles as text) in place of schema 8's. */
+export const SCHEMA7_HANDLES_SQL = `
+  DROP VIEW symbols;
+  UPDATE symbol_rows SET symbol_key = 'sym_' || lower(hex(symbol_key)), stable_key = 'b3:' || lower(hex(stable_key));
+  ALTER TABLE symbol_rows RENAME COLUMN symbol_key TO symbol_id;
+  ALTER TABLE symbol_rows RENAME COLUMN stable_key TO stable_id;
+  ${SYMBOLS_VIEW_SQL_5}`;
+
 /**
  * Turns a project's index back into an older schema (below 5: the old
  * symbols table; then `sql`, then the version), checks that readers call it
@@ -146,6 +155,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 8) db!.exec(SCHEMA7_HANDLES_SQL);
   if (version < 6) db!.exec("ALTER TABLE refs DROP COLUMN hint_id");
   if (version < 5) db!.exec(SCHEMA4_ROWS_SQL);
   db!.exec(sql);

@@ -4,6 +4,7 @@
  */
 import type { Db } from "../db.ts";
 import { allRows, oneRow, rowsInBatches, symbolColumns, type SymbolRow } from "./rows.ts";
+import { symbolKey } from "../symbol_keys.ts";
 
 const COLS = symbolColumns();
 
@@ -14,15 +15,17 @@ export function symbolByRowId(db: Db, id: number): SymbolRow | undefined {
 
 /** The symbol with this `symbol_id` handle. */
 export function symbolById(db: Db, symbolId: string): SymbolRow | undefined {
-  return oneRow<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE symbol_id = ?`, symbolId);
+  const key = symbolKey(symbolId);
+  return key ? oneRow<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE symbol_key = ?`, key) : undefined;
 }
 
 /** Symbols by `symbol_id` handle, keyed by it (one read per 500 handles; handles with no row are absent). */
 export function symbolMapByIds(db: Db, symbolIds: readonly string[]): Map<string, SymbolRow> {
+  const keys = [...new Set(symbolIds)].map(symbolKey).filter((k) => k !== null);
   const rows = rowsInBatches<SymbolRow>(
     db,
-    [...new Set(symbolIds)],
-    (list) => `SELECT ${COLS} FROM symbols WHERE symbol_id IN (${list}) ORDER BY id`,
+    keys,
+    (list) => `SELECT ${COLS} FROM symbols WHERE symbol_key IN (${list}) ORDER BY id`,
   );
   const out = new Map<string, SymbolRow>();
   // The first row of a handle wins, as a single `symbolById` read would return it.

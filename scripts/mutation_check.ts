@@ -861,6 +861,14 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/bulk_load_test.ts",
     filter: "schema 7 upgrades to handle keys",
   },
+  {
+    id: "word-code-unlisted-lost",
+    claim: "answer truth: a kind or visibility with no code is kept and read back as itself",
+    file: "src/state/coded_words.ts",
+    find: "return i < 0 ? word : String(i);",
+    replace: "return String(i);",
+    test: "tests/coded_words_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

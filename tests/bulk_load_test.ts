@@ -162,7 +162,7 @@ Deno.test("a store of schema 4 upgrades to slim rows: the same answers, every ro
   }
 });
 
-Deno.test("a store of schema 7 upgrades to handle keys: every row and answer the same, handles found by their index", async () => {
+Deno.test("a store of schema 7 upgrades to handle keys and word codes: every row and answer the same, handles found by their index", async () => {
   const h = tempHome();
   try {
     const dir = goTree(20);
@@ -177,6 +177,11 @@ Deno.test("a store of schema 7 upgrades to handle keys: every row and answer the
       const stored = db.prepare("SELECT length(symbol_key) AS s, length(stable_key) AS t FROM symbol_rows LIMIT 1")
         .get();
       assert.deepEqual({ ...stored }, { s: 12, t: 16 }, "a handle is kept as the bytes of its hex digits");
+      const words = db.prepare(
+        `SELECT s.kind AS kind, s.visibility AS visibility, e.kind AS edge FROM symbol_rows s
+         JOIN edge_rows e ON e.source_id = s.id WHERE s.name = 'Rate7'`,
+      ).get();
+      assert.deepEqual({ ...words }, { kind: "0", visibility: "0", edge: "0" }, "function, public, calls as codes");
       const handle = locateSymbol(db, { name: "Rate7" }).results[0].symbol_id;
       assert.equal(symbolById(db, handle!)?.name, "Rate7");
       assert.equal(symbolById(db, handle!.toUpperCase()), undefined, "only the handle's own spelling");

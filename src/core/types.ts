@@ -1,6 +1,6 @@
 /** The vocabulary shared by every layer: symbols, references, chunks, files. */
 
-/** One normalized symbol kind vocabulary across languages. */
+/** One normalized symbol kind vocabulary across languages (append only: a kind's position is its stored code). */
 export const SYMBOL_KINDS = [
   "function",
   "method",

@@ -21,6 +21,7 @@ import {
 import type { FileRows } from "./file_rows.ts";
 import { NameTableWriter } from "./name_lookup.ts";
 import { storedKeys } from "./symbol_keys.ts";
+import { EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordCode } from "./coded_words.ts";
 import { BatchInsert } from "./write/batch_insert.ts";
 import { BULK_FTS, mergeFullText, setFullTextSettings, SYNC_FTS } from "./write/fts_settings.ts";
 import {
@@ -532,10 +533,10 @@ export class IndexWriter {
         sym.name,
         lowerUnlessAscii(sym.name),
         sym.qualifiedName === sym.name ? null : sym.qualifiedName,
-        sym.kind,
+        wordCode(SYMBOL_KIND_WORDS, sym.kind),
         sym.signature,
         sym.doc,
-        sym.visibility,
+        wordCode(VISIBILITY_WORDS, sym.visibility),
         sym.lineStart,
         sym.lineEnd,
         symRow(sym.parent, i),
@@ -546,7 +547,14 @@ export class IndexWriter {
       if (sym.fts) b.symFts.add(id, sym.fts[0], sym.fts[1], sym.fts[2]);
     });
     for (const e of f.edges) {
-      b.edges.add(fileId, e.kind, symRow(e.from), e.target, lowerUnlessAscii(e.target), e.line);
+      b.edges.add(
+        fileId,
+        wordCode(EDGE_KIND_WORDS, e.kind),
+        symRow(e.from),
+        e.target,
+        lowerUnlessAscii(e.target),
+        e.line,
+      );
     }
     for (const o of f.occurrences) {
       b.refs.add(

@@ -8,6 +8,7 @@ import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
 import { NAME_TABLES_SQL } from "./name_lookup.ts";
 import { STABLE_ID_SQL, SYMBOL_ID_SQL } from "./symbol_keys.ts";
+import { codeSql, EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "./coded_words.ts";
 
 /** Registry migrations; index i brings the registry to version i + 1. */
 export const REGISTRY_MIGRATIONS: string[] = [
@@ -146,34 +147,40 @@ const CHUNKS_VIEW_SQL = `
       c.symbol_row AS symbol_row, f.language AS language, c.content AS content
     FROM chunk_rows c JOIN files f ON f.rowid = c.file_id;`;
 
-/** Schema 5's view `symbols` (to 7): each row with its file's path and language, names whole. */
-export const SYMBOLS_VIEW_SQL_5 = `
+/**
+ * The view `symbols` of schema `v` (5 and later): each row with its file's
+ * path and language, names whole; since 8 the handles spelled from their
+ * stored keys (see `symbol_keys.ts`; `symbol_key` is there for lookups by
+ * handle), since 9 kind and visibility from their codes (`coded_words.ts`).
+ */
+export function symbolsViewSql(v: number): string {
+  const handles = v >= 8
+    ? `${STABLE_ID_SQL("s.stable_key")} AS stable_id, ${SYMBOL_ID_SQL("s.symbol_key")} AS symbol_id,
+      s.symbol_key AS symbol_key`
+    : "s.stable_id AS stable_id, s.symbol_id AS symbol_id";
+  const kind = v >= 9 ? wordSql(SYMBOL_KIND_WORDS, "s.kind") : "s.kind";
+  const visibility = v >= 9 ? wordSql(VISIBILITY_WORDS, "s.visibility") : "s.visibility";
+  return `
   CREATE VIEW symbols AS
     SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,
-      coalesce(s.qualified_name, s.name) AS qualified_name, s.kind AS kind, f.language AS language,
-      s.signature AS signature, s.doc AS doc, s.visibility AS visibility, s.line_start AS line_start,
-      s.line_end AS line_end, s.parent_id AS parent_id, s.stable_id AS stable_id, s.symbol_id AS symbol_id
+      coalesce(s.qualified_name, s.name) AS qualified_name, ${kind} AS kind, f.language AS language,
+      s.signature AS signature, s.doc AS doc, ${visibility} AS visibility, s.line_start AS line_start,
+      s.line_end AS line_end, s.parent_id AS parent_id, ${handles}
     FROM symbol_rows s JOIN files f ON f.rowid = s.file_id;`;
+}
 
-/**
- * The view `symbols` since schema 8: the handles spelled from their stored
- * keys (see `symbol_keys.ts`); `symbol_key` is there for lookups by handle.
- */
-const SYMBOLS_VIEW_SQL = SYMBOLS_VIEW_SQL_5.replace(
-  "s.stable_id AS stable_id, s.symbol_id AS symbol_id",
-  `${STABLE_ID_SQL("s.stable_key")} AS stable_id, ${SYMBOL_ID_SQL("s.symbol_key")} AS symbol_id,
-      s.symbol_key AS symbol_key`,
-);
-
-/** The view `edges`: each row with its file's path, target whole. */
-const EDGES_VIEW_SQL = `
+/** The view `edges` of schema `v` (5 and later): each row with its file's path, target whole; since 9 kind decoded. */
+export function edgesViewSql(v: number): string {
+  return `
   CREATE VIEW edges AS
-    SELECT e.id AS id, f.path AS path, e.kind AS kind, e.source_id AS source_id, e.target AS target,
-      coalesce(e.target_lower, lower(e.target)) AS target_lower, e.line AS line
+    SELECT e.id AS id, f.path AS path, ${v >= 9 ? wordSql(EDGE_KIND_WORDS, "e.kind") : "e.kind"} AS kind,
+      e.source_id AS source_id, e.target AS target, coalesce(e.target_lower, lower(e.target)) AS target_lower,
+      e.line AS line
     FROM edge_rows e JOIN files f ON f.rowid = e.file_id;`;
+}
 
 /** The views `symbols`, `edges` and `chunks`: each row with its file's path and language, names whole. */
-const ROW_VIEWS_SQL = `${SYMBOLS_VIEW_SQL}${EDGES_VIEW_SQL}${CHUNKS_VIEW_SQL}`;
+const ROW_VIEWS_SQL = `${symbolsViewSql(SCHEMA_VERSION)}${edgesViewSql(SCHEMA_VERSION)}${CHUNKS_VIEW_SQL}`;
 
 /**
  * Blobs a ref build read and skipped at a path (binary, or no language by
@@ -372,7 +379,7 @@ export const PROJECT_MIGRATIONS: string[] = [
    DROP TABLE symbols;
    DROP TABLE edges;
    DROP TABLE chunks;
-   ${SYMBOLS_VIEW_SQL_5}${EDGES_VIEW_SQL}${CHUNKS_VIEW_SQL}
+   ${symbolsViewSql(5)}${edgesViewSql(5)}${CHUNKS_VIEW_SQL}
    ${createSecondaryIndexesSql(ROW_TABLE_INDEXES_5)}
    -- Names by compact length, covering: the short-name scan of fuzzy lookups reads no table row.
    DROP INDEX symbol_names_clen;
@@ -400,7 +407,15 @@ export const PROJECT_MIGRATIONS: string[] = [
    ALTER TABLE symbol_rows RENAME COLUMN symbol_id TO symbol_key;
    ALTER TABLE symbol_rows RENAME COLUMN stable_id TO stable_key;
    UPDATE symbol_rows SET symbol_key = unhex(substr(symbol_key, 5)), stable_key = unhex(substr(stable_key, 4));
-   ${SYMBOLS_VIEW_SQL}`,
+   ${symbolsViewSql(8)}`,
+  // A symbol's kind and visibility and an edge's kind are kept as short codes (see coded_words.ts), each a byte
+  // or two where the word took five to eleven, in the rows and in the edge target index alike.
+  `DROP VIEW symbols;
+   DROP VIEW edges;
+   UPDATE symbol_rows SET kind = ${codeSql(SYMBOL_KIND_WORDS, "kind")},
+     visibility = ${codeSql(VISIBILITY_WORDS, "visibility")};
+   UPDATE edge_rows SET kind = ${codeSql(EDGE_KIND_WORDS, "kind")};
+   ${symbolsViewSql(9)}${edgesViewSql(9)}`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

@@ -9,7 +9,8 @@ import { IndexReaders, requireIndex } from "../../src/query/index_reader.ts";
 import { type Db, setMeta } from "../../src/state/db.ts";
 import { indexPath, openIndexForRead } from "../../src/state/project_index.ts";
 import { storeSeedChunkText } from "../../src/state/write/ref_seed_text.ts";
-import { SYMBOLS_VIEW_SQL_5 } from "../../src/state/schema.ts";
+import { edgesViewSql, symbolsViewSql } from "../../src/state/schema.ts";
+import { EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "../../src/state/coded_words.ts";
 
 const FIXTURES = new URL("../../fixtures/repos/", import.meta.url);
 
@@ -138,13 +139,22 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 8's rows and views (kinds and visibility as words) in place of schema 9's. */
+export const SCHEMA8_WORDS_SQL = `
+  DROP VIEW symbols;
+  DROP VIEW edges;
+  UPDATE symbol_rows SET kind = ${wordSql(SYMBOL_KIND_WORDS, "kind")},
+    visibility = ${wordSql(VISIBILITY_WORDS, "visibility")};
+  UPDATE edge_rows SET kind = ${wordSql(EDGE_KIND_WORDS, "kind")};
+  ${symbolsViewSql(8)}${edgesViewSql(8)}`;
+
 /** SQL giving a store schema 7's symbol rows and view (handles as text) in place of schema 8's. */
 export const SCHEMA7_HANDLES_SQL = `
   DROP VIEW symbols;
   UPDATE symbol_rows SET symbol_key = 'sym_' || lower(hex(symbol_key)), stable_key = 'b3:' || lower(hex(stable_key));
   ALTER TABLE symbol_rows RENAME COLUMN symbol_key TO symbol_id;
   ALTER TABLE symbol_rows RENAME COLUMN stable_key TO stable_id;
-  ${SYMBOLS_VIEW_SQL_5}`;
+  ${symbolsViewSql(7)}`;
 
 /**
  * Turns a project's index back into an older schema (below 5: the old
@@ -155,6 +165,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 9) db!.exec(SCHEMA8_WORDS_SQL);
   if (version < 8) db!.exec(SCHEMA7_HANDLES_SQL);
   if (version < 6) db!.exec("ALTER TABLE refs DROP COLUMN hint_id");
   if (version < 5) db!.exec(SCHEMA4_ROWS_SQL);

@@ -11,6 +11,7 @@ import { compoundTerms, pathTerms, splitIdentifier } from "../../core/identifier
 import type { SnapshotChunk, SnapshotFile, SnapshotSymbol } from "../pg/team_store.ts";
 import { type StoredChunk, withChunkText } from "./chunk_text.ts";
 import { SYMBOL_ID_SQL } from "../symbol_keys.ts";
+import { SYMBOL_KIND_WORDS, wordSql } from "../coded_words.ts";
 
 type Row = Record<string, unknown>;
 
@@ -22,7 +23,8 @@ const FILES_SQL = `
 
 const SYMBOLS_SQL = `
   SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,
-    coalesce(s.qualified_name, s.name) AS qualified_name, s.kind AS kind, f.language AS language,
+    coalesce(s.qualified_name, s.name) AS qualified_name, ${wordSql(SYMBOL_KIND_WORDS, "s.kind")} AS kind,
+    f.language AS language,
     s.signature AS signature, s.line_start AS line_start, s.line_end AS line_end, s.parent_id AS parent_id,
     ${SYMBOL_ID_SQL("s.symbol_key")} AS symbol_id
   FROM ref_files m JOIN files f ON f.id = m.file_id JOIN symbol_rows s ON s.file_id = f.id

@@ -869,6 +869,15 @@ export const MUTATIONS: Mutation[] = [
     replace: "return String(i);",
     test: "tests/coded_words_test.ts",
   },
+  {
+    id: "qualifier-any-suffix",
+    claim: "answer truth: only a name qualified by a dot is kept as its qualifier (`ns::add` stays whole)",
+    file: "src/state/project_index.ts",
+    find: 'if (qualified.endsWith("." + name))',
+    replace: "if (qualified.endsWith(name))",
+    test: "tests/bulk_load_test.ts",
+    filter: "schema 7 upgrades to handle keys",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -126,15 +126,16 @@ Deno.test("a store of schema 4 upgrades to slim rows: the same answers, every ro
     const { project } = await indexDir(h, dir);
     const slim = (db: Db) =>
       db.prepare(
-        `SELECT name, name_lower, qualified_name FROM symbol_rows WHERE name IN ('Rate4', 'ÄrgerLimit', 'rate_limit_c')
+        `SELECT name, name_lower, qualified_name, qualifier FROM symbol_rows
+         WHERE name IN ('Rate4', 'ÄrgerLimit', 'rate_limit_c')
          ORDER BY name`,
       ).all();
     const before = withIndex(h, project.project_id, (db) => {
       // Only what the view cannot compute is stored.
       assert.deepEqual(slim(db).map((r) => ({ ...r })), [
-        { name: "Rate4", name_lower: null, qualified_name: "p.Rate4" },
-        { name: "rate_limit_c", name_lower: null, qualified_name: null },
-        { name: "ÄrgerLimit", name_lower: "ärgerlimit", qualified_name: "p.ÄrgerLimit" },
+        { name: "Rate4", name_lower: null, qualified_name: null, qualifier: "p" },
+        { name: "rate_limit_c", name_lower: null, qualified_name: null, qualifier: null },
+        { name: "ÄrgerLimit", name_lower: "ärgerlimit", qualified_name: null, qualifier: "p" },
       ]);
       return { answers: answers(db), rows: rowContents(db) };
     });
@@ -162,12 +163,15 @@ Deno.test("a store of schema 4 upgrades to slim rows: the same answers, every ro
   }
 });
 
-Deno.test("a store of schema 7 upgrades to handle keys and word codes: every row and answer the same, handles found by their index", async () => {
+Deno.test("a store of schema 7 upgrades to handle keys, word codes and qualifiers: every row and answer the same, handles found by their index", async () => {
   const h = tempHome();
   try {
     const dir = goTree(20);
     // A call outside any symbol: its reference has no enclosing handles.
     Deno.writeTextFileSync(join(dir, "run.sh"), "main() {\n  echo hi\n}\nmain\n");
+    // A method (qualified by package and type) and a name qualified by `::`, kept whole.
+    Deno.writeTextFileSync(join(dir, "t.go"), "package p\n\ntype T struct{}\n\nfunc (T) Method() {}\n");
+    Deno.writeTextFileSync(join(dir, "n.cpp"), "namespace ns {\nint add(int a) { return a; }\n}\n");
     const { project } = await indexDir(h, dir);
     const snapshot = (db: Db) => ({ answers: answers(db), rows: allRows(db) });
     const before = withIndex(h, project.project_id, snapshot);
@@ -182,6 +186,18 @@ Deno.test("a store of schema 7 upgrades to handle keys and word codes: every row
          JOIN edge_rows e ON e.source_id = s.id WHERE s.name = 'Rate7'`,
       ).get();
       assert.deepEqual({ ...words }, { kind: "0", visibility: "0", edge: "0" }, "function, public, calls as codes");
+      const kept = db.prepare(
+        "SELECT name, qualifier, qualified_name FROM symbol_rows WHERE name IN ('Rate7', 'Method', 'add') ORDER BY name",
+      ).all().map((r) => ({ ...r }));
+      assert.deepEqual(kept, [
+        { name: "Method", qualifier: "p.T", qualified_name: null },
+        { name: "Rate7", qualifier: "p", qualified_name: null },
+        { name: "add", qualifier: null, qualified_name: "ns::add" },
+      ]);
+      assert.deepEqual(
+        ["Method", "add"].map((name) => locateSymbol(db, { name }).results[0].qualified_name),
+        ["p.T.Method", "ns::add"],
+      );
       const handle = locateSymbol(db, { name: "Rate7" }).results[0].symbol_id;
       assert.equal(symbolById(db, handle!)?.name, "Rate7");
       assert.equal(symbolById(db, handle!.toUpperCase()), undefined, "only the handle's own spelling");

@@ -252,6 +252,16 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
  * The lower case of `text` as a row stores it: null when SQLite's `lower`
  * (A-Z only), which the views apply, gives the same.
  */
+/** What a symbol row keeps of a qualified name (see `qualifiedNameSql`): a dotted name's qualifier, else the name unless it is the name. */
+function storedQualifiedName(
+  name: string,
+  qualified: string,
+): { qualifiedName: string | null; qualifier: string | null } {
+  if (qualified === name) return { qualifiedName: null, qualifier: null };
+  if (qualified.endsWith("." + name)) return { qualifiedName: null, qualifier: qualified.slice(0, -name.length - 1) };
+  return { qualifiedName: qualified, qualifier: null };
+}
+
 function lowerUnlessAscii(text: string): string | null {
   const lower = text.toLowerCase();
   return lower === text.replace(/[A-Z]+/g, (m) => m.toLowerCase()) ? null : lower;
@@ -391,8 +401,8 @@ export class IndexWriter {
       syms: new BatchInsert(
         d,
         `INSERT INTO symbol_rows(id, file_id, name, name_lower, qualified_name, kind, signature, doc, visibility,
-           line_start, line_end, parent_id, stable_key, symbol_key)`,
-        14,
+           line_start, line_end, parent_id, stable_key, symbol_key, qualifier)`,
+        15,
       ),
       symFts: new BatchInsert(d, "INSERT INTO symbols_fts(rowid, name, qualified, detail)", 4),
       edges: new BatchInsert(d, "INSERT INTO edge_rows(file_id, kind, source_id, target, target_lower, line)", 6),
@@ -527,12 +537,13 @@ export class IndexWriter {
       const nameLower = sym.name.toLowerCase();
       const id = firstSym + i;
       const keys = storedKeys(sym.symbolId, sym.stableId);
+      const q = storedQualifiedName(sym.name, sym.qualifiedName);
       b.syms.add(
         id,
         fileId,
         sym.name,
         lowerUnlessAscii(sym.name),
-        sym.qualifiedName === sym.name ? null : sym.qualifiedName,
+        q.qualifiedName,
         wordCode(SYMBOL_KIND_WORDS, sym.kind),
         sym.signature,
         sym.doc,
@@ -542,6 +553,7 @@ export class IndexWriter {
         symRow(sym.parent, i),
         keys.stable,
         keys.symbol,
+        q.qualifier,
       );
       this.names.note(nameLower);
       if (sym.fts) b.symFts.add(id, sym.fts[0], sym.fts[1], sym.fts[2]);

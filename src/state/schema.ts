@@ -151,7 +151,8 @@ const CHUNKS_VIEW_SQL = `
  * The view `symbols` of schema `v` (5 and later): each row with its file's
  * path and language, names whole; since 8 the handles spelled from their
  * stored keys (see `symbol_keys.ts`; `symbol_key` is there for lookups by
- * handle), since 9 kind and visibility from their codes (`coded_words.ts`).
+ * handle), since 9 kind and visibility from their codes (`coded_words.ts`),
+ * since 10 the qualified name from its qualifier (`qualifiedNameSql`).
  */
 export function symbolsViewSql(v: number): string {
   const handles = v >= 8
@@ -163,10 +164,21 @@ export function symbolsViewSql(v: number): string {
   return `
   CREATE VIEW symbols AS
     SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,
-      coalesce(s.qualified_name, s.name) AS qualified_name, ${kind} AS kind, f.language AS language,
+      ${qualifiedNameSql("s", v)} AS qualified_name, ${kind} AS kind, f.language AS language,
       s.signature AS signature, s.doc AS doc, ${visibility} AS visibility, s.line_start AS line_start,
       s.line_end AS line_end, s.parent_id AS parent_id, ${handles}
     FROM symbol_rows s JOIN files f ON f.rowid = s.file_id;`;
+}
+
+/**
+ * SQL giving the qualified name of the symbol row `s` as schema `v` keeps it:
+ * NULL when it is the name; since 10 a name qualified by a dot keeps only
+ * its `qualifier` (`p.T` of `p.T.Name`), any other (`ns::name`) is whole.
+ */
+export function qualifiedNameSql(s: string, v = SCHEMA_VERSION): string {
+  return v >= 10
+    ? `coalesce(${s}.qualified_name, ${s}.qualifier || '.' || ${s}.name, ${s}.name)`
+    : `coalesce(${s}.qualified_name, ${s}.name)`;
 }
 
 /** The view `edges` of schema `v` (5 and later): each row with its file's path, target whole; since 9 kind decoded. */
@@ -416,6 +428,13 @@ export const PROJECT_MIGRATIONS: string[] = [
      visibility = ${codeSql(VISIBILITY_WORDS, "visibility")};
    UPDATE edge_rows SET kind = ${codeSql(EDGE_KIND_WORDS, "kind")};
    ${symbolsViewSql(9)}${edgesViewSql(9)}`,
+  // A name qualified by a dot keeps only its qualifier (the name follows it): a tenth of the symbol rows' text.
+  `DROP VIEW symbols;
+   ALTER TABLE symbol_rows ADD COLUMN qualifier TEXT;
+   UPDATE symbol_rows SET qualifier = substr(qualified_name, 1, length(qualified_name) - length(name) - 1),
+     qualified_name = NULL
+   WHERE substr(qualified_name, -length(name) - 1) = '.' || name;
+   ${symbolsViewSql(10)}`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

@@ -139,6 +139,13 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 9's symbol rows and view (qualified names whole) in place of schema 10's. */
+export const SCHEMA9_QUALIFIED_SQL = `
+  DROP VIEW symbols;
+  UPDATE symbol_rows SET qualified_name = qualifier || '.' || name WHERE qualifier IS NOT NULL;
+  ALTER TABLE symbol_rows DROP COLUMN qualifier;
+  ${symbolsViewSql(9)}`;
+
 /** SQL giving a store schema 8's rows and views (kinds and visibility as words) in place of schema 9's. */
 export const SCHEMA8_WORDS_SQL = `
   DROP VIEW symbols;
@@ -165,6 +172,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 10) db!.exec(SCHEMA9_QUALIFIED_SQL);
   if (version < 9) db!.exec(SCHEMA8_WORDS_SQL);
   if (version < 8) db!.exec(SCHEMA7_HANDLES_SQL);
   if (version < 6) db!.exec("ALTER TABLE refs DROP COLUMN hint_id");

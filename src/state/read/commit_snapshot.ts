@@ -12,6 +12,7 @@ import type { SnapshotChunk, SnapshotFile, SnapshotSymbol } from "../pg/team_sto
 import { type StoredChunk, withChunkText } from "./chunk_text.ts";
 import { SYMBOL_ID_SQL } from "../symbol_keys.ts";
 import { SYMBOL_KIND_WORDS, wordSql } from "../coded_words.ts";
+import { qualifiedNameSql } from "../schema.ts";
 
 type Row = Record<string, unknown>;
 
@@ -23,7 +24,7 @@ const FILES_SQL = `
 
 const SYMBOLS_SQL = `
   SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,
-    coalesce(s.qualified_name, s.name) AS qualified_name, ${wordSql(SYMBOL_KIND_WORDS, "s.kind")} AS kind,
+    ${qualifiedNameSql("s")} AS qualified_name, ${wordSql(SYMBOL_KIND_WORDS, "s.kind")} AS kind,
     f.language AS language,
     s.signature AS signature, s.line_start AS line_start, s.line_end AS line_end, s.parent_id AS parent_id,
     ${SYMBOL_ID_SQL("s.symbol_key")} AS symbol_id
@@ -32,7 +33,7 @@ const SYMBOLS_SQL = `
 
 const CHUNKS_SQL = `
   SELECT f.path AS path, c.line_start AS line_start, c.line_end AS line_end, f.language AS language,
-    s.name AS symbol_name, coalesce(s.qualified_name, s.name) AS qualified_name, c.content AS content
+    s.name AS symbol_name, ${qualifiedNameSql("s")} AS qualified_name, c.content AS content
   FROM ref_files m JOIN files f ON f.id = m.file_id JOIN chunk_rows c ON c.file_id = f.id
   LEFT JOIN symbol_rows s ON s.id = c.symbol_row
   WHERE m.ref_id = ? ORDER BY f.path, c.line_start`;

@@ -878,6 +878,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/bulk_load_test.ts",
     filter: "schema 7 upgrades to handle keys",
   },
+  {
+    id: "parent-index-children-left",
+    claim: "answer truth: the index of symbols by parent holds every symbol that has one",
+    file: "src/state/schema.ts",
+    find: '"symbol_rows(parent_id) WHERE parent_id IS NOT NULL"',
+    replace: '"symbol_rows(parent_id) WHERE parent_id > 3"',
+    test: "tests/bulk_load_test.ts",
+    filter: "schema 7 upgrades to handle keys",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -5,7 +5,7 @@ import { copyFixture, downgradeThenSync, indexDir, tempHome, withIndex } from ".
 import { searchCode } from "../src/query/search_code.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
 import type { Db } from "../src/state/db.ts";
-import { symbolById } from "../src/state/read/symbols.ts";
+import { childrenOf, symbolById, symbolsByName } from "../src/state/read/symbols.ts";
 import { referencesOf } from "../src/state/read/edges.ts";
 
 /** A Go tree of `n` small files (past the bulk-load threshold of 500 new files when `n` is larger). */
@@ -163,14 +163,14 @@ Deno.test("a store of schema 4 upgrades to slim rows: the same answers, every ro
   }
 });
 
-Deno.test("a store of schema 7 upgrades to handle keys, word codes and qualifiers: every row and answer the same, handles found by their index", async () => {
+Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers and a parent index of children: every row and answer the same", async () => {
   const h = tempHome();
   try {
     const dir = goTree(20);
     // A call outside any symbol: its reference has no enclosing handles.
     Deno.writeTextFileSync(join(dir, "run.sh"), "main() {\n  echo hi\n}\nmain\n");
     // A method (qualified by package and type) and a name qualified by `::`, kept whole.
-    Deno.writeTextFileSync(join(dir, "t.go"), "package p\n\ntype T struct{}\n\nfunc (T) Method() {}\n");
+    Deno.writeTextFileSync(join(dir, "t.go"), "package p\n\ntype T struct{ F int }\n\nfunc (T) Method() {}\n");
     Deno.writeTextFileSync(join(dir, "n.cpp"), "namespace ns {\nint add(int a) { return a; }\n}\n");
     const { project } = await indexDir(h, dir);
     const snapshot = (db: Db) => ({ answers: answers(db), rows: allRows(db) });
@@ -203,6 +203,17 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes and qualifier
       assert.equal(symbolById(db, handle!.toUpperCase()), undefined, "only the handle's own spelling");
       const plan = JSON.stringify(db.prepare("EXPLAIN QUERY PLAN SELECT id FROM symbols WHERE symbol_key = ?").all(""));
       assert.match(plan, /symbols_sid/);
+      const parent = symbolsByName(db, "T")[0];
+      assert.deepEqual(childrenOf(db, parent.id).map((s) => s.name), ["F"]);
+      const byParent = JSON.stringify(
+        db.prepare("EXPLAIN QUERY PLAN SELECT id FROM symbols WHERE parent_id = ?").all(1),
+      );
+      assert.match(byParent, /symbols_parent/);
+      const indexed = db.prepare("SELECT count(*) AS n FROM symbol_rows INDEXED BY symbols_parent WHERE parent_id > 0")
+        .get();
+      assert.equal(indexed?.n, db.prepare("SELECT count(parent_id) AS n FROM symbol_rows").get()?.n);
+      const partial = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'symbols_parent'").get();
+      assert.match(String(partial?.sql), /WHERE parent_id IS NOT NULL/, "symbols without a parent are not in it");
       const outside = referencesOf(db, "main", undefined, 10).find((r) => r.line === 4);
       assert.deepEqual([outside?.symbol_id, outside?.stable_id], [null, null]);
     });

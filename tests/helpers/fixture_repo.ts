@@ -139,6 +139,9 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 10's index of symbols by parent (every symbol) in place of schema 11's. */
+export const SCHEMA10_PARENT_SQL = `DROP INDEX symbols_parent; CREATE INDEX symbols_parent ON symbol_rows(parent_id);`;
+
 /** SQL giving a store schema 9's symbol rows and view (qualified names whole) in place of schema 10's. */
 export const SCHEMA9_QUALIFIED_SQL = `
   DROP VIEW symbols;
@@ -172,6 +175,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 11) db!.exec(SCHEMA10_PARENT_SQL);
   if (version < 10) db!.exec(SCHEMA9_QUALIFIED_SQL);
   if (version < 9) db!.exec(SCHEMA8_WORDS_SQL);
   if (version < 8) db!.exec(SCHEMA7_HANDLES_SQL);

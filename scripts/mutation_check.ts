@@ -887,6 +887,24 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/bulk_load_test.ts",
     filter: "schema 7 upgrades to handle keys",
   },
+  {
+    id: "file-range-join-loose",
+    claim: "answer truth: a file's rows are its own even where its id range holds other files' rows",
+    file: "src/state/schema.ts",
+    find: "? `f.id = ${r}.file_id AND ${r}.id BETWEEN",
+    replace: "? `${r}.id BETWEEN",
+    test: "tests/bulk_load_test.ts",
+    filter: "found by its id ranges",
+  },
+  {
+    id: "file-range-delete-loose",
+    claim: "reliability: a sync deletes only the changed file's rows, whatever its id range holds",
+    file: "src/state/project_index.ts",
+    find: "\n    AND file_id = ?1`;",
+    replace: "`;",
+    test: "tests/bulk_load_test.ts",
+    filter: "found by its id ranges",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -151,7 +151,11 @@ Deno.test("a store of schema 4 upgrades to slim rows: the same answers, every ro
       const plan = (sql: string) => JSON.stringify(db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all("x"));
       assert.match(plan("SELECT id FROM symbols WHERE name_lower = ?"), /symbols_name/, "through the view");
       assert.match(plan("SELECT id FROM edges WHERE target_lower = ? AND kind = 'call'"), /edges_target/);
-      assert.match(plan("SELECT id FROM chunks WHERE path = ? ORDER BY line_start"), /chunks_path/);
+      // A file's chunks: from the file by its path, then its range of chunk ids.
+      assert.match(
+        plan("SELECT id FROM chunks WHERE path = ? ORDER BY line_start"),
+        /sqlite_autoindex_files_1 \(path=\?\).*SEARCH c USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/,
+      );
       assert.match(
         plan("SELECT name_lower FROM symbol_names WHERE clen BETWEEN ? AND 9 ORDER BY clen, name_lower"),
         /COVERING INDEX symbol_names_clen/,
@@ -216,6 +220,44 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers a
       assert.match(String(partial?.sql), /WHERE parent_id IS NOT NULL/, "symbols without a parent are not in it");
       const outside = referencesOf(db, "main", undefined, 10).find((r) => r.line === 4);
       assert.deepEqual([outside?.symbol_id, outside?.stable_id], [null, null]);
+    });
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("a file's rows are found by its id ranges; ranges holding other files' rows still read and delete only its own", async () => {
+  const h = tempHome();
+  try {
+    const dir = goTree(12);
+    const { project } = await indexDir(h, dir);
+    const store = join(h.registry.projectDir(project.project_id), "index.db");
+    const ranges = (db: Db) =>
+      db.prepare("SELECT sym_lo, sym_hi, edge_lo, edge_hi, chunk_lo, chunk_hi FROM files WHERE path = 'f3.go'").get();
+    const before = withIndex(h, project.project_id, (db) => {
+      const r = { ...ranges(db) } as Record<string, number>;
+      const own = (t: string) =>
+        db.prepare(`SELECT min(id) AS lo, max(id) AS hi, count(*) AS n FROM ${t} WHERE file_id = (SELECT id FROM files
+          WHERE path = 'f3.go')`).get() as { lo: number; hi: number; n: number };
+      for (const [t, range] of [["symbol_rows", "sym"], ["edge_rows", "edge"], ["chunk_rows", "chunk"]]) {
+        const o = own(t);
+        assert.deepEqual([r[`${range}_lo`], r[`${range}_hi`]], [o.lo, o.hi], t);
+        assert.equal(o.hi - o.lo + 1, o.n, `${t}: a file's rows have consecutive ids`);
+      }
+      return { rows: allRows(db), answers: answers(db) };
+    });
+    // A store whose ranges overlap (rows written before ranges were kept): every range spans every row.
+    const raw = new DatabaseSync(store);
+    raw.exec(`UPDATE files SET sym_lo = 0, sym_hi = 1e9, edge_lo = 0, edge_hi = 1e9, chunk_lo = 0, chunk_hi = 1e9`);
+    raw.close();
+    withIndex(h, project.project_id, (db) => assert.deepEqual({ rows: allRows(db), answers: answers(db) }, before));
+    Deno.writeTextFileSync(join(dir, "f3.go"), "package p\n\nfunc Replaced() int { return 3 }\n");
+    assert.equal((await indexDir(h, dir, { mode: "incremental" })).status, "published");
+    withIndex(h, project.project_id, (db) => {
+      const names = db.prepare("SELECT name FROM symbols WHERE name IN ('Rate3', 'Rate4', 'Replaced') ORDER BY name")
+        .all().map((r) => r.name);
+      assert.deepEqual(names, ["Rate4", "Replaced"], "the sync deleted only the changed file's rows");
+      assert.equal(locateSymbol(db, { name: "Rate5" }).results[0].path, "f5.go");
     });
   } finally {
     h.close();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openDb, transaction } from "../src/state/db.ts";
-import { migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
+import { FILL_FILE_RANGES_SQL, migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
 import { chunkFile } from "../src/index/chunker.ts";
 import { MAX_CHUNK_LINES } from "../src/state/file_rows.ts";
 import { fileLines } from "../src/query/_file_lines.ts";
@@ -34,6 +34,7 @@ Deno.test("lines of a large file come back whole from a bounded range of its chu
         "INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count) VALUES ('a.c', '', 1, 0, 'c', 3000, 0)",
       ).run().lastInsertRowid;
       for (const c of chunks) ins.run(file, c.lineStart, c.lineEnd, c.symbol, c.content);
+      db.exec(FILL_FILE_RANGES_SQL);
     });
     for (const [from, to] of [[1, 1], [1_000, 1_003], [1_119, 1_122], [1_500, 1_900], [2_999, 3_000], [1_700, 1_700]]) {
       assert.deepEqual(fileLines(db, "a.c", from, to), lines.slice(from - 1, to), `${from}..${to}`);

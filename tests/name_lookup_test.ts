@@ -4,7 +4,7 @@ import { copyFixture, downgradeThenSync, indexDir, tempHome, withIndex } from ".
 import { locateSymbol } from "../src/query/locate_symbol.ts";
 import { definitionsWithPrefix, fuzzyNames } from "../src/query/symbol_name_index.ts";
 import { type Db, openDb, transaction } from "../src/state/db.ts";
-import { migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
+import { FILL_FILE_RANGES_SQL, migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
 import {
   definitionsNamed,
   definitionsNamedEach,
@@ -115,6 +115,8 @@ function syntheticStore(n: number): { db: Db; dir: string } {
     for (const name of ["ValidateToken", "validate_token", "Reader"]) {
       ins.run("x.go", name, name, 1, 2);
     }
+    // Each file's symbol id range, as the writer records it (here the files' rows interleave).
+    db.exec(FILL_FILE_RANGES_SQL);
     names.publish();
   });
   return { db, dir };

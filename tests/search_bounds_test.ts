@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openDb, transaction } from "../src/state/db.ts";
-import { migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
+import { FILL_FILE_RANGES_SQL, migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
 import { chunkVocabulary, RANK_SCAN_ROWS } from "../src/state/read/search.ts";
 import { searchCode } from "../src/query/search_code.ts";
 import { getCodeContext } from "../src/query/code_context.ts";
@@ -25,6 +25,7 @@ function commonWordStore(chunks: number) {
       chunk.run(i, file.run(path).lastInsertRowid, text);
       fts.run(i, text, path);
     }
+    db.exec(FILL_FILE_RANGES_SQL);
   });
   return { db, dir };
 }

@@ -6,6 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { StatementSync } from "node:sqlite";
 import {
   closeQuietly,
   type Db,
@@ -262,6 +263,16 @@ function storedQualifiedName(
   return { qualifiedName: qualified, qualifier: null };
 }
 
+/**
+ * SQL matching the rows of the file `?1` in a row table by the file's id
+ * range `range` (`sym`, `edge` or `chunk`: see the `files` ranges in
+ * schema.ts) and its id.
+ */
+function ofFile(range: "sym" | "edge" | "chunk"): string {
+  return `id BETWEEN (SELECT ${range}_lo FROM files WHERE id = ?1) AND (SELECT ${range}_hi FROM files WHERE id = ?1)
+    AND file_id = ?1`;
+}
+
 function lowerUnlessAscii(text: string): string | null {
   const lower = text.toLowerCase();
   return lower === text.replace(/[A-Z]+/g, (m) => m.toLowerCase()) ? null : lower;
@@ -368,23 +379,29 @@ export class IndexWriter {
       manifestOne: d.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE path = ?"),
       manifestUnder: d.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE path > ? AND path < ?"),
       fileId: d.prepare("SELECT id FROM files WHERE path = ?"),
-      delChunkFts: d.prepare("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunk_rows WHERE file_id = ?)"),
-      delSymFts: d.prepare("DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbol_rows WHERE file_id = ?)"),
+      delChunkFts: d.prepare(
+        `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunk_rows WHERE ${ofFile("chunk")})`,
+      ),
+      delSymFts: d.prepare(
+        `DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbol_rows WHERE ${ofFile("sym")})`,
+      ),
       delFileFts: d.prepare("DELETE FROM files_fts WHERE rowid = ?"),
-      delChunks: d.prepare("DELETE FROM chunk_rows WHERE file_id = ?"),
-      delSyms: d.prepare("DELETE FROM symbol_rows WHERE file_id = ?"),
-      delEdges: d.prepare("DELETE FROM edge_rows WHERE file_id = ?"),
+      delChunks: d.prepare(`DELETE FROM chunk_rows WHERE ${ofFile("chunk")}`),
+      delSyms: d.prepare(`DELETE FROM symbol_rows WHERE ${ofFile("sym")}`),
+      delEdges: d.prepare(`DELETE FROM edge_rows WHERE ${ofFile("edge")}`),
       delFile: d.prepare("DELETE FROM files WHERE id = ?"),
       delRefs: d.prepare("DELETE FROM refs WHERE file_id = ?"),
       nameId: d.prepare("SELECT id FROM ref_names WHERE name = ?"),
       insName: d.prepare("INSERT INTO ref_names(name) VALUES (?)"),
       insFile: d.prepare(
         `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated,
-           full_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           full_text, sym_lo, sym_hi, edge_lo, edge_hi, chunk_lo, chunk_hi)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFileFts: d.prepare("INSERT INTO files_fts(rowid, path, names) VALUES (?, ?, ?)"),
       nextSymId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM symbol_rows"),
       nextChunkId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM chunk_rows"),
+      nextEdgeId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM edge_rows"),
       touch: d.prepare("UPDATE files SET mtime_ms = ?, size = ? WHERE path = ?"),
     };
   }
@@ -405,7 +422,7 @@ export class IndexWriter {
         15,
       ),
       symFts: new BatchInsert(d, "INSERT INTO symbols_fts(rowid, name, qualified, detail)", 4),
-      edges: new BatchInsert(d, "INSERT INTO edge_rows(file_id, kind, source_id, target, target_lower, line)", 6),
+      edges: new BatchInsert(d, "INSERT INTO edge_rows(id, file_id, kind, source_id, target, target_lower, line)", 7),
       chunks: new BatchInsert(
         d,
         "INSERT INTO chunk_rows(id, file_id, line_start, line_end, symbol_row, content)",
@@ -516,6 +533,12 @@ export class IndexWriter {
   insertFile(f: FileRows): number {
     const s = this.stmts;
     const b = this.rows;
+    // The file's rows take consecutive ids from each table's next one: its row holds their ranges.
+    const next = (stmt: StatementSync, n: number) => n ? Number((stmt.get() as { n: number }).n) : 0;
+    const firstSym = next(s.nextSymId, f.symbols.length);
+    const firstEdge = next(s.nextEdgeId, f.edges.length);
+    const firstChunk = next(s.nextChunkId, f.chunks.length);
+    const range = (first: number, n: number) => n ? [first, first + n - 1] : [null, null];
     const fr = s.insFile.run(
       f.path,
       f.hash,
@@ -527,10 +550,12 @@ export class IndexWriter {
       f.parseError,
       f.generated ? 1 : 0,
       f.fullText === false ? 0 : 1,
+      ...range(firstSym, f.symbols.length),
+      ...range(firstEdge, f.edges.length),
+      ...range(firstChunk, f.chunks.length),
     );
     const fileId = Number(fr.lastInsertRowid);
     s.insFileFts.run(fileId, f.fileFts.path, f.fileFts.names);
-    const firstSym = Number((s.nextSymId.get() as { n: number }).n);
     const symRow = (i: number | null, before = f.symbols.length) =>
       i === null || i < 0 || i >= before ? null : firstSym + i;
     f.symbols.forEach((sym, i) => {
@@ -558,8 +583,9 @@ export class IndexWriter {
       this.names.note(nameLower);
       if (sym.fts) b.symFts.add(id, sym.fts[0], sym.fts[1], sym.fts[2]);
     });
-    for (const e of f.edges) {
+    f.edges.forEach((e, i) => {
       b.edges.add(
+        firstEdge + i,
         fileId,
         wordCode(EDGE_KIND_WORDS, e.kind),
         symRow(e.from),
@@ -567,7 +593,7 @@ export class IndexWriter {
         lowerUnlessAscii(e.target),
         e.line,
       );
-    }
+    });
     for (const o of f.occurrences) {
       b.refs.add(
         fileId,
@@ -580,7 +606,6 @@ export class IndexWriter {
         o.hint ? this.nameId(o.hint) : null,
       );
     }
-    const firstChunk = f.chunks.length ? Number((s.nextChunkId.get() as { n: number }).n) : 0;
     f.chunks.forEach((c, i) => {
       b.chunks.add(firstChunk + i, fileId, c.lineStart, c.lineEnd, symRow(c.symbol), this.chunkText(c.content));
       b.chunkFts.add(firstChunk + i, c.content + "\n" + c.ftsExtra, f.fileFts.path);

@@ -89,13 +89,20 @@ const ROW_TABLE_INDEXES_5: [string, string][] = [
 /**
  * The same since schema 8: symbols by their stored key (see `symbol_keys.ts`);
  * since 11 only symbols inside another are indexed by parent (a read by
- * parent names one; five in six symbols have none).
+ * parent names one; five in six symbols have none); since 12 no index of a
+ * file's rows (its row id ranges in `files` find them, see `FILE_RANGES`).
  */
-const LATER_INDEXES: Record<string, string> = {
+const LATER_INDEXES: Record<string, string | null> = {
   symbols_sid: "symbol_rows(symbol_key)",
   symbols_parent: "symbol_rows(parent_id) WHERE parent_id IS NOT NULL",
+  symbols_path: null,
+  edges_path: null,
+  chunks_path: null,
 };
-const ROW_TABLE_INDEXES: [string, string][] = ROW_TABLE_INDEXES_5.map(([n, on]) => [n, LATER_INDEXES[n] ?? on]);
+const ROW_TABLE_INDEXES: [string, string][] = ROW_TABLE_INDEXES_5.flatMap(([n, on]) => {
+  const later = n in LATER_INDEXES ? LATER_INDEXES[n] : on;
+  return later === null ? [] : [[n, later] as [string, string]];
+});
 
 /** Secondary indexes of a project index; dropped during a cold bulk load and rebuilt after. */
 export const SECONDARY_INDEXES: [string, string][] = [
@@ -135,23 +142,60 @@ const ROW_TABLES_SQL = `
  * would not keep an implicit rowid). `full_text` 0: above the full-text
  * limit (symbols and references only; its names stay out of the name tables).
  */
-const FILES_TABLE_SQL = `
+const FILES_TABLE_SQL_5 = `
   CREATE TABLE files (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, hash TEXT NOT NULL, size INTEGER NOT NULL,
     mtime_ms INTEGER NOT NULL, language TEXT NOT NULL, line_count INTEGER NOT NULL, symbol_count INTEGER NOT NULL,
     parse_error TEXT, generated INTEGER NOT NULL DEFAULT 0, full_text INTEGER NOT NULL DEFAULT 1
   );`;
 
-/** The columns of `files` (schema 5). */
-const FILE_COLUMNS =
-  "id, path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated, full_text";
+/**
+ * Since schema 12 each file row holds the first and last row id of its
+ * symbols, edges and chunks (NULL: none): a file's rows are written
+ * together with consecutive ids, so the range finds them without an index
+ * of their file id. The views also match the file id, so a range that
+ * holds another file's rows (a store carried over from before) stays exact.
+ */
+const FILE_RANGES = ["sym_lo", "sym_hi", "edge_lo", "edge_hi", "chunk_lo", "chunk_hi"];
 
-/** The view `chunks`: each chunk row with its file's path and language. */
-const CHUNKS_VIEW_SQL = `
+/** Sets every file's id ranges from the rows that name it (rows written without them: an upgrade, a test). */
+export const FILL_FILE_RANGES_SQL = [["sym", "symbol_rows"], ["edge", "edge_rows"], ["chunk", "chunk_rows"]].map((
+  [range, table],
+) =>
+  `UPDATE files SET ${range}_lo = r.lo, ${range}_hi = r.hi
+     FROM (SELECT file_id, min(id) AS lo, max(id) AS hi FROM ${table} GROUP BY file_id) AS r WHERE r.file_id = files.id;`
+).join("\n");
+
+/** `files` since schema 12. */
+const FILES_TABLE_SQL = FILES_TABLE_SQL_5.replace(
+  "full_text INTEGER NOT NULL DEFAULT 1",
+  `full_text INTEGER NOT NULL DEFAULT 1, ${FILE_RANGES.map((c) => `${c} INTEGER`).join(", ")}`,
+);
+
+/** The columns of `files`. */
+const FILE_COLUMNS = [
+  "id, path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated, full_text",
+  ...FILE_RANGES,
+].join(", ");
+
+/**
+ * The join of rows `r` (of table `table`) to their file `f` as schema `v`
+ * makes it: since 12 by the file's id range as well (see `FILE_RANGES`), so
+ * a read of a file's rows goes from the file to a range of row ids.
+ */
+export function fileJoinSql(table: "symbol" | "edge" | "chunk", r: string, v = SCHEMA_VERSION): string {
+  const range = table === "symbol" ? "sym" : table;
+  return v >= 12 ? `f.id = ${r}.file_id AND ${r}.id BETWEEN f.${range}_lo AND f.${range}_hi` : `f.rowid = ${r}.file_id`;
+}
+
+/** The view `chunks` of schema `v` (5 and later): each chunk row with its file's path and language. */
+export function chunksViewSql(v: number): string {
+  return `
   CREATE VIEW chunks AS
     SELECT c.id AS id, f.path AS path, c.line_start AS line_start, c.line_end AS line_end,
       c.symbol_row AS symbol_row, f.language AS language, c.content AS content
-    FROM chunk_rows c JOIN files f ON f.rowid = c.file_id;`;
+    FROM chunk_rows c JOIN files f ON ${fileJoinSql("chunk", "c", v)};`;
+}
 
 /**
  * The view `symbols` of schema `v` (5 and later): each row with its file's
@@ -173,7 +217,7 @@ export function symbolsViewSql(v: number): string {
       ${qualifiedNameSql("s", v)} AS qualified_name, ${kind} AS kind, f.language AS language,
       s.signature AS signature, s.doc AS doc, ${visibility} AS visibility, s.line_start AS line_start,
       s.line_end AS line_end, s.parent_id AS parent_id, ${handles}
-    FROM symbol_rows s JOIN files f ON f.rowid = s.file_id;`;
+    FROM symbol_rows s JOIN files f ON ${fileJoinSql("symbol", "s", v)};`;
 }
 
 /**
@@ -194,11 +238,13 @@ export function edgesViewSql(v: number): string {
     SELECT e.id AS id, f.path AS path, ${v >= 9 ? wordSql(EDGE_KIND_WORDS, "e.kind") : "e.kind"} AS kind,
       e.source_id AS source_id, e.target AS target, coalesce(e.target_lower, lower(e.target)) AS target_lower,
       e.line AS line
-    FROM edge_rows e JOIN files f ON f.rowid = e.file_id;`;
+    FROM edge_rows e JOIN files f ON ${fileJoinSql("edge", "e", v)};`;
 }
 
 /** The views `symbols`, `edges` and `chunks`: each row with its file's path and language, names whole. */
-const ROW_VIEWS_SQL = `${symbolsViewSql(SCHEMA_VERSION)}${edgesViewSql(SCHEMA_VERSION)}${CHUNKS_VIEW_SQL}`;
+const ROW_VIEWS_SQL = `${symbolsViewSql(SCHEMA_VERSION)}${edgesViewSql(SCHEMA_VERSION)}${
+  chunksViewSql(SCHEMA_VERSION)
+}`;
 
 /**
  * Blobs a ref build read and skipped at a path (binary, or no language by
@@ -261,7 +307,7 @@ export function refScopeSql(refId: number): string {
   const id = Math.trunc(refId);
   const views = ROW_VIEWS_SQL.replaceAll("CREATE VIEW", "CREATE TEMP VIEW")
     .replace(/FROM (symbol|edge|chunk)_rows/g, "FROM main.$1_rows")
-    .replaceAll("JOIN files f ON f.rowid", "JOIN temp.files f ON f.id");
+    .replaceAll("JOIN files f ON f.id", "JOIN temp.files f ON f.id");
   return `
     CREATE TEMP TABLE ref_manifest (file_id INTEGER PRIMARY KEY);
     INSERT INTO temp.ref_manifest SELECT file_id FROM main.ref_files WHERE ref_id = ${id};
@@ -378,7 +424,7 @@ export const PROJECT_MIGRATIONS: string[] = [
   DROPPED_INDEXES.map((n) => `DROP INDEX IF EXISTS ${n};`).join("\n"),
   // Slimmer rows behind views of the old tables (see ROW_TABLES_SQL); every row is carried over. Rows name their
   // file by id, so the file id becomes a declared INTEGER PRIMARY KEY (VACUUM renumbers an implicit rowid).
-  `${FILES_TABLE_SQL.replace("CREATE TABLE files", "CREATE TABLE files5")}
+  `${FILES_TABLE_SQL_5.replace("CREATE TABLE files", "CREATE TABLE files5")}
    INSERT INTO files5(id, path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated)
      SELECT rowid, path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated FROM files;
    DROP TABLE files;
@@ -397,7 +443,7 @@ export const PROJECT_MIGRATIONS: string[] = [
    DROP TABLE symbols;
    DROP TABLE edges;
    DROP TABLE chunks;
-   ${symbolsViewSql(5)}${edgesViewSql(5)}${CHUNKS_VIEW_SQL}
+   ${symbolsViewSql(5)}${edgesViewSql(5)}${chunksViewSql(5)}
    ${createSecondaryIndexesSql(ROW_TABLE_INDEXES_5)}
    -- Names by compact length, covering: the short-name scan of fuzzy lookups reads no table row.
    DROP INDEX symbol_names_clen;
@@ -417,8 +463,8 @@ export const PROJECT_MIGRATIONS: string[] = [
    INSERT INTO chunk_rows7 SELECT id, file_id, line_start, line_end, symbol_row, content FROM chunk_rows;
    DROP TABLE chunk_rows;
    ALTER TABLE chunk_rows7 RENAME TO chunk_rows;
-   ${CHUNKS_VIEW_SQL}
-   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n === "chunks_path"))}`,
+   ${chunksViewSql(7)}
+   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES_5.filter(([n]) => n === "chunks_path"))}`,
   // A symbol's handles are kept as the bytes their hex digits spell (see symbol_keys.ts), less than half their
   // text and the same for the handle index; the view spells them back. Every row is carried over.
   `DROP VIEW symbols;
@@ -444,6 +490,16 @@ export const PROJECT_MIGRATIONS: string[] = [
   // Symbols by parent: only those that have one.
   `DROP INDEX symbols_parent;
    ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n === "symbols_parent"))}`,
+  // A file's rows are found by their id ranges (see FILE_RANGES), not by three indexes of their file id.
+  `DROP VIEW symbols;
+   DROP VIEW edges;
+   DROP VIEW chunks;
+   ${FILE_RANGES.map((c) => `ALTER TABLE files ADD COLUMN ${c} INTEGER;`).join("\n")}
+   ${FILL_FILE_RANGES_SQL}
+   DROP INDEX symbols_path;
+   DROP INDEX edges_path;
+   DROP INDEX chunks_path;
+   ${symbolsViewSql(12)}${edgesViewSql(12)}${chunksViewSql(12)}`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

@@ -9,7 +9,7 @@ import { IndexReaders, requireIndex } from "../../src/query/index_reader.ts";
 import { type Db, setMeta } from "../../src/state/db.ts";
 import { indexPath, openIndexForRead } from "../../src/state/project_index.ts";
 import { storeSeedChunkText } from "../../src/state/write/ref_seed_text.ts";
-import { edgesViewSql, symbolsViewSql } from "../../src/state/schema.ts";
+import { chunksViewSql, edgesViewSql, symbolsViewSql } from "../../src/state/schema.ts";
 import { EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "../../src/state/coded_words.ts";
 
 const FIXTURES = new URL("../../fixtures/repos/", import.meta.url);
@@ -139,6 +139,21 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 11's files (no row id ranges) and indexes of a file's rows in place of schema 12's. */
+export const SCHEMA11_RANGES_SQL = `
+  DROP VIEW symbols;
+  DROP VIEW edges;
+  DROP VIEW chunks;
+  ${
+  ["sym", "edge", "chunk"].flatMap((
+    t,
+  ) => [`ALTER TABLE files DROP COLUMN ${t}_lo;`, `ALTER TABLE files DROP COLUMN ${t}_hi;`]).join("\n")
+}
+  CREATE INDEX symbols_path ON symbol_rows(file_id, line_start);
+  CREATE INDEX edges_path ON edge_rows(file_id);
+  CREATE INDEX chunks_path ON chunk_rows(file_id, line_start);
+  ${symbolsViewSql(11)}${edgesViewSql(11)}${chunksViewSql(11)}`;
+
 /** SQL giving a store schema 10's index of symbols by parent (every symbol) in place of schema 11's. */
 export const SCHEMA10_PARENT_SQL = `DROP INDEX symbols_parent; CREATE INDEX symbols_parent ON symbol_rows(parent_id);`;
 
@@ -175,6 +190,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 12) db!.exec(SCHEMA11_RANGES_SQL);
   if (version < 11) db!.exec(SCHEMA10_PARENT_SQL);
   if (version < 10) db!.exec(SCHEMA9_QUALIFIED_SQL);
   if (version < 9) db!.exec(SCHEMA8_WORDS_SQL);

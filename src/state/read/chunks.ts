@@ -20,7 +20,7 @@ export function chunksOverlapping(db: Db, path: string, from: number, to: number
     allRows<StoredChunkRow>(
       db,
       `SELECT ${COLS} FROM chunks c WHERE c.path = ? AND c.line_start BETWEEN ? AND ? AND c.line_end >= ?
-       ORDER BY c.line_start`,
+       ORDER BY c.line_start, c.id`,
       path,
       from - MAX_CHUNK_LINES + 1,
       to,
@@ -36,7 +36,7 @@ export function chunkAt(db: Db, path: string, line: number, symbolRow: number | 
     oneRow<StoredChunkRow>(
       db,
       `SELECT ${COLS} FROM chunks c WHERE c.path = ? AND c.line_start BETWEEN ? AND ? AND c.line_end >= ?
-       ORDER BY (c.symbol_row IS ?) DESC, c.line_start LIMIT 1`,
+       ORDER BY (c.symbol_row IS ?) DESC, c.line_start, c.id LIMIT 1`,
       path,
       line - MAX_CHUNK_LINES + 1,
       line,
@@ -50,7 +50,11 @@ export function chunkAt(db: Db, path: string, line: number, symbolRow: number | 
 export function firstChunk(db: Db, path: string): ChunkRow | undefined {
   return textOf(
     db,
-    oneRow<StoredChunkRow>(db, `SELECT ${COLS} FROM chunks c WHERE c.path = ? ORDER BY c.line_start LIMIT 1`, path),
+    oneRow<StoredChunkRow>(
+      db,
+      `SELECT ${COLS} FROM chunks c WHERE c.path = ? ORDER BY c.line_start, c.id LIMIT 1`,
+      path,
+    ),
   );
 }
 

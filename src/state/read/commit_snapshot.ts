@@ -12,7 +12,7 @@ import type { SnapshotChunk, SnapshotFile, SnapshotSymbol } from "../pg/team_sto
 import { type StoredChunk, withChunkText } from "./chunk_text.ts";
 import { SYMBOL_ID_SQL } from "../symbol_keys.ts";
 import { SYMBOL_KIND_WORDS, wordSql } from "../coded_words.ts";
-import { qualifiedNameSql } from "../schema.ts";
+import { fileJoinSql, qualifiedNameSql } from "../schema.ts";
 
 type Row = Record<string, unknown>;
 
@@ -28,13 +28,13 @@ const SYMBOLS_SQL = `
     f.language AS language,
     s.signature AS signature, s.line_start AS line_start, s.line_end AS line_end, s.parent_id AS parent_id,
     ${SYMBOL_ID_SQL("s.symbol_key")} AS symbol_id
-  FROM ref_files m JOIN files f ON f.id = m.file_id JOIN symbol_rows s ON s.file_id = f.id
+  FROM ref_files m JOIN files f ON f.id = m.file_id JOIN symbol_rows s ON ${fileJoinSql("symbol", "s")}
   WHERE m.ref_id = ? ORDER BY f.path, s.line_start, s.id`;
 
 const CHUNKS_SQL = `
   SELECT f.path AS path, c.line_start AS line_start, c.line_end AS line_end, f.language AS language,
     s.name AS symbol_name, ${qualifiedNameSql("s")} AS qualified_name, c.content AS content
-  FROM ref_files m JOIN files f ON f.id = m.file_id JOIN chunk_rows c ON c.file_id = f.id
+  FROM ref_files m JOIN files f ON f.id = m.file_id JOIN chunk_rows c ON ${fileJoinSql("chunk", "c")}
   LEFT JOIN symbol_rows s ON s.id = c.symbol_row
   WHERE m.ref_id = ? ORDER BY f.path, c.line_start`;
 

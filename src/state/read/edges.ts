@@ -107,11 +107,8 @@ export function importLineRange(db: Db, path: string): { lo: number | null; hi: 
 
 /** True when any file of `language` has edges (the indexer extracts relations for it). */
 export function languageHasEdges(db: Db, language: string): boolean {
-  return !!oneRow(
-    db,
-    "SELECT 1 FROM edges JOIN files ON files.path = edges.path WHERE files.language = ? LIMIT 1",
-    language,
-  );
+  // A file with edges has their id range.
+  return !!oneRow(db, "SELECT 1 FROM files WHERE language = ? AND edge_lo IS NOT NULL LIMIT 1", language);
 }
 
 /** How many uses of a name (case-insensitive, lower-cased `nameLower`) there are, in `language` files if given. */

@@ -5,8 +5,16 @@
 import type { Db } from "../db.ts";
 import { allRows, oneRow, rowsInBatches, symbolColumns, type SymbolRow } from "./rows.ts";
 import { symbolKey } from "../symbol_keys.ts";
+import { fileJoinSql } from "../schema.ts";
 
 const COLS = symbolColumns();
+
+/**
+ * The ids of the symbols of files `f` (a query adds the files' condition):
+ * read from the files out (CROSS JOIN keeps that order), each file's rows
+ * a range of ids. A read of many files' symbols by a path range.
+ */
+const SYMBOLS_OF_FILES = `SELECT s.id FROM files f CROSS JOIN symbol_rows s ON ${fileJoinSql("symbol", "s")}`;
 
 /** The symbol with this row id. */
 export function symbolByRowId(db: Db, id: number): SymbolRow | undefined {
@@ -92,7 +100,8 @@ export function symbolsInFile(db: Db, path: string, topLevelOnly: boolean, limit
 export function topLevelNear(db: Db, path: string, line: number, limit: number): SymbolRow[] {
   return allRows<SymbolRow>(
     db,
-    `SELECT ${COLS} FROM symbols WHERE path = ? AND parent_id IS NULL ORDER BY abs(line_start - ?) LIMIT ?`,
+    `SELECT ${COLS} FROM symbols WHERE path = ? AND parent_id IS NULL ORDER BY abs(line_start - ?), line_start, id
+     LIMIT ?`,
     path,
     line,
     limit,
@@ -106,8 +115,9 @@ export function topLevelNear(db: Db, path: string, line: number, limit: number):
 export function topLevelInDirectory(db: Db, dir: string, exceptPath: string, limit: number): SymbolRow[] {
   return allRows<SymbolRow>(
     db,
-    `SELECT ${COLS} FROM symbols WHERE path > ? AND path < ? AND path != ? AND +parent_id IS NULL
-       AND instr(substr(path, ?), '/') = 0 ORDER BY (visibility = 'public') DESC, path, line_start LIMIT ?`,
+    `SELECT ${COLS} FROM symbols WHERE id IN (${SYMBOLS_OF_FILES} WHERE f.path > ? AND f.path < ? AND f.path != ?
+       AND s.parent_id IS NULL AND instr(substr(f.path, ?), '/') = 0)
+     ORDER BY (visibility = 'public') DESC, path, line_start, id LIMIT ?`,
     dir ? dir + "/" : "",
     dir ? dir + "/\uffff" : "\uffff",
     exceptPath,
@@ -120,8 +130,8 @@ export function topLevelInDirectory(db: Db, dir: string, exceptPath: string, lim
 export function topLevelMethodsUnder(db: Db, prefix: string): SymbolRow[] {
   return allRows<SymbolRow>(
     db,
-    `SELECT ${COLS} FROM symbols WHERE path >= ? AND path < ? AND kind = 'method'
-       AND +parent_id IS NULL ORDER BY path, line_start`,
+    `SELECT ${COLS} FROM symbols WHERE id IN (${SYMBOLS_OF_FILES} WHERE f.path >= ? AND f.path < ?
+       AND s.parent_id IS NULL) AND kind = 'method' ORDER BY path, line_start, id`,
     prefix,
     prefix + "\uffff",
   );

@@ -6,30 +6,43 @@
  */
 import { CruxeError } from "../core/errors.ts";
 
-const SYMBOL_ID = /^sym_([0-9a-f]{24})$/;
-const STABLE_ID = /^b3:([0-9a-f]{32})$/;
+const SYMBOL_PREFIX = "sym_";
+const STABLE_PREFIX = "b3:";
 
 /** SQL spelling the `sym_` handle of the symbol key in column `col` (NULL for NULL: `hex` would give ''). */
 export const SYMBOL_ID_SQL = (col: string): string => `'sym_' || lower(nullif(hex(${col}), ''))`;
 /** SQL spelling the `b3:` stable id of the stable key in column `col` (NULL for NULL). */
 export const STABLE_ID_SQL = (col: string): string => `'b3:' || lower(nullif(hex(${col}), ''))`;
 
-function bytesOfHex(hex: string): Uint8Array {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+/** Lower-case hex digit (by char code) → its value; -1 for any other character. */
+const NIBBLE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) NIBBLE["0123456789abcdef".charCodeAt(i)] = i;
+
+/**
+ * The `bytes` bytes that the lower-case hex digits after `prefix` spell, when
+ * `text` is exactly that prefix and those digits; else null. (Once per
+ * symbol written: a table lookup per digit, no regular expression.)
+ */
+function keyOf(text: string, prefix: string, bytes: number): Uint8Array | null {
+  if (text.length !== prefix.length + 2 * bytes || !text.startsWith(prefix)) return null;
+  const out = new Uint8Array(bytes);
+  for (let i = 0, at = prefix.length; i < bytes; i++, at += 2) {
+    const hi = NIBBLE[text.charCodeAt(at)] ?? -1, lo = NIBBLE[text.charCodeAt(at + 1)] ?? -1;
+    if (hi < 0 || lo < 0) return null;
+    out[i] = hi << 4 | lo;
+  }
   return out;
 }
 
 /** The stored key of a `sym_` handle; null when the text is no such handle (no symbol has it). */
 export function symbolKey(symbolId: string): Uint8Array | null {
-  const m = SYMBOL_ID.exec(symbolId);
-  return m ? bytesOfHex(m[1]) : null;
+  return keyOf(symbolId, SYMBOL_PREFIX, 12);
 }
 
 /** The stored keys of a symbol the indexer made (its handles always have their shape; anything else is a bug). */
 export function storedKeys(symbolId: string, stableId: string): { symbol: Uint8Array; stable: Uint8Array } {
   const symbol = symbolKey(symbolId);
-  const stable = STABLE_ID.exec(stableId);
+  const stable = keyOf(stableId, STABLE_PREFIX, 16);
   if (!symbol || !stable) throw new CruxeError("internal_error", `malformed symbol handles ${symbolId} ${stableId}`);
-  return { symbol, stable: bytesOfHex(stable[1]) };
+  return { symbol, stable };
 }

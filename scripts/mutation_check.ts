@@ -905,6 +905,14 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/bulk_load_test.ts",
     filter: "found by its id ranges",
   },
+  {
+    id: "name-text-placeholder-kept",
+    claim: "answer truth: a signature or doc holding the name's placeholder character reads back unchanged",
+    file: "src/state/name_in_text.ts",
+    find: "  if (text.includes(PLACEHOLDER)) return utf8.encode(text);\n",
+    replace: "",
+    test: "tests/name_in_text_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

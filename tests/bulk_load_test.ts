@@ -167,7 +167,7 @@ Deno.test("a store of schema 4 upgrades to slim rows: the same answers, every ro
   }
 });
 
-Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers and a parent index of children: every row and answer the same", async () => {
+Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers, a parent index of children and texts without names: every row and answer the same", async () => {
   const h = tempHome();
   try {
     const dir = goTree(20);
@@ -190,6 +190,11 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers a
          JOIN edge_rows e ON e.source_id = s.id WHERE s.name = 'Rate7'`,
       ).get();
       assert.deepEqual({ ...words }, { kind: "0", visibility: "0", edge: "0" }, "function, public, calls as codes");
+      const text = db.prepare("SELECT signature, doc FROM symbol_rows WHERE name = 'Rate7'").get();
+      assert.deepEqual({ ...text }, {
+        signature: "func \u0001(limitBucket int) int",
+        doc: "\u0001 limits requests of kind 7.",
+      });
       const kept = db.prepare(
         "SELECT name, qualifier, qualified_name FROM symbol_rows WHERE name IN ('Rate7', 'Method', 'add') ORDER BY name",
       ).all().map((r) => ({ ...r }));

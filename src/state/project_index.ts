@@ -22,6 +22,7 @@ import {
 import type { FileRows } from "./file_rows.ts";
 import { NameTableWriter } from "./name_lookup.ts";
 import { storedKeys } from "./symbol_keys.ts";
+import { textWithoutName } from "./name_in_text.ts";
 import { EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordCode } from "./coded_words.ts";
 import { BatchInsert } from "./write/batch_insert.ts";
 import { BULK_FTS, mergeFullText, setFullTextSettings, SYNC_FTS } from "./write/fts_settings.ts";
@@ -570,8 +571,8 @@ export class IndexWriter {
         lowerUnlessAscii(sym.name),
         q.qualifiedName,
         wordCode(SYMBOL_KIND_WORDS, sym.kind),
-        sym.signature,
-        sym.doc,
+        textWithoutName(sym.signature, sym.name),
+        textWithoutName(sym.doc, sym.name),
         wordCode(VISIBILITY_WORDS, sym.visibility),
         sym.lineStart,
         sym.lineEnd,

@@ -8,6 +8,7 @@ import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
 import { NAME_TABLES_SQL } from "./name_lookup.ts";
 import { STABLE_ID_SQL, SYMBOL_ID_SQL } from "./symbol_keys.ts";
+import { textWithNameSql, textWithoutNameSql } from "./name_in_text.ts";
 import { codeSql, EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "./coded_words.ts";
 
 /** Registry migrations; index i brings the registry to version i + 1. */
@@ -202,7 +203,8 @@ export function chunksViewSql(v: number): string {
  * path and language, names whole; since 8 the handles spelled from their
  * stored keys (see `symbol_keys.ts`; `symbol_key` is there for lookups by
  * handle), since 9 kind and visibility from their codes (`coded_words.ts`),
- * since 10 the qualified name from its qualifier (`qualifiedNameSql`).
+ * since 10 the qualified name from its qualifier (`qualifiedNameSql`),
+ * since 13 signature and doc with the name put back (`name_in_text.ts`).
  */
 export function symbolsViewSql(v: number): string {
   const handles = v >= 8
@@ -211,11 +213,13 @@ export function symbolsViewSql(v: number): string {
     : "s.stable_id AS stable_id, s.symbol_id AS symbol_id";
   const kind = v >= 9 ? wordSql(SYMBOL_KIND_WORDS, "s.kind") : "s.kind";
   const visibility = v >= 9 ? wordSql(VISIBILITY_WORDS, "s.visibility") : "s.visibility";
+  const signature = v >= 13 ? textWithNameSql("s.signature", "s.name") : "s.signature";
+  const doc = v >= 13 ? textWithNameSql("s.doc", "s.name") : "s.doc";
   return `
   CREATE VIEW symbols AS
     SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,
       ${qualifiedNameSql("s", v)} AS qualified_name, ${kind} AS kind, f.language AS language,
-      s.signature AS signature, s.doc AS doc, ${visibility} AS visibility, s.line_start AS line_start,
+      ${signature} AS signature, ${doc} AS doc, ${visibility} AS visibility, s.line_start AS line_start,
       s.line_end AS line_end, s.parent_id AS parent_id, ${handles}
     FROM symbol_rows s JOIN files f ON ${fileJoinSql("symbol", "s", v)};`;
 }
@@ -500,6 +504,12 @@ export const PROJECT_MIGRATIONS: string[] = [
    DROP INDEX edges_path;
    DROP INDEX chunks_path;
    ${symbolsViewSql(12)}${edgesViewSql(12)}${chunksViewSql(12)}`,
+  // Signatures and docs keep a placeholder where they first repeat the symbol's name (see name_in_text.ts).
+  `DROP VIEW symbols;
+   UPDATE symbol_rows SET signature = ${textWithoutNameSql("signature", "name")}, doc = ${
+    textWithoutNameSql("doc", "name")
+  };
+   ${symbolsViewSql(13)}`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

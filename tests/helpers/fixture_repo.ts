@@ -10,6 +10,7 @@ import { type Db, setMeta } from "../../src/state/db.ts";
 import { indexPath, openIndexForRead } from "../../src/state/project_index.ts";
 import { storeSeedChunkText } from "../../src/state/write/ref_seed_text.ts";
 import { chunksViewSql, edgesViewSql, symbolsViewSql } from "../../src/state/schema.ts";
+import { textWithNameSql } from "../../src/state/name_in_text.ts";
 import { EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "../../src/state/coded_words.ts";
 
 const FIXTURES = new URL("../../fixtures/repos/", import.meta.url);
@@ -139,6 +140,12 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 12's signatures and docs (names in them) in place of schema 13's. */
+export const SCHEMA12_TEXT_SQL = `
+  DROP VIEW symbols;
+  UPDATE symbol_rows SET signature = ${textWithNameSql("signature", "name")}, doc = ${textWithNameSql("doc", "name")};
+  ${symbolsViewSql(12)}`;
+
 /** SQL giving a store schema 11's files (no row id ranges) and indexes of a file's rows in place of schema 12's. */
 export const SCHEMA11_RANGES_SQL = `
   DROP VIEW symbols;
@@ -190,6 +197,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 13) db!.exec(SCHEMA12_TEXT_SQL);
   if (version < 12) db!.exec(SCHEMA11_RANGES_SQL);
   if (version < 11) db!.exec(SCHEMA10_PARENT_SQL);
   if (version < 10) db!.exec(SCHEMA9_QUALIFIED_SQL);

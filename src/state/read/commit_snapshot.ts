@@ -13,6 +13,7 @@ import { type StoredChunk, withChunkText } from "./chunk_text.ts";
 import { SYMBOL_ID_SQL } from "../symbol_keys.ts";
 import { SYMBOL_KIND_WORDS, wordSql } from "../coded_words.ts";
 import { fileJoinSql, qualifiedNameSql } from "../schema.ts";
+import { textWithNameSql } from "../name_in_text.ts";
 
 type Row = Record<string, unknown>;
 
@@ -26,7 +27,9 @@ const SYMBOLS_SQL = `
   SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,
     ${qualifiedNameSql("s")} AS qualified_name, ${wordSql(SYMBOL_KIND_WORDS, "s.kind")} AS kind,
     f.language AS language,
-    s.signature AS signature, s.line_start AS line_start, s.line_end AS line_end, s.parent_id AS parent_id,
+    ${
+  textWithNameSql("s.signature", "s.name")
+} AS signature, s.line_start AS line_start, s.line_end AS line_end, s.parent_id AS parent_id,
     ${SYMBOL_ID_SQL("s.symbol_key")} AS symbol_id
   FROM ref_files m JOIN files f ON f.id = m.file_id JOIN symbol_rows s ON ${fileJoinSql("symbol", "s")}
   WHERE m.ref_id = ? ORDER BY f.path, s.line_start, s.id`;

@@ -84,7 +84,34 @@ function sampleNames(count: number): string[] {
 
 const words = (name: string) => name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ").toLowerCase();
 
-async function start(main: string): Promise<Client> {
+/** CPU seconds (user + system) of process `pid` and all its descendants, from /proc (Linux; 0 elsewhere). */
+function treeCpu(pid: number): number {
+  const kids = new Map<number, number[]>();
+  const own = new Map<number, number>();
+  try {
+    for (const e of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(e.name)) continue;
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        const id = Number(e.name);
+        own.set(id, (Number(f[11]) + Number(f[12])) / 100);
+        kids.set(Number(f[1]), [...(kids.get(Number(f[1])) ?? []), id]);
+      } catch { /* gone */ }
+    }
+  } catch {
+    return 0;
+  }
+  let sum = 0;
+  const walk = (id: number) => {
+    sum += own.get(id) ?? 0;
+    for (const k of kids.get(id) ?? []) walk(k);
+  };
+  walk(pid);
+  return sum;
+}
+
+async function start(main: string): Promise<{ client: Client; pid: number }> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: ["run", ...CRUXE_FLAGS, ...profile, main, "serve-mcp", "--workspace", workspace],
@@ -96,7 +123,7 @@ async function start(main: string): Promise<Client> {
   const t0 = performance.now();
   for (;;) {
     const h = text(await client.callTool({ name: "health_check", arguments: {} }));
-    if (h.status === "ready") return client;
+    if (h.status === "ready") return { client, pid: transport.pid! };
     if (performance.now() - t0 > 120_000) throw new Error(`not ready after 120 s: ${JSON.stringify(h).slice(0, 400)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -115,13 +142,19 @@ const calls: [string, Record<string, unknown>][] = [
   ...names.map((name): [string, Record<string, unknown>] => ["search_code", { query: words(name) }]),
 ];
 const clients: Client[] = [];
-for (const m of mains) clients.push(await start(m));
+const pids: number[] = [];
+for (const m of mains) {
+  const s = await start(m);
+  clients.push(s.client);
+  pids.push(s.pid);
+}
 // One unmeasured call of each tool per server: the first call's one-time costs are another benchmark's.
 for (const c of clients) {
   await c.callTool({ name: "locate_symbol", arguments: { name: "main" } });
   await c.callTool({ name: "search_code", arguments: { query: "main" } });
 }
 const times = clients.map(() => new Map<string, number[]>());
+const cpu0 = pids.map(treeCpu);
 const diffs = new Map<string, number>();
 const firstDiff: string[] = [];
 for (const [tool, args] of calls) {
@@ -141,6 +174,7 @@ for (const [tool, args] of calls) {
     }
   }
 }
+const cpu = pids.map((p, i) => treeCpu(p) - cpu0[i]);
 const rgTimes: number[] = [];
 for (const name of names.slice(0, Number(values.rg))) rgTimes.push(await rgMs(words(name)));
 for (const c of clients) await c.close();
@@ -153,6 +187,7 @@ const row = (label: string, t: number[]) => {
 console.log(`${workspace}, ${n} sampled names; load average ${Deno.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
 for (let i = 0; i < clients.length; i++) {
   for (const tool of ["locate_symbol", "search_code"]) row(`${tool} [${mains[i]}]`, times[i].get(tool) ?? []);
+  console.log(`  server CPU over all timed calls (process tree, user+sys): ${cpu[i].toFixed(2)} s`);
 }
 row("rg -n -i -e WORD... (same search words)", rgTimes);
 if (clients.length > 1) {

@@ -67,7 +67,10 @@ Deno.test({
       const fromA = await call(a.port, "locate_symbol", { name: "CheckRateLimit" });
       assert.equal(fromA.status, 200);
       assert.equal(fromA.isError, false, JSON.stringify(fromA.result));
-      assert.deepEqual([fromA.result.metadata.commit, fromA.result.results[0].path], [commit, "auth/rate_limiter.go"]);
+      assert.deepEqual([fromA.result.metadata.ref_commit, fromA.result.results[0].path], [
+        commit,
+        "auth/rate_limiter.go",
+      ]);
       const fromB = await call(b.port, "locate_symbol", { name: "CheckRateLimit" }, "s3cret-token");
       assert.deepEqual(fromB.result, fromA.result);
       // Without the token the second replica refuses, as the local server does.
@@ -75,11 +78,14 @@ Deno.test({
       // A bad argument is a tool error with the registry code.
       const bad = await call(a.port, "search_code", { query: "" });
       assert.deepEqual([bad.isError, bad.result.error.code], [true, "invalid_input"]);
-      // Over stdio too: the core tools listed, the same answer.
+      // Over stdio too: the same tools listed, the same answer.
       const stdio = await stdioClient(home, ["--store", reader]);
       try {
-        const names = (await stdio.client.listTools()).tools.map((t) => t.name).sort();
-        assert.deepEqual(names, ["get_file_outline", "locate_symbol", "open_file", "search_code"]);
+        // Every index-reading tool and open_file; nothing that needs a working tree or a job runner.
+        const names = (await stdio.client.listTools()).tools.map((t) => t.name);
+        const readers = ["search_code", "locate_symbol", "get_file_outline", "find_references", "get_call_graph"];
+        for (const n of [...readers, "get_code_context", "open_file", "tool_help"]) assert.ok(names.includes(n), n);
+        for (const n of ["index_repo", "sync_repo", "switch_ref", "ask_code"]) assert.ok(!names.includes(n), n);
         const viaStdio = await stdio.client.callTool({ name: "locate_symbol", arguments: { name: "CheckRateLimit" } });
         assert.deepEqual(viaStdio.structuredContent, fromA.result, stdio.stderr());
       } finally {
@@ -89,7 +95,7 @@ Deno.test({
       a.child.kill("SIGKILL");
       await a.child.status;
       const after = await call(b.port, "open_file", { path: "auth/jwt.go", startLine: 1, endLine: 1 }, "s3cret-token");
-      assert.deepEqual([after.result.content, after.result.metadata.commit], ["package auth\n", commit]);
+      assert.deepEqual([after.result.content, after.result.metadata.ref_commit], ["package auth\n", commit]);
     } finally {
       for (const r of replicas) await r.stop().catch(() => {});
       await admin.close();
@@ -129,7 +135,7 @@ Deno.test({
       const read = ["locate", "ValidateToken", "--read-store", standby.url, "--json"];
       const before = await runCruxe(home, read);
       assert.equal(before.code, 0, before.stderr);
-      assert.deepEqual([before.json.metadata.commit, before.json.results[0].path], [commit, "auth/jwt.go"]);
+      assert.deepEqual([before.json.metadata.ref_commit, before.json.results[0].path], [commit, "auth/jwt.go"]);
       // Writes cannot go to the standby.
       const write = await runCruxe(home, ["repo", "add", repo, "--store", standby.url, "--json"]);
       assert.equal(write.json.error.code, "storage_unavailable");

@@ -2,8 +2,8 @@
  * Building one commit for a team store: the ordinary ref indexing from git
  * objects (`./ref_index.ts`, run by the job runner) into a scratch Cruxe
  * home the worker keeps (so a later commit of the same repository reuses
- * what it shares with the ones built before), then the commit's rows read
- * back whole for the publish. The working tree is never read or touched.
+ * what it shares with the one built before), then the commit's file list
+ * and a compacted copy of its index (the shard) for the publish. The working tree is never read or touched.
  * Requires what the indexer requires, plus `--allow-run=git`.
  */
 import { CruxeError } from "../core/errors.ts";
@@ -12,7 +12,8 @@ import { Registry } from "../state/registry.ts";
 import { findRefStore } from "../state/project_refs.ts";
 import { openIndexForRead } from "../state/project_index.ts";
 import { gitReadBlobs } from "../io/git.ts";
-import { readCommitSnapshot } from "../state/read/commit_snapshot.ts";
+import { readCommitFiles } from "../state/read/commit_snapshot.ts";
+import { join } from "node:path";
 import type { SnapshotRows } from "../state/pg/team_store.ts";
 import { JobRunner } from "./job_runner.ts";
 import { registerProject } from "./project_setup.ts";
@@ -25,7 +26,9 @@ export class TeamBuilder {
   /** Opens (creating) the scratch home `dir`, with `config`'s limits. */
   constructor(readonly dir: string, config: CruxeConfig) {
     this.registry = Registry.open(dir);
-    this.runner = new JobRunner(this.registry, { ...config, home: dir }, { warmIdleMs: 1 });
+    // One commit per repository in the scratch refs store: a build still starts from the commit built before
+    // (only the files that differ are parsed), and the store left holds exactly the commit to publish.
+    this.runner = new JobRunner(this.registry, { ...config, home: dir, maxRefStores: 1 }, { warmIdleMs: 1 });
   }
 
   /**
@@ -52,13 +55,25 @@ export class TeamBuilder {
     if (!open.db) {
       throw new CruxeError("internal_error", `the refs store of ${repoPath} cannot be read: ${open.status}`);
     }
-    let rows;
+    // The refs store keeps one commit (see the constructor): its compacted copy is the commit's shard.
+    Deno.mkdirSync(join(this.dir, "shards"), { recursive: true });
+    const path = join(this.dir, "shards", `${commit}-${crypto.randomUUID()}.db`);
+    let files;
     try {
-      rows = readCommitSnapshot(open.db, store.refId);
+      files = readCommitFiles(open.db, store.refId);
+      open.db.prepare("VACUUM INTO ?").run(path);
+    } catch (e) {
+      rmQuietly(path);
+      throw e;
     } finally {
       open.db.close();
     }
-    return { ...rows, readBlobs: (oids) => readBlobs(repoPath, oids) };
+    return {
+      files,
+      shard: { path, refId: store.refId, schemaVersion: store.schemaVersion },
+      readBlobs: (oids) => readBlobs(repoPath, oids),
+      discard: () => rmQuietly(path),
+    };
   }
 
   /** Stops the build workers and closes the scratch registry. */
@@ -66,6 +81,13 @@ export class TeamBuilder {
     this.runner.shutdown();
     this.registry.close();
   }
+}
+
+/** Removes the file at `path` if it is there. */
+function rmQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch { /* already gone */ }
 }
 
 /** The bytes of the blobs `oids` of the repository at `root`. */

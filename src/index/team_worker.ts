@@ -11,7 +11,7 @@
 import { CruxeError, toCruxeError } from "../core/errors.ts";
 import { debug, warn } from "../core/log.ts";
 import { gitListRefs, gitResolveRef } from "../io/git.ts";
-import type { ClaimedJob, TeamRepo, TeamStore } from "../state/pg/team_store.ts";
+import type { ClaimedJob, SnapshotRows, TeamRepo, TeamStore } from "../state/pg/team_store.ts";
 import type { TeamBuilder } from "./team_build.ts";
 
 /** How a worker runs. */
@@ -99,8 +99,9 @@ async function runJob(o: TeamWorkerOptions, job: ClaimedJob): Promise<"published
       if (!held) lost = true;
     }, (e) => debug(`lease renewal of job ${job.id} failed: ${(e as Error).message}`));
   }, Math.max(200, (o.leaseSeconds * 1000) / 3));
+  let rows: SnapshotRows | null = null;
   try {
-    const rows = await o.builder.build(job.repoPath, job.commit);
+    rows = await o.builder.build(job.repoPath, job.commit);
     // Test hook: hold the built job before its publish, so a test can kill the worker mid-job.
     const stall = o.stallMs ?? 0;
     if (stall) {
@@ -117,6 +118,7 @@ async function runJob(o: TeamWorkerOptions, job: ClaimedJob): Promise<"published
     return "failed";
   } finally {
     clearInterval(renew);
+    rows?.discard();
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The team-store commands of the CLI: `repo add`, `worker`, `store-setup`,
  * and the `--store` forms of `index` and `status` (the query commands' team
- * form is `./team_tool.ts`), all against a PostgreSQL store
+ * form is the tool commands with `--store`), all against a PostgreSQL store
  * (see docs/TEAM.md). Without a store URL none of this runs: the SQLite
  * commands are untouched. Requires `--allow-net` to the database, and for
  * `index`, `repo add` and `worker` what ref indexing requires.

@@ -101,14 +101,15 @@ function rankedRows<T extends { path: string; line_start?: number }>(
     : isRefScoped(db)
     ? fts + commitRowsJoin(fts)
     : fts;
-  // Counting matches is cheap next to scoring them: it decides whether the ranking must stop early.
-  const probe = oneRow<{ n: number }>(
+  // Stepping over matches is cheap next to scoring them: whether a match lies past the first RANK_SCAN_ROWS decides
+  // whether the ranking stops early (no count is kept, and nothing past that one row is read).
+  const past = oneRow<{ one: number }>(
     db,
-    `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${fts} MATCH ?${w.sql} LIMIT ${RANK_SCAN_ROWS + 1})`,
+    `SELECT 1 AS one FROM ${from} WHERE ${fts} MATCH ?${w.sql} LIMIT 1 OFFSET ${RANK_SCAN_ROWS}`,
     match,
     ...w.args,
   );
-  if (Number(probe?.n ?? 0) > RANK_SCAN_ROWS && f.bounds) f.bounds.capped = true;
+  if (past && f.bounds) f.bounds.capped = true;
   // At most RANK_SCAN_ROWS matches are scored (fewer matches: all of them), once: the rows that tie the cut are
   // among the best `limit + TIE_CAP`, read in score order until the score passes the cut's.
   const ranking = statementOf(

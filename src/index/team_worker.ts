@@ -97,6 +97,42 @@ export async function queueRepoRefs(
   return queued;
 }
 
+/**
+ * Takes up the open refresh requests (a client's `index_repo` on a replica):
+ * each ref resolved in its repository; a ref already published at that
+ * commit is answered at once, any other gets its job queued and is answered
+ * by the job's publish (or failure). A ref the repository does not have is
+ * answered with that error.
+ */
+export async function serveRequests(store: TeamStore, local: (path: string) => Promise<string>): Promise<void> {
+  const open = await store.openRequests();
+  if (!open.length) return;
+  const repos = new Map((await store.listRepos()).map((r) => [r.id, r]));
+  for (const r of open) {
+    const repo = repos.get(r.repoId);
+    if (!repo) continue; // removed meanwhile: its requests went with it
+    try {
+      const resolved = await gitResolveRef(await local(repo.path), r.ref);
+      if (!resolved) {
+        await store.answerRequest(r.id, null, `${repo.name} has no ref ${r.ref}`);
+        continue;
+      }
+      const head = await store.head(repo.id, r.ref);
+      if (head?.commit === resolved.commit) {
+        await store.answerRequest(r.id, resolved.commit, null);
+        continue;
+      }
+      if (r.commit === resolved.commit) continue; // its job is queued or running
+      await store.noteRequestCommit(r.id, resolved.commit);
+      await store.enqueue(repo.id, r.ref, resolved.commit);
+    } catch (e) {
+      const err = toCruxeError(e);
+      if (err.code === "storage_unavailable" && err.data.reason !== "fetch_failed") throw err;
+      await store.answerRequest(r.id, null, `${err.code}: ${err.message}`);
+    }
+  }
+}
+
 /** Waits `ms`, or less when `signal` aborts. */
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -147,6 +183,9 @@ export async function runTeamWorker(o: TeamWorkerOptions): Promise<TeamWorkerSum
   while (!o.signal?.aborted) {
     const job = await o.store.claim(o.name, o.leaseSeconds);
     if (!job) {
+      const before = await o.store.openJobs();
+      await serveRequests(o.store, o.local);
+      if ((await o.store.openJobs()) > before) continue; // a request queued a job: claim it now
       if (o.once) {
         if (!(await o.store.openJobs())) break;
         await pause(o.pollMs, o.signal);

@@ -62,12 +62,15 @@ const scratch = Deno.makeTempDirSync({ prefix: "cruxe-team-eval-git-" });
 const callInfo = { sendNotification: () => Promise.resolve(), signal: new AbortController().signal };
 const same = { search: 0, context: 0, queries: 0 };
 
-/** Commits the tree at `dir` into a new git directory under the scratch folder (the tree is not touched). */
+/**
+ * Commits the tree at `dir` into a new repository under the scratch folder
+ * whose work tree stays empty (the tree is not touched); returns its directory.
+ */
 async function commitTree(name: string, dir: string): Promise<string> {
-  const gitDir = join(scratch, `${name}.git`);
-  const run = async (...args: string[]) => {
+  const copy = join(scratch, name);
+  const run = async (args: string[]) => {
     const out = await new Deno.Command("git", {
-      args: [`--git-dir=${gitDir}`, `--work-tree=${dir}`, ...args],
+      args,
       env: {
         GIT_AUTHOR_NAME: "eval",
         GIT_AUTHOR_EMAIL: "eval@localhost",
@@ -77,12 +80,13 @@ async function commitTree(name: string, dir: string): Promise<string> {
       stdout: "null",
       stderr: "piped",
     }).output();
-    if (!out.success) throw new Error(`git ${args[0]} of ${dir}: ${new TextDecoder().decode(out.stderr)}`);
+    if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
   };
-  await run("init", "-q", "-b", "main");
-  await run("add", "-A", ".");
-  await run("commit", "-q", "-m", "tree");
-  return gitDir;
+  await run(["init", "-q", "-b", "main", copy]);
+  const tree = [`--git-dir=${join(copy, ".git")}`, `--work-tree=${dir}`];
+  await run([...tree, "add", "-A", "."]);
+  await run([...tree, "commit", "-q", "-m", "tree"]);
+  return copy;
 }
 
 const meanOf = (xs: Scores[]): Scores => ({
@@ -108,7 +112,7 @@ try {
     const db = requireIndex(readers.view(project));
     // The same tree, committed, built by a team worker and published into the store.
     const teamRepo = await store.addRepo(repo.name, await commitTree(repo.name, dir), ["main"]);
-    await queueRepoRefs(store, teamRepo);
+    await queueRepoRefs(store, teamRepo, (p) => Promise.resolve(p));
     const worked = await runTeamWorker({
       store,
       builder,
@@ -116,6 +120,7 @@ try {
       leaseSeconds: 600,
       pollMs: 50,
       once: true,
+      local: (p) => Promise.resolve(p),
     });
     if (worked.published !== 1) throw new Error(`publishing ${repo.name}: ${JSON.stringify(worked)}`);
     const prefix = repo.benchmark_root ? repo.benchmark_root.replace(/\/+$/, "") + "/" : "";

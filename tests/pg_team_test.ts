@@ -327,3 +327,46 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "team store: a repository registered by URL is fetched into the worker's own copy, and again when it moves",
+  ignore: !HAVE_PG,
+  fn: () =>
+    withTeam(async (pg, home, repo) => {
+      const url = `file://${repo}`;
+      const first = await cruxe(home, ["index", "--store", pg.url, "--path", url, "--ref", "main", "--json"]);
+      assert.equal(first.code, 0, first.stderr);
+      const q = (name: string) => cruxe(home, ["locate", name, "--store", pg.url, "--json"]);
+      const loc = await q("ValidateToken");
+      assert.deepEqual(
+        [loc.json.metadata.ref_commit, loc.json.results[0]?.path],
+        [git(repo, "rev-parse", "main").trim(), "auth/jwt.go"],
+      );
+      // The upstream moves: registering again fetches and queues the new commit; a worker publishes it.
+      Deno.writeTextFileSync(join(repo, "auth/extra.go"), "package auth\n\nfunc RotateKeys() {}\n");
+      commitAll(repo, "rotate");
+      const again = await cruxe(home, ["repo", "add", url, "--refs", "main", "--store", pg.url, "--json"]);
+      assert.equal(again.json.queued.length, 1, again.stderr);
+      const w = await cruxe(home, ["worker", "--store", pg.url, "--once", "--json"]);
+      assert.equal(w.json.published, 1, w.stderr);
+      const moved = await q("RotateKeys");
+      assert.deepEqual(
+        [moved.json.metadata.ref_commit, moved.json.results[0]?.path],
+        [git(repo, "rev-parse", "main").trim(), "auth/extra.go"],
+      );
+      // The copy lives in the worker's home, not in the repository (nothing was written there).
+      assert.equal(git(repo, "status", "--porcelain").trim(), "");
+      // A scheme Cruxe does not fetch over is refused before anything is registered.
+      const bad = await cruxe(home, [
+        "repo",
+        "add",
+        "ftp://example.invalid/x.git",
+        "--refs",
+        "main",
+        "--store",
+        pg.url,
+      ]);
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /invalid_input|fetches repositories over/);
+    }),
+});

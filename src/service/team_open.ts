@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { PgTeamStore } from "../state/pg/pg_team_store.ts";
 import { ShardCache } from "../state/pg/shard_cache.ts";
 import { TeamService } from "./team_service.ts";
+import { TeamRefresh } from "./team_refresh.ts";
 
 /** A team service with what it holds open. */
 export interface OpenTeamService {
@@ -22,16 +23,30 @@ export function shardCacheDir(home: string): string {
   return join(home, "team-shards");
 }
 
-/** Opens the service reading the store at `url` (with at most `connections`) and caching shards under `home`. */
-export async function openTeamService(url: string, home: string, connections: number): Promise<OpenTeamService> {
+/**
+ * Opens the service reading the store at `url` (with at most `connections`)
+ * and caching shards under `home`. `primary`, when given, is the store
+ * `index_repo` writes its requests to (the primary of a streaming replica
+ * `url`, or `url` itself); without it the service does not offer `index_repo`.
+ */
+export async function openTeamService(
+  url: string,
+  home: string,
+  connections: number,
+  primary: string | null = null,
+): Promise<OpenTeamService> {
   const store = await PgTeamStore.open(url, { migrate: false, max: connections });
   const shards = new ShardCache(shardCacheDir(home), store.pool, () => store.headDigests());
-  const service = new TeamService(store, shards);
+  const openWriter = () =>
+    primary === url ? Promise.resolve(store) : PgTeamStore.open(primary!, { migrate: false, max: 2 });
+  const refresh = primary === null ? null : new TeamRefresh(openWriter, store);
+  const service = new TeamService(store, shards, refresh);
   return {
     service,
     store,
     close: async () => {
       shards.close();
+      await refresh?.close();
       await store.close();
     },
   };

@@ -7,8 +7,9 @@
  * tool runs its own handler on the head's shard (the build's SQLite index,
  * copied once into this replica's cache by `ShardCache`), so its answer is
  * the one a local index of that commit gives. `open_file` reads the file's
- * stored blob. Tools that need a working tree or a server's state (indexing,
- * syncing, switching refs, comparing refs, asking an LLM) are not listed.
+ * stored blob. `index_repo` asks the workers to index a ref now
+ * (`./team_refresh.ts`). Tools that need a working tree or a server's state
+ * (syncing, switching refs, comparing refs, asking an LLM) are not listed.
  * Every answer's metadata names the ref and the commit read.
  */
 import { CruxeError } from "../core/errors.ts";
@@ -25,30 +26,44 @@ import { callFailure, ToolStats } from "./tool_stats.ts";
 import { TOOLS } from "./tools/registry.ts";
 import type { MainToolDef, ReaderToolDef, ToolBody, ToolContext, ToolDef } from "./tools/tool.ts";
 import { teamHead, teamTarget } from "./team_router.ts";
+import type { TeamRefresh } from "./team_refresh.ts";
 
 /** The tools a replica answers with its own reads instead of a handler over an index. */
 const READ_FROM_BLOBS = new Set<string>([TOOL.open_file]);
+/** Tools a replica answers only when it can write requests to the primary. */
+const NEEDS_WRITER = new Set<string>([TOOL.index_repo]);
 
-/** Whether a replica answers `def`: every reader tool, and the tools it reads blobs for. */
+/** Whether a replica answers `def`: every reader tool, the tools it reads blobs for, and `index_repo`. */
 function answeredByReplica(def: ToolDef): boolean {
-  return def.runs === "worker" || READ_FROM_BLOBS.has(def.name);
+  return def.runs === "worker" || READ_FROM_BLOBS.has(def.name) || NEEDS_WRITER.has(def.name);
 }
 
-/** The tools a team replica lists and answers (with `tool_help`). */
-export function teamToolNames(): string[] {
-  return [...TOOLS.filter(answeredByReplica).map((d) => d.name), TOOL.tool_help];
+/** The tools a team replica lists and answers (with `tool_help`); `index_repo` only with a primary to ask. */
+export function teamToolNames(withWriter = true): string[] {
+  const defs = TOOLS.filter((d) => answeredByReplica(d) && (withWriter || !NEEDS_WRITER.has(d.name)));
+  return [...defs.map((d) => d.name), TOOL.tool_help];
 }
 
 /** Answers tool calls from a team store. */
 export class TeamService {
   private tools = compileWithHelp(TOOLS, () => this.enabled);
-  private enabled: ReadonlySet<string> = new Set(teamToolNames());
+  private enabled: ReadonlySet<string>;
   private lean: ToolListing[] | null = null;
   /** Calls, errors and latencies of each tool since the replica started. */
   readonly stats = new ToolStats();
 
-  /** Reads `store` (the read store: a streaming replica, or the primary) through the copies of `shards`. */
-  constructor(private readonly store: PgTeamStore, private readonly shards: ShardCache) {}
+  /**
+   * Reads `store` (the read store: a streaming replica, or the primary)
+   * through the copies of `shards`; `refresh`, when given, takes
+   * `index_repo` requests and makes a session's next read wait for them.
+   */
+  constructor(
+    private readonly store: PgTeamStore,
+    private readonly shards: ShardCache,
+    private readonly refresh: TeamRefresh | null = null,
+  ) {
+    this.enabled = new Set(teamToolNames(refresh !== null));
+  }
 
   /** The `tools/list` entries of the tools a replica answers. */
   listTools(): ToolListing[] {
@@ -76,14 +91,21 @@ export class TeamService {
         if (READ_FROM_BLOBS.has(name)) delete toolArgs.repo;
         const target = teamTarget(await this.store.listRepos(), repo, refArg);
         ref = target.ref;
-        head = await teamHead(this.store, target);
-        const full = READ_FROM_BLOBS.has(name)
-          ? await this.openFile(head, toolArgs)
-          : await this.runReader(tool.def as ReaderToolDef, toolArgs, head, call.signal);
-        const body: ToolBody = verbose === true || !tool.def.compact
-          ? full
-          : tool.def.compact(full as Record<string, unknown>);
-        result = successResult(body, this.metadata(ref, head, body.truncated === true));
+        if (NEEDS_WRITER.has(name)) {
+          const asked = await this.refresh!.request(target, call.session, toolArgs.wait === true, call.signal);
+          const current = await this.store.head(target.repo.id, target.ref);
+          result = successResult(asked, current ? this.metadata(ref, current, false) : unroutedMetadata());
+        } else {
+          const warning = await this.refresh?.settle(target, call.session, call.signal) ?? null;
+          head = await teamHead(this.store, target);
+          const full = READ_FROM_BLOBS.has(name)
+            ? await this.openFile(head, toolArgs)
+            : await this.runReader(tool.def as ReaderToolDef, toolArgs, head, call.signal);
+          const body: ToolBody = verbose === true || !tool.def.compact
+            ? full
+            : tool.def.compact(full as Record<string, unknown>);
+          result = successResult(body, this.metadata(ref, head, body.truncated === true, warning));
+        }
       }
     } catch (e) {
       result = errorResult(e, head ? this.metadata(ref, head, false) : unroutedMetadata());
@@ -127,8 +149,9 @@ export class TeamService {
     return fileWindow(path, bytes, window);
   }
 
-  private metadata(ref: string, head: TeamHead, truncated: boolean) {
+  private metadata(ref: string, head: TeamHead, truncated: boolean, warning: string | null = null) {
     return buildMetadata({
+      ...(warning ? { warnings: [warning] } : {}),
       freshness_status: "fresh",
       indexing_status: "ready",
       result_completeness: truncated ? "truncated" : "complete",

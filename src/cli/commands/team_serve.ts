@@ -22,7 +22,8 @@ import { watchParent } from "../parent_watch.ts";
 /** What a team session is told once. */
 const TEAM_INSTRUCTIONS = "Cruxe team replica: answers the index-reading tools (search_code, locate_symbol, " +
   "get_file_outline, find_references, get_call_graph, get_code_context, …) and open_file from the indexes workers " +
-  "published to a shared store. `workspace` names a repository of the store (its name; default: the only one) " +
+  "published to a shared store; index_repo {ref} asks the workers to index a ref now (the session's next query " +
+  "of it waits for the publish; over HTTP pass wait: true). `workspace` names a repository of the store (its name; default: the only one) " +
   "and `ref` one of its published refs (default: its first); every answer's metadata names the ref and the " +
   "commit read (ref_commit). `verbose: true` gives every field. tool_help {tool} gives a tool's full description.";
 
@@ -32,7 +33,8 @@ const REPLICA_POOL = 8;
 /** Serves the team store at `url` until stdin closes (stdio) or SIGINT/SIGTERM; resolves to the exit code. */
 export async function runTeamServe(options: ServeOptions, url: string): Promise<number> {
   const o = checkServeOptions(options);
-  const team = await openTeamService(url, loadConfig(o.configPath).home, REPLICA_POOL);
+  // index_repo writes its request to the primary (`--store`) even when reads go to a streaming replica.
+  const team = await openTeamService(url, loadConfig(o.configPath).home, REPLICA_POOL, o.store ?? url);
   const session = (extra: { session?: string }) =>
     createProtocolServer(team.service, { instructions: TEAM_INSTRUCTIONS, ...extra });
   let stop!: () => void;

@@ -8,7 +8,15 @@
 import { PgPool, type PgQuerier } from "./pg_pool.ts";
 import { checkPgSchema, migratePgStore, PG_SCHEMA_VERSION } from "./schema.ts";
 import * as SQL from "./sql.ts";
-import type { ClaimedJob, SnapshotRows, TeamHead, TeamRepo, TeamStatus, TeamStore } from "./team_store.ts";
+import type {
+  ClaimedJob,
+  RefreshRequest,
+  SnapshotRows,
+  TeamHead,
+  TeamRepo,
+  TeamStatus,
+  TeamStore,
+} from "./team_store.ts";
 import { writeShard } from "./shards.ts";
 
 /** Claims of one job before it is failed: a job whose every worker died is not retried forever. */
@@ -19,6 +27,17 @@ const BATCH = 2000;
 
 function repoOf(r: Record<string, unknown>): TeamRepo {
   return { id: Number(r.id), name: String(r.name), path: String(r.path), refPatterns: r.ref_patterns as string[] };
+}
+
+function requestOf(r: Record<string, unknown>): RefreshRequest {
+  return {
+    id: Number(r.id),
+    repoId: Number(r.repo_id),
+    ref: String(r.ref),
+    commit: r.commit_id === null || r.commit_id === undefined ? null : String(r.commit_id),
+    answered: r.answered_at !== null && r.answered_at !== undefined,
+    error: r.error === null || r.error === undefined ? null : String(r.error),
+  };
 }
 
 /** Runs `sql` once per batch of `rows`, with `cols(batch)` as its parameters after `first`. */
@@ -98,6 +117,7 @@ export class PgTeamStore implements TeamStore {
   async fail(jobId: number, worker: string, message: string): Promise<void> {
     await this.pool.transaction(async (q) => {
       await q.query(SQL.FAIL_JOB, [jobId, worker, message.slice(0, 2000)]);
+      await q.query(SQL.FAIL_JOB_REQUESTS, [jobId, message.slice(0, 2000)]);
       await q.query(SQL.JOB_EVENT, [jobId, worker, "failed"]);
     });
   }
@@ -136,6 +156,7 @@ export class PgTeamStore implements TeamStore {
         await q.query(SQL.DROP_SNAPSHOT, [old[0].snapshot_id]);
         await q.query(SQL.DROP_UNUSED_SHARDS);
       }
+      await q.query(SQL.ANSWER_PUBLISHED, [job.repoId, job.ref, job.commit]);
       await q.query(SQL.FINISH_JOB, [job.id]);
       await q.query(SQL.JOB_EVENT, [job.id, worker, "published"]);
       return true;
@@ -162,6 +183,27 @@ export class PgTeamStore implements TeamStore {
         schemaVersion: Number(h.schema_version),
       },
     };
+  }
+
+  async requestRefresh(repoId: number, ref: string): Promise<number> {
+    return Number((await this.pool.query(SQL.REQUEST_REFRESH, [repoId, ref]))[0].id);
+  }
+
+  async openRequests(): Promise<RefreshRequest[]> {
+    return (await this.pool.query(SQL.OPEN_REQUESTS)).map((r) => requestOf(r));
+  }
+
+  async noteRequestCommit(id: number, commit: string): Promise<void> {
+    await this.pool.query(SQL.NOTE_REQUEST_COMMIT, [id, commit]);
+  }
+
+  async answerRequest(id: number, commit: string | null, error: string | null): Promise<void> {
+    await this.pool.query(SQL.ANSWER_REQUEST, [id, commit, error]);
+  }
+
+  async request(id: number): Promise<RefreshRequest | null> {
+    const r = await this.pool.query(SQL.REQUEST_ROW, [id]);
+    return r.length ? requestOf({ id, ...r[0] }) : null;
   }
 
   /** The published refs of repository `repoId` with their commits and totals, by ref name. */

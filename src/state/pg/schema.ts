@@ -126,6 +126,17 @@ export const PG_MIGRATIONS: string[] = [
    ALTER TABLE cruxe.snapshots ADD COLUMN shard_id bigint NOT NULL REFERENCES cruxe.shards;
    CREATE INDEX snapshots_shard ON cruxe.snapshots (shard_id);
    CREATE INDEX files_blob ON cruxe.files (blob_oid);`,
+  // 3: a client's request that a ref be (re)indexed now, answered by a worker with the commit it published.
+  `CREATE TABLE cruxe.refresh_requests (
+     id bigserial PRIMARY KEY,
+     repo_id bigint NOT NULL REFERENCES cruxe.repos ON DELETE CASCADE,
+     ref text NOT NULL,
+     requested_at timestamptz NOT NULL DEFAULT now(),
+     commit_id text,
+     answered_at timestamptz,
+     error text
+   );
+   CREATE INDEX refresh_requests_open ON cruxe.refresh_requests (id) WHERE answered_at IS NULL;`,
 ];
 
 /** The schema version this build reads and writes. */

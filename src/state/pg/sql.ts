@@ -193,3 +193,33 @@ export const CURRENT_LSN = "SELECT pg_current_wal_lsn()::text AS lsn";
 export const REPLAYED = `
   SELECT CASE WHEN pg_is_in_recovery() THEN coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false) ELSE true END
     AS ok`;
+
+/** A request that ref $2 of repository $1 be indexed now; returns its id. */
+export const REQUEST_REFRESH = "INSERT INTO cruxe.refresh_requests (repo_id, ref) VALUES ($1, $2) RETURNING id";
+
+/** The requests no worker answered yet, oldest first. */
+export const OPEN_REQUESTS = `
+  SELECT id, repo_id, ref, commit_id FROM cruxe.refresh_requests WHERE answered_at IS NULL ORDER BY id`;
+
+/** Records the commit request $1's ref resolved to ($2), before its job is published. */
+export const NOTE_REQUEST_COMMIT = "UPDATE cruxe.refresh_requests SET commit_id = $2 WHERE id = $1";
+
+/** Answers request $1: published at commit $2, or failed with error $3. */
+export const ANSWER_REQUEST = `
+  UPDATE cruxe.refresh_requests SET commit_id = coalesce($2, commit_id), error = $3, answered_at = now()
+  WHERE id = $1 AND answered_at IS NULL`;
+
+/** Answers the open requests of (repo $1, ref $2) waiting for commit $3 (inside its publish). */
+export const ANSWER_PUBLISHED = `
+  UPDATE cruxe.refresh_requests SET answered_at = now()
+  WHERE repo_id = $1 AND ref = $2 AND commit_id = $3 AND answered_at IS NULL`;
+
+/** Fails the open requests waiting for the commit of job $1 with error $2. */
+export const FAIL_JOB_REQUESTS = `
+  UPDATE cruxe.refresh_requests r SET error = $2, answered_at = now()
+  FROM cruxe.jobs j
+  WHERE j.id = $1 AND r.repo_id = j.repo_id AND r.ref = j.ref AND r.commit_id = j.commit_id AND r.answered_at IS NULL`;
+
+/** Request $1 as it stands. */
+export const REQUEST_ROW =
+  "SELECT repo_id, ref, commit_id, answered_at, error FROM cruxe.refresh_requests WHERE id = $1";

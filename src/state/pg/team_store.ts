@@ -62,6 +62,18 @@ export interface TeamHead {
   shard: ShardInfo;
 }
 
+/** A client's request that a ref be indexed now. */
+export interface RefreshRequest {
+  id: number;
+  repoId: number;
+  ref: string;
+  /** The commit its ref resolved to (null until a worker resolved it). */
+  commit: string | null;
+  /** Set when answered: published (`error` null) or failed. */
+  answered: boolean;
+  error: string | null;
+}
+
 /** What the store holds, for `cruxe status`. */
 export interface TeamStatus {
   schemaVersion: number;
@@ -87,5 +99,15 @@ export interface TeamStore {
   status(): Promise<TeamStatus>;
   /** The head of (repo, ref), or null when the ref has none published. */
   head(repoId: number, ref: string): Promise<TeamHead | null>;
+  /** Records a request that `ref` of `repoId` be indexed now; its id. */
+  requestRefresh(repoId: number, ref: string): Promise<number>;
+  /** The requests no worker answered yet. */
+  openRequests(): Promise<RefreshRequest[]>;
+  /** Records the commit a request's ref resolved to (its job is queued or running). */
+  noteRequestCommit(id: number, commit: string): Promise<void>;
+  /** Answers a request: its ref is published at `commit`, or it failed with `error`. */
+  answerRequest(id: number, commit: string | null, error: string | null): Promise<void>;
+  /** One request as it stands, or null when there is none with that id. */
+  request(id: number): Promise<RefreshRequest | null>;
   close(): Promise<void>;
 }

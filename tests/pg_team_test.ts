@@ -370,3 +370,23 @@ Deno.test({
       assert.match(bad.stderr, /invalid_input|fetches repositories over/);
     }),
 });
+
+Deno.test({
+  name: "team store: a shard whose copy does not match its digest is never read, and the next good copy is",
+  ignore: !HAVE_PG,
+  fn: () =>
+    withTeam(async (pg, home, repo) => {
+      assert.equal((await cruxe(home, ["index", "--store", pg.url, "--path", repo, "--ref", "main"])).code, 0);
+      const [shard] = await withStore(pg.url, (s) => s.pool.query("SELECT id, digest FROM cruxe.shards"));
+      await withStore(pg.url, (s) => s.pool.query("UPDATE cruxe.shards SET digest = $1", ["f".repeat(64)]));
+      await withTeamService(pg.url, async (call) => {
+        const bad = await call("locate_symbol", { name: "ValidateToken" });
+        const e = bad.error as { code: string; data: { reason: string } };
+        assert.deepEqual([bad.isError, e.code, e.data.reason], [true, "storage_unavailable", "shard_damaged"]);
+        // The digest put back: the same replica copies it again and answers.
+        await withStore(pg.url, (s) => s.pool.query("UPDATE cruxe.shards SET digest = $1", [shard.digest]));
+        const good = await call("locate_symbol", { name: "ValidateToken" });
+        assert.equal((good.results as { path: string }[])[0]?.path, "auth/jwt.go", JSON.stringify(good));
+      });
+    }),
+});

@@ -11,10 +11,10 @@ import type { CruxeConfig } from "../core/config.ts";
 import { Registry } from "../state/registry.ts";
 import { findRefStore } from "../state/project_refs.ts";
 import { openIndexForRead } from "../state/project_index.ts";
-import { gitReadBlobs } from "../io/git.ts";
+import { gitBlobSizes, gitListTree, gitReadBlobs } from "../io/git.ts";
 import { readCommitFiles } from "../state/read/commit_snapshot.ts";
 import { join } from "node:path";
-import type { SnapshotRows } from "../state/pg/team_store.ts";
+import type { SnapshotFile, SnapshotRows } from "../state/pg/team_store.ts";
 import { JobRunner } from "./job_runner.ts";
 import { registerProject } from "./project_setup.ts";
 
@@ -22,10 +22,12 @@ import { registerProject } from "./project_setup.ts";
 export class TeamBuilder {
   private readonly registry: Registry;
   private readonly runner: JobRunner;
+  private readonly maxFileBytes: number;
 
   /** Opens (creating) the scratch home `dir`, with `config`'s limits. */
   constructor(readonly dir: string, config: CruxeConfig) {
     this.registry = Registry.open(dir);
+    this.maxFileBytes = config.maxFileBytes;
     // One commit per repository in the scratch refs store: a build still starts from the commit built before
     // (only the files that differ are parsed), and the store left holds exactly the commit to publish.
     this.runner = new JobRunner(this.registry, { ...config, home: dir, maxRefStores: 1 }, { warmIdleMs: 1 });
@@ -69,7 +71,7 @@ export class TeamBuilder {
       open.db.close();
     }
     return {
-      files,
+      files: [...files, ...await otherFiles(repoPath, commit, files, this.maxFileBytes)],
       shard: { path, refId: store.refId, schemaVersion: store.schemaVersion },
       readBlobs: (oids) => readBlobs(repoPath, oids),
       discard: () => rmQuietly(path),
@@ -81,6 +83,33 @@ export class TeamBuilder {
     this.runner.shutdown();
     this.registry.close();
   }
+}
+
+/**
+ * The commit's other files (not indexed: `go.mod`, a README, data), each
+ * with its blob, so `open_file` on a replica reads any file of the commit as
+ * the local `open_file` reads any file of the working tree; regular files up
+ * to the indexing size limit (`maxFileBytes`). Their language is empty and their counts zero.
+ */
+async function otherFiles(
+  root: string,
+  commit: string,
+  indexed: SnapshotFile[],
+  maxBytes: number,
+): Promise<SnapshotFile[]> {
+  const have = new Set(indexed.map((f) => f.path));
+  const tree = await gitListTree(root, commit);
+  if (!tree) throw new CruxeError("internal_error", `git could not list the tree of ${commit} in ${root}`);
+  const rest = tree.filter((e) => e.type === "blob" && /^1006[0-7]{2}$/.test(e.mode) && !have.has(e.path));
+  const sizes = await gitBlobSizes(root, rest.map((e) => e.oid));
+  if (!sizes) throw new CruxeError("internal_error", `git could not read the blob sizes of ${commit} in ${root}`);
+  return rest.filter((e) => (sizes.get(e.oid) ?? Infinity) <= maxBytes).map((e) => ({
+    path: e.path,
+    blob: e.oid,
+    language: "",
+    lineCount: 0,
+    symbolCount: 0,
+  }));
 }
 
 /** Removes the file at `path` if it is there. */

@@ -99,7 +99,7 @@ export class TeamService {
           const warning = await this.refresh?.settle(target, call.session, call.signal) ?? null;
           head = await teamHead(this.store, target);
           const full = READ_FROM_BLOBS.has(name)
-            ? await this.openFile(head, toolArgs)
+            ? { repo: target.repo.name, ...await this.openFile(head, toolArgs) }
             : await this.runReader(tool.def as ReaderToolDef, toolArgs, head, call.signal);
           const body: ToolBody = verbose === true || !tool.def.compact
             ? full

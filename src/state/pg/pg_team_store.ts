@@ -134,9 +134,11 @@ export class PgTeamStore implements TeamStore {
     return await this.pool.transaction(async (q) => {
       if (!(await q.query(SQL.LOCK_HELD_JOB, [job.id, worker])).length) return false;
       const symbolTotal = rows.files.reduce((n, f) => n + f.symbolCount, 0);
+      // Files with a language were indexed; the others are listed only so open_file can read them.
+      const indexedFiles = rows.files.filter((f) => f.language !== "").length;
       const shard = await writeShard(q, rows.shard.path, rows.shard);
       const snap = Number(
-        (await q.query(SQL.NEW_SNAPSHOT, [job.repoId, job.ref, job.commit, rows.files.length, symbolTotal, shard.id]))[
+        (await q.query(SQL.NEW_SNAPSHOT, [job.repoId, job.ref, job.commit, indexedFiles, symbolTotal, shard.id]))[
           0
         ]
           .id,

@@ -14,6 +14,8 @@ import { copyFixture, git } from "./helpers/fixture_repo.ts";
 import { runCruxe, spawnCruxe } from "./helpers/team_cli.ts";
 import { awaitHttpPort, stdioClient, waitFor } from "./mcp_helpers.ts";
 import { PgPool } from "../src/state/pg/pg_pool.ts";
+import { join } from "node:path";
+import { existsSync } from "node:fs";
 
 const HAVE_PG = pgBinDir() !== null;
 if (!HAVE_PG) console.warn(`pg_replica_test.ts: ${NO_PG}`);
@@ -64,6 +66,13 @@ Deno.test({
       const reader = pg.urlFor("replica1");
       replicas.push(await replica(home, reader), await replica(home, reader, "--auth-token", "s3cret-token"));
       const [a, b] = replicas;
+      // A replica copies the published heads' shards ahead of the first call that reads them.
+      const shards = join(home, "team-shards");
+      await waitFor(
+        () => existsSync(shards) && [...Deno.readDirSync(shards)].some((e) => /^[0-9a-f]{64}\.db$/.test(e.name)),
+        30_000,
+        "the replicas to copy the published shard before any call",
+      );
       const fromA = await call(a.port, "locate_symbol", { name: "CheckRateLimit" });
       assert.equal(fromA.status, 200);
       assert.equal(fromA.isError, false, JSON.stringify(fromA.result));

@@ -14,6 +14,8 @@ import { TeamRefresh } from "./team_refresh.ts";
 export interface OpenTeamService {
   service: TeamService;
   store: PgTeamStore;
+  /** Copies the shards of every ref head this replica has no copy of yet; how many it copied. */
+  warmHeads(): Promise<number>;
   /** Closes the shard copies and the store's connections. */
   close(): Promise<void>;
 }
@@ -44,6 +46,7 @@ export async function openTeamService(
   return {
     service,
     store,
+    warmHeads: async () => await shards.warm(await store.headShards()),
     close: async () => {
       shards.close();
       await refresh?.close();

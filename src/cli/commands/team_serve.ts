@@ -7,7 +7,7 @@
  * token) are the local server's own. Requires `--allow-net` to the database
  * (and the listen address for HTTP).
  */
-import { info } from "../../core/log.ts";
+import { debug, info } from "../../core/log.ts";
 import { printable } from "../../core/printable.ts";
 import { VERSION } from "../../core/version.ts";
 import { openTeamService } from "../../service/team_open.ts";
@@ -27,6 +27,31 @@ const TEAM_INSTRUCTIONS = "Cruxe team replica: answers the index-reading tools (
   "and `ref` one of its published refs (default: its first); every answer's metadata names the ref and the " +
   "commit read (ref_commit). `verbose: true` gives every field. tool_help {tool} gives a tool's full description.";
 
+/** How often a replica looks for newly published heads to copy (NOTIFY does not reach a streaming replica). */
+const WARM_EVERY_MS = 10_000;
+
+/** Runs `warm` now and every `WARM_EVERY_MS` (one run at a time) until stopped; failures are logged. */
+function keepWarm(warm: () => Promise<number>): { stop(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const run = async () => {
+    try {
+      const n = await warm();
+      if (n) info(`copied ${n} newly published index shard(s)`);
+    } catch (e) {
+      debug(`copying published shards ahead of calls failed: ${(e as Error).message}`);
+    }
+    if (!stopped) timer = setTimeout(run, WARM_EVERY_MS);
+  };
+  timer = setTimeout(run, 0);
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
 /** Connections a replica keeps to the store (one per concurrent call, up to this). */
 const REPLICA_POOL = 8;
 
@@ -35,6 +60,8 @@ export async function runTeamServe(options: ServeOptions, url: string): Promise<
   const o = checkServeOptions(options);
   // index_repo writes its request to the primary (`--store`) even when reads go to a streaming replica.
   const team = await openTeamService(url, loadConfig(o.configPath).home, REPLICA_POOL, o.store ?? url);
+  // Published heads are copied ahead of the calls that read them: at start, then every WARM_EVERY_MS.
+  const warm = keepWarm(team.warmHeads);
   const session = (extra: { session?: string }) =>
     createProtocolServer(team.service, { instructions: TEAM_INSTRUCTIONS, ...extra });
   let stop!: () => void;
@@ -74,6 +101,7 @@ export async function runTeamServe(options: ServeOptions, url: string): Promise<
   } finally {
     stopWatch();
     for (const s of signals) Deno.removeSignalListener(s, stop);
+    warm.stop();
     await team.close();
   }
 }

@@ -17,7 +17,7 @@ import type {
   TeamStatus,
   TeamStore,
 } from "./team_store.ts";
-import { writeShard } from "./shards.ts";
+import { type ShardInfo, writeShard } from "./shards.ts";
 
 /** Claims of one job before it is failed: a job whose every worker died is not retried forever. */
 export const MAX_CLAIMS = 5;
@@ -27,6 +27,17 @@ const BATCH = 2000;
 
 function repoOf(r: Record<string, unknown>): TeamRepo {
   return { id: Number(r.id), name: String(r.name), path: String(r.path), refPatterns: r.ref_patterns as string[] };
+}
+
+function shardOf(r: Record<string, unknown>): ShardInfo {
+  return {
+    id: Number(r.id),
+    digest: String(r.digest),
+    bytes: Number(r.bytes),
+    storedBytes: Number(r.stored_bytes),
+    refId: Number(r.ref_id),
+    schemaVersion: Number(r.schema_version),
+  };
 }
 
 function requestOf(r: Record<string, unknown>): RefreshRequest {
@@ -176,14 +187,7 @@ export class PgTeamStore implements TeamStore {
       publishedAt: new Date(h.published_at as string).toISOString(),
       fileCount: Number(h.file_count),
       symbolCount: Number(h.symbol_count),
-      shard: {
-        id: Number(h.shard_id),
-        digest: String(h.digest),
-        bytes: Number(h.bytes),
-        storedBytes: Number(h.stored_bytes),
-        refId: Number(h.ref_id),
-        schemaVersion: Number(h.schema_version),
-      },
+      shard: shardOf({ ...h, id: h.shard_id }),
     };
   }
 
@@ -238,7 +242,12 @@ export class PgTeamStore implements TeamStore {
 
   /** The digests of every shard some ref head reads now. */
   async headDigests(): Promise<Set<string>> {
-    return new Set((await this.pool.query(SQL.HEAD_DIGESTS)).map((r) => String(r.digest)));
+    return new Set((await this.headShards()).map((s) => s.digest));
+  }
+
+  /** Every shard some ref head reads now. */
+  async headShards(): Promise<ShardInfo[]> {
+    return (await this.pool.query(SQL.HEAD_SHARDS)).map(shardOf);
   }
 
   /** The primary's current WAL position (a publish's is taken after it commits). */

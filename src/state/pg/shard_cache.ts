@@ -78,6 +78,24 @@ export class ShardCache {
     return db;
   }
 
+  /**
+   * Copies (and opens) each of `shards` this replica has no copy of yet, one
+   * at a time, so the first call that reads a newly published commit does not
+   * wait for its copy; a shard that cannot be copied is left to the call that
+   * needs it (which then says why). Returns how many were copied.
+   */
+  async warm(shards: readonly ShardInfo[]): Promise<number> {
+    let copied = 0;
+    for (const shard of shards) {
+      if (this.opened.has(shard.digest) || shard.schemaVersion !== SCHEMA_VERSION) continue;
+      try {
+        await this.db(shard);
+        copied++;
+      } catch { /* the call that reads it reports the fault */ }
+    }
+    return copied;
+  }
+
   /** Closes and deletes the copies whose digest is not in `keep` and that were not used for a minute. */
   prune(keep: ReadonlySet<string>, now = Date.now()): void {
     for (const [digest, o] of this.opened) {

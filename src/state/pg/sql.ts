@@ -162,10 +162,10 @@ export const HEADS_OF_REPO = `
   FROM cruxe.ref_heads h JOIN cruxe.snapshots n ON n.id = h.snapshot_id
   WHERE h.repo_id = $1 ORDER BY h.ref`;
 
-/** The digests of every shard a ref head reads (what a replica's cache keeps). */
-export const HEAD_DIGESTS = `
-  SELECT DISTINCT s.digest FROM cruxe.ref_heads h JOIN cruxe.snapshots n ON n.id = h.snapshot_id
-  JOIN cruxe.shards s ON s.id = n.shard_id`;
+/** Every shard some ref head reads (what a replica's cache keeps, and copies ahead of the first call). */
+export const HEAD_SHARDS = `
+  SELECT DISTINCT s.id, s.digest, s.bytes, s.stored_bytes, s.ref_id, s.schema_version
+  FROM cruxe.ref_heads h JOIN cruxe.snapshots n ON n.id = h.snapshot_id JOIN cruxe.shards s ON s.id = n.shard_id`;
 
 /** The blob ids of files $2 (paths) in snapshot $1 (what a replica reads file bytes by). */
 export const FILE_BLOBS = `

@@ -940,6 +940,15 @@ export const MUTATIONS: Mutation[] = [
     replace: "",
     test: "tests/name_in_text_test.ts",
   },
+  {
+    id: "refs-left-unpacked",
+    claim: "store size: a cold bulk load leaves the references in full pages",
+    file: "src/state/project_index.ts",
+    find: "    this.packRefs();\n",
+    replace: "",
+    test: "tests/bulk_load_test.ts",
+    filter: "packs the references",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

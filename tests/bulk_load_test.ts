@@ -83,6 +83,35 @@ Deno.test("a cold bulk load answers as a file-by-file load does, and leaves the 
   }
 });
 
+Deno.test("a cold bulk load packs the references into full pages, every one kept", async () => {
+  const h = tempHome();
+  try {
+    const dir = Deno.makeTempDirSync({ prefix: "cruxe-bulk-refs-" });
+    const calls = Array.from({ length: 40 }, (_, i) => `\tuse${i % 9}(n)\n`).join("");
+    for (let i = 0; i < 520; i++) {
+      Deno.writeTextFileSync(join(dir, `f${i}.go`), `package p\n\nfunc Caller${i}(n int) {\n${calls}}\n`);
+    }
+    const { project } = await indexDir(h, dir);
+    withIndex(h, project.project_id, (db) => {
+      const refs = db.prepare(
+        "SELECT sum(unused) AS u, sum(pgsize) AS b FROM dbstat WHERE name = 'refs'",
+      ).get() as { u: number; b: number };
+      assert.ok(refs.u / refs.b < 0.03, `${refs.u} of ${refs.b} bytes of the references' pages unused`);
+      const n = db.prepare(
+        "SELECT count(*) AS n FROM refs JOIN ref_names r ON r.id = refs.name_id WHERE r.name LIKE 'use%'",
+      )
+        .get() as { n: number };
+      assert.equal(n.n, 520 * 40);
+      assert.match(
+        JSON.stringify(db.prepare("EXPLAIN QUERY PLAN SELECT * FROM refs WHERE name_id = ?").all(1)),
+        /refs_name/,
+      );
+    });
+  } finally {
+    h.close();
+  }
+});
+
 Deno.test("a store of schema 3 is reindex_required; a sync upgrades it and drops the stable-id index", async () => {
   const h = tempHome();
   try {

@@ -673,10 +673,31 @@ export class IndexWriter {
     this.db.exec(createSecondaryIndexesSql());
   }
 
-  /** Ends a bulk load's row inserts: merges each full-text table into one segment and restores its settings. */
+  /**
+   * Ends a bulk load's row inserts: merges each full-text table into one
+   * segment and restores its settings, and packs the references (before the
+   * indexes are built, which reuse the pages this frees).
+   */
   endBulkLoad(): void {
     mergeFullText(this.db, FTS_TABLES);
     setFullTextSettings(this.db, FTS_TABLES, SYNC_FTS);
+    this.packRefs();
+  }
+
+  /**
+   * Copies the references into a fresh table of the same definition: rows
+   * appended one batch at a time leave about an eighth of each page of a
+   * clustered table empty, a whole-table copy in key order fills them (on
+   * the Go tree 16.7 to 14.7 MiB, about 0.3 s). Its index is built after.
+   */
+  private packRefs(): void {
+    const def = this.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'refs'").get() as {
+      sql: string;
+    };
+    this.db.exec(def.sql.replace(/^CREATE TABLE refs\b/, "CREATE TABLE refs_packed"));
+    this.db.exec(
+      "INSERT INTO refs_packed SELECT * FROM refs; DROP TABLE refs; ALTER TABLE refs_packed RENAME TO refs;",
+    );
   }
 
   /** Folds the WAL back into the main file after a large publish. */

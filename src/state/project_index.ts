@@ -254,6 +254,33 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
  * The lower case of `text` as a row stores it: null when SQLite's `lower`
  * (A-Z only), which the views apply, gives the same.
  */
+/**
+ * The values of a symbol's row (`id` in file `fileId`, inside symbol row
+ * `parent`), in the column order of the writer's insert: what the view
+ * cannot give back is all it keeps (see schema.ts).
+ */
+function symbolRowValues(sym: FileRows["symbols"][number], id: number, fileId: number, parent: number | null) {
+  const keys = storedKeys(sym.symbolId, sym.stableId);
+  const q = storedQualifiedName(sym.name, sym.qualifiedName);
+  return [
+    id,
+    fileId,
+    sym.name,
+    lowerUnlessAscii(sym.name),
+    q.qualifiedName,
+    wordCode(SYMBOL_KIND_WORDS, sym.kind),
+    textWithoutName(sym.signature, sym.name),
+    textWithoutName(sym.doc, sym.name),
+    wordCode(VISIBILITY_WORDS, sym.visibility),
+    sym.lineStart,
+    sym.lineEnd,
+    parent,
+    keys.stable,
+    keys.symbol,
+    q.qualifier,
+  ];
+}
+
 /** What a symbol row keeps of a qualified name (see `qualifiedNameSql`): a dotted name's qualifier, else the name unless it is the name. */
 function storedQualifiedName(
   name: string,
@@ -560,28 +587,9 @@ export class IndexWriter {
     const symRow = (i: number | null, before = f.symbols.length) =>
       i === null || i < 0 || i >= before ? null : firstSym + i;
     f.symbols.forEach((sym, i) => {
-      const nameLower = sym.name.toLowerCase();
       const id = firstSym + i;
-      const keys = storedKeys(sym.symbolId, sym.stableId);
-      const q = storedQualifiedName(sym.name, sym.qualifiedName);
-      b.syms.add(
-        id,
-        fileId,
-        sym.name,
-        lowerUnlessAscii(sym.name),
-        q.qualifiedName,
-        wordCode(SYMBOL_KIND_WORDS, sym.kind),
-        textWithoutName(sym.signature, sym.name),
-        textWithoutName(sym.doc, sym.name),
-        wordCode(VISIBILITY_WORDS, sym.visibility),
-        sym.lineStart,
-        sym.lineEnd,
-        symRow(sym.parent, i),
-        keys.stable,
-        keys.symbol,
-        q.qualifier,
-      );
-      this.names.note(nameLower);
+      b.syms.add(...symbolRowValues(sym, id, fileId, symRow(sym.parent, i)));
+      this.names.note(sym.name.toLowerCase());
       if (sym.fts) b.symFts.add(id, sym.fts[0], sym.fts[1], sym.fts[2]);
     });
     f.edges.forEach((e, i) => {

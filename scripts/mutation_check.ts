@@ -843,6 +843,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/chunk_text_test.ts",
     filter: "a ref's chunks keep their text",
   },
+  {
+    id: "workers-default-extra",
+    claim: "index memory: parse workers default to one per core, not one more",
+    file: "src/core/config.ts",
+    find: "return Math.max(2, Math.min(4, cores));",
+    replace: "return Math.max(2, Math.min(4, cores + 1));",
+    test: "tests/config_keys_test.ts",
+    filter: "parse workers default",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

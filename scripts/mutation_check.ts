@@ -852,6 +852,16 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/config_keys_test.ts",
     filter: "parse workers default",
   },
+  {
+    id: "v8-young-gen-unbounded",
+    claim: "index memory: cruxe runs with its young generation bounded",
+    file: "deno.json",
+    find:
+      '"deno run --v8-flags=--max-semi-space-size=8 --allow-read --allow-write --allow-env --allow-run --allow-net --allow-sys main.ts"',
+    replace: '"deno run --allow-read --allow-write --allow-env --allow-run --allow-net --allow-sys main.ts"',
+    test: "tests/assets_test.ts",
+    filter: "share the V8 flags",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -3,9 +3,11 @@
  * indexed into the SQLite store (`cruxe index`) and into a throwaway
  * PostgreSQL cluster (`cruxe index --store`, which builds the commit from
  * git objects and publishes it), with `ctags -R` on the same tree in the
- * same run; wall time and store size of each. Then query latency and
- * throughput of `search_code` and `locate_symbol` over HTTP with 20
- * concurrent clients against one replica and against two (round-robin).
+ * same run; wall time and store size of each. Then, per replica (each with
+ * its own home, so each copies the shard), the first call's latency (the
+ * shard copied from the store and opened), and query latency and throughput
+ * of `search_code` and `locate_symbol` over HTTP with 20 concurrent clients
+ * against one replica and against two (round-robin).
  *
  * Usage: deno task bench:team [CORPUS_DIR]   (default /work/corpora/go)
  */
@@ -77,7 +79,11 @@ try {
     `SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE n.nspname = 'cruxe' AND c.relkind IN ('r', 'm')`,
   );
+  const [shard] = await admin.query("SELECT bytes, stored_bytes FROM cruxe.shards");
   await admin.close();
+  console.log(
+    `shard: SQLite index ${mib(Number(shard.bytes))}, stored compressed ${mib(Number(shard.stored_bytes))}`,
+  );
   console.log(
     `Postgres cruxe index --store: ${team.toFixed(1)} s (ref build from git objects + publish), ` +
       `store ${mib(Number(bytes))} (schema cruxe, indexes and TOAST included; the worker's build cache ` +
@@ -102,12 +108,14 @@ try {
     while (replicas.length < n) {
       const child = new Deno.Command(Deno.execPath(), {
         args: ["run", "-A", MAIN, "serve-mcp", "--transport", "http", "--port", "0", "--store", pg.url],
-        env: { CRUXE_HOME: homes[2] },
+        env: { CRUXE_HOME: Deno.makeTempDirSync({ dir: homes[2] }) },
         stdin: "null",
         stdout: "null",
         stderr: "piped",
       }).spawn();
       replicas.push(await awaitHttpPort(child));
+      const first = await call(replicas[replicas.length - 1].port, 0);
+      console.log(`replica ${replicas.length}: first call ${first.toFixed(0)} ms (copies and opens the shard)`);
     }
     for (let i = 0; i < 20; i++) await call(replicas[i % n].port, i); // warm
     const ms: number[] = [];

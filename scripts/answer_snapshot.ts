@@ -19,7 +19,8 @@ import { ServerRuntime } from "../src/service/runtime.ts";
 import { Dispatcher } from "../src/service/dispatch.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const REPOS = join(ROOT, "fixtures/repos");
+/** The fixture repositories the snapshot calls on. */
+export const REPOS = join(ROOT, "fixtures/repos");
 /** Symbols asked about per repository (the first ones its outlines list). */
 const SYMBOLS_PER_REPO = 12;
 /** Keys whose values differ between runs of the same index. */
@@ -31,7 +32,8 @@ export interface Answer {
   answer: unknown;
 }
 
-function scrub(v: unknown, home: string): unknown {
+/** `v` with `home` replaced by `<home>` in every string and the fields that differ between runs blanked. */
+export function scrub(v: unknown, home: string): unknown {
   if (typeof v === "string") return v.split(home).join("<home>");
   if (Array.isArray(v)) return v.map((x) => scrub(x, home));
   if (v && typeof v === "object") {
@@ -56,15 +58,8 @@ function filesOf(dir: string): string[] {
   return out;
 }
 
-/** Every call over every fixture repository, answered and scrubbed, in a fixed order. */
-/**
- * Indexes the fixture repositories (`only`: these names; default all) and
- * makes every recorded call on them, in order (with `verbose`, every
- * answer that has a compact form in full; the label shows the call's own
- * arguments); resolves to the scrubbed answers.
- */
-export async function answers(only?: readonly string[], verbose = false): Promise<Answer[]> {
-  const home = Deno.makeTempDirSync({ prefix: "cruxe-answer-snapshot-" });
+/** The runtime and dispatcher the snapshot calls through (one index worker, no prewarm, no reader workers). */
+export function snapshotRuntime(home: string): { registry: Registry; rt: ServerRuntime; dispatcher: Dispatcher } {
   const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 1 };
   const registry = Registry.open(home);
   const rt = new ServerRuntime(config, registry, {
@@ -73,7 +68,70 @@ export async function answers(only?: readonly string[], verbose = false): Promis
     readerWorkers: 0,
     router: { startupWorkspaces: [], autoWorkspace: false, allowedRoots: [], maxAutoWorkspaces: 10, cwd: ROOT },
   });
-  const dispatcher = new Dispatcher(rt);
+  return { registry, rt, dispatcher: new Dispatcher(rt) };
+}
+
+/** Makes a tool call and resolves to the answer's body (the caller records it). */
+export type SnapshotCall = (tool: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/**
+ * The calls made on one indexed repository at `workspace`, in a fixed
+ * order: every file's outline and first lines, then, for the first symbols
+ * its outlines list, definitions, hierarchy, related symbols, references and
+ * call graphs, then searches, contexts, follow-ups and ranking explanations.
+ */
+export async function repoCalls(workspace: string, call: SnapshotCall): Promise<void> {
+  const symbols: { name: string; path: string }[] = [];
+  for (const path of filesOf(workspace)) {
+    const outline = await call("get_file_outline", { workspace, path });
+    await call("open_file", { workspace, path, startLine: 1, endLine: 30 });
+    const walk = (list: unknown) => {
+      for (const s of (Array.isArray(list) ? list : []) as Record<string, unknown>[]) {
+        if (typeof s.name === "string") symbols.push({ name: s.name, path });
+        walk(s.children);
+      }
+    };
+    walk(outline.symbols);
+  }
+  for (const s of symbols.slice(0, SYMBOLS_PER_REPO)) {
+    await call("locate_symbol", { workspace, name: s.name });
+    await call("get_symbol_hierarchy", { workspace, symbol_name: s.name, path: s.path });
+    await call("get_symbol_hierarchy", { workspace, symbol_name: s.name, direction: "descendants" });
+    await call("find_related_symbols", { workspace, symbol_name: s.name });
+    await call("find_references", { workspace, symbol_name: s.name, include_definition: true });
+    await call("get_call_graph", { workspace, symbol_name: s.name, direction: "both", depth: 2 });
+  }
+  const queries = [
+    ...symbols.slice(0, 4).map((s) => s.name),
+    "how are tokens validated",
+    "error handling",
+    "config",
+    "where is the main entry point",
+    'error: "token expired"',
+  ];
+  for (const query of queries) {
+    const search = await call("search_code", { workspace, query, ranking_explain_level: "basic" });
+    await call("search_code", { workspace, query, limit: 3, path_prefix: symbols[0]?.path.split("/")[0] ?? "" });
+    await call("get_code_context", { workspace, query, max_tokens: 800 });
+    await call("get_code_context", { workspace, query, max_tokens: 800, strategy: "breadth" });
+    await call("ask_code", { workspace, query, grounded: true });
+    await call("suggest_followup_queries", { workspace, query });
+    const first = (search.results as Record<string, unknown>[] | undefined)?.[0];
+    if (first?.result_id) {
+      await call("explain_ranking", { workspace, query, result_id: first.result_id });
+    }
+  }
+}
+
+/**
+ * Indexes the fixture repositories (`only`: these names; default all) and
+ * makes every recorded call on them, in order (with `verbose`, every
+ * answer that has a compact form in full; the label shows the call's own
+ * arguments); resolves to the scrubbed answers.
+ */
+export async function answers(only?: readonly string[], verbose = false): Promise<Answer[]> {
+  const home = Deno.makeTempDirSync({ prefix: "cruxe-answer-snapshot-" });
+  const { registry, rt, dispatcher } = snapshotRuntime(home);
   const out: Answer[] = [];
   const call = async (tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
     const full = verbose && toolNamed(tool)?.compact ? { ...args, verbose: true } : args;
@@ -93,46 +151,7 @@ export async function answers(only?: readonly string[], verbose = false): Promis
     for (const name of repos) {
       const workspace = join(REPOS, name);
       await call("index_repo", { workspace, wait: true });
-      const symbols: { name: string; path: string }[] = [];
-      for (const path of filesOf(workspace)) {
-        const outline = await call("get_file_outline", { workspace, path });
-        await call("open_file", { workspace, path, startLine: 1, endLine: 30 });
-        const walk = (list: unknown) => {
-          for (const s of (Array.isArray(list) ? list : []) as Record<string, unknown>[]) {
-            if (typeof s.name === "string") symbols.push({ name: s.name, path });
-            walk(s.children);
-          }
-        };
-        walk(outline.symbols);
-      }
-      for (const s of symbols.slice(0, SYMBOLS_PER_REPO)) {
-        await call("locate_symbol", { workspace, name: s.name });
-        await call("get_symbol_hierarchy", { workspace, symbol_name: s.name, path: s.path });
-        await call("get_symbol_hierarchy", { workspace, symbol_name: s.name, direction: "descendants" });
-        await call("find_related_symbols", { workspace, symbol_name: s.name });
-        await call("find_references", { workspace, symbol_name: s.name, include_definition: true });
-        await call("get_call_graph", { workspace, symbol_name: s.name, direction: "both", depth: 2 });
-      }
-      const queries = [
-        ...symbols.slice(0, 4).map((s) => s.name),
-        "how are tokens validated",
-        "error handling",
-        "config",
-        "where is the main entry point",
-        'error: "token expired"',
-      ];
-      for (const query of queries) {
-        const search = await call("search_code", { workspace, query, ranking_explain_level: "basic" });
-        await call("search_code", { workspace, query, limit: 3, path_prefix: symbols[0]?.path.split("/")[0] ?? "" });
-        await call("get_code_context", { workspace, query, max_tokens: 800 });
-        await call("get_code_context", { workspace, query, max_tokens: 800, strategy: "breadth" });
-        await call("ask_code", { workspace, query, grounded: true });
-        await call("suggest_followup_queries", { workspace, query });
-        const first = (search.results as Record<string, unknown>[] | undefined)?.[0];
-        if (first?.result_id) {
-          await call("explain_ranking", { workspace, query, result_id: first.result_id });
-        }
-      }
+      await repoCalls(workspace, call);
       await call("index_status", { workspace });
     }
     const multi = join(REPOS, "multi_alpha");

@@ -48,7 +48,6 @@ const CLI_TRANSPORTS = new Set([
   "src/mcp/http.ts",
   "src/mcp/serve_options.ts",
   "src/mcp/protocol_server.ts",
-  "src/mcp/team_protocol_server.ts",
 ]);
 
 /**

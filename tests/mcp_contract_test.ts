@@ -10,7 +10,7 @@ import { bodyOf, inProcess } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { isErrorCode } from "../src/core/errors.ts";
 import { TOOLS } from "../src/service/tools/registry.ts";
-import { UnknownToolError } from "../src/service/dispatch.ts";
+import { UnknownToolError } from "../src/service/tool_catalog.ts";
 
 const ALL_TOOLS = [
   "index_repo",

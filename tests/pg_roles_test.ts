@@ -12,7 +12,7 @@ import { copyFixture } from "./helpers/fixture_repo.ts";
 import { runCruxe } from "./helpers/team_cli.ts";
 import { PgPool } from "../src/state/pg/pg_pool.ts";
 import { PgTeamStore } from "../src/state/pg/pg_team_store.ts";
-import { teamLocate, teamTarget } from "../src/query/team_reads.ts";
+import { withTeamService } from "./helpers/team_service.ts";
 import { CruxeError } from "../src/core/errors.ts";
 
 const HAVE_PG = pgBinDir() !== null;
@@ -62,10 +62,12 @@ Deno.test({
       }
       const reader = await PgTeamStore.open(pg.urlFor("replica1", "r-secret"), { migrate: false });
       try {
-        const t = teamTarget(await reader.listRepos(), undefined, undefined);
-        const r = await teamLocate(reader.pool, t, { name: "ValidateToken" });
-        assert.equal(r.results[0]?.path, "auth/jwt.go");
-        const e = await refusal(reader.enqueue(t.repo.id, "main", "0".repeat(40)));
+        await withTeamService(pg.urlFor("replica1", "r-secret"), async (call) => {
+          const r = await call("locate_symbol", { name: "ValidateToken" });
+          assert.equal((r.results as { path: string }[])[0]?.path, "auth/jwt.go");
+        });
+        const [repoRow] = await reader.listRepos();
+        const e = await refusal(reader.enqueue(repoRow.id, "main", "0".repeat(40)));
         assert.equal(e.code, "storage_unavailable");
         assert.ok(["permission_denied", "read_only"].includes(String(e.data.reason)), e.message);
         assert.equal(e.message.includes("r-secret"), false, "no password in the message");

@@ -15,8 +15,7 @@ import { commitAll, copyFixture, git } from "./helpers/fixture_repo.ts";
 import { runCruxe, spawnCruxe } from "./helpers/team_cli.ts";
 import { waitFor, within } from "./mcp_helpers.ts";
 import { MAX_CLAIMS, PgTeamStore } from "../src/state/pg/pg_team_store.ts";
-import { teamLocate, teamSearch, teamTarget } from "../src/query/team_reads.ts";
-import { CruxeError } from "../src/core/errors.ts";
+import { withTeamService } from "./helpers/team_service.ts";
 
 const dec = new TextDecoder();
 const HAVE_PG = pgBinDir() !== null;
@@ -70,7 +69,7 @@ Deno.test({
         cruxe(home, [cmd, arg, "--store", pg.url, "--json", ...more]);
       const loc = await q("locate", "ValidateToken");
       assert.equal(loc.code, 0, loc.stderr);
-      assert.deepEqual(loc.json.metadata, { store: "postgres", repo: loc.json.metadata.repo, ref: "main", commit });
+      assert.deepEqual([loc.json.metadata.ref, loc.json.metadata.ref_commit], ["main", commit]);
       assert.deepEqual(
         loc.json.results.map((r: { path: string; line_start: number; kind: string }) => [r.path, r.line_start, r.kind]),
         [["auth/jwt.go", 23, "function"]],
@@ -80,17 +79,39 @@ Deno.test({
       for (const n of ["Claims", "Validator", "ValidateToken", "parseClaims"]) {
         assert.ok(names.includes(n), names.join());
       }
-      assert.equal(outline.json.metadata.commit, commit);
+      assert.equal(outline.json.metadata.ref_commit, commit);
       const search = await q("search", "check rate limit");
       assert.equal(search.code, 0, search.stderr);
       assert.ok(search.json.results.length > 0);
       assert.equal(search.json.results[0].path, "auth/rate_limiter.go");
       const open = await q("open", "auth/jwt.go", "--start", "23", "--end", "23");
       assert.equal(open.json.content, Deno.readTextFileSync(join(repo, "auth/jwt.go")).split("\n")[22] + "\n");
-      assert.equal(open.json.metadata.commit, commit);
+      assert.equal(open.json.metadata.ref_commit, commit);
       // A file that is not in the commit, and a ref never indexed: the registry's codes.
       assert.equal((await q("open", "nope.go")).json.error.code, "file_not_found");
       assert.equal((await q("locate", "ValidateToken", "--ref", "dev")).json.error.code, "ref_not_indexed");
+
+      // Every tool a replica answers gives what a local index of the same commit gives, metadata included.
+      const local = await cruxe(home, ["index", "--path", repo, "--ref", "main", "--json"]);
+      assert.equal(local.code, 0, local.stderr);
+      for (
+        const argv of [
+          ["locate", "ValidateToken"],
+          ["search", "check rate limit"],
+          ["outline", "auth/jwt.go"],
+          ["refs", "ValidateToken"],
+          ["callgraph", "ValidateToken"],
+          ["context", "rate limiting"],
+          ["hierarchy", "ValidateToken"],
+          ["related", "ValidateToken"],
+          ["impls", "Validator"],
+        ]
+      ) {
+        const team = await q(argv[0], argv[1], "--ref", "main");
+        const own = await cruxe(home, [...argv, "--workspace", repo, "--ref", "main", "--json"]);
+        assert.equal(own.code, team.code, `${argv.join(" ")}: ${own.stderr} ${team.stderr}`);
+        assert.deepEqual(team.json, own.json, argv.join(" "));
+      }
 
       // status says what is published; the config's store stands for --store.
       const status = await cruxe(home, ["status", "--store", pg.url, "--json"]);
@@ -110,11 +131,16 @@ Deno.test({
       const next = git(repo, "rev-parse", "main").trim();
       assert.equal((await cruxe(home, ["index", "--store", pg.url, "--path", repo, "--json"])).code, 0);
       const moved = await q("locate", "RotateKeys");
-      assert.equal(moved.json.metadata.commit, next);
+      assert.equal(moved.json.metadata.ref_commit, next);
       assert.equal(moved.json.results[0].path, "auth/extra.go");
       await withStore(pg.url, async (s) => {
         const snaps = await s.pool.query("SELECT commit_id FROM cruxe.snapshots");
         assert.deepEqual(snaps.map((r) => r.commit_id), [next]);
+        // The replaced head's shard went with it; blobs the new commit still has stayed.
+        assert.equal((await s.pool.query("SELECT id FROM cruxe.shards")).length, 1);
+        const blobs = await s.pool.query("SELECT count(*)::int AS n FROM cruxe.blobs");
+        const files = await s.pool.query("SELECT count(DISTINCT blob_oid)::int AS n FROM cruxe.files");
+        assert.equal(blobs[0].n, files[0].n);
       });
     }),
 });
@@ -211,13 +237,13 @@ Deno.test({
         );
         assert.match(seen, /built, holding/);
         // Built but not published: readers still get the old commit, whole.
-        await withStore(pg.url, async (s) => {
-          const t = teamTarget(await s.listRepos(), undefined, "main");
-          const r = await teamLocate(s.pool, t, { name: "RotateKeys" });
-          assert.deepEqual([r.metadata.commit, r.results.length], [old, 0]);
+        await withTeamService(pg.url, async (call) => {
+          const r = await call("locate_symbol", { name: "RotateKeys", ref: "main" });
+          const code = (r.error as { code: string } | undefined)?.code;
+          assert.deepEqual([(r.metadata as { ref_commit: string }).ref_commit, code], [old, "symbol_not_found"]);
         });
-        a.kill("SIGKILL");
       } finally {
+        a.kill("SIGKILL");
         await stderr.cancel();
         await a.status;
         await a.stdout.cancel();
@@ -235,9 +261,11 @@ Deno.test({
         assert.deepEqual(events.map((e) => e.event), ["claimed", "claimed", "published"]);
         assert.notEqual(events[0].worker, events[1].worker);
         assert.equal(events[1].worker, events[2].worker);
-        const t = teamTarget(await s.listRepos(), undefined, "main");
-        const r = await teamLocate(s.pool, t, { name: "RotateKeys" });
-        assert.deepEqual([r.metadata.commit, r.results[0]?.path], [next, "auth/extra.go"]);
+      });
+      await withTeamService(pg.url, async (call) => {
+        const r = await call("locate_symbol", { name: "RotateKeys" });
+        const path = (r.results as { path: string }[])[0]?.path;
+        assert.deepEqual([(r.metadata as { ref_commit: string }).ref_commit, path], [next, "auth/extra.go"]);
       });
     }),
 });
@@ -248,26 +276,21 @@ Deno.test({
   fn: () =>
     withTeam(async (pg, home, repo) => {
       assert.equal((await cruxe(home, ["index", "--store", pg.url, "--path", repo, "--ref", "main"])).code, 0);
-      await withStore(pg.url, async (s) => {
-        const t = teamTarget(await s.listRepos(), undefined, undefined);
-        const before = await teamSearch(s.pool, t, { query: "validate token" });
-        assert.ok(before.results.length > 0);
+      await withTeamService(pg.url, async (call) => {
+        const before = await call("search_code", { query: "validate token" });
+        assert.ok((before.results as unknown[]).length > 0);
         await pg.stop();
-        let err: unknown = null;
-        try {
-          await teamSearch(s.pool, t, { query: "validate token" });
-        } catch (e) {
-          err = e;
-        }
-        assert.ok(err instanceof CruxeError, String(err));
-        assert.equal(err.code, "storage_unavailable");
-        assert.ok(["unreachable", "connection_lost", "shutting_down"].includes(String(err.data.reason)), err.message);
-        assert.equal(err.message.includes("postgres://postgres@127.0.0.1"), true, err.message);
+        const err = await call("search_code", { query: "validate token" });
+        const e = err.error as { code: string; message: string; data: { reason: string } };
+        assert.equal(err.isError, true);
+        assert.equal(e.code, "storage_unavailable");
+        assert.ok(["unreachable", "connection_lost", "shutting_down"].includes(e.data.reason), e.message);
+        assert.equal(e.message.includes("postgres://postgres@127.0.0.1"), true, e.message);
         // The CLI says the same, as its one error line.
         const cli = await cruxe(home, ["search", "validate token", "--store", pg.url, "--json"]);
         assert.equal(cli.json.error.code, "storage_unavailable");
         await pg.start();
-        const after = await teamSearch(s.pool, t, { query: "validate token" });
+        const after = await call("search_code", { query: "validate token" });
         assert.deepEqual(after, before);
       });
     }),
@@ -303,4 +326,67 @@ Deno.test({
       await pg.destroy();
     }
   },
+});
+
+Deno.test({
+  name: "team store: a repository registered by URL is fetched into the worker's own copy, and again when it moves",
+  ignore: !HAVE_PG,
+  fn: () =>
+    withTeam(async (pg, home, repo) => {
+      const url = `file://${repo}`;
+      const first = await cruxe(home, ["index", "--store", pg.url, "--path", url, "--ref", "main", "--json"]);
+      assert.equal(first.code, 0, first.stderr);
+      const q = (name: string) => cruxe(home, ["locate", name, "--store", pg.url, "--json"]);
+      const loc = await q("ValidateToken");
+      assert.deepEqual(
+        [loc.json.metadata.ref_commit, loc.json.results[0]?.path],
+        [git(repo, "rev-parse", "main").trim(), "auth/jwt.go"],
+      );
+      // The upstream moves: registering again fetches and queues the new commit; a worker publishes it.
+      Deno.writeTextFileSync(join(repo, "auth/extra.go"), "package auth\n\nfunc RotateKeys() {}\n");
+      commitAll(repo, "rotate");
+      const again = await cruxe(home, ["repo", "add", url, "--refs", "main", "--store", pg.url, "--json"]);
+      assert.equal(again.json.queued.length, 1, again.stderr);
+      const w = await cruxe(home, ["worker", "--store", pg.url, "--once", "--json"]);
+      assert.equal(w.json.published, 1, w.stderr);
+      const moved = await q("RotateKeys");
+      assert.deepEqual(
+        [moved.json.metadata.ref_commit, moved.json.results[0]?.path],
+        [git(repo, "rev-parse", "main").trim(), "auth/extra.go"],
+      );
+      // The copy lives in the worker's home, not in the repository (nothing was written there).
+      assert.equal(git(repo, "status", "--porcelain").trim(), "");
+      // A scheme Cruxe does not fetch over is refused before anything is registered.
+      const bad = await cruxe(home, [
+        "repo",
+        "add",
+        "ftp://example.invalid/x.git",
+        "--refs",
+        "main",
+        "--store",
+        pg.url,
+      ]);
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /invalid_input|fetches repositories over/);
+    }),
+});
+
+Deno.test({
+  name: "team store: a shard whose copy does not match its digest is never read, and the next good copy is",
+  ignore: !HAVE_PG,
+  fn: () =>
+    withTeam(async (pg, home, repo) => {
+      assert.equal((await cruxe(home, ["index", "--store", pg.url, "--path", repo, "--ref", "main"])).code, 0);
+      const [shard] = await withStore(pg.url, (s) => s.pool.query("SELECT id, digest FROM cruxe.shards"));
+      await withStore(pg.url, (s) => s.pool.query("UPDATE cruxe.shards SET digest = $1", ["f".repeat(64)]));
+      await withTeamService(pg.url, async (call) => {
+        const bad = await call("locate_symbol", { name: "ValidateToken" });
+        const e = bad.error as { code: string; data: { reason: string } };
+        assert.deepEqual([bad.isError, e.code, e.data.reason], [true, "storage_unavailable", "shard_damaged"]);
+        // The digest put back: the same replica copies it again and answers.
+        await withStore(pg.url, (s) => s.pool.query("UPDATE cruxe.shards SET digest = $1", [shard.digest]));
+        const good = await call("locate_symbol", { name: "ValidateToken" });
+        assert.equal((good.results as { path: string }[])[0]?.path, "auth/jwt.go", JSON.stringify(good));
+      });
+    }),
 });

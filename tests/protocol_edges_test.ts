@@ -53,7 +53,7 @@ function stdioChannel(): Channel {
     },
   };
   const served = serveStdio(
-    () => createProtocolServer(s.rt, s.dispatcher, { jobProgress: false }),
+    () => createProtocolServer(s.dispatcher, {}),
     new LineTransport(input.readable, output),
   );
   return {

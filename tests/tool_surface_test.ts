@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { Dispatcher } from "../src/service/dispatch.ts";
-import { UnknownToolError } from "../src/service/dispatch.ts";
+import { UnknownToolError } from "../src/service/tool_catalog.ts";
 import { DEFAULT_TOOL_SPEC, profileMembers, resolveToolSet } from "../src/service/tool_set.ts";
 import { TOOLS } from "../src/service/tools/registry.ts";
 import { resolveConfig } from "../src/core/config.ts";

@@ -154,26 +154,33 @@ export const COMMANDS: CommandDef[] = [
   }),
   command({
     name: "repo",
-    args: "add PATH",
+    args: "add PATH|URL",
     argsRequired: true,
-    summary: "register a git repository in a team store and queue its refs for the workers",
+    summary: "register a git repository (a path the workers read, or a URL each fetches) in a team store",
     options: {
       refs: {
         type: "string",
         arg: "LIST",
-        help: "refs to index, comma-separated, * matches any text (default: HEAD's)",
+        help: "refs to index, comma-separated, * matches any text (default for a path: HEAD's; a URL needs it)",
       },
-      name: { type: "string", arg: "NAME", help: "the repository's name in answers (default: its directory's)" },
+      name: {
+        type: "string",
+        arg: "NAME",
+        help: "the repository's name in answers (default: its directory's, or the URL's last part)",
+      },
       ...store,
     },
-    examples: ["cruxe repo add ~/git/app.git --refs main,release/* --store postgres://cruxe@db/cruxe"],
+    examples: [
+      "cruxe repo add ~/git/app --refs main,release/* --store postgres://cruxe@db/cruxe",
+      "cruxe repo add https://git.example/team/app.git --refs main --store postgres://cruxe@db/cruxe",
+    ],
     run: async ({ values: v, positionals }) => {
       if (positionals[0] !== "add" || positionals.length !== 2) {
-        throw new CruxeError("invalid_input", "cruxe repo takes: add PATH (see cruxe repo --help)");
+        throw new CruxeError("invalid_input", "cruxe repo takes: add PATH|URL (see cruxe repo --help)");
       }
       const url = storeOf(v);
       if (!url) throw new CruxeError("invalid_input", "cruxe repo add needs a team store: --store postgres://…");
-      return await (await team()).runRepoAdd(url, {
+      return await (await team()).runRepoAdd(loadConfig(v.config), url, {
         path: positionals[1],
         refs: v.refs,
         name: v.name,

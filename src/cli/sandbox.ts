@@ -124,8 +124,8 @@ export interface SandboxInputs {
   llmUrl?: string | null;
   /** Embeddings endpoint URL of the optional semantic layer, when configured. */
   embedUrl?: string | null;
-  /** A team store's URL (`serve-mcp --store`): its host and port are reachable. */
-  storeUrl?: string | null;
+  /** A team store's URLs (`serve-mcp --store`, `--read-store`): their hosts and ports are reachable. */
+  storeUrls?: string[];
 }
 
 /** The narrow permission lists. */
@@ -202,8 +202,8 @@ export function sandboxPolicy(i: SandboxInputs): SandboxPolicy {
       net.push(hostPort(new URL(url)));
     } catch { /* a bad URL is reported by the tool that uses it */ }
   }
-  if (i.storeUrl) {
-    const u = new URL(i.storeUrl); // checked by `storeUrlFor` before the sandbox is built
+  for (const url of i.storeUrls ?? []) {
+    const u = new URL(url); // checked by `storeUrlFor` before the sandbox is built
     net.push(`${u.hostname}:${u.port || "5432"}`);
   }
   return {
@@ -301,7 +301,7 @@ export function sandboxInputsFor(o: ServeOptions, env: Record<string, string>): 
     listen: o.transport === "http" ? { hostname: o.bind, port: o.port } : null,
     llmUrl: config.llm.url,
     embedUrl: config.embed.url,
-    storeUrl: o.readStore ?? o.store ?? null,
+    storeUrls: [o.readStore, o.store].filter((u): u is string => !!u),
   };
 }
 

@@ -2,8 +2,8 @@
  * Building one commit for a team store: the ordinary ref indexing from git
  * objects (`./ref_index.ts`, run by the job runner) into a scratch Cruxe
  * home the worker keeps (so a later commit of the same repository reuses
- * what it shares with the ones built before), then the commit's rows read
- * back whole for the publish. The working tree is never read or touched.
+ * what it shares with the one built before), then the commit's file list
+ * and a compacted copy of its index (the shard) for the publish. The working tree is never read or touched.
  * Requires what the indexer requires, plus `--allow-run=git`.
  */
 import { CruxeError } from "../core/errors.ts";
@@ -11,9 +11,10 @@ import type { CruxeConfig } from "../core/config.ts";
 import { Registry } from "../state/registry.ts";
 import { findRefStore } from "../state/project_refs.ts";
 import { openIndexForRead } from "../state/project_index.ts";
-import { gitReadBlobs } from "../io/git.ts";
-import { readCommitSnapshot } from "../state/read/commit_snapshot.ts";
-import type { SnapshotRows } from "../state/pg/team_store.ts";
+import { gitBlobSizes, gitListTree, gitReadBlobs } from "../io/git.ts";
+import { readCommitFiles } from "../state/read/commit_snapshot.ts";
+import { join } from "node:path";
+import type { SnapshotFile, SnapshotRows } from "../state/pg/team_store.ts";
 import { JobRunner } from "./job_runner.ts";
 import { registerProject } from "./project_setup.ts";
 
@@ -21,11 +22,15 @@ import { registerProject } from "./project_setup.ts";
 export class TeamBuilder {
   private readonly registry: Registry;
   private readonly runner: JobRunner;
+  private readonly maxFileBytes: number;
 
   /** Opens (creating) the scratch home `dir`, with `config`'s limits. */
   constructor(readonly dir: string, config: CruxeConfig) {
     this.registry = Registry.open(dir);
-    this.runner = new JobRunner(this.registry, { ...config, home: dir }, { warmIdleMs: 1 });
+    this.maxFileBytes = config.maxFileBytes;
+    // One commit per repository in the scratch refs store: a build still starts from the commit built before
+    // (only the files that differ are parsed), and the store left holds exactly the commit to publish.
+    this.runner = new JobRunner(this.registry, { ...config, home: dir, maxRefStores: 1 }, { warmIdleMs: 1 });
   }
 
   /**
@@ -52,13 +57,25 @@ export class TeamBuilder {
     if (!open.db) {
       throw new CruxeError("internal_error", `the refs store of ${repoPath} cannot be read: ${open.status}`);
     }
-    let rows;
+    // The refs store keeps one commit (see the constructor): its compacted copy is the commit's shard.
+    Deno.mkdirSync(join(this.dir, "shards"), { recursive: true });
+    const path = join(this.dir, "shards", `${commit}-${crypto.randomUUID()}.db`);
+    let files;
     try {
-      rows = readCommitSnapshot(open.db, store.refId);
+      files = readCommitFiles(open.db, store.refId);
+      open.db.prepare("VACUUM INTO ?").run(path);
+    } catch (e) {
+      rmQuietly(path);
+      throw e;
     } finally {
       open.db.close();
     }
-    return { ...rows, readBlobs: (oids) => readBlobs(repoPath, oids) };
+    return {
+      files: [...files, ...await otherFiles(repoPath, commit, files, this.maxFileBytes)],
+      shard: { path, refId: store.refId, schemaVersion: store.schemaVersion },
+      readBlobs: (oids) => readBlobs(repoPath, oids),
+      discard: () => rmQuietly(path),
+    };
   }
 
   /** Stops the build workers and closes the scratch registry. */
@@ -66,6 +83,40 @@ export class TeamBuilder {
     this.runner.shutdown();
     this.registry.close();
   }
+}
+
+/**
+ * The commit's other files (not indexed: `go.mod`, a README, data), each
+ * with its blob, so `open_file` on a replica reads any file of the commit as
+ * the local `open_file` reads any file of the working tree; regular files up
+ * to the indexing size limit (`maxFileBytes`). Their language is empty and their counts zero.
+ */
+async function otherFiles(
+  root: string,
+  commit: string,
+  indexed: SnapshotFile[],
+  maxBytes: number,
+): Promise<SnapshotFile[]> {
+  const have = new Set(indexed.map((f) => f.path));
+  const tree = await gitListTree(root, commit);
+  if (!tree) throw new CruxeError("internal_error", `git could not list the tree of ${commit} in ${root}`);
+  const rest = tree.filter((e) => e.type === "blob" && /^1006[0-7]{2}$/.test(e.mode) && !have.has(e.path));
+  const sizes = await gitBlobSizes(root, rest.map((e) => e.oid));
+  if (!sizes) throw new CruxeError("internal_error", `git could not read the blob sizes of ${commit} in ${root}`);
+  return rest.filter((e) => (sizes.get(e.oid) ?? Infinity) <= maxBytes).map((e) => ({
+    path: e.path,
+    blob: e.oid,
+    language: "",
+    lineCount: 0,
+    symbolCount: 0,
+  }));
+}
+
+/** Removes the file at `path` if it is there. */
+function rmQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch { /* already gone */ }
 }
 
 /** The bytes of the blobs `oids` of the repository at `root`. */

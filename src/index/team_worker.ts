@@ -11,7 +11,8 @@
 import { CruxeError, toCruxeError } from "../core/errors.ts";
 import { debug, warn } from "../core/log.ts";
 import { gitListRefs, gitResolveRef } from "../io/git.ts";
-import type { ClaimedJob, TeamRepo, TeamStore } from "../state/pg/team_store.ts";
+import { copyDirFor, fetchCopy, isRemoteUrl } from "../io/git_fetch.ts";
+import type { ClaimedJob, SnapshotRows, TeamRepo, TeamStore } from "../state/pg/team_store.ts";
 import type { TeamBuilder } from "./team_build.ts";
 
 /** How a worker runs. */
@@ -34,6 +35,19 @@ export interface TeamWorkerOptions {
   stallMs?: number;
   /** One line per job event, for the log. */
   report?: (line: string) => void;
+  /**
+   * The local git directory of a registered repository's path: the path
+   * itself, or for a URL this worker's copy, fetched now (`localRepo`).
+   */
+  local: (path: string) => Promise<string>;
+}
+
+/**
+ * The local git directory of registered path `path` for a worker whose
+ * copies live in `copies`: a local path as it is; a URL's copy, fetched first.
+ */
+export async function localRepo(path: string, copies: string): Promise<string> {
+  return isRemoteUrl(path) ? await fetchCopy(path, await copyDirFor(copies, path)) : path;
 }
 
 /** What a worker did. */
@@ -55,8 +69,13 @@ function patternMatches(pattern: string, name: string): boolean {
  * job or head yet (branches and tags by name, a plain name also resolved as
  * any ref git knows); returns the jobs queued.
  */
-export async function queueRepoRefs(store: TeamStore, repo: TeamRepo): Promise<{ ref: string; job: number }[]> {
-  const refs = await gitListRefs(repo.path);
+export async function queueRepoRefs(
+  store: TeamStore,
+  repo: TeamRepo,
+  local: (path: string) => Promise<string>,
+): Promise<{ ref: string; job: number }[]> {
+  const root = await local(repo.path);
+  const refs = await gitListRefs(root);
   if (!refs) {
     throw new CruxeError("project_not_found", `${repo.path} is not a git repository Cruxe can read`, {
       path: repo.path,
@@ -66,7 +85,7 @@ export async function queueRepoRefs(store: TeamStore, repo: TeamRepo): Promise<{
   for (const p of repo.refPatterns) {
     for (const r of refs) if (r.kind !== "remote" && patternMatches(p, r.short)) wanted.set(r.short, r.commit);
     if (!p.includes("*") && !wanted.has(p)) {
-      const resolved = await gitResolveRef(repo.path, p);
+      const resolved = await gitResolveRef(root, p);
       if (resolved) wanted.set(p, resolved.commit);
     }
   }
@@ -76,6 +95,42 @@ export async function queueRepoRefs(store: TeamStore, repo: TeamRepo): Promise<{
     if (job !== null) queued.push({ ref, job });
   }
   return queued;
+}
+
+/**
+ * Takes up the open refresh requests (a client's `index_repo` on a replica):
+ * each ref resolved in its repository; a ref already published at that
+ * commit is answered at once, any other gets its job queued and is answered
+ * by the job's publish (or failure). A ref the repository does not have is
+ * answered with that error.
+ */
+export async function serveRequests(store: TeamStore, local: (path: string) => Promise<string>): Promise<void> {
+  const open = await store.openRequests();
+  if (!open.length) return;
+  const repos = new Map((await store.listRepos()).map((r) => [r.id, r]));
+  for (const r of open) {
+    const repo = repos.get(r.repoId);
+    if (!repo) continue; // removed meanwhile: its requests went with it
+    try {
+      const resolved = await gitResolveRef(await local(repo.path), r.ref);
+      if (!resolved) {
+        await store.answerRequest(r.id, null, `${repo.name} has no ref ${r.ref}`);
+        continue;
+      }
+      const head = await store.head(repo.id, r.ref);
+      if (head?.commit === resolved.commit) {
+        await store.answerRequest(r.id, resolved.commit, null);
+        continue;
+      }
+      if (r.commit === resolved.commit) continue; // its job is queued or running
+      await store.noteRequestCommit(r.id, resolved.commit);
+      await store.enqueue(repo.id, r.ref, resolved.commit);
+    } catch (e) {
+      const err = toCruxeError(e);
+      if (err.code === "storage_unavailable" && err.data.reason !== "fetch_failed") throw err;
+      await store.answerRequest(r.id, null, `${err.code}: ${err.message}`);
+    }
+  }
 }
 
 /** Waits `ms`, or less when `signal` aborts. */
@@ -99,8 +154,9 @@ async function runJob(o: TeamWorkerOptions, job: ClaimedJob): Promise<"published
       if (!held) lost = true;
     }, (e) => debug(`lease renewal of job ${job.id} failed: ${(e as Error).message}`));
   }, Math.max(200, (o.leaseSeconds * 1000) / 3));
+  let rows: SnapshotRows | null = null;
   try {
-    const rows = await o.builder.build(job.repoPath, job.commit);
+    rows = await o.builder.build(await o.local(job.repoPath), job.commit);
     // Test hook: hold the built job before its publish, so a test can kill the worker mid-job.
     const stall = o.stallMs ?? 0;
     if (stall) {
@@ -117,6 +173,7 @@ async function runJob(o: TeamWorkerOptions, job: ClaimedJob): Promise<"published
     return "failed";
   } finally {
     clearInterval(renew);
+    rows?.discard();
   }
 }
 
@@ -126,6 +183,9 @@ export async function runTeamWorker(o: TeamWorkerOptions): Promise<TeamWorkerSum
   while (!o.signal?.aborted) {
     const job = await o.store.claim(o.name, o.leaseSeconds);
     if (!job) {
+      const before = await o.store.openJobs();
+      await serveRequests(o.store, o.local);
+      if ((await o.store.openJobs()) > before) continue; // a request queued a job: claim it now
       if (o.once) {
         if (!(await o.store.openJobs())) break;
         await pause(o.pollMs, o.signal);
@@ -133,7 +193,7 @@ export async function runTeamWorker(o: TeamWorkerOptions): Promise<TeamWorkerSum
       }
       for (const repo of await o.store.listRepos()) {
         try {
-          await queueRepoRefs(o.store, repo);
+          await queueRepoRefs(o.store, repo, o.local);
         } catch (e) {
           warn(`repository ${repo.name}: ${(e as Error).message}`);
         }

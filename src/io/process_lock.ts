@@ -7,22 +7,25 @@
  */
 import { join } from "node:path";
 
-let held: Deno.FsFile | null = null;
-let heldPath: string | null = null;
+/** The liveness locks this process holds, by path: one per home it runs jobs in, each taken once. */
+const held = new Map<string, Deno.FsFile>();
 
 function lockPath(home: string, pid: number): string {
   return join(home, "run", `${pid}.lock`);
 }
 
-/** Takes this process's liveness lock (idempotent). */
+/**
+ * Takes this process's liveness lock in `home` (idempotent per home: a
+ * process running jobs in two homes, such as a team worker's scratch home
+ * beside the user's, holds one lock in each and never waits on its own).
+ */
 export function holdProcessLock(home: string): void {
   const p = lockPath(home, Deno.pid);
-  if (held && heldPath === p) return;
+  if (held.has(p)) return;
   Deno.mkdirSync(join(home, "run"), { recursive: true });
   const f = Deno.openSync(p, { create: true, write: true });
   f.lockSync(true);
-  held = f;
-  heldPath = p;
+  held.set(p, f);
 }
 
 /** True when the process `pid` holds its liveness lock in `home`. */

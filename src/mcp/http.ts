@@ -40,7 +40,7 @@ import { decorateErrors, jsonRpcError } from "./jsonrpc_errors.ts";
 import { createProtocolServer } from "./protocol_server.ts";
 import type { ServerRuntime } from "../service/runtime.ts";
 import { isLoopback } from "./serve_options.ts";
-import { concatChunks } from "./byte_chunks.ts";
+import { concatChunks } from "../core/byte_chunks.ts";
 import { type Http1Server, serveHttp1 } from "./http1_server.ts";
 import { screenMessage } from "./message_screen.ts";
 
@@ -102,7 +102,7 @@ export interface HttpBackend {
 /** The backend of a Cruxe runtime: the dispatch pipeline, its health and its status page. */
 function runtimeBackend(rt: ServerRuntime, dispatcher: Dispatcher): HttpBackend {
   return {
-    createServer: () => createProtocolServer(rt, dispatcher, { jobProgress: false }),
+    createServer: () => createProtocolServer(dispatcher, {}),
     health: () => buildHealth(rt),
     status: () => renderStatus(statusSnapshot(rt, dispatcher)),
   };

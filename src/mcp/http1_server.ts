@@ -26,7 +26,7 @@
  * keep-alive, or left part of its body unread. Requires `--allow-net` on
  * the listen address.
  */
-import { concatChunks } from "./byte_chunks.ts";
+import { concatChunks } from "../core/byte_chunks.ts";
 
 /** Listener settings. */
 export interface Http1Options {

@@ -10,18 +10,24 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@model
 import { VERSION } from "../core/version.ts";
 import { languageIds } from "../core/languages.ts";
 import { RpcError } from "./jsonrpc_errors.ts";
-import { type Dispatcher, UnknownToolError } from "../service/dispatch.ts";
-import type { ServerRuntime } from "../service/runtime.ts";
-import { clientWantsJobProgress, type ProgressNotification } from "../service/progress_notifier.ts";
+import { type ToolService, UnknownToolError } from "../service/tool_catalog.ts";
+import {
+  clientWantsJobProgress,
+  type JobProgressBroadcaster,
+  type ProgressNotification,
+} from "../service/progress_notifier.ts";
 
 /** Session options. */
 export interface SessionOptions {
   /**
-   * True for long-lived sessions (stdio) that can receive job-token progress
-   * after `initialize`; HTTP requests are stateless and get progress only on
-   * the SSE stream of the call that asked for it.
+   * Where long-lived sessions (stdio) that can receive job-token progress
+   * after `initialize` subscribe; absent for HTTP requests, which are
+   * stateless and get progress only on the SSE stream of the call that asked
+   * for it, and for a team replica, which runs no jobs.
    */
-  jobProgress: boolean;
+  jobProgress?: JobProgressBroadcaster;
+  /** What the session is told once (default: `instructions()`, the local server's). */
+  instructions?: string;
   /**
    * The key of state kept per session (`switch_ref`'s default ref). stdio
    * serves one session per process (`stdio`); HTTP is stateless and has none.
@@ -55,22 +61,22 @@ const NO_ELICITATION = {
   getValidator: () => () => ({ valid: false as const, data: undefined, errorMessage: "Cruxe does not elicit input" }),
 };
 
-/** Builds the SDK server of one session. */
-export function createProtocolServer(rt: ServerRuntime, dispatcher: Dispatcher, opts: SessionOptions): Server {
+/** Builds the SDK server of one session answering through `service`. */
+export function createProtocolServer(service: ToolService, opts: SessionOptions): Server {
   const server = new Server(
     { name: "cruxe", version: VERSION },
     {
       capabilities: { tools: { listChanged: false } },
-      instructions: instructions(),
+      instructions: opts.instructions ?? instructions(),
       jsonSchemaValidator: NO_ELICITATION,
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: dispatcher.listTools() }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: service.listTools() }));
   server.setRequestHandler(
     CallToolRequestSchema,
     async (req, extra) => {
       try {
-        return await dispatcher.call(req.params.name, req.params.arguments, {
+        return await service.call(req.params.name, req.params.arguments, {
           progressToken: req.params._meta?.progressToken,
           sendNotification: (n: ProgressNotification) => extra.sendNotification(n),
           signal: extra.signal,
@@ -86,12 +92,13 @@ export function createProtocolServer(rt: ServerRuntime, dispatcher: Dispatcher, 
   server.fallbackRequestHandler = (req) => {
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${req.method}`);
   };
-  if (opts.jobProgress) {
+  const jobProgress = opts.jobProgress;
+  if (jobProgress) {
     let remove: (() => void) | null = null;
     server.oninitialized = () => {
       remove?.();
       remove = clientWantsJobProgress(server.getClientCapabilities())
-        ? rt.progress.add({ send: (n) => server.notification(n) })
+        ? jobProgress.add({ send: (n) => server.notification(n) })
         : null;
     };
     const prevClose = server.onclose;

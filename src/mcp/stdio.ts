@@ -15,7 +15,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { decorateErrors, jsonRpcError } from "./jsonrpc_errors.ts";
-import { concatChunks } from "./byte_chunks.ts";
+import { concatChunks } from "../core/byte_chunks.ts";
 import { screenMessage } from "./message_screen.ts";
 import { warn } from "../core/log.ts";
 

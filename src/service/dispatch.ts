@@ -8,68 +8,36 @@
  * `errorResult`; an unknown tool is an `UnknownToolError` (the call itself is
  * malformed: a transport answers it at the protocol level, `invalid_input`).
  */
-import { z } from "zod";
 import { CruxeError } from "../core/errors.ts";
 import { debugEnabled } from "../core/log.ts";
 import { buildMetadata, type ProtocolMetadata } from "../core/metadata.ts";
-import { languageIds } from "../core/languages.ts";
 import { type IndexView, requireIndex } from "../query/index_reader.ts";
 import { indexVerdict, jobElsewhere, lastJobFailed } from "../query/index_status.ts";
 import { storageFix } from "../state/storage_errors.ts";
 import type { ProjectRow } from "../state/registry.ts";
 import { errorResult, successResult, type ToolResult, unroutedMetadata } from "./envelope.ts";
-import { verboseArg } from "./compact.ts";
 import { dropDeleted } from "./live_sync.ts";
-import { type NotificationSend, ProgressSink } from "./progress_notifier.ts";
+import { ProgressSink } from "./progress_notifier.ts";
 import type { ServerRuntime } from "./runtime.ts";
 import type { RoutedWorkspace } from "./workspace_router.ts";
 import { TOOLS } from "./tools/registry.ts";
 import { callFailure, ToolStats } from "./tool_stats.ts";
-import {
-  type ReaderContext,
-  type ReaderToolDef,
-  refArg,
-  type ToolBody,
-  type ToolContext,
-  type ToolDef,
-  workspaceArg,
-} from "./tools/tool.ts";
+import type { ReaderContext, ReaderToolDef, ToolBody, ToolContext, ToolDef } from "./tools/tool.ts";
 import { readViewFor, type RefRead, sessionRef } from "./ref_router.ts";
-import { leanListing, type ToolListing } from "./tool_listing.ts";
-import { toolHelpTool } from "./tools/tool_help.ts";
-
-/** What a transport knows about one `tools/call`. */
-export interface CallInfo {
-  /** `params._meta.progressToken`, when the client sent one. */
-  progressToken?: string | number;
-  /** Sends a notification related to this call (on HTTP: onto the call's SSE stream). */
-  sendNotification: NotificationSend;
-  signal: AbortSignal;
-  /** The session the call belongs to, when the transport has one (stdio: `stdio`; HTTP: none). */
-  session?: string;
-}
-
-interface Compiled {
-  def: ToolDef;
-  schema: z.ZodObject;
-  /** The full listing (tool_help's answer; `tools/list` publishes its lean form), made on first use. */
-  listing(): ToolListing;
-}
-
-/** A call names a tool this server does not have, or does not enable (the call itself is malformed). */
-export class UnknownToolError extends Error {
-  /** The tools the server answers. */
-  readonly tools: string[];
-
-  constructor(message: string, tools: string[]) {
-    super(message);
-    this.tools = tools;
-  }
-}
+import type { ToolListing } from "./tool_listing.ts";
+import {
+  type CallInfo,
+  type CompiledTool,
+  compileWithHelp,
+  leanListings,
+  unknownTool,
+  validate,
+} from "./tool_catalog.ts";
+import { TOOL } from "../core/tool_names.ts";
 
 /** Validates, routes and answers tool calls for one runtime. */
 export class Dispatcher {
-  private tools = new Map<string, Compiled>();
+  private tools: Map<string, CompiledTool>;
   private lean: ToolListing[] | null = null;
   /** Calls, errors and latencies of each tool since the server started (an unknown tool's call is not counted). */
   readonly stats = new ToolStats();
@@ -80,36 +48,8 @@ export class Dispatcher {
    * undefined. `tool_help` is added to `tools` and always enabled.
    */
   constructor(private rt: ServerRuntime, tools: ToolDef[] = TOOLS, enabled?: ReadonlySet<string>) {
-    const languages = languageIds();
-    const help = toolHelpTool(() =>
-      [...this.tools.values()].map(({ def, listing }) => ({
-        name: def.name,
-        summary: def.summary,
-        description: listing().description ?? "",
-        input_schema: listing().inputSchema,
-        enabled: this.enabled.has(def.name),
-        profile: def.profile,
-      }))
-    );
-    for (const def of [...tools, help]) {
-      const schema = def.input.extend({
-        workspace: workspaceArg.optional(),
-        ...(def.compact ? { verbose: verboseArg.optional() } : {}),
-        ...(def.indexGate && !("ref" in def.input.shape) ? { ref: refArg.optional() } : {}),
-      });
-      let listing: ToolListing | null = null;
-      this.tools.set(def.name, {
-        def,
-        schema,
-        listing: () =>
-          listing ??= {
-            name: def.name,
-            description: def.description(languages),
-            inputSchema: z.toJSONSchema(schema, { io: "input" }) as ToolListing["inputSchema"],
-          },
-      });
-    }
-    this.enabled = new Set([...(enabled ?? this.tools.keys()), help.name]);
+    this.tools = compileWithHelp(tools, () => this.enabled);
+    this.enabled = new Set([...(enabled ?? this.tools.keys()), TOOL.tool_help]);
   }
 
   /**
@@ -117,9 +57,7 @@ export class Dispatcher {
    * every one has optional `workspace`).
    */
   listTools(): ToolListing[] {
-    return this.lean ??= [...this.tools.values()].filter((t) => this.enabled.has(t.def.name)).map((t) =>
-      leanListing(t.listing(), t.def.summary)
-    );
+    return this.lean ??= leanListings(this.tools, this.enabled);
   }
 
   /**
@@ -135,12 +73,7 @@ export class Dispatcher {
 
   private async answer(name: string, rawArgs: unknown, call: CallInfo): Promise<ToolResult> {
     const tool = this.tools.get(name);
-    if (!tool || !this.enabled.has(name)) {
-      const why = tool
-        ? `Tool ${name} is not enabled on this server (start it with --tools naming it, or a profile holding it)`
-        : `Unknown tool: ${name}`;
-      throw new UnknownToolError(why, [...this.enabled]);
-    }
+    if (!tool || !this.enabled.has(name)) throw unknownTool(name, this.tools, this.enabled);
     let project: ProjectRow | null = null;
     let read: RefRead | null = null;
     let leave = () => {};
@@ -390,20 +323,4 @@ export class Dispatcher {
 function readOnlyWarning(home: string, reason: string): string {
   return `read-only store (${reason}): ${home} cannot be written, so answers come from the existing index and ` +
     `syncing is off; ${storageFix(reason === "disk_full" ? "disk_full" : "read_only", home)}.`;
-}
-
-/** Parses arguments with a tool's schema; any mismatch is `invalid_input` listing every issue. */
-function validate(schema: z.ZodObject, raw: unknown): Record<string, unknown> {
-  const r = schema.safeParse(raw);
-  if (r.success) return r.data as Record<string, unknown>;
-  const issues = r.error.issues.map((i) => ({
-    path: i.path.map(String).join(".") || "(arguments)",
-    message: i.message,
-    code: i.code,
-  }));
-  throw new CruxeError(
-    "invalid_input",
-    `Invalid arguments: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
-    { issues },
-  );
 }

@@ -82,7 +82,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     if (o.transport === "stdio") {
       await Promise.race([
         serveStdio(
-          () => createProtocolServer(rt, dispatcher, { jobProgress: true, session: "stdio" }),
+          () => createProtocolServer(dispatcher, { jobProgress: rt.progress, session: "stdio" }),
           undefined,
           prewarm,
         ),

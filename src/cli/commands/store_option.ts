@@ -37,10 +37,13 @@ export function teamStoreOf(values: Record<string, unknown>): string | null {
   return storeUrlFor(flag, flag === undefined ? loadConfig(values.config as string | undefined).store : null);
 }
 
-/** A local call's arguments as a team call's: no workspace; `--repo` and `--ref` name what to read. */
+/**
+ * A local call's arguments as a team call's: the workspace is the store's
+ * repository `--repo` names (default: the store's only one), `--ref` the ref read.
+ */
 export function teamArguments(args: Record<string, unknown>, values: Record<string, unknown>) {
   const { workspace: _w, ...rest } = args;
-  if (values.repo !== undefined) rest.repo = values.repo;
+  if (values.repo !== undefined) rest.workspace = values.repo;
   if (values.ref !== undefined) rest.ref = values.ref;
   return rest;
 }

@@ -1,7 +1,7 @@
 /**
  * The team-store commands of the CLI: `repo add`, `worker`, `store-setup`,
  * and the `--store` forms of `index` and `status` (the query commands' team
- * form is `./team_tool.ts`), all against a PostgreSQL store
+ * form is the tool commands with `--store`), all against a PostgreSQL store
  * (see docs/TEAM.md). Without a store URL none of this runs: the SQLite
  * commands are untouched. Requires `--allow-net` to the database, and for
  * `index`, `repo add` and `worker` what ref indexing requires.
@@ -17,7 +17,8 @@ import { migratePgStore } from "../../state/pg/schema.ts";
 import { redactedStoreUrl } from "../../state/pg/store_url.ts";
 import type { TeamRepo } from "../../state/pg/team_store.ts";
 import { TeamBuilder } from "../../index/team_build.ts";
-import { queueRepoRefs, runTeamWorker, type TeamWorkerSummary } from "../../index/team_worker.ts";
+import { localRepo, queueRepoRefs, runTeamWorker, type TeamWorkerSummary } from "../../index/team_worker.ts";
+import { isRemoteUrl, nameFromUrl, remoteProtocol } from "../../io/git_fetch.ts";
 import { printJson, say } from "../output.ts";
 
 /** Runs `fn` on the store at `url` (opened for writing: schema created or migrated when `migrate`), closing it after. */
@@ -30,30 +31,45 @@ async function withStore<T>(url: string, migrate: boolean, fn: (s: PgTeamStore) 
   }
 }
 
-/** `ref_patterns` from `--refs a,b/*` (default: the checkout's current branch). */
-function refPatterns(refs: string | undefined, path: string): string[] {
-  const list = (refs ?? currentRef(path) ?? "").split(",").map((r) => r.trim()).filter(Boolean);
+/** `ref_patterns` from `--refs a,b/*` (default for a local checkout: its current branch). */
+function refPatterns(refs: string | undefined, path: string | null): string[] {
+  const list = (refs ?? (path ? currentRef(path) : null) ?? "").split(",").map((r) => r.trim()).filter(Boolean);
   if (!list.length) throw new CruxeError("invalid_input", `name the refs to index with --refs (e.g. --refs main)`);
   return list;
 }
 
-/** Registers the repository at `path` and queues its refs; returns it with the jobs queued. */
+/** Where this machine keeps its copies of repositories registered by URL (under the worker's scratch home). */
+function copiesDir(config: CruxeConfig, workDir?: string): string {
+  return join(workDir ?? join(config.home, "team-worker"), "copies");
+}
+
+/**
+ * Registers the repository at `path` (a local git directory, or a URL that
+ * workers fetch into copies of their own) and queues its refs; returns it
+ * with the jobs queued.
+ */
 async function addRepo(
+  config: CruxeConfig,
   store: PgTeamStore,
   a: { path: string; refs?: string; name?: string },
 ): Promise<{ repo: TeamRepo; queued: { ref: string; job: number }[] }> {
-  const root = canonicalDir(a.path);
-  const repo = await store.addRepo(a.name ?? (basename(root) || "root"), root, refPatterns(a.refs, root));
-  return { repo, queued: await queueRepoRefs(store, repo) };
+  const remote = isRemoteUrl(a.path);
+  if (remote) remoteProtocol(a.path); // a scheme Cruxe does not fetch over is refused before anything is written
+  const root = remote ? a.path : canonicalDir(a.path);
+  const name = a.name ?? (remote ? nameFromUrl(root) : basename(root) || "root");
+  const repo = await store.addRepo(name, root, refPatterns(a.refs, remote ? null : root));
+  const copies = copiesDir(config);
+  return { repo, queued: await queueRepoRefs(store, repo, (p) => localRepo(p, copies)) };
 }
 
 /** `cruxe repo add PATH [--refs main,release/*] --store URL`. */
 export async function runRepoAdd(
+  config: CruxeConfig,
   url: string,
   a: { path: string; refs?: string; name?: string; json: boolean },
 ): Promise<number> {
   return await withStore(url, true, async (store) => {
-    const { repo, queued } = await addRepo(store, a);
+    const { repo, queued } = await addRepo(config, store, a);
     if (a.json) printJson({ repo, queued });
     else {
       say(
@@ -97,6 +113,7 @@ async function work(
       once: o.once,
       signal: abort.signal,
       stallMs: config.testWorkerStallMs,
+      local: (p) => localRepo(p, copiesDir(config, o.workDir)),
       report: (line) => console.error(line),
     });
   } finally {
@@ -142,7 +159,7 @@ export async function runTeamIndex(
   a: { path: string; ref?: string; json: boolean },
 ): Promise<number> {
   return await withStore(url, true, async (store) => {
-    const { repo, queued } = await addRepo(store, { path: a.path, refs: a.ref });
+    const { repo, queued } = await addRepo(config, store, { path: a.path, refs: a.ref });
     const s = await work(config, store, { once: true, leaseSeconds: 60, pollMs: 1000 });
     const heads = (await store.status()).heads.filter((h) => h.repo === repo.name);
     if (a.json) printJson({ repo: repo.name, queued, ...s, heads });

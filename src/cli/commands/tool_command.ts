@@ -13,14 +13,19 @@ import { CruxeError, type ErrorCode } from "../../core/errors.ts";
 import type { OptionSpec, OptionTable, Parsed } from "../args.ts";
 import type { CommandDef } from "../command_def.ts";
 import { openContext } from "../context.ts";
-import { EXIT_FOUND, EXIT_NOTHING, exitCodeFor, printJson } from "../output.ts";
+import { EXIT_FOUND, EXIT_NOTHING, exitCodeFor, printJson, say } from "../output.ts";
 import { userCwd } from "../user_cwd.ts";
 import { showAnswer } from "../tool_views.ts";
 import { openLocalService } from "../../service/local_service.ts";
 import { TOOLS } from "../../service/tools/registry.ts";
 import type { CliSpec, ToolDef } from "../../service/tools/tool.ts";
-import { isTeamTool } from "../../service/team_call.ts";
+import { teamToolNames } from "../../service/team_service.ts";
+import type { ToolResult } from "../../service/envelope.ts";
 import { READ_STORE_OPTION, REPO_OPTION, STORE_OPTION, teamArguments, teamStoreOf } from "./store_option.ts";
+import { loadConfig } from "../context.ts";
+
+/** The tools a team store answers: their commands take `--store`, `--read-store` and `--repo`. */
+const TEAM_TOOLS = new Set(teamToolNames());
 
 /** What a flag's value becomes in the tool's arguments, from the JSON Schema of that argument. */
 interface ArgSchema {
@@ -125,7 +130,7 @@ function commandOf(def: ToolDef, spec: CliSpec): CommandDef {
   options.workspace = WORKSPACE_OPTION;
   if (takesRef(def, spec)) options.ref = REF_OPTION;
   // The tools a team store answers take its options too (`--ref` reads that ref of the store's repository).
-  if (isTeamTool(def.name)) {
+  if (TEAM_TOOLS.has(def.name)) {
     Object.assign(options, { store: STORE_OPTION, "read-store": READ_STORE_OPTION, repo: REPO_OPTION });
     options.ref ??= REF_OPTION;
   }
@@ -140,18 +145,52 @@ function commandOf(def: ToolDef, spec: CliSpec): CommandDef {
   };
 }
 
+/** A service a command calls: the local one, or a team store's. */
+interface CommandService {
+  call(tool: string, args: Record<string, unknown>): Promise<ToolResult>;
+  close(): void | Promise<void>;
+  /** The project a workspace argument names, for the human view's paths (null: none, or a team store). */
+  projectOf(workspace: string): { name: string; root: string } | null;
+  /** True for a team store's service (its calls name a repository of the store, not a directory). */
+  team: boolean;
+}
+
+/** The service `values` ask for: a team store's (`--store`, `--read-store`, the config's store), else the local one. */
+async function openService(def: ToolDef, values: Record<string, unknown>): Promise<CommandService> {
+  const team = TEAM_TOOLS.has(def.name) ? teamStoreOf(values) : null;
+  const signal = new AbortController().signal;
+  const info = { sendNotification: () => Promise.resolve(), signal };
+  if (team) {
+    const { openTeamService } = await import("../../service/team_open.ts");
+    const t = await openTeamService(team, loadConfig(values.config as string | undefined).home, 1);
+    return {
+      call: (tool, args) => t.service.call(tool, args, info),
+      close: t.close,
+      projectOf: () => null,
+      team: true,
+    };
+  }
+  const ctx = openContext(values.config as string | undefined);
+  const service = openLocalService(ctx.config, ctx.registry, userCwd());
+  return {
+    call: service.call,
+    close: service.close,
+    team: false,
+    projectOf: (workspace) => {
+      const project = ctx.registry.projectContaining(resolve(workspace));
+      return project && { name: project.name, root: project.repo_root };
+    },
+  };
+}
+
 /** Runs the command: one service call, then the answer as JSON or for people; returns the exit code. */
 async function runTool(def: ToolDef, spec: CliSpec, p: Parsed<OptionTable>): Promise<number> {
   const values = p.values as Record<string, unknown>;
   const json = values.json === true;
-  const args = toolArguments(def, spec, p);
-  const team = isTeamTool(def.name) ? teamStoreOf(values) : null;
-  if (team) {
-    const { runTeamTool } = await import("./team_tool.ts");
-    return await runTeamTool(team, def.name, spec, teamArguments(args, values), json);
-  }
-  const ctx = openContext(values.config as string | undefined);
-  const service = openLocalService(ctx.config, ctx.registry, userCwd());
+  const local = toolArguments(def, spec, p);
+  const service = await openService(def, values);
+  const team = service.team;
+  const args = team ? teamArguments(local, values) : local;
   try {
     // People get every field to format; machines get the tool's own answer.
     const result = await service.call(def.name, json || !def.compact ? args : { ...args, verbose: true });
@@ -164,12 +203,15 @@ async function runTool(def: ToolDef, spec: CliSpec, p: Parsed<OptionTable>): Pro
     }
     if (json) printJson(answer);
     else {
-      const project = ctx.registry.projectContaining(resolve(args.workspace as string));
-      showAnswer(spec.command, answer, project && { name: project.name, root: project.repo_root });
+      if (team) {
+        const m = answer.metadata as { ref: string; ref_commit?: string };
+        say(`${spec.command} at ${m.ref} (${m.ref_commit ?? "?"}), team store:`);
+      }
+      showAnswer(spec.command, answer, service.projectOf(args.workspace as string));
     }
     return (spec.found?.(answer) ?? true) ? EXIT_FOUND : EXIT_NOTHING;
   } finally {
-    service.close();
+    await service.close();
   }
 }
 

@@ -209,7 +209,7 @@ export function applySignals(
   const termSet = new Set(q.terms);
   const stemSet = new Set(q.terms.map(lightStem));
   if (q.identifier) { for (const p of splitIdentifier(q.identifier)) stemSet.add(lightStem(p)); }
-  const place = { stemSet, companions, fileSymbols, generated, files };
+  const place = { stemSet, companions, fileSymbols, generated, files, pathAffinity: new Map<string, number>() };
   for (const u of units) {
     u.score = u.fused;
     symbolSignals(u, q, termSet);
@@ -274,6 +274,8 @@ function placeSignals(
     fileSymbols?: Map<string, number>;
     generated: ReadonlySet<string>;
     files: FileFacts | null;
+    /** Path affinity factors already worked out, by path (units of one file share theirs). */
+    pathAffinity: Map<string, number>;
   },
 ): void {
   const { stemSet, companions, fileSymbols, generated, files } = c;
@@ -282,8 +284,12 @@ function placeSignals(
   if (stemSet.size) {
     const slash = u.path.lastIndexOf("/");
     const stem = u.path.slice(slash + 1).replace(/\.[^.]*$/, "");
-    const f = 1 + p.pathAffinity * stemCoverage(stem, stemSet) +
-      p.dirAffinity * Math.min(1, dirHits(u.path.slice(0, Math.max(0, slash)), stemSet) / stemSet.size);
+    let f = c.pathAffinity.get(u.path);
+    if (f === undefined) {
+      f = 1 + p.pathAffinity * stemCoverage(stem, stemSet) +
+        p.dirAffinity * Math.min(1, dirHits(u.path.slice(0, Math.max(0, slash)), stemSet) / stemSet.size);
+      c.pathAffinity.set(u.path, f);
+    }
     factor(u, "path_affinity", f);
     if (q.identifier && stem.toLowerCase() === q.identifier.toLowerCase()) factor(u, "file_named_after_symbol", 1.5);
   }

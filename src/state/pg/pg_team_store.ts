@@ -8,7 +8,16 @@
 import { PgPool, type PgQuerier } from "./pg_pool.ts";
 import { checkPgSchema, migratePgStore, PG_SCHEMA_VERSION } from "./schema.ts";
 import * as SQL from "./sql.ts";
-import type { ClaimedJob, SnapshotRows, TeamRepo, TeamStatus, TeamStore } from "./team_store.ts";
+import type {
+  ClaimedJob,
+  RefreshRequest,
+  SnapshotRows,
+  TeamHead,
+  TeamRepo,
+  TeamStatus,
+  TeamStore,
+} from "./team_store.ts";
+import { type ShardInfo, writeShard } from "./shards.ts";
 
 /** Claims of one job before it is failed: a job whose every worker died is not retried forever. */
 export const MAX_CLAIMS = 5;
@@ -18,6 +27,28 @@ const BATCH = 2000;
 
 function repoOf(r: Record<string, unknown>): TeamRepo {
   return { id: Number(r.id), name: String(r.name), path: String(r.path), refPatterns: r.ref_patterns as string[] };
+}
+
+function shardOf(r: Record<string, unknown>): ShardInfo {
+  return {
+    id: Number(r.id),
+    digest: String(r.digest),
+    bytes: Number(r.bytes),
+    storedBytes: Number(r.stored_bytes),
+    refId: Number(r.ref_id),
+    schemaVersion: Number(r.schema_version),
+  };
+}
+
+function requestOf(r: Record<string, unknown>): RefreshRequest {
+  return {
+    id: Number(r.id),
+    repoId: Number(r.repo_id),
+    ref: String(r.ref),
+    commit: r.commit_id === null || r.commit_id === undefined ? null : String(r.commit_id),
+    answered: r.answered_at !== null && r.answered_at !== undefined,
+    error: r.error === null || r.error === undefined ? null : String(r.error),
+  };
 }
 
 /** Runs `sql` once per batch of `rows`, with `cols(batch)` as its parameters after `first`. */
@@ -97,22 +128,31 @@ export class PgTeamStore implements TeamStore {
   async fail(jobId: number, worker: string, message: string): Promise<void> {
     await this.pool.transaction(async (q) => {
       await q.query(SQL.FAIL_JOB, [jobId, worker, message.slice(0, 2000)]);
+      await q.query(SQL.FAIL_JOB_REQUESTS, [jobId, message.slice(0, 2000)]);
       await q.query(SQL.JOB_EVENT, [jobId, worker, "failed"]);
     });
   }
 
   /**
-   * Writes the snapshot and moves the ref's head to it in one transaction,
-   * then drops the snapshot it replaced; nothing is written when the worker
-   * no longer holds the job (returns false).
+   * Writes the build's shard, file list and missing blobs, and moves the
+   * ref's head to the new snapshot in one transaction, then drops the
+   * snapshot it replaced (its shard goes with it when nothing else reads it);
+   * nothing is written when the worker no longer holds the job (returns
+   * false). Readers see the old head until the commit, then the new one whole.
    */
   async publish(job: ClaimedJob, worker: string, rows: SnapshotRows): Promise<boolean> {
     const blobIds = [...new Set(rows.files.map((f) => f.blob).filter((b): b is string => b !== null))];
     return await this.pool.transaction(async (q) => {
       if (!(await q.query(SQL.LOCK_HELD_JOB, [job.id, worker])).length) return false;
       const symbolTotal = rows.files.reduce((n, f) => n + f.symbolCount, 0);
+      // Files with a language were indexed; the others are listed only so open_file can read them.
+      const indexedFiles = rows.files.filter((f) => f.language !== "").length;
+      const shard = await writeShard(q, rows.shard.path, rows.shard);
       const snap = Number(
-        (await q.query(SQL.NEW_SNAPSHOT, [job.repoId, job.ref, job.commit, rows.files.length, symbolTotal]))[0].id,
+        (await q.query(SQL.NEW_SNAPSHOT, [job.repoId, job.ref, job.commit, indexedFiles, symbolTotal, shard.id]))[
+          0
+        ]
+          .id,
       );
       await this.writeBlobs(q, blobIds, rows);
       await inBatches(q, SQL.INSERT_FILES, [snap], rows.files, (b) => [
@@ -122,38 +162,102 @@ export class PgTeamStore implements TeamStore {
         b.map((f) => f.lineCount),
         b.map((f) => f.symbolCount),
       ]);
-      await inBatches(q, SQL.INSERT_SYMBOLS, [snap], rows.symbols, (b) => [
-        b.map((s) => s.id),
-        b.map((s) => s.path),
-        b.map((s) => s.name),
-        b.map((s) => s.nameLower),
-        b.map((s) => s.qualifiedName),
-        b.map((s) => s.kind),
-        b.map((s) => s.language),
-        b.map((s) => s.signature),
-        b.map((s) => s.lineStart),
-        b.map((s) => s.lineEnd),
-        b.map((s) => s.parentId),
-        b.map((s) => s.symbolId),
-      ]);
-      await inBatches(q, SQL.INSERT_CHUNKS, [snap], rows.chunks, (b) => [
-        b.map((c) => c.path),
-        b.map((c) => c.lineStart),
-        b.map((c) => c.lineEnd),
-        b.map((c) => c.language),
-        b.map((c) => c.symbolName),
-        b.map((c) => c.content),
-        b.map((c) => c.symbolTerms),
-        b.map((c) => c.extraTerms),
-        b.map((c) => c.pathTerms),
-      ]);
       const old = await q.query(SQL.LOCK_HEAD, [job.repoId, job.ref]);
       await q.query(SQL.SET_HEAD, [job.repoId, job.ref, snap, job.commit]);
-      if (old.length) await q.query(SQL.DROP_SNAPSHOT, [old[0].snapshot_id]);
+      if (old.length) {
+        await q.query(SQL.DROP_SNAPSHOT_BLOBS, [old[0].snapshot_id]);
+        await q.query(SQL.DROP_SNAPSHOT, [old[0].snapshot_id]);
+        await q.query(SQL.DROP_UNUSED_SHARDS);
+      }
+      await q.query(SQL.ANSWER_PUBLISHED, [job.repoId, job.ref, job.commit]);
       await q.query(SQL.FINISH_JOB, [job.id]);
       await q.query(SQL.JOB_EVENT, [job.id, worker, "published"]);
       return true;
     });
+  }
+
+  async head(repoId: number, ref: string): Promise<TeamHead | null> {
+    const r = await this.pool.query(SQL.HEAD_OF, [repoId, ref]);
+    if (!r.length) return null;
+    const h = r[0];
+    return {
+      ref: String(h.ref),
+      commit: String(h.commit_id),
+      snapshotId: Number(h.snapshot_id),
+      publishedAt: new Date(h.published_at as string).toISOString(),
+      fileCount: Number(h.file_count),
+      symbolCount: Number(h.symbol_count),
+      shard: shardOf({ ...h, id: h.shard_id }),
+    };
+  }
+
+  async requestRefresh(repoId: number, ref: string): Promise<number> {
+    return Number((await this.pool.query(SQL.REQUEST_REFRESH, [repoId, ref]))[0].id);
+  }
+
+  async openRequests(): Promise<RefreshRequest[]> {
+    return (await this.pool.query(SQL.OPEN_REQUESTS)).map((r) => requestOf(r));
+  }
+
+  async noteRequestCommit(id: number, commit: string): Promise<void> {
+    await this.pool.query(SQL.NOTE_REQUEST_COMMIT, [id, commit]);
+  }
+
+  async answerRequest(id: number, commit: string | null, error: string | null): Promise<void> {
+    await this.pool.query(SQL.ANSWER_REQUEST, [id, commit, error]);
+  }
+
+  async request(id: number): Promise<RefreshRequest | null> {
+    const r = await this.pool.query(SQL.REQUEST_ROW, [id]);
+    return r.length ? requestOf({ id, ...r[0] }) : null;
+  }
+
+  /** The published refs of repository `repoId` with their commits and totals, by ref name. */
+  async headsOf(repoId: number): Promise<{ ref: string; commit: string; publishedAt: string; files: number }[]> {
+    return (await this.pool.query(SQL.HEADS_OF_REPO, [repoId])).map((h) => ({
+      ref: String(h.ref),
+      commit: String(h.commit_id),
+      publishedAt: new Date(h.published_at as string).toISOString(),
+      files: Number(h.file_count),
+    }));
+  }
+
+  /** The bytes of the files among `paths` that snapshot `snapshotId` lists (a path it lacks is left out). */
+  async fileBytes(snapshotId: number, paths: readonly string[]): Promise<Map<string, Uint8Array>> {
+    const ids = await this.pool.query(SQL.FILE_BLOBS, [snapshotId, paths]);
+    if (!ids.length) return new Map();
+    const blobs = new Map(
+      (await this.pool.query(SQL.BLOB_CONTENTS, [ids.map((r) => r.blob_oid)])).map((r) => [
+        String(r.oid),
+        r.content as Uint8Array,
+      ]),
+    );
+    const out = new Map<string, Uint8Array>();
+    for (const r of ids) {
+      const b = blobs.get(String(r.blob_oid));
+      if (b) out.set(String(r.path), b);
+    }
+    return out;
+  }
+
+  /** The digests of every shard some ref head reads now. */
+  async headDigests(): Promise<Set<string>> {
+    return new Set((await this.headShards()).map((s) => s.digest));
+  }
+
+  /** Every shard some ref head reads now. */
+  async headShards(): Promise<ShardInfo[]> {
+    return (await this.pool.query(SQL.HEAD_SHARDS)).map(shardOf);
+  }
+
+  /** The primary's current WAL position (a publish's is taken after it commits). */
+  async currentLsn(): Promise<string> {
+    return String((await this.pool.query(SQL.CURRENT_LSN))[0].lsn);
+  }
+
+  /** Whether this store has replayed `lsn` (always, on a primary). */
+  async replayed(lsn: string): Promise<boolean> {
+    return (await this.pool.query(SQL.REPLAYED, [lsn]))[0].ok === true;
   }
 
   /** Stores the contents of the blobs among `ids` the store lacks, read in batches. */

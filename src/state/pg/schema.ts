@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL store's schema, in the schema `cruxe`: registered
- * repositories, index jobs with their leases, one snapshot (files, symbols,
- * chunks) per published build of a ref, the head each ref reads, and the
- * blobs files are read from. Each migration moves the store from version
+ * repositories, index jobs with their leases, one snapshot per published
+ * build of a ref (its file list, and its shard: the build's SQLite index,
+ * compressed and cut into parts, which replicas copy and read), the head each
+ * ref reads, and the blobs files are read from (shared by every snapshot). Each migration moves the store from version
  * N-1 to N in one transaction, under an advisory lock so two processes
  * starting at once migrate once.
  */
@@ -100,6 +101,42 @@ export const PG_MIGRATIONS: string[] = [
    );
    CREATE INDEX chunks_terms ON cruxe.chunks USING gin (terms);
    CREATE INDEX chunks_snapshot ON cruxe.chunks (snapshot_id);`,
+  // 2: a published build is its SQLite index (a shard, compressed in parts) that replicas read whole; the
+  // snapshot's own rows are gone, so version 1's snapshots are dropped and their refs queued again by workers.
+  `DROP TABLE cruxe.chunks;
+   DROP TABLE cruxe.symbols;
+   DELETE FROM cruxe.ref_heads;
+   DELETE FROM cruxe.snapshots;
+   DELETE FROM cruxe.jobs WHERE status = 'done';
+   CREATE TABLE cruxe.shards (
+     id bigserial PRIMARY KEY,
+     digest text NOT NULL,
+     bytes bigint NOT NULL,
+     stored_bytes bigint NOT NULL,
+     ref_id integer NOT NULL,
+     schema_version integer NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE TABLE cruxe.shard_parts (
+     shard_id bigint NOT NULL REFERENCES cruxe.shards ON DELETE CASCADE,
+     seq integer NOT NULL,
+     data bytea NOT NULL,
+     PRIMARY KEY (shard_id, seq)
+   );
+   ALTER TABLE cruxe.snapshots ADD COLUMN shard_id bigint NOT NULL REFERENCES cruxe.shards;
+   CREATE INDEX snapshots_shard ON cruxe.snapshots (shard_id);
+   CREATE INDEX files_blob ON cruxe.files (blob_oid);`,
+  // 3: a client's request that a ref be (re)indexed now, answered by a worker with the commit it published.
+  `CREATE TABLE cruxe.refresh_requests (
+     id bigserial PRIMARY KEY,
+     repo_id bigint NOT NULL REFERENCES cruxe.repos ON DELETE CASCADE,
+     ref text NOT NULL,
+     requested_at timestamptz NOT NULL DEFAULT now(),
+     commit_id text,
+     answered_at timestamptz,
+     error text
+   );
+   CREATE INDEX refresh_requests_open ON cruxe.refresh_requests (id) WHERE answered_at IS NULL;`,
 ];
 
 /** The schema version this build reads and writes. */

@@ -77,10 +77,33 @@ export const FINISH_JOB = `
 /** Records what worker $2 did with job $1 ($3: claimed, published, failed, lost_lease). */
 export const JOB_EVENT = "INSERT INTO cruxe.job_events (job_id, worker, event) VALUES ($1, $2, $3)";
 
-/** A new snapshot of (repo, ref, commit) with its totals; returns its id. */
+/** A new snapshot of (repo, ref, commit) with its totals and shard ($6); returns its id. */
 export const NEW_SNAPSHOT = `
-  INSERT INTO cruxe.snapshots (repo_id, ref, commit_id, file_count, symbol_count) VALUES ($1, $2, $3, $4, $5)
+  INSERT INTO cruxe.snapshots (repo_id, ref, commit_id, file_count, symbol_count, shard_id)
+  VALUES ($1, $2, $3, $4, $5, $6)
   RETURNING id`;
+
+/**
+ * A new shard: digest (sha-256 of the SQLite file) $1, its size $2, its
+ * stored (compressed) size $3, the commit's id inside it $4, its schema
+ * version $5; returns its id.
+ */
+export const NEW_SHARD = `
+  INSERT INTO cruxe.shards (digest, bytes, stored_bytes, ref_id, schema_version) VALUES ($1, $2, $3, $4, $5)
+  RETURNING id`;
+
+/** Part $2 (from 0) of shard $1: bytes $3. */
+export const INSERT_SHARD_PART = "INSERT INTO cruxe.shard_parts (shard_id, seq, data) VALUES ($1, $2, $3)";
+
+/** Records shard $1's digest $2, size $3 and stored size $4 (known once every part is written). */
+export const FINISH_SHARD = "UPDATE cruxe.shards SET digest = $2, bytes = $3, stored_bytes = $4 WHERE id = $1";
+
+/** Part $2 of shard $1 (no row past the last). */
+export const SHARD_PART = "SELECT data FROM cruxe.shard_parts WHERE shard_id = $1 AND seq = $2";
+
+/** The shards no snapshot reads any more (a replaced head's): deleted with their parts. */
+export const DROP_UNUSED_SHARDS = `
+  DELETE FROM cruxe.shards s WHERE NOT EXISTS (SELECT 1 FROM cruxe.snapshots n WHERE n.shard_id = s.id)`;
 
 /** Blob contents by git id ($1 ids, $2 bytes), kept when already there (a blob id names its content). */
 export const INSERT_BLOBS = `
@@ -95,27 +118,6 @@ export const MISSING_BLOBS = `
 export const INSERT_FILES = `
   INSERT INTO cruxe.files (snapshot_id, path, blob_oid, language, line_count, symbol_count)
   SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::int[])`;
-
-/** A snapshot's symbols (snapshot $1, then one array per column). */
-export const INSERT_SYMBOLS = `
-  INSERT INTO cruxe.symbols (snapshot_id, id, path, name, name_lower, qualified_name, kind, language, signature,
-    line_start, line_end, parent_id, symbol_id)
-  SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-    $9::text[], $10::int[], $11::int[], $12::bigint[], $13::text[])`;
-
-/**
- * A snapshot's chunks (snapshot $1, then one array per column): the terms
- * are the text's own words, the parts of its compound identifiers ($9) and
- * its symbol's name parts (weighted above the body), and its path's words.
- */
-export const INSERT_CHUNKS = `
-  INSERT INTO cruxe.chunks (snapshot_id, path, line_start, line_end, language, symbol_name, content, terms)
-  SELECT $1, c.path, c.ls, c.le, c.lang, c.sym, c.content,
-    setweight(to_tsvector('simple', coalesce(c.symterms, '')), 'A') ||
-    setweight(to_tsvector('simple', c.pathterms), 'B') ||
-    setweight(to_tsvector('simple', c.content || ' ' || c.extra), 'D')
-  FROM unnest($2::text[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-    $10::text[]) AS c(path, ls, le, lang, sym, content, symterms, extra, pathterms)`;
 
 /** The current head of (repo $1, ref $2), locked for its replacement. */
 export const LOCK_HEAD = "SELECT snapshot_id FROM cruxe.ref_heads WHERE repo_id = $1 AND ref = $2 FOR UPDATE";
@@ -144,65 +146,80 @@ export const JOB_COUNTS = "SELECT status, count(*)::int AS n FROM cruxe.jobs GRO
 /** One job's row and its events (job $1). */
 export const JOB_ROW = `SELECT id, ref, commit_id, status, attempts, lease_owner, error FROM cruxe.jobs WHERE id = $1`;
 
-/** The head (ref, commit) reads of repository $1 and ref $2 go to; no row when the ref has none. */
+/**
+ * The head reads of repository $1 and ref $2 go to: its commit, snapshot and
+ * shard (digest, sizes, the commit's id in it, schema); no row when the ref has none.
+ */
 export const HEAD_OF = `
-  SELECT h.ref, h.commit_id, h.snapshot_id FROM cruxe.ref_heads h WHERE h.repo_id = $1 AND h.ref = $2`;
-
-/**
- * Definitions named $3 (lower-case) in the head of (repo $1, ref $2), with
- * the commit read; kind ($4) and language ($5) filters when not null.
- */
-export const LOCATE_SYMBOL = `
-  SELECT h.commit_id, s.name, s.qualified_name, s.kind, s.language, s.path, s.line_start, s.line_end, s.signature,
-    s.symbol_id
-  FROM cruxe.ref_heads h JOIN cruxe.symbols s ON s.snapshot_id = h.snapshot_id
-  WHERE h.repo_id = $1 AND h.ref = $2 AND (s.name_lower = $3 OR lower(s.qualified_name) = $3)
-    AND ($4::text IS NULL OR s.kind = $4) AND ($5::text IS NULL OR s.language = $5)
-  ORDER BY (s.name_lower = $3 AND s.name <> $6), s.path, s.line_start
-  LIMIT $7`;
-
-/** The file $3 of the head of (repo $1, ref $2) and its symbols in source order (none: the file alone). */
-export const FILE_OUTLINE = `
-  SELECT h.commit_id, f.language, f.line_count, f.symbol_count, s.id, s.parent_id, s.name, s.qualified_name, s.kind,
-    s.signature, s.line_start, s.line_end, s.symbol_id
-  FROM cruxe.ref_heads h JOIN cruxe.files f ON f.snapshot_id = h.snapshot_id AND f.path = $3
-  LEFT JOIN cruxe.symbols s ON s.snapshot_id = h.snapshot_id AND s.path = f.path
-  WHERE h.repo_id = $1 AND h.ref = $2
-  ORDER BY s.line_start, s.id`;
-
-/**
- * The best chunk of each file of the head of (repo $1, ref $2) matching
- * tsquery text $3, files ranked by their best chunk's cover density (symbol
- * names weigh most, then path words, then the text) plus $7 times the
- * scores of the file's other matching chunks, divided by 1 + 0.3 per
- * directory level of its path (then path and line for ties),
- * at most $6; language ($4) and path prefix ($5, matched as a prefix, never
- * as a pattern) filters when not null. Up to 500 matching chunks are ranked
- * (the GIN index finds them).
- */
-export const SEARCH_CHUNKS = `
-  WITH q AS (SELECT to_tsquery('simple', $3) AS q),
-  hits AS (
-    SELECT h.commit_id, c.path, c.line_start, c.line_end, c.language, c.symbol_name, c.content,
-      ts_rank_cd('{0.1, 0.2, 0.3, 1.0}', c.terms, q.q, 1) AS score
-    FROM cruxe.ref_heads h JOIN cruxe.chunks c ON c.snapshot_id = h.snapshot_id, q
-    WHERE h.repo_id = $1 AND h.ref = $2 AND c.terms @@ q.q
-      AND ($4::text IS NULL OR c.language = $4) AND ($5::text IS NULL OR left(c.path, length($5)) = $5)
-    ORDER BY score DESC, c.path, c.line_start
-    LIMIT 500
-  ),
-  best AS (SELECT DISTINCT ON (path) * FROM hits ORDER BY path, score DESC, line_start),
-  per_file AS (SELECT path, sum(score) AS total FROM hits GROUP BY path)
-  SELECT b.commit_id, b.path, b.line_start, b.line_end, b.language, b.symbol_name, b.content,
-    (b.score + $7::float8 * (f.total - b.score))
-      / (1 + 0.3 * (length(b.path) - length(replace(b.path, '/', '')))) AS score
-  FROM best b JOIN per_file f ON f.path = b.path
-  ORDER BY 8 DESC, b.path, b.line_start
-  LIMIT $6`;
-
-/** The bytes of file $3 in the head of (repo $1, ref $2), with the commit read. */
-export const OPEN_FILE = `
-  SELECT h.commit_id, f.language, f.line_count, b.content
-  FROM cruxe.ref_heads h JOIN cruxe.files f ON f.snapshot_id = h.snapshot_id AND f.path = $3
-  JOIN cruxe.blobs b ON b.oid = f.blob_oid
+  SELECT h.ref, h.commit_id, h.snapshot_id, h.published_at, n.file_count, n.symbol_count, s.id AS shard_id,
+    s.digest, s.bytes, s.stored_bytes, s.ref_id, s.schema_version
+  FROM cruxe.ref_heads h JOIN cruxe.snapshots n ON n.id = h.snapshot_id JOIN cruxe.shards s ON s.id = n.shard_id
   WHERE h.repo_id = $1 AND h.ref = $2`;
+
+/** The published refs of repository $1 with their commits (what `list_refs` answers on a replica). */
+export const HEADS_OF_REPO = `
+  SELECT h.ref, h.commit_id, h.published_at, n.file_count, n.symbol_count
+  FROM cruxe.ref_heads h JOIN cruxe.snapshots n ON n.id = h.snapshot_id
+  WHERE h.repo_id = $1 ORDER BY h.ref`;
+
+/** Every shard some ref head reads (what a replica's cache keeps, and copies ahead of the first call). */
+export const HEAD_SHARDS = `
+  SELECT DISTINCT s.id, s.digest, s.bytes, s.stored_bytes, s.ref_id, s.schema_version
+  FROM cruxe.ref_heads h JOIN cruxe.snapshots n ON n.id = h.snapshot_id JOIN cruxe.shards s ON s.id = n.shard_id`;
+
+/** The blob ids of files $2 (paths) in snapshot $1 (what a replica reads file bytes by). */
+export const FILE_BLOBS = `
+  SELECT f.path, f.blob_oid FROM cruxe.files f WHERE f.snapshot_id = $1 AND f.path = ANY($2::text[])
+    AND f.blob_oid IS NOT NULL`;
+
+/** The contents of blobs $1. */
+export const BLOB_CONTENTS = "SELECT oid, content FROM cruxe.blobs WHERE oid = ANY($1::text[])";
+
+/**
+ * The blobs of snapshot $1 (about to be dropped) that no other snapshot's
+ * files name: deleted (a blob id names its content, so snapshots share them).
+ */
+export const DROP_SNAPSHOT_BLOBS = `
+  DELETE FROM cruxe.blobs b WHERE b.oid IN (SELECT f.blob_oid FROM cruxe.files f WHERE f.snapshot_id = $1)
+    AND NOT EXISTS (SELECT 1 FROM cruxe.files o WHERE o.blob_oid = b.oid AND o.snapshot_id <> $1)`;
+
+/** The current LSN of the primary (taken after a publish commits: what a reader of a replica waits for). */
+export const CURRENT_LSN = "SELECT pg_current_wal_lsn()::text AS lsn";
+
+/**
+ * Whether this server has replayed LSN $1 (true on a primary, which has
+ * everything it wrote; on a streaming replica, once its replay passed it).
+ */
+export const REPLAYED = `
+  SELECT CASE WHEN pg_is_in_recovery() THEN coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false) ELSE true END
+    AS ok`;
+
+/** A request that ref $2 of repository $1 be indexed now; returns its id. */
+export const REQUEST_REFRESH = "INSERT INTO cruxe.refresh_requests (repo_id, ref) VALUES ($1, $2) RETURNING id";
+
+/** The requests no worker answered yet, oldest first. */
+export const OPEN_REQUESTS = `
+  SELECT id, repo_id, ref, commit_id FROM cruxe.refresh_requests WHERE answered_at IS NULL ORDER BY id`;
+
+/** Records the commit request $1's ref resolved to ($2), before its job is published. */
+export const NOTE_REQUEST_COMMIT = "UPDATE cruxe.refresh_requests SET commit_id = $2 WHERE id = $1";
+
+/** Answers request $1: published at commit $2, or failed with error $3. */
+export const ANSWER_REQUEST = `
+  UPDATE cruxe.refresh_requests SET commit_id = coalesce($2, commit_id), error = $3, answered_at = now()
+  WHERE id = $1 AND answered_at IS NULL`;
+
+/** Answers the open requests of (repo $1, ref $2) waiting for commit $3 (inside its publish). */
+export const ANSWER_PUBLISHED = `
+  UPDATE cruxe.refresh_requests SET answered_at = now()
+  WHERE repo_id = $1 AND ref = $2 AND commit_id = $3 AND answered_at IS NULL`;
+
+/** Fails the open requests waiting for the commit of job $1 with error $2. */
+export const FAIL_JOB_REQUESTS = `
+  UPDATE cruxe.refresh_requests r SET error = $2, answered_at = now()
+  FROM cruxe.jobs j
+  WHERE j.id = $1 AND r.repo_id = j.repo_id AND r.ref = j.ref AND r.commit_id = j.commit_id AND r.answered_at IS NULL`;
+
+/** Request $1 as it stands. */
+export const REQUEST_ROW =
+  "SELECT repo_id, ref, commit_id, answered_at, error FROM cruxe.refresh_requests WHERE id = $1";

@@ -1,10 +1,12 @@
 /**
  * What the team store holds and what its users ask of it: repositories,
  * index jobs with leases, and one published snapshot per (repository, ref)
- * that queries read. `PgTeamStore` (`./pg_team_store.ts`) is the PostgreSQL
+ * that queries read (its shard: the build's SQLite index, which replicas
+ * copy and query exactly as a local ref's index is queried). `PgTeamStore` (`./pg_team_store.ts`) is the PostgreSQL
  * implementation; the single-user SQLite store under the Cruxe home keeps its
  * own modules.
  */
+import type { ShardInfo } from "./shards.ts";
 
 /** A registered repository. */
 export interface TeamRepo {
@@ -38,45 +40,38 @@ export interface SnapshotFile {
   symbolCount: number;
 }
 
-/** One symbol of a snapshot (`id` and `parentId` are the snapshot's own numbering). */
-export interface SnapshotSymbol {
-  id: number;
-  path: string;
-  name: string;
-  nameLower: string;
-  qualifiedName: string;
-  kind: string;
-  language: string;
-  signature: string;
-  lineStart: number;
-  lineEnd: number;
-  parentId: number | null;
-  symbolId: string;
-}
-
-/** One chunk of a snapshot with the words its search terms are built from. */
-export interface SnapshotChunk {
-  path: string;
-  lineStart: number;
-  lineEnd: number;
-  language: string;
-  symbolName: string | null;
-  content: string;
-  /** The name parts of its symbol (weighted highest). */
-  symbolTerms: string;
-  /** The parts of the compound identifiers in its text. */
-  extraTerms: string;
-  /** Its path's words. */
-  pathTerms: string;
-}
-
-/** A whole build of one commit, written at once. */
+/** A whole build of one commit, published at once. */
 export interface SnapshotRows {
   files: SnapshotFile[];
-  symbols: SnapshotSymbol[];
-  chunks: SnapshotChunk[];
+  /** The build's SQLite index holding this commit alone (a refs store), written as the snapshot's shard. */
+  shard: { path: string; refId: number; schemaVersion: number };
   /** Blob contents the store may lack, by git id (read on demand: only the missing ones are loaded). */
   readBlobs(oids: string[]): Promise<Map<string, Uint8Array>>;
+  /** Removes the shard's file (after the publish, or when the job is given up). */
+  discard(): void;
+}
+
+/** The published head of one (repository, ref): the commit readers see and the shard holding its index. */
+export interface TeamHead {
+  ref: string;
+  commit: string;
+  snapshotId: number;
+  publishedAt: string;
+  fileCount: number;
+  symbolCount: number;
+  shard: ShardInfo;
+}
+
+/** A client's request that a ref be indexed now. */
+export interface RefreshRequest {
+  id: number;
+  repoId: number;
+  ref: string;
+  /** The commit its ref resolved to (null until a worker resolved it). */
+  commit: string | null;
+  /** Set when answered: published (`error` null) or failed. */
+  answered: boolean;
+  error: string | null;
 }
 
 /** What the store holds, for `cruxe status`. */
@@ -102,5 +97,17 @@ export interface TeamStore {
   publish(job: ClaimedJob, worker: string, rows: SnapshotRows): Promise<boolean>;
   fail(jobId: number, worker: string, message: string): Promise<void>;
   status(): Promise<TeamStatus>;
+  /** The head of (repo, ref), or null when the ref has none published. */
+  head(repoId: number, ref: string): Promise<TeamHead | null>;
+  /** Records a request that `ref` of `repoId` be indexed now; its id. */
+  requestRefresh(repoId: number, ref: string): Promise<number>;
+  /** The requests no worker answered yet. */
+  openRequests(): Promise<RefreshRequest[]>;
+  /** Records the commit a request's ref resolved to (its job is queued or running). */
+  noteRequestCommit(id: number, commit: string): Promise<void>;
+  /** Answers a request: its ref is published at `commit`, or it failed with `error`. */
+  answerRequest(id: number, commit: string | null, error: string | null): Promise<void>;
+  /** One request as it stands, or null when there is none with that id. */
+  request(id: number): Promise<RefreshRequest | null>;
   close(): Promise<void>;
 }

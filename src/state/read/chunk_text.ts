@@ -21,7 +21,7 @@ import type { Db } from "../db.ts";
 import { getMeta } from "../db.ts";
 import { readRepoFile } from "../../io/safe_open.ts";
 import { MAX_CHUNK_CHARS } from "../file_rows.ts";
-import { oneRow } from "./rows.ts";
+import { allRows, oneRow } from "./rows.ts";
 
 /** What a chunk's text is cut from: its file's lines, as the index read them. */
 export interface StoredChunk {
@@ -55,14 +55,16 @@ const CACHE_CHARS = 2 * 1024 * 1024;
 
 /**
  * Per connection: the repository root, the verified files recently read,
- * and the lines already verified in the current task (a query runs in one
- * synchronous task: its many reads of one file check it once).
+ * the lines already verified in the current task, and which files the
+ * current task found still as indexed (a query runs in one synchronous task:
+ * its many reads and lists of one file check it once).
  */
 interface TextCache {
   root: string | null;
   files: Map<string, Loaded>;
   chars: number;
   turn: Map<string, string[]>;
+  present: Map<string, boolean>;
 }
 
 const caches = new WeakMap<Db, TextCache>();
@@ -70,19 +72,42 @@ const decoder = new TextDecoder("utf-8");
 
 function cacheOf(db: Db): TextCache {
   let c = caches.get(db);
-  if (!c) caches.set(db, c = { root: getMeta(db, "repo_root"), files: new Map(), chars: 0, turn: new Map() });
+  if (!c) {
+    c = { root: getMeta(db, "repo_root"), files: new Map(), chars: 0, turn: new Map(), present: new Map() };
+    caches.set(db, c);
+  }
   return c;
+}
+
+/** Forgets, once the current task ends, what it verified. */
+function endOfTask(c: TextCache): void {
+  if (!c.turn.size && !c.present.size) {
+    queueMicrotask(() => {
+      c.turn.clear();
+      c.present.clear();
+    });
+  }
 }
 
 /** Notes `lines` as verified until the current task ends. */
 function verified(c: TextCache, path: string, lines: string[]): string[] {
-  if (!c.turn.size) queueMicrotask(() => c.turn.clear());
+  endOfTask(c);
   c.turn.set(path, lines);
   return lines;
 }
 
 function indexedFile(db: Db, path: string): Indexed | undefined {
   return oneRow<Indexed>(db, "SELECT hash, size, mtime_ms FROM files WHERE path = ?", path);
+}
+
+/** The indexed facts of each of `paths` that has a file row, by one statement. */
+function indexedFiles(db: Db, paths: string[]): Map<string, Indexed> {
+  const rows = allRows<Indexed & { path: string }>(
+    db,
+    "SELECT f.path, f.hash, f.size, f.mtime_ms FROM json_each(?) AS j JOIN files f ON f.path = j.value",
+    JSON.stringify(paths),
+  );
+  return new Map(rows.map((r) => [r.path, r]));
 }
 
 /** The stat identity of `abs` (device, inode, size, times), or null when it cannot be had. */
@@ -139,11 +164,10 @@ function linesOf(db: Db, path: string): string[] | null {
  * True when `path` may still be the file that was indexed: kept and
  * unchanged, or its size and mtime are the indexed ones (the digest is
  * checked when its text is read), or else read now and its digest matches.
+ * `want` is the file's indexed row (absent: not indexed).
  */
-function mayBeIndexed(db: Db, path: string): boolean {
-  const c = cacheOf(db);
+function mayBeIndexed(c: TextCache, path: string, want: Indexed | undefined): boolean {
   if (c.turn.has(path)) return true;
-  const want = indexedFile(db, path);
   if (!want || c.root === null) return false;
   const id = identityOf(join(c.root, path));
   if (!id) return false;
@@ -151,6 +175,23 @@ function mayBeIndexed(db: Db, path: string): boolean {
   if (kept && kept.hash === want.hash && kept.identity === id.key) return true;
   if (id.size === want.size && id.mtimeMs === want.mtime_ms) return true;
   return load(c, path, want) !== null;
+}
+
+/**
+ * For each file of `rows` whose text is its file's: whether it may still be
+ * the file that was indexed (`mayBeIndexed`), checked once per task; the
+ * indexed rows of the files not yet checked are read by one statement.
+ */
+function presentFiles(db: Db, rows: StoredChunk[]): Map<string, boolean> {
+  const c = cacheOf(db);
+  const unchecked = [...new Set(rows.filter((r) => r.content === null).map((r) => r.path))]
+    .filter((p) => !c.present.has(p));
+  if (unchecked.length) {
+    const indexed = indexedFiles(db, unchecked);
+    endOfTask(c);
+    for (const p of unchecked) c.present.set(p, mayBeIndexed(c, p, indexed.get(p)));
+  }
+  return c.present;
 }
 
 /** A chunk's text cut from its file's lines, as the chunker cut it. */
@@ -175,16 +216,14 @@ function stale(path: string): CruxeError {
  * `index_stale`. Order is kept.
  */
 export function withChunkText<T extends StoredChunk>(db: Db, rows: T[]): WithText<T>[] {
-  const present = new Map<string, boolean>();
+  const present = presentFiles(db, rows);
   const out: WithText<T>[] = [];
   for (const row of rows) {
     if (row.content !== null) {
       out.push(row as WithText<T>);
       continue;
     }
-    let ok = present.get(row.path);
-    if (ok === undefined) present.set(row.path, ok = mayBeIndexed(db, row.path));
-    if (!ok) continue;
+    if (!present.get(row.path)) continue;
     let text: string | null = null;
     Object.defineProperty(row, "content", {
       enumerable: true,

@@ -18,7 +18,6 @@ import {
   likePrefix,
   oneRow,
   placeholders,
-  rowsInBatches,
   statementOf,
   type StoredChunkRow,
   symbolColumns,
@@ -65,49 +64,78 @@ function filterSql(alias: string, f: SourceFilter): { sql: string; args: string[
 /** Most rows that tie the score at a ranked list's cut and are ordered by place (beyond it, row order decides). */
 const TIE_CAP = 2000;
 
+/** A full-text table, the row table it indexes, and the columns a ranked read returns. */
+interface RankedSource {
+  fts: "chunks_fts" | "symbols_fts" | "files_fts";
+  /** BM25 column weights. */
+  weights: string;
+  table: string;
+  alias: string;
+  /** Row columns returned, qualified by `alias`. */
+  columns: string;
+}
+
 /**
- * Rows of an FTS table ranked by BM25, best first, as `{id, r}`. Ranking
- * selects ids and scores only (joining the row tables only when a filter
- * needs them), so sorting many matches never drags their content along.
- * When rows that tie the last kept score straddle the cut, every row of that
- * score comes back (up to TIE_CAP more), so which of them survive can be
- * decided by their place (`byPlace`) rather than by row id, which follows
- * the order files were written.
+ * Rows of an FTS table ranked by BM25, best first (`byPlace`), at most
+ * `limit`, each with its rank value as `r`. One pass scores the matches;
+ * the best `limit` ids are read from it, and past them only the ids that tie
+ * the last kept score (up to TIE_CAP more), so which tied rows survive is
+ * decided by their place (path, then line) rather than by row id, which
+ * follows the order files were written. Only those rows are loaded, by one
+ * statement prepared once. Ranking joins the row table only when a filter
+ * needs it.
  */
-function rankIds(
+function rankedRows<T extends { path: string; line_start?: number }>(
   db: Db,
-  fts: "chunks_fts" | "symbols_fts" | "files_fts",
-  weights: string,
-  join: { table: string; alias: string; key: string },
+  src: RankedSource,
   match: string,
   f: SourceFilter,
   limit: number,
-): { id: number; r: number }[] {
-  const w = filterSql(join.alias, f);
+): Ranked<T>[] {
+  const { fts, alias } = src;
+  const w = filterSql(alias, f);
   // The row table is joined while ranking when a filter needs it. On one commit of a refs store, whose full
   // text holds other commits' versions too, only the commit's rows may take the ranked places.
   const from = f.language || f.pathPrefix
-    ? `${fts} JOIN ${join.table} ${join.alias} ON ${join.alias}.${join.key} = ${fts}.rowid`
+    ? `${fts} JOIN ${src.table} ${alias} ON ${alias}.id = ${fts}.rowid`
     : isRefScoped(db)
     ? fts + commitRowsJoin(fts)
     : fts;
-  // Counting matches is cheap next to scoring them: it decides whether the ranking must stop early.
-  const probe = oneRow<{ n: number }>(
+  // Stepping over matches is cheap next to scoring them: whether a match lies past the first RANK_SCAN_ROWS decides
+  // whether the ranking stops early (no count is kept, and nothing past that one row is read).
+  const past = oneRow<{ one: number }>(
     db,
-    `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${fts} MATCH ?${w.sql} LIMIT ${RANK_SCAN_ROWS + 1})`,
+    `SELECT 1 AS one FROM ${from} WHERE ${fts} MATCH ?${w.sql} LIMIT 1 OFFSET ${RANK_SCAN_ROWS}`,
     match,
     ...w.args,
   );
-  if (Number(probe?.n ?? 0) > RANK_SCAN_ROWS && f.bounds) f.bounds.capped = true;
-  // At most RANK_SCAN_ROWS matches are scored (fewer matches: all of them).
-  const sql = `SELECT id, r FROM (SELECT ${fts}.rowid AS id, bm25(${fts}, ${weights}) AS r FROM ${from}
-       WHERE ${fts} MATCH ?${w.sql} LIMIT ${RANK_SCAN_ROWS}) ORDER BY r LIMIT ?`;
-  // One scoring pass: when equal scores straddle the cut, all of them (bounded) are already here, so
-  // `byPlace` picks by place, not by row id. Keeping TIE_CAP more rows costs next to nothing beside scoring.
-  const rows = allRows<{ id: number; r: number }>(db, sql, match, ...w.args, limit + TIE_CAP);
-  if (rows.length <= limit || rows[limit].r !== rows[limit - 1].r) return rows.slice(0, limit);
-  const cut = rows[limit - 1].r;
-  return rows.filter((x) => x.r <= cut);
+  if (past && f.bounds) f.bounds.capped = true;
+  // At most RANK_SCAN_ROWS matches are scored (fewer matches: all of them), once: the rows that tie the cut are
+  // among the best `limit + TIE_CAP`, read in score order until the score passes the cut's.
+  const ranking = statementOf(
+    db,
+    `SELECT id, r FROM (SELECT ${fts}.rowid AS id, bm25(${fts}, ${src.weights}) AS r FROM ${from}
+       WHERE ${fts} MATCH ?${w.sql} LIMIT ${RANK_SCAN_ROWS}) ORDER BY r LIMIT ?`,
+  );
+  const score = new Map<number, number>();
+  let cut = Infinity;
+  for (const x of ranking.iterate(match, ...w.args, limit + TIE_CAP) as Iterable<{ id: number; r: number }>) {
+    if (x.r > cut) break;
+    score.set(Number(x.id), x.r);
+    if (score.size === limit) cut = x.r;
+  }
+  if (!score.size) return [];
+  const rows = allRows<T & { _id: number }>(
+    db,
+    `SELECT ${src.columns}, ${alias}.id AS _id FROM json_each(?) AS j JOIN ${src.table} ${alias} ON ${alias}.id = j.value`,
+    JSON.stringify([...score.keys()]),
+  );
+  const out: Ranked<T>[] = [];
+  for (const row of rows) {
+    const { _id, ...rest } = row;
+    out.push({ ...(rest as unknown as T), r: score.get(Number(_id))! });
+  }
+  return out.sort(byPlace).slice(0, limit);
 }
 
 /** Best BM25 first; equal scores by path, then first line: the same order whatever the row ids. */
@@ -115,61 +143,41 @@ function byPlace(a: { r: number; path: string; line_start?: number }, b: typeof 
   return a.r - b.r || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || (a.line_start ?? 0) - (b.line_start ?? 0);
 }
 
-/**
- * Loads rows by id (`sql` ends in `WHERE key`), attaching each row's BM25
- * value as `r`, ordered by `byPlace` and cut to `limit`.
- */
-function loadRanked<T extends { path: string; line_start?: number }>(
-  db: Db,
-  sql: string,
-  ranked: { id: number; r: number }[],
-  limit: number,
-): Ranked<T>[] {
-  if (!ranked.length) return [];
-  const rows = rowsInBatches<T & { _id: number }>(db, ranked.map((x) => x.id), (list) => `${sql} IN (${list})`);
-  const byId = new Map(rows.map((row) => [Number(row._id), row]));
-  const out: Ranked<T>[] = [];
-  for (const x of ranked) {
-    const row = byId.get(x.id);
-    if (!row) continue;
-    const { _id: _, ...rest } = row;
-    out.push({ ...(rest as unknown as T), r: x.r });
-  }
-  return out.sort(byPlace).slice(0, limit);
-}
+const SYMBOLS_RANKED: RankedSource = {
+  fts: "symbols_fts",
+  weights: "8.0, 3.0, 1.0",
+  table: "symbols",
+  alias: "s",
+  columns: SYMBOL_COLS,
+};
+const CHUNKS_RANKED: RankedSource = {
+  fts: "chunks_fts",
+  weights: "1.0, 0.2",
+  table: "chunks",
+  alias: "c",
+  columns: CHUNK_COLS,
+};
+const FILES_RANKED: RankedSource = {
+  fts: "files_fts",
+  weights: "4.0, 1.0",
+  table: "files",
+  alias: "fl",
+  columns: "fl.path, fl.language, fl.line_count",
+};
 
 /** Symbols ranked by BM25 over name (weighted most), qualified name and detail. */
 export function symbolsRanked(db: Db, match: string, f: SourceFilter, limit: number): Ranked<SymbolRow>[] {
-  const ranked = rankIds(
-    db,
-    "symbols_fts",
-    "8.0, 3.0, 1.0",
-    { table: "symbols", alias: "s", key: "id" },
-    match,
-    f,
-    limit,
-  );
-  return loadRanked<SymbolRow>(db, `SELECT ${SYMBOL_COLS}, s.id AS _id FROM symbols s WHERE s.id`, ranked, limit);
+  return rankedRows<SymbolRow>(db, SYMBOLS_RANKED, match, f, limit);
 }
 
 /** Chunks ranked by BM25 over body and path. */
 export function chunksRanked(db: Db, match: string, f: SourceFilter, limit: number): Ranked<ChunkRow>[] {
-  const ranked = rankIds(db, "chunks_fts", "1.0, 0.2", { table: "chunks", alias: "c", key: "id" }, match, f, limit);
-  return withChunkText(
-    db,
-    loadRanked<StoredChunkRow>(db, `SELECT ${CHUNK_COLS}, c.id AS _id FROM chunks c WHERE c.id`, ranked, limit),
-  );
+  return withChunkText(db, rankedRows<StoredChunkRow>(db, CHUNKS_RANKED, match, f, limit));
 }
 
 /** Files ranked by BM25 over path words and the names they define. */
 export function filesRanked(db: Db, match: string, f: SourceFilter, limit: number): Ranked<FileHit>[] {
-  const ranked = rankIds(db, "files_fts", "4.0, 1.0", { table: "files", alias: "fl", key: "id" }, match, f, limit);
-  return loadRanked<FileHit>(
-    db,
-    "SELECT fl.path, fl.language, fl.line_count, fl.id AS _id FROM files fl WHERE fl.id",
-    ranked,
-    limit,
-  );
+  return rankedRows<FileHit>(db, FILES_RANKED, match, f, limit);
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * Where a parse worker's time goes, on one thread: decode, tree-sitter parse,
  * extraction (symbols, references, occurrences), chunking, row building and
- * the structured clone that carries the rows back to the writer, each in
- * process CPU time.
+ * the trip of the rows to the writer (packed, copied as postMessage copies
+ * them, unpacked), each in process CPU time.
  *
  *   deno run -A bench/parse_profile.ts DIR [--files N]
  */
@@ -16,6 +16,7 @@ import { extract } from "../src/index/extract/engine.ts";
 import { chunkFile } from "../src/index/chunker.ts";
 import { buildFileRows } from "../src/state/file_rows.ts";
 import { isGeneratedFile } from "../src/index/generated.ts";
+import { type ParseResultMessage, postResult, receiveResult } from "../src/index/worker_pool.ts";
 import { Language } from "web-tree-sitter";
 import { readGrammar } from "../src/io/grammar_assets.ts";
 
@@ -76,7 +77,10 @@ for (const f of scan.files) {
   const facts = { path: f.path, hash: "", size: f.size, mtimeMs: 0, language: spec.id, lineCount: 0, parseError: null };
   const rows = buildFileRows(facts, ex.symbols, ex.refs, chunks, ex.occurrences);
   lap("rows");
-  structuredClone(rows);
+  // What the trip to the writer costs: the message packed, copied as postMessage copies it, unpacked.
+  let sent: unknown = null;
+  postResult({ postMessage: (m) => sent = structuredClone(m) }, { id: 0, rows, problem: null });
+  receiveResult(sent as ParseResultMessage);
   lap("clone");
 }
 const c = cpuUsage(c0);

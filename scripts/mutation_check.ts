@@ -889,6 +889,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/assets_test.ts",
     filter: "share the V8 flags",
   },
+  {
+    id: "occ-hint-not-unpacked",
+    claim: "references: occurrences packed for the writer come back with their hints",
+    file: "src/index/occurrence_wire.ts",
+    find: "    if (hint >= 0) o.hint = strings[hint];\n",
+    replace: "",
+    test: "src/index/occurrence_wire_test.ts",
+    filter: "packed occurrences",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

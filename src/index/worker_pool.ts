@@ -191,7 +191,9 @@ export class WorkerPool {
     });
   }
 
+  /** Closes every worker (once: a second close does nothing). */
   close(): void {
+    if (this.closed) return;
     this.closed = true;
     for (const s of this.slots) s.ep?.close();
   }

@@ -898,6 +898,15 @@ export const MUTATIONS: Mutation[] = [
     test: "src/index/occurrence_wire_test.ts",
     filter: "packed occurrences",
   },
+  {
+    id: "parsers-kept-to-publish",
+    claim: "index memory: parse workers go before the writer's merges and index builds",
+    file: "src/index/indexer.ts",
+    find: "    if (opts.pool) pool.shrink(1);\n    else pool.close();\n",
+    replace: "",
+    test: "tests/parse_window_test.ts",
+    filter: "parse workers go",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

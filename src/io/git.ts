@@ -92,7 +92,8 @@ import { hasOwnObject, looseObjectLink, objectStoreProblem, readRefFile, refFile
 import { realpathOrNull } from "./workspace_dir.ts";
 
 /**
- * The only git subcommands Cruxe runs (none of them runs filters, textconv or diff drivers): `cat-file` is run
+ * The only git subcommands Cruxe runs on a repository it indexes (none of them runs filters, textconv or diff
+ * drivers; `gitFetchCopy` runs `init` and `fetch` on a team worker's own copy of a remote): `cat-file` is run
  * only as `--batch`/`--batch-check` (raw objects; never `--filters` or `--textconv`), `ls-tree`, `rev-parse` and
  * `for-each-ref` and `merge-base` read objects and refs only.
  */
@@ -184,6 +185,59 @@ async function spawnGitAsync(args: string[], timeoutMs: number): Promise<Uint8Ar
     clearTimeout(timer);
     if (abort.signal.aborted) warn(`git did not finish within ${timeoutMs} ms and was stopped (${args.join(" ")})`);
   }
+}
+
+/** How long one fetch of a remote may run. */
+const FETCH_TIMEOUT_MS = 15 * 60_000;
+
+/**
+ * Creates (when `fresh`) and updates the copy at `dir` of the remote `url`:
+ * every branch and tag fetched to the same name, ones deleted upstream
+ * removed, nothing checked out. The one git call that reaches the network:
+ * it keeps every override of this module and allows only `protocol` (the
+ * URL's own; `GIT_ALLOW_PROTOCOL` and `protocol.<name>.allow`), and a fetch
+ * runs no hook, filter or submodule. Null when it worked, else git's last
+ * lines of error. Requires `--allow-run=git` and write access to `dir`.
+ */
+export async function gitFetchCopy(url: string, dir: string, protocol: string, fresh: boolean): Promise<string | null> {
+  const base = ["--no-pager", "--no-replace-objects", ...GIT_CONFIG_OVERRIDES.flatMap((c) => ["-c", c])];
+  const allow = ["-c", `protocol.${protocol}.allow=always`];
+  const fetch = [
+    `--git-dir=${dir}/.git`,
+    "fetch",
+    "--quiet",
+    "--prune",
+    "--no-tags",
+    "--update-head-ok",
+    "--no-recurse-submodules",
+    "--",
+    url,
+    "+refs/heads/*:refs/heads/*",
+    "+refs/tags/*:refs/tags/*",
+  ];
+  for (const args of fresh ? [["init", "-q", dir], fetch] : [fetch]) {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), FETCH_TIMEOUT_MS);
+    try {
+      const out = await new Deno.Command("git", {
+        args: [...base, ...allow, ...args],
+        env: { ...gitEnv(), GIT_ALLOW_PROTOCOL: protocol },
+        clearEnv: true,
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+        signal: abort.signal,
+      }).output();
+      if (!out.success) {
+        return new TextDecoder().decode(out.stderr).trim().split("\n").slice(-3).join(" ") || "no message";
+      }
+    } catch (e) {
+      return (e as Error).message;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return null;
 }
 
 /** `git --version`'s line, or null when git cannot be run. Requires `--allow-run=git`. */

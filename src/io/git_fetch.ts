@@ -6,25 +6,18 @@
  * of every branch and tag into the same names); ref indexing reads it from
  * git objects like any repository.
  *
- * The rules of `./git.ts` hold here too: the same `-c` overrides (no hook,
- * no fsmonitor, no credential helper, no pager or editor) and the same
- * cleared environment. What differs is that this module must reach the
- * network: the URL is the operator's, and only its own scheme is allowed
- * (`GIT_ALLOW_PROTOCOL` and `protocol.<scheme>.allow`; `https`, `http`,
- * `ssh`, `git` or `file`), so a remote cannot redirect git to another
- * transport (`ext::` never). A fetch runs no hook and no filter, and a
- * bare history brings no submodule; the repository's content stays data.
+ * This module decides which URLs may be fetched and where copies live; the
+ * fetch itself is `gitFetchCopy` in `./git.ts`, under that module's rules
+ * (the same `-c` overrides and cleared environment), with only the URL's own
+ * protocol allowed (`https`, `http`, `ssh`, `git` or `file`; never `ext::`).
  * Requires `--allow-run=git` and write access to the copies' directory.
  */
 import { join } from "node:path";
 import { CruxeError } from "../core/errors.ts";
-import { GIT_CONFIG_OVERRIDES, gitEnv } from "./git.ts";
+import { gitFetchCopy } from "./git.ts";
 
 /** The schemes a remote URL may use, and how git names each as a protocol. */
 const SCHEMES: Record<string, string> = { https: "https", http: "http", ssh: "ssh", git: "git", file: "file" };
-
-/** How long one fetch may run. */
-const FETCH_TIMEOUT_MS = 15 * 60_000;
 
 /** True when `s` is a URL (`scheme://…`) or scp-like `user@host:path` rather than a local path. */
 export function isRemoteUrl(s: string): boolean {
@@ -64,32 +57,6 @@ export function redactedRemote(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/i, "$1:***@");
 }
 
-/** Runs git with the overrides and the one protocol allowed; throws `storage_unavailable` with git's message. */
-async function runGit(args: string[], protocol: string, what: string): Promise<void> {
-  const overrides = GIT_CONFIG_OVERRIDES.flatMap((c) => ["-c", c]);
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), FETCH_TIMEOUT_MS);
-  try {
-    const out = await new Deno.Command("git", {
-      args: ["--no-pager", "--no-replace-objects", ...overrides, "-c", `protocol.${protocol}.allow=always`, ...args],
-      env: { ...gitEnv(), GIT_ALLOW_PROTOCOL: protocol },
-      clearEnv: true,
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-      signal: abort.signal,
-    }).output();
-    if (!out.success) {
-      const msg = new TextDecoder().decode(out.stderr).trim().split("\n").slice(-3).join(" ");
-      throw new CruxeError("storage_unavailable", `git could not ${what}: ${msg || "no message"}`, {
-        reason: "fetch_failed",
-      });
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Brings the copy of `url` in `dir` up to date (creating it on first use):
  * every branch and tag fetched to the same name, ones deleted upstream
@@ -104,23 +71,13 @@ export async function fetchCopy(url: string, dir: string): Promise<string> {
   } catch {
     fresh = true;
   }
-  if (fresh) await runGit(["init", "-q", dir], protocol, `create a copy of ${redactedRemote(url)} in ${dir}`);
-  await runGit(
-    [
-      `--git-dir=${join(dir, ".git")}`,
-      "fetch",
-      "--quiet",
-      "--prune",
-      "--no-tags",
-      "--update-head-ok",
-      "--no-recurse-submodules",
-      "--",
-      url,
-      "+refs/heads/*:refs/heads/*",
-      "+refs/tags/*:refs/tags/*",
-    ],
-    protocol,
-    `fetch ${redactedRemote(url)}`,
-  );
+  const failed = await gitFetchCopy(url, dir, protocol, fresh);
+  if (failed !== null) {
+    throw new CruxeError(
+      "storage_unavailable",
+      `git could not fetch ${redactedRemote(url)} into ${dir}: ${failed.split(url).join(redactedRemote(url))}`,
+      { reason: "fetch_failed" },
+    );
+  }
   return dir;
 }

@@ -377,17 +377,17 @@ export const PROJECT_MIGRATIONS: string[] = [
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */
 export function migrate(db: Db, migrations: string[]): void {
-  db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-  const current = Number(getMeta(db, "schema_version") ?? "0");
-  if (current > migrations.length) {
-    throw new Error(`store schema ${current} is newer than this build (${migrations.length})`);
-  }
-  for (let v = current; v < migrations.length; v++) {
-    transaction(db, () => {
-      db.exec(migrations[v]);
-      setMeta(db, "schema_version", String(v + 1));
-    });
-  }
+  // Every step in one transaction: a reader never sees a store half created or half upgraded (an older schema
+  // number mid-way would read as an index an older Cruxe wrote).
+  transaction(db, () => {
+    db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    const current = Number(getMeta(db, "schema_version") ?? "0");
+    if (current > migrations.length) {
+      throw new Error(`store schema ${current} is newer than this build (${migrations.length})`);
+    }
+    for (let v = current; v < migrations.length; v++) db.exec(migrations[v]);
+    if (current < migrations.length) setMeta(db, "schema_version", String(migrations.length));
+  });
 }
 
 /** Classifies a project index's schema against this build's. */

@@ -27,6 +27,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { DatabaseSync } from "node:sqlite";
 import { awaitHttpPort, CRUXE_FLAGS } from "../tests/mcp_helpers.ts";
+import { defaultWorkers } from "../src/core/config.ts";
 
 const corpus = Deno.args[0] ?? "/work/corpora/linux";
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 15);
@@ -56,15 +57,18 @@ const ms = (x: number) => x < 10 ? `${x.toFixed(1)} ms` : `${Math.round(x)} ms`;
 const sec = (x: number) => `${(x / 1000).toFixed(1)} s`;
 const mib = (b: number) => `${Math.round(b / 1048576)} MiB`;
 
-/** Runs a command; wall time and (through /usr/bin/time) peak RSS of it and its children. */
+/**
+ * Runs a command; wall time and (through /usr/bin/time) peak RSS and CPU time (user + system) of it and its
+ * children. On a shared machine the CPU time is the steadier figure.
+ */
 async function timed(
   cmd: string,
   args: string[],
   env: Record<string, string> = {},
-): Promise<{ ms: number; rss: number; ok: boolean; out: string }> {
+): Promise<{ ms: number; rss: number; cpuMs: number; ok: boolean; out: string }> {
   const t0 = performance.now();
   const out = await new Deno.Command("/usr/bin/time", {
-    args: ["-f", "MAXRSS_KB=%M", cmd, ...args],
+    args: ["-f", "MAXRSS_KB=%M CPU_S=%U+%S", cmd, ...args],
     env,
     stdout: "piped",
     stderr: "piped",
@@ -72,7 +76,9 @@ async function timed(
   const wall = performance.now() - t0;
   const err = dec.decode(out.stderr);
   const kb = Number(err.match(/MAXRSS_KB=(\d+)/)?.[1] ?? 0);
-  return { ms: wall, rss: kb * 1024, ok: out.success, out: dec.decode(out.stdout) + err };
+  const cpu = err.match(/CPU_S=([\d.]+)\+([\d.]+)/);
+  const cpuMs = cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : NaN;
+  return { ms: wall, rss: kb * 1024, cpuMs, ok: out.success, out: dec.decode(out.stdout) + err };
 }
 
 const cruxe = (args: string[], env: Record<string, string> = {}) =>
@@ -84,7 +90,10 @@ console.log(`| measure | value |\n|---|---|`);
 // Reference tools, same run.
 const tagsFile = Deno.makeTempFileSync({ suffix: ".tags" });
 const ctags = await timed("ctags", ["-R", "--fields=+n", "-f", tagsFile, corpus]);
-row("ctags -R (reference)", ctags.ok ? `${sec(ctags.ms)}, peak ${mib(ctags.rss)}` : "ctags failed or missing");
+row(
+  "ctags -R (reference)",
+  ctags.ok ? `${sec(ctags.ms)}, cpu ${sec(ctags.cpuMs)}, peak ${mib(ctags.rss)}` : "ctags failed or missing",
+);
 const rg = await timed("rg", ["-c", "--no-messages", "-e", "return", corpus]);
 // rg exits 1 when nothing matches; only a missing binary or a failure prints nothing at all.
 row("rg -c return (reference: read every file once)", rg.out.trim() ? sec(rg.ms) : "rg failed or missing");
@@ -108,7 +117,11 @@ if (!reuse) {
   const cold = await cruxe(["index", "--json", "--path", corpus]);
   coldMs = cold.ms;
   if (!cold.ok) throw new Error(`cold index failed: ${cold.out.slice(-2000)}`);
-  row("cold `cruxe index`", `${sec(cold.ms)} (${(cold.ms / ctags.ms).toFixed(1)}x ctags -R), peak ${mib(cold.rss)}`);
+  row(
+    `cold \`cruxe index\`, ${defaultWorkers()} parse workers (the default)`,
+    `${sec(cold.ms)} (${(cold.ms / ctags.ms).toFixed(1)}x ctags -R), cpu ${sec(cold.cpuMs)} ` +
+      `(${(cold.cpuMs / ctags.cpuMs).toFixed(1)}x ctags -R), peak ${mib(cold.rss)}`,
+  );
   const summary = JSON.parse(cold.out.slice(cold.out.indexOf("{"), cold.out.lastIndexOf("}") + 1));
   row(
     "  files, symbols, skipped",
@@ -117,7 +130,7 @@ if (!reuse) {
   const t = summary.timings as Record<string, number>;
   row(
     "  where the writer's time goes (ms)",
-    Object.entries(t).map(([k, v]) => `${k} ${v}`).join(", ") + ` (parse workers: ${cores} cores)`,
+    Object.entries(t).map(([k, v]) => `${k} ${v}`).join(", ") + ` (${cores} cores)`,
   );
 }
 
@@ -494,7 +507,7 @@ if (!reuse && Deno.env.get("BENCH_WORKER_SCALING") !== "0") {
     Deno.removeSync(other, { recursive: true });
     if (!r.ok) throw new Error(`cold index with ${workers} parse worker(s) failed: ${r.out.slice(-2000)}`);
     runs.push({ workers, ms: r.ms, rss: r.rss });
-    row(`cold \`cruxe index\`, ${workers} parse worker(s)`, `${sec(r.ms)}, peak ${mib(r.rss)}`);
+    row(`cold \`cruxe index\`, ${workers} parse worker(s)`, `${sec(r.ms)}, cpu ${sec(r.cpuMs)}, peak ${mib(r.rss)}`);
   }
   row("  1 worker / 2 workers (wall)", `${(runs[0].ms / runs[1].ms).toFixed(2)}x`);
 }

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { grammarUrl, readGrammar } from "../src/io/grammar_assets.ts";
 import { LANGUAGES } from "../src/index/languages/registry.ts";
 import { parseAndExtract } from "../src/index/parser.ts";
-import { buildOnlyPackages, compileArgs, importedPackages, workerModules } from "../scripts/compile.ts";
+import { buildOnlyPackages, compileArgs, importedPackages, V8_FLAGS, workerModules } from "../scripts/compile.ts";
+import { CRUXE_FLAGS } from "./mcp_helpers.ts";
 
 /** One definition per language: what the grammar, loaded from another directory, must extract. */
 const SAMPLES: Record<string, [string, string]> = {
@@ -95,4 +96,18 @@ Deno.test("the compile command allows the sandbox worker's narrowed permissions 
   assert.ok(cmd.includes("--unstable-worker-options"), "serve-mcp runs in a Worker with deno.permissions");
   assert.ok(cmd.join(" ").includes("--include src/cli/sandbox_worker.ts"));
   assert.deepEqual(cmd.slice(-4), ["x86_64-unknown-linux-gnu", "--output", "dist/cruxe", "main.ts"]);
+});
+
+Deno.test("the cruxe and serve tasks, the executable and the test launches share the V8 flags", () => {
+  const tasks = JSON.parse(Deno.readTextFileSync(new URL("../deno.json", import.meta.url))).tasks;
+  assert.ok(V8_FLAGS.some((f) => f.includes("max-semi-space-size")), "young generation bounded");
+  for (const task of ["cruxe", "serve"]) {
+    const words = (tasks[task].command as string).split(" ");
+    for (const f of V8_FLAGS) assert.ok(words.includes(f), `${task} task runs with ${f}`);
+  }
+  const cmd = compileArgs(new URL("../", import.meta.url), []);
+  for (const f of V8_FLAGS) {
+    assert.ok(cmd.includes(f), `the executable is compiled with ${f}`);
+    assert.ok(CRUXE_FLAGS.includes(f), `tests and benches launch cruxe with ${f}`);
+  }
 });

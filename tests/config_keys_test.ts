@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { unknownConfigKeys } from "../src/cli/context.ts";
-import { resolveConfig } from "../src/core/config.ts";
+import { defaultWorkers, resolveConfig } from "../src/core/config.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { readerPoolSize } from "../src/service/reader_pool.ts";
 import { REPO_ROOT } from "./mcp_helpers.ts";
@@ -126,4 +126,8 @@ Deno.test("a numeric config file value that is not a whole number in its range i
   }
   assert.equal(resolveConfig({}, "linux", { maxFileBytes: 4096 }).maxFileBytes, 4096);
   assert.equal(resolveConfig({ CRUXE_MAX_FILE_BYTES: "8192" }, "linux", { maxFileBytes: 4096 }).maxFileBytes, 8192);
+});
+
+Deno.test("parse workers default to one per core, at least 2 and at most 4 (the writer thread comes on top)", () => {
+  assert.deepEqual([1, 2, 3, 4, 16].map((cores) => defaultWorkers(cores)), [2, 2, 3, 4, 4]);
 });

@@ -9,12 +9,14 @@ import { ServerRuntime } from "../src/service/runtime.ts";
 import { Dispatcher } from "../src/service/dispatch.ts";
 import type { ToolResult } from "../src/service/envelope.ts";
 import type { RouterOptions } from "../src/service/workspace_router.ts";
+import { V8_FLAGS } from "../scripts/compile.ts";
 
 /** The repository root (for spawning `main.ts`). */
 export const REPO_ROOT = new URL("../", import.meta.url).pathname;
 
-/** The permission flags of the `cruxe` task. */
+/** The V8 and permission flags of the `cruxe` task. */
 export const CRUXE_FLAGS = [
+  ...V8_FLAGS,
   "--allow-read",
   "--allow-write",
   "--allow-env",

@@ -1,8 +1,29 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runIndex } from "../src/index/indexer.ts";
-import { type ParserEndpoint, RECYCLE_AFTER_BYTES } from "../src/index/worker_pool.ts";
+import { type IndexOptions, runIndex } from "../src/index/indexer.ts";
+import { type ParserEndpoint, RECYCLE_AFTER_BYTES, WorkerPool } from "../src/index/worker_pool.ts";
 import { buildFileRows } from "../src/state/file_rows.ts";
+
+/** A plain working-tree index run of `root` into `projectDir`, parsing with `spawnParser`. */
+function indexOptions(
+  root: string,
+  projectDir: string,
+  spawnParser: () => Promise<ParserEndpoint>,
+  more: Partial<IndexOptions>,
+): IndexOptions {
+  return {
+    root,
+    projectDir,
+    ref: "live",
+    vcsMode: "plain",
+    force: false,
+    maxFileBytes: 16 * 1024 * 1024,
+    workers: 1,
+    workerRecycleFiles: 1000,
+    spawnParser,
+    ...more,
+  };
+}
 
 Deno.test("at most one large file is parsed at a time; small files go ahead meanwhile", async () => {
   const root = Deno.makeTempDirSync({ prefix: "cruxe-window-" });
@@ -32,18 +53,48 @@ Deno.test("at most one large file is parsed at a time; small files go ahead mean
     };
     return Promise.resolve(ep);
   };
-  const summary = await runIndex({
-    root,
-    projectDir,
-    ref: "live",
-    vcsMode: "plain",
-    force: false,
-    maxFileBytes: 16 * 1024 * 1024,
-    workers: 4,
-    workerRecycleFiles: 1000,
-    spawnParser,
-  }, () => {});
+  const summary = await runIndex(indexOptions(root, projectDir, spawnParser, { workers: 4 }), () => {});
   assert.equal(summary.filesIndexed, 15);
   assert.equal(maxLarge, 1);
   assert.ok(smallDuringLarge > 0, "small files wait for nothing");
+});
+
+Deno.test("the parse workers go once every file is parsed, before the writer's merges and index builds", async () => {
+  const root = Deno.makeTempDirSync({ prefix: "cruxe-window-" });
+  for (let i = 0; i < 12; i++) Deno.writeTextFileSync(join(root, `f${i}.go`), `package p\n\nfunc F${i}() {}\n`);
+  let open = 0;
+  const spawnParser = (): Promise<ParserEndpoint> => {
+    open++;
+    let closed = false;
+    const ep: ParserEndpoint = {
+      post: (t) =>
+        setTimeout(
+          () => ep.onResult({ id: t.id, rows: buildFileRows({ ...t.facts, lineCount: 3 }, [], [], []), problem: null }),
+          2,
+        ),
+      onResult: () => {},
+      onCrash: () => {},
+      close: () => {
+        if (!closed) open--;
+        closed = true;
+      },
+    };
+    return Promise.resolve(ep);
+  };
+  const run = async (pool?: WorkerPool) => {
+    let openAtPublish = -1;
+    const projectDir = Deno.makeTempDirSync({ prefix: "cruxe-window-store-" });
+    await runIndex(indexOptions(root, projectDir, spawnParser, { workers: 3, pool }), () => {}, {
+      beforePublish: () => openAtPublish = open,
+    });
+    return openAtPublish;
+  };
+  assert.equal(await run(), 0, "a run's own parsers are all closed before it publishes");
+  const kept = new WorkerPool(1, 1000, spawnParser);
+  try {
+    assert.equal(await run(kept), 1, "a pool the caller keeps keeps one warm parser");
+  } finally {
+    kept.close();
+  }
+  assert.equal(open, 0);
 });

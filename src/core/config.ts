@@ -57,7 +57,7 @@ export interface CruxeConfig {
    * references only: no chunks and no full text (`CRUXE_MAX_FULLTEXT_BYTES`, default 1 MiB).
    */
   maxFullTextBytes: number;
-  /** Parse workers (default: cores + 1, at most 4). */
+  /** Parse workers (default: one per core, at least 2, at most 4). */
   workers: number;
   /** Files a worker parses before it is recycled (WASM heaps never shrink). */
   workerRecycleFiles: number;
@@ -111,13 +111,15 @@ export const LLM_CONFIG_KEYS = [
 ] as const satisfies readonly (keyof CruxeConfig["llm"])[];
 
 /**
- * Parse workers by default: one per core plus one, because the writer thread
- * waits on parsers part of the time; at most 4, since every worker holds its
- * own WebAssembly heap.
+ * Parse workers by default: one per core (at least 2, at most 4). The writer
+ * thread comes on top, so the cores stay busy while it waits for results;
+ * one more parser than cores only adds a WebAssembly and JavaScript heap
+ * (about 130-170 MiB on the Go tree) and switching between threads.
  */
-export function defaultWorkers(): number {
-  const cores = typeof navigator !== "undefined" ? navigator.hardwareConcurrency || 2 : 2;
-  return Math.max(2, Math.min(4, cores + 1));
+export function defaultWorkers(
+  cores = typeof navigator !== "undefined" ? navigator.hardwareConcurrency || 2 : 2,
+): number {
+  return Math.max(2, Math.min(4, cores));
 }
 
 /** The per-user data directory for the given platform and environment. */

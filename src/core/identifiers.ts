@@ -3,8 +3,6 @@
  * index) and the query side (what a query is turned into), so both agree.
  */
 
-const IDENT = /[A-Za-z_$][A-Za-z0-9_$]*/g;
-
 /** Identifiers repeat a lot across a repository: remember recent splits (bounded). */
 const splitCache = new Map<string, readonly string[]>();
 const SPLIT_CACHE_MAX = 20_000;
@@ -33,18 +31,53 @@ function splitUncached(ident: string): string[] {
   return out;
 }
 
+/** `A-Z`, `a-z`, `_`, `$`: a character an identifier may start with. */
+function identStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36;
+}
+
+function identPart(c: number): boolean {
+  return identStart(c) || (c >= 48 && c <= 57);
+}
+
+const isLower = (c: number) => c >= 97 && c <= 122;
+const isUpper = (c: number) => c >= 65 && c <= 90;
+
+/** True when `text[s..e)` is camelCase (`aB`), has an acronym before a word (`HTTPServer`) or an underscore. */
+function isCompound(text: string, s: number, e: number): boolean {
+  for (let k = s; k < e; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 95) return true;
+    if (isLower(c)) {
+      if (k + 1 < e && isUpper(text.charCodeAt(k + 1))) return true;
+    } else if (isUpper(c) && k + 2 < e && isUpper(text.charCodeAt(k + 1)) && isLower(text.charCodeAt(k + 2))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /**
  * Extra terms for a text: the parts of every compound identifier in it
  * (camelCase and snake_case), so BM25 matches `rate limit` against
  * `checkRateLimit`. The original words are indexed by the tokenizer itself.
+ * Identifiers are ASCII runs `[A-Za-z_$][A-Za-z0-9_$]*` of four or more
+ * characters; the text is scanned once, and only compound ones are copied out.
  */
 export function compoundTerms(text: string): string {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const m of text.matchAll(IDENT)) {
-    const id = m[0];
-    if (id.length < 4) continue;
-    if (!/[a-z][A-Z]|[A-Z]{2}[a-z]|_/.test(id)) continue;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!identStart(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const s = i;
+    while (++i < n && identPart(text.charCodeAt(i)));
+    if (i - s < 4 || !isCompound(text, s, i)) continue;
+    const id = text.slice(s, i);
     if (seen.has(id)) continue;
     seen.add(id);
     for (const w of splitIdentifier(id)) out.push(w);

@@ -508,6 +508,10 @@ async function writeChanges(
     emit("parsing", true);
     if (toParse.length > 4) pool.grow(Math.max(1, opts.workers));
     const parseErrors = await parseAndWrite(ctx, diff, existing);
+    // Every file is parsed: the parsers' heaps go before the writer's own peak (full-text merges, index builds);
+    // a pool the caller keeps keeps one warm parser.
+    if (opts.pool) pool.shrink(1);
+    else pool.close();
     emit("finalizing", true);
     if (bulk) {
       writer.endBulkLoad();

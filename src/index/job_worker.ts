@@ -18,7 +18,14 @@ import { refsDir, refsStorePath } from "../state/ref_stores.ts";
 import { indexRefFix } from "../state/project_refs.ts";
 import { indexPath, markDamaged } from "../state/project_index.ts";
 import type { ProgressEvent } from "../state/jobs.ts";
-import { type ParserEndpoint, type ParseResult, postTask, type SpawnParser, WorkerPool } from "./worker_pool.ts";
+import {
+  type ParserEndpoint,
+  type ParseResultMessage,
+  postTask,
+  receiveResult,
+  type SpawnParser,
+  WorkerPool,
+} from "./worker_pool.ts";
 
 /** Messages the job runner sends. */
 export type JobWorkerIn =
@@ -77,7 +84,7 @@ function portEndpoint(slot: number, port: MessagePort): ParserEndpoint {
       self.postMessage({ type: "kill-parser", slot } satisfies JobWorkerOut);
     },
   };
-  port.onmessage = (e: MessageEvent<ParseResult>) => ep.onResult(e.data);
+  port.onmessage = (e: MessageEvent<ParseResultMessage>) => ep.onResult(receiveResult(e.data));
   endpoints.set(slot, ep);
   return ep;
 }

@@ -6,7 +6,7 @@
 /// <reference lib="deno.worker" />
 import { PARSE_BUDGET_MS, parseAndExtract } from "./parser.ts";
 import { chunkFile } from "./chunker.ts";
-import type { ParseResult, ParseTask } from "./worker_pool.ts";
+import { type ParseResult, type ParseTask, postResult } from "./worker_pool.ts";
 import { buildFileRows } from "../state/file_rows.ts";
 import { isGeneratedFile, isMinifiedSource } from "./generated.ts";
 
@@ -59,8 +59,8 @@ async function handle(t: ParseTask): Promise<ParseResult> {
 self.onmessage = async (e: MessageEvent<ParseTask | { type: "port"; port: MessagePort }>) => {
   const m = e.data;
   if ("type" in m && m.type === "port") {
-    m.port.onmessage = async (pe: MessageEvent<ParseTask>) => m.port.postMessage(await handle(pe.data));
+    m.port.onmessage = async (pe: MessageEvent<ParseTask>) => postResult(m.port, await handle(pe.data));
     return;
   }
-  self.postMessage(await handle(m as ParseTask));
+  postResult(self, await handle(m as ParseTask));
 };

@@ -7,6 +7,7 @@
  * talks over a MessagePort (Deno starts nested workers about a second slower).
  */
 import { buildFileRows, type FileFacts, type FileRows } from "../state/file_rows.ts";
+import { type PackedOccurrences, packOccurrences, unpackOccurrences } from "./occurrence_wire.ts";
 
 /** One file to parse, with the manifest facts the rows will carry. `bytes` is transferred, not copied. */
 export interface ParseTask {
@@ -29,6 +30,23 @@ export interface ParseResult {
   rows: FileRows;
   /** Set when extraction failed or the tree had errors (the file is still indexed). */
   problem: string | null;
+}
+
+/** A `ParseResult` as it travels between threads: the occurrences packed (see occurrence_wire.ts). */
+export interface ParseResultMessage extends Omit<ParseResult, "rows"> {
+  rows: Omit<FileRows, "occurrences"> & { occurrences: PackedOccurrences };
+}
+
+/** Posts a parse result with its occurrences packed, handing their numbers over (zero-copy). */
+export function postResult(target: { postMessage(m: unknown, transfer: Transferable[]): void }, r: ParseResult): void {
+  const occurrences = packOccurrences(r.rows.occurrences);
+  const m: ParseResultMessage = { ...r, rows: { ...r.rows, occurrences } };
+  target.postMessage(m, [occurrences.cols.buffer as ArrayBuffer]);
+}
+
+/** The parse result a `postResult` message carries. */
+export function receiveResult(m: ParseResultMessage): ParseResult {
+  return { ...m, rows: { ...m.rows, occurrences: unpackOccurrences(m.rows.occurrences) } };
 }
 
 /** A live parse worker as the pool sees it. */
@@ -56,7 +74,7 @@ export const spawnLocalParser: SpawnParser = () => {
     onCrash: () => {},
     close: () => worker.terminate(),
   };
-  worker.onmessage = (e: MessageEvent<ParseResult>) => ep.onResult(e.data);
+  worker.onmessage = (e: MessageEvent<ParseResultMessage>) => ep.onResult(receiveResult(e.data));
   worker.onerror = (e: ErrorEvent) => {
     e.preventDefault();
     ep.onCrash(e.message);
@@ -173,7 +191,9 @@ export class WorkerPool {
     });
   }
 
+  /** Closes every worker (once: a second close does nothing). */
   close(): void {
+    if (this.closed) return;
     this.closed = true;
     for (const s of this.slots) s.ep?.close();
   }

@@ -475,9 +475,6 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
   // The first page starts with the declarations of the symbol's family of overrides (TypeScript, JavaScript).
   const family = after || refKind ? [] : familyDeclarations(db, sym, limit - 1);
   const page = acceptedUses(db, sym, nameId, { refKind, after, limit: limit - family.length, candidates });
-  // An answer that is one whole page lists its uses by path and position, whatever order the index was built
-  // in (file ids differ between two builds of one commit); pages of a longer answer follow the cursor's order.
-  if (!after && !page.more) page.accepted.sort((a, b) => byPosition(a.row, b.row));
   const refs = referenceList(db, sym, page.accepted, !!input.include_definition && !after, family);
   const { accepted, more, position } = page;
   const last = accepted.length ? accepted[accepted.length - 1].row : null;
@@ -500,11 +497,6 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
   if (grouped) result.files = groupByFile(refs);
   else result.references = refs;
   return result;
-}
-
-/** Path, then line, then column order. */
-function byPosition(a: ReferenceRow, b: ReferenceRow): number {
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line || a.col - b.col;
 }
 
 /**

@@ -687,6 +687,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/reference_resolution_test.ts",
   },
   {
+    id: "refs-build-order",
+    claim: "answer truth: a name's uses are listed by path, not by the order a build numbered its files",
+    file: "src/state/read/references.ts",
+    find: "  if (count <= PATH_ORDER_MAX) {",
+    replace: "  if (count < 0) {",
+    test: "tests/references_test.ts",
+    filter: "whatever order",
+  },
+  {
     id: "shard-digest-unchecked",
     claim: "team replica: a shard copy whose digest is not the shard's is never opened",
     file: "src/state/pg/shards.ts",

@@ -376,3 +376,41 @@ Deno.test("CLI: refs and callgraph print find_references and get_call_graph; bad
     else Deno.env.set("CRUXE_HOME", before);
   }
 });
+
+Deno.test("find_references: uses are listed by path and line, whatever order the files were indexed in", async () => {
+  const h = tempHome();
+  const dir = copyFixture("nav_py");
+  try {
+    const { project } = await indexDir(h, dir);
+    const order = () => {
+      const readers = new IndexReaders(h.registry);
+      try {
+        const db = requireIndex(readers.view(h.registry.getProject(project.project_id)!));
+        const r = findReferences(db, { symbol_name: "Shape", include_definition: true });
+        const ids = db.prepare("SELECT path, id FROM files").all() as { path: string; id: number }[];
+        return { refs: (r.references ?? []).map((x) => `${x.path}:${x.line}`), ids };
+      } finally {
+        readers.closeAll();
+      }
+    };
+    // circle.py changes and is indexed again: its rows come after square.py's.
+    Deno.writeTextFileSync(
+      join(dir, "shapes/circle.py"),
+      Deno.readTextFileSync(join(dir, "shapes/circle.py")) + "\n# x\n",
+    );
+    await indexDir(h, dir, { mode: "incremental" });
+    const { refs, ids } = order();
+    const id = (p: string) => ids.find((f) => f.path === p)!.id;
+    assert.ok(id("shapes/circle.py") > id("shapes/square.py"), "the premise: circle.py was re-added after square.py");
+    const sorted = [...refs].sort((a, b) => {
+      const [pa, la] = a.split(":");
+      const [pb, lb] = b.split(":");
+      return pa < pb ? -1 : pa > pb ? 1 : Number(la) - Number(lb);
+    });
+    assert.ok(refs.length >= 4, refs.join());
+    assert.deepEqual(refs, sorted);
+  } finally {
+    h.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

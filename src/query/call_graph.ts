@@ -13,6 +13,7 @@
 import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import {
+  referenceCount,
   referenceNameId,
   type ReferencePosition,
   referencesAfter,
@@ -257,9 +258,10 @@ class CallGraphBuilder {
     const fresh = new Set<number>();
     const room = this.maxNodes - this.nodes.size;
     let position: ReferencePosition | null = null;
+    const occurrences = referenceCount(this.db, nameId);
     let scanned = 0;
     while (scanned < CALLER_SCAN) {
-      const batch = referencesAfter(this.db, nameId, position, 1000);
+      const batch = referencesAfter(this.db, nameId, position, 1000, occurrences);
       if (!batch.length) return out;
       for (const r of batch) {
         scanned++;
@@ -277,7 +279,7 @@ class CallGraphBuilder {
         out.push({ caller, line: r.line, resolution });
       }
     }
-    if (referencesAfter(this.db, nameId, position, 1).length) this.cuts.add("call_sites");
+    if (referencesAfter(this.db, nameId, position, 1, occurrences).length) this.cuts.add("call_sites");
     return out;
   }
 

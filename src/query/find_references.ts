@@ -395,6 +395,8 @@ interface CursorState {
   k: string;
   p: string;
   f: number;
+  /** The file's path (the order of a name with few occurrences). */
+  q: string;
   l: number;
   c: number;
 }
@@ -417,10 +419,12 @@ function decodeCursor(value: unknown, key: string, published: string): Reference
   } catch {
     throw bad("is not valid");
   }
-  if (!s || typeof s !== "object" || ![s.f, s.l, s.c].every(Number.isInteger)) throw bad("is not valid");
+  if (!s || typeof s !== "object" || ![s.f, s.l, s.c].every(Number.isInteger) || typeof s.q !== "string") {
+    throw bad("is not valid");
+  }
   if (s.p !== published) throw bad("was issued before the index changed");
   if (s.k !== key) throw bad("belongs to another query");
-  return { file_id: s.f, line: s.l, col: s.c };
+  return { file_id: s.f, path: s.q, line: s.l, col: s.c };
 }
 
 /** Cached line text of indexed files (one read per file and page). */
@@ -474,14 +478,21 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
   const candidates = parseFlag(input?.include_candidates, "include_candidates");
   // The first page starts with the declarations of the symbol's family of overrides (TypeScript, JavaScript).
   const family = after || refKind ? [] : familyDeclarations(db, sym, limit - 1);
-  const page = acceptedUses(db, sym, nameId, { refKind, after, limit: limit - family.length, candidates });
+  const occurrences = nameId === null ? 0 : referenceCount(db, nameId);
+  const page = acceptedUses(db, sym, nameId, {
+    refKind,
+    after,
+    limit: limit - family.length,
+    candidates,
+    occurrences,
+  });
   const refs = referenceList(db, sym, page.accepted, !!input.include_definition && !after, family);
   const { accepted, more, position } = page;
   const last = accepted.length ? accepted[accepted.length - 1].row : null;
   const nextCursor = more && last
-    ? encodeCursor({ k: key, p: published, f: last.file_id, l: last.line, c: last.col })
+    ? encodeCursor({ k: key, p: published, f: last.file_id, q: last.path, l: last.line, c: last.col })
     : more && position
-    ? encodeCursor({ k: key, p: published, f: position.file_id, l: position.line, c: position.col })
+    ? encodeCursor({ k: key, p: published, f: position.file_id, q: position.path, l: position.line, c: position.col })
     : null;
   const files = new Set(refs.map((r) => r.path));
   const grouped = refs.length > GROUP_THRESHOLD && files.size > 1;
@@ -489,7 +500,7 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
     symbol: symbolFields(sym),
     grouping: grouped ? "file" : "none",
     returned: refs.length,
-    name_occurrences: nameId === null ? 0 : referenceCount(db, nameId),
+    name_occurrences: occurrences,
     unresolved_candidates: page.candidates,
     next_cursor: nextCursor,
     truncated: nextCursor !== null,
@@ -510,7 +521,14 @@ function acceptedUses(
   db: Db,
   sym: SymbolRow,
   nameId: number | null,
-  o: { refKind: string | undefined; after: ReferencePosition | null; limit: number; candidates: boolean },
+  o: {
+    refKind: string | undefined;
+    after: ReferencePosition | null;
+    limit: number;
+    candidates: boolean;
+    /** The name's stored occurrences (which pick the order they are read in). */
+    occurrences: number;
+  },
 ): {
   accepted: { row: ReferenceRow; resolution: Resolution }[];
   more: boolean;
@@ -526,7 +544,7 @@ function acceptedUses(
   let more = false;
   let candidates = 0;
   while (!exhausted && scanned < MAX_SCAN) {
-    const batch = referencesAfter(db, nameId!, read, Math.min(2000, o.limit * 4 + 64));
+    const batch = referencesAfter(db, nameId!, read, Math.min(2000, o.limit * 4 + 64), o.occurrences);
     if (!batch.length) {
       exhausted = true;
       break;

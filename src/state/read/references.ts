@@ -1,8 +1,11 @@
 /**
  * Read side of the reference index: identifier occurrences stored by interned
  * name id, file id (`files.id`) and position, with the enclosing
- * symbol's row id. Rows of one name come back in (file, line, column) order,
- * which is what keyset paging continues from. Reads only.
+ * symbol's row id. Rows of one name come back in (path, line, column) order
+ * when the name has at most `PATH_ORDER_MAX` occurrences, so two builds of one
+ * commit (which may number their files differently) answer alike; a name with
+ * more comes back in (file id, line, column) order, which the name index
+ * gives without a sort. Keyset paging continues from either. Reads only.
  */
 import type { Db } from "../db.ts";
 import { REFERENCE_KINDS, type ReferenceKind } from "../../core/types.ts";
@@ -22,12 +25,16 @@ export interface ReferenceRow {
   hint: string | null;
 }
 
-/** Where a page of references stops: the last (file, line, column) returned. */
+/** Where a page of references stops: the last occurrence returned (its file by id and by path). */
 export interface ReferencePosition {
   file_id: number;
+  path: string;
   line: number;
   col: number;
 }
+
+/** Occurrences of one name up to which its rows are read in path order (read whole and sorted: a few ms). */
+export const PATH_ORDER_MAX = 5000;
 
 interface RawRow {
   file_id: number;
@@ -67,19 +74,38 @@ export function referenceNameId(db: Db, name: string): number | null {
   return r ? Number(r.id) : null;
 }
 
-/** Up to `limit` occurrences of a name after `after` (exclusive), in (file, line, column) order. */
+/**
+ * Up to `limit` occurrences of a name after `after` (exclusive), in the
+ * name's order (see the module comment): `count` is the name's
+ * `referenceCount`, which picks the order.
+ */
 export function referencesAfter(
   db: Db,
   nameId: number,
   after: ReferencePosition | null,
   limit: number,
+  count: number,
 ): ReferenceRow[] {
+  if (count <= PATH_ORDER_MAX) {
+    const all = (db.prepare(`${SELECT_ROWS} WHERE r.name_id = ?`).all(nameId) as unknown as RawRow[]).map(toRow)
+      .sort(byPath);
+    const from = after ? all.findIndex((r) => byPath(r, after) > 0) : 0;
+    return from < 0 ? [] : all.slice(from, from + limit);
+  }
   const a = after ?? { file_id: -1, line: 0, col: 0 };
   const rows = db.prepare(
     `${SELECT_ROWS} WHERE r.name_id = ? AND (r.file_id, r.line, r.col) > (?, ?, ?)
        ORDER BY r.file_id, r.line, r.col LIMIT ?`,
   ).all(nameId, a.file_id, a.line, a.col, limit) as unknown as RawRow[];
   return rows.map(toRow);
+}
+
+/** (path, line, column) order. */
+function byPath(
+  a: { path: string; line: number; col: number },
+  b: { path: string; line: number; col: number },
+): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line || a.col - b.col;
 }
 
 /** How many occurrences a name has in the whole index (every kind, before any resolution). */

@@ -87,8 +87,7 @@ export function referencesAfter(
   count: number,
 ): ReferenceRow[] {
   if (count <= PATH_ORDER_MAX) {
-    const all = (db.prepare(`${SELECT_ROWS} WHERE r.name_id = ?`).all(nameId) as unknown as RawRow[]).map(toRow)
-      .sort(byPath);
+    const all = pathOrdered(db, nameId);
     const from = after ? all.findIndex((r) => byPath(r, after) > 0) : 0;
     return from < 0 ? [] : all.slice(from, from + limit);
   }
@@ -98,6 +97,20 @@ export function referencesAfter(
        ORDER BY r.file_id, r.line, r.col LIMIT ?`,
   ).all(nameId, a.file_id, a.line, a.col, limit) as unknown as RawRow[];
   return rows.map(toRow);
+}
+
+/** The last name read whole per connection, with the data version it was read at (a page reads it once). */
+const lastRead = new WeakMap<Db, { nameId: number; version: number; rows: ReferenceRow[] }>();
+
+/** Every occurrence of a name, in (path, line, column) order; read once per name while the store is unchanged. */
+function pathOrdered(db: Db, nameId: number): ReferenceRow[] {
+  const version = Number((db.prepare("PRAGMA data_version").get() as { data_version: number }).data_version);
+  const hit = lastRead.get(db);
+  if (hit && hit.nameId === nameId && hit.version === version) return hit.rows;
+  const rows = (db.prepare(`${SELECT_ROWS} WHERE r.name_id = ?`).all(nameId) as unknown as RawRow[]).map(toRow)
+    .sort(byPath);
+  lastRead.set(db, { nameId, version, rows });
+  return rows;
 }
 
 /** (path, line, column) order. */

@@ -11,6 +11,7 @@ import type { CruxeConfig } from "../core/config.ts";
 import { Registry } from "../state/registry.ts";
 import { findRefStore } from "../state/project_refs.ts";
 import { openIndexForRead } from "../state/project_index.ts";
+import { compactCopy } from "../state/db.ts";
 import { gitBlobSizes, gitListTree, gitReadBlobs } from "../io/git.ts";
 import { readCommitFiles } from "../state/read/commit_snapshot.ts";
 import { join } from "node:path";
@@ -63,7 +64,7 @@ export class TeamBuilder {
     let files;
     try {
       files = readCommitFiles(open.db, store.refId);
-      open.db.prepare("VACUUM INTO ?").run(path);
+      compactCopy(open.db, path);
     } catch (e) {
       rmQuietly(path);
       throw e;

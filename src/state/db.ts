@@ -173,6 +173,11 @@ export function transaction<T>(db: Db, fn: () => T): T {
   }
 }
 
+/** Writes a compacted copy of the database open as `db` (a read connection will do) to the new file `path`. */
+export function compactCopy(db: Db, path: string): void {
+  db.prepare("VACUUM INTO ?").run(path);
+}
+
 /** Reads a `meta` table key. */
 export function getMeta(db: Db, key: string): string | null {
   const row = db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;

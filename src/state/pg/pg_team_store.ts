@@ -212,16 +212,6 @@ export class PgTeamStore implements TeamStore {
     return r.length ? requestOf({ id, ...r[0] }) : null;
   }
 
-  /** The published refs of repository `repoId` with their commits and totals, by ref name. */
-  async headsOf(repoId: number): Promise<{ ref: string; commit: string; publishedAt: string; files: number }[]> {
-    return (await this.pool.query(SQL.HEADS_OF_REPO, [repoId])).map((h) => ({
-      ref: String(h.ref),
-      commit: String(h.commit_id),
-      publishedAt: new Date(h.published_at as string).toISOString(),
-      files: Number(h.file_count),
-    }));
-  }
-
   /** The bytes of the files among `paths` that snapshot `snapshotId` lists (a path it lacks is left out). */
   async fileBytes(snapshotId: number, paths: readonly string[]): Promise<Map<string, Uint8Array>> {
     const ids = await this.pool.query(SQL.FILE_BLOBS, [snapshotId, paths]);
@@ -248,16 +238,6 @@ export class PgTeamStore implements TeamStore {
   /** Every shard some ref head reads now. */
   async headShards(): Promise<ShardInfo[]> {
     return (await this.pool.query(SQL.HEAD_SHARDS)).map(shardOf);
-  }
-
-  /** The primary's current WAL position (a publish's is taken after it commits). */
-  async currentLsn(): Promise<string> {
-    return String((await this.pool.query(SQL.CURRENT_LSN))[0].lsn);
-  }
-
-  /** Whether this store has replayed `lsn` (always, on a primary). */
-  async replayed(lsn: string): Promise<boolean> {
-    return (await this.pool.query(SQL.REPLAYED, [lsn]))[0].ok === true;
   }
 
   /** Stores the contents of the blobs among `ids` the store lacks, read in batches. */

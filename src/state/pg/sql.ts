@@ -156,12 +156,6 @@ export const HEAD_OF = `
   FROM cruxe.ref_heads h JOIN cruxe.snapshots n ON n.id = h.snapshot_id JOIN cruxe.shards s ON s.id = n.shard_id
   WHERE h.repo_id = $1 AND h.ref = $2`;
 
-/** The published refs of repository $1 with their commits (what `list_refs` answers on a replica). */
-export const HEADS_OF_REPO = `
-  SELECT h.ref, h.commit_id, h.published_at, n.file_count, n.symbol_count
-  FROM cruxe.ref_heads h JOIN cruxe.snapshots n ON n.id = h.snapshot_id
-  WHERE h.repo_id = $1 ORDER BY h.ref`;
-
 /** Every shard some ref head reads (what a replica's cache keeps, and copies ahead of the first call). */
 export const HEAD_SHARDS = `
   SELECT DISTINCT s.id, s.digest, s.bytes, s.stored_bytes, s.ref_id, s.schema_version
@@ -182,17 +176,6 @@ export const BLOB_CONTENTS = "SELECT oid, content FROM cruxe.blobs WHERE oid = A
 export const DROP_SNAPSHOT_BLOBS = `
   DELETE FROM cruxe.blobs b WHERE b.oid IN (SELECT f.blob_oid FROM cruxe.files f WHERE f.snapshot_id = $1)
     AND NOT EXISTS (SELECT 1 FROM cruxe.files o WHERE o.blob_oid = b.oid AND o.snapshot_id <> $1)`;
-
-/** The current LSN of the primary (taken after a publish commits: what a reader of a replica waits for). */
-export const CURRENT_LSN = "SELECT pg_current_wal_lsn()::text AS lsn";
-
-/**
- * Whether this server has replayed LSN $1 (true on a primary, which has
- * everything it wrote; on a streaming replica, once its replay passed it).
- */
-export const REPLAYED = `
-  SELECT CASE WHEN pg_is_in_recovery() THEN coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false) ELSE true END
-    AS ok`;
 
 /** A request that ref $2 of repository $1 be indexed now; returns its id. */
 export const REQUEST_REFRESH = "INSERT INTO cruxe.refresh_requests (repo_id, ref) VALUES ($1, $2) RETURNING id";

@@ -26,6 +26,7 @@ import type { ReaderContext, ReaderToolDef, ToolBody, ToolContext, ToolDef } fro
 import { readViewFor, type RefRead, sessionRef } from "./ref_router.ts";
 import type { ToolListing } from "./tool_listing.ts";
 import {
+  answerBody,
   type CallInfo,
   type CompiledTool,
   compileWithHelp,
@@ -102,9 +103,7 @@ export class Dispatcher {
       const full = read && !read.live
         ? await this.runOnRef(tool.def, routedArgs, route, call, read)
         : await this.run(tool.def, routedArgs, route, call);
-      const body: ToolBody = verbose === true || !tool.def.compact
-        ? full
-        : tool.def.compact(full as Record<string, unknown>);
+      const body = answerBody(tool.def, full, verbose);
       // An answer about another index than the one routed (index_status {ref}) says what it is about.
       const metadata = body.metadata
         ? buildMetadata({ result_completeness: body.truncated === true ? "truncated" : "complete", ...body.metadata })

@@ -20,7 +20,7 @@ import type { PgTeamStore } from "../state/pg/pg_team_store.ts";
 import type { ShardCache } from "../state/pg/shard_cache.ts";
 import type { TeamHead } from "../state/pg/team_store.ts";
 import { errorResult, successResult, type ToolResult, unroutedMetadata } from "./envelope.ts";
-import { type CallInfo, compileWithHelp, leanListings, unknownTool, validate } from "./tool_catalog.ts";
+import { answerBody, type CallInfo, compileWithHelp, leanListings, unknownTool, validate } from "./tool_catalog.ts";
 import type { ToolListing } from "./tool_listing.ts";
 import { callFailure, ToolStats } from "./tool_stats.ts";
 import { TOOLS } from "./tools/registry.ts";
@@ -101,9 +101,7 @@ export class TeamService {
           const full = READ_FROM_BLOBS.has(name)
             ? { repo: target.repo.name, ...await this.openFile(head, toolArgs) }
             : await this.runReader(tool.def as ReaderToolDef, toolArgs, head, call.signal);
-          const body: ToolBody = verbose === true || !tool.def.compact
-            ? full
-            : tool.def.compact(full as Record<string, unknown>);
+          const body = answerBody(tool.def, full, verbose);
           result = successResult(body, this.metadata(ref, head, body.truncated === true, warning));
         }
       }

@@ -11,7 +11,7 @@ import { CruxeError } from "../core/errors.ts";
 import { languageIds } from "../core/languages.ts";
 import { verboseArg } from "./compact.ts";
 import { leanListing, type ToolListing } from "./tool_listing.ts";
-import { refArg, type ToolDef, workspaceArg } from "./tools/tool.ts";
+import { refArg, type ToolBody, type ToolDef, workspaceArg } from "./tools/tool.ts";
 import { toolHelpTool } from "./tools/tool_help.ts";
 import type { NotificationSend } from "./progress_notifier.ts";
 import type { ToolResult } from "./envelope.ts";
@@ -69,6 +69,11 @@ export function compileWithHelp(
   );
   const tools = compileTools([...defs, help]);
   return tools;
+}
+
+/** The body a call answers with: the handler's full answer, or the tool's compact form of it unless `verbose`. */
+export function answerBody(def: ToolDef, full: ToolBody, verbose: unknown): ToolBody {
+  return verbose === true || !def.compact ? full : def.compact(full as Record<string, unknown>);
 }
 
 /** The lean `tools/list` entries of the tools among `tools` that `enabled` names, in order. */

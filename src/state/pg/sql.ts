@@ -143,9 +143,6 @@ export const OPEN_JOBS = "SELECT count(*)::int AS n FROM cruxe.jobs WHERE status
 /** Jobs by status. */
 export const JOB_COUNTS = "SELECT status, count(*)::int AS n FROM cruxe.jobs GROUP BY status ORDER BY status";
 
-/** One job's row and its events (job $1). */
-export const JOB_ROW = `SELECT id, ref, commit_id, status, attempts, lease_owner, error FROM cruxe.jobs WHERE id = $1`;
-
 /**
  * The head reads of repository $1 and ref $2 go to: its commit, snapshot and
  * shard (digest, sizes, the commit's id in it, schema); no row when the ref has none.

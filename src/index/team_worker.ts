@@ -102,11 +102,12 @@ export async function queueRepoRefs(
  * each ref resolved in its repository; a ref already published at that
  * commit is answered at once, any other gets its job queued and is answered
  * by the job's publish (or failure). A ref the repository does not have is
- * answered with that error.
+ * answered with that error. Returns how many jobs it queued.
  */
-export async function serveRequests(store: TeamStore, local: (path: string) => Promise<string>): Promise<void> {
+export async function serveRequests(store: TeamStore, local: (path: string) => Promise<string>): Promise<number> {
   const open = await store.openRequests();
-  if (!open.length) return;
+  if (!open.length) return 0;
+  let queued = 0;
   const repos = new Map((await store.listRepos()).map((r) => [r.id, r]));
   for (const r of open) {
     const repo = repos.get(r.repoId);
@@ -124,13 +125,14 @@ export async function serveRequests(store: TeamStore, local: (path: string) => P
       }
       if (r.commit === resolved.commit) continue; // its job is queued or running
       await store.noteRequestCommit(r.id, resolved.commit);
-      await store.enqueue(repo.id, r.ref, resolved.commit);
+      if ((await store.enqueue(repo.id, r.ref, resolved.commit)) !== null) queued++;
     } catch (e) {
       const err = toCruxeError(e);
       if (err.code === "storage_unavailable" && err.data.reason !== "fetch_failed") throw err;
       await store.answerRequest(r.id, null, `${err.code}: ${err.message}`);
     }
   }
+  return queued;
 }
 
 /** Waits `ms`, or less when `signal` aborts. */
@@ -183,9 +185,7 @@ export async function runTeamWorker(o: TeamWorkerOptions): Promise<TeamWorkerSum
   while (!o.signal?.aborted) {
     const job = await o.store.claim(o.name, o.leaseSeconds);
     if (!job) {
-      const before = await o.store.openJobs();
-      await serveRequests(o.store, o.local);
-      if ((await o.store.openJobs()) > before) continue; // a request queued a job: claim it now
+      if (await serveRequests(o.store, o.local)) continue; // a request queued a job: claim it now
       if (o.once) {
         if (!(await o.store.openJobs())) break;
         await pause(o.pollMs, o.signal);

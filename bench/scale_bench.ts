@@ -16,7 +16,10 @@
  * Usage: deno task bench:scale [CORPUS (default /work/corpora/linux)]
  *   BENCH_SECONDS (default 15) sets each HTTP load phase; BENCH_HOME reuses an index home (skips the cold
  *   index and the syncs); BENCH_TRANSPORT=stdio runs the query rows over stdio (default HTTP);
- *   BENCH_SKIP_LOAD=1 leaves out the HTTP load phases; BENCH_WORKER_SCALING=0 leaves out the cold indexes with 1
+ *   BENCH_SKIP_LOAD=1 leaves out the HTTP load phases; BENCH_DROP_CACHES=1 empties the OS page cache (root) before
+ *   the reference `rg` queries and before the server starts, so the first pass of `locate_symbol` and `search_code`
+ *   reads cold pages (a second pass over the same inputs is the warm figure); BENCH_NO_WATCH=1 starts the server
+ *   without its watcher; BENCH_TAGS names a kept `ctags -R --fields=+n` file of the corpus (ctags is then not timed); BENCH_WORKER_SCALING=0 leaves out the cold indexes with 1
  *   and 2 parse workers (wall time and peak RSS of each, and their ratio). Needs `ctags` (universal-ctags), `rg` and `/usr/bin/time` on PATH for every row.
  */
 import { join, relative } from "node:path";
@@ -87,12 +90,19 @@ const cruxe = (args: string[], env: Record<string, string> = {}) =>
 console.log(`corpus ${corpus}, ${cores} cores, home ${home}`);
 console.log(`| measure | value |\n|---|---|`);
 
-// Reference tools, same run.
-const tagsFile = Deno.makeTempFileSync({ suffix: ".tags" });
-const ctags = await timed("ctags", ["-R", "--fields=+n", "-f", tagsFile, corpus]);
+// Reference tools, same run (BENCH_TAGS: a tags file of the corpus made earlier, kept, and ctags not timed).
+const keptTags = Deno.env.get("BENCH_TAGS");
+const tagsFile = keptTags ?? Deno.makeTempFileSync({ suffix: ".tags" });
+const ctags = keptTags
+  ? { ms: NaN, rss: 0, cpuMs: NaN, ok: true, out: "" }
+  : await timed("ctags", ["-R", "--fields=+n", "-f", tagsFile, corpus]);
 row(
   "ctags -R (reference)",
-  ctags.ok ? `${sec(ctags.ms)}, cpu ${sec(ctags.cpuMs)}, peak ${mib(ctags.rss)}` : "ctags failed or missing",
+  keptTags
+    ? `not timed (tags reused from ${keptTags})`
+    : ctags.ok
+    ? `${sec(ctags.ms)}, cpu ${sec(ctags.cpuMs)}, peak ${mib(ctags.rss)}`
+    : "ctags failed or missing",
 );
 const rg = await timed("rg", ["-c", "--no-messages", "-e", "return", corpus]);
 // rg exits 1 when nothing matches; only a missing binary or a failure prints nothing at all.
@@ -231,10 +241,28 @@ interface Server {
   stop(): Promise<void>;
 }
 
-/** The server's arguments: the corpus as the one workspace, no prewarm (first calls are what is measured). */
-const serveArgs = (
-  transport: string[],
-) => ["run", ...CRUXE_FLAGS, main, "serve-mcp", ...transport, "--no-prewarm", "-v", "--workspace", corpus];
+/**
+ * The server's arguments: the corpus as the one workspace, no prewarm (first calls are what is measured);
+ * BENCH_NO_WATCH=1 also leaves out the watcher (its start is then not part of the first call).
+ */
+const serveArgs = (transport: string[]) => [
+  "run",
+  ...CRUXE_FLAGS,
+  main,
+  "serve-mcp",
+  ...transport,
+  "--no-prewarm",
+  ...(Deno.env.get("BENCH_NO_WATCH") === "1" ? ["--no-watch"] : []),
+  "-v",
+  "--workspace",
+  corpus,
+];
+
+/** Empties the OS page cache (needs root): the next reads come from the disk, as after a reboot. */
+async function dropPageCache(): Promise<void> {
+  await new Deno.Command("sync").output();
+  Deno.writeTextFileSync("/proc/sys/vm/drop_caches", "3\n");
+}
 
 async function serve(env: Record<string, string> = {}): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
@@ -327,9 +355,47 @@ async function timedRow(c: Client, label: string, tool: string, inputs: Record<s
   return t;
 }
 
+/** `locate_symbol` over the sample: p50 / p95 / max row, and top-1 row on the first pass. */
+async function locateRows(c: Client, pass: string, withTop1: boolean): Promise<void> {
+  const lt: number[] = [];
+  let top1 = 0;
+  for (const u of sample) {
+    const q0 = performance.now();
+    const b = await call(c, "locate_symbol", { name: u.name });
+    lt.push(performance.now() - q0);
+    const r = (b.results as { path: string; line_start: number; line_end: number }[] | undefined)?.[0];
+    if (r && r.path === u.path && r.line_start <= u.line && u.line <= Math.max(r.line_end, r.line_start)) top1++;
+  }
+  row(
+    `\`locate_symbol\` p50 / p95 / max (${pass})`,
+    `${ms(pct(lt, 0.5))} / ${ms(pct(lt, 0.95))} / ${ms(Math.max(...lt))} (n=${lt.length})`,
+  );
+  if (withTop1) {
+    row("`locate_symbol` top-1 on unique ctags names", `${(100 * top1 / Math.max(1, sample.length)).toFixed(1)}%`);
+  }
+}
+
 const words = (name: string) => name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ").toLowerCase();
 const stdio = Deno.env.get("BENCH_TRANSPORT") === "stdio";
+const dropCaches = Deno.env.get("BENCH_DROP_CACHES") === "1";
+// ripgrep looking for one name and for one search's words, on cold pages (when dropped) then warm: what a
+// query costs a tool that reads the files.
 {
+  const name = sample[0]?.name ?? "main";
+  const phrase = words(sample[1]?.name ?? name).split(" ").filter(Boolean).join(".*");
+  const rgOne = async (args: string[]) => (await timed("rg", [...args, corpus])).ms;
+  if (dropCaches) await dropPageCache();
+  const coldName = await rgOne(["-n", "-w", "-F", "-e", name]);
+  const warmName = await rgOne(["-n", "-w", "-F", "-e", name]);
+  const warmWords = await rgOne(["-n", "-i", "-e", phrase]);
+  row(
+    `rg -w ${name} (reference: one locate)${dropCaches ? ", cold then warm" : ", twice"}`,
+    `${ms(coldName)}, ${ms(warmName)}; rg -i '${phrase}' warm ${ms(warmWords)}`,
+  );
+}
+{
+  if (dropCaches) await dropPageCache();
+  row("page cache before the server starts", dropCaches ? "dropped (first pass on cold pages)" : "as it was");
   const s = stdio ? await serveStdio() : await serve();
   const c = stdio ? s.client as Client : await (s as Server).client();
   const pid = stdio ? (s as { pid: number }).pid : (s as Server).child.pid;
@@ -353,21 +419,9 @@ const stdio = Deno.env.get("BENCH_TRANSPORT") === "stdio";
     first.push(`${tool} ${ms(performance.now() - t0)}`);
   }
   row("first call of each tool after the server starts", first.join(", "));
-  const lt: number[] = [];
-  let top1 = 0;
-  for (const u of sample) {
-    const q0 = performance.now();
-    const b = await call(c, "locate_symbol", { name: u.name });
-    lt.push(performance.now() - q0);
-    const r = (b.results as { path: string; line_start: number; line_end: number }[] | undefined)?.[0];
-    if (r && r.path === u.path && r.line_start <= u.line && u.line <= Math.max(r.line_end, r.line_start)) top1++;
-  }
-  row(
-    "`locate_symbol` p50 / p95 / max",
-    `${ms(pct(lt, 0.5))} / ${ms(pct(lt, 0.95))} / ${ms(Math.max(...lt))} (n=${lt.length})`,
-  );
-  row("`locate_symbol` top-1 on unique ctags names", `${(100 * top1 / Math.max(1, sample.length)).toFixed(1)}%`);
-  await timedRow(c, "search_code", "search_code", sample.slice(0, 150).map((u) => ({ query: words(u.name) })));
+  const searches = sample.slice(0, 150).map((u) => ({ query: words(u.name) }));
+  await locateRows(c, "first pass", true);
+  await timedRow(c, "search_code (first pass)", "search_code", searches);
   await timedRow(c, "get_code_context", "get_code_context", sample.slice(0, 60).map((u) => ({ query: u.name })));
   const pinned = sample.slice(0, 100).map((u) => ({ symbol_name: u.name, path: u.path }));
   await timedRow(c, "find_references (first page)", "find_references", pinned);
@@ -378,6 +432,9 @@ const stdio = Deno.env.get("BENCH_TRANSPORT") === "stdio";
   }));
   await timedRow(c, "get_call_graph depth 2", "get_call_graph", callables);
   await timedRow(c, "get_file_outline", "get_file_outline", sample.slice(0, 60).map((u) => ({ path: u.path })));
+  // The same names and searches again: the pages they read are now cached.
+  await locateRows(c, "second pass, warm", false);
+  await timedRow(c, "search_code (second pass, warm)", "search_code", searches);
   row("server RSS after these queries (process tree)", mib(treeRss(pid)));
   // Bad input at scale: bounded in time, says so, no memory blow-up.
   const bad: [string, string, Record<string, unknown>][] = [
@@ -472,7 +529,7 @@ if (Deno.env.get("BENCH_SKIP_LOAD") !== "1") {
   await httpLoad("reader workers on", {});
   await httpLoad("reader workers off", { CRUXE_READER_WORKERS: "0" });
 }
-Deno.removeSync(tagsFile);
+if (!keptTags) Deno.removeSync(tagsFile);
 
 // Syncs and the forced rebuild last: on a large corpus they take long, and the rows above do not need them.
 if (!reuse) {

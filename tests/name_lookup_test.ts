@@ -15,6 +15,7 @@ import {
   PREFIX_SCAN_NAMES,
 } from "../src/state/name_lookup.ts";
 import { CruxeError } from "../src/core/errors.ts";
+import { RANK_SCAN_ROWS } from "../src/state/read/search.ts";
 
 /** The name table as `symbols` says it should be, and as it is. */
 function nameTables(db: Db): { want: string; have: string; grams: number } {
@@ -91,8 +92,11 @@ Deno.test("a store of the previous schema is reindex_required; a sync upgrades i
   }
 });
 
-/** A store with `n` synthetic symbols (`a_<i>` definitions plus a few real names), name tables built whole. */
-function syntheticStore(n: number): { db: Db; dir: string } {
+/**
+ * A store with `n` synthetic symbols (`<word>_<i>` definitions, `a_<i>` by default, plus a few real names
+ * after them), name tables built whole.
+ */
+function syntheticStore(n: number, word = "a"): { db: Db; dir: string } {
   const dir = Deno.makeTempDirSync({ prefix: "cruxe-names-" });
   const db = openDb(join(dir, "index.db"));
   migrate(db, PROJECT_MIGRATIONS);
@@ -109,10 +113,10 @@ function syntheticStore(n: number): { db: Db; dir: string } {
     for (let i = 0; i < 997; i++) insFile.run(`f${i}.go`);
     insFile.run("x.go");
     for (let i = 0; i < n; i++) {
-      const name = `a_${i.toString(36)}`;
+      const name = `${word}_${i.toString(36)}`;
       ins.run(`f${i % 997}.go`, name, `p.${name}`, i % 50 + 1, i % 50 + 1);
     }
-    for (const name of ["ValidateToken", "validate_token", "Reader"]) {
+    for (const name of ["ValidateToken", "validate_token", "Reader", "frobnitz_probe"]) {
       ins.run("x.go", name, name, 1, 2);
     }
     // Each file's symbol id range, as the writer records it (here the files' rows interleave).
@@ -185,6 +189,54 @@ Deno.test("name lookups on a large store are bounded and say so; bad names never
     });
     assertInStep(db);
     assert.equal(namesWithPrefix(db, "read", 5).total, 0);
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+/** Counts the runs of statements whose SQL contains `needle` on `db` (statements prepared from now on). */
+function countRuns(db: Db, needle: string): { runs: number } {
+  const counter = { runs: 0 };
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    const st = prepare(sql);
+    if (!sql.includes(needle)) return st;
+    for (const m of ["all", "get", "iterate"] as const) {
+      const f = st[m].bind(st) as (...a: unknown[]) => unknown;
+      (st as unknown as Record<string, unknown>)[m] = (...a: unknown[]) => (counter.runs++, f(...a));
+    }
+    return st;
+  }) as typeof db.prepare;
+  return counter;
+}
+
+/** The suggestions of a `symbol_not_found` answer to `name`. */
+function suggestionsFor(db: Db, name: string): string[] {
+  try {
+    locateSymbol(db, { name });
+  } catch (e) {
+    if (e instanceof CruxeError && e.code === "symbol_not_found") {
+      return (e.data as { suggestions: { name: string }[] }).suggestions.map((x) => x.name);
+    }
+    throw e;
+  }
+  throw new Error(`${name} was found`);
+}
+
+Deno.test("a missing name: spellings looked up once, suggestions led by its rare words", () => {
+  // More names share the word `config` than one ranking reads: the rare word's definition comes after them all.
+  const { db, dir } = syntheticStore(RANK_SCAN_ROWS + 500, "config");
+  try {
+    db.exec(`INSERT INTO symbols_fts(rowid, name, qualified, detail)
+      SELECT id, replace(name, '_', ' '), '', '' FROM symbol_rows`);
+    const trigramReads = countRuns(db, "symbol_names_fts MATCH");
+    const shown = suggestionsFor(db, "CONFIG_FROBNITZ");
+    assert.equal(shown[0], "frobnitz_probe", shown.join(","));
+    // One read per probed trigram of `configfrobnitz` (10 of them), not a second round for the suggestions.
+    assert.equal(trigramReads.runs, 10);
+    // With only common words (and absent ones), they are all searched.
+    assert.equal(suggestionsFor(db, "CONFIG_QQQQQQ").length, 5);
   } finally {
     db.close();
     Deno.removeSync(dir, { recursive: true });

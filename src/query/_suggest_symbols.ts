@@ -5,10 +5,10 @@
  */
 import type { Db } from "../state/db.ts";
 import { splitIdentifier } from "../core/identifiers.ts";
-import { fuzzyNames } from "./symbol_name_index.ts";
+import { type FuzzyName, fuzzyNames } from "./symbol_name_index.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { symbolsByName } from "../state/read/symbols.ts";
-import { symbolsForWords } from "../state/read/search.ts";
+import { symbolsForWords, symbolsWithWordAtMost } from "../state/read/search.ts";
 
 /** A suggested symbol: enough to call the tool again with a real name. */
 export interface SymbolSuggestion {
@@ -19,14 +19,48 @@ export interface SymbolSuggestion {
   line_start: number;
 }
 
+/** The words an FTS5 query over `words` searches: lower-case, letters and digits only, each once, at most 32. */
+function searchableWords(words: readonly string[]): string[] {
+  return [...new Set(words.map((w) => w.toLowerCase()).filter((w) => /^[a-z0-9]+$/.test(w)))].slice(0, 32);
+}
+
 /** FTS5 query matching any of the words, each quoted so no input is ever FTS syntax. */
 export function ftsAnyWords(words: readonly string[]): string | null {
-  const uniq = [...new Set(words.map((w) => w.toLowerCase()).filter((w) => /^[a-z0-9]+$/.test(w)))].slice(0, 32);
+  const uniq = searchableWords(words);
   return uniq.length ? uniq.map((w) => `"${w}"`).join(" OR ") : null;
 }
 
-/** Up to `n` definitions that look like what `name` meant. */
-export function suggestSymbols(db: Db, name: string, n = 5): SymbolSuggestion[] {
+/** Definitions counted at most per word when choosing which words a suggestion search ranks. */
+export const COMMON_WORD_DEFINITIONS = 2000;
+
+/**
+ * The words of a suggestion search: those carried by some and at most
+ * COMMON_WORD_DEFINITIONS definitions when at least one is, else all of
+ * them (a word no definition carries adds nothing to any row's rank). A word found in thousands of names (`config`, `i2c`) says little
+ * next to a rare one (`ocores`), and ranking its rows costs most of the time.
+ */
+function telling(db: Db, words: readonly string[]): string[] {
+  const uniq = searchableWords(words);
+  if (uniq.length < 2) return uniq;
+  const rare = uniq.filter((w) => {
+    const n = symbolsWithWordAtMost(db, w, COMMON_WORD_DEFINITIONS + 1);
+    return n > 0 && n <= COMMON_WORD_DEFINITIONS;
+  });
+  return rare.length ? rare : uniq;
+}
+
+/** Close spellings of a leaf name already looked up (`fuzzyNames(db, leaf, limit)` with `limit` at least `n`). */
+export interface KnownSpellings {
+  leaf: string;
+  names: readonly FuzzyName[];
+}
+
+/**
+ * Up to `n` definitions that look like what `name` meant. `known` saves the
+ * spelling lookup when the caller already made it for the same leaf (the
+ * closest names come first, so its first `n` are what a new lookup returns).
+ */
+export function suggestSymbols(db: Db, name: string, n = 5, known?: KnownSpellings): SymbolSuggestion[] {
   const out: SymbolSuggestion[] = [];
   const seen = new Set<string>();
   const add = (r: SymbolRow) => {
@@ -35,11 +69,12 @@ export function suggestSymbols(db: Db, name: string, n = 5): SymbolSuggestion[] 
     out.push({ name: r.name, qualified_name: r.qualified_name, kind: r.kind, path: r.path, line_start: r.line_start });
   };
   const leaf = name.split(/::|[.#/\\]/).filter(Boolean).pop() ?? name;
-  for (const f of fuzzyNames(db, leaf, n)) {
+  const spellings = known?.leaf === leaf ? known.names.slice(0, n) : fuzzyNames(db, leaf, n);
+  for (const f of spellings) {
     for (const r of symbolsByName(db, f.name_lower, { limit: 3 })) add(r);
   }
   if (out.length < n) {
-    const q = ftsAnyWords(splitIdentifier(name.slice(0, 500)));
+    const q = ftsAnyWords(telling(db, splitIdentifier(name.slice(0, 500))));
     if (q) {
       for (const r of symbolsForWords(db, q, n * 2)) add(r);
     }

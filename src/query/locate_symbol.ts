@@ -10,7 +10,7 @@ import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { resultId } from "../core/ids.ts";
 import { definitionsNamed, definitionsWithPrefix, fuzzyNames, type NameEntry } from "./symbol_name_index.ts";
-import { suggestSymbols } from "./_suggest_symbols.ts";
+import { type KnownSpellings, suggestSymbols } from "./_suggest_symbols.ts";
 import { byCodeUnits, type SymbolFields, symbolFields } from "./_symbol_row.ts";
 import { symbolMapByRowIds } from "../state/read/symbols.ts";
 import { referenceCount, referencesOf } from "../state/read/edges.ts";
@@ -59,6 +59,8 @@ export const LOCATE_MAX_LIMIT = LIMITS.locate.max;
 /** Rows read per tier at most: bounds the work for names like `String` or `init`. */
 const TIER_ROWS = 5000;
 const PREFIX_ROWS = 1000;
+/** Close spellings whose definitions are read when nothing is named exactly so. */
+const FUZZY_NAMES = 20;
 
 /** A query split into its leaf name and the qualifiers before it. */
 export interface ParsedName {
@@ -167,7 +169,7 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
   if (!parsed.leaf) throw new CruxeError("invalid_input", "name has no identifier in it", { field: "name" });
   const leafLower = parsed.leaf.toLowerCase();
 
-  const { candidates, uncounted, bounds } = definitionCandidates(db, parsed, { kind, language, limit });
+  const { candidates, uncounted, bounds, spellings } = definitionCandidates(db, parsed, { kind, language, limit });
   const kept = rankCandidates(candidates, parsed);
 
   const shown = kept.slice(0, limit);
@@ -193,7 +195,7 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
   }
 
   if (results.length === 0) {
-    const suggestions = suggestSymbols(db, raw);
+    const suggestions = suggestSymbols(db, raw, undefined, spellings);
     const filtered = kind || language ? " with the given filters" : "";
     throw new CruxeError("symbol_not_found", `No symbol named "${raw.slice(0, 200)}"${filtered} in the index`, {
       name: raw.slice(0, 200),
@@ -208,13 +210,14 @@ export function locateSymbol(db: Db, input: LocateInput): LocateResult {
  * completions when they can be shown, then close spellings when nothing is
  * named exactly so. `uncounted` is how many unread completions still count
  * towards `total_candidates`; `bounds.capped` is set when a bounded read
- * stopped at its cap.
+ * stopped at its cap; `spellings` are the close spellings looked up (when
+ * they were), for the suggestions of an empty answer.
  */
 function definitionCandidates(
   db: Db,
   parsed: ParsedName,
   o: { kind: string | undefined; language: string | undefined; limit: number },
-): { candidates: Candidate[]; uncounted: number; bounds: { capped: boolean } } {
+): { candidates: Candidate[]; uncounted: number; bounds: { capped: boolean }; spellings?: KnownSpellings } {
   const { kind, language, limit } = o;
   const leafLower = parsed.leaf.toLowerCase();
   const candidates: Candidate[] = [];
@@ -251,9 +254,11 @@ function definitionCandidates(
     uncounted = prefix.total;
   }
 
+  let spellings: KnownSpellings | undefined;
   if (exactRows.length === 0) {
     const seen = new Set(candidates.map((c) => c.row.id));
-    for (const f of fuzzyNames(db, parsed.leaf, 20, bounds)) {
+    spellings = { leaf: parsed.leaf, names: fuzzyNames(db, parsed.leaf, FUZZY_NAMES, bounds) };
+    for (const f of spellings.names) {
       const rows = filterRows(definitionsNamed(db, f.name_lower, TIER_ROWS), kind, language).filter((r) =>
         !seen.has(r.id)
       );
@@ -261,7 +266,7 @@ function definitionCandidates(
       push(rows, () => "fuzzy", () => -0.1 * f.distance);
     }
   }
-  return { candidates, uncounted, bounds };
+  return { candidates, uncounted, bounds, spellings };
 }
 
 /** The candidates best first, after the qualifiers narrowed them (when some honour them) and signals adjusted. */

@@ -307,6 +307,27 @@ export function symbolsForWords(db: Db, match: string, limit: number): SymbolRow
   return symbolsByBm25(db, "5.0, 2.0, 0.5", match, limit);
 }
 
+/**
+ * How many symbols carry the word `word` (one token of letters and digits)
+ * in a searched column, counted up to `cap` (then `cap`): bounded however
+ * common the word is.
+ */
+export function symbolsWithWordAtMost(db: Db, word: string, cap: number): number {
+  return rowsWithTermAtMost(db, "symbols_fts", word, cap);
+}
+
+/** Rows of a full-text table holding the token `term`, counted up to `cap` (then `cap`). */
+function rowsWithTermAtMost(db: Db, fts: "chunks_fts" | "symbols_fts", term: string, cap: number): number {
+  return Number(
+    oneRow<{ n: number }>(
+      db,
+      `SELECT count(*) AS n FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?)`,
+      `"${term.replace(/"/g, '""')}"`,
+      Math.floor(cap),
+    )?.n ?? 0,
+  );
+}
+
 /** Indexed paths whose path words match `match` (BM25 over the path column only, first RANK_SCAN_ROWS matches), best first. */
 export function pathsForWords(db: Db, match: string, limit: number): string[] {
   const from = isRefScoped(db) ? "files_fts" + commitRowsJoin("files_fts") : "files_fts";
@@ -343,15 +364,7 @@ export function chunkVocabulary(db: Db): ChunkVocabulary | null {
   return {
     df: (term) =>
       Number(oneRow<{ doc?: number }>(db, "SELECT doc FROM temp.cruxe_chunks_vocab WHERE term = ?", term)?.doc ?? 0),
-    dfAtMost: (term, cap) =>
-      Number(
-        oneRow<{ n: number }>(
-          db,
-          "SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
-          `"${term.replace(/"/g, '""')}"`,
-          Math.floor(cap),
-        )?.n ?? 0,
-      ),
+    dfAtMost: (term, cap) => rowsWithTermAtMost(db, "chunks_fts", term, cap),
     dfPrefix: (prefix, stopAbove = Infinity) => {
       if (stopAbove === Infinity) {
         return Number(

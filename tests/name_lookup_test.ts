@@ -15,7 +15,7 @@ import {
   PREFIX_SCAN_NAMES,
 } from "../src/state/name_lookup.ts";
 import { CruxeError } from "../src/core/errors.ts";
-import { RANK_SCAN_ROWS } from "../src/state/read/search.ts";
+import { CAPPED_SCAN_ROWS, RANK_SCAN_ROWS, symbolsRanked } from "../src/state/read/search.ts";
 
 /** The name table as `symbols` says it should be, and as it is. */
 function nameTables(db: Db): { want: string; have: string; grams: number } {
@@ -237,6 +237,69 @@ Deno.test("a missing name: spellings looked up once, suggestions led by its rare
     assert.equal(trigramReads.runs, 10);
     // With only common words (and absent ones), they are all searched.
     assert.equal(suggestionsFor(db, "CONFIG_QQQQQQ").length, 5);
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+/** Adds a definition named `name` to `db`'s store (in file x.go) and publishes the name tables. */
+function addName(db: Db, name: string): void {
+  const names = new NameTableWriter(db);
+  transaction(db, () => {
+    db.prepare(
+      `INSERT INTO symbol_rows(file_id, name, qualified_name, kind, signature, line_start, line_end, stable_key,
+         symbol_key) VALUES ((SELECT id FROM files WHERE path = 'x.go'), ?, ?, 'function', '', 9, 9, X'00', X'00')`,
+    ).run(name, name);
+    names.note(name);
+    names.publish();
+  });
+}
+
+Deno.test("close spellings read each trigram once while the store is unchanged, again once it changed", () => {
+  const { db, dir } = syntheticStore(2000);
+  try {
+    const reads = countRuns(db, "symbol_names_fts MATCH");
+    const spelled = () => fuzzyNames(db, "validat_token").map((f) => f.name_lower);
+    assert.deepEqual(spelled(), ["validate_token", "validatetoken"]);
+    const first = reads.runs;
+    assert.ok(first > 0);
+    assert.deepEqual(spelled(), ["validate_token", "validatetoken"]);
+    assert.equal(reads.runs, first, "the same trigrams are not read again");
+    // This connection's own write, then another connection's commit: both are seen.
+    addName(db, "validate_tokem");
+    assert.ok(spelled().includes("validate_tokem"));
+    const other = openDb(join(dir, "index.db"));
+    try {
+      addName(other, "valid_token");
+    } finally {
+      other.close();
+    }
+    assert.ok(spelled().includes("valid_token"));
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a ranking past its row cap scores only the first CAPPED_SCAN_ROWS matches and says it was capped", () => {
+  const { db, dir } = syntheticStore(RANK_SCAN_ROWS + 500, "config");
+  try {
+    // Every symbol says `config`, even ones also `even`; one past CAPPED_SCAN_ROWS says both most often.
+    const best = CAPPED_SCAN_ROWS + 2000;
+    db.exec(`INSERT INTO symbols_fts(rowid, name, qualified, detail)
+      SELECT id, CASE WHEN id = ${best} THEN 'config config config even even even'
+        WHEN id % 2 = 0 THEN 'config ' || id || ' even' ELSE 'config ' || id END, '', '' FROM symbol_rows`);
+    const wide = { capped: false };
+    const top = symbolsRanked(db, '"config"', { bounds: wide }, 10).map((r) => r.id);
+    assert.equal(wide.capped, true);
+    assert.equal(top.length, 10);
+    assert.ok(!top.includes(best), "a match past CAPPED_SCAN_ROWS is not scored once the list is capped");
+    assert.ok(top.every((id) => id <= CAPPED_SCAN_ROWS));
+    // Within RANK_SCAN_ROWS matches, every one is scored.
+    const whole = { capped: false };
+    assert.equal(symbolsRanked(db, '"even"', { bounds: whole }, 10)[0].id, best);
+    assert.equal(whole.capped, false);
   } finally {
     db.close();
     Deno.removeSync(dir, { recursive: true });

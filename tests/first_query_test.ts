@@ -32,3 +32,22 @@ Deno.test("a query worker is warmed before health says ready, and the first sear
     s.close();
   }
 });
+
+Deno.test("a query while the first worker still loads is answered on the main thread, not queued behind it", async () => {
+  const dir = copyFixture("go_basic");
+  const s = inProcess({ cwd: dir }, { readerWorkers: 1 });
+  try {
+    const project = registerProject(s.registry, dir);
+    assert.equal((await s.rt.runner.start(project, { mode: "full", force: false }).active.done).status, "published");
+    s.rt.warmReaders([project]);
+    assert.equal(s.rt.readerPool.warming, true);
+    const r = await s.call("locate_symbol", { name: "ValidateToken" });
+    assert.ok(!r.isError, JSON.stringify(bodyOf(r)));
+    // Loading a worker takes far longer than this answer: it came while the worker was still loading.
+    assert.equal(s.rt.readerPool.warming, true, "answered before the worker was ready");
+    assert.deepEqual(s.rt.readerPool.stats(), { workers: 1, busy: 0, queued: 0, fallbacks: 0 });
+    await waitFor(() => buildHealth(s.rt).status === "ready", 60_000, "the query worker to be warm");
+  } finally {
+    s.close();
+  }
+});

@@ -99,9 +99,14 @@ export class ReaderPool {
     private readonly stallMs = 0,
   ) {}
 
-  /** Whether calls can be answered by a worker (the pool has workers and is open). */
+  /**
+   * Whether calls can be answered by a worker now: the pool has workers, is
+   * open, and its first worker is not still loading (on cold pages that takes
+   * a second or more; until then the main thread, whose query code is loaded,
+   * answers rather than queueing behind it).
+   */
   get running(): boolean {
-    return this.size > 0 && !this.closed;
+    return this.size > 0 && !this.closed && !this.warming;
   }
 
   /**

@@ -9,12 +9,22 @@ import { bodyOf, inProcess, waitFor } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { buildHealth } from "../src/service/health.ts";
 
-Deno.test("a query worker is warmed before health says ready, and the first search_code runs on it", async () => {
+/** An in-process server with one query worker (none started yet) over an indexed copy of go_basic. */
+async function indexedWithOneWorker() {
   const dir = copyFixture("go_basic");
   const s = inProcess({ cwd: dir }, { readerWorkers: 1 });
+  const project = registerProject(s.registry, dir);
+  const job = await s.rt.runner.start(project, { mode: "full", force: false }).active.done;
+  if (job.status !== "published") {
+    s.close();
+    throw new Error(`indexing go_basic: ${job.status}`);
+  }
+  return { s, project };
+}
+
+Deno.test("a query worker is warmed before health says ready, and the first search_code runs on it", async () => {
+  const { s, project } = await indexedWithOneWorker();
   try {
-    const project = registerProject(s.registry, dir);
-    assert.equal((await s.rt.runner.start(project, { mode: "full", force: false }).active.done).status, "published");
     assert.equal(s.rt.readerPool.stats().workers, 0, "no worker before serving starts");
     s.rt.warmReaders([project]);
     assert.equal(buildHealth(s.rt).status, "warming", "warming while the worker loads");
@@ -34,11 +44,8 @@ Deno.test("a query worker is warmed before health says ready, and the first sear
 });
 
 Deno.test("a query while the first worker still loads is answered on the main thread, not queued behind it", async () => {
-  const dir = copyFixture("go_basic");
-  const s = inProcess({ cwd: dir }, { readerWorkers: 1 });
+  const { s, project } = await indexedWithOneWorker();
   try {
-    const project = registerProject(s.registry, dir);
-    assert.equal((await s.rt.runner.start(project, { mode: "full", force: false }).active.done).status, "published");
     s.rt.warmReaders([project]);
     assert.equal(s.rt.readerPool.warming, true);
     const r = await s.call("locate_symbol", { name: "ValidateToken" });

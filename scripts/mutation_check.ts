@@ -995,6 +995,24 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/bulk_load_test.ts",
     filter: "packs the references",
   },
+  {
+    id: "watch-rules-kept-stale",
+    claim: "live index: a changed .gitignore changes what the watch reports at once",
+    file: "src/index/watch_filter.ts",
+    find: "      this.perDir.delete(dir);\n      this.stacks.clear();\n",
+    replace: "      this.perDir.delete(dir);\n",
+    test: "tests/watch_start_test.ts",
+    filter: "kept rules follow",
+  },
+  {
+    id: "watch-start-blocks",
+    claim: "first call: a large tree's watch starts without holding calls up",
+    file: "src/index/watcher.ts",
+    find: 'await watchDirectoriesAsync(root, filter, "", readDir);',
+    replace: "watchDirectories(root, filter);",
+    test: "tests/watch_start_test.ts",
+    filter: "lets other work run",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

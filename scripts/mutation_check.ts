@@ -1013,6 +1013,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/watch_start_test.ts",
     filter: "lets other work run",
   },
+  {
+    id: "first-call-waits-warm",
+    claim: "first call: a call while the first query worker loads does not wait for it",
+    file: "src/service/dispatch.ts",
+    find: "    if (this.rt.readerPool.warming) return null;\n",
+    replace: "",
+    test: "tests/first_query_test.ts",
+    filter: "still loads",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

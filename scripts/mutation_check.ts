@@ -1022,6 +1022,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/first_query_test.ts",
     filter: "still loads",
   },
+  {
+    id: "glob-prefilter-strict",
+    claim: "ignore rules: the literal check before a glob's automaton keeps every path below a match",
+    file: "src/index/glob_match.ts",
+    find: "!path.endsWith(n.tail) && !path.includes(n.tailDir)",
+    replace: "!path.endsWith(n.tail)",
+    test: "src/index/glob_match_test.ts",
+    filter: "literal checks",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -1031,6 +1031,15 @@ export const MUTATIONS: Mutation[] = [
     test: "src/index/glob_match_test.ts",
     filter: "literal checks",
   },
+  {
+    id: "split-acronym-whole",
+    claim: "search terms: an acronym before a word is split from it (HTTPServer is http, server)",
+    file: "src/core/identifiers.ts",
+    find: "        if (j - i >= 2) j--;",
+    replace: "        if (j - i >= 2) j += 0;",
+    test: "src/core/identifiers_test.ts",
+    filter: "regular expressions that define it",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

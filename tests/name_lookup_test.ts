@@ -243,45 +243,6 @@ Deno.test("a missing name: spellings looked up once, suggestions led by its rare
   }
 });
 
-/** Adds a definition named `name` to `db`'s store (in file x.go) and publishes the name tables. */
-function addName(db: Db, name: string): void {
-  const names = new NameTableWriter(db);
-  transaction(db, () => {
-    db.prepare(
-      `INSERT INTO symbol_rows(file_id, name, qualified_name, kind, signature, line_start, line_end, stable_key,
-         symbol_key) VALUES ((SELECT id FROM files WHERE path = 'x.go'), ?, ?, 'function', '', 9, 9, X'00', X'00')`,
-    ).run(name, name);
-    names.note(name);
-    names.publish();
-  });
-}
-
-Deno.test("close spellings read each trigram once while the store is unchanged, again once it changed", () => {
-  const { db, dir } = syntheticStore(2000);
-  try {
-    const reads = countRuns(db, "symbol_names_fts MATCH");
-    const spelled = () => fuzzyNames(db, "validat_token").map((f) => f.name_lower);
-    assert.deepEqual(spelled(), ["validate_token", "validatetoken"]);
-    const first = reads.runs;
-    assert.ok(first > 0);
-    assert.deepEqual(spelled(), ["validate_token", "validatetoken"]);
-    assert.equal(reads.runs, first, "the same trigrams are not read again");
-    // This connection's own write, then another connection's commit: both are seen.
-    addName(db, "validate_tokem");
-    assert.ok(spelled().includes("validate_tokem"));
-    const other = openDb(join(dir, "index.db"));
-    try {
-      addName(other, "valid_token");
-    } finally {
-      other.close();
-    }
-    assert.ok(spelled().includes("valid_token"));
-  } finally {
-    db.close();
-    Deno.removeSync(dir, { recursive: true });
-  }
-});
-
 Deno.test("a ranking past its row cap scores only the first CAPPED_SCAN_ROWS matches and says it was capped", () => {
   const { db, dir } = syntheticStore(RANK_SCAN_ROWS + 500, "config");
   try {

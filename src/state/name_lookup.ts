@@ -193,20 +193,31 @@ export function namesSharingGrams(
 ): string[] {
   const safe = [...new Set(grams)].filter((g) => /^[a-z0-9^$]{3}$/.test(g)).slice(0, 255);
   if (!safe.length || limit <= 0) return [];
-  // Each trigram's row ids counted in a typed array: no row object per posting and no SQL sort of all of
-  // them (each costs more than reading the postings).
+  // One string of row ids per trigram, counted in a typed array: no row object per posting and no
+  // SQL sort of all of them (each costs more than reading the postings).
+  // One row more than the share: a trigram with more than `perGram` names is known to be capped.
   const cap = Math.floor(perGram);
-  const cache = gramCacheOf(db);
+  const idsSql = `SELECT group_concat(rowid) AS ids FROM
+       (SELECT rowid FROM symbol_names_fts WHERE symbol_names_fts MATCH ? LIMIT ${cap + 1})`;
   const top = Number(oneRow<{ m: number | null }>(db, "SELECT max(id) AS m FROM symbol_names")?.m ?? 0);
   const hits = new Uint8Array(top + 1);
   const touched: number[] = [];
   for (const g of safe) {
-    const ids = gramPostings(db, cache, g, cap);
-    // One id more than the share: a trigram with more than `perGram` names is known to be capped.
-    if (ids.length > cap && bounds) bounds.capped = true;
-    for (let i = 0; i < ids.length && i < cap; i++) {
-      const n = ids[i];
-      if (n <= top && hits[n]++ === 0) touched.push(n);
+    const list = oneRow<{ ids: string | null }>(db, idsSql, `"${g}"`)?.ids;
+    if (!list) continue;
+    let n = 0;
+    let listed = 0;
+    for (let i = 0; i <= list.length; i++) {
+      const c = i < list.length ? list.charCodeAt(i) : 44;
+      if (c !== 44) n = n * 10 + c - 48;
+      else {
+        if (++listed > cap) {
+          if (bounds) bounds.capped = true;
+          break;
+        }
+        if (n <= top && hits[n]++ === 0) touched.push(n);
+        n = 0;
+      }
     }
   }
   const byHits: number[][] = Array.from({ length: safe.length + 1 }, () => []);
@@ -223,61 +234,6 @@ export function namesSharingGrams(
     `SELECT id, name_lower FROM symbol_names WHERE id IN (${chosen.join(",")})`,
   );
   return rows.sort((a, b) => rank.get(Number(a.id))! - rank.get(Number(b.id))!).map((r) => r.name_lower);
-}
-
-/** Trigram postings kept per connection (the most recently read first out last): about 80 KB each at most. */
-const GRAM_CACHE_LISTS = 64;
-
-/** A connection's cached trigram postings and the state of the store they were read from. */
-interface GramCache {
-  version: string;
-  lists: Map<string, Int32Array>;
-}
-
-const gramCaches = new WeakMap<Db, GramCache>();
-
-/**
- * The trigram postings cache of `db`, emptied when the store changed since
- * it was filled (another connection's commit moves `data_version`, this
- * connection's own writes move `total_changes()`).
- */
-function gramCacheOf(db: Db): GramCache {
-  const v = oneRow<{ data_version: number }>(db, "PRAGMA data_version")?.data_version;
-  const version = `${v}:${oneRow<{ t: number }>(db, "SELECT total_changes() AS t")?.t}`;
-  let c = gramCaches.get(db);
-  if (!c || c.version !== version) gramCaches.set(db, c = { version, lists: new Map() });
-  return c;
-}
-
-/**
- * The first `cap + 1` row ids (in index order) of the names holding trigram
- * `g`, from `cache` when read before, else read once as one string and kept.
- */
-function gramPostings(db: Db, cache: GramCache, g: string, cap: number): Int32Array {
-  const key = `${cap}:${g}`;
-  const hit = cache.lists.get(key);
-  if (hit) {
-    cache.lists.delete(key);
-    cache.lists.set(key, hit);
-    return hit;
-  }
-  const list = oneRow<{ ids: string | null }>(
-    db,
-    `SELECT group_concat(rowid) AS ids FROM
-       (SELECT rowid FROM symbol_names_fts WHERE symbol_names_fts MATCH ? LIMIT ${cap + 1})`,
-    `"${g}"`,
-  )?.ids ?? "";
-  const ids: number[] = [];
-  let n = 0;
-  for (let i = 0; i <= list.length && list.length; i++) {
-    const c = i < list.length ? list.charCodeAt(i) : 44;
-    if (c !== 44) n = n * 10 + c - 48;
-    else ids.push(n), n = 0;
-  }
-  const out = Int32Array.from(ids);
-  cache.lists.set(key, out);
-  if (cache.lists.size > GRAM_CACHE_LISTS) cache.lists.delete(cache.lists.keys().next().value!);
-  return out;
 }
 
 /**

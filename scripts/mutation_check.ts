@@ -1032,6 +1032,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "past its row cap",
   },
   {
+    id: "prefix-lengths-to-longest",
+    claim: "query cost: prefix completions are read up to the longest one counted",
+    file: "src/state/name_lookup.ts",
+    find: "const longest = capped\n",
+    replace: "const longest = true\n",
+    test: "tests/name_lookup_test.ts",
+    filter: "longest completion",
+  },
+  {
     id: "watch-rules-kept-stale",
     claim: "live index: a changed .gitignore changes what the watch reports at once",
     file: "src/index/watch_filter.ts",

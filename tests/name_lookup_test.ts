@@ -266,3 +266,26 @@ Deno.test("a ranking past its row cap scores only the first CAPPED_SCAN_ROWS mat
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("prefix completions are read up to the longest completion, not the longest name of the store", () => {
+  const { db, dir } = syntheticStore(100);
+  try {
+    const names = new NameTableWriter(db);
+    const long = "a_name_far_longer_than_any_completion_of_validate";
+    transaction(db, () => {
+      db.prepare(
+        `INSERT INTO symbol_rows(file_id, name, qualified_name, kind, signature, line_start, line_end, stable_key,
+           symbol_key) VALUES ((SELECT id FROM files WHERE path = 'x.go'), ?, ?, 'function', '', 9, 9, X'00', X'00')`,
+      ).run(long, long);
+      names.note(long);
+      names.publish();
+    });
+    const perLength = countRuns(db, "WHERE len = ?");
+    assert.deepEqual(namesWithPrefix(db, "validate", 5).names, ["validatetoken", "validate_token"]);
+    // Lengths 9 to 14 ("validate_token"), not on to the long name's 49.
+    assert.equal(perLength.runs, "validate_token".length - "validate".length);
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -143,22 +143,27 @@ export interface PrefixNames {
  * shortest `max` of them, and the number of definitions of the first
  * PREFIX_SCAN_NAMES in name order. Shortest-first is read length by length
  * through the `(len, name_lower)` index, so a prefix shared by millions of
- * names costs one index seek per length.
+ * names costs one index seek per length, up to the longest completion
+ * counted (the longest name of all when the count stopped at its cap).
  */
 export function namesWithPrefix(db: Db, prefixLower: string, max: number): PrefixNames {
   const end = prefixEnd(prefixLower);
   const range = end === null ? "name_lower > ?1" : "name_lower > ?1 AND name_lower < ?2";
   const args = end === null ? [prefixLower] : [prefixLower, end];
-  const sum = oneRow<{ n: number; s: number }>(
+  const sum = oneRow<{ n: number; s: number; m: number | null }>(
     db,
-    `SELECT count(*) AS n, coalesce(sum(count), 0) AS s
-     FROM (SELECT count FROM symbol_names WHERE ${range} LIMIT ${PREFIX_SCAN_NAMES + 1})`,
+    `SELECT count(*) AS n, coalesce(sum(count), 0) AS s, max(len) AS m
+     FROM (SELECT count, len FROM symbol_names WHERE ${range} LIMIT ${PREFIX_SCAN_NAMES + 1})`,
     ...args,
   )!;
+  const capped = Number(sum.n) > PREFIX_SCAN_NAMES;
   const names: string[] = [];
   const counts: number[] = [];
   if (Number(sum.n) > 0 && max > 0) {
-    const longest = Number(oneRow<{ m: number | null }>(db, "SELECT max(len) AS m FROM symbol_names")?.m ?? 0);
+    // Counted whole, the completions are no longer than the longest counted; else any name may be one.
+    const longest = capped
+      ? Number(oneRow<{ m: number | null }>(db, "SELECT max(len) AS m FROM symbol_names")?.m ?? 0)
+      : Number(sum.m ?? 0);
     const atLength = `SELECT name_lower, count FROM symbol_names WHERE len = ? AND ${range.replace(/\?\d/g, "?")}
        ORDER BY name_lower LIMIT ?`;
     for (let len = prefixLower.length + 1; len <= longest && names.length < max; len++) {
@@ -166,7 +171,7 @@ export function namesWithPrefix(db: Db, prefixLower: string, max: number): Prefi
       for (const r of rows) names.push(r.name_lower), counts.push(Number(r.count));
     }
   }
-  return { names, counts, total: Number(sum.s), capped: Number(sum.n) > PREFIX_SCAN_NAMES };
+  return { names, counts, total: Number(sum.s), capped };
 }
 
 /** Row ids read at most per trigram when gathering fuzzy candidates. */

@@ -15,7 +15,8 @@ import {
   PREFIX_SCAN_NAMES,
 } from "../src/state/name_lookup.ts";
 import { CruxeError } from "../src/core/errors.ts";
-import { CAPPED_SCAN_ROWS, RANK_SCAN_ROWS, symbolsRanked } from "../src/state/read/search.ts";
+import { CAPPED_SCAN_ROWS, chunksRanked, RANK_SCAN_ROWS, symbolsRanked } from "../src/state/read/search.ts";
+import { chunkMatches } from "../src/query/search/plan.ts";
 
 /** The name table as `symbols` says it should be, and as it is. */
 function nameTables(db: Db): { want: string; have: string; grams: number } {
@@ -288,4 +289,41 @@ Deno.test("prefix completions are read up to the longest completion, not the lon
     db.close();
     Deno.removeSync(dir, { recursive: true });
   }
+});
+
+Deno.test("a chunk ranking whose match count is known does not step over the matches to learn it", () => {
+  const { db, dir } = syntheticStore(10);
+  try {
+    db.exec(`INSERT INTO chunk_rows(file_id, line_start, line_end, symbol_row, content)
+      SELECT id, 1, 1, NULL, 'frobnitz here' FROM files WHERE path = 'x.go'`);
+    db.exec(FILL_FILE_RANGES_SQL);
+    db.exec(`INSERT INTO chunks_fts(rowid, body, path) SELECT id, content, 'x.go' FROM chunk_rows`);
+    const probes = countRuns(db, "OFFSET");
+    const rank = (known: { atMost?: number; atLeast?: number } | undefined, language?: string) => {
+      const f = { language, bounds: { capped: false } };
+      const n = chunksRanked(db, '"frobnitz"', f, 10, known).length;
+      return { n, capped: f.bounds.capped, probes: probes.runs };
+    };
+    assert.deepEqual(rank({ atMost: 1 }), { n: 1, capped: false, probes: 0 });
+    // Told there are more matches than one ranking reads: capped, without stepping over them.
+    assert.deepEqual(rank({ atLeast: RANK_SCAN_ROWS + 1 }), { n: 1, capped: true, probes: 0 });
+    // A filter keeps only part of them: the lower bound says nothing, the matches are stepped over.
+    assert.deepEqual(rank({ atLeast: RANK_SCAN_ROWS + 1 }, "go"), { n: 1, capped: false, probes: 1 });
+    assert.deepEqual(rank(undefined), { n: 1, capped: false, probes: 2 });
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("the planner's match counts: an upper bound from any count, a lower bound only from counted matches", () => {
+  const terms = [{ text: "time", prefix: true, df: 900 }, { text: "reg", prefix: false, df: 400 }, {
+    text: "ab",
+    prefix: false,
+    df: 30,
+  }];
+  assert.deepEqual(chunkMatches(terms, { counts: "matches" }), { atMost: 1330, atLeast: 400 });
+  assert.deepEqual(chunkMatches(terms, { counts: "upper" }), { atMost: 1330, atLeast: 0 });
+  assert.deepEqual(chunkMatches(terms, { counts: "none" }), {});
+  assert.deepEqual(chunkMatches(terms, {}), {});
 });

@@ -12,6 +12,7 @@ import {
   type FileHit,
   filesRanked,
   filesWithPathSuffix,
+  type MatchCount,
   type SourceFilter,
   symbolsNamedAny,
   symbolsRanked,
@@ -60,9 +61,9 @@ export function exactNameSource(
   return qualified.concat(symbolsNamedAny(db, names, f, limit).filter((r) => !seen.has(r.id))).slice(0, limit);
 }
 
-/** Chunks ranked by BM25 over body and path. */
-export function chunkSource(db: Db, match: string, f: SourceFilter, limit: number): ChunkHit[] {
-  return chunksRanked(db, match, f, limit);
+/** Chunks ranked by BM25 over body and path (`known`: what the planner knows of how many chunks match). */
+export function chunkSource(db: Db, match: string, f: SourceFilter, limit: number, known?: MatchCount): ChunkHit[] {
+  return chunksRanked(db, match, f, limit, known);
 }
 
 /** Files ranked by BM25 over path words and the names they define. */

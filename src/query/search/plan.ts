@@ -23,6 +23,17 @@ import {
 } from "./fts_query.ts";
 
 const plannedRows = (terms: PlannedTerm[]) => terms.reduce((n, t) => n + t.df, 0);
+
+/**
+ * What the term statistics say of how many chunks an OR of `terms` matches:
+ * at most the sum of their counts (when terms were counted at all), at least
+ * the largest count of one exact word (when the counts are of matches).
+ */
+export function chunkMatches(terms: PlannedTerm[], stats: Pick<TermStats, "counts">): MatchCount {
+  if (!stats.counts || stats.counts === "none") return {};
+  const exact = terms.filter((t) => !t.prefix).map((t) => t.df);
+  return { atMost: plannedRows(terms), atLeast: stats.counts === "matches" ? Math.max(0, ...exact) : 0 };
+}
 import {
   type ChunkHit,
   chunkSource,
@@ -36,7 +47,8 @@ import {
   symbolSource,
 } from "./candidates.ts";
 import type { RankedList } from "./fuse.ts";
-import { termStats } from "./term_stats.ts";
+import { type TermStats, termStats } from "./term_stats.ts";
+import type { MatchCount } from "../../state/read/search.ts";
 import { isErrorSite, literalFragments, messageText } from "./error_text.ts";
 import { isTestPath } from "../../core/test_paths.ts";
 import { DEFAULT_RANKING, type ProseWeights, type RankingParams } from "./ranking_params.ts";
@@ -163,21 +175,25 @@ interface ListSources {
  * Pseudo-relevance feedback: the query's planned words plus the words that
  * best separate its first passages from the repository, as one more chunk list.
  */
-function feedbackList(s: ListSources, expr: string, hits: ChunkHit[]): void {
+function feedbackList(s: ListSources, expr: string, hits: ChunkHit[], known: MatchCount): void {
   const extra = feedbackTerms(s.text, hits, s.stats);
   const more = anyOf(extra);
   if (!more) return;
-  s.push("prf", s.methods.prf, asChunks(chunkSource(s.db, `${expr} OR ${more}`, s.f, DEPTH.chunks)));
+  s.push(
+    "prf",
+    s.methods.prf,
+    asChunks(chunkSource(s.db, `${expr} OR ${more}`, s.f, DEPTH.chunks, { atLeast: known.atLeast })),
+  );
 }
 
 /** Term associations: the query's planned words plus the identifier parts its words go with, as one more chunk list. */
-function associationList(s: ListSources, expr: string): void {
+function associationList(s: ListSources, expr: string, known: MatchCount): void {
   const more = anyOf(associatedTerms(s.db, s.text, s.terms, s.stats));
   if (more) {
     s.push(
       "associations",
       s.methods.associations,
-      asChunks(chunkSource(s.db, `${expr} OR ${more}`, s.f, DEPTH.chunks)),
+      asChunks(chunkSource(s.db, `${expr} OR ${more}`, s.f, DEPTH.chunks, { atLeast: known.atLeast })),
     );
   }
 }
@@ -187,12 +203,13 @@ function symbolLists(s: ListSources): void {
   const { db, text, f, stats, push } = s;
   const { leaf, qualifiers } = identifierOf(text);
   const leafTerms = [leaf.toLowerCase(), ...splitIdentifier(leaf)];
-  const expr = anyPlanned(planTerms(leafTerms, stats, { stem: false, keep: [leaf.toLowerCase()] }));
+  const planned = planTerms(leafTerms, stats, { stem: false, keep: [leaf.toLowerCase()] });
+  const expr = anyPlanned(planned);
   const hint = qualifiers[qualifiers.length - 1];
   push("exact_name", 3, asSymbols(exactNameSource(db, [leaf], f, DEPTH.exact, hint)));
   if (expr) {
     push("symbols", 2, asSymbols(symbolSource(db, expr, f, DEPTH.symbols)));
-    push("chunks", 1, asChunks(chunkSource(db, expr, f, DEPTH.chunks)));
+    push("chunks", 1, asChunks(chunkSource(db, expr, f, DEPTH.chunks, chunkMatches(planned, stats))));
     push("files", 0.5, asFiles(fileSource(db, expr, f, DEPTH.files)));
   }
 }
@@ -209,7 +226,9 @@ function pathLists(s: ListSources): void {
   const stemTerms = planTerms(searchTerms(queryTerms(base)), stats, { stem: false });
   // A secondary source is skipped when its words are everywhere (`String.java`): costly, and says nothing.
   const stemExpr = plannedRows(stemTerms) <= ROW_BUDGET ? anyPlanned(stemTerms) : null;
-  if (stemExpr) push("chunks", 0.5, asChunks(chunkSource(db, stemExpr, f, DEPTH.chunks)));
+  if (stemExpr) {
+    push("chunks", 0.5, asChunks(chunkSource(db, stemExpr, f, DEPTH.chunks, chunkMatches(stemTerms, stats))));
+  }
 }
 
 /** An error message: the literal text, all its words in one chunk, then any of them. */
@@ -221,9 +240,10 @@ function errorLists(s: ListSources): void {
   // All words of the message in one chunk: survives line breaks and formatting in the source.
   const every = present.length >= 2 ? allOf(present.slice(0, 16)) : null;
   if (every) push("message_words", 1.5, asChunks(chunkSource(db, every, f, DEPTH.chunks)));
-  const expr = anyPlanned(planTerms(msgTerms, stats, { stem: false }));
+  const planned = planTerms(msgTerms, stats, { stem: false });
+  const expr = anyPlanned(planned);
   if (expr) {
-    push("chunks", 1, asChunks(chunkSource(db, expr, f, DEPTH.chunks)));
+    push("chunks", 1, asChunks(chunkSource(db, expr, f, DEPTH.chunks, chunkMatches(planned, stats))));
     push("symbols", 0.5, asSymbols(symbolSource(db, expr, f, 30)));
   }
 }
@@ -236,11 +256,12 @@ function proseLists(s: ListSources): void {
   const expr = anyPlanned(planned);
   if (expr) {
     // One deeper chunk list serves both the chunk ranking and the per-file evidence.
-    const hits = chunkSource(db, expr, f, DEPTH.chunksDeep);
+    const known = chunkMatches(planned, stats);
+    const hits = chunkSource(db, expr, f, DEPTH.chunksDeep, known);
     push("chunks", w.chunks, asChunks(hits.slice(0, DEPTH.chunks)));
     push("file_evidence", w.file_evidence, asFiles(filesFromChunks(hits)));
-    if (methods.prf > 0) feedbackList(s, expr, hits);
-    if (methods.associations > 0) associationList(s, expr);
+    if (methods.prf > 0) feedbackList(s, expr, hits, known);
+    if (methods.associations > 0) associationList(s, expr, known);
   }
   // Names and paths are matched on exact words: prefixes there pull in too many unrelated names.
   const exactExpr = anyPlanned(planTerms(terms, stats, { stem: false }));

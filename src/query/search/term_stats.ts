@@ -17,6 +17,12 @@ export interface TermStats {
   df(term: string): number;
   /** Chunks containing some term that starts with `prefix` (summed per term: an upper bound; bounded likewise). */
   dfPrefix(prefix: string): number;
+  /**
+   * How far the counts can be trusted: `matches` when `df` counts the chunks a term matches (exact below its
+   * bound), `upper` when it reads the vocabulary (which may still count deleted chunks), `none` (or absent) when
+   * nothing was counted (every term reads as present and rare).
+   */
+  counts?: "matches" | "upper" | "none";
 }
 
 const cache = new WeakMap<Db, { stats: TermStats; at: number }>();
@@ -36,7 +42,7 @@ export function termStats(db: Db): TermStats {
   if (hit && performance.now() - hit.at < TTL_MS) return hit.stats;
   const vocab = chunkVocabulary(db);
   // No vocabulary access: plan as if every term were present and rare (search everything, as before planning).
-  if (!vocab) return { docs: 0, df: () => 1, dfPrefix: () => 1 };
+  if (!vocab) return { docs: 0, df: () => 1, dfPrefix: () => 1, counts: "none" };
   const docs = chunkCountBound(db);
   // Counting a term costs a read of its postings: on a large index, counts stop just past the share above
   // which the planner leaves a term out (it needs no more than "too common" there).
@@ -45,6 +51,7 @@ export function termStats(db: Db): TermStats {
   const memo = new Map<string, number>();
   const stats: TermStats = {
     docs,
+    counts: bounded ? "matches" : "upper",
     df(term) {
       const k = "=" + term;
       if (!memo.has(k)) memo.set(k, bounded ? vocab.dfAtMost(term, cap) : vocab.df(term));

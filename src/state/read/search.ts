@@ -52,6 +52,17 @@ export const RANK_SCAN_ROWS = 12_000;
  */
 export const CAPPED_SCAN_ROWS = 4_000;
 
+/**
+ * What the caller knows of how many rows a MATCH expression matches in the
+ * whole table (no filter, every commit): at most `atMost`, at least
+ * `atLeast`. A ranking then need not step over the matches to learn whether
+ * there are more than RANK_SCAN_ROWS.
+ */
+export interface MatchCount {
+  atMost?: number;
+  atLeast?: number;
+}
+
 /** The part of a file row search results use. */
 export type FileHit = Pick<FileRow, "path" | "language" | "line_count">;
 
@@ -99,6 +110,7 @@ function rankedRows<T extends { path: string; line_start?: number }>(
   match: string,
   f: SourceFilter,
   limit: number,
+  known: MatchCount = {},
 ): Ranked<T>[] {
   const { fts, alias } = src;
   const w = filterSql(alias, f);
@@ -109,14 +121,21 @@ function rankedRows<T extends { path: string; line_start?: number }>(
     : isRefScoped(db)
     ? fts + commitRowsJoin(fts)
     : fts;
-  // Stepping over matches is cheap next to scoring them: whether a match lies past the first RANK_SCAN_ROWS decides
-  // whether the ranking stops early (no count is kept, and nothing past that one row is read).
-  const past = oneRow<{ one: number }>(
-    db,
-    `SELECT 1 AS one FROM ${from} WHERE ${fts} MATCH ?${w.sql} LIMIT 1 OFFSET ${RANK_SCAN_ROWS}`,
-    match,
-    ...w.args,
-  );
+  // Whether a match lies past the first RANK_SCAN_ROWS decides whether the ranking stops early. A known count
+  // says so (more than that many in the whole table counts only without a filter or a commit's restriction; at
+  // most that many holds for any part of it); else the matches are stepped over (no count is kept, and nothing
+  // past that one row is read), which for common words costs a read of their whole postings.
+  const whole = from === fts;
+  const past = whole && (known.atLeast ?? 0) > RANK_SCAN_ROWS
+    ? true
+    : (known.atMost ?? Infinity) <= RANK_SCAN_ROWS
+    ? false
+    : !!oneRow<{ one: number }>(
+      db,
+      `SELECT 1 AS one FROM ${from} WHERE ${fts} MATCH ?${w.sql} LIMIT 1 OFFSET ${RANK_SCAN_ROWS}`,
+      match,
+      ...w.args,
+    );
   if (past && f.bounds) f.bounds.capped = true;
   // Every match is scored when there are at most RANK_SCAN_ROWS, else the first CAPPED_SCAN_ROWS; once: the rows
   // that tie the cut are among the best `limit + TIE_CAP`, read in score order until the score passes the cut's.
@@ -178,9 +197,15 @@ export function symbolsRanked(db: Db, match: string, f: SourceFilter, limit: num
   return rankedRows<SymbolRow>(db, SYMBOLS_RANKED, match, f, limit);
 }
 
-/** Chunks ranked by BM25 over body and path. */
-export function chunksRanked(db: Db, match: string, f: SourceFilter, limit: number): Ranked<ChunkRow>[] {
-  return withChunkText(db, rankedRows<StoredChunkRow>(db, CHUNKS_RANKED, match, f, limit));
+/** Chunks ranked by BM25 over body and path (`known`: what is known of how many chunks `match` matches). */
+export function chunksRanked(
+  db: Db,
+  match: string,
+  f: SourceFilter,
+  limit: number,
+  known?: MatchCount,
+): Ranked<ChunkRow>[] {
+  return withChunkText(db, rankedRows<StoredChunkRow>(db, CHUNKS_RANKED, match, f, limit, known));
 }
 
 /** Files ranked by BM25 over path words and the names they define. */

@@ -6,7 +6,7 @@
 import { SCHEMA_VERSION } from "../core/version.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
-import { NAME_TABLES_SQL } from "./name_lookup.ts";
+import { gramText, NAME_TABLES_SQL } from "./name_lookup.ts";
 import { STABLE_ID_SQL, SYMBOL_ID_SQL } from "./symbol_keys.ts";
 import { textWithNameSql, textWithoutNameSql } from "./name_in_text.ts";
 import { codeSql, EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "./coded_words.ts";
@@ -345,8 +345,30 @@ export function createSecondaryIndexesSql(indexes = SECONDARY_INDEXES): string {
   return indexes.map(([n, on]) => `CREATE INDEX IF NOT EXISTS ${n} ON ${on};`).join("\n");
 }
 
+/** One migration: SQL, or a step that needs more than SQL (it runs inside the same transaction). */
+export type Migration = string | ((db: Db) => void);
+
+/**
+ * The name trigram table since schema 14: no positions (`detail=none`: a
+ * lookup matches one trigram at a time, never a phrase) and no per-row sizes
+ * (`columnsize=0`: nothing ranks it). Without the sizes it cannot delete by
+ * row id alone: a name's row is deleted by giving its text again (see
+ * `NameTableWriter`). Less than a third of the bytes of schema 3's table.
+ */
+const NAME_GRAMS_SQL = `CREATE VIRTUAL TABLE symbol_names_fts USING fts5(grams, content='', columnsize=0,
+  detail=none, tokenize='trigram');`;
+
+/** Schema 14's rebuild of the trigram table from the names it indexes (see NAME_GRAMS_SQL). */
+function slimNameGrams(db: Db): void {
+  db.function("cruxe_name_grams", { deterministic: true }, (n) => gramText(String(n)));
+  db.exec(`DROP TABLE symbol_names_fts;
+    ${NAME_GRAMS_SQL}
+    INSERT INTO symbol_names_fts(rowid, grams) SELECT id, cruxe_name_grams(name_lower) FROM symbol_names;
+    INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('optimize');`);
+}
+
 /** Project index migrations; index i brings an index to version i + 1. */
-export const PROJECT_MIGRATIONS: string[] = [
+export const PROJECT_MIGRATIONS: Migration[] = [
   `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
    CREATE TABLE files (
      path TEXT PRIMARY KEY,
@@ -510,10 +532,12 @@ export const PROJECT_MIGRATIONS: string[] = [
     textWithoutNameSql("doc", "name")
   };
    ${symbolsViewSql(13)}`,
+  // The name trigram table keeps neither positions nor row sizes (see NAME_GRAMS_SQL): rebuilt from the names.
+  slimNameGrams,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */
-export function migrate(db: Db, migrations: string[]): void {
+export function migrate(db: Db, migrations: readonly Migration[]): void {
   // Every step in one transaction: a reader never sees a store half created or half upgraded (an older schema
   // number mid-way would read as an index an older Cruxe wrote).
   transaction(db, () => {
@@ -522,7 +546,11 @@ export function migrate(db: Db, migrations: string[]): void {
     if (current > migrations.length) {
       throw new Error(`store schema ${current} is newer than this build (${migrations.length})`);
     }
-    for (let v = current; v < migrations.length; v++) db.exec(migrations[v]);
+    for (let v = current; v < migrations.length; v++) {
+      const step = migrations[v];
+      if (typeof step === "string") db.exec(step);
+      else step(db);
+    }
     if (current < migrations.length) setMeta(db, "schema_version", String(migrations.length));
   });
 }

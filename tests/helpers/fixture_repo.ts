@@ -140,6 +140,13 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 13's name trigram table (positions and row sizes kept; the names' grams put back). */
+export const SCHEMA13_GRAMS_SQL = `
+  DROP TABLE symbol_names_fts;
+  CREATE VIRTUAL TABLE symbol_names_fts USING fts5(grams, content='', contentless_delete=1, tokenize='trigram');
+  INSERT INTO symbol_names_fts(rowid, grams)
+    SELECT id, '^' || replace(replace(name_lower, '_', ''), '.', '') || '$' FROM symbol_names;`;
+
 /** SQL giving a store schema 12's signatures and docs (names in them) in place of schema 13's. */
 export const SCHEMA12_TEXT_SQL = `
   DROP VIEW symbols;
@@ -197,6 +204,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 14) db!.exec(SCHEMA13_GRAMS_SQL);
   if (version < 13) db!.exec(SCHEMA12_TEXT_SQL);
   if (version < 12) db!.exec(SCHEMA11_RANGES_SQL);
   if (version < 11) db!.exec(SCHEMA10_PARENT_SQL);

@@ -5,7 +5,8 @@ import { copyFixture, downgradeThenSync, indexDir, tempHome, withIndex } from ".
 import { searchCode } from "../src/query/search_code.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
 import type { Db } from "../src/state/db.ts";
-import { childrenOf, symbolById, symbolsByName } from "../src/state/read/symbols.ts";
+import { childrenOf, symbolById, symbolMapByIds, symbolsByName } from "../src/state/read/symbols.ts";
+import { symbolKeysMatchSql } from "../src/state/symbol_keys.ts";
 import { referencesOf } from "../src/state/read/edges.ts";
 
 /** A Go tree of `n` small files (past the bulk-load threshold of 500 new files when `n` is larger). */
@@ -243,8 +244,12 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers, 
         undefined,
         "only the handle's own spelling",
       );
-      const plan = JSON.stringify(db.prepare("EXPLAIN QUERY PLAN SELECT id FROM symbols WHERE symbol_key = ?").all(""));
+      const plan = JSON.stringify(
+        db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM symbols WHERE ${symbolKeysMatchSql("symbol_key", 1)}`).all(""),
+      );
       assert.match(plan, /symbols_sid/);
+      const sid = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'symbols_sid'").get();
+      assert.match(String(sid?.sql), /substr\(symbol_key, 1, 4\)/, "the handle index holds a prefix of each key");
       const parent = symbolsByName(db, "T")[0];
       assert.deepEqual(childrenOf(db, parent.id).map((s) => s.name), ["F"]);
       const byParent = JSON.stringify(
@@ -258,6 +263,31 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers, 
       assert.match(String(partial?.sql), /WHERE parent_id IS NOT NULL/, "symbols without a parent are not in it");
       const outside = referencesOf(db, "main", undefined, 10).find((r) => r.line === 4);
       assert.deepEqual([outside?.symbol_id, outside?.stable_id], [null, null]);
+    });
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("handles that share the bytes the handle index holds are told apart by the whole key", async () => {
+  const h = tempHome();
+  try {
+    const { project } = await indexDir(h, goTree(6));
+    const store = join(h.registry.projectDir(project.project_id), "index.db");
+    const named = ["Rate1", "Rate2", "Rate3"];
+    // Three symbols whose keys begin with the same four bytes (the part the index holds).
+    const w = new DatabaseSync(store);
+    w.exec(`UPDATE symbol_rows SET symbol_key = unhex('0badcafe' || substr(hex(symbol_key), 9))
+      WHERE name IN (${named.map((n) => `'${n}'`).join(", ")})`);
+    w.close();
+    withIndex(h, project.project_id, (db) => {
+      const handles = named.map((name) => locateSymbol(db, { name }).results[0].symbol_id!);
+      assert.ok(handles.every((x) => x.startsWith("sym_0badcafe")));
+      assert.deepEqual(handles.map((x) => symbolById(db, x)?.name), named);
+      const map = symbolMapByIds(db, [handles[2], handles[0]]);
+      assert.deepEqual([...map.keys()].sort(), [handles[0], handles[2]].sort());
+      assert.deepEqual([handles[0], handles[2]].map((x) => map.get(x)?.name), ["Rate1", "Rate3"]);
+      assert.equal(symbolById(db, "sym_0badcafe" + "0".repeat(16)), undefined, "a prefix alone finds nothing");
     });
   } finally {
     h.close();

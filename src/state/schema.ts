@@ -7,7 +7,7 @@ import { SCHEMA_VERSION } from "../core/version.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
 import { gramText, NAME_TABLES_SQL } from "./name_lookup.ts";
-import { STABLE_ID_SQL, SYMBOL_ID_SQL } from "./symbol_keys.ts";
+import { STABLE_ID_SQL, SYMBOL_ID_SQL, SYMBOL_KEY_INDEXED_SQL } from "./symbol_keys.ts";
 import { textWithNameSql, textWithoutNameSql } from "./name_in_text.ts";
 import { codeSql, EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "./coded_words.ts";
 
@@ -91,10 +91,11 @@ const ROW_TABLE_INDEXES_5: [string, string][] = [
  * The same since schema 8: symbols by their stored key (see `symbol_keys.ts`);
  * since 11 only symbols inside another are indexed by parent (a read by
  * parent names one; five in six symbols have none); since 12 no index of a
- * file's rows (its row id ranges in `files` find them, see `FILE_RANGES`).
+ * file's rows (its row id ranges in `files` find them, see `FILE_RANGES`);
+ * since 15 the handle index holds a prefix of each key (`symbol_keys.ts`).
  */
 const LATER_INDEXES: Record<string, string | null> = {
-  symbols_sid: "symbol_rows(symbol_key)",
+  symbols_sid: `symbol_rows(${SYMBOL_KEY_INDEXED_SQL("symbol_key")})`,
   symbols_parent: "symbol_rows(parent_id) WHERE parent_id IS NOT NULL",
   symbols_path: null,
   edges_path: null,
@@ -534,6 +535,9 @@ export const PROJECT_MIGRATIONS: Migration[] = [
    ${symbolsViewSql(13)}`,
   // The name trigram table keeps neither positions nor row sizes (see NAME_GRAMS_SQL): rebuilt from the names.
   slimNameGrams,
+  // The handle index holds the first bytes of each key, not all twelve (see symbol_keys.ts).
+  `DROP INDEX symbols_sid;
+   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n === "symbols_sid"))}`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

@@ -140,6 +140,9 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 14's handle index (whole keys) in place of schema 15's. */
+export const SCHEMA14_SID_SQL = `DROP INDEX symbols_sid; CREATE INDEX symbols_sid ON symbol_rows(symbol_key);`;
+
 /** SQL giving a store schema 13's name trigram table (positions and row sizes kept; the names' grams put back). */
 export const SCHEMA13_GRAMS_SQL = `
   DROP TABLE symbol_names_fts;
@@ -204,6 +207,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 15) db!.exec(SCHEMA14_SID_SQL);
   if (version < 14) db!.exec(SCHEMA13_GRAMS_SQL);
   if (version < 13) db!.exec(SCHEMA12_TEXT_SQL);
   if (version < 12) db!.exec(SCHEMA11_RANGES_SQL);

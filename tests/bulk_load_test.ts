@@ -220,6 +220,12 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers, 
          JOIN edge_rows e ON e.source_id = s.id WHERE s.name = 'Rate7'`,
       ).get();
       assert.deepEqual({ ...words }, { kind: "0", visibility: "0", edge: "0" }, "function, public, calls as codes");
+      const targets = db.prepare("SELECT count(*) AS n, count(DISTINCT name) AS d FROM edge_targets").get();
+      assert.equal(targets?.n, targets?.d, "each edge target spelling kept once");
+      assert.equal(
+        db.prepare("SELECT count(*) AS n FROM edges").get()?.n,
+        db.prepare("SELECT count(*) AS n FROM edge_rows").get()?.n,
+      );
       const text = db.prepare("SELECT signature, doc FROM symbol_rows WHERE name = 'Rate7'").get();
       assert.deepEqual({ ...text }, {
         signature: "func \u0001(limitBucket int) int",
@@ -263,6 +269,36 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers, 
       assert.match(String(partial?.sql), /WHERE parent_id IS NOT NULL/, "symbols without a parent are not in it");
       const outside = referencesOf(db, "main", undefined, 10).find((r) => r.line === 4);
       assert.deepEqual([outside?.symbol_id, outside?.stable_id], [null, null]);
+    });
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("an edge target is kept once per spelling: case variants stay apart and are both found by their lower case", async () => {
+  const h = tempHome();
+  try {
+    const dir = goTree(4);
+    const source = (gap: string) =>
+      `package p\n\nfunc A() { Limit(); limit(); Limit() }\n${gap}\nfunc B() { Limit(); Rate1(1) }\n`;
+    Deno.writeTextFileSync(join(dir, "u.go"), source(""));
+    const { project } = await indexDir(h, dir);
+    const uses = (db: Db, name: string) => referencesOf(db, name, undefined, 10).map((r) => `${r.target}@${r.line}`);
+    withIndex(h, project.project_id, (db) => {
+      assert.deepEqual(uses(db, "Limit"), ["Limit@3", "Limit@5", "limit@3"], "exact spelling first, both found");
+      const kept = db.prepare("SELECT name, name_lower FROM edge_targets WHERE lower(name) = 'limit' ORDER BY name")
+        .all().map((r) => ({ ...r }));
+      assert.deepEqual(kept, [{ name: "Limit", name_lower: null }, { name: "limit", name_lower: null }]);
+      const spellings = db.prepare("SELECT count(*) AS n FROM edge_targets").get()?.n;
+      assert.equal(spellings, db.prepare("SELECT count(DISTINCT target) AS n FROM edges").get()?.n, "each once");
+    });
+    // A sync that rewrites one file finds the targets already kept instead of adding them again.
+    Deno.writeTextFileSync(join(dir, "u.go"), source("\n"));
+    const job = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
+    assert.equal(job.status, "published");
+    withIndex(h, project.project_id, (db) => {
+      assert.deepEqual(uses(db, "limit"), ["limit@3", "Limit@3", "Limit@6"]);
+      assert.equal(db.prepare("SELECT count(*) AS n FROM edge_targets WHERE name = 'Limit'").get()?.n, 1);
     });
   } finally {
     h.close();

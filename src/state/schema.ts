@@ -92,9 +92,11 @@ const ROW_TABLE_INDEXES_5: [string, string][] = [
  * since 11 only symbols inside another are indexed by parent (a read by
  * parent names one; five in six symbols have none); since 12 no index of a
  * file's rows (its row id ranges in `files` find them, see `FILE_RANGES`);
- * since 15 the handle index holds a prefix of each key (`symbol_keys.ts`).
+ * since 15 the handle index holds a prefix of each key (`symbol_keys.ts`);
+ * since 16 edges by target id (see EDGE_TARGETS_SQL).
  */
 const LATER_INDEXES: Record<string, string | null> = {
+  edges_target: "edge_rows(target_id, kind)",
   symbols_sid: `symbol_rows(${SYMBOL_KEY_INDEXED_SQL("symbol_key")})`,
   symbols_parent: "symbol_rows(parent_id) WHERE parent_id IS NOT NULL",
   symbols_path: null,
@@ -236,15 +238,40 @@ export function qualifiedNameSql(s: string, v = SCHEMA_VERSION): string {
     : `coalesce(${s}.qualified_name, ${s}.name)`;
 }
 
-/** The view `edges` of schema `v` (5 and later): each row with its file's path, target whole; since 9 kind decoded. */
+/**
+ * The view `edges` of schema `v` (5 and later): each row with its file's
+ * path, target whole; since 9 kind decoded; since 16 the target read from
+ * the interned targets (see EDGE_TARGETS_SQL).
+ */
 export function edgesViewSql(v: number): string {
+  const t = v >= 16 ? "t" : "e";
+  const [target, lower] = v >= 16 ? ["name", "name_lower"] : ["target", "target_lower"];
   return `
   CREATE VIEW edges AS
     SELECT e.id AS id, f.path AS path, ${v >= 9 ? wordSql(EDGE_KIND_WORDS, "e.kind") : "e.kind"} AS kind,
-      e.source_id AS source_id, e.target AS target, coalesce(e.target_lower, lower(e.target)) AS target_lower,
+      e.source_id AS source_id, ${t}.${target} AS target, coalesce(${t}.${lower}, lower(${t}.${target})) AS target_lower,
       e.line AS line
-    FROM edge_rows e JOIN files f ON ${fileJoinSql("edge", "e", v)};`;
+    FROM edge_rows e JOIN files f ON ${fileJoinSql("edge", "e", v)}${
+    v >= 16 ? " JOIN edge_targets t ON t.id = e.target_id" : ""
+  };`;
 }
+
+/**
+ * Since schema 16 an edge names its target by id: each distinct target
+ * spelling is kept once in `edge_targets` (its lower case too when SQLite's
+ * `lower` does not give it), found by its lower case (the writer then
+ * checks the spelling), and the edges' target index holds ids, not text.
+ * Targets of deleted edges may stay (the view reads only those an edge names).
+ */
+const EDGE_TARGETS_SQL = `
+  CREATE TABLE edge_targets (id INTEGER PRIMARY KEY, name TEXT NOT NULL, name_lower TEXT);
+  CREATE INDEX edge_targets_lower ON edge_targets(coalesce(name_lower, lower(name)));`;
+
+/** Schema 16's edge rows (see EDGE_TARGETS_SQL). */
+const EDGE_ROWS_16_SQL = `CREATE TABLE edge_rows (
+  id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, kind TEXT NOT NULL, source_id INTEGER, target_id INTEGER NOT NULL,
+  line INTEGER NOT NULL
+);`;
 
 /** The views `symbols`, `edges` and `chunks`: each row with its file's path and language, names whole. */
 const ROW_VIEWS_SQL = `${symbolsViewSql(SCHEMA_VERSION)}${edgesViewSql(SCHEMA_VERSION)}${
@@ -538,6 +565,21 @@ export const PROJECT_MIGRATIONS: Migration[] = [
   // The handle index holds the first bytes of each key, not all twelve (see symbol_keys.ts).
   `DROP INDEX symbols_sid;
    ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n === "symbols_sid"))}`,
+  // Edges name their target by id; each target spelling is kept once (see EDGE_TARGETS_SQL). Every row carried over.
+  `DROP VIEW edges;
+   ${EDGE_TARGETS_SQL}
+   INSERT INTO edge_targets(name, name_lower)
+     SELECT target, max(target_lower) FROM edge_rows GROUP BY target ORDER BY min(id);
+   ALTER TABLE edge_rows RENAME TO edge_rows15;
+   ${EDGE_ROWS_16_SQL}
+   INSERT INTO edge_rows(id, file_id, kind, source_id, target_id, line)
+     SELECT e.id, e.file_id, e.kind, e.source_id, t.id, e.line FROM edge_rows15 e
+     JOIN edge_targets t ON coalesce(t.name_lower, lower(t.name)) = coalesce(e.target_lower, lower(e.target))
+       AND t.name = e.target
+     ORDER BY e.id;
+   DROP TABLE edge_rows15;
+   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n.startsWith("edges_")))}
+   ${edgesViewSql(16)}`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

@@ -995,6 +995,42 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/bulk_load_test.ts",
     filter: "packs the references",
   },
+  {
+    id: "name-grams-delete-wrong",
+    claim: "answer truth: a name gone from the index leaves no trigram behind",
+    file: "src/state/name_lookup.ts",
+    find: "s.delGrams.run(row.id, gramText(nameLower));",
+    replace: 's.delGrams.run(row.id, "^$");',
+    test: "tests/name_lookup_test.ts",
+    filter: "follow every sync",
+  },
+  {
+    id: "handle-prefix-only",
+    claim: "answer truth: handles sharing the indexed key prefix are told apart by the whole key",
+    file: "src/state/symbol_keys.ts",
+    find: '\n    AND ${col} IN (${params.join(", ")})`;',
+    replace: "`;",
+    test: "tests/bulk_load_test.ts",
+    filter: "told apart",
+  },
+  {
+    id: "edge-target-by-lower-only",
+    claim: "answer truth: edge targets differing only in case stay apart",
+    file: "src/state/project_index.ts",
+    find: '= ? AND name = ?"),',
+    replace: '= ? AND ?2 IS NOT NULL"),',
+    test: "tests/bulk_load_test.ts",
+    filter: "kept once per spelling",
+  },
+  {
+    id: "symbol-span-as-end",
+    claim: "answer truth: a symbol's last line reads back as indexed",
+    file: "src/state/project_index.ts",
+    find: "    sym.lineEnd - sym.lineStart,\n",
+    replace: "    sym.lineEnd,\n",
+    test: "tests/bulk_load_test.ts",
+    filter: "schema 7",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -226,6 +226,16 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers, 
         db.prepare("SELECT count(*) AS n FROM edges").get()?.n,
         db.prepare("SELECT count(*) AS n FROM edge_rows").get()?.n,
       );
+      const lines = db.prepare("SELECT line_start, line_span FROM symbol_rows WHERE name = 'Rate7'").get();
+      assert.deepEqual(
+        { ...lines },
+        { line_start: 4, line_span: 2 },
+        "the last line kept as a distance from the first",
+      );
+      const shown = locateSymbol(db, { name: "Rate7" }).results[0];
+      assert.deepEqual([shown.line_start, shown.line_end], [4, 6]);
+      const chunk = db.prepare("SELECT line_start, line_span FROM chunk_rows ORDER BY id LIMIT 1").get();
+      assert.deepEqual({ ...chunk }, { line_start: 1, line_span: 2 });
       const text = db.prepare("SELECT signature, doc FROM symbol_rows WHERE name = 'Rate7'").get();
       assert.deepEqual({ ...text }, {
         signature: "func \u0001(limitBucket int) int",

@@ -148,7 +148,7 @@ function syntheticStore(n: number): { db: Db; dir: string } {
     `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count) VALUES (?, '', 0, 0, 'go', 0, 0)`,
   );
   const ins = db.prepare(
-    `INSERT INTO symbol_rows(file_id, name, qualified_name, kind, signature, line_start, line_end, stable_key,
+    `INSERT INTO symbol_rows(file_id, name, qualified_name, kind, signature, line_start, line_span, stable_key,
        symbol_key) VALUES ((SELECT rowid FROM files WHERE path = ?), ?, ?, 'function', '', ?, ?, X'00', X'00')`,
   );
   const names = new NameTableWriter(db);
@@ -158,10 +158,10 @@ function syntheticStore(n: number): { db: Db; dir: string } {
     insFile.run("x.go");
     for (let i = 0; i < n; i++) {
       const name = `a_${i.toString(36)}`;
-      ins.run(`f${i % 997}.go`, name, `p.${name}`, i % 50 + 1, i % 50 + 1);
+      ins.run(`f${i % 997}.go`, name, `p.${name}`, i % 50 + 1, 0);
     }
     for (const name of ["ValidateToken", "validate_token", "Reader"]) {
-      ins.run("x.go", name, name, 1, 2);
+      ins.run("x.go", name, name, 1, 1);
     }
     // Each file's symbol id range, as the writer records it (here the files' rows interleave).
     db.exec(FILL_FILE_RANGES_SQL);

@@ -274,7 +274,7 @@ function symbolRowValues(sym: FileRows["symbols"][number], id: number, fileId: n
     textWithoutName(sym.doc, sym.name),
     wordCode(VISIBILITY_WORDS, sym.visibility),
     sym.lineStart,
-    sym.lineEnd,
+    sym.lineEnd - sym.lineStart,
     parent,
     keys.stable,
     keys.symbol,
@@ -449,14 +449,14 @@ export class IndexWriter {
       syms: new BatchInsert(
         d,
         `INSERT INTO symbol_rows(id, file_id, name, name_lower, qualified_name, kind, signature, doc, visibility,
-           line_start, line_end, parent_id, stable_key, symbol_key, qualifier)`,
+           line_start, line_span, parent_id, stable_key, symbol_key, qualifier)`,
         15,
       ),
       symFts: new BatchInsert(d, "INSERT INTO symbols_fts(rowid, name, qualified, detail)", 4),
       edges: new BatchInsert(d, "INSERT INTO edge_rows(id, file_id, kind, source_id, target_id, line)", 6),
       chunks: new BatchInsert(
         d,
-        "INSERT INTO chunk_rows(id, file_id, line_start, line_end, symbol_row, content)",
+        "INSERT INTO chunk_rows(id, file_id, line_start, line_span, symbol_row, content)",
         6,
       ),
       chunkFts: new BatchInsert(d, "INSERT INTO chunks_fts(rowid, body, path)", 3),
@@ -635,7 +635,14 @@ export class IndexWriter {
       );
     }
     f.chunks.forEach((c, i) => {
-      b.chunks.add(firstChunk + i, fileId, c.lineStart, c.lineEnd, symRow(c.symbol), this.chunkText(c.content));
+      b.chunks.add(
+        firstChunk + i,
+        fileId,
+        c.lineStart,
+        c.lineEnd - c.lineStart,
+        symRow(c.symbol),
+        this.chunkText(c.content),
+      );
       b.chunkFts.add(firstChunk + i, c.content + "\n" + c.ftsExtra, f.fileFts.path);
     });
     for (const batch of Object.values(b)) batch.flush();

@@ -192,11 +192,21 @@ export function fileJoinSql(table: "symbol" | "edge" | "chunk", r: string, v = S
   return v >= 12 ? `f.id = ${r}.file_id AND ${r}.id BETWEEN f.${range}_lo AND f.${range}_hi` : `f.rowid = ${r}.file_id`;
 }
 
-/** The view `chunks` of schema `v` (5 and later): each chunk row with its file's path and language. */
+/**
+ * SQL giving the last line of symbol or chunk row `r` as schema `v` keeps
+ * it: since 17 its distance from the first (`line_span`), which most rows
+ * keep in no byte at all (one-line symbols: 0) where a line number takes two
+ * or three.
+ */
+function lineEndSql(r: string, v: number): string {
+  return v >= 17 ? `${r}.line_start + ${r}.line_span` : `${r}.line_end`;
+}
+
+/** The view `chunks` of schema `v` (5 and later): each chunk row with its file's path and language; since 17 see `lineEndSql`. */
 export function chunksViewSql(v: number): string {
   return `
   CREATE VIEW chunks AS
-    SELECT c.id AS id, f.path AS path, c.line_start AS line_start, c.line_end AS line_end,
+    SELECT c.id AS id, f.path AS path, c.line_start AS line_start, ${lineEndSql("c", v)} AS line_end,
       c.symbol_row AS symbol_row, f.language AS language, c.content AS content
     FROM chunk_rows c JOIN files f ON ${fileJoinSql("chunk", "c", v)};`;
 }
@@ -207,7 +217,8 @@ export function chunksViewSql(v: number): string {
  * stored keys (see `symbol_keys.ts`; `symbol_key` is there for lookups by
  * handle), since 9 kind and visibility from their codes (`coded_words.ts`),
  * since 10 the qualified name from its qualifier (`qualifiedNameSql`),
- * since 13 signature and doc with the name put back (`name_in_text.ts`).
+ * since 13 signature and doc with the name put back (`name_in_text.ts`);
+ * since 17 the last line from the span (`lineEndSql`).
  */
 export function symbolsViewSql(v: number): string {
   const handles = v >= 8
@@ -223,7 +234,7 @@ export function symbolsViewSql(v: number): string {
     SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,
       ${qualifiedNameSql("s", v)} AS qualified_name, ${kind} AS kind, f.language AS language,
       ${signature} AS signature, ${doc} AS doc, ${visibility} AS visibility, s.line_start AS line_start,
-      s.line_end AS line_end, s.parent_id AS parent_id, ${handles}
+      ${lineEndSql("s", v)} AS line_end, s.parent_id AS parent_id, ${handles}
     FROM symbol_rows s JOIN files f ON ${fileJoinSql("symbol", "s", v)};`;
 }
 
@@ -580,6 +591,14 @@ export const PROJECT_MIGRATIONS: Migration[] = [
    DROP TABLE edge_rows15;
    ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n.startsWith("edges_")))}
    ${edgesViewSql(16)}`,
+  // Symbols and chunks keep their last line as a distance from the first (see lineEndSql).
+  `DROP VIEW symbols;
+   DROP VIEW chunks;
+   ALTER TABLE symbol_rows RENAME COLUMN line_end TO line_span;
+   ALTER TABLE chunk_rows RENAME COLUMN line_end TO line_span;
+   UPDATE symbol_rows SET line_span = line_span - line_start;
+   UPDATE chunk_rows SET line_span = line_span - line_start;
+   ${symbolsViewSql(17)}${chunksViewSql(17)}`,
 ];
 
 /** Brings a store to the newest schema; refuses a store newer than this build. */

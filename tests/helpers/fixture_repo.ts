@@ -140,6 +140,16 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 16's symbol and chunk rows (last lines, not spans) in place of schema 17's. */
+export const SCHEMA16_SPANS_SQL = `
+  DROP VIEW symbols;
+  DROP VIEW chunks;
+  UPDATE symbol_rows SET line_span = line_start + line_span;
+  UPDATE chunk_rows SET line_span = line_start + line_span;
+  ALTER TABLE symbol_rows RENAME COLUMN line_span TO line_end;
+  ALTER TABLE chunk_rows RENAME COLUMN line_span TO line_end;
+  ${symbolsViewSql(16)}${chunksViewSql(16)}`;
+
 /** SQL giving a store schema 15's edge rows (targets spelled in each row) in place of schema 16's. */
 export const SCHEMA15_EDGES_SQL = `
   DROP VIEW edges;
@@ -221,6 +231,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 17) db!.exec(SCHEMA16_SPANS_SQL);
   if (version < 16) db!.exec(SCHEMA15_EDGES_SQL);
   if (version < 15) db!.exec(SCHEMA14_SID_SQL);
   if (version < 14) db!.exec(SCHEMA13_GRAMS_SQL);

@@ -252,10 +252,6 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
 }
 
 /**
- * The lower case of `text` as a row stores it: null when SQLite's `lower`
- * (A-Z only), which the views apply, gives the same.
- */
-/**
  * The values of a symbol's row (`id` in file `fileId`, inside symbol row
  * `parent`), in the column order of the writer's insert: what the view
  * cannot give back is all it keeps (see schema.ts).
@@ -302,6 +298,10 @@ function ofFile(range: "sym" | "edge" | "chunk"): string {
     AND file_id = ?1`;
 }
 
+/**
+ * The lower case of `text` as a row stores it: null when SQLite's `lower`
+ * (A-Z only), which the views apply, gives the same.
+ */
 function lowerUnlessAscii(text: string): string | null {
   const lower = text.toLowerCase();
   return lower === text.replace(/[A-Z]+/g, (m) => m.toLowerCase()) ? null : lower;

@@ -1032,6 +1032,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "schema 7",
   },
   {
+    id: "migrate-temp-in-memory",
+    claim: "upgrade memory: a table-rewriting upgrade journals to files, not memory",
+    file: "src/state/schema.ts",
+    find: '  if (upgrade) db.exec("PRAGMA temp_store=FILE");\n',
+    replace: "",
+    test: "tests/migrate_atomic_test.ts",
+    filter: "temporary storage",
+  },
+  {
     id: "watch-rules-kept-stale",
     claim: "live index: a changed .gitignore changes what the watch reports at once",
     file: "src/index/watch_filter.ts",

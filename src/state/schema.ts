@@ -601,8 +601,33 @@ export const PROJECT_MIGRATIONS: Migration[] = [
    ${symbolsViewSql(17)}${chunksViewSql(17)}`,
 ];
 
-/** Brings a store to the newest schema; refuses a store newer than this build. */
+/** The schema version a store records (0 before its first migration). */
+function recordedVersion(db: Db): number {
+  try {
+    return Number(getMeta(db, "schema_version") ?? "0");
+  } catch {
+    return 0; // no meta table yet
+  }
+}
+
+/**
+ * Brings a store to the newest schema; refuses a store newer than this
+ * build. An upgrade runs with temporary storage in files (SQLite's
+ * `temp_store`), set back to memory after: a step that rewrites a whole
+ * table keeps a statement journal of its pages, the size of the table (a
+ * GiB of the kernel's symbol rows), which would otherwise sit in memory.
+ */
 export function migrate(db: Db, migrations: readonly Migration[]): void {
+  const upgrade = recordedVersion(db) < migrations.length;
+  if (upgrade) db.exec("PRAGMA temp_store=FILE");
+  try {
+    migrateInOne(db, migrations);
+  } finally {
+    if (upgrade) db.exec("PRAGMA temp_store=MEMORY");
+  }
+}
+
+function migrateInOne(db: Db, migrations: readonly Migration[]): void {
   // Every step in one transaction: a reader never sees a store half created or half upgraded (an older schema
   // number mid-way would read as an index an older Cruxe wrote).
   transaction(db, () => {

@@ -613,17 +613,18 @@ function recordedVersion(db: Db): number {
 /**
  * Brings a store to the newest schema; refuses a store newer than this
  * build. An upgrade runs with temporary storage in files (SQLite's
- * `temp_store`), set back to memory after: a step that rewrites a whole
+ * `temp_store`), set back as it was after: a step that rewrites a whole
  * table keeps a statement journal of its pages, the size of the table (a
  * GiB of the kernel's symbol rows), which would otherwise sit in memory.
  */
 export function migrate(db: Db, migrations: readonly Migration[]): void {
   const upgrade = recordedVersion(db) < migrations.length;
+  const before = Number((db.prepare("PRAGMA temp_store").get() as { temp_store: number }).temp_store);
   if (upgrade) db.exec("PRAGMA temp_store=FILE");
   try {
     migrateInOne(db, migrations);
   } finally {
-    if (upgrade) db.exec("PRAGMA temp_store=MEMORY");
+    if (upgrade) db.exec(`PRAGMA temp_store=${before}`);
   }
 }
 

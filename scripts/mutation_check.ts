@@ -893,8 +893,17 @@ export const MUTATIONS: Mutation[] = [
     claim: "index memory: cruxe runs with its young generation bounded",
     file: "deno.json",
     find:
-      '"deno run --v8-flags=--max-semi-space-size=8 --allow-read --allow-write --allow-env --allow-run --allow-net --allow-sys main.ts"',
+      '"deno run --v8-flags=--max-semi-space-size=8,--heap-growing-percent=20 --allow-read --allow-write --allow-env --allow-run --allow-net --allow-sys main.ts"',
     replace: '"deno run --allow-read --allow-write --allow-env --allow-run --allow-net --allow-sys main.ts"',
+    test: "tests/assets_test.ts",
+    filter: "share the V8 flags",
+  },
+  {
+    id: "v8-old-gen-unbounded",
+    claim: "index memory: cruxe runs with old-generation growth bounded",
+    file: "scripts/compile.ts",
+    find: ',--heap-growing-percent=20"];',
+    replace: '"];',
     test: "tests/assets_test.ts",
     filter: "share the V8 flags",
   },

@@ -356,8 +356,8 @@ function callOccurrences(c: Occurrences, spec: LanguageSpec, callTypes: string[]
           if (!callee) continue;
           m = memberLeaf(callee);
           // `obj.method(...)` written as one node (Java, PHP): the object is the call's own field.
-          if (m && m.qualifier === null && ACCESS[call.type] && callee.id !== call.id) {
-            const obj = call.childForFieldName(ACCESS[call.type][1]);
+          if (m && m.qualifier === null && ACCESS[t] && callee.id !== call.id) {
+            const obj = call.childForFieldName(ACCESS[t][1]);
             if (obj) m.qualifier = qualifierText(obj), m.operand = obj;
           }
           break;

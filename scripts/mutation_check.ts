@@ -908,6 +908,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "share the V8 flags",
   },
   {
+    id: "bulk-cache-unbounded",
+    claim: "index memory: a bulk load inserts rows with a smaller cache",
+    file: "src/state/project_index.ts",
+    find: "    this.db.exec(`PRAGMA cache_size=-${BULK_ROWS_CACHE_KIB}`);\n",
+    replace: "",
+    test: "tests/bulk_memory_test.ts",
+    filter: "half the writer's page cache",
+  },
+  {
     id: "occ-hint-not-unpacked",
     claim: "references: occurrences packed for the writer come back with their hints",
     file: "src/index/occurrence_wire.ts",

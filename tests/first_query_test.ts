@@ -32,3 +32,21 @@ Deno.test("a query worker is warmed before health says ready, and the first sear
     s.close();
   }
 });
+
+Deno.test("a call while the first query worker still loads is answered at once on the main thread, not queued behind it", async () => {
+  const dir = copyFixture("go_basic");
+  // The worker's start is held for 20 s: a call that waited for it would find it warm by the time it answered.
+  const s = inProcess({ cwd: dir }, { readerWorkers: 1, env: { CRUXE_TEST_READER_STALL_MS: "20000" } });
+  try {
+    const project = registerProject(s.registry, dir);
+    assert.equal((await s.rt.runner.start(project, { mode: "full", force: false }).active.done).status, "published");
+    s.rt.warmReaders([project]);
+    const r = await s.call("search_code", { query: "validate token" });
+    assert.ok(!r.isError, JSON.stringify(bodyOf(r)));
+    assert.ok((bodyOf(r).results as unknown[]).length > 0);
+    assert.equal(buildHealth(s.rt).status, "warming", "answered before the worker said it was warm");
+    assert.deepEqual(s.rt.readerPool.stats(), { workers: 1, busy: 0, queued: 0, fallbacks: 0 });
+  } finally {
+    s.close();
+  }
+});

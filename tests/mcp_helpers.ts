@@ -10,6 +10,7 @@ import { Dispatcher } from "../src/service/dispatch.ts";
 import type { ToolResult } from "../src/service/envelope.ts";
 import type { RouterOptions } from "../src/service/workspace_router.ts";
 import { V8_FLAGS } from "../scripts/compile.ts";
+import { tempDir } from "./helpers/temp_dir.ts";
 
 /** The repository root (for spawning `main.ts`). */
 export const REPO_ROOT = new URL("../", import.meta.url).pathname;
@@ -27,7 +28,7 @@ export const CRUXE_FLAGS = [
 
 /** Writes a Go repository of `files` files with `funcs` functions each; returns its path. */
 export function syntheticGoRepo(files: number, funcs = 8, prefix = "cruxe-mcp-synth-"): string {
-  const dir = Deno.makeTempDirSync({ prefix });
+  const dir = tempDir(prefix);
   Deno.writeTextFileSync(join(dir, "go.mod"), "module example.com/synth\n\ngo 1.21\n");
   for (let i = 0; i < files; i++) {
     const pkg = `pkg${i % 10}`;
@@ -44,7 +45,7 @@ export function syntheticGoRepo(files: number, funcs = 8, prefix = "cruxe-mcp-sy
 
 /** A temporary Cruxe home directory. */
 export function tempHomeDir(): string {
-  return Deno.makeTempDirSync({ prefix: "cruxe-mcp-home-" });
+  return tempDir("cruxe-mcp-home-");
 }
 
 /** An in-process runtime + dispatcher over a temporary home. */

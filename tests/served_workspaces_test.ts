@@ -65,7 +65,11 @@ Deno.test("a project indexed from the CLI is not watched for a status query; usi
     // A query does use it: the watch cannot start in the sandbox, and says so in Cruxe's words.
     const found = await call(srv.port, "locate_symbol", { name: "Compute1x1", workspace: otherRoot });
     assert.ok(Array.isArray(found.results), JSON.stringify(found).slice(0, 300));
-    await waitFor(async () => !/not in use/.test((await watchOf())?.reason ?? "not in use"), 20_000, "watch state");
+    await waitFor(
+      async () => !/not in use|starting/.test((await watchOf())?.reason ?? "not in use"),
+      20_000,
+      "watch state",
+    );
     const watch = (await watchOf())!;
     assert.equal(watch.mode, "off");
     assert.match(watch.reason!, /permission sandbox/);

@@ -3,30 +3,40 @@
  * index) and the query side (what a query is turned into), so both agree.
  */
 
-/** Identifiers repeat a lot across a repository: remember recent splits (bounded). */
-const splitCache = new Map<string, readonly string[]>();
-const SPLIT_CACHE_MAX = 20_000;
-
 /**
- * Splits `checkRateLimit`, `rate_limiter`, `HTTPServer2` into lower-case words.
- * The returned array is shared: callers must not modify it.
+ * Splits `checkRateLimit`, `rate_limiter`, `HTTPServer2` into lower-case
+ * words, reading `ident` once left to right: anything but ASCII letters
+ * and digits separates; within a run, an upper-case run is an acronym (less
+ * its last letter when a lower-case letter follows: `HTTPServer` is `HTTP`,
+ * `Server`), an optional capital with lower-case letters is a word, digits
+ * are a word. (The regular expressions `[^A-Za-z0-9]+` to split, then
+ * `[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+` per part, say the same; a kernel
+ * index splits millions of macro names, where they cost a sixth of the rows;
+ * no cache either, as one would miss on nearly every such name.)
  */
-export function splitIdentifier(ident: string): readonly string[] {
-  let out = splitCache.get(ident);
-  if (!out) {
-    out = splitUncached(ident);
-    if (splitCache.size >= SPLIT_CACHE_MAX) splitCache.clear();
-    splitCache.set(ident, out);
-  }
-  return out;
-}
-
-function splitUncached(ident: string): string[] {
+export function splitIdentifier(ident: string): string[] {
   const out: string[] = [];
-  for (const part of ident.split(/[^A-Za-z0-9]+/)) {
-    if (!part) continue;
-    const words = part.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g) ?? [part];
-    for (const w of words) out.push(w.toLowerCase());
+  const n = ident.length;
+  let i = 0;
+  while (i < n) {
+    const c = ident.charCodeAt(i);
+    let j = i + 1;
+    if (isUpper(c)) {
+      while (j < n && isUpper(ident.charCodeAt(j))) j++;
+      if (j < n && isLower(ident.charCodeAt(j))) {
+        if (j - i >= 2) j--; // the acronym ends before the capital of the next word
+        else while (j < n && isLower(ident.charCodeAt(j))) j++;
+      }
+    } else if (isLower(c)) {
+      while (j < n && isLower(ident.charCodeAt(j))) j++;
+    } else if (isDigit(c)) {
+      while (j < n && isDigit(ident.charCodeAt(j))) j++;
+    } else {
+      i = j;
+      continue;
+    }
+    out.push(ident.slice(i, j).toLowerCase());
+    i = j;
   }
   return out;
 }
@@ -42,6 +52,7 @@ function identPart(c: number): boolean {
 
 const isLower = (c: number) => c >= 97 && c <= 122;
 const isUpper = (c: number) => c >= 65 && c <= 90;
+const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /** True when `text[s..e)` is camelCase (`aB`), has an acronym before a word (`HTTPServer`) or an underscore. */
 function isCompound(text: string, s: number, e: number): boolean {

@@ -24,3 +24,39 @@ Deno.test("compound terms: identifiers are ASCII runs that start with a letter, 
 Deno.test("path terms: directories, the split stem and the extension, without repeats", () => {
   assert.equal(pathTerms("auth/RateLimiter.go"), "auth ratelimiter rate limiter go");
 });
+
+Deno.test("identifier splitting reads as the regular expressions that define it, on random text", () => {
+  const byRegex = (ident: string) =>
+    ident.split(/[^A-Za-z0-9]+/).filter(Boolean).flatMap((part) =>
+      (part.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g) ?? [part]).map((w) => w.toLowerCase())
+    );
+  const pieces = [
+    "a",
+    "b",
+    "Z",
+    "Q",
+    "HTTP",
+    "Server",
+    "x9",
+    "0",
+    "42",
+    "_",
+    "__",
+    "-",
+    ".",
+    "é",
+    "ß",
+    "$",
+    " ",
+    "mm",
+    "GRBM",
+  ];
+  let seed = 5;
+  const pick = () => pieces[(seed = (seed * 1103515245 + 12345) & 0x7fffffff) % pieces.length];
+  for (let k = 0; k < 20_000; k++) {
+    const ident = Array.from({ length: 1 + (k % 9) }, pick).join("");
+    assert.deepEqual(splitIdentifier(ident), byRegex(ident), ident);
+  }
+  assert.deepEqual(splitIdentifier("mmGRBM_STATUS__TA_BUSY_MASK"), ["mm", "grbm", "status", "ta", "busy", "mask"]);
+  assert.deepEqual(splitIdentifier("parseHTTPServer2Response"), ["parse", "http", "server", "2", "response"]);
+});

@@ -53,10 +53,28 @@ const MAX_BIT_NODES = 30;
 /** Distinct characters whose masks a glob keeps. */
 const MAX_CACHED_CHARS = 512;
 
+/**
+ * Literal text any match must hold, checked before the automaton runs: most
+ * paths fail an ignore rule here (`*.o` against `fs/ext4/inode.c`), and a
+ * scan matches every path against every rule.
+ */
+interface GlobNeeds {
+  /** The literal run the pattern starts with (after a leading `**\/`, if any), or "". */
+  lead: string;
+  /** True: `lead` may start at any component (unanchored or after `**\/`); false: at the path's start. */
+  leadAtComponent: boolean;
+  /** The literal run the pattern ends with, or "". */
+  tail: string;
+  /** `tail` + "/" and "/" + `lead`: what a leading part's match leaves inside the path. */
+  tailDir: string;
+  slashLead: string;
+}
+
 /** A compiled glob: match it with `globMatch`. */
 export interface Glob {
   nodes: GlobNode[];
   bits?: GlobBits;
+  needs?: GlobNeeds;
   /** False when the pattern can never match (an unclosed bracket, an unknown class, too long). */
   viable: boolean;
   /** What was wrong with the pattern, for a warning; empty when nothing was. */
@@ -143,7 +161,7 @@ function parseBracket(glob: string, open: number): { test: CharTest | null; end:
 
 /** Token kinds before they become nodes. */
 type Token =
-  | { kind: "char"; test: CharTest }
+  | { kind: "char"; test: CharTest; lit?: string }
   | { kind: "star" } // `*`: any run without `/`
   | { kind: "any" } // `**`: any run
   | { kind: "dirs" }; // `**/`: nothing, or any run ending in `/`
@@ -177,7 +195,7 @@ function tokenize(glob: string, problems: string[]): Token[] | null {
       i = b.end;
     } else {
       const lit = c === "\\" && i + 1 < glob.length ? glob[++i] : c;
-      push({ kind: "char", test: (ch) => ch === lit });
+      push({ kind: "char", test: (ch) => ch === lit, lit });
     }
   }
   return out;
@@ -216,7 +234,35 @@ export function compileGlob(glob: string, anchored: boolean): Glob {
       nodes.push({ step: (c) => c === "/" ? k : k + 1, skip: -1 });
     }
   }
-  return { nodes, bits: nodes.length <= MAX_BIT_NODES ? toBits(tokens) : undefined, viable: true, problems };
+  return {
+    nodes,
+    bits: nodes.length <= MAX_BIT_NODES ? toBits(tokens) : undefined,
+    needs: needsOf(tokens),
+    viable: true,
+    problems,
+  };
+}
+
+/** The literal runs at the start and end of a tokenized glob (see `GlobNeeds`); undefined when there are none. */
+function needsOf(tokens: Token[]): GlobNeeds | undefined {
+  const literal = (t: Token | undefined) => t?.kind === "char" && t.lit !== undefined ? t.lit : undefined;
+  const leadAtComponent = tokens[0]?.kind === "dirs";
+  let lead = "";
+  for (let i = leadAtComponent ? 1 : 0, c = literal(tokens[i]); c !== undefined; c = literal(tokens[++i])) lead += c;
+  let tail = "";
+  for (let i = tokens.length - 1, c = literal(tokens[i]); c !== undefined; c = literal(tokens[--i])) tail = c + tail;
+  return lead || tail ? { lead, leadAtComponent, tail, tailDir: tail + "/", slashLead: "/" + lead } : undefined;
+}
+
+/**
+ * False when `path` cannot match nor lie below a match: a match is a leading
+ * part of the path (all of it, or up to a `/`), which starts with the lead
+ * (at a component's start, or at the path's) and ends with the tail.
+ */
+function mayMatch(n: GlobNeeds, path: string): boolean {
+  if (n.tail && !path.endsWith(n.tail) && !path.includes(n.tailDir)) return false;
+  if (!n.lead || path.startsWith(n.lead)) return true;
+  return n.leadAtComponent && path.includes(n.slashLead);
 }
 
 function toBits(tokens: Token[]): GlobBits {
@@ -288,6 +334,7 @@ function bitMatch(b: GlobBits, path: string): GlobVerdict {
 export function globMatch(glob: Glob, path: string): GlobVerdict {
   const verdict: GlobVerdict = { self: false, under: false };
   if (!glob.viable) return verdict;
+  if (glob.needs && !mayMatch(glob.needs, path)) return verdict;
   if (glob.bits) return bitMatch(glob.bits, path);
   const { nodes } = glob;
   const accept = nodes.length;

@@ -52,20 +52,55 @@ Deno.test("globs that make a backtracking matcher explode are matched in linear 
   assert.ok(performance.now() - t0 < 2000, `took ${Math.round(performance.now() - t0)} ms`);
 });
 
+/**
+ * Pairs of a random glob (of `globAtoms`, anchored every `anchorEvery`th) and random paths (of `pathAtoms`), from a
+ * fixed seed: the same pairs every run.
+ */
+function* randomPairs(
+  seed: number,
+  globs: number,
+  globAtoms: string[],
+  pathAtoms: string[],
+  anchorEvery: number,
+): Generator<{ glob: string; anchored: boolean; g: ReturnType<typeof compileGlob>; path: () => string }> {
+  const pick = <T>(xs: T[]) => xs[(seed = (seed * 1103515245 + 12345) & 0x7fffffff) % xs.length];
+  for (let k = 0; k < globs; k++) {
+    const glob = Array.from({ length: 1 + (k % 6) }, () => pick(globAtoms)).join("");
+    const anchored = k % anchorEvery === 0;
+    let j = 0;
+    const path = () => Array.from({ length: 1 + (j++ % 8) }, () => pick(pathAtoms)).join("").replace(/\/$/, "");
+    yield { glob, anchored, g: compileGlob(glob, anchored), path };
+  }
+}
+
 Deno.test("the word-sized form of short globs agrees with the general one", () => {
   const atoms = ["a", "b", "/", "*", "**", "**/", "?", "[ab]", "[!a]"];
-  let seed = 7;
-  const pick = <T>(xs: T[]) => xs[(seed = (seed * 1103515245 + 12345) & 0x7fffffff) % xs.length];
   let compared = 0;
-  for (let k = 0; k < 2000; k++) {
-    const glob = Array.from({ length: 1 + (k % 6) }, () => pick(atoms)).join("");
-    const g = compileGlob(glob, k % 2 === 0);
+  for (const { glob, g, path: next } of randomPairs(7, 2000, atoms, ["a", "b", "c", "a/"], 2)) {
     if (!g.bits) continue;
     for (let j = 0; j < 10; j++) {
-      const path = Array.from({ length: 1 + (j % 7) }, () => pick(["a", "b", "c", "a/"])).join("").replace(/\/$/, "");
+      const path = next();
       assert.deepEqual(globMatch(g, path), globMatch({ ...g, bits: undefined }, path), `${glob} on ${path}`);
       compared++;
     }
   }
   assert.ok(compared > 10_000, `${compared} comparisons`);
+});
+
+Deno.test("the literal checks before the automaton never reject a path the automaton matches", () => {
+  const atoms = ["a", "b", ".", "/", "*", "**", "**/", "?", "[ab]", "\\*", "ab", ".o"];
+  const pathAtoms = ["a", "b", ".o", "ab", "*", "a/", ".b/"];
+  let compared = 0;
+  let rejected = 0;
+  for (const { glob, anchored, g, path: next } of randomPairs(11, 3000, atoms, pathAtoms, 3)) {
+    if (!g.needs) continue;
+    for (let j = 0; j < 12; j++) {
+      const path = next();
+      const full = globMatch({ ...g, needs: undefined }, path);
+      assert.deepEqual(globMatch(g, path), full, `${glob} (anchored: ${anchored}) on ${path}`);
+      if (!full.self && !full.under) rejected++;
+      compared++;
+    }
+  }
+  assert.ok(compared > 10_000 && rejected > 1_000, `${compared} comparisons, ${rejected} without a match`);
 });

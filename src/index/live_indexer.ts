@@ -55,6 +55,8 @@ import type { ScannedFile } from "./scan.ts";
 import { FreshnessMonitor, type PublishedIndex, SCAN_COST_FACTOR } from "./freshness_monitor.ts";
 import { configuredWatchMode, INOTIFY_FIX, isWatchLimitError, networkFileSystem } from "./watch_mode.ts";
 
+/** The watch's reason while its walk of the tree runs (events are not seen yet; the catch-up after it finds them). */
+const WATCH_STARTING = "starting: listing the directories to watch";
 /** How long a query waits for a known change to be indexed before answering `syncing`. */
 const READ_YOUR_WRITES_MS = 500;
 /** Pending paths listed in an answer (the count is always exact). */
@@ -372,15 +374,31 @@ export class LiveIndexer {
           null,
         );
       } else {
-        try {
-          st.watcher = new TreeWatcher(project.repo_root, this.hooks(st), this.timing);
-          st.mode = "events";
-        } catch (e) {
-          this.fallBack(st, e as Error);
-        }
+        st.mode = "events";
+        st.reason = WATCH_STARTING;
+        void this.startEvents(st);
+        return;
       }
     }
     info(`watching ${project.repo_root} (${st.mode}${st.reason ? `: ${st.reason}` : ""})`);
+  }
+
+  /**
+   * Starts the watch of the tree without holding calls up (a large tree's walk
+   * takes seconds), then compares the tree with the manifest: what changed
+   * before the watch was up is found by that comparison.
+   */
+  private async startEvents(st: Watched): Promise<void> {
+    try {
+      const watcher = await TreeWatcher.start(st.project.repo_root, this.hooks(st), this.timing);
+      if (st.closed) return watcher.close();
+      st.watcher = watcher;
+      st.reason = null;
+    } catch (e) {
+      this.fallBack(st, e as Error);
+    }
+    if (st.closed) return;
+    info(`watching ${st.project.repo_root} (${st.mode}${st.reason ? `: ${st.reason}` : ""})`);
     if (st.mode === "events") void this.catchUp(st); // polling compares with the manifest on its first scan
   }
 
@@ -400,6 +418,7 @@ export class LiveIndexer {
     st.watcher = null;
     if (e instanceof Deno.errors.NotCapable) {
       // Polling could not read it either; say which rule stops it, never the runtime's own wording.
+      st.mode = "off";
       st.reason = outsideSandbox(st.project.repo_root).message;
       warn(`not watching ${st.project.repo_root}: ${st.reason}`);
       return;

@@ -80,7 +80,6 @@ function walk(root: string, onFile: (rel: string) => void, onUnreadableDir: (rel
   const base = new IgnoreStack().with(ignoreFileAt(root, ".git/info/exclude", ""));
   const visit = (dirRel: string, rules: IgnoreStack) => {
     const abs = dirRel ? join(root, dirRel) : root;
-    const local = rules.with(ignoreFileAt(root, dirRel ? `${dirRel}/.gitignore` : ".gitignore", dirRel));
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(abs)];
@@ -88,6 +87,11 @@ function walk(root: string, onFile: (rel: string) => void, onUnreadableDir: (rel
       if (dirRel) onUnreadableDir(dirRel, e as Error);
       return;
     }
+    // Only a directory listing a `.gitignore` has one to read (most do not: no failed open per directory).
+    const own = entries.some((e) => e.name === ".gitignore")
+      ? ignoreFileAt(root, dirRel ? `${dirRel}/.gitignore` : ".gitignore", dirRel)
+      : null;
+    const local = rules.with(own);
     entries.sort((a, b) => a.name < b.name ? -1 : 1);
     for (const e of entries) {
       const rel = dirRel ? `${dirRel}/${e.name}` : e.name;

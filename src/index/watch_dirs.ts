@@ -20,7 +20,14 @@ export interface WatchDirs {
 /** Lists a directory's entries (a seam for tests; `Deno.readDirSync` otherwise). */
 export type ReadDir = (abs: string) => Iterable<Deno.DirEntry>;
 
+/** Lists a directory's entries without holding the event loop (`Deno.readDir` by default). */
+export type ReadDirAsync = (abs: string) => Promise<Iterable<Deno.DirEntry>>;
+
 const readDirSync: ReadDir = (abs) => Deno.readDirSync(abs);
+const readDirAsync: ReadDirAsync = (abs) => Array.fromAsync(Deno.readDir(abs));
+
+/** A directory's entries, or the error listing it threw. */
+type Listed = Iterable<Deno.DirEntry> | Error;
 
 /**
  * The directories to watch at and below `start` (relative to `root`; `""`
@@ -36,19 +43,61 @@ export function watchDirectories(
   readDir: ReadDir = readDirSync,
 ): WatchDirs {
   const out: WatchDirs = { dirs: [], unreadable: [] };
-  const list = (rel: string): Deno.DirEntry[] | null => {
+  const steps = walkSteps(root, filter, start, out);
+  for (let step = steps.next(); !step.done;) {
+    let listed: Listed;
     try {
-      return [...readDir(rel ? join(root, rel) : root)];
+      listed = [...readDir(step.value)];
     } catch (e) {
-      out.unreadable.push({ path: rel || ".", reason: (e as Error).message, error: e as Error });
-      return null;
+      listed = e as Error;
     }
-  };
-  if (start && (!isRealDirectory(join(root, start)) || filter.classify(start, true) === "ignored")) return out;
+    step = steps.next(listed);
+  }
+  return out;
+}
+
+/**
+ * `watchDirectories`, listing each directory asynchronously: on a large tree
+ * (the kernel's 5,000 directories, cold pages) the walk takes seconds, and
+ * the server answers calls meanwhile.
+ */
+export async function watchDirectoriesAsync(
+  root: string,
+  filter: WatchFilter,
+  start = "",
+  readDir: ReadDirAsync = readDirAsync,
+): Promise<WatchDirs> {
+  const out: WatchDirs = { dirs: [], unreadable: [] };
+  const steps = walkSteps(root, filter, start, out);
+  for (let step = steps.next(); !step.done;) {
+    let listed: Listed;
+    try {
+      listed = await readDir(step.value);
+    } catch (e) {
+      listed = e as Error;
+    }
+    step = steps.next(listed);
+  }
+  return out;
+}
+
+/**
+ * The walk both listings share, as steps: it yields each absolute directory
+ * to list and is resumed with its entries (or the error listing threw), and
+ * fills `out`.
+ */
+function* walkSteps(root: string, filter: WatchFilter, start: string, out: WatchDirs): Generator<string, void, Listed> {
+  function* list(rel: string): Generator<string, Deno.DirEntry[] | null, Listed> {
+    const listed = yield rel ? join(root, rel) : root;
+    if (!(listed instanceof Error)) return [...listed];
+    out.unreadable.push({ path: rel || ".", reason: listed.message, error: listed });
+    return null;
+  }
+  if (start && (!isRealDirectory(join(root, start)) || filter.classify(start, true) === "ignored")) return;
   const stack = [start];
   while (stack.length) {
     const rel = stack.pop()!;
-    const entries = list(rel);
+    const entries = yield* list(rel);
     if (!entries) continue;
     out.dirs.push(rel);
     for (const e of entries) {
@@ -58,23 +107,19 @@ export function watchDirectories(
       stack.push(child);
     }
   }
-  if (start === "") addGitDirs(root, out, list);
-  return out;
-}
-
-/** `.git`, `.git/info` and `.git/refs/heads` with its subdirectories (branch names with `/`), none through a link. */
-function addGitDirs(root: string, out: WatchDirs, list: (rel: string) => Deno.DirEntry[] | null): void {
+  if (start !== "") return;
+  // `.git`, `.git/info` and `.git/refs/heads` with its subdirectories (branch names with `/`), none through a link.
   const real = (rel: string) => isRealDirectory(join(root, rel));
   if (!real(".git")) return;
   out.dirs.push(".git");
   if (real(".git/info")) out.dirs.push(".git/info");
-  const stack = real(".git/refs") && real(".git/refs/heads") ? [".git/refs/heads"] : [];
-  while (stack.length) {
-    const rel = stack.pop()!;
-    const entries = list(rel);
+  const refs = real(".git/refs") && real(".git/refs/heads") ? [".git/refs/heads"] : [];
+  while (refs.length) {
+    const rel = refs.pop()!;
+    const entries = yield* list(rel);
     if (!entries) continue;
     out.dirs.push(rel);
-    for (const e of entries) if (e.isDirectory && !e.isSymlink) stack.push(`${rel}/${e.name}`);
+    for (const e of entries) if (e.isDirectory && !e.isSymlink) refs.push(`${rel}/${e.name}`);
   }
 }
 

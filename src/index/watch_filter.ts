@@ -24,6 +24,9 @@ export type PathVerdict =
   /** A path the scan would see (a file, or a directory that may hold some). */
   | "change";
 
+/** Directories whose rules are kept at most (a tree's directories; events may name more). */
+const MAX_KEPT_DIRECTORIES = 200_000;
+
 /** The ignore files a directory may hold. */
 const IGNORE_FILES = new Set([".gitignore", ".cruxeignore"]);
 
@@ -33,6 +36,8 @@ export class WatchFilter {
   private perDir = new Map<string, IgnoreFile | null>();
   private base: IgnoreStack | null = null;
   private cruxeIgnore: IgnoreStack | null = null;
+  /** Per directory: the rules below it, or null when it is ignored (see `rulesBelow`). */
+  private stacks = new Map<string, IgnoreStack | null>();
 
   constructor(readonly root: string) {}
 
@@ -41,6 +46,7 @@ export class WatchFilter {
     if (rel === "" || rel === ".") return "change";
     if (rel === ".git/info/exclude") {
       this.base = null;
+      this.stacks.clear();
       return "rules";
     }
     if (rel === ".git/index.lock") return "git-lock";
@@ -64,7 +70,7 @@ export class WatchFilter {
     else {
       const dir = rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : "";
       this.perDir.delete(dir);
-      this.base = null;
+      this.stacks.clear();
     }
   }
 
@@ -75,17 +81,33 @@ export class WatchFilter {
 
   /** True when a `.gitignore` on the way down (or `.git/info/exclude`) ignores the path or a directory above it. */
   private gitIgnored(rel: string, isDir: boolean): boolean {
-    if (!this.base) {
-      this.base = new IgnoreStack().with(ignoreFileAt(this.root, ".git/info/exclude", ""));
+    const cut = rel.lastIndexOf("/");
+    const above = this.rulesBelow(cut < 0 ? "" : rel.slice(0, cut));
+    return above === null || above.ignored(rel, isDir);
+  }
+
+  /**
+   * The rules that apply below directory `dir` (every `.gitignore` from the
+   * root down to it), or null when `dir` or a directory above it is ignored.
+   * Kept per directory, so a walk of the tree matches each directory once
+   * instead of once per level below it.
+   */
+  private rulesBelow(dir: string): IgnoreStack | null {
+    const known = this.stacks.get(dir);
+    if (known !== undefined) return known;
+    let rules: IgnoreStack | null;
+    if (dir === "") {
+      this.base ??= new IgnoreStack().with(ignoreFileAt(this.root, ".git/info/exclude", ""));
+      rules = this.base.with(this.dirRules(""));
+    } else {
+      const cut = dir.lastIndexOf("/");
+      const above = this.rulesBelow(cut < 0 ? "" : dir.slice(0, cut));
+      rules = above === null || above.ignored(dir, true) ? null : above.with(this.dirRules(dir));
     }
-    const parts = rel.split("/");
-    let stack = this.base.with(this.dirRules(""));
-    for (let i = 1; i < parts.length; i++) {
-      const dir = parts.slice(0, i).join("/");
-      if (stack.ignored(dir, true)) return true;
-      stack = stack.with(this.dirRules(dir));
-    }
-    return stack.ignored(rel, isDir);
+    // Events in a tree the rules ignore (build output) may name many directories: the memory stays bounded.
+    if (this.stacks.size >= MAX_KEPT_DIRECTORIES) this.stacks.clear();
+    this.stacks.set(dir, rules);
+    return rules;
   }
 
   private dirRules(dir: string): IgnoreFile | null {

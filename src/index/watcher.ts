@@ -14,7 +14,13 @@ import { languageForPath } from "./languages/registry.ts";
 import { textLanguageForPath } from "../core/languages.ts";
 import type { ScannedFile } from "./scan.ts";
 import { WatchFilter } from "./watch_filter.ts";
-import { type ReadDir, watchDirectories, type WatchDirs } from "./watch_dirs.ts";
+import {
+  type ReadDir,
+  type ReadDirAsync,
+  watchDirectories,
+  watchDirectoriesAsync,
+  type WatchDirs,
+} from "./watch_dirs.ts";
 import { join } from "node:path";
 import { warn } from "../core/log.ts";
 
@@ -146,18 +152,35 @@ export class TreeWatcher {
     private hooks: WatchHooks,
     timing: WatchTiming = DEFAULT_WATCH_TIMING,
     private readDir?: ReadDir,
+    walked?: { filter: WatchFilter; found: WatchDirs },
   ) {
-    this.filter = new WatchFilter(root);
+    this.filter = walked?.filter ?? new WatchFilter(root);
     this.prefix = root.endsWith("/") ? root : root + "/";
     this.quietMs = timing.quietMs;
     this.debounce = new Debouncer(timing.quietMs, timing.maxMs, () => this.emit());
-    const found = watchDirectories(root, this.filter, "", readDir);
+    const found = walked?.found ?? watchDirectories(root, this.filter, "", readDir);
     // The root itself unreadable: its own error, so the caller can tell a sandbox refusal from a failure.
     if (found.dirs[0] !== "") throw found.unreadable[0]?.error ?? new Error(`cannot read ${root}`);
     this.dirs = new Set(found.dirs);
     this.noteUnreadable(found);
     this.fsw = this.open();
     void this.loop(this.fsw);
+  }
+
+  /**
+   * A watch like the constructor's whose walk of the tree lists directories
+   * asynchronously, so a server goes on answering while a large tree's watch
+   * starts. Rejects with what the constructor throws.
+   */
+  static async start(
+    root: string,
+    hooks: WatchHooks,
+    timing: WatchTiming = DEFAULT_WATCH_TIMING,
+    readDir?: ReadDirAsync,
+  ): Promise<TreeWatcher> {
+    const filter = new WatchFilter(root);
+    const found = await watchDirectoriesAsync(root, filter, "", readDir);
+    return new TreeWatcher(root, hooks, timing, undefined, { filter, found });
   }
 
   /** One watch on every directory of `dirs` (each on its own: a subdirectory is its own entry). */

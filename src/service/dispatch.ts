@@ -280,6 +280,9 @@ export class Dispatcher {
     storeId?: IndexView["storeId"],
   ): Promise<ToolBody | null> {
     if (def.runs === "main" || this.needsMain(def, toolArgs) || !this.rt.readerPool.running) return null;
+    // The first worker is still loading (a few hundred ms after start): this thread has the query code and
+    // the index open, so a call then does not wait for the worker.
+    if (this.rt.readerPool.warming) return null;
     if (view.readOnly || !view.db || view.schemaStatus !== "compatible") return null;
     return await this.rt.readerPool.run(def.name, toolArgs, view.storePath, storeId, view.scope?.refId);
   }

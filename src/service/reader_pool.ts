@@ -33,6 +33,8 @@ export interface ReaderRequest {
 /** Sent to a new worker ahead of any call: the index files to open (it answers `ReaderWarmed`). */
 export interface ReaderWarm {
   warm: string[];
+  /** Blocks the worker this many ms before it says it is warm (tests of a slow start; see `stallMs`). */
+  stallMs?: number;
 }
 
 /** A worker's answer to `ReaderWarm`, once it is ready for the first query. */
@@ -146,7 +148,9 @@ export class ReaderPool {
     if (this.size === 0 || this.closed || this.slots.length) return;
     const slot = this.spawn();
     this.warming = true;
-    slot.worker.postMessage({ warm: storePaths } satisfies ReaderWarm);
+    slot.worker.postMessage(
+      { warm: storePaths, ...(this.stallMs ? { stallMs: this.stallMs } : {}) } satisfies ReaderWarm,
+    );
     this.retireLater(slot);
   }
 

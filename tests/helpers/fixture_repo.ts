@@ -12,12 +12,13 @@ import { storeSeedChunkText } from "../../src/state/write/ref_seed_text.ts";
 import { chunksViewSql, edgesViewSql, symbolsViewSql } from "../../src/state/schema.ts";
 import { textWithNameSql } from "../../src/state/name_in_text.ts";
 import { EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "../../src/state/coded_words.ts";
+import { tempDir } from "./temp_dir.ts";
 
 const FIXTURES = new URL("../../fixtures/repos/", import.meta.url);
 
 /** Copies a fixture repository into a fresh temporary directory; returns its path. */
 export function copyFixture(name: string, opts: { git?: boolean } = {}): string {
-  const dest = Deno.makeTempDirSync({ prefix: `cruxe-${name}-` });
+  const dest = tempDir(`cruxe-${name}-`);
   copyDir(new URL(name + "/", FIXTURES).pathname, dest);
   if (opts.git) git(dest, "init", "-q", "-b", "main"), commitAll(dest, "initial");
   return dest;
@@ -62,7 +63,7 @@ export interface TestHome {
 
 /** Creates a temporary Cruxe home. */
 export function tempHome(overrides: Partial<CruxeConfig> = {}): TestHome {
-  const home = Deno.makeTempDirSync({ prefix: "cruxe-home-" });
+  const home = tempDir("cruxe-home-");
   const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), ...overrides };
   const registry = Registry.open(home);
   const runner = new JobRunner(registry, config);

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CruxeError } from "../../src/core/errors.ts";
 import { commitAll, copyFixture, git } from "./fixture_repo.ts";
+import { tempDir } from "./temp_dir.ts";
 
 /** Runs `fn`, which must throw a CruxeError with `code`; returns the error. */
 export function throwsCode(fn: () => unknown, code: string): CruxeError {
@@ -23,7 +24,7 @@ export function throwsCode(fn: () => unknown, code: string): CruxeError {
  * seconds of worker start-up under `deno test`).
  */
 export function polyglotRepo(extra: Record<string, string> = {}): string {
-  const dir = Deno.makeTempDirSync({ prefix: "cruxe-nav-" });
+  const dir = tempDir("cruxe-nav-");
   for (const name of ["nav_py", "nav_ts", "nav_go"]) {
     const src = copyFixture(name);
     for (const e of Deno.readDirSync(src)) Deno.renameSync(join(src, e.name), join(dir, e.name));

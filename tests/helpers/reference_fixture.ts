@@ -2,10 +2,11 @@
 import { join } from "node:path";
 import type { FindReferencesResult, Reference } from "../../src/query/find_references.ts";
 import type { Db } from "../../src/state/db.ts";
+import { tempDir } from "./temp_dir.ts";
 
 /** Writes `files` (path → text) into a new temporary directory and returns it. */
 export function writeRepo(files: Record<string, string>, prefix: string): string {
-  const dir = Deno.makeTempDirSync({ prefix });
+  const dir = tempDir(prefix);
   for (const [p, text] of Object.entries(files)) {
     Deno.mkdirSync(join(dir, p, ".."), { recursive: true });
     Deno.writeTextFileSync(join(dir, p), text);

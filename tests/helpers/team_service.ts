@@ -4,6 +4,7 @@
  * structured content, `isError` set on an error result.
  */
 import { openTeamService } from "../../src/service/team_open.ts";
+import { tempDir } from "./temp_dir.ts";
 
 /** A tool answer: the body with its metadata, or `{error, metadata}` with `isError` true. */
 export type TeamAnswer = Record<string, unknown> & { isError?: boolean };
@@ -13,7 +14,7 @@ export async function withTeamService<T>(
   url: string,
   fn: (call: (tool: string, args: Record<string, unknown>) => Promise<TeamAnswer>) => Promise<T>,
 ): Promise<T> {
-  const home = Deno.makeTempDirSync({ prefix: "cruxe-replica-home-" });
+  const home = tempDir("cruxe-replica-home-");
   const team = await openTeamService(url, home, 2);
   const signal = new AbortController().signal;
   try {

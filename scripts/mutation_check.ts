@@ -1103,6 +1103,14 @@ export const MUTATIONS: Mutation[] = [
     test: "src/core/identifiers_test.ts",
     filter: "regular expressions that define it",
   },
+  {
+    id: "callee-ascii-only",
+    claim: "answer truth: a call of a non-ASCII name is an edge to the whole name",
+    file: "src/index/extract/engine.ts",
+    find: "/([\\p{ID_Start}_$][\\p{ID_Continue}$!?]*)\\s*$/u",
+    replace: "/([A-Za-z_$][A-Za-z0-9_$!?]*)\\s*$/",
+    test: "tests/non_ascii_names_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -88,12 +88,14 @@ function oneDoc(s: string): string | null {
   return t.length > MAX_DOC ? t.slice(0, MAX_DOC) + "…" : t;
 }
 
-/** Last identifier-looking segment of a callee expression (`a.b.c()` → `c`). */
+/** An identifier at the end of a text: Unicode letters and digits as the languages allow (`Ärger`, `数据`). */
+const TRAILING_NAME = /([\p{ID_Start}_$][\p{ID_Continue}$!?]*)\s*$/u;
+
+/** Last identifier-looking segment of a callee expression (`a.b.c()` → `c`, `Ärger()` → `Ärger`). */
 export function calleeName(text: string): string | null {
   const cleaned = text.replace(/<[^<>]*>/g, "");
   // The callee's own trailing name (`a.b(c).d` → `d`), else the head before any arguments (`f(x)(y)` → `f`).
-  const m = cleaned.match(/([A-Za-z_$][A-Za-z0-9_$!?]*)\s*$/) ??
-    cleaned.replace(/\([\s\S]*$/, "").match(/([A-Za-z_$][A-Za-z0-9_$!?]*)\s*$/);
+  const m = cleaned.match(TRAILING_NAME) ?? cleaned.replace(/\([\s\S]*$/, "").match(TRAILING_NAME);
   return m ? m[1] : null;
 }
 

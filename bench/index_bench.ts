@@ -3,7 +3,8 @@
  * after changing 1 and 10 files, on a copy of a real source tree; then what
  * the live index runs: a no-op and 1-file syncs on a warm job worker, the
  * latter naming the changed path (no scan of the tree).
- * Prints files/s, MB/s, wall time and peak RSS, one line per measure.
+ * Prints files/s, MB/s, wall time and peak RSS (with the parse worker count), one line per measure, and
+ * `ctags -R` and `rg --files` over the same tree timed in the same run.
  *
  * Usage: deno task bench [CORPUS_DIR ...]   (default /work/corpora/go)
  */
@@ -18,6 +19,21 @@ function peakRssMiB(): number {
     return m ? Number(m[1]) / 1024 : NaN;
   } catch {
     return NaN;
+  }
+}
+
+/** Wall time of `ctags -R` over `tree` (its tags file written under `work`); null without ctags. */
+function ctagsMs(tree: string, work: string): number | null {
+  const t0 = performance.now();
+  try {
+    const r = new Deno.Command("ctags", {
+      args: ["-R", "--fields=+n", "-f", join(work, "tags"), tree],
+      stdout: "null",
+      stderr: "null",
+    }).outputSync();
+    return r.success ? performance.now() - t0 : null;
+  } catch {
+    return null; // not installed
   }
 }
 
@@ -46,7 +62,7 @@ async function benchCorpus(corpus: string): Promise<void> {
   Deno.mkdirSync(tree);
   copyTree(corpus, tree);
   const home = join(work, "home");
-  const { registry, runner, project, summary } = benchRunner(home, tree);
+  const { config, registry, runner, project, summary } = benchRunner(home, tree);
   const run = async (label: string, mode: "full" | "incremental", live: { paths?: string[] } | null = null) => {
     const t0 = performance.now();
     const job = await runner.start(project, { mode, force: false, ...(live ? { warm: true, ...live } : {}) }).active
@@ -63,8 +79,17 @@ async function benchCorpus(corpus: string): Promise<void> {
     `${name} cold-index: ${cold.ms.toFixed(0)} ms wall, ${cold.s.filesIndexed} files, ` +
       `${(bytes / 2 ** 20).toFixed(1)} MB, ${(cold.s.filesIndexed / (cold.ms / 1000)).toFixed(0)} files/s, ` +
       `${(bytes / 2 ** 20 / (cold.ms / 1000)).toFixed(1)} MB/s, ${cold.s.totalSymbols} symbols, ` +
-      `${cold.s.parseErrors} files with syntax errors, peak RSS ${peakRssMiB().toFixed(0)} MiB`,
+      `${cold.s.parseErrors} files with syntax errors, peak RSS ${peakRssMiB().toFixed(0)} MiB ` +
+      `(${config.workers} parse workers), load ${Deno.loadavg().map((x) => x.toFixed(1)).join(" ")}`,
   );
+  const ctags = ctagsMs(tree, work);
+  if (ctags !== null) {
+    console.log(
+      `${name} reference: ctags -R over the tree: ${ctags.toFixed(0)} ms wall (cold index ${
+        (cold.ms / ctags).toFixed(1)
+      }x)`,
+    );
+  }
   // A reference timed in the same run: the machine's load moves every wall time above.
   const r0 = performance.now();
   const rg = new Deno.Command("rg", { args: ["--files", tree], stdout: "null", stderr: "null" }).outputSync();

@@ -98,11 +98,12 @@ Deno.test("the compile command allows the sandbox worker's narrowed permissions 
   assert.deepEqual(cmd.slice(-4), ["x86_64-unknown-linux-gnu", "--output", "dist/cruxe", "main.ts"]);
 });
 
-Deno.test("the cruxe and serve tasks, the executable and the test launches share the V8 flags", () => {
+Deno.test("the cruxe, serve and bench tasks, the executable and the test launches share the V8 flags", () => {
   const tasks = JSON.parse(Deno.readTextFileSync(new URL("../deno.json", import.meta.url))).tasks;
   assert.ok(V8_FLAGS.some((f) => f.includes("max-semi-space-size")), "young generation bounded");
-  for (const task of ["cruxe", "serve"]) {
-    const words = (tasks[task].command as string).split(" ");
+  assert.ok(V8_FLAGS.some((f) => /heap-growing-percent=\d+/.test(f)), "old generation growth bounded");
+  for (const task of ["cruxe", "serve", "bench"]) {
+    const words = (typeof tasks[task] === "string" ? tasks[task] : tasks[task].command as string).split(" ");
     for (const f of V8_FLAGS) assert.ok(words.includes(f), `${task} task runs with ${f}`);
   }
   const cmd = compileArgs(new URL("../", import.meta.url), []);

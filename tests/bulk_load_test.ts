@@ -5,7 +5,8 @@ import { copyFixture, downgradeThenSync, indexDir, tempHome, withIndex } from ".
 import { searchCode } from "../src/query/search_code.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
 import type { Db } from "../src/state/db.ts";
-import { childrenOf, symbolById, symbolsByName } from "../src/state/read/symbols.ts";
+import { childrenOf, symbolById, symbolMapByIds, symbolsByName } from "../src/state/read/symbols.ts";
+import { symbolKeysMatchSql } from "../src/state/symbol_keys.ts";
 import { referencesOf } from "../src/state/read/edges.ts";
 
 /** A Go tree of `n` small files (past the bulk-load threshold of 500 new files when `n` is larger). */
@@ -219,6 +220,22 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers, 
          JOIN edge_rows e ON e.source_id = s.id WHERE s.name = 'Rate7'`,
       ).get();
       assert.deepEqual({ ...words }, { kind: "0", visibility: "0", edge: "0" }, "function, public, calls as codes");
+      const targets = db.prepare("SELECT count(*) AS n, count(DISTINCT name) AS d FROM edge_targets").get();
+      assert.equal(targets?.n, targets?.d, "each edge target spelling kept once");
+      assert.equal(
+        db.prepare("SELECT count(*) AS n FROM edges").get()?.n,
+        db.prepare("SELECT count(*) AS n FROM edge_rows").get()?.n,
+      );
+      const lines = db.prepare("SELECT line_start, line_span FROM symbol_rows WHERE name = 'Rate7'").get();
+      assert.deepEqual(
+        { ...lines },
+        { line_start: 4, line_span: 2 },
+        "the last line kept as a distance from the first",
+      );
+      const shown = locateSymbol(db, { name: "Rate7" }).results[0];
+      assert.deepEqual([shown.line_start, shown.line_end], [4, 6]);
+      const chunk = db.prepare("SELECT line_start, line_span FROM chunk_rows ORDER BY id LIMIT 1").get();
+      assert.deepEqual({ ...chunk }, { line_start: 1, line_span: 2 });
       const text = db.prepare("SELECT signature, doc FROM symbol_rows WHERE name = 'Rate7'").get();
       assert.deepEqual({ ...text }, {
         signature: "func \u0001(limitBucket int) int",
@@ -243,8 +260,12 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers, 
         undefined,
         "only the handle's own spelling",
       );
-      const plan = JSON.stringify(db.prepare("EXPLAIN QUERY PLAN SELECT id FROM symbols WHERE symbol_key = ?").all(""));
+      const plan = JSON.stringify(
+        db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM symbols WHERE ${symbolKeysMatchSql("symbol_key", 1)}`).all(""),
+      );
       assert.match(plan, /symbols_sid/);
+      const sid = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'symbols_sid'").get();
+      assert.match(String(sid?.sql), /substr\(symbol_key, 1, 4\)/, "the handle index holds a prefix of each key");
       const parent = symbolsByName(db, "T")[0];
       assert.deepEqual(childrenOf(db, parent.id).map((s) => s.name), ["F"]);
       const byParent = JSON.stringify(
@@ -258,6 +279,61 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers, 
       assert.match(String(partial?.sql), /WHERE parent_id IS NOT NULL/, "symbols without a parent are not in it");
       const outside = referencesOf(db, "main", undefined, 10).find((r) => r.line === 4);
       assert.deepEqual([outside?.symbol_id, outside?.stable_id], [null, null]);
+    });
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("an edge target is kept once per spelling: case variants stay apart and are both found by their lower case", async () => {
+  const h = tempHome();
+  try {
+    const dir = goTree(4);
+    const source = (gap: string) =>
+      `package p\n\nfunc A() { Limit(); limit(); Limit() }\n${gap}\nfunc B() { Limit(); Rate1(1) }\n`;
+    Deno.writeTextFileSync(join(dir, "u.go"), source(""));
+    const { project } = await indexDir(h, dir);
+    const uses = (db: Db, name: string) => referencesOf(db, name, undefined, 10).map((r) => `${r.target}@${r.line}`);
+    withIndex(h, project.project_id, (db) => {
+      assert.deepEqual(uses(db, "Limit"), ["Limit@3", "Limit@5", "limit@3"], "exact spelling first, both found");
+      const kept = db.prepare("SELECT name, name_lower FROM edge_targets WHERE lower(name) = 'limit' ORDER BY name")
+        .all().map((r) => ({ ...r }));
+      assert.deepEqual(kept, [{ name: "Limit", name_lower: null }, { name: "limit", name_lower: null }]);
+      const spellings = db.prepare("SELECT count(*) AS n FROM edge_targets").get()?.n;
+      assert.equal(spellings, db.prepare("SELECT count(DISTINCT target) AS n FROM edges").get()?.n, "each once");
+    });
+    // A sync that rewrites one file finds the targets already kept instead of adding them again.
+    Deno.writeTextFileSync(join(dir, "u.go"), source("\n"));
+    const job = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
+    assert.equal(job.status, "published");
+    withIndex(h, project.project_id, (db) => {
+      assert.deepEqual(uses(db, "limit"), ["limit@3", "Limit@3", "Limit@6"]);
+      assert.equal(db.prepare("SELECT count(*) AS n FROM edge_targets WHERE name = 'Limit'").get()?.n, 1);
+    });
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("handles that share the bytes the handle index holds are told apart by the whole key", async () => {
+  const h = tempHome();
+  try {
+    const { project } = await indexDir(h, goTree(6));
+    const store = join(h.registry.projectDir(project.project_id), "index.db");
+    const named = ["Rate1", "Rate2", "Rate3"];
+    // Three symbols whose keys begin with the same four bytes (the part the index holds).
+    const w = new DatabaseSync(store);
+    w.exec(`UPDATE symbol_rows SET symbol_key = unhex('0badcafe' || substr(hex(symbol_key), 9))
+      WHERE name IN (${named.map((n) => `'${n}'`).join(", ")})`);
+    w.close();
+    withIndex(h, project.project_id, (db) => {
+      const handles = named.map((name) => locateSymbol(db, { name }).results[0].symbol_id!);
+      assert.ok(handles.every((x) => x.startsWith("sym_0badcafe")));
+      assert.deepEqual(handles.map((x) => symbolById(db, x)?.name), named);
+      const map = symbolMapByIds(db, [handles[2], handles[0]]);
+      assert.deepEqual([...map.keys()].sort(), [handles[0], handles[2]].sort());
+      assert.deepEqual([handles[0], handles[2]].map((x) => map.get(x)?.name), ["Rate1", "Rate3"]);
+      assert.equal(symbolById(db, "sym_0badcafe" + "0".repeat(16)), undefined, "a prefix alone finds nothing");
     });
   } finally {
     h.close();

@@ -131,7 +131,7 @@ Deno.test("a schema 6 store keeps serving its stored chunk text after the upgrad
     );
     migrate(db, PROJECT_MIGRATIONS);
     assert.deepEqual(fileLines(db, "a.c", 1, 2), ["int a;", "int b;"]);
-    db.prepare("INSERT INTO chunk_rows(file_id, line_start, line_end, content) VALUES (?, 3, 4, NULL)").run(file);
+    db.prepare("INSERT INTO chunk_rows(file_id, line_start, line_span, content) VALUES (?, 3, 1, NULL)").run(file);
     db.close();
   } finally {
     Deno.removeSync(dir, { recursive: true });

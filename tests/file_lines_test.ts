@@ -27,13 +27,13 @@ Deno.test("lines of a large file come back whole from a bounded range of its chu
     }]);
     assert.ok(chunks.every((c) => c.lineEnd - c.lineStart + 1 <= MAX_CHUNK_LINES));
     const ins = db.prepare(
-      "INSERT INTO chunk_rows(file_id, line_start, line_end, symbol_row, content) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO chunk_rows(file_id, line_start, line_span, symbol_row, content) VALUES (?, ?, ?, ?, ?)",
     );
     transaction(db, () => {
       const file = db.prepare(
         "INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count) VALUES ('a.c', '', 1, 0, 'c', 3000, 0)",
       ).run().lastInsertRowid;
-      for (const c of chunks) ins.run(file, c.lineStart, c.lineEnd, c.symbol, c.content);
+      for (const c of chunks) ins.run(file, c.lineStart, c.lineEnd - c.lineStart, c.symbol, c.content);
       db.exec(FILL_FILE_RANGES_SQL);
     });
     for (const [from, to] of [[1, 1], [1_000, 1_003], [1_119, 1_122], [1_500, 1_900], [2_999, 3_000], [1_700, 1_700]]) {

@@ -36,7 +36,7 @@ Deno.test("a query worker is warmed before health says ready, and the first sear
 Deno.test("a call while the first query worker still loads is answered at once on the main thread, not queued behind it", async () => {
   const dir = copyFixture("go_basic");
   // The worker's start is held for 20 s: a call that waited for it would find it warm by the time it answered.
-  const s = inProcess({ cwd: dir }, { readerWorkers: 1, env: { CRUXE_TEST_READER_STALL_MS: "20000" } });
+  const s = inProcess({ cwd: dir }, { readerWorkers: 1, env: { CRUXE_TEST_READER_WARM_STALL_MS: "20000" } });
   try {
     const project = registerProject(s.registry, dir);
     assert.equal((await s.rt.runner.start(project, { mode: "full", force: false }).active.done).status, "published");

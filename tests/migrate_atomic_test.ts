@@ -26,3 +26,28 @@ Deno.test("a migration that fails part way leaves the store as it was, not at th
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("an upgrade keeps temporary storage in files while it runs, and in memory again after", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "cruxe-migrate-" });
+  const db = openDb(join(dir, "index.db"));
+  try {
+    const tempStore = () => Number(db.prepare("PRAGMA temp_store").get()?.temp_store);
+    assert.equal(tempStore(), 2, "a store connection keeps temporary storage in memory");
+    const seen: number[] = [];
+    const steps = ["CREATE TABLE a (x)", () => seen.push(tempStore()), "CREATE TABLE c (z) BROKEN SQL"];
+    // A step rewriting a whole table journals its pages in temporary storage: files, not memory; an upgrade that
+    // fails part way gives it back as well.
+    assert.throws(() => migrate(db, steps));
+    assert.deepEqual(seen, [1]);
+    assert.equal(tempStore(), 2);
+    migrate(db, steps.slice(0, 2));
+    assert.deepEqual(seen, [1, 1]);
+    assert.equal(tempStore(), 2);
+    // An up-to-date store is left as it is.
+    migrate(db, steps.slice(0, 2));
+    assert.deepEqual(seen, [1, 1]);
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

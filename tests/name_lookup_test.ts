@@ -19,16 +19,21 @@ import { CAPPED_SCAN_ROWS, chunksRanked, RANK_SCAN_ROWS, symbolsRanked } from ".
 import { chunkMatches } from "../src/query/search/plan.ts";
 
 /** The name table as `symbols` says it should be, and as it is. */
-function nameTables(db: Db): { want: string; have: string; grams: number } {
+function nameTables(db: Db): { want: string; have: string } {
   const want = db.prepare("SELECT name_lower, count(*) AS n FROM symbols GROUP BY name_lower ORDER BY name_lower")
     .all() as { name_lower: string; n: number }[];
   const have = db.prepare("SELECT name_lower, count AS n FROM symbol_names ORDER BY name_lower").all() as {
     name_lower: string;
     n: number;
   }[];
-  const grams = db.prepare("SELECT count(*) AS n FROM symbol_names_fts").get() as { n: number };
   const show = (rows: { name_lower: string; n: number }[]) => rows.map((r) => `${r.name_lower}:${r.n}`).join(",");
-  return { want: show(want), have: show(have), grams: Number(grams.n) };
+  return { want: show(want), have: show(have) };
+}
+
+/** The row ids the trigram table lists under `gram`, whether or not a name row still has them. */
+function gramRows(db: Db, gram: string): number[] {
+  return db.prepare("SELECT rowid AS id FROM symbol_names_fts WHERE symbol_names_fts MATCH ?").all(`"${gram}"`)
+    .map((r) => Number(r.id));
 }
 
 function assertInStep(db: Db): void {
@@ -53,6 +58,11 @@ Deno.test("the name tables follow every sync: added, changed and deleted names",
       assert.equal(locateSymbol(db, { name: "quartely_rollup" }).results[0].name, "quarterly_rollup");
       assert.ok(namesSharingGrams(db, ["^qu", "qua"], 10).includes("quarterly_rollup"));
     });
+    const removedId = withIndex(
+      h,
+      project.project_id,
+      (db) => Number(db.prepare("SELECT id FROM symbol_names WHERE name_lower = 'quarterly_rollup'").get()?.id),
+    );
 
     Deno.removeSync(join(dir, "pkg", "extra.py"));
     const again = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
@@ -61,6 +71,9 @@ Deno.test("the name tables follow every sync: added, changed and deleted names",
       assertInStep(db);
       // Gone from the trigram table too, not only from the names.
       assert.ok(!namesSharingGrams(db, ["^qu", "qua"], 10).includes("quarterly_rollup"));
+      // Its trigrams are gone as well, not only left pointing at a row that no longer exists.
+      assert.ok(removedId > 0);
+      for (const g of ["^qu", "rol", "up$"]) assert.ok(!gramRows(db, g).includes(removedId), g);
       assert.throws(
         () => locateSymbol(db, { name: "quarterly_rollup" }),
         (e: unknown) => e instanceof CruxeError && e.code === "symbol_not_found",
@@ -93,6 +106,41 @@ Deno.test("a store of the previous schema is reindex_required; a sync upgrades i
   }
 });
 
+Deno.test("a store of schema 13 upgrades its name trigrams in place: the same fuzzy answers from a table without positions or row sizes", async () => {
+  const h = tempHome();
+  try {
+    const dir = copyFixture("go_basic");
+    const { project } = await indexDir(h, dir);
+    const fuzzy = (db: Db) =>
+      ["ValidateTokn", "NewServr", "valdate"].map((name) => {
+        try {
+          return locateSymbol(db, { name }).results.map((r) => r.symbol_id);
+        } catch (e) {
+          return (e as CruxeError).code;
+        }
+      });
+    const before = withIndex(h, project.project_id, fuzzy);
+    assert.ok(before.flat().length > 2);
+    await downgradeThenSync(h, project, "", 13);
+    withIndex(h, project.project_id, (db) => {
+      assert.deepEqual(fuzzy(db), before);
+      const sql = String(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'symbol_names_fts'").get()?.sql);
+      assert.match(sql, /detail=none/);
+      assert.match(sql, /columnsize=0/);
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'symbol_names_fts_%'").all();
+      assert.deepEqual(tables.map((t) => t.name).sort(), [
+        "symbol_names_fts_config",
+        "symbol_names_fts_data",
+        "symbol_names_fts_idx",
+      ]);
+      const ids = db.prepare("SELECT id FROM symbol_names WHERE name_lower = 'validatetoken'").get();
+      assert.ok(gramRows(db, "tok").includes(Number(ids?.id)), "every name's trigrams are back");
+    });
+  } finally {
+    h.close();
+  }
+});
+
 /**
  * A store with `n` synthetic symbols (`<word>_<i>` definitions, `a_<i>` by default, plus a few real names
  * after them), name tables built whole.
@@ -105,7 +153,7 @@ function syntheticStore(n: number, word = "a"): { db: Db; dir: string } {
     `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count) VALUES (?, '', 0, 0, 'go', 0, 0)`,
   );
   const ins = db.prepare(
-    `INSERT INTO symbol_rows(file_id, name, qualified_name, kind, signature, line_start, line_end, stable_key,
+    `INSERT INTO symbol_rows(file_id, name, qualified_name, kind, signature, line_start, line_span, stable_key,
        symbol_key) VALUES ((SELECT rowid FROM files WHERE path = ?), ?, ?, 'function', '', ?, ?, X'00', X'00')`,
   );
   const names = new NameTableWriter(db);
@@ -115,10 +163,10 @@ function syntheticStore(n: number, word = "a"): { db: Db; dir: string } {
     insFile.run("x.go");
     for (let i = 0; i < n; i++) {
       const name = `${word}_${i.toString(36)}`;
-      ins.run(`f${i % 997}.go`, name, `p.${name}`, i % 50 + 1, i % 50 + 1);
+      ins.run(`f${i % 997}.go`, name, `p.${name}`, i % 50 + 1, 0);
     }
     for (const name of ["ValidateToken", "validate_token", "Reader", "frobnitz_probe"]) {
-      ins.run("x.go", name, name, 1, 2);
+      ins.run("x.go", name, name, 1, 1);
     }
     // Each file's symbol id range, as the writer records it (here the files' rows interleave).
     db.exec(FILL_FILE_RANGES_SQL);
@@ -275,8 +323,8 @@ Deno.test("prefix completions are read up to the longest completion, not the lon
     const long = "a_name_far_longer_than_any_completion_of_validate";
     transaction(db, () => {
       db.prepare(
-        `INSERT INTO symbol_rows(file_id, name, qualified_name, kind, signature, line_start, line_end, stable_key,
-           symbol_key) VALUES ((SELECT id FROM files WHERE path = 'x.go'), ?, ?, 'function', '', 9, 9, X'00', X'00')`,
+        `INSERT INTO symbol_rows(file_id, name, qualified_name, kind, signature, line_start, line_span, stable_key,
+           symbol_key) VALUES ((SELECT id FROM files WHERE path = 'x.go'), ?, ?, 'function', '', 9, 0, X'00', X'00')`,
       ).run(long, long);
       names.note(long);
       names.publish();
@@ -294,8 +342,8 @@ Deno.test("prefix completions are read up to the longest completion, not the lon
 Deno.test("a chunk ranking whose match count is known does not step over the matches to learn it", () => {
   const { db, dir } = syntheticStore(10);
   try {
-    db.exec(`INSERT INTO chunk_rows(file_id, line_start, line_end, symbol_row, content)
-      SELECT id, 1, 1, NULL, 'frobnitz here' FROM files WHERE path = 'x.go'`);
+    db.exec(`INSERT INTO chunk_rows(file_id, line_start, line_span, symbol_row, content)
+      SELECT id, 1, 0, NULL, 'frobnitz here' FROM files WHERE path = 'x.go'`);
     db.exec(FILL_FILE_RANGES_SQL);
     db.exec(`INSERT INTO chunks_fts(rowid, body, path) SELECT id, content, 'x.go' FROM chunk_rows`);
     const probes = countRuns(db, "OFFSET");

@@ -12,7 +12,7 @@ function commonWordStore(chunks: number) {
   const db = openDb(join(dir, "index.db"));
   migrate(db, PROJECT_MIGRATIONS);
   const chunk = db.prepare(
-    "INSERT INTO chunk_rows(id, file_id, line_start, line_end, symbol_row, content) VALUES (?, ?, 1, 1, NULL, ?)",
+    "INSERT INTO chunk_rows(id, file_id, line_start, line_span, symbol_row, content) VALUES (?, ?, 1, 0, NULL, ?)",
   );
   const fts = db.prepare("INSERT INTO chunks_fts(rowid, body, path) VALUES (?, ?, ?)");
   const file = db.prepare(

@@ -44,6 +44,8 @@ export interface CruxeConfig {
    * as a slow SQLite query would. 0 in production.
    */
   testReaderStallMs: number;
+  /** Test only (`CRUXE_TEST_READER_WARM_STALL_MS`): a new reader worker blocks this many ms before it is warm. */
+  testReaderWarmStallMs: number;
   /** Test only (`CRUXE_TEST_MAX_PAGE_COUNT`): stores opened for writing are capped at this many pages. */
   testMaxPageCount: number | null;
   /** Test hook (`CRUXE_TEST_WORKER_STALL_MS`): a team worker holds each built job this long before publishing it. */
@@ -214,6 +216,7 @@ export function resolveConfig(
     readerWorkers: readerWorkersSetting(env),
     maxRefStores: envNumber(env, "CRUXE_MAX_REF_STORES", DEFAULT_MAX_REF_STORES),
     testReaderStallMs: testHookNumber("CRUXE_TEST_READER_STALL_MS", env) ?? 0,
+    testReaderWarmStallMs: testHookNumber("CRUXE_TEST_READER_WARM_STALL_MS", env) ?? 0,
     testMaxPageCount: testHookNumber("CRUXE_TEST_MAX_PAGE_COUNT", env),
     testWorkerStallMs: testHookNumber("CRUXE_TEST_WORKER_STALL_MS", env) ?? 0,
     authToken: env.CRUXE_AUTH_TOKEN ?? null,

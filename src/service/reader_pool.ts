@@ -33,7 +33,7 @@ export interface ReaderRequest {
 /** Sent to a new worker ahead of any call: the index files to open (it answers `ReaderWarmed`). */
 export interface ReaderWarm {
   warm: string[];
-  /** Blocks the worker this many ms before it says it is warm (tests of a slow start; see `stallMs`). */
+  /** Blocks the worker this many ms before it says it is warm (tests of a slow start; see `warmStallMs`). */
   stallMs?: number;
 }
 
@@ -93,12 +93,14 @@ export class ReaderPool {
 
   /**
    * `idleRetireMs`: how long an idle worker lives; `stallMs`: every call first blocks its worker this long,
-   * as a slow SQLite query would (tests prove the main thread keeps answering meanwhile; 0 in production).
+   * as a slow SQLite query would (tests prove the main thread keeps answering meanwhile; 0 in production);
+   * `warmStallMs`: a warming worker blocks this long before it is warm (tests of a slow start; 0 in production).
    */
   constructor(
     readonly size: number,
     private readonly idleRetireMs = IDLE_RETIRE_MS,
     private readonly stallMs = 0,
+    private readonly warmStallMs = 0,
   ) {}
 
   /** Whether calls can be answered by a worker (the pool has workers and is open). */
@@ -149,7 +151,7 @@ export class ReaderPool {
     const slot = this.spawn();
     this.warming = true;
     slot.worker.postMessage(
-      { warm: storePaths, ...(this.stallMs ? { stallMs: this.stallMs } : {}) } satisfies ReaderWarm,
+      { warm: storePaths, ...(this.warmStallMs ? { stallMs: this.warmStallMs } : {}) } satisfies ReaderWarm,
     );
     this.retireLater(slot);
   }

@@ -95,6 +95,7 @@ export class ServerRuntime {
       options.readerWorkers ?? config.readerWorkers ?? readerPoolSize({}),
       undefined,
       config.testReaderStallMs,
+      config.testReaderWarmStallMs,
     );
     // A published job changes the index file under the cached read view: reopen on next use.
     this.offJobs = this.runner.subscribe((e) => {

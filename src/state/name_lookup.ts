@@ -42,7 +42,7 @@ export function compactName(nameLower: string): string {
 }
 
 /** Text indexed for a name: its compact form between word-boundary markers. */
-function gramText(nameLower: string): string {
+export function gramText(nameLower: string): string {
   return "^" + compactName(nameLower) + "$";
 }
 
@@ -301,7 +301,8 @@ export class NameTableWriter {
       setCount: db.prepare("UPDATE symbol_names SET count = ? WHERE id = ?"),
       delName: db.prepare("DELETE FROM symbol_names WHERE id = ?"),
       insGrams: db.prepare("INSERT INTO symbol_names_fts(rowid, grams) VALUES (?, ?)"),
-      delGrams: db.prepare("DELETE FROM symbol_names_fts WHERE rowid = ?"),
+      // The trigram table keeps no row sizes: a row is deleted by giving its text again.
+      delGrams: db.prepare("INSERT INTO symbol_names_fts(symbol_names_fts, rowid, grams) VALUES ('delete', ?, ?)"),
     };
   }
 
@@ -341,7 +342,7 @@ export class NameTableWriter {
       const id = Number(s.insName.run(nameLower, nameLower.length, compactName(nameLower).length, n).lastInsertRowid);
       s.insGrams.run(id, gramText(nameLower));
     } else if (n === 0) {
-      s.delGrams.run(row.id);
+      s.delGrams.run(row.id, gramText(nameLower));
       s.delName.run(row.id);
     } else if (Number(row.count) !== n) {
       s.setCount.run(n, row.id);

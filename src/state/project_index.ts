@@ -77,14 +77,15 @@ export function storeIdentity(path: string): string | null {
 /** Tables every project index has; one missing means the store is damaged. */
 const PROJECT_TABLES = ["meta", "files", "symbols", "edges", "chunks", "chunks_fts", "symbols_fts", "files_fts"];
 /**
- * Tables added by later schemas (2: the reference index; 3: the name lookup; 5: slim symbol rows), by the
- * version that added them:
+ * Tables added by later schemas (2: the reference index; 3: the name lookup; 5: slim symbol rows; 16: edge
+ * targets), by the version that added them:
  * an older store lacks them by design, not by damage.
  */
 const LATER_TABLES: [number, string[]][] = [
   [2, ["refs", "ref_names"]],
   [3, ["symbol_names", "symbol_names_fts"]],
   [5, ["symbol_rows", "edge_rows", "chunk_rows"]],
+  [16, ["edge_targets"]],
 ];
 
 /** Path of the marker recording that a project index was found damaged (removed when it is rebuilt). */
@@ -251,10 +252,6 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
 }
 
 /**
- * The lower case of `text` as a row stores it: null when SQLite's `lower`
- * (A-Z only), which the views apply, gives the same.
- */
-/**
  * The values of a symbol's row (`id` in file `fileId`, inside symbol row
  * `parent`), in the column order of the writer's insert: what the view
  * cannot give back is all it keeps (see schema.ts).
@@ -273,7 +270,7 @@ function symbolRowValues(sym: FileRows["symbols"][number], id: number, fileId: n
     textWithoutName(sym.doc, sym.name),
     wordCode(VISIBILITY_WORDS, sym.visibility),
     sym.lineStart,
-    sym.lineEnd,
+    sym.lineEnd - sym.lineStart,
     parent,
     keys.stable,
     keys.symbol,
@@ -301,10 +298,23 @@ function ofFile(range: "sym" | "edge" | "chunk"): string {
     AND file_id = ?1`;
 }
 
+/**
+ * The lower case of `text` as a row stores it: null when SQLite's `lower`
+ * (A-Z only), which the views apply, gives the same.
+ */
 function lowerUnlessAscii(text: string): string | null {
   const lower = text.toLowerCase();
   return lower === text.replace(/[A-Z]+/g, (m) => m.toLowerCase()) ? null : lower;
 }
+
+/** The index writer's SQLite page cache, KiB. */
+const WRITER_CACHE_KIB = 32_768;
+/**
+ * The page cache while a bulk load inserts rows, KiB: the parse workers run
+ * beside it then, and a cold load's pages are written in id order (on the Go
+ * tree the same CPU as with 32 MiB, the peak RSS about 16 MiB lower).
+ */
+const BULK_ROWS_CACHE_KIB = 16_384;
 
 /** Name ids the writer remembers at most (about 10 MiB of strings and map). */
 const REF_NAME_CACHE = 100_000;
@@ -381,8 +391,8 @@ export class IndexWriter {
       if (problem) throw new Error(problem);
       // The writer's transaction keeps 32 MiB of pages before it spills to the journal: a cold load writes its rows
       // in id order, so a spilled page is seldom written again (the same CPU as with 128 MiB on the Go tree, and the
-      // process's peak RSS 130-180 MiB lower).
-      db.exec("PRAGMA cache_size=-32768");
+      // process's peak RSS 130-180 MiB lower). A bulk load's row inserts keep half that (see `beginBulkLoad`).
+      db.exec(`PRAGMA cache_size=-${WRITER_CACHE_KIB}`);
     } catch (e) {
       closeQuietly(db);
       const reason = storageReason(e);
@@ -421,6 +431,8 @@ export class IndexWriter {
       delRefs: d.prepare("DELETE FROM refs WHERE file_id = ?"),
       nameId: d.prepare("SELECT id FROM ref_names WHERE name = ?"),
       insName: d.prepare("INSERT INTO ref_names(name) VALUES (?)"),
+      targetId: d.prepare("SELECT id FROM edge_targets WHERE coalesce(name_lower, lower(name)) = ? AND name = ?"),
+      insTarget: d.prepare("INSERT INTO edge_targets(name, name_lower) VALUES (?, ?)"),
       insFile: d.prepare(
         `INSERT INTO files(path, hash, size, mtime_ms, language, line_count, symbol_count, parse_error, generated,
            full_text, sym_lo, sym_hi, edge_lo, edge_hi, chunk_lo, chunk_hi)
@@ -446,14 +458,14 @@ export class IndexWriter {
       syms: new BatchInsert(
         d,
         `INSERT INTO symbol_rows(id, file_id, name, name_lower, qualified_name, kind, signature, doc, visibility,
-           line_start, line_end, parent_id, stable_key, symbol_key, qualifier)`,
+           line_start, line_span, parent_id, stable_key, symbol_key, qualifier)`,
         15,
       ),
       symFts: new BatchInsert(d, "INSERT INTO symbols_fts(rowid, name, qualified, detail)", 4),
-      edges: new BatchInsert(d, "INSERT INTO edge_rows(id, file_id, kind, source_id, target, target_lower, line)", 7),
+      edges: new BatchInsert(d, "INSERT INTO edge_rows(id, file_id, kind, source_id, target_id, line)", 6),
       chunks: new BatchInsert(
         d,
-        "INSERT INTO chunk_rows(id, file_id, line_start, line_end, symbol_row, content)",
+        "INSERT INTO chunk_rows(id, file_id, line_start, line_span, symbol_row, content)",
         6,
       ),
       chunkFts: new BatchInsert(d, "INSERT INTO chunks_fts(rowid, body, path)", 3),
@@ -496,6 +508,7 @@ export class IndexWriter {
 
   rollback(): void {
     this.refNameIds.clear(); // ids handed out inside the transaction are gone with it
+    this.edgeTargetIds.clear();
     this.rows = this.batches(); // rows queued for the rolled-back transaction are dropped
     if (this.db.isTransaction) this.db.exec("ROLLBACK");
   }
@@ -516,6 +529,22 @@ export class IndexWriter {
       id = row ? Number(row.id) : Number(this.stmts.insName.run(name).lastInsertRowid);
       if (this.refNameIds.size >= REF_NAME_CACHE) this.refNameIds.clear();
       this.refNameIds.set(name, id);
+    }
+    return id;
+  }
+
+  /** Recently used edge target ids of this writer's transaction (bounded as `refNameIds` is). */
+  private edgeTargetIds = new Map<string, number>();
+
+  /** The id of the edge target spelled `target` in `edge_targets`, adding it when new. */
+  private targetId(target: string): number {
+    let id = this.edgeTargetIds.get(target);
+    if (id === undefined) {
+      // The lower case the view gives back (a stored one when SQLite's `lower` would not give it).
+      const row = this.stmts.targetId.get(target.toLowerCase(), target) as { id: number } | undefined;
+      id = row ? Number(row.id) : Number(this.stmts.insTarget.run(target, lowerUnlessAscii(target)).lastInsertRowid);
+      if (this.edgeTargetIds.size >= REF_NAME_CACHE) this.edgeTargetIds.clear();
+      this.edgeTargetIds.set(target, id);
     }
     return id;
   }
@@ -598,8 +627,7 @@ export class IndexWriter {
         fileId,
         wordCode(EDGE_KIND_WORDS, e.kind),
         symRow(e.from),
-        e.target,
-        lowerUnlessAscii(e.target),
+        this.targetId(e.target),
         e.line,
       );
     });
@@ -616,7 +644,14 @@ export class IndexWriter {
       );
     }
     f.chunks.forEach((c, i) => {
-      b.chunks.add(firstChunk + i, fileId, c.lineStart, c.lineEnd, symRow(c.symbol), this.chunkText(c.content));
+      b.chunks.add(
+        firstChunk + i,
+        fileId,
+        c.lineStart,
+        c.lineEnd - c.lineStart,
+        symRow(c.symbol),
+        this.chunkText(c.content),
+      );
       b.chunkFts.add(firstChunk + i, c.content + "\n" + c.ftsExtra, f.fileFts.path);
     });
     for (const batch of Object.values(b)) batch.flush();
@@ -649,6 +684,9 @@ export class IndexWriter {
       "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'meta'",
     ).all() as { name: string; sql: string | null }[];
     const virtual = tables.filter((t) => /^CREATE VIRTUAL TABLE/i.test(t.sql ?? "")).map((t) => t.name);
+    // Interned ids remembered from before name rows that are about to go.
+    this.refNameIds.clear();
+    this.edgeTargetIds.clear();
     for (const t of tables) {
       if (virtual.includes(t.name)) {
         this.db.exec(`INSERT INTO "${t.name}"("${t.name}") VALUES ('delete-all')`);
@@ -671,6 +709,8 @@ export class IndexWriter {
    * merges each table once and restores the settings a sync uses).
    */
   beginBulkLoad(): void {
+    // Rows go in while the parse workers hold their heaps: a smaller page cache until they are gone.
+    this.db.exec(`PRAGMA cache_size=-${BULK_ROWS_CACHE_KIB}`);
     this.names.rebuildWhole();
     for (const [name] of SECONDARY_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
     setFullTextSettings(this.db, FTS_TABLES, BULK_FTS);
@@ -687,6 +727,7 @@ export class IndexWriter {
    * indexes are built, which reuse the pages this frees).
    */
   endBulkLoad(): void {
+    this.db.exec(`PRAGMA cache_size=-${WRITER_CACHE_KIB}`);
     mergeFullText(this.db, FTS_TABLES);
     setFullTextSettings(this.db, FTS_TABLES, SYNC_FTS);
     this.packRefs();

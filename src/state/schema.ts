@@ -6,8 +6,8 @@
 import { SCHEMA_VERSION } from "../core/version.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
-import { NAME_TABLES_SQL } from "./name_lookup.ts";
-import { STABLE_ID_SQL, SYMBOL_ID_SQL } from "./symbol_keys.ts";
+import { gramText, NAME_TABLES_SQL } from "./name_lookup.ts";
+import { STABLE_ID_SQL, SYMBOL_ID_SQL, SYMBOL_KEY_INDEXED_SQL } from "./symbol_keys.ts";
 import { textWithNameSql, textWithoutNameSql } from "./name_in_text.ts";
 import { codeSql, EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "./coded_words.ts";
 
@@ -91,10 +91,13 @@ const ROW_TABLE_INDEXES_5: [string, string][] = [
  * The same since schema 8: symbols by their stored key (see `symbol_keys.ts`);
  * since 11 only symbols inside another are indexed by parent (a read by
  * parent names one; five in six symbols have none); since 12 no index of a
- * file's rows (its row id ranges in `files` find them, see `FILE_RANGES`).
+ * file's rows (its row id ranges in `files` find them, see `FILE_RANGES`);
+ * since 15 the handle index holds a prefix of each key (`symbol_keys.ts`);
+ * since 16 edges by target id (see EDGE_TARGETS_SQL).
  */
 const LATER_INDEXES: Record<string, string | null> = {
-  symbols_sid: "symbol_rows(symbol_key)",
+  edges_target: "edge_rows(target_id, kind)",
+  symbols_sid: `symbol_rows(${SYMBOL_KEY_INDEXED_SQL("symbol_key")})`,
   symbols_parent: "symbol_rows(parent_id) WHERE parent_id IS NOT NULL",
   symbols_path: null,
   edges_path: null,
@@ -189,11 +192,21 @@ export function fileJoinSql(table: "symbol" | "edge" | "chunk", r: string, v = S
   return v >= 12 ? `f.id = ${r}.file_id AND ${r}.id BETWEEN f.${range}_lo AND f.${range}_hi` : `f.rowid = ${r}.file_id`;
 }
 
-/** The view `chunks` of schema `v` (5 and later): each chunk row with its file's path and language. */
+/**
+ * SQL giving the last line of symbol or chunk row `r` as schema `v` keeps
+ * it: since 17 its distance from the first (`line_span`), which most rows
+ * keep in no byte at all (one-line symbols: 0) where a line number takes two
+ * or three.
+ */
+function lineEndSql(r: string, v: number): string {
+  return v >= 17 ? `${r}.line_start + ${r}.line_span` : `${r}.line_end`;
+}
+
+/** The view `chunks` of schema `v` (5 and later): each chunk row with its file's path and language; since 17 see `lineEndSql`. */
 export function chunksViewSql(v: number): string {
   return `
   CREATE VIEW chunks AS
-    SELECT c.id AS id, f.path AS path, c.line_start AS line_start, c.line_end AS line_end,
+    SELECT c.id AS id, f.path AS path, c.line_start AS line_start, ${lineEndSql("c", v)} AS line_end,
       c.symbol_row AS symbol_row, f.language AS language, c.content AS content
     FROM chunk_rows c JOIN files f ON ${fileJoinSql("chunk", "c", v)};`;
 }
@@ -204,7 +217,8 @@ export function chunksViewSql(v: number): string {
  * stored keys (see `symbol_keys.ts`; `symbol_key` is there for lookups by
  * handle), since 9 kind and visibility from their codes (`coded_words.ts`),
  * since 10 the qualified name from its qualifier (`qualifiedNameSql`),
- * since 13 signature and doc with the name put back (`name_in_text.ts`).
+ * since 13 signature and doc with the name put back (`name_in_text.ts`);
+ * since 17 the last line from the span (`lineEndSql`).
  */
 export function symbolsViewSql(v: number): string {
   const handles = v >= 8
@@ -220,7 +234,7 @@ export function symbolsViewSql(v: number): string {
     SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,
       ${qualifiedNameSql("s", v)} AS qualified_name, ${kind} AS kind, f.language AS language,
       ${signature} AS signature, ${doc} AS doc, ${visibility} AS visibility, s.line_start AS line_start,
-      s.line_end AS line_end, s.parent_id AS parent_id, ${handles}
+      ${lineEndSql("s", v)} AS line_end, s.parent_id AS parent_id, ${handles}
     FROM symbol_rows s JOIN files f ON ${fileJoinSql("symbol", "s", v)};`;
 }
 
@@ -235,15 +249,40 @@ export function qualifiedNameSql(s: string, v = SCHEMA_VERSION): string {
     : `coalesce(${s}.qualified_name, ${s}.name)`;
 }
 
-/** The view `edges` of schema `v` (5 and later): each row with its file's path, target whole; since 9 kind decoded. */
+/**
+ * The view `edges` of schema `v` (5 and later): each row with its file's
+ * path, target whole; since 9 kind decoded; since 16 the target read from
+ * the interned targets (see EDGE_TARGETS_SQL).
+ */
 export function edgesViewSql(v: number): string {
+  const t = v >= 16 ? "t" : "e";
+  const [target, lower] = v >= 16 ? ["name", "name_lower"] : ["target", "target_lower"];
   return `
   CREATE VIEW edges AS
     SELECT e.id AS id, f.path AS path, ${v >= 9 ? wordSql(EDGE_KIND_WORDS, "e.kind") : "e.kind"} AS kind,
-      e.source_id AS source_id, e.target AS target, coalesce(e.target_lower, lower(e.target)) AS target_lower,
+      e.source_id AS source_id, ${t}.${target} AS target, coalesce(${t}.${lower}, lower(${t}.${target})) AS target_lower,
       e.line AS line
-    FROM edge_rows e JOIN files f ON ${fileJoinSql("edge", "e", v)};`;
+    FROM edge_rows e JOIN files f ON ${fileJoinSql("edge", "e", v)}${
+    v >= 16 ? " JOIN edge_targets t ON t.id = e.target_id" : ""
+  };`;
 }
+
+/**
+ * Since schema 16 an edge names its target by id: each distinct target
+ * spelling is kept once in `edge_targets` (its lower case too when SQLite's
+ * `lower` does not give it), found by its lower case (the writer then
+ * checks the spelling), and the edges' target index holds ids, not text.
+ * Targets of deleted edges may stay (the view reads only those an edge names).
+ */
+const EDGE_TARGETS_SQL = `
+  CREATE TABLE edge_targets (id INTEGER PRIMARY KEY, name TEXT NOT NULL, name_lower TEXT);
+  CREATE INDEX edge_targets_lower ON edge_targets(coalesce(name_lower, lower(name)));`;
+
+/** Schema 16's edge rows (see EDGE_TARGETS_SQL). */
+const EDGE_ROWS_16_SQL = `CREATE TABLE edge_rows (
+  id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, kind TEXT NOT NULL, source_id INTEGER, target_id INTEGER NOT NULL,
+  line INTEGER NOT NULL
+);`;
 
 /** The views `symbols`, `edges` and `chunks`: each row with its file's path and language, names whole. */
 const ROW_VIEWS_SQL = `${symbolsViewSql(SCHEMA_VERSION)}${edgesViewSql(SCHEMA_VERSION)}${
@@ -345,8 +384,30 @@ export function createSecondaryIndexesSql(indexes = SECONDARY_INDEXES): string {
   return indexes.map(([n, on]) => `CREATE INDEX IF NOT EXISTS ${n} ON ${on};`).join("\n");
 }
 
+/** One migration: SQL, or a step that needs more than SQL (it runs inside the same transaction). */
+export type Migration = string | ((db: Db) => void);
+
+/**
+ * The name trigram table since schema 14: no positions (`detail=none`: a
+ * lookup matches one trigram at a time, never a phrase) and no per-row sizes
+ * (`columnsize=0`: nothing ranks it). Without the sizes it cannot delete by
+ * row id alone: a name's row is deleted by giving its text again (see
+ * `NameTableWriter`). Less than a third of the bytes of schema 3's table.
+ */
+const NAME_GRAMS_SQL = `CREATE VIRTUAL TABLE symbol_names_fts USING fts5(grams, content='', columnsize=0,
+  detail=none, tokenize='trigram');`;
+
+/** Schema 14's rebuild of the trigram table from the names it indexes (see NAME_GRAMS_SQL). */
+function slimNameGrams(db: Db): void {
+  db.function("cruxe_name_grams", { deterministic: true }, (n) => gramText(String(n)));
+  db.exec(`DROP TABLE symbol_names_fts;
+    ${NAME_GRAMS_SQL}
+    INSERT INTO symbol_names_fts(rowid, grams) SELECT id, cruxe_name_grams(name_lower) FROM symbol_names;
+    INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('optimize');`);
+}
+
 /** Project index migrations; index i brings an index to version i + 1. */
-export const PROJECT_MIGRATIONS: string[] = [
+export const PROJECT_MIGRATIONS: Migration[] = [
   `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
    CREATE TABLE files (
      path TEXT PRIMARY KEY,
@@ -510,10 +571,64 @@ export const PROJECT_MIGRATIONS: string[] = [
     textWithoutNameSql("doc", "name")
   };
    ${symbolsViewSql(13)}`,
+  // The name trigram table keeps neither positions nor row sizes (see NAME_GRAMS_SQL): rebuilt from the names.
+  slimNameGrams,
+  // The handle index holds the first bytes of each key, not all twelve (see symbol_keys.ts).
+  `DROP INDEX symbols_sid;
+   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n === "symbols_sid"))}`,
+  // Edges name their target by id; each target spelling is kept once (see EDGE_TARGETS_SQL). Every row carried over.
+  `DROP VIEW edges;
+   ${EDGE_TARGETS_SQL}
+   INSERT INTO edge_targets(name, name_lower)
+     SELECT target, max(target_lower) FROM edge_rows GROUP BY target ORDER BY min(id);
+   ALTER TABLE edge_rows RENAME TO edge_rows15;
+   ${EDGE_ROWS_16_SQL}
+   INSERT INTO edge_rows(id, file_id, kind, source_id, target_id, line)
+     SELECT e.id, e.file_id, e.kind, e.source_id, t.id, e.line FROM edge_rows15 e
+     JOIN edge_targets t ON coalesce(t.name_lower, lower(t.name)) = coalesce(e.target_lower, lower(e.target))
+       AND t.name = e.target
+     ORDER BY e.id;
+   DROP TABLE edge_rows15;
+   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n.startsWith("edges_")))}
+   ${edgesViewSql(16)}`,
+  // Symbols and chunks keep their last line as a distance from the first (see lineEndSql).
+  `DROP VIEW symbols;
+   DROP VIEW chunks;
+   ALTER TABLE symbol_rows RENAME COLUMN line_end TO line_span;
+   ALTER TABLE chunk_rows RENAME COLUMN line_end TO line_span;
+   UPDATE symbol_rows SET line_span = line_span - line_start;
+   UPDATE chunk_rows SET line_span = line_span - line_start;
+   ${symbolsViewSql(17)}${chunksViewSql(17)}`,
 ];
 
-/** Brings a store to the newest schema; refuses a store newer than this build. */
-export function migrate(db: Db, migrations: string[]): void {
+/** The schema version a store records (0 before its first migration). */
+function recordedVersion(db: Db): number {
+  try {
+    return Number(getMeta(db, "schema_version") ?? "0");
+  } catch {
+    return 0; // no meta table yet
+  }
+}
+
+/**
+ * Brings a store to the newest schema; refuses a store newer than this
+ * build. An upgrade runs with temporary storage in files (SQLite's
+ * `temp_store`), set back as it was after: a step that rewrites a whole
+ * table keeps a statement journal of its pages, the size of the table (a
+ * GiB of the kernel's symbol rows), which would otherwise sit in memory.
+ */
+export function migrate(db: Db, migrations: readonly Migration[]): void {
+  const upgrade = recordedVersion(db) < migrations.length;
+  const before = Number((db.prepare("PRAGMA temp_store").get() as { temp_store: number }).temp_store);
+  if (upgrade) db.exec("PRAGMA temp_store=FILE");
+  try {
+    migrateInOne(db, migrations);
+  } finally {
+    if (upgrade) db.exec(`PRAGMA temp_store=${before}`);
+  }
+}
+
+function migrateInOne(db: Db, migrations: readonly Migration[]): void {
   // Every step in one transaction: a reader never sees a store half created or half upgraded (an older schema
   // number mid-way would read as an index an older Cruxe wrote).
   transaction(db, () => {
@@ -522,7 +637,11 @@ export function migrate(db: Db, migrations: string[]): void {
     if (current > migrations.length) {
       throw new Error(`store schema ${current} is newer than this build (${migrations.length})`);
     }
-    for (let v = current; v < migrations.length; v++) db.exec(migrations[v]);
+    for (let v = current; v < migrations.length; v++) {
+      const step = migrations[v];
+      if (typeof step === "string") db.exec(step);
+      else step(db);
+    }
     if (current < migrations.length) setMeta(db, "schema_version", String(migrations.length));
   });
 }

@@ -46,3 +46,21 @@ export function storedKeys(symbolId: string, stableId: string): { symbol: Uint8A
   if (!symbol || !stable) throw new CruxeError("internal_error", `malformed symbol handles ${symbolId} ${stableId}`);
   return { symbol, stable };
 }
+
+/**
+ * SQL of the part of the symbol key in column `col` that the handle index
+ * (`symbols_sid`) holds: its first 4 bytes, enough to tell apart millions of
+ * handles (the few that share them are told apart by the whole key), at a
+ * third of the index's bytes.
+ */
+export const SYMBOL_KEY_INDEXED_SQL = (col: string): string => `substr(${col}, 1, 4)`;
+
+/**
+ * SQL matching the symbol key in column `col` against the keys bound as
+ * parameters ?1 … ?`count`, through the handle index (see SYMBOL_KEY_INDEXED_SQL).
+ */
+export function symbolKeysMatchSql(col: string, count: number): string {
+  const params = Array.from({ length: count }, (_, i) => `?${i + 1}`);
+  return `${SYMBOL_KEY_INDEXED_SQL(col)} IN (${params.map(SYMBOL_KEY_INDEXED_SQL).join(", ")})
+    AND ${col} IN (${params.join(", ")})`;
+}

@@ -141,6 +141,40 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 16's symbol and chunk rows (last lines, not spans) in place of schema 17's. */
+export const SCHEMA16_SPANS_SQL = `
+  DROP VIEW symbols;
+  DROP VIEW chunks;
+  UPDATE symbol_rows SET line_span = line_start + line_span;
+  UPDATE chunk_rows SET line_span = line_start + line_span;
+  ALTER TABLE symbol_rows RENAME COLUMN line_span TO line_end;
+  ALTER TABLE chunk_rows RENAME COLUMN line_span TO line_end;
+  ${symbolsViewSql(16)}${chunksViewSql(16)}`;
+
+/** SQL giving a store schema 15's edge rows (targets spelled in each row) in place of schema 16's. */
+export const SCHEMA15_EDGES_SQL = `
+  DROP VIEW edges;
+  ALTER TABLE edge_rows RENAME TO edge_rows16;
+  CREATE TABLE edge_rows (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, kind TEXT NOT NULL, source_id INTEGER,
+    target TEXT NOT NULL, target_lower TEXT, line INTEGER NOT NULL);
+  INSERT INTO edge_rows SELECT e.id, e.file_id, e.kind, e.source_id, t.name, t.name_lower, e.line
+    FROM edge_rows16 e JOIN edge_targets t ON t.id = e.target_id;
+  DROP TABLE edge_rows16;
+  DROP TABLE edge_targets;
+  CREATE INDEX edges_target ON edge_rows(coalesce(target_lower, lower(target)), kind);
+  CREATE INDEX edges_source ON edge_rows(source_id);
+  ${edgesViewSql(15)}`;
+
+/** SQL giving a store schema 14's handle index (whole keys) in place of schema 15's. */
+export const SCHEMA14_SID_SQL = `DROP INDEX symbols_sid; CREATE INDEX symbols_sid ON symbol_rows(symbol_key);`;
+
+/** SQL giving a store schema 13's name trigram table (positions and row sizes kept; the names' grams put back). */
+export const SCHEMA13_GRAMS_SQL = `
+  DROP TABLE symbol_names_fts;
+  CREATE VIRTUAL TABLE symbol_names_fts USING fts5(grams, content='', contentless_delete=1, tokenize='trigram');
+  INSERT INTO symbol_names_fts(rowid, grams)
+    SELECT id, '^' || replace(replace(name_lower, '_', ''), '.', '') || '$' FROM symbol_names;`;
+
 /** SQL giving a store schema 12's signatures and docs (names in them) in place of schema 13's. */
 export const SCHEMA12_TEXT_SQL = `
   DROP VIEW symbols;
@@ -198,6 +232,10 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 17) db!.exec(SCHEMA16_SPANS_SQL);
+  if (version < 16) db!.exec(SCHEMA15_EDGES_SQL);
+  if (version < 15) db!.exec(SCHEMA14_SID_SQL);
+  if (version < 14) db!.exec(SCHEMA13_GRAMS_SQL);
   if (version < 13) db!.exec(SCHEMA12_TEXT_SQL);
   if (version < 12) db!.exec(SCHEMA11_RANGES_SQL);
   if (version < 11) db!.exec(SCHEMA10_PARENT_SQL);

@@ -88,12 +88,14 @@ function oneDoc(s: string): string | null {
   return t.length > MAX_DOC ? t.slice(0, MAX_DOC) + "…" : t;
 }
 
-/** Last identifier-looking segment of a callee expression (`a.b.c()` → `c`). */
+/** An identifier at the end of a text: Unicode letters and digits as the languages allow (`Ärger`, `数据`). */
+const TRAILING_NAME = /([\p{ID_Start}_$][\p{ID_Continue}$!?]*)\s*$/u;
+
+/** Last identifier-looking segment of a callee expression (`a.b.c()` → `c`, `Ärger()` → `Ärger`). */
 export function calleeName(text: string): string | null {
   const cleaned = text.replace(/<[^<>]*>/g, "");
   // The callee's own trailing name (`a.b(c).d` → `d`), else the head before any arguments (`f(x)(y)` → `f`).
-  const m = cleaned.match(/([A-Za-z_$][A-Za-z0-9_$!?]*)\s*$/) ??
-    cleaned.replace(/\([\s\S]*$/, "").match(/([A-Za-z_$][A-Za-z0-9_$!?]*)\s*$/);
+  const m = cleaned.match(TRAILING_NAME) ?? cleaned.replace(/\([\s\S]*$/, "").match(TRAILING_NAME);
   return m ? m[1] : null;
 }
 
@@ -249,6 +251,8 @@ export function extract(
   const types = ruleTypes(tree.language, spec, st.rules);
   const nodes = types.length ? root.descendantsOfType(types).filter((n): n is Node => n !== null) : [];
   nodes.sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
+  // Each node's type is asked of the tree once (a call into WebAssembly) and shared with the occurrence pass.
+  const nodeTypes = nodes.map((n) => n.type);
   for (let i = 0; i < nodes.length; i++) {
     if (i % 64 === 0 && performance.now() > deadline) {
       const line = nodes[i].startPosition.row + 1;
@@ -260,21 +264,20 @@ export function extract(
           "later symbols are missing",
       };
     }
-    visit(st, nodes[i]);
+    visit(st, nodes[i], nodeTypes[i]);
   }
   return {
     symbols: st.symbols,
     refs: st.refs,
-    occurrences: occurrences ? extractOccurrences(tree, spec, st.symbols, source, nodes) : [],
+    occurrences: occurrences ? extractOccurrences(tree, spec, st.symbols, source, { nodes, types: nodeTypes }) : [],
     parseError: root.hasError ? "syntax errors in file (partial extraction)" : null,
   };
 }
 
-/** Handles one matching node: a definition opens a frame, a call or an import adds references. */
-function visit(st: ExtractState, node: Node): void {
+/** Handles one matching node (of node type `type`): a definition opens a frame, a call or an import adds references. */
+function visit(st: ExtractState, node: Node, type: string): void {
   const { stack, refs } = st;
   const { defTypes, callTypes, importTypes } = st.rules;
-  const type = node.type;
   const start = node.startIndex;
   // Frames are only read at matching nodes, so closing them lazily here gives the same nesting.
   while (stack.length && start >= stack[stack.length - 1].end) stack.pop();

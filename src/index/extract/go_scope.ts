@@ -83,9 +83,11 @@ export class GoScope {
   constructor(of: (type: string) => Node[]) {
     for (const n of of("import_spec")) this.addImport(n);
     // Declarations in source order: a value's type is read from the declarations before it.
-    const decls = DECLARATIONS.flatMap((t) => of(t)).sort((a, b) => a.startIndex - b.startIndex);
-    for (const n of decls) {
-      switch (n.type) {
+    // Each node keeps the type it was collected under (asking the tree again is a call into WebAssembly).
+    const decls = DECLARATIONS.flatMap((type) => of(type).map((n) => ({ n, type })))
+      .sort((a, b) => a.n.startIndex - b.n.startIndex);
+    for (const { n, type } of decls) {
+      switch (type) {
         case "short_var_declaration":
           this.addAssigned(n.childForFieldName("left"), n, n);
           break;

@@ -195,14 +195,15 @@ export function occurrenceNodeTypes(spec: LanguageSpec): string[] {
  * The identifier occurrences of one parsed file. `symbols` are the file's
  * extracted definitions (for the enclosing symbol); a definition's own name
  * is never an occurrence. `collected`: the tree's nodes of (at least) the
- * `occurrenceNodeTypes`, when the caller already walked the tree for them.
+ * `occurrenceNodeTypes` with their node types (`types[i]` of `nodes[i]`),
+ * when the caller already walked the tree for them.
  */
 export function extractOccurrences(
   tree: Tree,
   spec: LanguageSpec,
   symbols: ExtractedSymbol[],
   source: string,
-  collected?: Node[],
+  collected?: { nodes: Node[]; types: string[] },
 ): ExtractedOccurrence[] {
   const root = tree.rootNode;
   const language = tree.language;
@@ -210,20 +211,22 @@ export function extractOccurrences(
   const importTypes = Object.keys(spec.imports ?? {});
   const heritageDefs = Object.entries(spec.defs).filter(([, r]) => r.heritage).map(([t]) => t);
   const defTypes = new Set(Object.keys(spec.defs));
-  let nodes = collected;
-  if (!nodes) {
+  let nodes = collected?.nodes;
+  let nodeTypes = collected?.types;
+  if (!nodes || !nodeTypes) {
     const types = occurrenceNodeTypes(spec).filter((t) => language.idForNodeType(t, true));
     if (!types.length) return [];
     nodes = root.descendantsOfType(types).filter((n): n is Node => n !== null);
+    nodeTypes = nodes.map((n) => n.type);
   }
 
   let lineCount = 1;
   for (let i = source.indexOf("\n"); i >= 0; i = source.indexOf("\n", i + 1)) lineCount++;
   const byType = new Map<string, Node[]>();
-  for (const n of nodes) {
-    let l = byType.get(n.type);
-    if (!l) byType.set(n.type, l = []);
-    l.push(n);
+  for (let i = 0; i < nodes.length; i++) {
+    let l = byType.get(nodeTypes[i]);
+    if (!l) byType.set(nodeTypes[i], l = []);
+    l.push(nodes[i]);
   }
   const of = (t: string) => byType.get(t) ?? [];
   const scope = spec.id === "go"
@@ -353,8 +356,8 @@ function callOccurrences(c: Occurrences, spec: LanguageSpec, callTypes: string[]
           if (!callee) continue;
           m = memberLeaf(callee);
           // `obj.method(...)` written as one node (Java, PHP): the object is the call's own field.
-          if (m && m.qualifier === null && ACCESS[call.type] && callee.id !== call.id) {
-            const obj = call.childForFieldName(ACCESS[call.type][1]);
+          if (m && m.qualifier === null && ACCESS[t] && callee.id !== call.id) {
+            const obj = call.childForFieldName(ACCESS[t][1]);
             if (obj) m.qualifier = qualifierText(obj), m.operand = obj;
           }
           break;

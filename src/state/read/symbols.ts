@@ -4,7 +4,7 @@
  */
 import type { Db } from "../db.ts";
 import { allRows, oneRow, rowsInBatches, symbolColumns, type SymbolRow } from "./rows.ts";
-import { symbolKey } from "../symbol_keys.ts";
+import { symbolKey, symbolKeysMatchSql } from "../symbol_keys.ts";
 import { fileJoinSql } from "../schema.ts";
 
 const COLS = symbolColumns();
@@ -24,7 +24,9 @@ export function symbolByRowId(db: Db, id: number): SymbolRow | undefined {
 /** The symbol with this `symbol_id` handle. */
 export function symbolById(db: Db, symbolId: string): SymbolRow | undefined {
   const key = symbolKey(symbolId);
-  return key ? oneRow<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE symbol_key = ?`, key) : undefined;
+  return key
+    ? oneRow<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE ${symbolKeysMatchSql("symbol_key", 1)}`, key)
+    : undefined;
 }
 
 /** Symbols by `symbol_id` handle, keyed by it (one read per 500 handles; handles with no row are absent). */
@@ -33,7 +35,8 @@ export function symbolMapByIds(db: Db, symbolIds: readonly string[]): Map<string
   const rows = rowsInBatches<SymbolRow>(
     db,
     keys,
-    (list) => `SELECT ${COLS} FROM symbols WHERE symbol_key IN (${list}) ORDER BY id`,
+    (list) =>
+      `SELECT ${COLS} FROM symbols WHERE ${symbolKeysMatchSql("symbol_key", list.split(",").length)} ORDER BY id`,
   );
   const out = new Map<string, SymbolRow>();
   // The first row of a handle wins, as a single `symbolById` read would return it.

@@ -1174,6 +1174,15 @@ export const MUTATIONS: Mutation[] = [
     replace: "/([A-Za-z_$][A-Za-z0-9_$!?]*)\\s*$/",
     test: "tests/non_ascii_names_test.ts",
   },
+  {
+    id: "repack-renamed-refs",
+    claim: "reliability: index --force over a bulk-loaded store rebuilds it (the packed table was renamed in)",
+    file: "src/state/project_index.ts",
+    find: '/^CREATE TABLE (?:"refs"|refs\\b)/',
+    replace: "/^CREATE TABLE refs\\b/",
+    test: "tests/bulk_load_test.ts",
+    filter: "forced rebuild of a bulk-loaded store",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

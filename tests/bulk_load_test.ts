@@ -113,6 +113,29 @@ Deno.test("a cold bulk load packs the references into full pages, every one kept
   }
 });
 
+Deno.test("a forced rebuild of a bulk-loaded store loads in bulk again, its references packed again", async () => {
+  const h = tempHome();
+  try {
+    const dir = goTree(520);
+    const first = await indexDir(h, dir);
+    assert.equal(first.status, "published");
+    // The first load's packed copy was renamed into place; a second bulk load packs that one.
+    for (let round = 0; round < 2; round++) {
+      const again = await indexDir(h, dir, { force: true });
+      assert.equal(again.status, "published", `forced rebuild ${round + 1}`);
+    }
+    withIndex(h, first.project.project_id, (db) => {
+      const n = db.prepare(
+        "SELECT count(*) AS n FROM refs JOIN ref_names r ON r.id = refs.name_id WHERE r.name LIKE 'checkRateLimit%'",
+      ).get() as { n: number };
+      assert.equal(n.n, 520);
+      assert.equal(locateSymbol(db, { name: "Rate519" }).results[0].name, "Rate519");
+    });
+  } finally {
+    h.close();
+  }
+});
+
 Deno.test("a store of schema 3 is reindex_required; a sync upgrades it and drops the stable-id index", async () => {
   const h = tempHome();
   try {

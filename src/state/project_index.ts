@@ -743,7 +743,8 @@ export class IndexWriter {
     const def = this.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'refs'").get() as {
       sql: string;
     };
-    this.db.exec(def.sql.replace(/^CREATE TABLE refs\b/, "CREATE TABLE refs_packed"));
+    // A table renamed into place (the previous load's copy) reads `CREATE TABLE "refs"`: both forms are replaced.
+    this.db.exec(def.sql.replace(/^CREATE TABLE (?:"refs"|refs\b)/, "CREATE TABLE refs_packed"));
     this.db.exec(
       "INSERT INTO refs_packed SELECT * FROM refs; DROP TABLE refs; ALTER TABLE refs_packed RENAME TO refs;",
     );

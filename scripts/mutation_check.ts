@@ -982,7 +982,7 @@ export const MUTATIONS: Mutation[] = [
     id: "file-range-join-loose",
     claim: "answer truth: a file's rows are its own even where its id range holds other files' rows",
     file: "src/state/schema.ts",
-    find: "? `f.id = ${r}.file_id AND ${r}.id BETWEEN",
+    find: "? `f.id = +${r}.file_id AND ${r}.id BETWEEN",
     replace: "? `${r}.id BETWEEN",
     test: "tests/bulk_load_test.ts",
     filter: "found by its id ranges",
@@ -1182,6 +1182,14 @@ export const MUTATIONS: Mutation[] = [
     replace: "/^CREATE TABLE refs\\b/",
     test: "tests/bulk_load_test.ts",
     filter: "forced rebuild of a bulk-loaded store",
+  },
+  {
+    id: "file-join-auto-index",
+    claim: "latency: reading a directory's rows never builds an index over every row first",
+    file: "src/state/schema.ts",
+    find: "f.id = +${r}.file_id",
+    replace: "f.id = ${r}.file_id",
+    test: "tests/query_plans_test.ts",
   },
 ];
 

@@ -75,9 +75,14 @@ function mainThreadOnly(): never {
   throw new RefGone();
 }
 
+/** Blocks this worker `ms` ms (the tests' stand-in for a slow query or a slow start). */
+function stall(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 async function answer(req: ReaderRequest): Promise<ReaderReply> {
   // A synchronous block, like a slow SQLite query: nothing else runs in this worker meanwhile.
-  if (req.stallMs) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, req.stallMs);
+  if (req.stallMs) stall(req.stallMs);
   try {
     const def = tools.get(req.tool);
     if (!def) return { id: req.id, fallback: true };
@@ -117,7 +122,7 @@ const WARM_QUERY = "cruxe_warm_0q7zx";
  * waiting behind a large read; then says it is warm.
  */
 async function warm(paths: string[], stallMs?: number): Promise<void> {
-  if (stallMs) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, stallMs);
+  if (stallMs) stall(stallMs);
   for (const p of paths) {
     try {
       connection(p);

@@ -307,6 +307,17 @@ function lowerUnlessAscii(text: string): string | null {
   return lower === text.replace(/[A-Z]+/g, (m) => m.toLowerCase()) ? null : lower;
 }
 
+/** The id `cache` holds for `key`, else `find`'s, remembered (the cache starts over at `REF_NAME_CACHE` keys). */
+function internedId(cache: Map<string, number>, key: string, find: () => number): number {
+  let id = cache.get(key);
+  if (id === undefined) {
+    id = find();
+    if (cache.size >= REF_NAME_CACHE) cache.clear();
+    cache.set(key, id);
+  }
+  return id;
+}
+
 /** The index writer's SQLite page cache, KiB. */
 const WRITER_CACHE_KIB = 32_768;
 /**
@@ -507,46 +518,41 @@ export class IndexWriter {
   }
 
   rollback(): void {
-    this.refNameIds.clear(); // ids handed out inside the transaction are gone with it
-    this.edgeTargetIds.clear();
+    this.forgetInternedIds(); // ids handed out inside the transaction are gone with it
     this.rows = this.batches(); // rows queued for the rolled-back transaction are dropped
     if (this.db.isTransaction) this.db.exec("ROLLBACK");
   }
 
   /**
-   * Recently used name ids of this writer's transaction (names are only ever
-   * added). Bounded: a tree with millions of distinct names (generated
-   * register headers) would otherwise hold them all in memory; past the
-   * bound it starts over and the names' index answers.
+   * Recently used ids of reference names (`ref_names`) and edge targets
+   * (`edge_targets`) in this writer's transaction (both are only ever added).
+   * Bounded: a tree with millions of distinct names (generated register
+   * headers) would otherwise hold them all in memory; past the bound a cache
+   * starts over and the table's index answers.
    */
   private refNameIds = new Map<string, number>();
+  private edgeTargetIds = new Map<string, number>();
+
+  private forgetInternedIds(): void {
+    this.refNameIds.clear();
+    this.edgeTargetIds.clear();
+  }
 
   /** The id of `name` in `ref_names`, adding it when new. */
   private nameId(name: string): number {
-    let id = this.refNameIds.get(name);
-    if (id === undefined) {
+    return internedId(this.refNameIds, name, () => {
       const row = this.stmts.nameId.get(name) as { id: number } | undefined;
-      id = row ? Number(row.id) : Number(this.stmts.insName.run(name).lastInsertRowid);
-      if (this.refNameIds.size >= REF_NAME_CACHE) this.refNameIds.clear();
-      this.refNameIds.set(name, id);
-    }
-    return id;
+      return row ? Number(row.id) : Number(this.stmts.insName.run(name).lastInsertRowid);
+    });
   }
-
-  /** Recently used edge target ids of this writer's transaction (bounded as `refNameIds` is). */
-  private edgeTargetIds = new Map<string, number>();
 
   /** The id of the edge target spelled `target` in `edge_targets`, adding it when new. */
   private targetId(target: string): number {
-    let id = this.edgeTargetIds.get(target);
-    if (id === undefined) {
+    return internedId(this.edgeTargetIds, target, () => {
       // The lower case the view gives back (a stored one when SQLite's `lower` would not give it).
       const row = this.stmts.targetId.get(target.toLowerCase(), target) as { id: number } | undefined;
-      id = row ? Number(row.id) : Number(this.stmts.insTarget.run(target, lowerUnlessAscii(target)).lastInsertRowid);
-      if (this.edgeTargetIds.size >= REF_NAME_CACHE) this.edgeTargetIds.clear();
-      this.edgeTargetIds.set(target, id);
-    }
-    return id;
+      return row ? Number(row.id) : Number(this.stmts.insTarget.run(target, lowerUnlessAscii(target)).lastInsertRowid);
+    });
   }
 
   /** Removes every row of one file. */
@@ -684,9 +690,7 @@ export class IndexWriter {
       "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'meta'",
     ).all() as { name: string; sql: string | null }[];
     const virtual = tables.filter((t) => /^CREATE VIRTUAL TABLE/i.test(t.sql ?? "")).map((t) => t.name);
-    // Interned ids remembered from before name rows that are about to go.
-    this.refNameIds.clear();
-    this.edgeTargetIds.clear();
+    this.forgetInternedIds(); // remembered from before the name rows that are about to go
     for (const t of tables) {
       if (virtual.includes(t.name)) {
         this.db.exec(`INSERT INTO "${t.name}"("${t.name}") VALUES ('delete-all')`);

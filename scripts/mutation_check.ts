@@ -452,6 +452,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "full scan",
   },
   {
+    id: "root-swap-mid-scan",
+    claim: "hostile root: a root swapped while the scan lists it refuses the scan",
+    file: "src/index/scan.ts",
+    find: "  checkRootUnmoved(root);\n  debug(`scan ${root}",
+    replace: "  debug(`scan ${root}",
+    test: "tests/root_swap_test.ts",
+    filter: "while the scan lists it",
+  },
+  {
     id: "root-swap-served",
     claim: "hostile root: a moved root is not served until re-registered",
     file: "src/service/workspace_router.ts",

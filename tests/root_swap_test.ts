@@ -14,6 +14,7 @@ import { bodyOf, stdioClient, tempHomeDir, waitFor } from "./mcp_helpers.ts";
 import { scanRepository } from "../src/index/scan.ts";
 import { scanPaths } from "../src/index/scan_paths.ts";
 import { readRepoFile } from "../src/io/safe_open.ts";
+import { git } from "./helpers/fixture_repo.ts";
 
 /** Only the outside directory holds it: seeing it in an answer is a leak. */
 const SECRET = `SECRET_${crypto.randomUUID().replaceAll("-", "")}`;
@@ -133,6 +134,22 @@ Deno.test("root swapped for a symlink: the full scan, the scan of named paths an
     assert.throws(
       () => readRepoFile(repo, "tool.py", { maxBytes: 1 << 20 }),
       (e: Error & { code?: string }) => e.code === "forbidden" && /now resolves to/.test(e.message),
+    );
+  } finally {
+    Deno.removeSync(base, { recursive: true });
+  }
+});
+
+Deno.test("root swapped while the scan lists it: the scan is refused, never a listing of the new target", async () => {
+  const { base, repo, outside } = fixture();
+  try {
+    git(repo, "init", "-q");
+    // The scan awaits `git ls-files` after its first check of the root; the swap lands while it waits.
+    const scanning = scanRepository(repo, { maxFileBytes: 1 << 20 });
+    swap(repo, outside);
+    await assert.rejects(
+      () => scanning,
+      (e: Error & { code?: string }) => e.code === "forbidden" && /now resolves to .*re-register it/.test(e.message),
     );
   } finally {
     Deno.removeSync(base, { recursive: true });

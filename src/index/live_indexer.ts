@@ -554,7 +554,7 @@ export class LiveIndexer {
       debug(`catch-up scan of ${st.project.repo_root} failed: ${(e as Error).message}`);
       return;
     }
-    if (st.closed) return;
+    if (st.closed || this.moved(st)) return;
     const view = this.deps.view(st.project);
     if (!view.db || view.schemaStatus !== "compatible") return;
     let before: Listing;
@@ -599,7 +599,7 @@ export class LiveIndexer {
     if (this.moved(st)) return;
     try {
       const { files, scanMs } = await this.freshness.listing(st.project);
-      if (st.closed) return;
+      if (st.closed || this.moved(st)) return;
       if (st.listing) {
         const next = listingOf(files, st.listing);
         this.applyDiff(st, diffListings(st.listing, next), t0);

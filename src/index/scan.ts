@@ -175,7 +175,9 @@ export function statListed(
  * Lists the indexable files of `root` with their size and mtime. Symlinks,
  * and files below a symlinked directory, are skipped and counted under
  * `symlinks`: their content may live anywhere. A registered root that now
- * resolves elsewhere is refused (`forbidden`, see `checkRootUnmoved`).
+ * resolves elsewhere, before the scan or by its end, is refused
+ * (`forbidden`, see `checkRootUnmoved`): a root swapped while it was listed
+ * would have listed its new target's names.
  */
 export async function scanRepository(
   root: string,
@@ -200,6 +202,7 @@ export async function scanRepository(
     const f = statListed(root, rel, ctx);
     if (f) files.push(f);
   }
+  checkRootUnmoved(root);
   debug(`scan ${root}: ${files.length} files (${vcs}), skipped ${JSON.stringify(skipped)}`);
   return { files, skipped, vcs };
 }

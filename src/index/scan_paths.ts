@@ -27,8 +27,8 @@ interface PathScan {
 /**
  * Stats `paths` (repository-relative, `/`-separated) the way the full scan
  * would judge them, or null when one of them is a directory now (then only
- * a full scan knows what is below it). A root that now resolves elsewhere is
- * refused like the full scan's.
+ * a full scan knows what is below it). A root that now resolves elsewhere,
+ * before or after the paths are looked at, is refused like the full scan's.
  */
 export function scanPaths(root: string, paths: Iterable<string>, opts: { maxFileBytes: number }): PathScan | null {
   checkRootUnmoved(root);
@@ -55,5 +55,6 @@ export function scanPaths(root: string, paths: Iterable<string>, opts: { maxFile
     if (f) files.push(f);
     else absent.push(rel);
   }
+  checkRootUnmoved(root);
   return { files, absent, skipped };
 }

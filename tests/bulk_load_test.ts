@@ -6,7 +6,7 @@ import { searchCode } from "../src/query/search_code.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
 import type { Db } from "../src/state/db.ts";
 import { childrenOf, symbolById, symbolMapByIds, symbolsByName } from "../src/state/read/symbols.ts";
-import { symbolKeysMatchSql } from "../src/state/symbol_keys.ts";
+import { registerHandleFunctions, symbolKeysMatchSql } from "../src/state/symbol_keys.ts";
 import { referencesOf } from "../src/state/read/edges.ts";
 
 /** A Go tree of `n` small files (past the bulk-load threshold of 500 new files when `n` is larger). */
@@ -237,7 +237,7 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers, 
       assert.deepEqual(snapshot(db), before);
       const stored = db.prepare("SELECT length(symbol_key) AS s, length(stable_key) AS t FROM symbol_rows LIMIT 1")
         .get();
-      assert.deepEqual({ ...stored }, { s: 12, t: 16 }, "a handle is kept as the bytes of its hex digits");
+      assert.deepEqual({ ...stored }, { s: 4, t: 0 }, "handles the view spells keep only what the index holds");
       const words = db.prepare(
         `SELECT s.kind AS kind, s.visibility AS visibility, e.kind AS edge FROM symbol_rows s
          JOIN edge_rows e ON e.source_id = s.id WHERE s.name = 'Rate7'`,
@@ -308,6 +308,51 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers, 
   }
 });
 
+Deno.test("a store of schema 17 upgrades to handles spelled from each row: the same answers; a row whose handles are not spelled so keeps them", async () => {
+  const h = tempHome();
+  try {
+    const dir = goTree(20);
+    Deno.writeTextFileSync(join(dir, "t.go"), "package p\n\ntype T struct{ F int }\n\nfunc (T) Method() {}\n");
+    const { project } = await indexDir(h, dir);
+    const snapshot = (db: Db) => ({ answers: answers(db), rows: allRows(db) });
+    const before = withIndex(h, project.project_id, snapshot);
+    const spelled = withIndex(h, project.project_id, (db) => symbolsByName(db, "Rate3")[0]);
+    // Rate3's handles as an older build might have made them: not what its row spells.
+    const [symbol, stable] = ["0badcafe" + "0".repeat(16), "ab".repeat(16)];
+    await downgradeThenSync(
+      h,
+      project,
+      `UPDATE symbol_rows SET symbol_key = unhex('${symbol}'), stable_key = unhex('${stable}') WHERE name = 'Rate3'`,
+      17,
+    );
+    withIndex(h, project.project_id, (db) => {
+      const kept = db.prepare(
+        `SELECT name, length(symbol_key) AS s, length(stable_key) AS t FROM symbol_rows
+         WHERE name IN ('Rate3', 'Rate4', 'Method', 'F') ORDER BY name`,
+      ).all().map((r) => ({ ...r }));
+      assert.deepEqual(kept, [
+        { name: "F", s: 4, t: 0 },
+        { name: "Method", s: 4, t: 0 },
+        { name: "Rate3", s: 12, t: 16 },
+        { name: "Rate4", s: 4, t: 0 },
+      ]);
+      const rate3 = symbolById(db, `sym_${symbol}`);
+      assert.deepEqual([rate3?.name, rate3?.stable_id], ["Rate3", `b3:${stable}`]);
+      assert.equal(symbolById(db, spelled.symbol_id), undefined, "the spelled handle is not Rate3's");
+      // Every other row and answer as before.
+      const now = snapshot(db);
+      assert.equal(now.answers, before.answers);
+      // (The stored key is a column of the view too: the handle index reads it.)
+      const handles = (rows: string) => rows.replace(/,"symbol_key":\{[^}]*\}/g, "");
+      const rate3Kept = handles(before.rows).replace(spelled.symbol_id, `sym_${symbol}`)
+        .replace(spelled.stable_id, `b3:${stable}`);
+      assert.equal(handles(now.rows), rate3Kept);
+    });
+  } finally {
+    h.close();
+  }
+});
+
 Deno.test("an edge target is kept once per spelling: case variants stay apart and are both found by their lower case", async () => {
   const h = tempHome();
   try {
@@ -344,10 +389,12 @@ Deno.test("handles that share the bytes the handle index holds are told apart by
     const { project } = await indexDir(h, goTree(6));
     const store = join(h.registry.projectDir(project.project_id), "index.db");
     const named = ["Rate1", "Rate2", "Rate3"];
-    // Three symbols whose keys begin with the same four bytes (the part the index holds).
+    // Three symbols whose keys (kept whole: not the ones the view would spell) begin with the same four bytes
+    // (the part the index holds).
     const w = new DatabaseSync(store);
-    w.exec(`UPDATE symbol_rows SET symbol_key = unhex('0badcafe' || substr(hex(symbol_key), 9))
-      WHERE name IN (${named.map((n) => `'${n}'`).join(", ")})`);
+    registerHandleFunctions(w);
+    w.exec(`UPDATE symbol_rows AS r SET symbol_key = unhex('0badcafe' || substr(s.symbol_id, 13)) FROM symbols s
+      WHERE s.id = r.id AND s.name IN (${named.map((n) => `'${n}'`).join(", ")})`);
     w.close();
     withIndex(h, project.project_id, (db) => {
       const handles = named.map((name) => locateSymbol(db, { name }).results[0].symbol_id!);

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { type StorageReason, storageReasonAt } from "./storage_errors.ts";
 import { requireKind } from "./store_kind.ts";
+import { registerHandleFunctions } from "./symbol_keys.ts";
 
 export type Db = DatabaseSync;
 
@@ -123,6 +124,7 @@ const WRITE_CACHE_KIB = 32_000;
 const QUERY_CACHE_KIB = 8_000;
 
 function tune(db: Db, cacheKiB: number): void {
+  registerHandleFunctions(db); // the symbols view spells handles with them
   db.exec("PRAGMA foreign_keys=OFF");
   db.exec("PRAGMA temp_store=MEMORY");
   db.exec(`PRAGMA cache_size=-${cacheKiB}`);

@@ -21,7 +21,7 @@ import {
 } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
 import { NameTableWriter } from "./name_lookup.ts";
-import { storedKeys } from "./symbol_keys.ts";
+import { KEPT_KEY_BYTES, NO_KEY, storedKeys } from "./symbol_keys.ts";
 import { textWithoutName } from "./name_in_text.ts";
 import { EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordCode } from "./coded_words.ts";
 import { BatchInsert } from "./write/batch_insert.ts";
@@ -272,8 +272,8 @@ function symbolRowValues(sym: FileRows["symbols"][number], id: number, fileId: n
     sym.lineStart,
     sym.lineEnd - sym.lineStart,
     parent,
-    keys.stable,
-    keys.symbol,
+    NO_KEY, // the view spells both handles from the row (see SPELLED_KEY_BYTES)
+    keys.symbol.subarray(0, KEPT_KEY_BYTES),
     q.qualifier,
   ];
 }

@@ -7,7 +7,14 @@ import { SCHEMA_VERSION } from "../core/version.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
 import { gramText, NAME_TABLES_SQL } from "./name_lookup.ts";
-import { STABLE_ID_SQL, SYMBOL_ID_SQL, SYMBOL_KEY_INDEXED_SQL } from "./symbol_keys.ts";
+import {
+  KEPT_KEY_BYTES,
+  registerHandleFunctions,
+  SPELLED_KEY_BYTES,
+  STABLE_ID_SQL,
+  SYMBOL_ID_SQL,
+  SYMBOL_KEY_INDEXED_SQL,
+} from "./symbol_keys.ts";
 import { textWithNameSql, textWithoutNameSql } from "./name_in_text.ts";
 import { codeSql, EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "./coded_words.ts";
 
@@ -227,20 +234,48 @@ export function chunksViewSql(v: number): string {
  */
 export function symbolsViewSql(v: number): string {
   const handles = v >= 8
-    ? `${STABLE_ID_SQL("s.stable_key")} AS stable_id, ${SYMBOL_ID_SQL("s.symbol_key")} AS symbol_id,
-      s.symbol_key AS symbol_key`
+    ? `${symbolHandlesSql("s", "f", v)}, s.symbol_key AS symbol_key`
     : "s.stable_id AS stable_id, s.symbol_id AS symbol_id";
-  const kind = v >= 9 ? wordSql(SYMBOL_KIND_WORDS, "s.kind") : "s.kind";
+  const kind = symbolKindSql("s", v);
   const visibility = v >= 9 ? wordSql(VISIBILITY_WORDS, "s.visibility") : "s.visibility";
-  const signature = v >= 13 ? textWithNameSql("s.signature", "s.name") : "s.signature";
   const doc = v >= 13 ? textWithNameSql("s.doc", "s.name") : "s.doc";
   return `
   CREATE VIEW symbols AS
     SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,
       ${qualifiedNameSql("s", v)} AS qualified_name, ${kind} AS kind, f.language AS language,
-      ${signature} AS signature, ${doc} AS doc, ${visibility} AS visibility, s.line_start AS line_start,
+      ${signatureSql("s", v)} AS signature, ${doc} AS doc, ${visibility} AS visibility, s.line_start AS line_start,
       ${lineEndSql("s", v)} AS line_end, s.parent_id AS parent_id, ${handles}
     FROM symbol_rows s JOIN files f ON ${fileJoinSql("symbol", "s", v)};`;
+}
+
+/** SQL giving the kind of symbol row `s` as schema `v` keeps it: since 9 decoded (`coded_words.ts`). */
+function symbolKindSql(s: string, v: number): string {
+  return v >= 9 ? wordSql(SYMBOL_KIND_WORDS, `${s}.kind`) : `${s}.kind`;
+}
+
+/** SQL giving the signature of symbol row `s` as schema `v` keeps it: since 13 with the name put back. */
+function signatureSql(s: string, v: number): string {
+  return v >= 13 ? textWithNameSql(`${s}.signature`, `${s}.name`) : `${s}.signature`;
+}
+
+/** SQL spelling the stable id of symbol row `s` in file row `f` from the row (schema 18 on; see SPELLED_KEY_BYTES). */
+function spelledStableIdSql(s: string, f: string, v: number): string {
+  return `cruxe_stable_id(${f}.language, ${symbolKindSql(s, v)}, ${qualifiedNameSql(s, v)}, ${signatureSql(s, v)})`;
+}
+
+/**
+ * SQL giving the handles of symbol row `s` in file row `f` as schema `v`
+ * (8 and later) keeps them, as the columns `stable_id` and `symbol_id`:
+ * spelled from their stored keys; since 18 from the row itself
+ * (`cruxe_stable_id`, `cruxe_symbol_id`: see `SPELLED_KEY_BYTES`) unless it
+ * keeps them whole. NULL for a NULL row (an outer join's).
+ */
+export function symbolHandlesSql(s: string, f: string, v = SCHEMA_VERSION): string {
+  const [stable, symbol] = [STABLE_ID_SQL(`${s}.stable_key`), SYMBOL_ID_SQL(`${s}.symbol_key`)];
+  if (v < 18) return `${stable} AS stable_id, ${symbol} AS symbol_id`;
+  const stableId = `coalesce(${stable}, ${spelledStableIdSql(s, f, v)})`;
+  return `${stableId} AS stable_id, CASE WHEN length(${s}.symbol_key) = ${SPELLED_KEY_BYTES} THEN ${symbol}
+    ELSE cruxe_symbol_id(${f}.path, ${stableId}, ${s}.line_start) END AS symbol_id`;
 }
 
 /**
@@ -409,6 +444,20 @@ function slimNameGrams(db: Db): void {
     ${NAME_GRAMS_SQL}
     INSERT INTO symbol_names_fts(rowid, grams) SELECT id, cruxe_name_grams(name_lower) FROM symbol_names;
     INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('optimize');`);
+}
+
+/**
+ * Schema `v`'s rewrite of the symbol rows whose handles the view spells
+ * (see SPELLED_KEY_BYTES): a row keeps the first bytes of its symbol key
+ * when spelling it from its path, stable id and line gives it, and no
+ * stable key when spelling it from its other columns gives it.
+ */
+function spellableHandlesSql(v: number): string {
+  return `UPDATE symbol_rows AS s SET symbol_key = substr(s.symbol_key, 1, ${KEPT_KEY_BYTES}) FROM files f
+     WHERE f.id = s.file_id
+       AND cruxe_symbol_id(f.path, ${STABLE_ID_SQL("s.stable_key")}, s.line_start) = ${SYMBOL_ID_SQL("s.symbol_key")};
+   UPDATE symbol_rows AS s SET stable_key = x'' FROM files f
+     WHERE f.id = s.file_id AND ${spelledStableIdSql("s", "f", v)} = ${STABLE_ID_SQL("s.stable_key")};`;
 }
 
 /** Project index migrations; index i brings an index to version i + 1. */
@@ -604,6 +653,10 @@ export const PROJECT_MIGRATIONS: Migration[] = [
    UPDATE symbol_rows SET line_span = line_span - line_start;
    UPDATE chunk_rows SET line_span = line_span - line_start;
    ${symbolsViewSql(17)}${chunksViewSql(17)}`,
+  // Symbols keep no handle the view can spell from the row (see SPELLED_KEY_BYTES): checked row by row.
+  `DROP VIEW symbols;
+   ${spellableHandlesSql(18)}
+   ${symbolsViewSql(18)}`,
 ];
 
 /** The schema version a store records (0 before its first migration). */
@@ -624,6 +677,7 @@ function recordedVersion(db: Db): number {
  */
 export function migrate(db: Db, migrations: readonly Migration[]): void {
   const upgrade = recordedVersion(db) < migrations.length;
+  if (upgrade) registerHandleFunctions(db); // schema 18's step spells handles (see SPELLED_KEY_BYTES)
   const before = Number((db.prepare("PRAGMA temp_store").get() as { temp_store: number }).temp_store);
   if (upgrade) db.exec("PRAGMA temp_store=FILE");
   try {

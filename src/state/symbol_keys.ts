@@ -4,7 +4,9 @@
  * than half their text. The `symbols` view spells them back with
  * `SYMBOL_ID_SQL` and `STABLE_ID_SQL`; a lookup by handle binds its key.
  */
+import type { DatabaseSync } from "node:sqlite";
 import { CruxeError } from "../core/errors.ts";
+import { symbolId, symbolStableId } from "../core/ids.ts";
 
 const SYMBOL_PREFIX = "sym_";
 const STABLE_PREFIX = "b3:";
@@ -53,14 +55,57 @@ export function storedKeys(symbolId: string, stableId: string): { symbol: Uint8A
  * handles (the few that share them are told apart by the whole key), at a
  * third of the index's bytes.
  */
-export const SYMBOL_KEY_INDEXED_SQL = (col: string): string => `substr(${col}, 1, 4)`;
+export const SYMBOL_KEY_INDEXED_SQL = (col: string): string => `substr(${col}, 1, ${KEPT_KEY_BYTES})`;
 
 /**
  * SQL matching the symbol key in column `col` against the keys bound as
- * parameters ?1 … ?`count`, through the handle index (see SYMBOL_KEY_INDEXED_SQL).
+ * parameters ?1 … ?`count`, through the handle index (see
+ * SYMBOL_KEY_INDEXED_SQL), then the whole handle in column `idCol` (a row
+ * may keep only the first bytes of its key: see `SPELLED_KEY_BYTES`).
  */
-export function symbolKeysMatchSql(col: string, count: number): string {
+export function symbolKeysMatchSql(col: string, count: number, idCol = "symbol_id"): string {
   const params = Array.from({ length: count }, (_, i) => `?${i + 1}`);
   return `${SYMBOL_KEY_INDEXED_SQL(col)} IN (${params.map(SYMBOL_KEY_INDEXED_SQL).join(", ")})
-    AND ${col} IN (${params.join(", ")})`;
+    AND ${idCol} IN (${params.map(SYMBOL_ID_SQL).join(", ")})`;
+}
+
+/**
+ * Since schema 18 a symbol row keeps no handle it can spell again from its
+ * other columns: no stable key (an empty one) and only the first bytes of its symbol
+ * key (what the handle index holds), when the handles are what
+ * `symbolStableId` and `symbolId` give for the row as the `symbols` view
+ * reads it; a row whose handles are not (written by an older build) keeps
+ * them whole. A whole symbol key is this long.
+ */
+export const SPELLED_KEY_BYTES = 12;
+
+/** The stable key of a row whose stable id the view spells (see SPELLED_KEY_BYTES): no bytes, read as NULL. */
+export const NO_KEY = new Uint8Array(0);
+
+/** The bytes of a symbol key that a row keeps when the view spells its handles (see SPELLED_KEY_BYTES). */
+export const KEPT_KEY_BYTES = 4;
+
+/**
+ * Registers the SQL functions the `symbols` view (schema 18 on) spells
+ * handles with, on connection `db`: `cruxe_stable_id(language, kind,
+ * qualified_name, signature)` and `cruxe_symbol_id(path, stable_id,
+ * line_start)`, each NULL when an argument is. Every connection that reads
+ * a project index needs them (`openDb` registers them).
+ */
+export function registerHandleFunctions(db: DatabaseSync): void {
+  // The view spells the stable id twice per row (it is part of the symbol id): the last one is remembered.
+  let last: unknown[] = [];
+  let lastStable: string | null = null;
+  db.function("cruxe_stable_id", { deterministic: true }, (language, kind, qualified, signature) => {
+    if (language === last[0] && kind === last[1] && qualified === last[2] && signature === last[3]) return lastStable;
+    last = [language, kind, qualified, signature];
+    return lastStable = language === null || kind === null || qualified === null || signature === null
+      ? null
+      : symbolStableId(String(language), String(kind), String(qualified), String(signature));
+  });
+  db.function("cruxe_symbol_id", { deterministic: true }, (path, stable, line) => {
+    return path === null || stable === null || line === null
+      ? null
+      : symbolId(String(path), String(stable), Number(line));
+  });
 }

@@ -141,6 +141,13 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 17's symbol rows (every handle kept whole) in place of schema 18's. */
+export const SCHEMA17_HANDLES_SQL = `
+  UPDATE symbol_rows AS r SET symbol_key = unhex(substr(s.symbol_id, 5)), stable_key = unhex(substr(s.stable_id, 4))
+    FROM symbols s WHERE s.id = r.id;
+  DROP VIEW symbols;
+  ${symbolsViewSql(17)}`;
+
 /** SQL giving a store schema 16's symbol and chunk rows (last lines, not spans) in place of schema 17's. */
 export const SCHEMA16_SPANS_SQL = `
   DROP VIEW symbols;
@@ -232,6 +239,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 18) db!.exec(SCHEMA17_HANDLES_SQL);
   if (version < 17) db!.exec(SCHEMA16_SPANS_SQL);
   if (version < 16) db!.exec(SCHEMA15_EDGES_SQL);
   if (version < 15) db!.exec(SCHEMA14_SID_SQL);

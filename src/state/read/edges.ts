@@ -6,8 +6,7 @@
  */
 import type { Db } from "../db.ts";
 import { allRows, allRowsOnce, type EdgeRow, oneRow, placeholders } from "./rows.ts";
-import { STABLE_ID_SQL, SYMBOL_ID_SQL } from "../symbol_keys.ts";
-import { qualifiedNameSql } from "../schema.ts";
+import { qualifiedNameSql, symbolHandlesSql } from "../schema.ts";
 
 /** A type edge: `extends` or `implements`. */
 export type HeritageKind = "extends" | "implements";
@@ -130,8 +129,7 @@ export function referenceCount(db: Db, nameLower: string, language: string | und
  * cannot flatten the `symbols` view (a join) into the right side of a LEFT
  * JOIN and would build the whole view first.
  */
-const ENCLOSING_COLS = `${SYMBOL_ID_SQL("s.symbol_key")} AS symbol_id, ${STABLE_ID_SQL("s.stable_key")} AS stable_id,
-  ${qualifiedNameSql("s")} AS qualified_name`;
+const ENCLOSING_COLS = `${symbolHandlesSql("s", "f")}, ${qualifiedNameSql("s")} AS qualified_name`;
 
 /** A use of a name with its file's language and the symbol it sits in (null outside any symbol). */
 export type ReferenceRow = Pick<EdgeRow, "path" | "kind" | "line" | "target"> & {

@@ -5,7 +5,8 @@ import { copyFixture, downgradeThenSync, indexDir, tempHome, withIndex } from ".
 import { searchCode } from "../src/query/search_code.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
 import type { Db } from "../src/state/db.ts";
-import { childrenOf, symbolById, symbolMapByIds, symbolsByName } from "../src/state/read/symbols.ts";
+import { childrenOf, symbolById, symbolByRowId, symbolMapByIds, symbolsByName } from "../src/state/read/symbols.ts";
+import { referencesInLines } from "../src/state/read/references.ts";
 import { registerHandleFunctions, symbolKeysMatchSql } from "../src/state/symbol_keys.ts";
 import { referencesOf } from "../src/state/read/edges.ts";
 
@@ -347,6 +348,37 @@ Deno.test("a store of schema 17 upgrades to handles spelled from each row: the s
       const rate3Kept = handles(before.rows).replace(spelled.symbol_id, `sym_${symbol}`)
         .replace(spelled.stable_id, `b3:${stable}`);
       assert.equal(handles(now.rows), rate3Kept);
+    });
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("a store of schema 18 upgrades: references name their symbol by its place in the file, edges are indexed by target alone; the same answers", async () => {
+  const h = tempHome();
+  try {
+    const dir = goTree(20);
+    Deno.writeTextFileSync(
+      join(dir, "t.go"),
+      "package p\n\ntype T struct{ F int }\n\nfunc (T) Method() int {\n\treturn Rate1(2)\n}\n",
+    );
+    const { project } = await indexDir(h, dir);
+    const uses = (db: Db) => JSON.stringify(referencesInLines(db, "t.go", 1, 10));
+    const snapshot = (db: Db) => ({ answers: answers(db), rows: allRows(db), uses: uses(db) });
+    const before = withIndex(h, project.project_id, snapshot);
+    await downgradeThenSync(h, project, "", 18);
+    withIndex(h, project.project_id, (db) => {
+      assert.deepEqual(snapshot(db), before);
+      const call = referencesInLines(db, "t.go", 6, 6).find((r) => r.name === "Rate1");
+      assert.equal(symbolByRowId(db, call!.source_id!)?.name, "Method", "the call sits in Method");
+      const stored = db.prepare(
+        `SELECT r.source_id AS place, f.sym_lo AS lo FROM refs r JOIN files f ON f.id = r.file_id
+         JOIN ref_names n ON n.id = r.name_id WHERE f.path = 't.go' AND n.name = 'Rate1'`,
+      ).get();
+      // Method is t.go's third symbol (T, F, Method): its place 2, its row id sym_lo + 2 (row ids start at 1).
+      assert.deepEqual([stored?.place, call!.source_id], [2, Number(stored?.lo) + 2]);
+      const index = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'edges_target'").get();
+      assert.match(String(index?.sql), /edge_rows\(target_id\)$/);
     });
   } finally {
     h.close();

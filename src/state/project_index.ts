@@ -621,6 +621,8 @@ export class IndexWriter {
     s.insFileFts.run(fileId, f.fileFts.path, f.fileFts.names);
     const symRow = (i: number | null, before = f.symbols.length) =>
       i === null || i < 0 || i >= before ? null : firstSym + i;
+    // A reference keeps its symbol's place among the file's (see REFS_SQL in schema.ts).
+    const placeInFile = (i: number | null) => i === null || symRow(i) === null ? null : i;
     f.symbols.forEach((sym, i) => {
       const id = firstSym + i;
       b.syms.add(...symbolRowValues(sym, id, fileId, symRow(sym.parent, i)));
@@ -645,7 +647,7 @@ export class IndexWriter {
         this.nameId(o.name),
         REFERENCE_KINDS.indexOf(o.kind),
         o.qualifier === null ? null : o.qualifier === "" ? 0 : this.nameId(o.qualifier),
-        symRow(o.from),
+        placeInFile(o.from),
         o.hint ? this.nameId(o.hint) : null,
       );
     }

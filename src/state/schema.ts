@@ -100,10 +100,12 @@ const ROW_TABLE_INDEXES_5: [string, string][] = [
  * parent names one; five in six symbols have none); since 12 no index of a
  * file's rows (its row id ranges in `files` find them, see `FILE_RANGES`);
  * since 15 the handle index holds a prefix of each key (`symbol_keys.ts`);
- * since 16 edges by target id (see EDGE_TARGETS_SQL).
+ * since 16 edges by target id (see EDGE_TARGETS_SQL); since 19 by target id
+ * alone (every read by target reads the edge rows, for their place, and
+ * checks the kind there: the kind only cost a tenth of the index).
  */
 const LATER_INDEXES: Record<string, string | null> = {
-  edges_target: "edge_rows(target_id, kind)",
+  edges_target: "edge_rows(target_id)",
   symbols_sid: `symbol_rows(${SYMBOL_KEY_INDEXED_SQL("symbol_key")})`,
   symbols_parent: "symbol_rows(parent_id) WHERE parent_id IS NOT NULL",
   symbols_path: null,
@@ -460,6 +462,21 @@ function spellableHandlesSql(v: number): string {
      WHERE f.id = s.file_id AND ${spelledStableIdSql("s", "f", v)} = ${STABLE_ID_SQL("s.stable_key")};`;
 }
 
+/**
+ * The references since schema 20 (as since 6 otherwise): `source_id`, the
+ * symbol the occurrence sits in, is its place among its file's symbols
+ * (its row id less the file's `sym_lo`), a byte or none where a row id
+ * takes three; a read adds the file's `sym_lo` back (`REF_SOURCE_SQL`).
+ */
+const REFS_SQL = `CREATE TABLE refs (
+  file_id INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL, name_id INTEGER NOT NULL,
+  kind INTEGER NOT NULL, qual_id INTEGER, source_id INTEGER, hint_id INTEGER,
+  PRIMARY KEY (file_id, line, col)
+) WITHOUT ROWID;`;
+
+/** SQL giving the row id of the symbol reference row `r` (of file row `f`) sits in (see REFS_SQL). */
+export const REF_SOURCE_SQL = (r: string, f: string): string => `${f}.sym_lo + ${r}.source_id`;
+
 /** Project index migrations; index i brings an index to version i + 1. */
 export const PROJECT_MIGRATIONS: Migration[] = [
   `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -657,6 +674,17 @@ export const PROJECT_MIGRATIONS: Migration[] = [
   `DROP VIEW symbols;
    ${spellableHandlesSql(18)}
    ${symbolsViewSql(18)}`,
+  // Edges by target id alone (see LATER_INDEXES).
+  `DROP INDEX edges_target;
+   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n === "edges_target"))}`,
+  // A reference names its enclosing symbol by its place among its file's symbols (see REFS_SQL); rewritten whole.
+  `${REFS_SQL.replace("CREATE TABLE refs", "CREATE TABLE refs20")}
+   INSERT INTO refs20(file_id, line, col, name_id, kind, qual_id, source_id, hint_id)
+     SELECT r.file_id, r.line, r.col, r.name_id, r.kind, r.qual_id, r.source_id - f.sym_lo, r.hint_id
+     FROM refs r LEFT JOIN files f ON f.id = r.file_id ORDER BY r.file_id, r.line, r.col;
+   DROP TABLE refs;
+   ALTER TABLE refs20 RENAME TO refs;
+   ${createSecondaryIndexesSql(SECONDARY_INDEXES.filter(([n]) => n === "refs_name"))}`,
 ];
 
 /** The schema version a store records (0 before its first migration). */

@@ -141,6 +141,15 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 19's references (enclosing symbols by row id) in place of schema 20's. */
+export const SCHEMA19_REF_SOURCES_SQL = `
+  UPDATE refs SET source_id = source_id + (SELECT sym_lo FROM files f WHERE f.id = refs.file_id);`;
+
+/** SQL giving a store schema 18's edge target index (target id and kind) in place of schema 19's. */
+export const SCHEMA18_EDGE_TARGET_SQL = `
+  DROP INDEX edges_target;
+  CREATE INDEX edges_target ON edge_rows(target_id, kind);`;
+
 /** SQL giving a store schema 17's symbol rows (every handle kept whole) in place of schema 18's. */
 export const SCHEMA17_HANDLES_SQL = `
   UPDATE symbol_rows AS r SET symbol_key = unhex(substr(s.symbol_id, 5)), stable_key = unhex(substr(s.stable_id, 4))
@@ -239,6 +248,8 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 20) db!.exec(SCHEMA19_REF_SOURCES_SQL);
+  if (version < 19) db!.exec(SCHEMA18_EDGE_TARGET_SQL);
   if (version < 18) db!.exec(SCHEMA17_HANDLES_SQL);
   if (version < 17) db!.exec(SCHEMA16_SPANS_SQL);
   if (version < 16) db!.exec(SCHEMA15_EDGES_SQL);

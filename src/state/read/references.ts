@@ -9,6 +9,7 @@
  */
 import type { Db } from "../db.ts";
 import { REFERENCE_KINDS, type ReferenceKind } from "../../core/types.ts";
+import { REF_SOURCE_SQL } from "../schema.ts";
 
 /** One stored occurrence joined with its file. */
 export interface ReferenceRow {
@@ -63,7 +64,9 @@ function toRow(r: RawRow): ReferenceRow {
   };
 }
 
-const SELECT_ROWS = `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name AS qualifier, r.source_id,
+const SELECT_ROWS = `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name AS qualifier, ${
+  REF_SOURCE_SQL("r", "f")
+} AS source_id,
     f.path, f.language, h.name AS hint
   FROM refs r JOIN files f ON f.id = r.file_id LEFT JOIN ref_names q ON q.id = r.qual_id
   LEFT JOIN ref_names h ON h.id = r.hint_id`;
@@ -130,7 +133,8 @@ export function referenceCount(db: Db, nameId: number): number {
 /** Occurrences inside lines `from`..`to` of one file (a symbol's body), in source order. */
 export function referencesInLines(db: Db, path: string, from: number, to: number): (ReferenceRow & { name: string })[] {
   const rows = db.prepare(
-    `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name AS qualifier, r.source_id, f.path, f.language,
+    `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name AS qualifier, ${REF_SOURCE_SQL("r", "f")} AS source_id,
+        f.path, f.language,
         n.name AS name, h.name AS hint
        FROM files f JOIN refs r ON r.file_id = f.id JOIN ref_names n ON n.id = r.name_id
        LEFT JOIN ref_names q ON q.id = r.qual_id LEFT JOIN ref_names h ON h.id = r.hint_id

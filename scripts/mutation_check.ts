@@ -1200,6 +1200,24 @@ export const MUTATIONS: Mutation[] = [
     replace: "f.id = ${r}.file_id",
     test: "tests/query_plans_test.ts",
   },
+  {
+    id: "handles-shortened-unchecked",
+    claim: "reliability: an upgraded symbol row keeps handles the view would not spell the same",
+    file: "src/state/schema.ts",
+    find: 'AND ${spelledStableIdSql("s", "f", v)} = ${STABLE_ID_SQL("s.stable_key")}',
+    replace: "",
+    test: "tests/bulk_load_test.ts",
+    filter: "schema 17 upgrades to handles spelled",
+  },
+  {
+    id: "ref-source-absolute",
+    claim: "references: the enclosing symbol is read back from its place among its file's symbols",
+    file: "src/state/schema.ts",
+    find: "`${f}.sym_lo + ${r}.source_id`",
+    replace: "`${r}.source_id`",
+    test: "tests/bulk_load_test.ts",
+    filter: "schema 18 upgrades",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

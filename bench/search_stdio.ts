@@ -19,7 +19,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CRUXE_FLAGS } from "../tests/mcp_helpers.ts";
-import { registerHandleFunctions } from "../src/state/symbol_keys.ts";
+import { registerStoreFunctions } from "../src/state/store_functions.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -61,7 +61,7 @@ function rng(seed: number): () => number {
 function sampleNames(count: number): string[] {
   for (const e of Deno.readDirSync(join(home, "projects"))) {
     const db = new DatabaseSync(join(home, "projects", e.name, "index.db"), { readOnly: true });
-    registerHandleFunctions(db); // the symbols view spells handles with them
+    registerStoreFunctions(db); // the symbols view spells handles with them
     try {
       const root = db.prepare("SELECT value FROM meta WHERE key = 'repo_root'").get() as { value: string } | undefined;
       if (root?.value !== workspace) continue;

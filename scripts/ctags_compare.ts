@@ -20,7 +20,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { registerHandleFunctions } from "../src/state/symbol_keys.ts";
+import { registerStoreFunctions } from "../src/state/store_functions.ts";
 
 /** ctags kinds counted per language ("function/class/method/type-like"). */
 const MAIN_KINDS: Record<string, Set<string>> = {
@@ -163,7 +163,7 @@ async function main() {
   const tags = await runCtags(dir);
   console.log(`cruxe index: ${(ms / 1000).toFixed(1)} s (wall, includes deno startup; shared noisy machine)`);
   const db = new DatabaseSync(findIndex(home), { readOnly: true });
-  registerHandleFunctions(db); // the symbols view spells handles with them
+  registerStoreFunctions(db); // the symbols view spells handles with them
   const files = new Map<string, string>();
   for (const r of db.prepare("SELECT path, language FROM files").all() as { path: string; language: string }[]) {
     files.set(r.path, r.language);

@@ -1218,6 +1218,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/bulk_load_test.ts",
     filter: "schema 18 upgrades",
   },
+  {
+    id: "name-key-only",
+    claim: "lookup: names that share a name key are told apart by the name",
+    file: "src/state/name_key.ts",
+    find: "`${keyCol} = ? AND ${col} = ?`",
+    replace: "`${keyCol} = ? AND ? IS NOT NULL`",
+    test: "tests/bulk_load_test.ts",
+    filter: "schema 20 upgrades",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -6,8 +6,10 @@ import { searchCode } from "../src/query/search_code.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
 import type { Db } from "../src/state/db.ts";
 import { childrenOf, symbolById, symbolByRowId, symbolMapByIds, symbolsByName } from "../src/state/read/symbols.ts";
-import { referencesInLines } from "../src/state/read/references.ts";
-import { registerHandleFunctions, symbolKeysMatchSql } from "../src/state/symbol_keys.ts";
+import { definitionCount, referencesInLines } from "../src/state/read/references.ts";
+import { nameKey } from "../src/state/name_key.ts";
+import { symbolKeysMatchSql } from "../src/state/symbol_keys.ts";
+import { registerStoreFunctions } from "../src/state/store_functions.ts";
 import { referencesOf } from "../src/state/read/edges.ts";
 
 /** A Go tree of `n` small files (past the bulk-load threshold of 500 new files when `n` is larger). */
@@ -203,7 +205,11 @@ Deno.test("a store of schema 4 upgrades to slim rows: the same answers, every ro
       assert.equal(slim(db).length, 3);
       assert.equal(locateSymbol(db, { name: "ärgerlimit" }).results[0].name, "ÄrgerLimit");
       const plan = (sql: string) => JSON.stringify(db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all("x"));
-      assert.match(plan("SELECT id FROM symbols WHERE name_lower = ?"), /symbols_name/, "through the view");
+      assert.match(
+        plan("SELECT id FROM symbols WHERE name_key = ? AND name_lower = ?"),
+        /symbols_name/,
+        "through the view",
+      );
       assert.match(plan("SELECT id FROM edges WHERE target_lower = ? AND kind = 'call'"), /edges_target/);
       // A file's chunks: from the file by its path, then its range of chunk ids.
       assert.match(
@@ -385,6 +391,33 @@ Deno.test("a store of schema 18 upgrades: references name their symbol by its pl
   }
 });
 
+Deno.test("a store of schema 20 upgrades to a name index of name keys: the same answers; names sharing a key are told apart", async () => {
+  const h = tempHome();
+  try {
+    const dir = goTree(4);
+    // Two names whose lower cases share a name key.
+    const [a, b] = ["Xcmubo", "Yuxduyzvn"];
+    assert.equal(nameKey(a.toLowerCase()), nameKey(b.toLowerCase()));
+    Deno.writeTextFileSync(join(dir, "c.go"), `package p\n\nfunc ${a}() {}\n\nfunc ${b}() { ${a}() }\n`);
+    const { project } = await indexDir(h, dir);
+    const snapshot = (db: Db) => ({ answers: answers(db), rows: allRows(db) });
+    const before = withIndex(h, project.project_id, snapshot);
+    await downgradeThenSync(h, project, "", 20);
+    withIndex(h, project.project_id, (db) => {
+      assert.deepEqual(snapshot(db), before);
+      const index = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'symbols_name'").get();
+      assert.match(String(index?.sql), /cruxe_name_key\(coalesce\(name_lower, lower\(name\)\)\)/);
+      const key = db.prepare("SELECT typeof(name_key) AS t, name_key AS k FROM symbols WHERE name = ?").get(a);
+      assert.deepEqual({ ...key }, { t: "integer", k: nameKey(a.toLowerCase()) }, "four bytes, not a real's eight");
+      assert.deepEqual(symbolsByName(db, a.toLowerCase()).map((s) => s.name), [a]);
+      assert.deepEqual(locateSymbol(db, { name: b }).results.map((r) => r.name), [b]);
+      assert.equal(definitionCount(db, a), 1);
+    });
+  } finally {
+    h.close();
+  }
+});
+
 Deno.test("an edge target is kept once per spelling: case variants stay apart and are both found by their lower case", async () => {
   const h = tempHome();
   try {
@@ -424,7 +457,7 @@ Deno.test("handles that share the bytes the handle index holds are told apart by
     // Three symbols whose keys (kept whole: not the ones the view would spell) begin with the same four bytes
     // (the part the index holds).
     const w = new DatabaseSync(store);
-    registerHandleFunctions(w);
+    registerStoreFunctions(w);
     w.exec(`UPDATE symbol_rows AS r SET symbol_key = unhex('0badcafe' || substr(s.symbol_id, 13)) FROM symbols s
       WHERE s.id = r.id AND s.name IN (${named.map((n) => `'${n}'`).join(", ")})`);
     w.close();

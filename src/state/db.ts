@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { type StorageReason, storageReasonAt } from "./storage_errors.ts";
 import { requireKind } from "./store_kind.ts";
-import { registerHandleFunctions } from "./symbol_keys.ts";
+import { registerStoreFunctions } from "./store_functions.ts";
 
 export type Db = DatabaseSync;
 
@@ -124,7 +124,7 @@ const WRITE_CACHE_KIB = 32_000;
 const QUERY_CACHE_KIB = 8_000;
 
 function tune(db: Db, cacheKiB: number): void {
-  registerHandleFunctions(db); // the symbols view spells handles with them
+  registerStoreFunctions(db); // the symbols view spells handles with them
   db.exec("PRAGMA foreign_keys=OFF");
   db.exec("PRAGMA temp_store=MEMORY");
   db.exec(`PRAGMA cache_size=-${cacheKiB}`);

@@ -19,6 +19,7 @@
  */
 import { type Db, getMeta, setMeta } from "./db.ts";
 import { allRows, allRowsOnce, oneRow } from "./read/rows.ts";
+import { NAME_IS_SQL, NAME_KEY_SQL, nameArgs } from "./name_key.ts";
 
 /** Schema of the name tables (a project index migration). */
 export const NAME_TABLES_SQL = `
@@ -61,7 +62,7 @@ export interface NameEntry {
 }
 
 const ENTRY_SQL = `SELECT id, name, qualified_name, kind, language, parent_id IS NULL AS top, visibility, path,
-  line_start FROM symbols WHERE name_lower = ? ORDER BY id LIMIT ?`;
+  line_start FROM symbols WHERE ${NAME_IS_SQL("name_key", "name_lower")} ORDER BY id LIMIT ?`;
 
 function toEntries(rows: Record<string, unknown>[]): NameEntry[] {
   return rows.map((r) => ({
@@ -79,7 +80,7 @@ function toEntries(rows: Record<string, unknown>[]): NameEntry[] {
 
 /** Up to `max` definitions whose lower-case name is `nameLower`, oldest row first. */
 export function definitionsNamed(db: Db, nameLower: string, max: number): NameEntry[] {
-  return toEntries(allRows<Record<string, unknown>>(db, ENTRY_SQL, nameLower, max));
+  return toEntries(allRows<Record<string, unknown>>(db, ENTRY_SQL, ...nameArgs(nameLower), max));
 }
 
 /** Names per statement of `definitionsNamedEach` (SQLite allows 500 terms in one compound SELECT). */
@@ -100,7 +101,7 @@ export function definitionsNamedEach(db: Db, wants: readonly { nameLower: string
     const size = Math.min(NAMES_PER_READ, 2 ** Math.ceil(Math.log2(part.length)));
     const args = Array.from(
       { length: size },
-      (_, k) => k < part.length ? [k, part[k].nameLower, part[k].max] : [k, "", 0],
+      (_, k) => k < part.length ? [k, ...nameArgs(part[k].nameLower), part[k].max] : [k, ...nameArgs(""), 0],
     );
     const rows = allRows<Record<string, unknown>>(db, args.map(() => one).join(" UNION ALL "), ...args.flat());
     // Compound members come back in the order written; sorting by member keeps that explicit.
@@ -294,7 +295,10 @@ export class NameTableWriter {
       namesOfPath: db.prepare("SELECT DISTINCT name_lower FROM symbols WHERE path = ?"),
       countOf: db.prepare(
         `SELECT count(*) AS n FROM symbol_rows s JOIN files f ON f.id = s.file_id
-         WHERE coalesce(s.name_lower, lower(s.name)) = ? AND f.full_text = 1`,
+         WHERE ${
+          NAME_IS_SQL(NAME_KEY_SQL("coalesce(s.name_lower, lower(s.name))"), "coalesce(s.name_lower, lower(s.name))")
+        }
+           AND f.full_text = 1`,
       ),
       rowOf: db.prepare("SELECT id, count FROM symbol_names WHERE name_lower = ?"),
       insName: db.prepare("INSERT INTO symbol_names(name_lower, len, clen, count) VALUES (?, ?, ?, ?)"),
@@ -335,7 +339,7 @@ export class NameTableWriter {
 
   private refresh(nameLower: string): void {
     const s = this.stmts;
-    const n = Number((s.countOf.get(nameLower) as { n: number }).n);
+    const n = Number((s.countOf.get(...nameArgs(nameLower)) as { n: number }).n);
     const row = s.rowOf.get(nameLower) as { id: number; count: number } | undefined;
     if (!row) {
       if (n === 0) return;

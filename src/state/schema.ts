@@ -9,13 +9,14 @@ import { type Db, getMeta, setMeta, transaction } from "./db.ts";
 import { gramText, NAME_TABLES_SQL } from "./name_lookup.ts";
 import {
   KEPT_KEY_BYTES,
-  registerHandleFunctions,
   SPELLED_KEY_BYTES,
   STABLE_ID_SQL,
   SYMBOL_ID_SQL,
   SYMBOL_KEY_INDEXED_SQL,
 } from "./symbol_keys.ts";
 import { textWithNameSql, textWithoutNameSql } from "./name_in_text.ts";
+import { NAME_KEY_SQL } from "./name_key.ts";
+import { registerStoreFunctions } from "./store_functions.ts";
 import { codeSql, EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "./coded_words.ts";
 
 /** Registry migrations; index i brings the registry to version i + 1. */
@@ -102,10 +103,13 @@ const ROW_TABLE_INDEXES_5: [string, string][] = [
  * since 15 the handle index holds a prefix of each key (`symbol_keys.ts`);
  * since 16 edges by target id (see EDGE_TARGETS_SQL); since 19 by target id
  * alone (every read by target reads the edge rows, for their place, and
- * checks the kind there: the kind only cost a tenth of the index).
+ * checks the kind there: the kind only cost a tenth of the index); since 21
+ * symbols by the key of their lower-case name (`name_key.ts`), a third of
+ * the bytes of the name itself.
  */
 const LATER_INDEXES: Record<string, string | null> = {
   edges_target: "edge_rows(target_id)",
+  symbols_name: `symbol_rows(${NAME_KEY_SQL("coalesce(name_lower, lower(name))")})`,
   symbols_sid: `symbol_rows(${SYMBOL_KEY_INDEXED_SQL("symbol_key")})`,
   symbols_parent: "symbol_rows(parent_id) WHERE parent_id IS NOT NULL",
   symbols_path: null,
@@ -232,7 +236,8 @@ export function chunksViewSql(v: number): string {
  * handle), since 9 kind and visibility from their codes (`coded_words.ts`),
  * since 10 the qualified name from its qualifier (`qualifiedNameSql`),
  * since 13 signature and doc with the name put back (`name_in_text.ts`);
- * since 17 the last line from the span (`lineEndSql`).
+ * since 17 the last line from the span (`lineEndSql`); since 21 the key the
+ * name index holds (`name_key`, see `name_key.ts`).
  */
 export function symbolsViewSql(v: number): string {
   const handles = v >= 8
@@ -243,7 +248,9 @@ export function symbolsViewSql(v: number): string {
   const doc = v >= 13 ? textWithNameSql("s.doc", "s.name") : "s.doc";
   return `
   CREATE VIEW symbols AS
-    SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,
+    SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,${
+    v >= 21 ? ` ${NAME_KEY_SQL("coalesce(s.name_lower, lower(s.name))")} AS name_key,` : ""
+  }
       ${qualifiedNameSql("s", v)} AS qualified_name, ${kind} AS kind, f.language AS language,
       ${signatureSql("s", v)} AS signature, ${doc} AS doc, ${visibility} AS visibility, s.line_start AS line_start,
       ${lineEndSql("s", v)} AS line_end, s.parent_id AS parent_id, ${handles}
@@ -685,6 +692,11 @@ export const PROJECT_MIGRATIONS: Migration[] = [
    DROP TABLE refs;
    ALTER TABLE refs20 RENAME TO refs;
    ${createSecondaryIndexesSql(SECONDARY_INDEXES.filter(([n]) => n === "refs_name"))}`,
+  // Symbols by the key of their lower-case name (see name_key.ts): reads by name match the key, then the name.
+  `DROP VIEW symbols;
+   DROP INDEX symbols_name;
+   ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n === "symbols_name"))}
+   ${symbolsViewSql(21)}`,
 ];
 
 /** The schema version a store records (0 before its first migration). */
@@ -705,7 +717,7 @@ function recordedVersion(db: Db): number {
  */
 export function migrate(db: Db, migrations: readonly Migration[]): void {
   const upgrade = recordedVersion(db) < migrations.length;
-  if (upgrade) registerHandleFunctions(db); // schema 18's step spells handles (see SPELLED_KEY_BYTES)
+  if (upgrade) registerStoreFunctions(db); // later steps spell handles (see SPELLED_KEY_BYTES) and build the name index
   const before = Number((db.prepare("PRAGMA temp_store").get() as { temp_store: number }).temp_store);
   if (upgrade) db.exec("PRAGMA temp_store=FILE");
   try {

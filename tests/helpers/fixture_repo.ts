@@ -141,6 +141,13 @@ export const SCHEMA4_ROWS_SQL = `
   CREATE INDEX edges_path ON edges(path);
   CREATE INDEX chunks_path ON chunks(path, line_start);`;
 
+/** SQL giving a store schema 20's name index (of the lower-case names) in place of schema 21's. */
+export const SCHEMA20_NAME_INDEX_SQL = `
+  DROP VIEW symbols;
+  DROP INDEX symbols_name;
+  CREATE INDEX symbols_name ON symbol_rows(coalesce(name_lower, lower(name)));
+  ${symbolsViewSql(20)}`;
+
 /** SQL giving a store schema 19's references (enclosing symbols by row id) in place of schema 20's. */
 export const SCHEMA19_REF_SOURCES_SQL = `
   UPDATE refs SET source_id = source_id + (SELECT sym_lo FROM files f WHERE f.id = refs.file_id);`;
@@ -248,6 +255,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 21) db!.exec(SCHEMA20_NAME_INDEX_SQL);
   if (version < 20) db!.exec(SCHEMA19_REF_SOURCES_SQL);
   if (version < 19) db!.exec(SCHEMA18_EDGE_TARGET_SQL);
   if (version < 18) db!.exec(SCHEMA17_HANDLES_SQL);

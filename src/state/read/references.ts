@@ -10,6 +10,7 @@
 import type { Db } from "../db.ts";
 import { REFERENCE_KINDS, type ReferenceKind } from "../../core/types.ts";
 import { REF_SOURCE_SQL } from "../schema.ts";
+import { NAME_IS_SQL, nameArgs } from "../name_key.ts";
 
 /** One stored occurrence joined with its file. */
 export interface ReferenceRow {
@@ -145,8 +146,8 @@ export function referencesInLines(db: Db, path: string, from: number, to: number
 
 /** How many definitions are spelled exactly `name` (for follow-up suggestions). */
 export function definitionCount(db: Db, name: string): number {
-  const r = db.prepare("SELECT count(*) AS n FROM symbols WHERE name_lower = ? AND name = ?")
-    .get(name.toLowerCase(), name) as { n: number };
+  const r = db.prepare(`SELECT count(*) AS n FROM symbols WHERE ${NAME_IS_SQL("name_key", "name_lower")} AND name = ?`)
+    .get(...nameArgs(name.toLowerCase()), name) as { n: number };
   return Number(r.n);
 }
 

@@ -8,6 +8,7 @@
 import type { Db } from "../db.ts";
 import { isRefScoped } from "../ref_stores.ts";
 import { commitRowsJoin } from "../schema.ts";
+import { nameKey } from "../name_key.ts";
 import {
   allRows,
   allRowsOnce,
@@ -229,13 +230,16 @@ export function symbolsNamedAny(
   const w = filterSql("s", f);
   const qs = placeholders(names.length);
   const lower = names.map((n) => n.toLowerCase());
+  // Through the name index (its keys, see name_key.ts), then the names themselves.
+  const named = `s.name_key IN (${qs}) AND s.name_lower IN (${qs})`;
+  const byName = [...lower.map(nameKey), ...lower];
   const order =
     "ORDER BY (s.kind = 'impl'), (s.parent_id IS NULL) DESC, s.line_end - s.line_start DESC, s.path, s.line_start LIMIT ?";
   if (qualifier === undefined) {
     return allRowsOnce<SymbolRow>(
       db,
-      `SELECT ${SYMBOL_COLS} FROM symbols s WHERE s.name_lower IN (${qs})${w.sql} ${order}`,
-      ...lower,
+      `SELECT ${SYMBOL_COLS} FROM symbols s WHERE ${named}${w.sql} ${order}`,
+      ...byName,
       ...w.args,
       limit,
     );
@@ -243,9 +247,9 @@ export function symbolsNamedAny(
   const pat = "%" + likeEscape(qualifier) + "%";
   return allRowsOnce<SymbolRow>(
     db,
-    `SELECT ${SYMBOL_COLS} FROM symbols s WHERE s.name_lower IN (${qs})
+    `SELECT ${SYMBOL_COLS} FROM symbols s WHERE ${named}
        AND (s.qualified_name LIKE ? ESCAPE '\\' OR s.path LIKE ? ESCAPE '\\')${w.sql} ${order}`,
-    ...lower,
+    ...byName,
     pat,
     pat,
     ...w.args,

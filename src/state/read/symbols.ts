@@ -6,8 +6,11 @@ import type { Db } from "../db.ts";
 import { allRows, oneRow, rowsInBatches, symbolColumns, type SymbolRow } from "./rows.ts";
 import { symbolKey, symbolKeysMatchSql } from "../symbol_keys.ts";
 import { fileJoinSql } from "../schema.ts";
+import { NAME_IS_SQL, nameArgs } from "../name_key.ts";
 
 const COLS = symbolColumns();
+/** A read by lower-case name (bound by `nameArgs`): through the name index. */
+const NAME_IS = NAME_IS_SQL("name_key", "name_lower");
 
 /**
  * The ids of the symbols of files `f` (a query adds the files' condition):
@@ -61,10 +64,20 @@ export function symbolMapByRowIds(db: Db, ids: readonly number[]): Map<number, S
 export function symbolsByName(db: Db, name: string, opts: { path?: string; limit?: number } = {}): SymbolRow[] {
   const lower = name.toLowerCase();
   if (opts.path !== undefined) {
-    return allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE name_lower = ? AND path = ?`, lower, opts.path);
+    return allRows<SymbolRow>(
+      db,
+      `SELECT ${COLS} FROM symbols WHERE ${NAME_IS} AND path = ?`,
+      ...nameArgs(lower),
+      opts.path,
+    );
   }
   // LIMIT -1 is no limit: one statement either way.
-  return allRows<SymbolRow>(db, `SELECT ${COLS} FROM symbols WHERE name_lower = ? LIMIT ?`, lower, opts.limit ?? -1);
+  return allRows<SymbolRow>(
+    db,
+    `SELECT ${COLS} FROM symbols WHERE ${NAME_IS} LIMIT ?`,
+    ...nameArgs(lower),
+    opts.limit ?? -1,
+  );
 }
 
 /** True when a symbol (by row id) directly contains one spelled exactly `name`. */
@@ -149,8 +162,8 @@ export function topLevelMethodsUnder(db: Db, prefix: string): SymbolRow[] {
 export function symbolsByStableId(db: Db, stableId: string, name: string): SymbolRow[] {
   return allRows<SymbolRow>(
     db,
-    `SELECT ${COLS} FROM symbols WHERE name_lower = ? AND stable_id = ? ORDER BY path, line_start`,
-    name.toLowerCase(),
+    `SELECT ${COLS} FROM symbols WHERE ${NAME_IS} AND stable_id = ? ORDER BY path, line_start`,
+    ...nameArgs(name.toLowerCase()),
     stableId,
   );
 }

@@ -1,0 +1,39 @@
+/**
+ * The key the name index (`symbols_name`, schema 21 on) holds for a
+ * symbol's lower-case name: a 32-bit hash (four bytes where the name took
+ * its length). Names that share a key are told apart by the name itself,
+ * which every read by name also matches (`NAME_IS_SQL`).
+ */
+import type { DatabaseSync } from "node:sqlite";
+
+/** The name key of lower-case name `lower`: FNV-1a over its UTF-16 code units, as a signed 32-bit number. */
+export function nameKey(lower: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < lower.length; i++) h = Math.imul(h ^ lower.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
+/** SQL giving the name key of the lower-case name `expr` (`cruxe_name_key`, see `registerNameKeyFunction`). */
+export const NAME_KEY_SQL = (expr: string): string => `cruxe_name_key(${expr})`;
+
+/**
+ * SQL matching a row's name key column `keyCol` and lower-case name column
+ * `col` against two parameters, bound by `nameArgs`: the key through the
+ * index, then the name.
+ */
+export const NAME_IS_SQL = (keyCol: string, col: string): string => `${keyCol} = ? AND ${col} = ?`;
+
+/** The parameters of `NAME_IS_SQL` for the lower-case name `lower` (a number equals the stored integer key). */
+export function nameArgs(lower: string): [number, string] {
+  return [nameKey(lower), lower];
+}
+
+/**
+ * Registers `cruxe_name_key(text)` (NULL for NULL) on connection `db`: the
+ * name index is built with it, so every connection that writes symbols or
+ * reads them by name needs it (`openDb` registers it).
+ */
+export function registerNameKeyFunction(db: DatabaseSync): void {
+  // A BigInt result is stored as an integer (four bytes); a JS number would be a REAL (eight).
+  db.function("cruxe_name_key", { deterministic: true }, (t) => t === null ? null : BigInt(nameKey(String(t))));
+}

@@ -1263,6 +1263,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/bulk_load_test.ts",
     filter: "schema 20 upgrades",
   },
+  {
+    id: "names-after-indexes",
+    claim: "store size: a cold load's index builds reuse the pages the name tables' rebuild frees",
+    file: "src/state/project_index.ts",
+    find: "    this.names.publish();\n    this.db.exec(createSecondaryIndexesSql());",
+    replace: "    this.db.exec(createSecondaryIndexesSql());",
+    test: "tests/bulk_load_test.ts",
+    filter: "no free pages",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -87,6 +87,25 @@ Deno.test("a cold bulk load answers as a file-by-file load does, and leaves the 
   }
 });
 
+Deno.test("a cold bulk load leaves no free pages: the index builds reuse those the name tables' rebuild frees", async () => {
+  const h = tempHome();
+  try {
+    // Enough distinct names (60,000) for the trigram table's build to merge segments, which frees pages.
+    const dir = Deno.makeTempDirSync({ prefix: "cruxe-bulk-names-" });
+    for (let i = 0; i < 520; i++) {
+      const funcs = Array.from({ length: 116 }, (_, j) => `func Limit${i}x${j}Rate() {}\n`).join("");
+      Deno.writeTextFileSync(join(dir, `f${i}.go`), `package p\n\n${funcs}`);
+    }
+    const { project } = await indexDir(h, dir);
+    withIndex(h, project.project_id, (db) => {
+      assert.equal(db.prepare("SELECT count(*) AS n FROM symbol_names").get()?.n, 520 * 116);
+      assert.equal(db.prepare("PRAGMA freelist_count").get()?.freelist_count, 0);
+    });
+  } finally {
+    h.close();
+  }
+});
+
 Deno.test("a cold bulk load packs the references into full pages, every one kept", async () => {
   const h = tempHome();
   try {

@@ -722,8 +722,15 @@ export class IndexWriter {
     setFullTextSettings(this.db, FTS_TABLES, BULK_FTS);
   }
 
-  /** (Re)creates every secondary index. */
+  /**
+   * (Re)creates every secondary index, after bringing the name tables up to
+   * date (`publishNames` then has nothing left to do unless rows change in
+   * between): a whole rebuild of them frees pages as its full-text segments
+   * merge, which the index builds then reuse instead of leaving them free in
+   * the file (on the Go tree 171 pages, 0.7 MB).
+   */
   createSecondaryIndexes(): void {
+    this.names.publish();
     this.db.exec(createSecondaryIndexesSql());
   }
 

@@ -1272,6 +1272,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/bulk_load_test.ts",
     filter: "no free pages",
   },
+  {
+    id: "handles-spelled-unchecked",
+    claim: "lookup: a symbol whose texts do not read back as written keeps the handles it is shown with",
+    file: "src/state/symbol_keys.ts",
+    find: "return texts.every((t) => t.isWellFormed());",
+    replace: "return texts.length > 0;",
+    test: "tests/bulk_load_test.ts",
+    filter: "cut inside a character",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

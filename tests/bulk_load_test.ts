@@ -437,6 +437,32 @@ Deno.test("a store of schema 20 upgrades to a name index of name keys: the same 
   }
 });
 
+Deno.test("a symbol whose signature is cut inside a character keeps its handles whole: the handle shown finds it", async () => {
+  const h = tempHome();
+  try {
+    const dir = Deno.makeTempDirSync({ prefix: "cruxe-cut-" });
+    // The signature is cut at 300 UTF-16 units, between the two halves of an emoji: SQLite keeps U+FFFD there.
+    Deno.writeTextFileSync(
+      join(dir, "m.py"),
+      `def cut(a='${"\u{1F600}".repeat(160)}'):\n    pass\n\ndef whole():\n    pass\n`,
+    );
+    const { project } = await indexDir(h, dir);
+    withIndex(h, project.project_id, (db) => {
+      const cut = symbolsByName(db, "cut")[0];
+      assert.ok(cut.signature.includes("\uFFFD"), "the cut half is stored as U+FFFD");
+      assert.equal(symbolById(db, cut.symbol_id)?.name, "cut");
+      const whole = symbolsByName(db, "whole")[0];
+      assert.equal(symbolById(db, whole.symbol_id)?.name, "whole");
+      const kept = db.prepare(
+        "SELECT name, length(symbol_key) AS s, length(stable_key) AS t FROM symbol_rows ORDER BY name",
+      ).all().map((r) => ({ ...r }));
+      assert.deepEqual(kept, [{ name: "cut", s: 12, t: 16 }, { name: "whole", s: 4, t: 0 }]);
+    });
+  } finally {
+    h.close();
+  }
+});
+
 Deno.test("an edge target is kept once per spelling: case variants stay apart and are both found by their lower case", async () => {
   const h = tempHome();
   try {

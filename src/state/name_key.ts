@@ -6,10 +6,15 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 
-/** The name key of lower-case name `lower`: FNV-1a over its UTF-16 code units, as a signed 32-bit number. */
+/**
+ * The name key of lower-case name `lower`: FNV-1a over its UTF-16 code units,
+ * as a signed 32-bit number; a lone surrogate counts as U+FFFD, as SQLite
+ * stores it (so a name asked for matches the stored one as before).
+ */
 export function nameKey(lower: string): number {
+  const text = lower.isWellFormed() ? lower : lower.toWellFormed();
   let h = 0x811c9dc5;
-  for (let i = 0; i < lower.length; i++) h = Math.imul(h ^ lower.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return h | 0;
 }
 

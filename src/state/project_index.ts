@@ -21,7 +21,7 @@ import {
 } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
 import { NameTableWriter } from "./name_lookup.ts";
-import { KEPT_KEY_BYTES, NO_KEY, storedKeys } from "./symbol_keys.ts";
+import { KEPT_KEY_BYTES, NO_KEY, storedKeys, viewSpellsHandles } from "./symbol_keys.ts";
 import { textWithoutName } from "./name_in_text.ts";
 import { EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordCode } from "./coded_words.ts";
 import { BatchInsert } from "./write/batch_insert.ts";
@@ -252,13 +252,21 @@ export function indexDamage(projectDir: string, opts: { snapshot?: boolean } = {
 }
 
 /**
- * The values of a symbol's row (`id` in file `fileId`, inside symbol row
- * `parent`), in the column order of the writer's insert: what the view
+ * The values of a symbol's row (`id` in file `f`, whose row is `fileId`, inside
+ * symbol row `parent`), in the column order of the writer's insert: what the view
  * cannot give back is all it keeps (see schema.ts).
  */
-function symbolRowValues(sym: FileRows["symbols"][number], id: number, fileId: number, parent: number | null) {
+function symbolRowValues(
+  sym: FileRows["symbols"][number],
+  id: number,
+  f: FileRows,
+  fileId: number,
+  parent: number | null,
+) {
   const keys = storedKeys(sym.symbolId, sym.stableId);
   const q = storedQualifiedName(sym.name, sym.qualifiedName);
+  // The view spells both handles from the row (see SPELLED_KEY_BYTES) when its texts read back as written.
+  const spelled = viewSpellsHandles([f.path, f.language, sym.kind, sym.name, sym.qualifiedName, sym.signature]);
   return [
     id,
     fileId,
@@ -272,8 +280,8 @@ function symbolRowValues(sym: FileRows["symbols"][number], id: number, fileId: n
     sym.lineStart,
     sym.lineEnd - sym.lineStart,
     parent,
-    NO_KEY, // the view spells both handles from the row (see SPELLED_KEY_BYTES)
-    keys.symbol.subarray(0, KEPT_KEY_BYTES),
+    spelled ? NO_KEY : keys.stable,
+    spelled ? keys.symbol.subarray(0, KEPT_KEY_BYTES) : keys.symbol,
     q.qualifier,
   ];
 }
@@ -625,7 +633,7 @@ export class IndexWriter {
     const placeInFile = (i: number | null) => i === null || symRow(i) === null ? null : i;
     f.symbols.forEach((sym, i) => {
       const id = firstSym + i;
-      b.syms.add(...symbolRowValues(sym, id, fileId, symRow(sym.parent, i)));
+      b.syms.add(...symbolRowValues(sym, id, f, fileId, symRow(sym.parent, i)));
       this.names.note(sym.name.toLowerCase());
       if (sym.fts) b.symFts.add(id, sym.fts[0], sym.fts[1], sym.fts[2]);
     });

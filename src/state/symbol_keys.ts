@@ -79,6 +79,17 @@ export function symbolKeysMatchSql(col: string, count: number, idCol = "symbol_i
  */
 export const SPELLED_KEY_BYTES = 12;
 
+/**
+ * Whether the texts a symbol's handles are spelled from (its file's path and
+ * language, its kind, name, qualified name and signature) read back from the
+ * store as written, so the view spells the handles the indexer made: SQLite
+ * keeps text as UTF-8, where a lone surrogate (a cut in the middle of a
+ * character) becomes U+FFFD. A row whose texts do not keeps its keys whole.
+ */
+export function viewSpellsHandles(texts: readonly string[]): boolean {
+  return texts.every((t) => t.isWellFormed());
+}
+
 /** The stable key of a row whose stable id the view spells (see SPELLED_KEY_BYTES): no bytes, read as NULL. */
 export const NO_KEY = new Uint8Array(0);
 

@@ -20,6 +20,7 @@ import { ServerRuntime } from "../src/service/runtime.ts";
 import { JobRunner } from "../src/index/job_runner.ts";
 import { Dispatcher } from "../src/service/dispatch.ts";
 import { WatchFilter } from "../src/index/watch_filter.ts";
+import { WATCH_DEFERRED } from "../src/index/live_indexer.ts";
 import {
   Debouncer,
   diffListings,
@@ -103,6 +104,17 @@ async function status(client: Client): Promise<Body> {
 
 async function watchOf(client: Client): Promise<Record<string, unknown>> {
   return (await status(client)).watch as Record<string, unknown>;
+}
+
+/** Waits until the watch is up: its walk (which starts after the server's first answer) is done. */
+async function watchUp(client: Client): Promise<Record<string, unknown>> {
+  let w: Record<string, unknown> = {};
+  await waitFor(
+    async () => !String((w = await watchOf(client)).reason ?? "").startsWith("starting"),
+    BOUND,
+    "the watch",
+  );
+  return w;
 }
 
 function jobCount(st: Body): number {
@@ -222,6 +234,7 @@ Deno.test("live index: a branch switch of many files is one sync and the ref lab
   const s = await serve(home, repo);
   try {
     await indexed(s.client);
+    await watchUp(s.client);
     assert.equal(meta(await status(s.client)).ref, "main");
     const jobsBefore = jobCount(await status(s.client));
     git(repo, "checkout", "-q", "feature");
@@ -331,8 +344,15 @@ Deno.test("live index: a restart finds edits and deletions made while the server
   }
 });
 
-/** An in-process runtime with the live index on, tuned by `live`, serving one indexed repository. */
-async function liveInProcess(repo: string, live: ConstructorParameters<typeof ServerRuntime>[2]["live"]) {
+/**
+ * An in-process runtime with the live index on, tuned by `live`, serving one indexed repository. `quiet`:
+ * indexed by the job runner, not a call, so the server has answered nothing when watching begins.
+ */
+async function liveInProcess(
+  repo: string,
+  live: ConstructorParameters<typeof ServerRuntime>[2]["live"],
+  quiet = false,
+) {
   const home = tempHomeDir();
   const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 1 };
   const registry = Registry.open(home);
@@ -357,10 +377,42 @@ async function liveInProcess(repo: string, live: ConstructorParameters<typeof Se
         signal: new AbortController().signal,
       }),
     );
-  assert.equal((await run("index_repo", { wait: true })).status, "published");
+  const indexed = quiet
+    ? (await rt.runner.start(project, { mode: "full", force: false }).active.done).status
+    : (await run("index_repo", { wait: true })).status;
+  assert.equal(indexed, "published");
   rt.live.begin([project], []);
   return { rt, project, run, close: () => rt.close() };
 }
+
+Deno.test("a watch's walk waits for the server's first answer, then watches and sees edits", async () => {
+  const repo = syntheticGoRepo(4, 1);
+  const s = await liveInProcess(repo, { walkDeferMs: 600_000 }, true);
+  try {
+    assert.deepEqual([s.rt.live.status(s.project).mode, s.rt.live.status(s.project).reason], [
+      "events",
+      WATCH_DEFERRED,
+    ]);
+    assert.deepEqual(exactPaths(await s.run("locate_symbol", { name: "Widget2" }), "Widget2"), ["pkg2/file2.go"]);
+    await waitFor(() => s.rt.live.status(s.project).reason === null, BOUND, "the watch after the first answer");
+    Deno.writeTextFileSync(join(repo, "pkg1", "late.go"), "package pkg1\n\nfunc AfterFirstAnswer() {}\n");
+    await waitFor(() => s.rt.live.pendingPaths(s.project.project_id).count > 0, BOUND, "the event");
+  } finally {
+    s.close();
+  }
+});
+
+Deno.test("a watch's walk starts by its deadline when no call comes", async () => {
+  const repo = syntheticGoRepo(4, 1);
+  const s = await liveInProcess(repo, { walkDeferMs: 50 }, true);
+  try {
+    await waitFor(() => s.rt.live.status(s.project).reason === null, BOUND, "the watch without a call");
+    Deno.writeTextFileSync(join(repo, "pkg1", "early.go"), "package pkg1\n\nfunc NoCallYet() {}\n");
+    await waitFor(() => s.rt.live.pendingPaths(s.project.project_id).count > 0, BOUND, "the event");
+  } finally {
+    s.close();
+  }
+});
 
 Deno.test("read-your-writes: a known deletion is dropped at once; answers say syncing with the pending path", async () => {
   const repo = syntheticGoRepo(4, 1);
@@ -558,8 +610,16 @@ Deno.test({
     await client.connect(transport);
     try {
       await indexed(client);
-      const health = await call(client, "health_check");
-      const w = (health.projects as { watch: Record<string, string> }[])[0].watch;
+      let w: Record<string, string> = {};
+      await waitFor(
+        async () => {
+          const health = await call(client, "health_check");
+          w = (health.projects as { watch: Record<string, string> }[])[0].watch;
+          return !w.reason?.startsWith("starting");
+        },
+        BOUND,
+        "the watch's verdict",
+      );
       assert.equal(w.mode, "polling", JSON.stringify(w));
       assert.match(w.reason, /watch limit/);
       assert.match(w.fix, /fs\.inotify\.max_user_watches/);

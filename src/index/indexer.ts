@@ -10,6 +10,7 @@ import { CruxeError } from "../core/errors.ts";
 import { IndexWriter, type ManifestEntry } from "../state/project_index.ts";
 import { nowIso } from "../state/db.ts";
 import { readRepoFile } from "../io/safe_open.ts";
+import { keepSkipVerdict, keptSkipVerdict } from "./skip_verdicts.ts";
 import { type ScannedFile, scanRepository, type ScanResult } from "./scan.ts";
 import { scanPaths } from "./scan_paths.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
@@ -200,7 +201,9 @@ function diffFiles(
     let language = languageForPath(f.path)?.id ?? textLanguageForPath(f.path);
     const old = manifest.get(f.path);
     const changed = source.knownChanged?.(f.path) ?? false;
-    if (old && language && !changed && old.size === f.size && old.mtime_ms === f.mtimeMs) {
+    // An indexed file whose stat holds is unchanged; one with no extension was indexed by its `#!` line.
+    const judged = language !== undefined || !hasExtension(f.path);
+    if (old && judged && !changed && old.size === f.size && old.mtime_ms === f.mtimeMs) {
       d.seen.add(f.path);
       d.unchanged++;
       continue;
@@ -213,6 +216,12 @@ function diffFiles(
       d.toParse.push({ file: f, bytes: null, hash: "", language });
       continue;
     }
+    // A file of the working tree read and left out before, with the same stat, is not read again.
+    const kept = source.disk && !old && !opts.force ? keptSkipVerdict(opts.root, f) : null;
+    if (kept) {
+      if (kept === "binary") d.binary++;
+      continue;
+    }
     let bytes: Uint8Array;
     try {
       // The safe open refuses a file that became (or moved below) a symlink since the scan.
@@ -223,11 +232,15 @@ function diffFiles(
     }
     if (isBinary(bytes)) {
       d.binary++;
+      if (source.disk) keepSkipVerdict(opts.root, f, "binary");
       continue;
     }
     if (!language) {
       language = bytes[0] === 0x23 && bytes[1] === 0x21 ? languageForShebang(firstLine(bytes))?.id : undefined;
-      if (!language) continue;
+      if (!language) {
+        if (source.disk) keepSkipVerdict(opts.root, f, "no_language");
+        continue;
+      }
     }
     d.seen.add(f.path);
     const hash = contentHash(bytes);

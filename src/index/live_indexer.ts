@@ -57,6 +57,17 @@ import { configuredWatchMode, INOTIFY_FIX, isWatchLimitError, networkFileSystem 
 
 /** The watch's reason while its walk of the tree runs (events are not seen yet; the catch-up after it finds them). */
 const WATCH_STARTING = "starting: listing the directories to watch";
+/** The watch's reason once events are seen, while the tree is compared with the index (what changed before). */
+const WATCH_CATCHING_UP = "starting: comparing the tree with the index";
+/** The watch's reason while its walk waits for the server's first answer (see `WALK_DEFER_MS`). */
+export const WATCH_DEFERRED = "starting: the directories to watch are listed once the first call is answered";
+/**
+ * The most a watch's walk waits for the server's first answer. On a large
+ * tree the walk reads thousands of directories, and on cold pages those reads
+ * would slow the answer an agent is waiting for; the catch-up scan after the
+ * walk finds whatever changed meanwhile.
+ */
+const WALK_DEFER_MS = 2_000;
 /** How long a query waits for a known change to be indexed before answering `syncing`. */
 const READ_YOUR_WRITES_MS = 500;
 /** Pending paths listed in an answer (the count is always exact). */
@@ -102,6 +113,8 @@ export interface LiveIndexOptions {
   readYourWritesMs?: number;
   /** Override of the freshness scan interval (tests). */
   freshnessIntervalMs?: number;
+  /** Override of `WALK_DEFER_MS`. */
+  walkDeferMs?: number;
 }
 
 /** What the live index needs from the server. */
@@ -157,6 +170,9 @@ export class LiveIndexer {
   private offJobs: () => void;
   private timing: WatchTiming;
   private rywMs: number;
+  /** Resolved once the server has answered a call (or is closing): watches' walks may start. */
+  private firstAnswer = Promise.withResolvers<void>();
+  private answeredOnce = false;
 
   constructor(private deps: LiveIndexDeps, readonly options: LiveIndexOptions) {
     this.freshness = new FreshnessMonitor(deps.config, options.freshnessIntervalMs);
@@ -208,8 +224,28 @@ export class LiveIndexer {
     debug(`stopped watching ${st.project.repo_root}`);
   }
 
+  /**
+   * Notes that the server answered a call: a watch whose walk waits for the
+   * first answer starts it now (see `WALK_DEFER_MS`).
+   */
+  answered(): void {
+    if (this.answeredOnce) return;
+    this.answeredOnce = true;
+    this.firstAnswer.resolve();
+  }
+
+  /** Resolves once the server has answered a call, or after `WALK_DEFER_MS` without one. */
+  private async afterFirstAnswer(): Promise<void> {
+    if (this.answeredOnce) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<void>((r) => timer = setTimeout(r, this.options.walkDeferMs ?? WALK_DEFER_MS));
+    await Promise.race([this.firstAnswer.promise, deadline]);
+    clearTimeout(timer);
+  }
+
   /** Stops everything (shutdown). */
   close(): void {
+    this.answered(); // a walk still waiting for an answer goes on to see that its watch is closed
     this.offJobs();
     this.freshness.onStale = null;
     for (const id of [...this.states.keys()]) this.stop(id);
@@ -385,21 +421,33 @@ export class LiveIndexer {
 
   /**
    * Starts the watch of the tree without holding calls up (a large tree's walk
-   * takes seconds), then compares the tree with the manifest: what changed
+   * takes seconds; it waits for the server's first answer, see
+   * `WALK_DEFER_MS`), then compares the tree with the manifest: what changed
    * before the watch was up is found by that comparison.
    */
   private async startEvents(st: Watched): Promise<void> {
+    if (!this.answeredOnce) {
+      st.reason = WATCH_DEFERRED;
+      await this.afterFirstAnswer();
+      if (st.closed) return;
+      st.reason = WATCH_STARTING;
+    }
     try {
       const watcher = await TreeWatcher.start(st.project.repo_root, this.hooks(st), this.timing);
       if (st.closed) return watcher.close();
       st.watcher = watcher;
-      st.reason = null;
+      st.reason = WATCH_CATCHING_UP;
     } catch (e) {
       this.fallBack(st, e as Error);
     }
     if (st.closed) return;
+    if (st.mode !== "events") { // polling compares with the manifest on its first scan
+      info(`watching ${st.project.repo_root} (${st.mode}: ${st.reason})`);
+      return;
+    }
+    await this.catchUp(st);
+    if (st.reason === WATCH_CATCHING_UP) st.reason = null;
     info(`watching ${st.project.repo_root} (${st.mode}${st.reason ? `: ${st.reason}` : ""})`);
-    if (st.mode === "events") void this.catchUp(st); // polling compares with the manifest on its first scan
   }
 
   private hooks(st: Watched) {

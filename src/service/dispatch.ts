@@ -69,6 +69,7 @@ export class Dispatcher {
     const started = performance.now();
     const result = await this.answer(name, rawArgs, call);
     this.stats.record(name, performance.now() - started, callFailure(result));
+    this.rt.live.answered();
     return result;
   }
 

@@ -548,7 +548,9 @@ Deno.test("cruxe watch: a line per sync from a terminal, until SIGTERM", async (
     await waitFor(() => lines.some((l) => l.event === "watching"), BOUND, "watching to start");
     const first = lines.find((l) => l.event === "sync")!;
     assert.equal(first.mode, "full", "a workspace without an index is indexed first");
-    assert.equal(lines.find((l) => l.event === "watching")!.mode, "events");
+    const watching = lines.find((l) => l.event === "watching")!;
+    assert.equal(watching.mode, "events");
+    assert.notEqual(watching.reason, WATCH_DEFERRED, "cruxe watch answers no call: its walk waits for none");
     Deno.writeTextFileSync(join(repo, "pkg0", "w.go"), "package pkg0\n\nfunc Watched() {}\n");
     await waitFor(() => lines.some((l) => l.event === "sync" && l.mode === "incremental"), BOUND, "a sync line");
     const sync = lines.find((l) => l.event === "sync" && l.mode === "incremental")!;

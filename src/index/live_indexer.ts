@@ -426,7 +426,7 @@ export class LiveIndexer {
    * before the watch was up is found by that comparison.
    */
   private async startEvents(st: Watched): Promise<void> {
-    if (!this.answeredOnce) {
+    if (!this.answeredOnce && this.options.walkDeferMs !== 0) {
       st.reason = WATCH_DEFERRED;
       await this.afterFirstAnswer();
       if (st.closed) return;

@@ -59,6 +59,8 @@ export async function runWatchCommand(ctx: CliContext, o: WatchCmdOptions): Prom
   const rt = new ServerRuntime(ctx.config, ctx.registry, {
     prewarm: false,
     watch: true,
+    // No call is ever answered here: nothing to keep the walk out of the way of.
+    live: { walkDeferMs: 0 },
     router: {
       startupWorkspaces: [project.repo_root],
       autoWorkspace: false,

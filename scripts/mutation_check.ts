@@ -1281,6 +1281,24 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/bulk_load_test.ts",
     filter: "cut inside a character",
   },
+  {
+    id: "gram-tally-cut-unsorted",
+    claim: "answer truth: fuzzy candidates cut inside a level are that level's smallest ids",
+    file: "src/state/gram_tally.ts",
+    find: "  atLevel.sort();\n",
+    replace: "",
+    test: "src/state/gram_tally_test.ts",
+    filter: "typed counting picks",
+  },
+  {
+    id: "gram-tally-cap-unsaid",
+    claim: "answer truth: a trigram list past its cap marks the fuzzy answer capped",
+    file: "src/state/gram_tally.ts",
+    find: "      over = true;\n",
+    replace: "",
+    test: "src/state/gram_tally_test.ts",
+    filter: "typed counting picks",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

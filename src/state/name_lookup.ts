@@ -20,6 +20,7 @@
 import { type Db, getMeta, setMeta } from "./db.ts";
 import { allRows, allRowsOnce, oneRow } from "./read/rows.ts";
 import { NAME_IS_SQL, NAME_KEY_SQL, nameArgs } from "./name_key.ts";
+import { IdList, mostShared, tallyIds } from "./gram_tally.ts";
 
 /** Schema of the name tables (a project index migration). */
 export const NAME_TABLES_SQL = `
@@ -207,32 +208,12 @@ export function namesSharingGrams(
        (SELECT rowid FROM symbol_names_fts WHERE symbol_names_fts MATCH ? LIMIT ${cap + 1})`;
   const top = Number(oneRow<{ m: number | null }>(db, "SELECT max(id) AS m FROM symbol_names")?.m ?? 0);
   const hits = new Uint8Array(top + 1);
-  const touched: number[] = [];
+  const touched = new IdList();
   for (const g of safe) {
     const list = oneRow<{ ids: string | null }>(db, idsSql, `"${g}"`)?.ids;
-    if (!list) continue;
-    let n = 0;
-    let listed = 0;
-    for (let i = 0; i <= list.length; i++) {
-      const c = i < list.length ? list.charCodeAt(i) : 44;
-      if (c !== 44) n = n * 10 + c - 48;
-      else {
-        if (++listed > cap) {
-          if (bounds) bounds.capped = true;
-          break;
-        }
-        if (n <= top && hits[n]++ === 0) touched.push(n);
-        n = 0;
-      }
-    }
+    if (list && tallyIds(list, cap, top, hits, touched) && bounds) bounds.capped = true;
   }
-  const byHits: number[][] = Array.from({ length: safe.length + 1 }, () => []);
-  for (const id of touched) byHits[hits[id]].push(id);
-  const chosen: number[] = [];
-  for (let h = safe.length; h > 0 && chosen.length < limit; h--) {
-    const bucket = byHits[h].sort((a, b) => a - b);
-    chosen.push(...bucket.slice(0, limit - chosen.length));
-  }
+  const chosen = mostShared(hits, touched, safe.length, limit);
   if (!chosen.length) return [];
   const rank = new Map(chosen.map((id, i) => [id, i]));
   const rows = allRowsOnce<{ id: number; name_lower: string }>(

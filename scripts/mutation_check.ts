@@ -1176,6 +1176,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "left out",
   },
   {
+    id: "name-grams-segments",
+    claim: "kernel queries: the trigram table built whole is one segment",
+    file: "src/state/name_lookup.ts",
+    find: "      INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('optimize');`);",
+    replace: "      `);",
+    test: "tests/name_lookup_test.ts",
+    filter: "bounded and say so",
+  },
+  {
     id: "watch-start-blocks",
     claim: "first call: a large tree's watch starts without holding calls up",
     file: "src/index/watcher.ts",

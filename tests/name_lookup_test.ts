@@ -16,6 +16,7 @@ import {
 } from "../src/state/name_lookup.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { CAPPED_SCAN_ROWS, chunksRanked, RANK_SCAN_ROWS, symbolsRanked } from "../src/state/read/search.ts";
+import { oneRow } from "../src/state/read/rows.ts";
 import { chunkMatches } from "../src/query/search/plan.ts";
 
 /** The name table as `symbols` says it should be, and as it is. */
@@ -179,6 +180,9 @@ Deno.test("name lookups on a large store are bounded and say so; bad names never
   const { db, dir } = syntheticStore(PREFIX_SCAN_NAMES + 20_000);
   try {
     assertInStep(db);
+    // Built whole, the trigram table is one segment: a trigram's list is one seek.
+    const segments = oneRow<{ n: number }>(db, "SELECT count(DISTINCT segid) AS n FROM symbol_names_fts_idx")!.n;
+    assert.equal(segments, 1);
     const p = namesWithPrefix(db, "a", 5);
     assert.equal(p.capped, true);
     assert.equal(p.names.length, 5);

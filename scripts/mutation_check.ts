@@ -1185,6 +1185,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "bounded and say so",
   },
   {
+    id: "build-files-read",
+    claim: "sync cost: build files named without an extension are never read",
+    file: "src/index/indexer.ts",
+    find: '  return !hasExtension(path) && !BUILD_FILE_NAMES.has(path.slice(path.lastIndexOf("/") + 1));',
+    replace: "  return !hasExtension(path);",
+    test: "tests/skip_verdicts_test.ts",
+    filter: "left out",
+  },
+  {
     id: "watch-start-blocks",
     claim: "first call: a large tree's watch starts without holding calls up",
     file: "src/index/watcher.ts",

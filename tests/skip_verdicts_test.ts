@@ -2,7 +2,8 @@
  * A file of the working tree that a run read and left out (no language by
  * name or by `#!` line, or binary) is not read again by a later run in the
  * same process while its size and mtime are the same; once they move it is
- * read and judged again.
+ * read and judged again. A build file named without an extension
+ * (`Makefile`, `Kconfig`) is never read.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -30,6 +31,9 @@ Deno.test("files read and left out are not read again while their stat holds; a 
   const projectDir = tempDir("cruxe-skip-verdicts-store-");
   Deno.writeTextFileSync(join(root, "main.py"), "def main():\n    return 1\n");
   Deno.writeTextFileSync(join(root, "Makefile"), "all:\n\techo hi\n");
+  Deno.mkdirSync(join(root, "drivers"));
+  Deno.writeTextFileSync(join(root, "drivers", "Kconfig"), "config FOO\n\tbool\n");
+  Deno.writeTextFileSync(join(root, "notes"), "plain words\n");
   Deno.writeTextFileSync(join(root, "tool"), "#!/usr/bin/env python3\ndef tool_entry():\n    return 2\n");
   Deno.writeFileSync(join(root, "blob.py"), new Uint8Array([0x64, 0x65, 0x66, 0, 1, 2]));
   const opts: IndexOptions = {
@@ -49,14 +53,15 @@ Deno.test("files read and left out are not read again while their stat holds; a 
   };
   const cold = await run();
   assert.equal(cold.summary.filesIndexed, 2, "main.py and tool (by its #! line)");
-  assert.ok(cold.reads.includes("Makefile"), JSON.stringify(cold.reads));
+  assert.ok(cold.reads.includes("notes"), JSON.stringify(cold.reads));
+  assert.ok(!cold.reads.some((p) => /Makefile|Kconfig/.test(p)), `build files are never read: ${cold.reads}`);
   await run(); // the binary file of a known language is read once on an incremental run
   const noop = await run();
   assert.deepEqual(noop.reads, [], "nothing read again: stats unchanged");
   assert.equal(noop.summary.changedFiles, 0);
-  // The Makefile becomes a script (new size and mtime): read and indexed.
-  Deno.writeTextFileSync(join(root, "Makefile"), "#!/bin/sh\necho made\n");
+  // The notes become a script (new size and mtime): read and indexed.
+  Deno.writeTextFileSync(join(root, "notes"), "#!/bin/sh\necho made\n");
   const changed = await run();
-  assert.deepEqual(changed.reads, ["Makefile"]);
+  assert.deepEqual(changed.reads, ["notes"]);
   assert.equal(changed.summary.added, 1, JSON.stringify(changed.summary));
 });

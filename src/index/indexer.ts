@@ -260,12 +260,21 @@ function hasExtension(path: string): boolean {
 }
 
 /**
+ * Build files named without an extension that are never code by a `#!`
+ * line (a makefile's names `make` at most, which no language claims): a
+ * tree like the kernel's has thousands, and reading each on every sync to
+ * learn that cost seconds.
+ */
+const BUILD_FILE_NAMES = new Set(["Makefile", "makefile", "GNUmakefile", "Kconfig", "Kbuild"]);
+
+/**
  * False when the name alone says the file is never indexed: an extension no
- * language claims (only a name without one may be code by its `#!` line).
- * Such a file is never read.
+ * language claims (only a name without one may be code by its `#!` line),
+ * or a build file's name (`BUILD_FILE_NAMES`). Such a file is never read.
  */
 export function mayBeIndexed(path: string): boolean {
-  return languageForPath(path) !== undefined || textLanguageForPath(path) !== undefined || !hasExtension(path);
+  if (languageForPath(path) !== undefined || textLanguageForPath(path) !== undefined) return true;
+  return !hasExtension(path) && !BUILD_FILE_NAMES.has(path.slice(path.lastIndexOf("/") + 1));
 }
 
 /**

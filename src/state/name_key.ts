@@ -34,6 +34,21 @@ export function nameArgs(lower: string): [number, string] {
 }
 
 /**
+ * SQL matching a row's name key column `keyCol` and lower-case name column
+ * `col` against any of `count` names, bound by `namesArgs`: the keys through
+ * the index, then the names.
+ */
+export function namesInSql(keyCol: string, col: string, count: number): string {
+  const qs = Array(count).fill("?").join(",");
+  return `${keyCol} IN (${qs}) AND ${col} IN (${qs})`;
+}
+
+/** The parameters of `namesInSql` for the lower-case names `lowers`. */
+export function namesArgs(lowers: readonly string[]): (number | string)[] {
+  return [...lowers.map(nameKey), ...lowers];
+}
+
+/**
  * Registers `cruxe_name_key(text)` (NULL for NULL) on connection `db`: the
  * name index is built with it, so every connection that writes symbols or
  * reads them by name needs it (`openDb` registers it).

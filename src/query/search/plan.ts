@@ -21,19 +21,6 @@ import {
   ROW_BUDGET,
   searchTerms,
 } from "./fts_query.ts";
-
-const plannedRows = (terms: PlannedTerm[]) => terms.reduce((n, t) => n + t.df, 0);
-
-/**
- * What the term statistics say of how many chunks an OR of `terms` matches:
- * at most the sum of their counts (when terms were counted at all), at least
- * the largest count of one exact word (when the counts are of matches).
- */
-export function chunkMatches(terms: PlannedTerm[], stats: Pick<TermStats, "counts">): MatchCount {
-  if (!stats.counts || stats.counts === "none") return {};
-  const exact = terms.filter((t) => !t.prefix).map((t) => t.df);
-  return { atMost: plannedRows(terms), atLeast: stats.counts === "matches" ? Math.max(0, ...exact) : 0 };
-}
 import {
   type ChunkHit,
   chunkSource,
@@ -54,6 +41,19 @@ import { isTestPath } from "../../core/test_paths.ts";
 import { DEFAULT_RANKING, type ProseWeights, type RankingParams } from "./ranking_params.ts";
 import { feedbackTerms } from "./prf.ts";
 import { associatedTerms } from "./associations.ts";
+
+const plannedRows = (terms: PlannedTerm[]) => terms.reduce((n, t) => n + t.df, 0);
+
+/**
+ * What the term statistics say of how many chunks an OR of `terms` matches:
+ * at most the sum of their counts (when terms were counted at all), at least
+ * the largest count of one exact word (when the counts are of matches).
+ */
+export function chunkMatches(terms: PlannedTerm[], stats: Pick<TermStats, "counts">): MatchCount {
+  if (!stats.counts || stats.counts === "none") return {};
+  const exact = terms.filter((t) => !t.prefix).map((t) => t.df);
+  return { atMost: plannedRows(terms), atLeast: stats.counts === "matches" ? Math.max(0, ...exact) : 0 };
+}
 
 /** The weights of the optional prose lists (0: the list is not built). */
 export type ProseMethods = Pick<RankingParams, "prf" | "nameField" | "associations">;

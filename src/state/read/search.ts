@@ -8,7 +8,7 @@
 import type { Db } from "../db.ts";
 import { isRefScoped } from "../ref_stores.ts";
 import { commitRowsJoin } from "../schema.ts";
-import { nameKey } from "../name_key.ts";
+import { namesArgs, namesInSql } from "../name_key.ts";
 import {
   allRows,
   allRowsOnce,
@@ -18,7 +18,6 @@ import {
   likeEscape,
   likePrefix,
   oneRow,
-  placeholders,
   statementOf,
   type StoredChunkRow,
   symbolColumns,
@@ -228,11 +227,8 @@ export function symbolsNamedAny(
   qualifier?: string,
 ): SymbolRow[] {
   const w = filterSql("s", f);
-  const qs = placeholders(names.length);
-  const lower = names.map((n) => n.toLowerCase());
-  // Through the name index (its keys, see name_key.ts), then the names themselves.
-  const named = `s.name_key IN (${qs}) AND s.name_lower IN (${qs})`;
-  const byName = [...lower.map(nameKey), ...lower];
+  const named = namesInSql("s.name_key", "s.name_lower", names.length);
+  const byName = namesArgs(names.map((n) => n.toLowerCase()));
   const order =
     "ORDER BY (s.kind = 'impl'), (s.parent_id IS NULL) DESC, s.line_end - s.line_start DESC, s.path, s.line_start LIMIT ?";
   if (qualifier === undefined) {

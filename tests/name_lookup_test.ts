@@ -8,6 +8,8 @@ import { FILL_FILE_RANGES_SQL, migrate, PROJECT_MIGRATIONS } from "../src/state/
 import {
   definitionsNamed,
   definitionsNamedEach,
+  INDEXED_COMPACT_LEN,
+  INDEXED_NAME_LEN,
   namesOfCompactLength,
   namesSharingGrams,
   namesWithPrefix,
@@ -248,6 +250,70 @@ Deno.test("name lookups on a large store are bounded and say so; bad names never
   }
 });
 
+/** Prefix completions read from every name of the table: the shortest `max`, then in binary order (ASCII here). */
+function prefixOracle(db: Db, prefix: string, max: number): { names: string[]; counts: number[] } {
+  const all = db.prepare("SELECT name_lower, count FROM symbol_names").all() as { name_lower: string; count: number }[];
+  const hits = all.filter((r) => r.name_lower.startsWith(prefix) && r.name_lower !== prefix)
+    .sort((a, b) => a.name_lower.length - b.name_lower.length || (a.name_lower < b.name_lower ? -1 : 1))
+    .slice(0, max);
+  return { names: hits.map((r) => r.name_lower), counts: hits.map((r) => Number(r.count)) };
+}
+
+Deno.test("prefix completions are the shortest names, whether the prefix's names are short, long or both", () => {
+  // 14 letters and `_`: the first 36 names are INDEXED_NAME_LEN long, every other name is longer.
+  const word = "abcdefghijklmn";
+  assert.equal(word.length + 2, INDEXED_NAME_LEN);
+  const { db, dir } = syntheticStore(PREFIX_SCAN_NAMES + 500, word);
+  try {
+    const cases: [string, number][] = [
+      [word, 20], // capped, filled from the length index alone
+      [word, 100], // capped, 36 short names then the longer ones from the prefix's range
+      [word + "_1", 50], // not capped: every completion sorted in one read
+      [word + "_", 5000],
+      ["validate", 5],
+      ["v", 3],
+      ["zzz", 10],
+      [word + "_1", 0],
+    ];
+    for (const [prefix, max] of cases) {
+      const got = namesWithPrefix(db, prefix, max);
+      const want = prefixOracle(db, prefix, max);
+      assert.deepEqual({ names: got.names, counts: got.counts }, want, `${prefix} / ${max}`);
+    }
+    assert.equal(namesWithPrefix(db, word, 100).capped, true);
+    assert.equal(namesWithPrefix(db, word + "_1", 50).capped, false);
+    // The length indexes hold the short names only, and the reads that need them use them.
+    const plan = (sql: string, ...args: unknown[]) =>
+      JSON.stringify(db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(args as string[])));
+    assert.match(
+      plan(
+        `SELECT name_lower FROM symbol_names WHERE len = ? AND len <= ${INDEXED_NAME_LEN} AND name_lower > ?`,
+        5,
+        "a",
+      ),
+      /symbol_names_len/,
+    );
+    const indexed = (index: string, column: string, bound: number) =>
+      oneRow<{ n: number }>(
+        db,
+        `SELECT count(*) AS n FROM symbol_names INDEXED BY ${index} WHERE ${column} <= ${bound}`,
+      )!.n;
+    const short =
+      oneRow<{ n: number }>(db, `SELECT count(*) AS n FROM symbol_names WHERE len <= ${INDEXED_NAME_LEN}`)!.n;
+    assert.equal(indexed("symbol_names_len", "len", INDEXED_NAME_LEN), short);
+    assert.ok(short < PREFIX_SCAN_NAMES / 10, `${short} short names`);
+    assert.throws(() => namesOfCompactLength(db, 1, INDEXED_COMPACT_LEN + 1, 10), /not indexed/);
+    const sizes = db.prepare(
+      "SELECT name, sum(pgsize) AS bytes FROM dbstat WHERE name IN ('symbol_names_len', 'symbol_names') GROUP BY name",
+    ).all() as { name: string; bytes: number }[];
+    const bytes = Object.fromEntries(sizes.map((r) => [r.name, Number(r.bytes)]));
+    assert.ok(bytes.symbol_names_len * 5 < bytes.symbol_names, JSON.stringify(bytes));
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
 /** Counts the runs of statements whose SQL contains `needle` on `db` (statements prepared from now on). */
 function countRuns(db: Db, needle: string): { runs: number } {
   const counter = { runs: 0 };
@@ -320,23 +386,38 @@ Deno.test("a ranking past its row cap scores only the first CAPPED_SCAN_ROWS mat
   }
 });
 
-Deno.test("prefix completions are read up to the longest completion, not the longest name of the store", () => {
-  const { db, dir } = syntheticStore(100);
+Deno.test("prefix completions counted whole are sorted in one read; past the count, one read per indexed length", () => {
+  const { db, dir } = syntheticStore(PREFIX_SCAN_NAMES + 500);
   try {
-    const names = new NameTableWriter(db);
-    const long = "a_name_far_longer_than_any_completion_of_validate";
-    transaction(db, () => {
-      db.prepare(
-        `INSERT INTO symbol_rows(file_id, name, qualified_name, kind, signature, line_start, line_span, stable_key,
-           symbol_key) VALUES ((SELECT id FROM files WHERE path = 'x.go'), ?, ?, 'function', '', 9, 0, X'00', X'00')`,
-      ).run(long, long);
-      names.note(long);
-      names.publish();
-    });
     const perLength = countRuns(db, "WHERE len = ?");
     assert.deepEqual(namesWithPrefix(db, "validate", 5).names, ["validatetoken", "validate_token"]);
-    // Lengths 9 to 14 ("validate_token"), not on to the long name's 49.
-    assert.equal(perLength.runs, "validate_token".length - "validate".length);
+    assert.equal(perLength.runs, 0, "the counted completions are sorted, not read length by length");
+    // `a_<i>`: every length from 2 to INDEXED_NAME_LEN is read, nothing past it (there are enough short names).
+    assert.equal(namesWithPrefix(db, "a", 300).names.length, 300);
+    assert.ok(perLength.runs > 0 && perLength.runs <= INDEXED_NAME_LEN - 1, `${perLength.runs} reads`);
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("the prefix and short-name reads use their partial indexes", () => {
+  const { db, dir } = syntheticStore(PREFIX_SCAN_NAMES + 500);
+  try {
+    const seen: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => (seen.push(sql), prepare(sql))) as typeof db.prepare;
+    namesWithPrefix(db, "a", 300);
+    namesOfCompactLength(db, 2, 4, 100);
+    db.prepare = prepare;
+    const planOf = (needle: string) => {
+      const sql = seen.find((q) => q.includes(needle));
+      assert.ok(sql, needle);
+      const args = (sql.match(/\?/g) ?? []).map(() => 3);
+      return JSON.stringify(db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args));
+    };
+    assert.match(planOf("WHERE len = ?"), /USING (COVERING )?INDEX symbol_names_len/);
+    assert.match(planOf("clen BETWEEN"), /COVERING INDEX symbol_names_clen/);
   } finally {
     db.close();
     Deno.removeSync(dir, { recursive: true });

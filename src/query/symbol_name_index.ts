@@ -13,6 +13,7 @@ import {
   definitionsNamed as namedRows,
   definitionsNamedEach,
   distinctNameCount,
+  INDEXED_COMPACT_LEN,
   type NameEntry,
   namesOfCompactLength,
   namesSharingGrams,
@@ -31,8 +32,11 @@ export interface FuzzyName {
 
 /** Trigrams of a query used to gather fuzzy candidates. */
 const MAX_PROBE_GRAMS = 10;
-/** Names up to this many letters get the exhaustive same-length comparison when trigrams find nothing. */
-const SHORT_NAME = 7;
+/**
+ * Names up to this many letters get the exhaustive comparison with names one letter shorter or longer when
+ * trigrams find nothing: the longest of those is the longest the compact-length index holds.
+ */
+const SHORT_NAME = INDEXED_COMPACT_LEN - 1;
 /** Names compared at most in that exhaustive pass (bounds a query against a huge index). */
 const SHORT_SCAN = 200_000;
 /** Trigram candidates re-ranked by edit distance. */

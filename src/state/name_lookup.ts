@@ -128,6 +128,20 @@ function prefixEnd(prefix: string): string | null {
 /** Distinct names counted at most for one prefix; past that, the count is a lower bound. */
 export const PREFIX_SCAN_NAMES = 10_000;
 
+/**
+ * Names at most this long are in the `(len, name_lower)` index (since schema 22, a partial index): a prefix
+ * shared by more than PREFIX_SCAN_NAMES names finds its shortest completions there. A third of the kernel's
+ * names, and the index a third of its old size.
+ */
+export const INDEXED_NAME_LEN = 16;
+/** Names at most this compact (letters and digits) are in the `(clen, name_lower)` index (a partial index). */
+export const INDEXED_COMPACT_LEN = 8;
+
+/** The name-table indexes since schema 22: each holds only the names its reads can ask for. */
+export const NAME_LENGTH_INDEXES_SQL = `
+  CREATE INDEX symbol_names_clen ON symbol_names(clen, name_lower) WHERE clen <= ${INDEXED_COMPACT_LEN};
+  CREATE INDEX symbol_names_len ON symbol_names(len, name_lower) WHERE len <= ${INDEXED_NAME_LEN};`;
+
 /** Names longer than `prefixLower` that start with it, and how many definitions they have. */
 export interface PrefixNames {
   /** Up to `max` names, shortest first, then in code-unit order. */
@@ -143,35 +157,56 @@ export interface PrefixNames {
 /**
  * Names that start with `prefixLower` (the name itself excluded): the
  * shortest `max` of them, and the number of definitions of the first
- * PREFIX_SCAN_NAMES in name order. Shortest-first is read length by length
- * through the `(len, name_lower)` index, so a prefix shared by millions of
- * names costs one index seek per length, up to the longest completion
- * counted (the longest name of all when the count stopped at its cap).
+ * PREFIX_SCAN_NAMES in name order. When the prefix's names were counted
+ * whole, they are sorted in one read of at most PREFIX_SCAN_NAMES rows; past
+ * that, shortest-first is read length by length through the partial
+ * `(len, name_lower)` index (one seek per length up to INDEXED_NAME_LEN),
+ * and only a prefix with too few completions that short reads its longer
+ * ones from the whole range.
  */
 export function namesWithPrefix(db: Db, prefixLower: string, max: number): PrefixNames {
   const end = prefixEnd(prefixLower);
-  const range = end === null ? "name_lower > ?1" : "name_lower > ?1 AND name_lower < ?2";
+  const range = end === null ? "name_lower > ?" : "name_lower > ? AND name_lower < ?";
   const args = end === null ? [prefixLower] : [prefixLower, end];
-  const sum = oneRow<{ n: number; s: number; m: number | null }>(
+  const sum = oneRow<{ n: number; s: number }>(
     db,
-    `SELECT count(*) AS n, coalesce(sum(count), 0) AS s, max(len) AS m
-     FROM (SELECT count, len FROM symbol_names WHERE ${range} LIMIT ${PREFIX_SCAN_NAMES + 1})`,
+    `SELECT count(*) AS n, coalesce(sum(count), 0) AS s
+     FROM (SELECT count FROM symbol_names WHERE ${range} LIMIT ${PREFIX_SCAN_NAMES + 1})`,
     ...args,
   )!;
   const capped = Number(sum.n) > PREFIX_SCAN_NAMES;
   const names: string[] = [];
   const counts: number[] = [];
-  if (Number(sum.n) > 0 && max > 0) {
-    // Counted whole, the completions are no longer than the longest counted; else any name may be one.
-    const longest = capped
-      ? Number(oneRow<{ m: number | null }>(db, "SELECT max(len) AS m FROM symbol_names")?.m ?? 0)
-      : Number(sum.m ?? 0);
-    const atLength = `SELECT name_lower, count FROM symbol_names WHERE len = ? AND ${range.replace(/\?\d/g, "?")}
-       ORDER BY name_lower LIMIT ?`;
-    for (let len = prefixLower.length + 1; len <= longest && names.length < max; len++) {
-      const rows = allRows<{ name_lower: string; count: number }>(db, atLength, len, ...args, max - names.length);
-      for (const r of rows) names.push(r.name_lower), counts.push(Number(r.count));
-    }
+  const take = (rows: { name_lower: string; count: number }[]) => {
+    for (const r of rows) names.push(r.name_lower), counts.push(Number(r.count));
+  };
+  if (Number(sum.n) === 0 || max <= 0) return { names, counts, total: Number(sum.s), capped };
+  if (!capped) {
+    // Every completion was just counted: sort those few rows (SQLite's order, as the index would give it).
+    take(allRows(
+      db,
+      `SELECT name_lower, count FROM (SELECT name_lower, count, len FROM symbol_names WHERE ${range}
+         LIMIT ${PREFIX_SCAN_NAMES + 1}) ORDER BY len, name_lower LIMIT ?`,
+      ...args,
+      max,
+    ));
+    return { names, counts, total: Number(sum.s), capped };
+  }
+  // The literal bound lets the planner use the partial index (it cannot see through a bound parameter).
+  const atLength = `SELECT name_lower, count FROM symbol_names WHERE len = ? AND len <= ${INDEXED_NAME_LEN}
+     AND ${range} ORDER BY name_lower LIMIT ?`;
+  for (let len = prefixLower.length + 1; len <= INDEXED_NAME_LEN && names.length < max; len++) {
+    take(allRows(db, atLength, len, ...args, max - names.length));
+  }
+  if (names.length < max) {
+    // Too few short completions: the longer ones, from the prefix's whole range (rare, and only for long prefixes).
+    take(allRows(
+      db,
+      `SELECT name_lower, count FROM symbol_names WHERE ${range} AND len > ${INDEXED_NAME_LEN}
+         ORDER BY len, name_lower LIMIT ?`,
+      ...args,
+      max - names.length,
+    ));
   }
   return { names, counts, total: Number(sum.s), capped };
 }
@@ -225,7 +260,9 @@ export function namesSharingGrams(
 
 /**
  * Names whose letters-and-digits length is within `[minLen, maxLen]`, at
- * most `cap` of them, shortest first; `bounds.capped` is set when there were more.
+ * most `cap` of them, shortest first; `bounds.capped` is set when there were
+ * more. `maxLen` is at most INDEXED_COMPACT_LEN (longer names are not in the
+ * index this reads; asking for them throws).
  */
 export function namesOfCompactLength(
   db: Db,
@@ -236,10 +273,12 @@ export function namesOfCompactLength(
 ): string[] {
   // One string of names (read from the covering `(clen, name_lower)` index), not one row object per name:
   // this reads up to hundreds of thousands of names and the objects would cost most of the time.
+  if (maxLen > INDEXED_COMPACT_LEN) throw new Error(`compact lengths above ${INDEXED_COMPACT_LEN} are not indexed`);
   const joined = oneRow<{ s: string | null }>(
     db,
     `SELECT group_concat(name_lower, char(10)) AS s FROM
-       (SELECT name_lower FROM symbol_names WHERE clen BETWEEN ? AND ? ORDER BY clen, name_lower LIMIT ?)`,
+       (SELECT name_lower FROM symbol_names WHERE clen BETWEEN ? AND ? AND clen <= ${INDEXED_COMPACT_LEN}
+        ORDER BY clen, name_lower LIMIT ?)`,
     minLen,
     maxLen,
     cap + 1,

@@ -6,7 +6,7 @@
 import { SCHEMA_VERSION } from "../core/version.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
-import { gramText, NAME_TABLES_SQL } from "./name_lookup.ts";
+import { gramText, NAME_LENGTH_INDEXES_SQL, NAME_TABLES_SQL } from "./name_lookup.ts";
 import {
   KEPT_KEY_BYTES,
   SPELLED_KEY_BYTES,
@@ -697,6 +697,10 @@ export const PROJECT_MIGRATIONS: Migration[] = [
    DROP INDEX symbols_name;
    ${createSecondaryIndexesSql(ROW_TABLE_INDEXES.filter(([n]) => n === "symbols_name"))}
    ${symbolsViewSql(21)}`,
+  // The name tables' length indexes hold only the names their reads ask for (see NAME_LENGTH_INDEXES_SQL).
+  `DROP INDEX symbol_names_clen;
+   DROP INDEX symbol_names_len;
+   ${NAME_LENGTH_INDEXES_SQL}`,
 ];
 
 /** The schema version a store records (0 before its first migration). */

@@ -16,6 +16,7 @@ import {
   NameTableWriter,
   PREFIX_SCAN_NAMES,
 } from "../src/state/name_lookup.ts";
+import { firstIdsOf } from "../src/state/name_grams.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { CAPPED_SCAN_ROWS, chunksRanked, RANK_SCAN_ROWS, symbolsRanked } from "../src/state/read/search.ts";
 import { oneRow } from "../src/state/read/rows.ts";
@@ -35,8 +36,7 @@ function nameTables(db: Db): { want: string; have: string } {
 
 /** The row ids the trigram table lists under `gram`, whether or not a name row still has them. */
 function gramRows(db: Db, gram: string): number[] {
-  return db.prepare("SELECT rowid AS id FROM symbol_names_fts WHERE symbol_names_fts MATCH ?").all(`"${gram}"`)
-    .map((r) => Number(r.id));
+  return Array.from(firstIdsOf(db, gram, 1_000_000));
 }
 
 function assertInStep(db: Db): void {
@@ -109,7 +109,7 @@ Deno.test("a store of the previous schema is reindex_required; a sync upgrades i
   }
 });
 
-Deno.test("a store of schema 13 upgrades its name trigrams in place: the same fuzzy answers from a table without positions or row sizes", async () => {
+Deno.test("a store of schema 13 upgrades its name trigrams in place: the same fuzzy answers from packed trigram lists", async () => {
   const h = tempHome();
   try {
     const dir = copyFixture("go_basic");
@@ -127,15 +127,8 @@ Deno.test("a store of schema 13 upgrades its name trigrams in place: the same fu
     await downgradeThenSync(h, project, "", 13);
     withIndex(h, project.project_id, (db) => {
       assert.deepEqual(fuzzy(db), before);
-      const sql = String(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'symbol_names_fts'").get()?.sql);
-      assert.match(sql, /detail=none/);
-      assert.match(sql, /columnsize=0/);
-      const tables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'symbol_names_fts_%'").all();
-      assert.deepEqual(tables.map((t) => t.name).sort(), [
-        "symbol_names_fts_config",
-        "symbol_names_fts_data",
-        "symbol_names_fts_idx",
-      ]);
+      // The FTS5 trigram table and its shadow tables are gone.
+      assert.deepEqual(db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'symbol_names_fts%'").all(), []);
       const ids = db.prepare("SELECT id FROM symbol_names WHERE name_lower = 'validatetoken'").get();
       assert.ok(gramRows(db, "tok").includes(Number(ids?.id)), "every name's trigrams are back");
     });
@@ -182,9 +175,6 @@ Deno.test("name lookups on a large store are bounded and say so; bad names never
   const { db, dir } = syntheticStore(PREFIX_SCAN_NAMES + 20_000);
   try {
     assertInStep(db);
-    // Built whole, the trigram table is one segment: a trigram's list is one seek.
-    const segments = oneRow<{ n: number }>(db, "SELECT count(DISTINCT segid) AS n FROM symbol_names_fts_idx")!.n;
-    assert.equal(segments, 1);
     const p = namesWithPrefix(db, "a", 5);
     assert.equal(p.capped, true);
     assert.equal(p.names.length, 5);
@@ -349,7 +339,7 @@ Deno.test("a missing name: spellings looked up once, suggestions led by its rare
   try {
     db.exec(`INSERT INTO symbols_fts(rowid, name, qualified, detail)
       SELECT id, replace(name, '_', ' '), '', '' FROM symbol_rows`);
-    const trigramReads = countRuns(db, "symbol_names_fts MATCH");
+    const trigramReads = countRuns(db, "FROM name_grams WHERE key >=");
     const shown = suggestionsFor(db, "CONFIG_FROBNITZ");
     assert.equal(shown[0], "frobnitz_probe", shown.join(","));
     // One read per probed trigram of `configfrobnitz` (10 of them), not a second round for the suggestions.

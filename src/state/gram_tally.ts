@@ -1,10 +1,10 @@
 /**
  * Counting the trigram posting lists of a fuzzy name lookup: how many of the
  * lists hold each name id, and the ids held by the most lists. Pure: no
- * database, no Deno permission. The lists arrive as SQLite `group_concat`
- * text (ascending ids separated by commas), and a typed array holds the
- * counts, so a lookup over hundreds of thousands of ids builds no object
- * per id and sorts only the ids it keeps.
+ * database, no Deno permission. The lists arrive decoded in typed arrays
+ * (ascending ids), and a typed array holds the counts, so a lookup over
+ * hundreds of thousands of ids builds no object per id and sorts only the
+ * ids it keeps.
  */
 
 /** Ids met so far, each once, in the order first met (a growable typed array). */
@@ -23,34 +23,22 @@ export class IdList {
 
 /**
  * Adds one posting list to the counts: for each of the first `cap` ids of
- * `list` (comma-separated decimal ids) that is at most `top`, `hits[id]`
- * goes up by one, and an id counted for the first time is appended to
- * `touched`. Returns true when `list` has more than `cap` ids (the rest
- * were not counted).
+ * `list` (ascending, distinct) that is at most `top`, `hits[id]` goes up by
+ * one, and an id counted for the first time is appended to `touched`.
+ * Returns true when `list` has more than `cap` ids (the rest were not
+ * counted).
  */
-export function tallyIds(list: string, cap: number, top: number, hits: Uint8Array, touched: IdList): boolean {
-  touched.reserve(Math.min(cap, list.length));
+export function tallyIds(list: Int32Array, cap: number, top: number, hits: Uint8Array, touched: IdList): boolean {
+  const counted = Math.min(cap, list.length);
+  touched.reserve(counted);
   const ids = touched.ids;
   let size = touched.size;
-  let n = 0;
-  let listed = 0;
-  let over = false;
-  // One past the end counts as a comma: the last id is closed like the others.
-  for (let i = 0; i <= list.length; i++) {
-    const c = i < list.length ? list.charCodeAt(i) : 44;
-    if (c !== 44) {
-      n = n * 10 + c - 48;
-      continue;
-    }
-    if (++listed > cap) {
-      over = true;
-      break;
-    }
+  for (let i = 0; i < counted; i++) {
+    const n = list[i];
     if (n <= top && hits[n]++ === 0) ids[size++] = n;
-    n = 0;
   }
   touched.size = size;
-  return over;
+  return list.length > cap;
 }
 
 /**

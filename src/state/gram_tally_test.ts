@@ -30,11 +30,16 @@ function reference(lists: string[], cap: number, top: number, limit: number): { 
   return { ids, capped };
 }
 
+/** A comma-separated list as the store's reads hand it over: ids in a typed array. */
+function decoded(list: string): Int32Array {
+  return Int32Array.from(list ? list.split(",").map(Number) : []);
+}
+
 function counted(lists: string[], cap: number, top: number, limit: number): { ids: number[]; capped: boolean } {
   const hits = new Uint8Array(top + 1);
   const touched = new IdList();
   let capped = false;
-  for (const list of lists) if (list && tallyIds(list, cap, top, hits, touched)) capped = true;
+  for (const list of lists) if (tallyIds(decoded(list), cap, top, hits, touched)) capped = true;
   return { ids: mostShared(hits, touched, lists.length, limit), capped };
 }
 
@@ -84,9 +89,10 @@ Deno.test("typed counting picks the ids the per-bucket selection picked, ties to
 Deno.test("typed counting: most-shared first, then smaller ids; a list past its cap counts its first ids only", () => {
   const hits = new Uint8Array(11);
   const touched = new IdList();
-  assert.equal(tallyIds("2,5,9", 3, 10, hits, touched), false);
-  assert.equal(tallyIds("1,5,7,9", 3, 10, hits, touched), true); // 9 is past the cap
-  assert.equal(tallyIds("5,7,12", 5, 10, hits, touched), false); // 12 is past the last row
+  assert.equal(tallyIds(decoded("2,5,9"), 3, 10, hits, touched), false);
+  assert.equal(tallyIds(decoded("1,5,7,9"), 3, 10, hits, touched), true); // 9 is past the cap
+  assert.equal(tallyIds(decoded("5,7,12"), 5, 10, hits, touched), false); // 12 is past the last row
+  assert.equal(tallyIds(decoded(""), 5, 10, hits, touched), false);
   assert.deepEqual(Array.from(touched.ids.subarray(0, touched.size)), [2, 5, 9, 1, 7]);
   assert.deepEqual(mostShared(hits, touched, 3, 10), [5, 7, 1, 2, 9]);
   assert.deepEqual(mostShared(hits, touched, 3, 3), [5, 7, 1]);

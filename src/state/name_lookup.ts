@@ -1,11 +1,11 @@
 /**
  * The on-disk name lookup of a project index: one row per distinct
  * lower-case symbol name (`symbol_names`: name, its letters-and-digits
- * length, how many definitions carry it) and an FTS5 trigram table over the
- * names' letters and digits (`symbol_names_fts`, rowid = `symbol_names.id`).
- * Exact and case-insensitive lookups read `symbols` through its name index,
- * prefix lookups read a range of `symbol_names`, fuzzy lookups gather
- * candidates from the trigram table. Every read is bounded (a row or scan
+ * length, how many definitions carry it) and the ids of the names holding
+ * each trigram of their letters and digits (`name_grams.ts`, ids are
+ * `symbol_names.id`). Exact and case-insensitive lookups read `symbols`
+ * through its name index, prefix lookups read a range of `symbol_names`,
+ * fuzzy lookups gather candidates from the trigram lists. Every read is bounded (a row or scan
  * cap), so memory stays flat in the number of symbols and the first query
  * costs what the hundredth does.
  *
@@ -21,8 +21,9 @@ import { type Db, getMeta, setMeta } from "./db.ts";
 import { allRows, allRowsOnce, oneRow } from "./read/rows.ts";
 import { NAME_IS_SQL, NAME_KEY_SQL, nameArgs } from "./name_key.ts";
 import { IdList, mostShared, tallyIds } from "./gram_tally.ts";
+import { buildNameGrams, firstIdsOf, GramEdits } from "./name_grams.ts";
 
-/** Schema of the name tables (a project index migration). */
+/** Schema of the name tables as schema 3 made them (later migrations replace the trigram table). */
 export const NAME_TABLES_SQL = `
   CREATE TABLE symbol_names (
     id INTEGER PRIMARY KEY,
@@ -235,18 +236,15 @@ export function namesSharingGrams(
 ): string[] {
   const safe = [...new Set(grams)].filter((g) => /^[a-z0-9^$]{3}$/.test(g)).slice(0, 255);
   if (!safe.length || limit <= 0) return [];
-  // One string of row ids per trigram, counted in a typed array: no row object per posting and no
-  // SQL sort of all of them (each costs more than reading the postings).
-  // One row more than the share: a trigram with more than `perGram` names is known to be capped.
+  // Each trigram's first ids, decoded and counted in typed arrays: no row object per id and no SQL sort
+  // of all of them (each costs more than reading the ids).
+  // One id more than the share: a trigram with more than `perGram` names is known to be capped.
   const cap = Math.floor(perGram);
-  const idsSql = `SELECT group_concat(rowid) AS ids FROM
-       (SELECT rowid FROM symbol_names_fts WHERE symbol_names_fts MATCH ? LIMIT ${cap + 1})`;
   const top = Number(oneRow<{ m: number | null }>(db, "SELECT max(id) AS m FROM symbol_names")?.m ?? 0);
   const hits = new Uint8Array(top + 1);
   const touched = new IdList();
   for (const g of safe) {
-    const list = oneRow<{ ids: string | null }>(db, idsSql, `"${g}"`)?.ids;
-    if (list && tallyIds(list, cap, top, hits, touched) && bounds) bounds.capped = true;
+    if (tallyIds(firstIdsOf(db, g, cap + 1), cap, top, hits, touched) && bounds) bounds.capped = true;
   }
   const chosen = mostShared(hits, touched, safe.length, limit);
   if (!chosen.length) return [];
@@ -308,6 +306,8 @@ const INCREMENTAL_NAMES = 50_000;
 export class NameTableWriter {
   private dirty = new Set<string>();
   private whole = false;
+  /** Trigram list edits of the names refreshed, written together at publish. */
+  private readonly grams = new GramEdits();
   private readonly stmts;
 
   constructor(private readonly db: Db) {
@@ -324,9 +324,6 @@ export class NameTableWriter {
       insName: db.prepare("INSERT INTO symbol_names(name_lower, len, clen, count) VALUES (?, ?, ?, ?)"),
       setCount: db.prepare("UPDATE symbol_names SET count = ? WHERE id = ?"),
       delName: db.prepare("DELETE FROM symbol_names WHERE id = ?"),
-      insGrams: db.prepare("INSERT INTO symbol_names_fts(rowid, grams) VALUES (?, ?)"),
-      // The trigram table keeps no row sizes: a row is deleted by giving its text again.
-      delGrams: db.prepare("INSERT INTO symbol_names_fts(symbol_names_fts, rowid, grams) VALUES ('delete', ?, ?)"),
     };
   }
 
@@ -352,7 +349,10 @@ export class NameTableWriter {
   /** Brings the name tables up to date with `symbols` (inside the caller's transaction). */
   publish(): void {
     if (this.whole || getMeta(this.db, NAMES_BUILT) !== "1") this.buildAll();
-    else for (const n of this.dirty) this.refresh(n);
+    else {
+      for (const n of this.dirty) this.refresh(n);
+      this.grams.apply(this.db);
+    }
     this.dirty.clear();
     this.whole = false;
   }
@@ -364,9 +364,9 @@ export class NameTableWriter {
     if (!row) {
       if (n === 0) return;
       const id = Number(s.insName.run(nameLower, nameLower.length, compactName(nameLower).length, n).lastInsertRowid);
-      s.insGrams.run(id, gramText(nameLower));
+      this.grams.add(id, gramText(nameLower));
     } else if (n === 0) {
-      s.delGrams.run(row.id, gramText(nameLower));
+      this.grams.remove(Number(row.id), gramText(nameLower));
       s.delName.run(row.id);
     } else if (Number(row.count) !== n) {
       s.setCount.run(n, row.id);
@@ -377,16 +377,12 @@ export class NameTableWriter {
     // SQL functions keep the whole build inside SQLite: one statement per table, no row crosses into JS.
     this.db.function("cruxe_name_len", { deterministic: true }, (n) => String(n).length);
     this.db.function("cruxe_name_clen", { deterministic: true }, (n) => compactName(String(n)).length);
-    this.db.function("cruxe_name_grams", { deterministic: true }, (n) => gramText(String(n)));
     this.db.exec(`DELETE FROM symbol_names;
-      INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('delete-all');
       INSERT INTO symbol_names(name_lower, len, clen, count)
         SELECT nl, cruxe_name_len(nl), cruxe_name_clen(nl), count(*)
         FROM (SELECT coalesce(s.name_lower, lower(s.name)) AS nl FROM symbol_rows s JOIN files f ON f.id = s.file_id
-          WHERE f.full_text = 1) GROUP BY nl;
-      INSERT INTO symbol_names_fts(rowid, grams) SELECT id, cruxe_name_grams(name_lower) FROM symbol_names;
-      -- One segment: a fuzzy lookup reads each trigram's list with one seek instead of one per segment.
-      INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('optimize');`);
+          WHERE f.full_text = 1) GROUP BY nl;`);
+    buildNameGrams(this.db, gramText);
     setMeta(this.db, NAMES_BUILT, "1");
   }
 }

@@ -78,14 +78,15 @@ export function storeIdentity(path: string): string | null {
 const PROJECT_TABLES = ["meta", "files", "symbols", "edges", "chunks", "chunks_fts", "symbols_fts", "files_fts"];
 /**
  * Tables added by later schemas (2: the reference index; 3: the name lookup; 5: slim symbol rows; 16: edge
- * targets), by the version that added them:
+ * targets; 23: the names' packed trigram lists), by the version that added them:
  * an older store lacks them by design, not by damage.
  */
 const LATER_TABLES: [number, string[]][] = [
   [2, ["refs", "ref_names"]],
-  [3, ["symbol_names", "symbol_names_fts"]],
+  [3, ["symbol_names"]],
   [5, ["symbol_rows", "edge_rows", "chunk_rows"]],
   [16, ["edge_targets"]],
+  [23, ["name_grams"]],
 ];
 
 /** Path of the marker recording that a project index was found damaged (removed when it is rebuilt). */

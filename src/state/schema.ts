@@ -7,6 +7,7 @@ import { SCHEMA_VERSION } from "../core/version.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
 import { gramText, NAME_LENGTH_INDEXES_SQL, NAME_TABLES_SQL } from "./name_lookup.ts";
+import { buildNameGrams, NAME_GRAMS_SQL as PACKED_NAME_GRAMS_SQL } from "./name_grams.ts";
 import {
   KEPT_KEY_BYTES,
   SPELLED_KEY_BYTES,
@@ -455,6 +456,12 @@ function slimNameGrams(db: Db): void {
     INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('optimize');`);
 }
 
+/** Schema 23's trigram lists, packed (see `name_grams.ts`) in place of the FTS5 table. */
+function packedNameGrams(db: Db): void {
+  db.exec(`DROP TABLE symbol_names_fts; ${PACKED_NAME_GRAMS_SQL}`);
+  buildNameGrams(db, gramText);
+}
+
 /**
  * Schema `v`'s rewrite of the symbol rows whose handles the view spells
  * (see SPELLED_KEY_BYTES): a row keeps the first bytes of its symbol key
@@ -701,6 +708,9 @@ export const PROJECT_MIGRATIONS: Migration[] = [
   `DROP INDEX symbol_names_clen;
    DROP INDEX symbol_names_len;
    ${NAME_LENGTH_INDEXES_SQL}`,
+  // The names' trigram lists are packed in a plain table (see name_grams.ts), built from the names; the FTS5
+  // trigram table goes.
+  packedNameGrams,
 ];
 
 /** The schema version a store records (0 before its first migration). */

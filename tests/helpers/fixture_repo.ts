@@ -191,6 +191,13 @@ export const SCHEMA15_EDGES_SQL = `
 /** SQL giving a store schema 14's handle index (whole keys) in place of schema 15's. */
 export const SCHEMA14_SID_SQL = `DROP INDEX symbols_sid; CREATE INDEX symbols_sid ON symbol_rows(symbol_key);`;
 
+/** SQL giving a store schema 22's FTS5 name trigram table (the names' grams put back) in place of packed lists. */
+export const SCHEMA22_GRAMS_SQL = `
+  DROP TABLE name_grams;
+  CREATE VIRTUAL TABLE symbol_names_fts USING fts5(grams, content='', columnsize=0, detail=none, tokenize='trigram');
+  INSERT INTO symbol_names_fts(rowid, grams)
+    SELECT id, '^' || replace(replace(name_lower, '_', ''), '.', '') || '$' FROM symbol_names;`;
+
 /** SQL giving a store schema 13's name trigram table (positions and row sizes kept; the names' grams put back). */
 export const SCHEMA13_GRAMS_SQL = `
   DROP TABLE symbol_names_fts;
@@ -255,6 +262,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 23) db!.exec(SCHEMA22_GRAMS_SQL);
   if (version < 21) db!.exec(SCHEMA20_NAME_INDEX_SQL);
   if (version < 20) db!.exec(SCHEMA19_REF_SOURCES_SQL);
   if (version < 19) db!.exec(SCHEMA18_EDGE_TARGET_SQL);

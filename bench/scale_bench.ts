@@ -156,7 +156,7 @@ if (!reuse) {
     }[]
   ) {
     // Tables and their indexes by part (schema 5 names the row tables `symbol_rows`, `chunk_rows`, `edge_rows`).
-    const part = r.name.startsWith("symbol_names")
+    const part = r.name.startsWith("symbol_names") || r.name === "name_grams"
       ? "names"
       : /_fts/.test(r.name)
       ? "FTS"

@@ -12,6 +12,8 @@ import {
   NAME_GRAMS_SQL,
 } from "../src/state/name_grams.ts";
 import { IdList, mostShared, tallyIds } from "../src/state/gram_tally.ts";
+import { copyFixture, downgradeThenSync, indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
+import { locateSymbol } from "../src/query/locate_symbol.ts";
 
 /** A small deterministic generator, so a failure names a seed that reproduces it. */
 function generator(seed: number): (n: number) => number {
@@ -288,5 +290,35 @@ Deno.test("fuzzy candidates from the packed lists are the FTS5 table's: built wh
   } finally {
     db.close();
     Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a store of schema 22 upgrades to packed trigram lists: the same close spellings, the FTS5 table gone", async () => {
+  const h = tempHome();
+  try {
+    const dir = copyFixture("py_basic");
+    const { project } = await indexDir(h, dir);
+    const spellings = (db: Db) =>
+      db.prepare("SELECT name_lower FROM symbol_names ORDER BY id").all().map((r) => {
+        // Two letters swapped: found only through the trigrams it still shares.
+        const n = String(r.name_lower);
+        const typo = n.length > 4 ? n.slice(0, 2) + n[3] + n[2] + n.slice(4) : n;
+        try {
+          return locateSymbol(db, { name: typo }).results.map((x) => x.symbol_id);
+        } catch (e) {
+          return String((e as { code?: string }).code);
+        }
+      });
+    const before = withIndex(h, project.project_id, spellings);
+    assert.ok(before.filter((x) => Array.isArray(x) && x.length > 0).length > 5);
+    await downgradeThenSync(h, project, "", 22);
+    withIndex(h, project.project_id, (db) => {
+      assert.deepEqual(spellings(db), before);
+      assert.deepEqual(db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'symbol_names_fts%'").all(), []);
+      const names = db.prepare("SELECT id, name_lower FROM symbol_names").all();
+      assertListsEqual(db, new Map(names.map((r) => [Number(r.id), gramText(String(r.name_lower))])), "upgraded");
+    });
+  } finally {
+    h.close();
   }
 });

@@ -3,18 +3,25 @@
  * texts (three characters over `[a-z0-9^$]`), the ids of the `symbol_names`
  * rows whose text holds it, ascending. A list is kept in chunks of about a
  * page (`name_grams`: key = the trigram's code × 2^32 + the chunk's lowest
- * id, 0 for a trigram's first chunk; `ids` = varint-coded ids, the first
- * whole, the others as the gap from the one before), so a fuzzy lookup reads
- * a common trigram's first ids from a few pages and decodes them in a typed
- * array, a sync rewrites only the chunks its names fall in, and a whole
- * build writes every chunk once, in key order. Needs no Deno permission
+ * id, 0 for a trigram's first chunk; see `decodeInto` for the bytes), so a
+ * fuzzy lookup reads a common trigram's first ids from a few pages and
+ * decodes them in a typed array, and a whole build writes every chunk once,
+ * in key order. A sync writes its edits to a side table
+ * (`name_gram_edits`: trigram, id, listed or not), which reads merge in; once
+ * a trigram has more than FOLD_EDITS of them, they are folded into its
+ * chunks, rewriting only the chunks they fall in. Needs no Deno permission
  * beyond the already open database.
  */
 import type { Db } from "./db.ts";
 import { statementOf } from "./read/rows.ts";
 
 /** Schema of the packed trigram lists. */
-export const NAME_GRAMS_SQL = `CREATE TABLE name_grams (key INTEGER PRIMARY KEY, ids BLOB NOT NULL);`;
+export const NAME_GRAMS_SQL = `CREATE TABLE name_grams (key INTEGER PRIMARY KEY, ids BLOB NOT NULL);
+  CREATE TABLE name_gram_edits (gram INTEGER NOT NULL, id INTEGER NOT NULL, listed INTEGER NOT NULL,
+    PRIMARY KEY (gram, id)) WITHOUT ROWID;`;
+
+/** Edits a trigram keeps aside at most; past that they are folded into its chunks. */
+export const FOLD_EDITS = 64;
 
 /** The characters of a gram text, in code order. */
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789^$";
@@ -124,9 +131,28 @@ function decodeInto(bytes: Uint8Array, out: Int32Array, at: number, max: number)
 }
 
 /** Every id of chunk `bytes`, ascending. */
-function decodeAll(bytes: Uint8Array): number[] {
+function decodeAll(bytes: Uint8Array): Int32Array {
   const out = new Int32Array(bytes.length * 8 + 2);
-  return Array.from(out.subarray(0, decodeInto(bytes, out, 0, out.length)));
+  return out.subarray(0, decodeInto(bytes, out, 0, out.length));
+}
+
+/**
+ * `ids` (ascending, distinct) with `edits` applied (ascending by id, each
+ * listing its id or not): ascending, distinct, at most `max` of them.
+ */
+function edited(ids: Int32Array, edits: readonly (readonly [number, boolean])[], max: number): Int32Array {
+  const out = new Int32Array(Math.min(max, ids.length + edits.length));
+  let n = 0;
+  let i = 0;
+  for (let e = 0; e <= edits.length && n < out.length; e++) {
+    // The ids below this edit's, then the edit itself (it replaces an equal id).
+    const stop = e < edits.length ? edits[e][0] : Infinity;
+    while (i < ids.length && ids[i] < stop && n < out.length) out[n++] = ids[i++];
+    if (e === edits.length || n >= out.length) break;
+    if (i < ids.length && ids[i] === stop) i++;
+    if (edits[e][1]) out[n++] = stop;
+  }
+  return out.subarray(0, n);
 }
 
 /**
@@ -220,7 +246,7 @@ class ChunkPacker {
 }
 
 /** The bytes `ids` (ascending) take packed in one chunk. */
-function packedBytes(ids: readonly number[]): number {
+function packedBytes(ids: Int32Array): number {
   let n = HEAD_BYTES;
   for (let i = 1; i < ids.length; i += GROUP) {
     let w = 0;
@@ -251,6 +277,7 @@ export function buildNameGrams(db: Db, textOf: (nameLower: string) => string): v
     return null;
   });
   db.exec(`DELETE FROM name_grams;
+    DELETE FROM name_gram_edits;
     SELECT count(cruxe_name_grams_feed(id, name_lower)) FROM (SELECT id, name_lower FROM symbol_names ORDER BY id);`);
   const ins = db.prepare("INSERT INTO name_grams(key, ids) VALUES (?, ?)");
   for (let code = 0; code < GRAM_CODES; code++) {
@@ -260,23 +287,33 @@ export function buildNameGrams(db: Db, textOf: (nameLower: string) => string): v
   }
 }
 
+/** The edits trigram `code` keeps aside, ascending by id. */
+function pendingEdits(db: Db, code: number): [number, boolean][] {
+  const rows = statementOf(db, "SELECT id, listed FROM name_gram_edits WHERE gram = ? ORDER BY id").all(code);
+  return rows.map((r) => [Number(r.id), Number(r.listed) === 1]);
+}
+
 /**
  * The first `want` ids of trigram `gram`, ascending (fewer when it holds
- * fewer; none for a string that is not a trigram of the alphabet). Reads
- * the trigram's chunks in order and stops at the one that completes them.
+ * fewer; none for a string that is not a trigram of the alphabet), its
+ * edits kept aside applied. Reads the trigram's chunks in order and stops
+ * at the one that completes them (with as many ids more as edits take ids
+ * out).
  */
 export function firstIdsOf(db: Db, gram: string, want: number): Int32Array {
   const code = gramCode(gram);
-  const out = new Int32Array(Math.max(0, want));
-  if (code < 0 || want <= 0) return out.subarray(0, 0);
+  if (code < 0 || want <= 0) return new Int32Array(0);
+  const edits = pendingEdits(db, code);
+  const read = want + edits.filter((e) => !e[1]).length;
+  const out = new Int32Array(read);
   let size = 0;
   const chunks = statementOf(db, "SELECT ids FROM name_grams WHERE key >= ? AND key < ? ORDER BY key")
     .iterate(code * KEY_SPAN, (code + 1) * KEY_SPAN) as Iterable<{ ids: Uint8Array | null }>;
   for (const c of chunks) {
-    if (c.ids) size = decodeInto(c.ids, out, size, want);
-    if (size >= want) break;
+    if (c.ids) size = decodeInto(c.ids, out, size, read);
+    if (size >= read) break;
   }
-  return out.subarray(0, size);
+  return edits.length ? edited(out.subarray(0, size), edits, want) : out.subarray(0, size);
 }
 
 /**
@@ -310,46 +347,56 @@ export class GramEdits {
   }
 
   /**
-   * Writes the edits (inside the caller's transaction): each one reads and
-   * rewrites only the chunk its id falls in, so the cost follows the edits,
-   * not the length of a trigram's list. A chunk grown past CHUNK_BYTES is
-   * split, an emptied one deleted. Each chunk holds the ids from its lowest
-   * (its key's) up to the next chunk's: an id goes to the last chunk keyed at
-   * or below it, or starts the trigram's first chunk (key lowest 0).
+   * Writes the edits (inside the caller's transaction) to the side table,
+   * then folds the edits of each trigram that has more than FOLD_EDITS into
+   * its chunks: a sync costs a row per edit, and a fold rewrites only the
+   * chunks its edits fall in, never a whole list.
    */
   apply(db: Db): void {
-    const find = statementOf(
-      db,
-      "SELECT key, ids FROM name_grams WHERE key >= ? AND key <= ? ORDER BY key DESC LIMIT 1",
-    );
-    const put = statementOf(db, "INSERT OR REPLACE INTO name_grams(key, ids) VALUES (?, ?)");
-    const drop = statementOf(db, "DELETE FROM name_grams WHERE key = ?");
+    const put = statementOf(db, "INSERT OR REPLACE INTO name_gram_edits(gram, id, listed) VALUES (?, ?, ?)");
+    const count = statementOf(db, "SELECT count(*) AS n FROM name_gram_edits WHERE gram = ?");
     for (const [code, edits] of this.byGram) {
-      const base = code * KEY_SPAN;
-      const touched = new Map<number, Set<number>>();
-      for (const [id, listed] of [...edits].sort((a, b) => a[0] - b[0])) {
-        const row = find.get(base, base + id) as { key: number; ids: Uint8Array | null } | undefined;
-        // Below every chunk of the trigram (or none): a first chunk starts.
-        const key = row ? Number(row.key) : base;
-        let ids = touched.get(key);
-        if (!ids) touched.set(key, ids = new Set(row?.ids ? decodeAll(row.ids) : []));
-        if (listed) ids.add(id);
-        else ids.delete(id);
-      }
-      for (const [key, set] of touched) {
-        const ids = [...set].sort((a, b) => a - b);
-        if (!ids.length) {
-          drop.run(key);
-          continue;
-        }
-        const bytes = packedBytes(ids);
-        // Split into pieces of about equal size, each within CHUNK_BYTES (a piece's first id is kept whole).
-        const pieces = Math.ceil(bytes / CHUNK_BYTES);
-        const packer = new ChunkPacker(Math.min(CHUNK_BYTES, Math.ceil(bytes / pieces) + 5));
-        for (const id of ids) packer.add(id);
-        packer.finish().forEach((c, k) => put.run(k === 0 ? key : base + c.lo, c.bytes));
-      }
+      for (const [id, listed] of edits) put.run(code, id, listed ? 1 : 0);
+      if (Number((count.get(code) as { n: number }).n) > FOLD_EDITS) foldEdits(db, code);
     }
     this.byGram.clear();
   }
+}
+
+/**
+ * Folds the edits trigram `code` keeps aside into its chunks: each chunk an
+ * edit falls in is read, edited and written back (split when grown past
+ * CHUNK_BYTES, deleted when emptied). Each chunk holds the ids from its
+ * lowest (its key's) up to the next chunk's: an id goes to the last chunk
+ * keyed at or below it, or starts the trigram's first chunk (key lowest 0).
+ */
+function foldEdits(db: Db, code: number): void {
+  const find = statementOf(db, "SELECT key, ids FROM name_grams WHERE key >= ? AND key <= ? ORDER BY key DESC LIMIT 1");
+  const put = statementOf(db, "INSERT OR REPLACE INTO name_grams(key, ids) VALUES (?, ?)");
+  const drop = statementOf(db, "DELETE FROM name_grams WHERE key = ?");
+  const base = code * KEY_SPAN;
+  // Each chunk's edits, by the chunk's key; the chunk's ids as stored.
+  const byChunk = new Map<number, { ids: Int32Array; edits: [number, boolean][] }>();
+  for (const edit of pendingEdits(db, code)) {
+    const row = find.get(base, base + edit[0]) as { key: number; ids: Uint8Array | null } | undefined;
+    // Below every chunk of the trigram (or none): a first chunk starts.
+    const key = row ? Number(row.key) : base;
+    let chunk = byChunk.get(key);
+    if (!chunk) byChunk.set(key, chunk = { ids: row?.ids ? decodeAll(row.ids) : new Int32Array(0), edits: [] });
+    chunk.edits.push(edit);
+  }
+  for (const [key, chunk] of byChunk) {
+    const ids = edited(chunk.ids, chunk.edits, Infinity);
+    if (!ids.length) {
+      drop.run(key);
+      continue;
+    }
+    const bytes = packedBytes(ids);
+    // Split into pieces of about equal size, each within CHUNK_BYTES (a piece's first id is kept whole).
+    const pieces = Math.ceil(bytes / CHUNK_BYTES);
+    const packer = new ChunkPacker(Math.min(CHUNK_BYTES, Math.ceil(bytes / pieces) + 5));
+    for (const id of ids) packer.add(id);
+    packer.finish().forEach((c, k) => put.run(k === 0 ? key : base + c.lo, c.bytes));
+  }
+  statementOf(db, "DELETE FROM name_gram_edits WHERE gram = ?").run(code);
 }

@@ -86,7 +86,7 @@ const LATER_TABLES: [number, string[]][] = [
   [3, ["symbol_names"]],
   [5, ["symbol_rows", "edge_rows", "chunk_rows"]],
   [16, ["edge_targets"]],
-  [23, ["name_grams"]],
+  [23, ["name_grams", "name_gram_edits"]],
 ];
 
 /** Path of the marker recording that a project index was found damaged (removed when it is rebuilt). */

@@ -194,6 +194,7 @@ export const SCHEMA14_SID_SQL = `DROP INDEX symbols_sid; CREATE INDEX symbols_si
 /** SQL giving a store schema 22's FTS5 name trigram table (the names' grams put back) in place of packed lists. */
 export const SCHEMA22_GRAMS_SQL = `
   DROP TABLE name_grams;
+  DROP TABLE name_gram_edits;
   CREATE VIRTUAL TABLE symbol_names_fts USING fts5(grams, content='', columnsize=0, detail=none, tokenize='trigram');
   INSERT INTO symbol_names_fts(rowid, grams)
     SELECT id, '^' || replace(replace(name_lower, '_', ''), '.', '') || '$' FROM symbol_names;`;

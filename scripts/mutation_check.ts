@@ -1371,6 +1371,24 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/name_grams_test.ts",
     filter: "FTS5 table's",
   },
+  {
+    id: "name-grams-aside-unread",
+    claim: "answer truth: trigram edits kept aside are merged into every read",
+    file: "src/state/name_grams.ts",
+    find: "return edits.length ? edited(out.subarray(0, size), edits, want) : out.subarray(0, size);",
+    replace: "return out.subarray(0, Math.min(size, want));",
+    test: "tests/name_grams_test.ts",
+    filter: "packed trigram lists",
+  },
+  {
+    id: "name-grams-removed-short",
+    claim: "answer truth: a trigram's first ids are read past the ids edits take out",
+    file: "src/state/name_grams.ts",
+    find: "const read = want + edits.filter((e) => !e[1]).length;",
+    replace: "const read = want;",
+    test: "tests/name_grams_test.ts",
+    filter: "packed trigram lists",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -20,6 +20,9 @@ export const NAME_GRAMS_SQL = `CREATE TABLE name_grams (key INTEGER PRIMARY KEY,
   CREATE TABLE name_gram_edits (gram INTEGER NOT NULL, id INTEGER NOT NULL, listed INTEGER NOT NULL,
     PRIMARY KEY (gram, id)) WITHOUT ROWID;`;
 
+/** Names a whole build reads per statement. */
+const BUILD_BATCH = 100_000;
+
 /** Edits a trigram keeps aside at most; past that they are folded into its chunks. */
 export const FOLD_EDITS = 64;
 
@@ -161,7 +164,9 @@ function edited(ids: Int32Array, edits: readonly (readonly [number, boolean])[],
  * time, so a whole build packs each trigram's ids as it meets them.
  */
 class ChunkPacker {
-  readonly chunks: { lo: number; bytes: Uint8Array }[] = [];
+  chunks: { lo: number; bytes: Uint8Array }[] = [];
+  /** Chunks handed out before (`take`). */
+  taken = 0;
   /** The groups written to the open chunk. */
   private body = new Uint8Array(16);
   private len = 0;
@@ -185,6 +190,13 @@ class ChunkPacker {
     }
     this.pending[this.held++] = id;
     if (this.held === GROUP) this.writeGroup();
+  }
+
+  /** The chunks closed since the last call, each with its key below its trigram's (see `name_grams`). */
+  take(): { low: number; bytes: Uint8Array }[] {
+    const out = this.chunks.map((c) => ({ low: this.taken++ === 0 ? 0 : c.lo, bytes: c.bytes }));
+    this.chunks = [];
+    return out;
   }
 
   /** The chunks of every id added. */
@@ -236,10 +248,12 @@ class ChunkPacker {
   }
 
   private close(): void {
-    const out = new Uint8Array(HEAD_BYTES + this.len);
-    const at = putVarint(out, putVarint(out, 0, this.count), this.first);
+    const head = new Uint8Array(HEAD_BYTES);
+    const at = putVarint(head, putVarint(head, 0, this.count), this.first);
+    const out = new Uint8Array(at + this.len);
+    out.set(head.subarray(0, at));
     out.set(this.body.subarray(0, this.len), at);
-    this.chunks.push({ lo: this.first, bytes: out.slice(0, at + this.len) });
+    this.chunks.push({ lo: this.first, bytes: out });
     this.len = 0;
     this.count = 0;
   }
@@ -264,6 +278,7 @@ function packedBytes(ids: Int32Array): number {
  */
 export function buildNameGrams(db: Db, textOf: (nameLower: string) => string): void {
   const packers: (ChunkPacker | undefined)[] = new Array(GRAM_CODES);
+  const filled = new Set<number>();
   db.function("cruxe_name_grams_feed", { deterministic: false }, (id, name) => {
     const text = textOf(String(name));
     const n = Number(id);
@@ -272,19 +287,40 @@ export function buildNameGrams(db: Db, textOf: (nameLower: string) => string): v
       if (code < 0) continue;
       const p = packers[code] ??= new ChunkPacker();
       // A trigram met twice in one name lists it once.
-      if (p.last !== n) p.add(n);
+      if (p.last === n) continue;
+      p.add(n);
+      if (p.chunks.length) filled.add(code);
     }
     return null;
   });
-  db.exec(`DELETE FROM name_grams;
-    DELETE FROM name_gram_edits;
-    SELECT count(cruxe_name_grams_feed(id, name_lower)) FROM (SELECT id, name_lower FROM symbol_names ORDER BY id);`);
-  const ins = db.prepare("INSERT INTO name_grams(key, ids) VALUES (?, ?)");
+  // Chunks are filled in no order of their keys: they wait in a temporary table (on disk, not in memory), copied
+  // into the store's in key order at the end, so its pages are filled whole.
+  db.exec(`DELETE FROM name_grams; DELETE FROM name_gram_edits;
+    DROP TABLE IF EXISTS temp.name_grams_built;
+    CREATE TEMP TABLE name_grams_built (key INTEGER PRIMARY KEY, ids BLOB NOT NULL);`);
+  const ins = db.prepare("INSERT INTO temp.name_grams_built(key, ids) VALUES (?, ?)");
+  const write = (code: number, chunks: { low: number; bytes: Uint8Array }[]) => {
+    for (const c of chunks) ins.run(code * KEY_SPAN + c.low, c.bytes);
+  };
+  const batch = db.prepare(`SELECT count(cruxe_name_grams_feed(id, name_lower)) AS n, max(id) AS m
+    FROM (SELECT id, name_lower FROM symbol_names WHERE id > ? ORDER BY id LIMIT ${BUILD_BATCH})`);
+  // Names a batch at a time; the chunks they filled are written between batches, so memory holds open chunks only.
+  for (let after = 0;;) {
+    const r = batch.get(after) as { n: number; m: number | null };
+    if (r.m === null) break;
+    after = Number(r.m);
+    for (const code of filled) write(code, packers[code]!.take());
+    filled.clear();
+  }
   for (let code = 0; code < GRAM_CODES; code++) {
-    const chunks = packers[code]?.finish() ?? [];
-    chunks.forEach((c, k) => ins.run(code * KEY_SPAN + (k === 0 ? 0 : c.lo), c.bytes));
+    const p = packers[code];
+    if (!p) continue;
+    p.finish();
+    write(code, p.take());
     packers[code] = undefined;
   }
+  db.exec(`INSERT INTO name_grams(key, ids) SELECT key, ids FROM temp.name_grams_built ORDER BY key;
+    DROP TABLE temp.name_grams_built;`);
 }
 
 /** The edits trigram `code` keeps aside, ascending by id. */

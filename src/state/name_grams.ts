@@ -47,7 +47,9 @@ function digitAt(text: string, i: number): number {
 
 /** The code of the trigram of `text` at `i`, or -1 when those are not three characters of the alphabet. */
 function gramCodeAt(text: string, i: number): number {
-  const [a, b, c] = [digitAt(text, i), digitAt(text, i + 1), digitAt(text, i + 2)];
+  const a = digitAt(text, i);
+  const b = digitAt(text, i + 1);
+  const c = digitAt(text, i + 2);
   return a < 0 || b < 0 || c < 0 ? -1 : (a * BASE + b) * BASE + c;
 }
 

@@ -7,7 +7,6 @@ import { type Db, openDb, transaction } from "../src/state/db.ts";
 import { FILL_FILE_RANGES_SQL, migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
 import {
   definitionsNamed,
-  definitionsNamedEach,
   INDEXED_COMPACT_LEN,
   INDEXED_NAME_LEN,
   namesOfCompactLength,
@@ -196,12 +195,6 @@ Deno.test("name lookups on a large store are bounded and say so; bad names never
     const perName = exact.names.flatMap((n) => definitionsNamed(db, n, 10));
     assert.deepEqual(definitionsWithPrefix(db, "validate", 10).rows, perName);
     assert.deepEqual(definitionsWithPrefix(db, "validate", 1).rows, perName.slice(0, 1));
-    const many = namesWithPrefix(db, "a", 300).names;
-    assert.deepEqual(
-      definitionsNamedEach(db, many.map((n, i) => ({ nameLower: n, max: i % 3 }))),
-      many.flatMap((n, i) => definitionsNamed(db, n, i % 3)),
-      "names past one statement's share keep their order and their own limits",
-    );
 
     const t0 = performance.now();
     assert.deepEqual(fuzzyNames(db, "*"), []);

@@ -84,33 +84,14 @@ export function definitionsNamed(db: Db, nameLower: string, max: number): NameEn
   return toEntries(allRows<Record<string, unknown>>(db, ENTRY_SQL, ...nameArgs(nameLower), max));
 }
 
-/** Names per statement of `definitionsNamedEach` (SQLite allows 500 terms in one compound SELECT). */
-const NAMES_PER_READ = 200;
-
 /**
  * For each `{nameLower, max}` in turn, up to `max` of its definitions (oldest
- * row first), concatenated in the order asked: what one `definitionsNamed`
- * call per name returns, in one statement per 200 names.
+ * row first), concatenated in the order asked: one prepared statement run
+ * once per name, which measured faster than compound statements of many
+ * names at a time (docs/PERFORMANCE.md, "Prefix completions").
  */
 export function definitionsNamedEach(db: Db, wants: readonly { nameLower: string; max: number }[]): NameEntry[] {
-  const out: NameEntry[] = [];
-  for (let i = 0; i < wants.length; i += NAMES_PER_READ) {
-    const part = wants.slice(i, i + NAMES_PER_READ);
-    const one = `SELECT * FROM (${ENTRY_SQL.replace("SELECT id,", "SELECT ? AS k, id,")})`;
-    // Batches are padded to a power of two (the padding asks for no row), so the statement cache holds at most
-    // nine texts of this statement instead of one per batch size.
-    const size = Math.min(NAMES_PER_READ, 2 ** Math.ceil(Math.log2(part.length)));
-    const args = Array.from(
-      { length: size },
-      (_, k) => k < part.length ? [k, ...nameArgs(part[k].nameLower), part[k].max] : [k, ...nameArgs(""), 0],
-    );
-    const rows = allRows<Record<string, unknown>>(db, args.map(() => one).join(" UNION ALL "), ...args.flat());
-    // Compound members come back in the order written; sorting by member keeps that explicit.
-    const byName = Array.from(part, () => [] as Record<string, unknown>[]);
-    for (const r of rows) byName[Number(r.k)].push(r);
-    for (const list of byName) out.push(...toEntries(list));
-  }
-  return out;
+  return wants.flatMap((w) => definitionsNamed(db, w.nameLower, w.max));
 }
 
 /** The smallest string above every string starting with `prefix` (binary order), or null when none is. */

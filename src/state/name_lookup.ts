@@ -3,9 +3,9 @@
  * lower-case symbol name (`symbol_names`: name, its letters-and-digits
  * length, how many definitions carry it) and an FTS5 trigram table over the
  * names' letters and digits (`symbol_names_fts`, rowid = `symbol_names.id`).
- * Exact and case-insensitive lookups read `symbols` through its name index,
- * prefix lookups read a range of `symbol_names`, fuzzy lookups gather
- * candidates from the trigram table. Every read is bounded (a row or scan
+ * Exact and case-insensitive lookups read the symbol rows through their name
+ * index (`read/name_entries.ts`), prefix lookups read a range of
+ * `symbol_names`, fuzzy lookups gather candidates from the trigram table. Every read is bounded (a row or scan
  * cap), so memory stays flat in the number of symbols and the first query
  * costs what the hundredth does.
  *
@@ -46,52 +46,6 @@ export function compactName(nameLower: string): string {
 /** Text indexed for a name: its compact form between word-boundary markers. */
 export function gramText(nameLower: string): string {
   return "^" + compactName(nameLower) + "$";
-}
-
-/** What ranking needs of one definition; full rows are read only for the results shown. */
-export interface NameEntry {
-  id: number;
-  name: string;
-  qualified_name: string;
-  kind: string;
-  language: string;
-  /** No enclosing symbol. */
-  top: boolean;
-  visibility: string | null;
-  path: string;
-  line_start: number;
-}
-
-const ENTRY_SQL = `SELECT id, name, qualified_name, kind, language, parent_id IS NULL AS top, visibility, path,
-  line_start FROM symbols WHERE ${NAME_IS_SQL("name_key", "name_lower")} ORDER BY id LIMIT ?`;
-
-function toEntries(rows: Record<string, unknown>[]): NameEntry[] {
-  return rows.map((r) => ({
-    id: Number(r.id),
-    name: r.name as string,
-    qualified_name: r.qualified_name as string,
-    kind: r.kind as string,
-    language: r.language as string,
-    top: Number(r.top) === 1,
-    visibility: r.visibility as string | null,
-    path: r.path as string,
-    line_start: Number(r.line_start),
-  }));
-}
-
-/** Up to `max` definitions whose lower-case name is `nameLower`, oldest row first. */
-export function definitionsNamed(db: Db, nameLower: string, max: number): NameEntry[] {
-  return toEntries(allRows<Record<string, unknown>>(db, ENTRY_SQL, ...nameArgs(nameLower), max));
-}
-
-/**
- * For each `{nameLower, max}` in turn, up to `max` of its definitions (oldest
- * row first), concatenated in the order asked: one prepared statement run
- * once per name, which measured faster than compound statements of many
- * names at a time (docs/PERFORMANCE.md, "Prefix completions").
- */
-export function definitionsNamedEach(db: Db, wants: readonly { nameLower: string; max: number }[]): NameEntry[] {
-  return wants.flatMap((w) => definitionsNamed(db, w.nameLower, w.max));
 }
 
 /** The smallest string above every string starting with `prefix` (binary order), or null when none is. */

@@ -17,7 +17,6 @@ import {
   namesWithPrefix,
   type ScanBounds,
 } from "../state/name_lookup.ts";
-
 import { definitionsNamed as namedRows, definitionsNamedEach, type NameEntry } from "../state/read/name_entries.ts";
 
 export type { ScanBounds } from "../state/name_lookup.ts";

@@ -5,9 +5,9 @@
  * names' letters and digits (`symbol_names_fts`, rowid = `symbol_names.id`).
  * Exact and case-insensitive lookups read the symbol rows through their name
  * index (`read/name_entries.ts`), prefix lookups read a range of
- * `symbol_names`, fuzzy lookups gather candidates from the trigram table. Every read is bounded (a row or scan
- * cap), so memory stays flat in the number of symbols and the first query
- * costs what the hundredth does.
+ * `symbol_names`, fuzzy lookups gather candidates from the trigram table.
+ * Every read is bounded (a row or scan cap), so memory stays flat in the
+ * number of symbols and the first query costs what the hundredth does.
  *
  * Names defined only in files above the full-text limit (generated tables
  * of thousands of names) are left out: exact and case-insensitive lookups
@@ -65,8 +65,8 @@ export const PREFIX_SCAN_NAMES = 10_000;
 
 /**
  * Names at most this long are in the `(len, name_lower)` index (since schema 22, a partial index): a prefix
- * shared by more than PREFIX_SCAN_NAMES names finds its shortest completions there. A third of the kernel's
- * names, and the index a third of its old size.
+ * shared by more than PREFIX_SCAN_NAMES names finds its shortest completions there: a third of the kernel's
+ * names, in a quarter of the old index's pages.
  */
 export const INDEXED_NAME_LEN = 16;
 /** Names at most this compact (letters and digits) are in the `(clen, name_lower)` index (a partial index). */

@@ -6,8 +6,6 @@ import { definitionsWithPrefix, fuzzyNames } from "../src/query/symbol_name_inde
 import { type Db, openDb, transaction } from "../src/state/db.ts";
 import { FILL_FILE_RANGES_SQL, migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
 import {
-  definitionsNamed,
-  definitionsNamedEach,
   INDEXED_COMPACT_LEN,
   INDEXED_NAME_LEN,
   namesOfCompactLength,
@@ -17,6 +15,7 @@ import {
   PREFIX_SCAN_NAMES,
 } from "../src/state/name_lookup.ts";
 import { firstIdsOf } from "../src/state/name_grams.ts";
+import { definitionsNamed } from "../src/state/read/name_entries.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { CAPPED_SCAN_ROWS, chunksRanked, RANK_SCAN_ROWS, symbolsRanked } from "../src/state/read/search.ts";
 import { oneRow } from "../src/state/read/rows.ts";
@@ -44,6 +43,33 @@ function assertInStep(db: Db): void {
   assert.ok(t.want.length > 0);
   assert.equal(t.have, t.want);
 }
+
+Deno.test("a name's entries spell every column as the symbols view does, in every language", async () => {
+  const h = tempHome();
+  try {
+    for (const fixture of ["go_basic", "java_basic", "cpp_basic", "py_basic", "rust_basic", "csharp_basic"]) {
+      const { project } = await indexDir(h, copyFixture(fixture));
+      withIndex(h, project.project_id, (db) => {
+        const names = db.prepare("SELECT DISTINCT name_lower FROM symbols").all() as { name_lower: string }[];
+        assert.ok(names.length > 5, fixture);
+        const kinds = new Set<string>();
+        for (const { name_lower } of names) {
+          const viewRows = db.prepare(
+            `SELECT id, name, qualified_name, kind, language, parent_id IS NULL AS top, visibility, path, line_start
+             FROM symbols WHERE name_lower = ? ORDER BY id`,
+          ).all(name_lower) as Record<string, unknown>[];
+          const want = viewRows.map((r) => ({ ...r, id: Number(r.id), top: Number(r.top) === 1 }));
+          const got = definitionsNamed(db, name_lower, 1000);
+          assert.deepEqual(got.map((e) => ({ ...e })), want, `${fixture}: ${name_lower}`);
+          for (const e of got) kinds.add(`${e.kind}/${e.visibility}/${e.qualified_name !== e.name}`);
+        }
+        assert.ok(kinds.size > 2, `${fixture}: ${[...kinds].join(" ")}`);
+      });
+    }
+  } finally {
+    h.close();
+  }
+});
 
 Deno.test("the name tables follow every sync: added, changed and deleted names", async () => {
   const h = tempHome();
@@ -186,12 +212,6 @@ Deno.test("name lookups on a large store are bounded and say so; bad names never
     const perName = exact.names.flatMap((n) => definitionsNamed(db, n, 10));
     assert.deepEqual(definitionsWithPrefix(db, "validate", 10).rows, perName);
     assert.deepEqual(definitionsWithPrefix(db, "validate", 1).rows, perName.slice(0, 1));
-    const many = namesWithPrefix(db, "a", 300).names;
-    assert.deepEqual(
-      definitionsNamedEach(db, many.map((n, i) => ({ nameLower: n, max: i % 3 }))),
-      many.flatMap((n, i) => definitionsNamed(db, n, i % 3)),
-      "names past one statement's share keep their order and their own limits",
-    );
 
     const t0 = performance.now();
     assert.deepEqual(fuzzyNames(db, "*"), []);

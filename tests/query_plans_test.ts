@@ -23,6 +23,14 @@ Deno.test("no statement of the query tools builds a whole view of symbols, edges
   let made: number;
   try {
     made = (await answers(["go_basic", "nav_py", "nav_ts"])).length;
+    // A prefix shared by more names than one read counts (no fixture has one) reads the length index.
+    const { migrate, PROJECT_MIGRATIONS } = await import("../src/state/schema.ts");
+    const { namesWithPrefix, PREFIX_SCAN_NAMES } = await import("../src/state/name_lookup.ts");
+    const many = new DatabaseSync(":memory:");
+    migrate(many, PROJECT_MIGRATIONS);
+    many.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i <= ${PREFIX_SCAN_NAMES})
+      INSERT INTO symbol_names(name_lower, len, clen, count) SELECT 'a' || i, length(i) + 1, length(i) + 1, 1 FROM n`);
+    assert.equal(namesWithPrefix(many, "a", 5).capped, true);
   } finally {
     DatabaseSync.prototype.prepare = prepare;
   }

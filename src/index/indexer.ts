@@ -535,13 +535,13 @@ async function writeChanges(
     if (opts.pool) pool.shrink(1);
     else pool.close();
     emit("finalizing", true);
-    if (bulk) {
-      writer.endBulkLoad();
-      writer.createSecondaryIndexes();
-    }
+    if (bulk) writer.endBulkLoad();
     lap("indexes");
+    // The name tables before the secondary indexes: a whole rebuild frees pages the index builds then reuse.
     writer.publishNames();
     lap("names");
+    if (bulk) writer.createSecondaryIndexes();
+    lap("indexes");
     hooks.beforePublish?.(writer);
     // Binary and unreadable files are known once the parse step has read them.
     const skipped = { ...scanSkipped, ...skippedByReading(scanSkipped, diff) };

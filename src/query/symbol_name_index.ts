@@ -10,18 +10,17 @@
 import type { Db } from "../state/db.ts";
 import {
   compactName,
-  definitionsNamed as namedRows,
-  definitionsNamedEach,
   distinctNameCount,
   INDEXED_COMPACT_LEN,
-  type NameEntry,
   namesOfCompactLength,
   namesSharingGrams,
   namesWithPrefix,
   type ScanBounds,
 } from "../state/name_lookup.ts";
+import { definitionsNamed as namedRows, definitionsNamedEach, type NameEntry } from "../state/read/name_entries.ts";
 
-export type { NameEntry, ScanBounds } from "../state/name_lookup.ts";
+export type { ScanBounds } from "../state/name_lookup.ts";
+export type { NameEntry } from "../state/read/name_entries.ts";
 
 /** One fuzzy candidate: a lower-case symbol name and how close it is (0..1). */
 export interface FuzzyName {

@@ -3,11 +3,12 @@
  * lower-case symbol name (`symbol_names`: name, its letters-and-digits
  * length, how many definitions carry it) and the ids of the names holding
  * each trigram of their letters and digits (`name_grams.ts`, ids are
- * `symbol_names.id`). Exact and case-insensitive lookups read `symbols`
- * through its name index, prefix lookups read a range of `symbol_names`,
- * fuzzy lookups gather candidates from the trigram lists. Every read is bounded (a row or scan
- * cap), so memory stays flat in the number of symbols and the first query
- * costs what the hundredth does.
+ * `symbol_names.id`). Exact and case-insensitive lookups read the symbol
+ * rows through their name index (`read/name_entries.ts`), prefix lookups
+ * read a range of `symbol_names`, fuzzy lookups gather candidates from the
+ * trigram lists. Every read is bounded (a row or scan cap), so memory stays
+ * flat in the number of symbols and the first query costs what the
+ * hundredth does.
  *
  * Names defined only in files above the full-text limit (generated tables
  * of thousands of names) are left out: exact and case-insensitive lookups
@@ -49,71 +50,6 @@ export function gramText(nameLower: string): string {
   return "^" + compactName(nameLower) + "$";
 }
 
-/** What ranking needs of one definition; full rows are read only for the results shown. */
-export interface NameEntry {
-  id: number;
-  name: string;
-  qualified_name: string;
-  kind: string;
-  language: string;
-  /** No enclosing symbol. */
-  top: boolean;
-  visibility: string | null;
-  path: string;
-  line_start: number;
-}
-
-const ENTRY_SQL = `SELECT id, name, qualified_name, kind, language, parent_id IS NULL AS top, visibility, path,
-  line_start FROM symbols WHERE ${NAME_IS_SQL("name_key", "name_lower")} ORDER BY id LIMIT ?`;
-
-function toEntries(rows: Record<string, unknown>[]): NameEntry[] {
-  return rows.map((r) => ({
-    id: Number(r.id),
-    name: r.name as string,
-    qualified_name: r.qualified_name as string,
-    kind: r.kind as string,
-    language: r.language as string,
-    top: Number(r.top) === 1,
-    visibility: r.visibility as string | null,
-    path: r.path as string,
-    line_start: Number(r.line_start),
-  }));
-}
-
-/** Up to `max` definitions whose lower-case name is `nameLower`, oldest row first. */
-export function definitionsNamed(db: Db, nameLower: string, max: number): NameEntry[] {
-  return toEntries(allRows<Record<string, unknown>>(db, ENTRY_SQL, ...nameArgs(nameLower), max));
-}
-
-/** Names per statement of `definitionsNamedEach` (SQLite allows 500 terms in one compound SELECT). */
-const NAMES_PER_READ = 200;
-
-/**
- * For each `{nameLower, max}` in turn, up to `max` of its definitions (oldest
- * row first), concatenated in the order asked: what one `definitionsNamed`
- * call per name returns, in one statement per 200 names.
- */
-export function definitionsNamedEach(db: Db, wants: readonly { nameLower: string; max: number }[]): NameEntry[] {
-  const out: NameEntry[] = [];
-  for (let i = 0; i < wants.length; i += NAMES_PER_READ) {
-    const part = wants.slice(i, i + NAMES_PER_READ);
-    const one = `SELECT * FROM (${ENTRY_SQL.replace("SELECT id,", "SELECT ? AS k, id,")})`;
-    // Batches are padded to a power of two (the padding asks for no row), so the statement cache holds at most
-    // nine texts of this statement instead of one per batch size.
-    const size = Math.min(NAMES_PER_READ, 2 ** Math.ceil(Math.log2(part.length)));
-    const args = Array.from(
-      { length: size },
-      (_, k) => k < part.length ? [k, ...nameArgs(part[k].nameLower), part[k].max] : [k, ...nameArgs(""), 0],
-    );
-    const rows = allRows<Record<string, unknown>>(db, args.map(() => one).join(" UNION ALL "), ...args.flat());
-    // Compound members come back in the order written; sorting by member keeps that explicit.
-    const byName = Array.from(part, () => [] as Record<string, unknown>[]);
-    for (const r of rows) byName[Number(r.k)].push(r);
-    for (const list of byName) out.push(...toEntries(list));
-  }
-  return out;
-}
-
 /** The smallest string above every string starting with `prefix` (binary order), or null when none is. */
 function prefixEnd(prefix: string): string | null {
   const cps = Array.from(prefix);
@@ -131,8 +67,8 @@ export const PREFIX_SCAN_NAMES = 10_000;
 
 /**
  * Names at most this long are in the `(len, name_lower)` index (since schema 22, a partial index): a prefix
- * shared by more than PREFIX_SCAN_NAMES names finds its shortest completions there. A third of the kernel's
- * names, and the index a third of its old size.
+ * shared by more than PREFIX_SCAN_NAMES names finds its shortest completions there: a third of the kernel's
+ * names, in a quarter of the old index's pages.
  */
 export const INDEXED_NAME_LEN = 16;
 /** Names at most this compact (letters and digits) are in the `(clen, name_lower)` index (a partial index). */

@@ -28,6 +28,20 @@ export const NAME_KEY_SQL = (expr: string): string => `cruxe_name_key(${expr})`;
  */
 export const NAME_IS_SQL = (keyCol: string, col: string): string => `${keyCol} = ? AND ${col} = ?`;
 
+/**
+ * SQL giving the lower-case name of the symbol row aliased `s` (none: the
+ * table's own columns): a row keeps it only where SQLite's `lower` (A-Z
+ * only) would not give it.
+ */
+export const ROW_NAME_LOWER_SQL = (s = ""): string => {
+  const p = s ? `${s}.` : "";
+  return `coalesce(${p}name_lower, lower(${p}name))`;
+};
+
+/** `NAME_IS_SQL` over the symbol row aliased `s`: its name key through the name index, then its lower-case name. */
+export const ROW_NAME_IS_SQL = (s: string): string =>
+  NAME_IS_SQL(NAME_KEY_SQL(ROW_NAME_LOWER_SQL(s)), ROW_NAME_LOWER_SQL(s));
+
 /** The parameters of `NAME_IS_SQL` for the lower-case name `lower` (a number equals the stored integer key). */
 export function nameArgs(lower: string): [number, string] {
   return [nameKey(lower), lower];

@@ -20,7 +20,7 @@
  */
 import { type Db, getMeta, setMeta } from "./db.ts";
 import { allRows, allRowsOnce, oneRow } from "./read/rows.ts";
-import { NAME_IS_SQL, NAME_KEY_SQL, nameArgs } from "./name_key.ts";
+import { nameArgs, ROW_NAME_IS_SQL, ROW_NAME_LOWER_SQL } from "./name_key.ts";
 import { IdList, mostShared, tallyIds } from "./gram_tally.ts";
 import { buildNameGrams, firstIdsOf, GramEdits } from "./name_grams.ts";
 
@@ -117,8 +117,7 @@ export function namesWithPrefix(db: Db, prefixLower: string, max: number): Prefi
   const take = (rows: { name_lower: string; count: number }[]) => {
     for (const r of rows) names.push(r.name_lower), counts.push(Number(r.count));
   };
-  if (Number(sum.n) === 0 || max <= 0) return { names, counts, total: Number(sum.s), capped };
-  if (!capped) {
+  if (Number(sum.n) > 0 && max > 0 && !capped) {
     // Every completion was just counted: sort those few rows (SQLite's order, as the index would give it).
     take(allRows(
       db,
@@ -127,23 +126,23 @@ export function namesWithPrefix(db: Db, prefixLower: string, max: number): Prefi
       ...args,
       max,
     ));
-    return { names, counts, total: Number(sum.s), capped };
-  }
-  // The literal bound lets the planner use the partial index (it cannot see through a bound parameter).
-  const atLength = `SELECT name_lower, count FROM symbol_names WHERE len = ? AND len <= ${INDEXED_NAME_LEN}
-     AND ${range} ORDER BY name_lower LIMIT ?`;
-  for (let len = prefixLower.length + 1; len <= INDEXED_NAME_LEN && names.length < max; len++) {
-    take(allRows(db, atLength, len, ...args, max - names.length));
-  }
-  if (names.length < max) {
-    // Too few short completions: the longer ones, from the prefix's whole range (rare, and only for long prefixes).
-    take(allRows(
-      db,
-      `SELECT name_lower, count FROM symbol_names WHERE ${range} AND len > ${INDEXED_NAME_LEN}
-         ORDER BY len, name_lower LIMIT ?`,
-      ...args,
-      max - names.length,
-    ));
+  } else if (max > 0 && capped) {
+    // The literal bound lets the planner use the partial index (it cannot see through a bound parameter).
+    const atLength = `SELECT name_lower, count FROM symbol_names WHERE len = ? AND len <= ${INDEXED_NAME_LEN}
+       AND ${range} ORDER BY name_lower LIMIT ?`;
+    for (let len = prefixLower.length + 1; len <= INDEXED_NAME_LEN && names.length < max; len++) {
+      take(allRows(db, atLength, len, ...args, max - names.length));
+    }
+    if (names.length < max) {
+      // Too few short completions: the longer ones, from the prefix's whole range (rare, and only for long prefixes).
+      take(allRows(
+        db,
+        `SELECT name_lower, count FROM symbol_names WHERE ${range} AND len > ${INDEXED_NAME_LEN}
+           ORDER BY len, name_lower LIMIT ?`,
+        ...args,
+        max - names.length,
+      ));
+    }
   }
   return { names, counts, total: Number(sum.s), capped };
 }
@@ -251,9 +250,7 @@ export class NameTableWriter {
       namesOfPath: db.prepare("SELECT DISTINCT name_lower FROM symbols WHERE path = ?"),
       countOf: db.prepare(
         `SELECT count(*) AS n FROM symbol_rows s JOIN files f ON f.id = s.file_id
-         WHERE ${
-          NAME_IS_SQL(NAME_KEY_SQL("coalesce(s.name_lower, lower(s.name))"), "coalesce(s.name_lower, lower(s.name))")
-        }
+         WHERE ${ROW_NAME_IS_SQL("s")}
            AND f.full_text = 1`,
       ),
       rowOf: db.prepare("SELECT id, count FROM symbol_names WHERE name_lower = ?"),
@@ -316,7 +313,7 @@ export class NameTableWriter {
     this.db.exec(`DELETE FROM symbol_names;
       INSERT INTO symbol_names(name_lower, len, clen, count)
         SELECT nl, cruxe_name_len(nl), cruxe_name_clen(nl), count(*)
-        FROM (SELECT coalesce(s.name_lower, lower(s.name)) AS nl FROM symbol_rows s JOIN files f ON f.id = s.file_id
+        FROM (SELECT ${ROW_NAME_LOWER_SQL("s")} AS nl FROM symbol_rows s JOIN files f ON f.id = s.file_id
           WHERE f.full_text = 1) GROUP BY nl;`);
     buildNameGrams(this.db, gramText);
     setMeta(this.db, NAMES_BUILT, "1");

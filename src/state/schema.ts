@@ -16,7 +16,7 @@ import {
   SYMBOL_KEY_INDEXED_SQL,
 } from "./symbol_keys.ts";
 import { textWithNameSql, textWithoutNameSql } from "./name_in_text.ts";
-import { NAME_KEY_SQL } from "./name_key.ts";
+import { NAME_KEY_SQL, ROW_NAME_LOWER_SQL } from "./name_key.ts";
 import { registerStoreFunctions } from "./store_functions.ts";
 import { codeSql, EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "./coded_words.ts";
 
@@ -110,7 +110,7 @@ const ROW_TABLE_INDEXES_5: [string, string][] = [
  */
 const LATER_INDEXES: Record<string, string | null> = {
   edges_target: "edge_rows(target_id)",
-  symbols_name: `symbol_rows(${NAME_KEY_SQL("coalesce(name_lower, lower(name))")})`,
+  symbols_name: `symbol_rows(${NAME_KEY_SQL(ROW_NAME_LOWER_SQL())})`,
   symbols_sid: `symbol_rows(${SYMBOL_KEY_INDEXED_SQL("symbol_key")})`,
   symbols_parent: "symbol_rows(parent_id) WHERE parent_id IS NOT NULL",
   symbols_path: null,
@@ -249,8 +249,8 @@ export function symbolsViewSql(v: number): string {
   const doc = v >= 13 ? textWithNameSql("s.doc", "s.name") : "s.doc";
   return `
   CREATE VIEW symbols AS
-    SELECT s.id AS id, f.path AS path, s.name AS name, coalesce(s.name_lower, lower(s.name)) AS name_lower,${
-    v >= 21 ? ` ${NAME_KEY_SQL("coalesce(s.name_lower, lower(s.name))")} AS name_key,` : ""
+    SELECT s.id AS id, f.path AS path, s.name AS name, ${ROW_NAME_LOWER_SQL("s")} AS name_lower,${
+    v >= 21 ? ` ${NAME_KEY_SQL(ROW_NAME_LOWER_SQL("s"))} AS name_key,` : ""
   }
       ${qualifiedNameSql("s", v)} AS qualified_name, ${kind} AS kind, f.language AS language,
       ${signatureSql("s", v)} AS signature, ${doc} AS doc, ${visibility} AS visibility, s.line_start AS line_start,

@@ -6,7 +6,7 @@
  */
 import type { Db } from "../db.ts";
 import { allRows } from "./rows.ts";
-import { NAME_IS_SQL, NAME_KEY_SQL, nameArgs } from "../name_key.ts";
+import { nameArgs, ROW_NAME_IS_SQL } from "../name_key.ts";
 import { fileJoinSql, qualifiedNameSql } from "../schema.ts";
 import { SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "../coded_words.ts";
 
@@ -24,9 +24,6 @@ export interface NameEntry {
   line_start: number;
 }
 
-/** A symbol row's lower-case name. */
-const NAME_LOWER = "coalesce(s.name_lower, lower(s.name))";
-
 /**
  * The entries of one lower-case name (bound by `nameArgs`), oldest row
  * first, up to a count. The `symbols` view's columns spelled over the row
@@ -38,7 +35,7 @@ const ENTRY_SQL = `SELECT s.id AS id, s.name AS name, ${qualifiedNameSql("s")} A
     ${wordSql(SYMBOL_KIND_WORDS, "s.kind")} AS kind, f.language AS language, s.parent_id IS NULL AS top,
     ${wordSql(VISIBILITY_WORDS, "s.visibility")} AS visibility, f.path AS path, s.line_start AS line_start
     FROM symbol_rows s JOIN files f ON ${fileJoinSql("symbol", "s")}
-    WHERE ${NAME_IS_SQL(NAME_KEY_SQL(NAME_LOWER), NAME_LOWER)} ORDER BY s.id LIMIT ?`;
+    WHERE ${ROW_NAME_IS_SQL("s")} ORDER BY s.id LIMIT ?`;
 
 function toEntries(rows: Record<string, unknown>[]): NameEntry[] {
   return rows.map((r) => ({
@@ -57,14 +54,4 @@ function toEntries(rows: Record<string, unknown>[]): NameEntry[] {
 /** Up to `max` definitions whose lower-case name is `nameLower`, oldest row first. */
 export function definitionsNamed(db: Db, nameLower: string, max: number): NameEntry[] {
   return toEntries(allRows<Record<string, unknown>>(db, ENTRY_SQL, ...nameArgs(nameLower), max));
-}
-
-/**
- * For each `{nameLower, max}` in turn, up to `max` of its definitions (oldest
- * row first), concatenated in the order asked: one prepared statement run
- * once per name, which measured faster than compound statements of many
- * names at a time (docs/PERFORMANCE.md, "Prefix completions").
- */
-export function definitionsNamedEach(db: Db, wants: readonly { nameLower: string; max: number }[]): NameEntry[] {
-  return wants.flatMap((w) => definitionsNamed(db, w.nameLower, w.max));
 }

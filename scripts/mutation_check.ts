@@ -1389,6 +1389,42 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/name_grams_test.ts",
     filter: "packed trigram lists",
   },
+  {
+    id: "common-terms-net-ignored",
+    claim: "answer truth: a recorded term count settles a bound only net of the deletions since",
+    file: "src/state/read/search.ts",
+    find: "if (recorded - k.deleted >= at) return at;",
+    replace: "if (recorded >= at) return at;",
+    test: "tests/common_terms_test.ts",
+    filter: "same bounded counts",
+  },
+  {
+    id: "common-terms-dels-uncounted",
+    claim: "answer truth: every chunk row a sync deletes is added to the deletion count",
+    file: "src/state/project_index.ts",
+    find: "if (chunks > 0) s.noteChunksDeleted.run(chunks);",
+    replace: "",
+    test: "tests/common_terms_test.ts",
+    filter: "same bounded counts",
+  },
+  {
+    id: "common-terms-prefix-gross",
+    claim: "answer truth: a prefix is too common by recorded counts only net of deletions",
+    file: "src/state/read/search.ts",
+    find: "sure += Math.max(0, recorded - k.deleted);",
+    replace: "sure += recorded;",
+    test: "tests/common_terms_test.ts",
+    filter: "same bounded counts",
+  },
+  {
+    id: "common-terms-unread",
+    claim: "kernel queries: a term recorded as common is not counted from its postings",
+    file: "src/state/read/search.ts",
+    find: "const k = PLAIN_TOKEN.test(term) ? common() : null;",
+    replace: "const k = null as CommonTerms | null;",
+    test: "tests/common_terms_test.ts",
+    filter: "without reading its postings",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -215,7 +215,7 @@ class ChunkPacker {
     for (let k = 0, prev = this.tail; k < n; prev = this.pending[k++]) {
       w = Math.max(w, bitsOf(this.pending[k] - prev - 1));
     }
-    const size = 1 + ((n * w + 7) >>> 3);
+    const size = groupBytes(n, w);
     if (HEAD_BYTES + this.len + size > this.fill) {
       // The group starts the next chunk: its first id there is kept whole.
       this.count -= n;
@@ -261,13 +261,18 @@ class ChunkPacker {
   }
 }
 
+/** The bytes a group of `n` gaps of `w` bits each takes in a chunk: its width byte, then the bits. */
+function groupBytes(n: number, w: number): number {
+  return 1 + ((n * w + 7) >>> 3);
+}
+
 /** The bytes `ids` (ascending) take packed in one chunk. */
 function packedBytes(ids: Int32Array): number {
   let n = HEAD_BYTES;
   for (let i = 1; i < ids.length; i += GROUP) {
     let w = 0;
     for (let j = i; j < Math.min(ids.length, i + GROUP); j++) w = Math.max(w, bitsOf(ids[j] - ids[j - 1] - 1));
-    n += 1 + ((Math.min(GROUP, ids.length - i) * w + 7) >>> 3);
+    n += groupBytes(Math.min(GROUP, ids.length - i), w);
   }
   return n;
 }

@@ -21,6 +21,7 @@ import {
 } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
 import { NameTableWriter } from "./name_lookup.ts";
+import { NOTE_CHUNKS_DELETED_SQL, recordCommonTerms } from "./common_terms.ts";
 import { KEPT_KEY_BYTES, NO_KEY, storedKeys, viewSpellsHandles } from "./symbol_keys.ts";
 import { textWithoutName } from "./name_in_text.ts";
 import { EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordCode } from "./coded_words.ts";
@@ -87,6 +88,7 @@ const LATER_TABLES: [number, string[]][] = [
   [5, ["symbol_rows", "edge_rows", "chunk_rows"]],
   [16, ["edge_targets"]],
   [23, ["name_grams", "name_gram_edits"]],
+  [24, ["common_terms"]],
 ];
 
 /** Path of the marker recording that a project index was found damaged (removed when it is rebuilt). */
@@ -449,6 +451,7 @@ export class IndexWriter {
       delEdges: d.prepare(`DELETE FROM edge_rows WHERE ${ofFile("edge")}`),
       delFile: d.prepare("DELETE FROM files WHERE id = ?"),
       delRefs: d.prepare("DELETE FROM refs WHERE file_id = ?"),
+      noteChunksDeleted: d.prepare(NOTE_CHUNKS_DELETED_SQL),
       nameId: d.prepare("SELECT id FROM ref_names WHERE name = ?"),
       insName: d.prepare("INSERT INTO ref_names(name) VALUES (?)"),
       targetId: d.prepare("SELECT id FROM edge_targets WHERE coalesce(name_lower, lower(name)) = ? AND name = ?"),
@@ -575,9 +578,10 @@ export class IndexWriter {
     const s = this.stmts;
     this.names.noteFileRemoved(path);
     // Every row of the file is keyed by its id: looked up once.
-    for (const del of [s.delChunkFts, s.delSymFts, s.delFileFts, s.delRefs, s.delChunks, s.delSyms, s.delEdges]) {
-      del.run(id);
-    }
+    for (const del of [s.delChunkFts, s.delSymFts, s.delFileFts, s.delRefs]) del.run(id);
+    const chunks = Number(s.delChunks.run(id).changes);
+    if (chunks > 0) s.noteChunksDeleted.run(chunks);
+    for (const del of [s.delSyms, s.delEdges]) del.run(id);
     s.delFile.run(id);
   }
 
@@ -745,13 +749,15 @@ export class IndexWriter {
 
   /**
    * Ends a bulk load's row inserts: merges each full-text table into one
-   * segment and restores its settings, and packs the references (before the
-   * indexes are built, which reuse the pages this frees).
+   * segment and restores its settings, records the chunk terms common enough
+   * to be costly to count (`common_terms.ts`), and packs the references
+   * (before the indexes are built, which reuse the pages this frees).
    */
   endBulkLoad(): void {
     this.db.exec(`PRAGMA cache_size=-${WRITER_CACHE_KIB}`);
     mergeFullText(this.db, FTS_TABLES);
     setFullTextSettings(this.db, FTS_TABLES, SYNC_FTS);
+    recordCommonTerms(this.db);
     this.packRefs();
   }
 

@@ -8,6 +8,7 @@ import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
 import { gramText, NAME_LENGTH_INDEXES_SQL, NAME_TABLES_SQL } from "./name_lookup.ts";
 import { buildNameGrams, NAME_GRAMS_SQL as PACKED_NAME_GRAMS_SQL } from "./name_grams.ts";
+import { COMMON_TERMS_SQL, recordCommonTerms } from "./common_terms.ts";
 import {
   KEPT_KEY_BYTES,
   SPELLED_KEY_BYTES,
@@ -711,6 +712,11 @@ export const PROJECT_MIGRATIONS: Migration[] = [
   // The names' trigram lists are packed in a plain table (see name_grams.ts), built from the names; the FTS5
   // trigram table goes.
   packedNameGrams,
+  // The chunk terms common enough to be costly to count, counted once (see common_terms.ts).
+  (db) => {
+    db.exec(COMMON_TERMS_SQL);
+    recordCommonTerms(db);
+  },
 ];
 
 /** The schema version a store records (0 before its first migration). */

@@ -191,6 +191,11 @@ export const SCHEMA15_EDGES_SQL = `
 /** SQL giving a store schema 14's handle index (whole keys) in place of schema 15's. */
 export const SCHEMA14_SID_SQL = `DROP INDEX symbols_sid; CREATE INDEX symbols_sid ON symbol_rows(symbol_key);`;
 
+/** SQL giving a store schema 23's tables: no recorded common terms. */
+export const SCHEMA23_TERMS_SQL = `
+  DROP TABLE common_terms;
+  DELETE FROM meta WHERE key = 'common_terms_deleted';`;
+
 /** SQL giving a store schema 22's FTS5 name trigram table (the names' grams put back) in place of packed lists. */
 export const SCHEMA22_GRAMS_SQL = `
   DROP TABLE name_grams;
@@ -263,6 +268,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 24) db!.exec(SCHEMA23_TERMS_SQL);
   if (version < 23) db!.exec(SCHEMA22_GRAMS_SQL);
   if (version < 21) db!.exec(SCHEMA20_NAME_INDEX_SQL);
   if (version < 20) db!.exec(SCHEMA19_REF_SOURCES_SQL);

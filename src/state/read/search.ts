@@ -24,6 +24,7 @@ import {
   type SymbolRow,
 } from "./rows.ts";
 import { withChunkText } from "./chunk_text.ts";
+import { chunkVocabTable, type CommonTerms, readCommonTerms } from "../common_terms.ts";
 
 /** Filters every search source applies, and where a bounded read records that it stopped early. */
 export interface SourceFilter {
@@ -387,32 +388,54 @@ export interface ChunkVocabulary {
   dfPrefix(prefix: string, stopAbove?: number): number;
 }
 
+/** A term the tokenizer keeps as it is (ASCII letters and digits, lower case): its vocabulary entry is its match. */
+const PLAIN_TOKEN = /^[a-z0-9]+$/;
+
 /** The chunk vocabulary of `db`, or null when this SQLite cannot expose it (no `fts5vocab`). */
 export function chunkVocabulary(db: Db): ChunkVocabulary | null {
-  try {
-    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.cruxe_chunks_vocab USING fts5vocab(main, chunks_fts, row)");
-  } catch {
-    return null;
-  }
+  const vocab = chunkVocabTable(db);
+  if (!vocab) return null;
+  let known: CommonTerms | null | undefined;
+  const common = () => known === undefined ? (known = readCommonTerms(db)) : known;
+  const df = (term: string) =>
+    Number(oneRow<{ doc?: number }>(db, `SELECT doc FROM ${vocab} WHERE term = ?`, term)?.doc ?? 0);
   return {
-    df: (term) =>
-      Number(oneRow<{ doc?: number }>(db, "SELECT doc FROM temp.cruxe_chunks_vocab WHERE term = ?", term)?.doc ?? 0),
-    dfAtMost: (term, cap) => rowsWithTermAtMost(db, "chunks_fts", term, cap),
+    df,
+    dfAtMost: (term, cap) => {
+      const at = Math.floor(cap);
+      const k = PLAIN_TOKEN.test(term) ? common() : null;
+      // Without recorded counts, the postings are stepped over up to the cap (however common the term is).
+      if (!k) return rowsWithTermAtMost(db, "chunks_fts", term, at);
+      const recorded = k.docs.get(term);
+      if (recorded === undefined || recorded < at) return Math.min(df(term), at);
+      // Still in at least `recorded - deleted` chunks (see common_terms.ts).
+      if (recorded - k.deleted >= at) return at;
+      return rowsWithTermAtMost(db, "chunks_fts", term, at);
+    },
     dfPrefix: (prefix, stopAbove = Infinity) => {
       if (stopAbove === Infinity) {
         return Number(
           oneRow<{ d: number | null }>(
             db,
-            "SELECT sum(doc) AS d FROM temp.cruxe_chunks_vocab WHERE term >= ? AND term < ?",
+            `SELECT sum(doc) AS d FROM ${vocab} WHERE term >= ? AND term < ?`,
             prefix,
             prefix + "\uffff",
           )?.d ?? 0,
         );
       }
+      // The recorded terms with the prefix may settle it: each is still in at least `recorded - deleted` chunks.
+      const k = PLAIN_TOKEN.test(prefix) ? common() : null;
+      if (k) {
+        let sure = 0;
+        for (const [term, recorded] of k.docs) {
+          if (term.startsWith(prefix)) sure += Math.max(0, recorded - k.deleted);
+        }
+        if (sure > stopAbove) return sure;
+      }
       // Term by term: the vocabulary counts each term's postings as it steps, so stopping early reads less.
       let sum = 0;
       for (
-        const r of statementOf(db, "SELECT doc FROM temp.cruxe_chunks_vocab WHERE term >= ? AND term < ?")
+        const r of statementOf(db, `SELECT doc FROM ${vocab} WHERE term >= ? AND term < ?`)
           .iterate(prefix, prefix + "\uffff") as Iterable<{ doc: number }>
       ) {
         sum += Number(r.doc);

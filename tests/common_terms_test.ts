@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { downgradeThenSync, indexDir, tempHome } from "./helpers/fixture_repo.ts";
+import { downgradeThenSync, indexDir, tempHome, type TestHome } from "./helpers/fixture_repo.ts";
+import type { ProjectRow } from "../src/state/registry.ts";
 import { openDb } from "../src/state/db.ts";
 import type { Db } from "../src/state/db.ts";
 import { chunkVocabulary } from "../src/state/read/search.ts";
@@ -46,18 +47,44 @@ function assertCountsExact(db: Db, label: string): void {
   }
 }
 
-Deno.test("the recorded common terms give the same bounded counts as the full-text index, before and after syncs", async () => {
+/** Files in the test trees: past the bulk-load threshold, so the cold load records the common terms. */
+const N = 520;
+
+/**
+ * Runs `f` with a temporary home holding a cold load of a tree of N files
+ * (its directory, its project, and an opener of its store for reading),
+ * then removes the home.
+ */
+async function withLoadedTree(
+  f: (t: { h: TestHome; dir: string; project: ProjectRow; open: () => Db }) => Promise<void>,
+): Promise<void> {
   const h = tempHome();
   const dir = Deno.makeTempDirSync({ prefix: "cruxe-common-" });
-  const n = 520; // past the bulk-load threshold: the cold load records the common terms
   try {
-    for (let i = 0; i < n; i++) Deno.writeTextFileSync(join(dir, `f${i}.go`), goFile(i, n));
+    for (let i = 0; i < N; i++) Deno.writeTextFileSync(join(dir, `f${i}.go`), goFile(i, N));
     const { project, status } = await indexDir(h, dir);
     assert.equal(status, "published");
     const path = join(h.registry.projectDir(project.project_id), "index.db");
-    const check = (label: string, deletedAtLeast: number) => {
-      const db = openDb(path, { readOnly: true });
-      try {
+    await f({ h, dir, project, open: () => openDb(path, { readOnly: true }) });
+  } finally {
+    h.close();
+  }
+}
+
+/** Runs `f` on a fresh read connection to `open`'s store, closed after. */
+function reading<T>(open: () => Db, f: (db: Db) => T): T {
+  const db = open();
+  try {
+    return f(db);
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("the recorded common terms give the same bounded counts as the full-text index, before and after syncs", () =>
+  withLoadedTree(async ({ h, dir, open }) => {
+    const check = (label: string, deletedAtLeast: number) =>
+      reading(open, (db) => {
         const known = readCommonTerms(db);
         assert.ok(known, `${label}: common terms recorded`);
         assert.ok(known.deleted >= deletedAtLeast, `${label}: ${known.deleted} deletions counted`);
@@ -69,16 +96,13 @@ Deno.test("the recorded common terms give the same bounded counts as the full-te
           assert.equal(known.docs.has("epsilon"), false);
         }
         assertCountsExact(db, label);
-      } finally {
-        db.close();
-      }
-    };
+      });
     check("cold load", 0);
 
     // Most files holding `alpha` go, others lose their words, new ones come: recorded counts now overstate.
     for (let i = 0; i < 320; i++) Deno.removeSync(join(dir, `f${i}.go`));
-    for (let i = 320; i < 400; i++) Deno.writeTextFileSync(join(dir, `f${i}.go`), goFile(1, n, `changed${i}`));
-    for (let i = n; i < n + 40; i++) Deno.writeTextFileSync(join(dir, `f${i}.go`), goFile(i, n, "alpha alpha"));
+    for (let i = 320; i < 400; i++) Deno.writeTextFileSync(join(dir, `f${i}.go`), goFile(1, N, `changed${i}`));
+    for (let i = N; i < N + 40; i++) Deno.writeTextFileSync(join(dir, `f${i}.go`), goFile(i, N, "alpha alpha"));
     assert.equal((await indexDir(h, dir, { mode: "incremental" })).status, "published");
     check("after a sync that deletes", 320);
 
@@ -86,22 +110,13 @@ Deno.test("the recorded common terms give the same bounded counts as the full-te
     for (let i = 400; i < 450; i++) Deno.removeSync(join(dir, `f${i}.go`));
     assert.equal((await indexDir(h, dir, { mode: "incremental" })).status, "published");
     check("after a second sync", 370);
-  } finally {
-    h.close();
-  }
-});
+  }));
 
-Deno.test("a term recorded as common is counted without reading its postings while deletions leave it above the bound", async () => {
-  const h = tempHome();
-  const dir = Deno.makeTempDirSync({ prefix: "cruxe-common-" });
-  const n = 520;
-  try {
-    for (let i = 0; i < n; i++) Deno.writeTextFileSync(join(dir, `f${i}.go`), goFile(i, n));
-    const { project } = await indexDir(h, dir);
+Deno.test("a term recorded as common is counted without reading its postings while deletions leave it above the bound", () =>
+  withLoadedTree(async ({ h, dir, open }) => {
     for (let i = 0; i < 20; i++) Deno.removeSync(join(dir, `f${i}.go`));
     await indexDir(h, dir, { mode: "incremental" });
-    const db = openDb(join(h.registry.projectDir(project.project_id), "index.db"), { readOnly: true });
-    try {
+    reading(open, (db) => {
       const prepared: string[] = [];
       const prepare = db.prepare.bind(db);
       db.prepare = (sql: string) => (prepared.push(sql), prepare(sql));
@@ -112,34 +127,17 @@ Deno.test("a term recorded as common is counted without reading its postings whi
       assert.deepEqual(prepared.filter((s) => /MATCH|cruxe_chunks_vocab WHERE/.test(s)), []);
       // Past what the deletions leave certain, the postings are counted.
       assert.equal(vocab.dfAtMost("alpha", 5000), matchCount(db, "alpha"));
-    } finally {
-      db.close();
-    }
-  } finally {
-    h.close();
-  }
-});
+    });
+  }));
 
-Deno.test("a store of schema 23 upgrades to recorded common terms: the same bounded counts", async () => {
-  const h = tempHome();
-  const dir = Deno.makeTempDirSync({ prefix: "cruxe-common-" });
-  const n = 520;
-  try {
-    for (let i = 0; i < n; i++) Deno.writeTextFileSync(join(dir, `f${i}.go`), goFile(i, n));
-    const { project } = await indexDir(h, dir);
-    const path = join(h.registry.projectDir(project.project_id), "index.db");
+Deno.test("a store of schema 23 upgrades to recorded common terms: the same bounded counts", () =>
+  withLoadedTree(async ({ h, project, open }) => {
     await downgradeThenSync(h, project, "", 23);
-    const db = openDb(path, { readOnly: true });
-    try {
+    reading(open, (db) => {
       const known = readCommonTerms(db);
       assert.ok(known, "recorded by the upgrade");
       assert.equal(known.deleted, 0);
       assert.equal(known.docs.get("alpha"), matchCount(db, "alpha"));
       assertCountsExact(db, "upgraded");
-    } finally {
-      db.close();
-    }
-  } finally {
-    h.close();
-  }
-});
+    });
+  }));

@@ -19,8 +19,8 @@ export interface TermStats {
   dfPrefix(prefix: string): number;
   /**
    * How far the counts can be trusted: `matches` when `df` counts the chunks a term matches (exact below its
-   * bound), `upper` when it reads the vocabulary (which may still count deleted chunks), `none` (or absent) when
-   * nothing was counted (every term reads as present and rare).
+   * bound), `upper` when it reads the vocabulary without a bound (taken as an upper bound only), `none` (or absent)
+   * when nothing was counted (every term reads as present and rare).
    */
   counts?: "matches" | "upper" | "none";
 }

@@ -1425,33 +1425,6 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/common_terms_test.ts",
     filter: "without reading its postings",
   },
-  {
-    id: "preread-no-pause",
-    claim: "kernel queries: the row-size pre-read lets queued calls run between slices",
-    file: "src/state/read/preread.ts",
-    find: "        await pause();\n",
-    replace: "",
-    test: "tests/preread_test.ts",
-    filter: "row-size pre-read",
-  },
-  {
-    id: "preread-first-slice-only",
-    claim: "kernel queries: the row-size pre-read reads every row of each table",
-    file: "src/state/read/preread.ts",
-    find: "from += SLICE_ROWS",
-    replace: "from += Infinity",
-    test: "tests/preread_test.ts",
-    filter: "row-size pre-read",
-  },
-  {
-    id: "preread-not-started",
-    claim: "kernel queries: a warmed reader worker pre-reads the first store's row sizes",
-    file: "src/service/reader_worker.ts",
-    find: "  if (paths[0]) await prereadStore(paths[0]);\n",
-    replace: "",
-    test: "tests/reader_pool_test.ts",
-    filter: "row sizes into the page cache",
-  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

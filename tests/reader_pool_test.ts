@@ -4,7 +4,6 @@ import { bodyOf, type InProcess, inProcess, within } from "./mcp_helpers.ts";
 import { registerProject } from "../src/index/project_setup.ts";
 import { ReaderPool, readerPoolSize } from "../src/service/reader_pool.ts";
 import { indexPath } from "../src/state/project_index.ts";
-import { openDb } from "../src/state/db.ts";
 
 async function indexed(readerWorkers: number, env?: Record<string, string>): Promise<{ s: InProcess; dir: string }> {
   const dir = copyFixture("go_basic");
@@ -135,38 +134,6 @@ Deno.test("an idle reader worker is retired and a later call starts a new one", 
     const again = await pool.run("locate_symbol", { name: "Claims" }, store);
     assert.equal((again?.results as { name: string }[])[0].name, "Claims");
     assert.equal(pool.stats().workers, 1);
-  } finally {
-    pool.close();
-    s.close();
-  }
-});
-
-Deno.test("a warmed reader worker reads the first store's full-text row sizes into the page cache and says how many", async () => {
-  const { s } = await indexed(0);
-  const pool = new ReaderPool(1);
-  try {
-    const project = s.registry.listProjects()[0];
-    const store = indexPath(s.registry.projectDir(project.project_id));
-    pool.warm([store]);
-    await within(
-      (async () => {
-        while (!pool.stats().preread) await new Promise((r) => setTimeout(r, 10));
-      })(),
-      10_000,
-      "the warmed worker's pre-read",
-    );
-    const db = openDb(store, { readOnly: true });
-    try {
-      const rows = (t: string) => Number((db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n);
-      const tables = ["chunks_fts_docsize", "symbols_fts_docsize", "files_fts_docsize"];
-      assert.deepEqual(pool.stats().preread, Object.fromEntries(tables.map((t) => [t, rows(t)])));
-      assert.ok(rows("chunks_fts_docsize") > 0);
-    } finally {
-      db.close();
-    }
-    // The worker answers as before.
-    const found = await pool.run("locate_symbol", { name: "ValidateToken" }, store);
-    assert.equal((found?.results as { name: string }[])[0].name, "ValidateToken");
   } finally {
     pool.close();
     s.close();

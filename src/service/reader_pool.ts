@@ -42,11 +42,6 @@ export interface ReaderWarmed {
   warmed: true;
 }
 
-/** Sent by a warmed worker once it has read the first store's full-text row sizes (`prereadRowSizes`): rows per table. */
-export interface ReaderPreread {
-  preread: Record<string, number>;
-}
-
 /** A worker's answer: the tool's body, an error, or "run it on the main thread". */
 export type ReaderReply =
   | { id: number; body: Record<string, unknown>; error?: undefined; fallback?: undefined }
@@ -164,23 +159,13 @@ export class ReaderPool {
   /** True from `warm` until its worker is ready for the first query (or gone). */
   warming = false;
 
-  /** The rows per table the warmed worker pre-read from the first store, once it has (null before). */
-  private preread: Record<string, number> | null = null;
-
-  /** Calls waiting for a worker, workers busy, and what the warmed worker pre-read (for health and tests). */
-  stats(): {
-    workers: number;
-    busy: number;
-    queued: number;
-    fallbacks: number;
-    preread: Record<string, number> | null;
-  } {
+  /** Calls waiting for a worker, and workers busy (for health and tests). */
+  stats(): { workers: number; busy: number; queued: number; fallbacks: number } {
     return {
       workers: this.slots.length,
       busy: this.slots.filter((s) => s.busy).length,
       queued: this.queue.length,
       fallbacks: this.fallbacks,
-      preread: this.preread,
     };
   }
 
@@ -202,13 +187,9 @@ export class ReaderPool {
   private spawn(): Slot {
     const worker = new Worker(WORKER_URL, { type: "module" });
     const slot: Slot = { worker, busy: null };
-    worker.onmessage = (e: MessageEvent<ReaderReply | ReaderWarmed | ReaderPreread>) => {
+    worker.onmessage = (e: MessageEvent<ReaderReply | ReaderWarmed>) => {
       if ("warmed" in e.data) {
         this.warming = false;
-        return;
-      }
-      if ("preread" in e.data) {
-        this.preread = e.data.preread;
         return;
       }
       const p = slot.busy;

@@ -11,13 +11,11 @@ import type { Db } from "../state/db.ts";
 import { closeQuietly, openDb } from "../state/db.ts";
 import { storeIdentity } from "../state/project_index.ts";
 import { scopeToRef } from "../state/ref_stores.ts";
-import { prereadRowSizes } from "../state/read/preread.ts";
 import { CruxeError } from "../core/errors.ts";
 import { TOOLS } from "./tools/registry.ts";
 import type { ReaderContext } from "./tools/tool.ts";
 import {
   MAIN_THREAD_ONLY,
-  type ReaderPreread,
   type ReaderReply,
   type ReaderRequest,
   type ReaderWarm,
@@ -132,26 +130,6 @@ async function warm(paths: string[], stallMs?: number): Promise<void> {
   }
   if (paths[0]) await answer({ id: 0, tool: TOOL.search_code, args: { query: WARM_QUERY }, storePath: paths[0] });
   self.postMessage({ warmed: true } satisfies ReaderWarmed);
-  if (paths[0]) await prereadStore(paths[0]);
-}
-
-/**
- * Reads the store's full-text row sizes into the page cache (`prereadRowSizes`)
- * on a connection of its own (the query connection's page cache keeps its
- * pages), yielding between slices so calls sent meanwhile are answered.
- */
-async function prereadStore(path: string): Promise<void> {
-  let db: Db | null = null;
-  try {
-    db = openDb(path, { readOnly: true });
-    db.exec("PRAGMA cache_size=-256");
-    const preread = await prereadRowSizes(db, () => new Promise((r) => setTimeout(r, 0)));
-    self.postMessage({ preread } satisfies ReaderPreread);
-  } catch {
-    /* no store yet, or not readable: the first call reports it */
-  } finally {
-    closeQuietly(db);
-  }
 }
 
 self.onmessage = async (e: MessageEvent<ReaderRequest | ReaderWarm>) => {

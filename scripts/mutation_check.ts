@@ -1425,6 +1425,14 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/common_terms_test.ts",
     filter: "without reading its postings",
   },
+  {
+    id: "edge-count-case-sensitive",
+    claim: "answer truth: a name's use count from the target index is case-insensitive",
+    file: "src/state/read/edges.ts",
+    find: "WHERE target_id IN (SELECT id FROM edge_targets WHERE coalesce(name_lower, lower(name)) = ?)",
+    replace: "WHERE target_id IN (SELECT id FROM edge_targets WHERE name = ?)",
+    test: "tests/edge_counts_test.ts",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

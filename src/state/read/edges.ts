@@ -7,6 +7,7 @@
 import type { Db } from "../db.ts";
 import { allRows, allRowsOnce, type EdgeRow, oneRow, placeholders } from "./rows.ts";
 import { qualifiedNameSql, symbolHandlesSql } from "../schema.ts";
+import { isRefScoped } from "../ref_stores.ts";
 
 /** A type edge: `extends` or `implements`. */
 export type HeritageKind = "extends" | "implements";
@@ -120,7 +121,17 @@ export function referenceCount(db: Db, nameLower: string, language: string | und
       nameLower,
       language,
     )
-    : oneRow<{ n: number }>(db, "SELECT count(*) AS n FROM edges WHERE target_lower = ?", nameLower);
+    : isRefScoped(db)
+    ? oneRow<{ n: number }>(db, "SELECT count(*) AS n FROM edges WHERE target_lower = ?", nameLower)
+    // Every edge row of the working tree's index lies in its file's range, so the view's count is the count of
+    // the target index's entries: read from the index alone, not from each use's row and file (on the kernel a
+    // name called 100,000 times took 0.35 s through the view on pages not read before).
+    : oneRow<{ n: number }>(
+      db,
+      `SELECT count(*) AS n FROM edge_rows
+       WHERE target_id IN (SELECT id FROM edge_targets WHERE coalesce(name_lower, lower(name)) = ?)`,
+      nameLower,
+    );
   return Number(r?.n ?? 0);
 }
 

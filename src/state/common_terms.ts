@@ -47,9 +47,9 @@ export function chunkVocabTable(db: Db): string | null {
 /**
  * Records every term of `chunks_fts` found in at least RECORDED_SHARE of the
  * chunks, with its count, in place of what was recorded, and sets the
- * deletion count to zero. Reads the whole vocabulary (on the kernel about
- * 3 s): call it where the full-text table was loaded whole. Without
- * `fts5vocab`, records that nothing is known.
+ * deletion count to zero. Reads the whole vocabulary (on the kernel 2.4 s
+ * with its pages cached): call it where the full-text table was loaded
+ * whole. Without `fts5vocab`, records that nothing is known.
  */
 export function recordCommonTerms(db: Db): void {
   db.exec("DELETE FROM common_terms");

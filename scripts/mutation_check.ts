@@ -1433,6 +1433,15 @@ export const MUTATIONS: Mutation[] = [
     replace: "WHERE target_id IN (SELECT id FROM edge_targets WHERE name = ?)",
     test: "tests/edge_counts_test.ts",
   },
+  {
+    id: "c-typedef-first-name-only",
+    claim: "lookup: a C typedef defines every name it declares (`} MSG, *PTR_MSG;`)",
+    file: "src/index/languages/c_family.ts",
+    find: 'n.childrenForFieldName("declarator").map(',
+    replace: 'n.childrenForFieldName("declarator").slice(0, 1).map(',
+    test: "tests/languages_test.ts",
+    filter: "every name it declares",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

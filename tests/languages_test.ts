@@ -178,6 +178,18 @@ Deno.test("Go type declarations read like `type Claims struct`", async () => {
   assert.equal((await symbol("go", "auth/a.go", src, "ID")).signature, "type ID = string");
 });
 
+Deno.test("a C or C++ typedef defines every name it declares: `} MSG, *PTR_MSG;`", async () => {
+  const src =
+    "typedef struct _MSG {\n  int a;\n} MSG, *PTR_MSG,\n  Msg_t;\n\ntypedef int (*handler_t)(int), counter_t;\n";
+  for (const lang of ["c", "cpp"]) {
+    const x = await parseAndExtract(lang, "msg.h", src);
+    const types = x.symbols.filter((s) => s.kind === "type").map((s) => `${s.name}:${s.lineStart}`);
+    assert.deepEqual(types, ["MSG:1", "PTR_MSG:1", "Msg_t:1", "handler_t:6", "counter_t:6"], lang);
+    // The struct the typedef defines inline is a symbol of its own.
+    assert.deepEqual(x.symbols.filter((s) => s.kind === "struct").map((s) => s.name), ["_MSG"], lang);
+  }
+});
+
 Deno.test("TS arrow-function variables have a declaration signature; export and decorators keep their lines", async () => {
   const src =
     "import { x } from './x';\n\n/** Handles a request. */\nexport const handler = async (req: Request) => {\n" +

@@ -141,7 +141,9 @@ function heritage(n: Node) {
 
 const typedefRule: DefRule = {
   kind: "type",
-  name: (n) => declaratorName(n.childForFieldName("declarator"))?.text ?? null,
+  // Every name it declares: `typedef struct {..} MSG, *PTR_MSG;` defines both.
+  names: (n) =>
+    n.childrenForFieldName("declarator").map((d) => declaratorName(d)?.text ?? "").filter((name) => name !== ""),
   // A struct defined inside the typedef stays a top-level symbol of its own.
   leaf: true,
   // The whole typedef, with an inline struct body elided.

@@ -113,26 +113,31 @@ export function languageHasEdges(db: Db, language: string): boolean {
 
 /** How many uses of a name (case-insensitive, lower-cased `nameLower`) there are, in `language` files if given. */
 export function referenceCount(db: Db, nameLower: string, language: string | undefined): number {
-  const r = language
-    ? oneRow<{ n: number }>(
+  if (language) {
+    return count(
       db,
       `SELECT count(*) AS n FROM edges JOIN files ON files.path = edges.path
        WHERE edges.target_lower = ? AND files.language = ?`,
       nameLower,
       language,
-    )
-    : isRefScoped(db)
-    ? oneRow<{ n: number }>(db, "SELECT count(*) AS n FROM edges WHERE target_lower = ?", nameLower)
-    // Every edge row of the working tree's index lies in its file's range, so the view's count is the count of
-    // the target index's entries: read from the index alone, not from each use's row and file (on the kernel a
-    // name called 100,000 times took 0.35 s through the view on pages not read before).
-    : oneRow<{ n: number }>(
-      db,
-      `SELECT count(*) AS n FROM edge_rows
-       WHERE target_id IN (SELECT id FROM edge_targets WHERE coalesce(name_lower, lower(name)) = ?)`,
-      nameLower,
     );
-  return Number(r?.n ?? 0);
+  }
+  // A refs store's view keeps the commit's own files: counted through it.
+  if (isRefScoped(db)) return count(db, "SELECT count(*) AS n FROM edges WHERE target_lower = ?", nameLower);
+  // Every edge row of the working tree's index lies in its file's range, so the view's count is the count of the
+  // target index's entries, read from the index alone rather than from each use's row and file (on the kernel, a
+  // name used 13,830 times took 454 ms through the view on pages not read before, 2 ms from the index).
+  return count(
+    db,
+    `SELECT count(*) AS n FROM edge_rows
+     WHERE target_id IN (SELECT id FROM edge_targets WHERE coalesce(name_lower, lower(name)) = ?)`,
+    nameLower,
+  );
+}
+
+/** The `n` of a one-row count statement. */
+function count(db: Db, sql: string, ...args: string[]): number {
+  return Number(oneRow<{ n: number }>(db, sql, ...args)?.n ?? 0);
 }
 
 /**

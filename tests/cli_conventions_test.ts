@@ -5,6 +5,7 @@
  * value named for a misspelt closed-set value; snake_case JSON throughout.
  */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { runCruxe } from "./helpers/cli_run.ts";
 import { copyFixture } from "./helpers/fixture_repo.ts";
@@ -84,6 +85,33 @@ Deno.test("exit codes: 0 found, 1 nothing matched, 2 errors; index --json is sna
   } finally {
     Deno.removeSync(home, { recursive: true });
     Deno.removeSync(repo, { recursive: true });
+  }
+});
+
+Deno.test("a command that takes no arguments refuses a stray word rather than acting on the current directory", async () => {
+  const home = Deno.makeTempDirSync({ prefix: "cruxe-conv-home-" });
+  const cwd = Deno.makeTempDirSync({ prefix: "cruxe-conv-cwd-" });
+  try {
+    for (const cmd of ["index", "sync", "init"]) {
+      const r = await cruxe(home, cwd, [cmd, "/some/repo"]);
+      assert.equal(r.code, 2, `${cmd}: ${r.stderr}`);
+      const flag = cmd === "init" ? "--workspace" : "--path";
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `error\\[invalid_input\\]: cruxe ${cmd} takes no arguments \\(got "/some/repo"\\); for a directory, use ${flag} /some/repo`,
+        ),
+      );
+    }
+    const status = await cruxe(home, cwd, ["status", "extra", "--json"]);
+    assert.equal(status.code, 2);
+    assert.equal(JSON.parse(status.stdout).error.code, "invalid_input");
+    // Nothing was registered or indexed on the way to the error.
+    const projects = join(home, "projects");
+    assert.ok(!existsSync(projects) || [...Deno.readDirSync(projects)].length === 0);
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+    Deno.removeSync(cwd, { recursive: true });
   }
 });
 

@@ -63,10 +63,21 @@ async function dispatch(args: string[]): Promise<number> {
     const g = grammarCheck();
     info(`grammars: ${g.available.length} of ${g.available.length + g.missing.length} languages in ${grammarUrl("")}`);
   }
+  if (def.args === undefined && parsed.positionals.length) throw unexpectedArgument(def, parsed.positionals[0]);
   if (def.argsRequired && !parsed.positionals.length) {
     throw new CruxeError("invalid_input", `cruxe ${def.name} needs ${def.args} (see cruxe ${def.name} --help)`);
   }
   return await def.run(parsed, rest);
+}
+
+/**
+ * `invalid_input` for a word given to a command that takes none (`cruxe index ~/src/app` would otherwise
+ * index the current directory), naming the option that takes a path when the command has one.
+ */
+function unexpectedArgument(def: CommandDef, word: string): CruxeError {
+  const pathFlag = ["path", "workspace"].find((k) => k in def.options);
+  const hint = pathFlag ? `; for a directory, use --${pathFlag} ${word}` : "";
+  return new CruxeError("invalid_input", `cruxe ${def.name} takes no arguments (got "${word}")${hint}`);
 }
 
 /** The command called `name`, or `invalid_input` suggesting the nearest one. */

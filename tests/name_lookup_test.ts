@@ -372,6 +372,43 @@ Deno.test("a missing name: spellings looked up once, suggestions led by its rare
   }
 });
 
+Deno.test("a short name with prefix completions is not compared with every name of its length", () => {
+  const { db, dir } = syntheticStore(500, "zeta");
+  try {
+    const scans = countRuns(db, "clen BETWEEN");
+    // No `zeta`, no spelling close enough, but `zeta_0` and the others complete it.
+    const r = locateSymbol(db, { name: "zeta" });
+    assert.ok(r.results.length > 0 && r.results.every((x) => x.match_tier === "prefix"));
+    assert.equal(scans.runs, 0);
+    // With nothing else to answer, a short name is still compared with every name of about its length.
+    assert.equal(locateSymbol(db, { name: "Raeder" }).results[0].name, "Reader");
+    assert.throws(() => locateSymbol(db, { name: "zqzq" }), /No symbol named "zqzq"/);
+    assert.ok(scans.runs > 0);
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a missing name whose words are all common: suggestions carry every word, wherever they are", () => {
+  const { db, dir } = syntheticStore(RANK_SCAN_ROWS + 500, "config");
+  // Half the names say `config`, the other half `mount`: both common. One name, past the rows one
+  // ranking reads, says both.
+  const both = RANK_SCAN_ROWS + 400;
+  try {
+    db.exec(`INSERT INTO symbols_fts(rowid, name, qualified, detail)
+      SELECT id, CASE WHEN id = ${both + 1} THEN 'config mount' WHEN id % 2 = 0 THEN 'mount ' || id
+        ELSE 'config ' || id END, '', '' FROM symbol_rows`);
+    assert.deepEqual(suggestionsFor(db, "MOUNT_CONFIG_OPTION"), [`config_${both.toString(36)}`]);
+    // Once no name carries both, a name carrying one of them is no suggestion.
+    db.exec(`DELETE FROM symbols_fts WHERE rowid = ${both + 1}`);
+    assert.deepEqual(suggestionsFor(db, "MOUNT_CONFIG_OPTION"), []);
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
 Deno.test("a ranking past its row cap scores only the first CAPPED_SCAN_ROWS matches and says it was capped", () => {
   const { db, dir } = syntheticStore(RANK_SCAN_ROWS + 500, "config");
   try {

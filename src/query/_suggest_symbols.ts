@@ -34,19 +34,26 @@ export function ftsAnyWords(words: readonly string[]): string | null {
 export const COMMON_WORD_DEFINITIONS = 2000;
 
 /**
- * The words of a suggestion search: those carried by some and at most
- * COMMON_WORD_DEFINITIONS definitions when at least one is, else all of
- * them (a word no definition carries adds nothing to any row's rank). A word found in thousands of names (`config`, `i2c`) says little
- * next to a rare one (`ocores`), and ranking its rows costs most of the time.
+ * The full-text query of a suggestion search, or null. A word found in
+ * thousands of names (`config`, `i2c`) says little next to a rare one
+ * (`ocores`), and ranking its rows costs most of the time: when some words
+ * are carried by at most COMMON_WORD_DEFINITIONS definitions, the search
+ * ranks the names carrying any of those. When every word the index holds is
+ * common, a name carrying one of them is no better than any other (ranking
+ * would pick among the first RANK_SCAN_ROWS rows read, in the order files
+ * were written), so the search asks for names that carry them all.
  */
-function telling(db: Db, words: readonly string[]): string[] {
+function suggestionQuery(db: Db, words: readonly string[]): string | null {
   const uniq = searchableWords(words);
-  if (uniq.length < 2) return uniq;
-  const rare = uniq.filter((w) => {
-    const n = symbolsWithWordAtMost(db, w, COMMON_WORD_DEFINITIONS + 1);
-    return n > 0 && n <= COMMON_WORD_DEFINITIONS;
-  });
-  return rare.length ? rare : uniq;
+  const anyOf = ftsAnyWords(uniq);
+  if (uniq.length < 2) return anyOf;
+  const counts = new Map(uniq.map((w) => [w, symbolsWithWordAtMost(db, w, COMMON_WORD_DEFINITIONS + 1)]));
+  const rare = uniq.filter((w) => counts.get(w)! > 0 && counts.get(w)! <= COMMON_WORD_DEFINITIONS);
+  if (rare.length) return ftsAnyWords(rare);
+  const held = uniq.filter((w) => counts.get(w)! > 0);
+  // A word no definition carries adds nothing to any row's rank.
+  if (held.length < 2) return anyOf;
+  return held.map((w) => `"${w}"`).join(" AND ");
 }
 
 /** Close spellings of a leaf name already looked up (`fuzzyNames(db, leaf, limit)` with `limit` at least `n`). */
@@ -74,7 +81,7 @@ export function suggestSymbols(db: Db, name: string, n = 5, known?: KnownSpellin
     for (const r of symbolsByName(db, f.name_lower, { limit: 3 })) add(r);
   }
   if (out.length < n) {
-    const q = ftsAnyWords(telling(db, splitIdentifier(name.slice(0, 500))));
+    const q = suggestionQuery(db, splitIdentifier(name.slice(0, 500)));
     if (q) {
       for (const r of symbolsForWords(db, q, n * 2)) add(r);
     }

@@ -257,8 +257,12 @@ function definitionCandidates(
   let spellings: KnownSpellings | undefined;
   if (exactRows.length === 0) {
     const seen = new Set(candidates.map((c) => c.row.id));
-    spellings = { leaf: parsed.leaf, names: fuzzyNames(db, parsed.leaf, FUZZY_NAMES, bounds) };
-    for (const f of spellings.names) {
+    // Comparing a short name with every name of its length is for when nothing else answers.
+    const lastResort = candidates.length === 0;
+    const names = fuzzyNames(db, parsed.leaf, FUZZY_NAMES, bounds, lastResort);
+    // Suggestions reuse only a lookup that went as far as their own would.
+    if (lastResort) spellings = { leaf: parsed.leaf, names };
+    for (const f of names) {
       const rows = filterRows(definitionsNamed(db, f.name_lower, TIER_ROWS), kind, language).filter((r) =>
         !seen.has(r.id)
       );

@@ -123,9 +123,11 @@ export function editDistance(a: string, b: string, max: number): number {
  * at most `limit`, closest first. A name qualifies when its edit distance is
  * at most max(1, length/4), so `valdate_token` finds `validate_token` but
  * short words do not match everything. Candidate reads are bounded;
- * `bounds.capped` is set when one stopped at its cap.
+ * `bounds.capped` is set when one stopped at its cap. A short name that
+ * shares no trigram with a close one is compared with every name of about
+ * its length, unless `lastResort` is false (the caller has other answers).
  */
-export function fuzzyNames(db: Db, query: string, limit = 20, bounds?: ScanBounds): FuzzyName[] {
+export function fuzzyNames(db: Db, query: string, limit = 20, bounds?: ScanBounds, lastResort = true): FuzzyName[] {
   const q = query.toLowerCase();
   const grams = trigrams(q);
   if (grams.length === 0 || q.length > 200) return [];
@@ -148,7 +150,7 @@ export function fuzzyNames(db: Db, query: string, limit = 20, bounds?: ScanBound
     : grams;
   for (const name of namesSharingGrams(db, probe, FUZZY_CANDIDATES, bounds)) consider(name);
   // A short name with two letters swapped shares almost no trigram: compare it with every name of about its length.
-  if (!out.length && qc.length <= SHORT_NAME) {
+  if (!out.length && lastResort && qc.length <= SHORT_NAME) {
     // Compact spellings first (cheap reject), the full comparison only for near misses.
     for (const name of namesOfCompactLength(db, Math.max(1, qc.length - 1), qc.length + 1, SHORT_SCAN, bounds)) {
       if (editDistance(qc, compactName(name), maxDist) <= maxDist) consider(name);

@@ -18,7 +18,9 @@
  *   index and the syncs); BENCH_TRANSPORT=stdio runs the query rows over stdio (default HTTP);
  *   BENCH_SKIP_LOAD=1 leaves out the HTTP load phases; BENCH_DROP_CACHES=1 empties the OS page cache (root) before
  *   the reference `rg` queries and before the server starts, so the first pass of `locate_symbol` and `search_code`
- *   reads cold pages (a second pass over the same inputs is the warm figure); BENCH_NO_WATCH=1 starts the server
+ *   reads cold pages (a second pass over the same inputs is the warm figure), and over stdio it then drops the
+ *   cache again and starts a server with its default prewarm (what a user's server does) for one more pass of
+ *   `locate_symbol` and `search_code` while the prewarm runs; BENCH_NO_WATCH=1 starts the server
  *   without its watcher; BENCH_TAGS names a kept `ctags -R --fields=+n` file of the corpus (ctags is then not timed); BENCH_WORKER_SCALING=0 leaves out the cold indexes with 1
  *   and 2 parse workers (wall time and peak RSS of each, and their ratio). Needs `ctags` (universal-ctags), `rg` and `/usr/bin/time` on PATH for every row.
  */
@@ -242,16 +244,16 @@ interface Server {
 }
 
 /**
- * The server's arguments: the corpus as the one workspace, no prewarm (first calls are what is measured);
- * BENCH_NO_WATCH=1 also leaves out the watcher (its start is then not part of the first call).
+ * The server's arguments: the corpus as the one workspace, no prewarm unless `prewarm` (first calls are what is
+ * measured); BENCH_NO_WATCH=1 also leaves out the watcher (its start is then not part of the first call).
  */
-const serveArgs = (transport: string[]) => [
+const serveArgs = (transport: string[], prewarm = false) => [
   "run",
   ...CRUXE_FLAGS,
   main,
   "serve-mcp",
   ...transport,
-  "--no-prewarm",
+  ...(prewarm ? [] : ["--no-prewarm"]),
   ...(Deno.env.get("BENCH_NO_WATCH") === "1" ? ["--no-watch"] : []),
   "-v",
   "--workspace",
@@ -285,11 +287,11 @@ async function serve(env: Record<string, string> = {}): Promise<Server> {
   };
 }
 
-/** A stdio server and its one client; the server's pid for RSS. */
-async function serveStdio(): Promise<{ client: Client; pid: number; stop(): Promise<void> }> {
+/** A stdio server and its one client (with the default prewarm when `prewarm`); the server's pid for RSS. */
+async function serveStdio(prewarm = false): Promise<{ client: Client; pid: number; stop(): Promise<void> }> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: serveArgs([]),
+    args: serveArgs([], prewarm),
     env: { ...Deno.env.toObject(), CRUXE_HOME: home },
     stderr: "ignore",
   });
@@ -470,6 +472,20 @@ const dropCaches = Deno.env.get("BENCH_DROP_CACHES") === "1";
       : "none",
   );
   await c.close();
+  await s.stop();
+}
+// What a user's server meets on cold pages: its default prewarm reads the index while the first calls come.
+if (dropCaches && stdio) {
+  await dropPageCache();
+  const s = await serveStdio(true);
+  await locateRows(s.client, "cold pages, default prewarm", false);
+  const searches = sample.slice(0, 150).map((u) => ({ query: words(u.name) }));
+  await timedRow(s.client, "search_code (cold pages, default prewarm)", "search_code", searches);
+  const warmset = (await call(s.client, "health_check", {})).workspace_warmset as { prewarm_ms?: number | null };
+  row(
+    "default prewarm of the index, alongside those calls",
+    warmset?.prewarm_ms ? ms(warmset.prewarm_ms) : "still running",
+  );
   await s.stop();
 }
 

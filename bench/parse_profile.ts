@@ -67,7 +67,7 @@ for (const f of scan.files) {
   let lang = langs.get(spec.id);
   if (!lang) langs.set(spec.id, lang = await Language.load(readGrammar(languageById(spec.id)!.grammar)));
   parser.setLanguage(lang);
-  const tree = parser.parse(source)!;
+  const tree = parser.parse(languageById(spec.id)!.parseText?.(source) ?? source)!;
   lap("parse");
   const ex = extract(tree, languageById(spec.id)!, f.path, source);
   tree.delete();

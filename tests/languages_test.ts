@@ -190,6 +190,27 @@ Deno.test("a C or C++ typedef defines every name it declares: `} MSG, *PTR_MSG;`
   }
 });
 
+Deno.test("C and C++ names are found past annotation macros (`static int __init setup(void)`), at their own lines", async () => {
+  const src = "static int __init setup(void)\n{\n\treturn 0;\n}\n\n" +
+    "void __exit __cold teardown(void) { }\n" +
+    "typedef unsigned int __bitwise gfp_t;\n" +
+    "struct wire {\n\tint a;\n} __packed;\n" +
+    '#define __init __section(".init.text") \\\n\t__cold\n' +
+    "/* __init in a comment, */ int __user *uptr;\n";
+  for (const lang of ["c", "cpp"]) {
+    const x = await parseAndExtract(lang, "init.c", src);
+    const at = (kind: string) => x.symbols.filter((s) => s.kind === kind).map((s) => `${s.name}:${s.lineStart}`);
+    assert.deepEqual(at("function"), ["setup:1", "teardown:6"], lang);
+    assert.deepEqual(at("type"), ["gfp_t:7"], lang);
+    assert.deepEqual(at("struct"), ["wire:8"], lang);
+    // A `#define` of an annotation still defines it; no annotation is a variable.
+    assert.deepEqual(at("macro"), ["__init:11"], lang);
+    assert.deepEqual(at("variable"), ["uptr:13"], lang);
+    // The signature is the source's, annotation included.
+    assert.equal(x.symbols.find((s) => s.name === "setup")!.signature, "static int __init setup(void)", lang);
+  }
+});
+
 Deno.test("TS arrow-function variables have a declaration signature; export and decorators keep their lines", async () => {
   const src =
     "import { x } from './x';\n\n/** Handles a request. */\nexport const handler = async (req: Request) => {\n" +

@@ -58,7 +58,8 @@ export async function parseAndExtract(
   const lang = await languageFor(language);
   parser!.setLanguage(lang);
   const deadline = performance.now() + budgetMs;
-  const tree = parser!.parse(source, null, { progressCallback: () => performance.now() > deadline });
+  const text = spec.parseText ? spec.parseText(source) : source;
+  const tree = parser!.parse(text, null, { progressCallback: () => performance.now() > deadline });
   if (!tree) {
     parser!.reset(); // a cancelled parse would otherwise resume on the next file
     const over = performance.now() > deadline;

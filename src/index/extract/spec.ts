@@ -80,4 +80,9 @@ export interface LanguageSpec extends LanguageIdentity {
   doc?: (node: Node) => string | null;
   /** Python-style docstring: first string statement of the body. */
   docstring?: boolean;
+  /**
+   * The text the parser reads in place of the source, of the same length so that every position is the
+   * source's (C and C++ blank out annotation macros the grammar would take for a name).
+   */
+  parseText?: (source: string) => string;
 }

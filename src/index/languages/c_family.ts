@@ -168,9 +168,102 @@ const common: Record<string, DefRule> = {
   declaration: { kind: varKind, name: (n) => simpleName(nameNode(n)), signature: declarationText },
 };
 
+/**
+ * Annotation macros written as a bare word between a declaration's type and its name, or after a struct's
+ * body (the Linux kernel's section, address-space and attribute markers, and GCC-style ones): the grammar,
+ * which does not expand macros, takes them for the name (`static int __init setup(void)` defined `void`).
+ */
+const ANNOTATIONS = [
+  "__init",
+  "__exit",
+  "__initdata",
+  "__exitdata",
+  "__initconst",
+  "__ref",
+  "__refdata",
+  "__refconst",
+  "__meminit",
+  "__meminitdata",
+  "__meminitconst",
+  "__memexit",
+  "__cpuinit",
+  "__cpuexit",
+  "__devinit",
+  "__devexit",
+  "__devinitdata",
+  "__devinitconst",
+  "__net_init",
+  "__net_exit",
+  "__init_or_module",
+  "__initdata_or_module",
+  "__sched",
+  "__cold",
+  "__hot",
+  "__pure",
+  "__weak",
+  "__always_inline",
+  "noinline",
+  "__maybe_unused",
+  "__always_unused",
+  "__used",
+  "__must_check",
+  "__visible",
+  "__noreturn",
+  "__iomem",
+  "__user",
+  "__kernel",
+  "__percpu",
+  "__rcu",
+  "__force",
+  "__bitwise",
+  "__nocast",
+  "__safe",
+  "__read_mostly",
+  "__ro_after_init",
+  "__latent_entropy",
+  "noinstr",
+  "notrace",
+  "asmlinkage",
+  "__kprobes",
+  "__irq_entry",
+  "__flatten",
+  "__malloc",
+  "__naked",
+  "__nocfi",
+  "__lockfunc",
+  "__attribute_const__",
+  "__deprecated",
+  "__packed",
+  "__cacheline_aligned",
+  "__cacheline_aligned_in_smp",
+  "__page_aligned_data",
+  "__page_aligned_bss",
+];
+const ANNOTATION = new RegExp(`\\b(?:${ANNOTATIONS.join("|")})\\b`, "g");
+
+/**
+ * The source with every annotation macro (ANNOTATIONS) outside preprocessor lines blanked to spaces of its
+ * length: what the parser reads, so `static int __init setup(void)` defines `setup` at the same place. A
+ * `#define __init …` still defines `__init`.
+ */
+export function blankAnnotations(source: string): string {
+  ANNOTATION.lastIndex = 0;
+  if (!ANNOTATION.test(source)) return source;
+  const lines = source.split("\n");
+  let directive = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const inDirective: boolean = directive || /^\s*#/.test(line);
+    directive = inDirective && /\\\r?$/.test(line);
+    if (!inDirective) lines[i] = line.replace(ANNOTATION, (m) => " ".repeat(m.length));
+  }
+  return lines.join("\n");
+}
+
 export const c: LanguageSpec = {
   ...languageIdentity("c"),
   separator: ".",
+  parseText: blankAnnotations,
   commentTypes: ["comment"],
   defs: {
     ...common,
@@ -202,6 +295,7 @@ function memberDeclName(n: Node): string | null {
 export const cpp: LanguageSpec = {
   ...languageIdentity("cpp"),
   separator: "::",
+  parseText: blankAnnotations,
   commentTypes: ["comment"],
   defs: {
     ...common,

@@ -13,7 +13,7 @@ import { readRepoFile } from "../io/safe_open.ts";
 import { keepSkipVerdict, keptSkipVerdict } from "./skip_verdicts.ts";
 import { type ScannedFile, scanRepository, type ScanResult } from "./scan.ts";
 import { scanPaths } from "./scan_paths.ts";
-import { languageForPath, languageForShebang } from "./languages/registry.ts";
+import { languageForPath, languageForShebang, languagesWithNewRules, rulesVersions } from "./languages/registry.ts";
 import { textLanguageForPath } from "../core/languages.ts";
 import { outsideSandbox } from "../io/workspace_dir.ts";
 import { RECYCLE_AFTER_BYTES, type SpawnParser, WorkerPool } from "./worker_pool.ts";
@@ -315,8 +315,10 @@ async function planRun(
   const previous = scan.absent
     ? writer.manifestOf([...scan.files.map((f) => f.path), ...scan.absent])
     : writer.manifest();
-  // With force every file is re-processed: compare against nothing.
-  const diff = diffFiles(scan.files, opts.force ? new Map<string, ManifestEntry>() : previous, opts, source);
+  // With force every file is re-processed: compare against nothing. Files of a language whose extraction
+  // rules changed since the store was built are compared against nothing too.
+  const compared = opts.force ? new Map<string, ManifestEntry>() : withoutLanguages(previous, staleRules(writer));
+  const diff = diffFiles(scan.files, compared, opts, source);
   const deletedPaths = [...previous.keys()].filter((p) => !diff.seen.has(p));
   const changes = classifyChanges(
     diff.toParse.map((t) => ({ path: t.file.path, hash: t.hash })),
@@ -324,6 +326,24 @@ async function planRun(
     deletedPaths,
   );
   return { scan, previous, diff, deletedPaths, ...changes };
+}
+
+/** Meta key: the extraction rules' version per language the published index was built with (`rulesVersions`). */
+const RULES_VERSIONS = "rules_versions";
+
+/** The languages whose extraction rules changed since `writer`'s index was built. */
+function staleRules(writer: IndexWriter): Set<string> {
+  let recorded: Record<string, unknown> = {};
+  try {
+    recorded = JSON.parse(writer.getMeta(RULES_VERSIONS) ?? "{}") ?? {};
+  } catch { /* unreadable: as if built before versions were recorded */ }
+  return languagesWithNewRules(recorded);
+}
+
+/** `manifest` without the files indexed as one of `languages`. */
+function withoutLanguages(manifest: Map<string, ManifestEntry>, languages: Set<string>): Map<string, ManifestEntry> {
+  if (!languages.size) return manifest;
+  return new Map([...manifest].filter(([, e]) => e.language === undefined || !languages.has(e.language)));
 }
 
 /**
@@ -467,8 +487,8 @@ async function parseAndWrite(
 }
 
 /**
- * Records what the published index describes (ref, root, project facts, time, totals, and what a whole-tree
- * scan skipped, by reason); returns the totals.
+ * Records what the published index describes (ref, root, project facts, time, totals, and for a whole-tree
+ * run what its scan skipped, by reason, and the extraction rules it parsed with); returns the totals.
  */
 function writeIndexMeta(
   writer: IndexWriter,
@@ -476,7 +496,11 @@ function writeIndexMeta(
   skipped: Record<string, number> | null,
 ): { files: number; symbols: number } {
   const totals = writer.totals();
-  if (skipped) writer.setMeta("skipped", JSON.stringify(skipped));
+  // A whole-tree run compared every file, so every file is parsed with the rules of this build.
+  if (skipped) {
+    writer.setMeta("skipped", JSON.stringify(skipped));
+    writer.setMeta(RULES_VERSIONS, JSON.stringify(rulesVersions()));
+  }
   writer.setMeta("ref", opts.ref);
   writer.setMeta("repo_root", opts.root);
   writer.setMeta("vcs_mode", opts.vcsMode);

@@ -57,6 +57,8 @@ export interface ManifestEntry {
   hash: string;
   size: number;
   mtime_ms: number;
+  /** The language the file was indexed as (the working tree's manifest has it). */
+  language?: string;
 }
 
 export type { ChunkRecord, FileRows } from "./file_rows.ts";
@@ -73,6 +75,11 @@ export function storeIdentity(path: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** A manifest entry from a `files` row. */
+function entry(r: Record<string, unknown>): ManifestEntry {
+  return { hash: r.hash as string, size: Number(r.size), mtime_ms: Number(r.mtime_ms), language: r.language as string };
 }
 
 /** Tables every project index has; one missing means the store is damaged. */
@@ -435,9 +442,9 @@ export class IndexWriter {
   private prepare() {
     const d = this.db;
     return {
-      manifest: d.prepare("SELECT path, hash, size, mtime_ms FROM files"),
-      manifestOne: d.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE path = ?"),
-      manifestUnder: d.prepare("SELECT path, hash, size, mtime_ms FROM files WHERE path > ? AND path < ?"),
+      manifest: d.prepare("SELECT path, hash, size, mtime_ms, language FROM files"),
+      manifestOne: d.prepare("SELECT path, hash, size, mtime_ms, language FROM files WHERE path = ?"),
+      manifestUnder: d.prepare("SELECT path, hash, size, mtime_ms, language FROM files WHERE path > ? AND path < ?"),
       fileId: d.prepare("SELECT id FROM files WHERE path = ?"),
       delChunkFts: d.prepare(
         `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunk_rows WHERE ${ofFile("chunk")})`,
@@ -499,7 +506,7 @@ export class IndexWriter {
   manifest(): Map<string, ManifestEntry> {
     const m = new Map<string, ManifestEntry>();
     for (const r of this.stmts.manifest.iterate() as Iterable<Record<string, unknown>>) {
-      m.set(r.path as string, { hash: r.hash as string, size: Number(r.size), mtime_ms: Number(r.mtime_ms) });
+      m.set(r.path as string, entry(r));
     }
     return m;
   }
@@ -510,8 +517,7 @@ export class IndexWriter {
    */
   manifestOf(paths: Iterable<string>): Map<string, ManifestEntry> {
     const m = new Map<string, ManifestEntry>();
-    const add = (r: Record<string, unknown>) =>
-      m.set(r.path as string, { hash: r.hash as string, size: Number(r.size), mtime_ms: Number(r.mtime_ms) });
+    const add = (r: Record<string, unknown>) => m.set(r.path as string, entry(r));
     for (const p of paths) {
       const one = this.stmts.manifestOne.get(p) as Record<string, unknown> | undefined;
       if (one) add(one);

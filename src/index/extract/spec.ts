@@ -81,6 +81,12 @@ export interface LanguageSpec extends LanguageIdentity {
   /** Python-style docstring: first string statement of the body. */
   docstring?: boolean;
   /**
+   * The version of these rules (default 1), raised when a change to them changes what an unchanged file
+   * gives: a store built with another version re-parses this language's files at its next whole-tree sync
+   * (`rules_versions` in its meta).
+   */
+  rulesVersion?: number;
+  /**
    * The text the parser reads in place of the source, of the same length so that every position is the
    * source's (C and C++ blank out annotation macros the grammar would take for a name).
    */

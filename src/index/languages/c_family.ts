@@ -260,8 +260,12 @@ export function blankAnnotations(source: string): string {
   return lines.join("\n");
 }
 
+/** 2: a typedef defines every name it declares; names are found past annotation macros. */
+const C_RULES_VERSION = 2;
+
 export const c: LanguageSpec = {
   ...languageIdentity("c"),
+  rulesVersion: C_RULES_VERSION,
   separator: ".",
   parseText: blankAnnotations,
   commentTypes: ["comment"],
@@ -294,6 +298,7 @@ function memberDeclName(n: Node): string | null {
 
 export const cpp: LanguageSpec = {
   ...languageIdentity("cpp"),
+  rulesVersion: C_RULES_VERSION,
   separator: "::",
   parseText: blankAnnotations,
   commentTypes: ["comment"],

@@ -42,6 +42,19 @@ export const LANGUAGES: LanguageSpec[] = [
 
 const byId = new Map<string, LanguageSpec>(LANGUAGES.map((l) => [l.id, l]));
 
+/** The version of every language's extraction rules (`LanguageSpec.rulesVersion`), by language id. */
+export function rulesVersions(): Record<string, number> {
+  return Object.fromEntries(LANGUAGES.map((l) => [l.id, l.rulesVersion ?? 1]));
+}
+
+/**
+ * The languages whose rules are not the ones `recorded` (what a store was
+ * built with; a language it does not name was built with version 1).
+ */
+export function languagesWithNewRules(recorded: Record<string, unknown>): Set<string> {
+  return new Set(LANGUAGES.filter((l) => (l.rulesVersion ?? 1) !== (recorded[l.id] ?? 1)).map((l) => l.id));
+}
+
 /** The spec for a language id. */
 export function languageById(id: string): LanguageSpec | undefined {
   return byId.get(id.toLowerCase());

@@ -1053,7 +1053,7 @@ export const MUTATIONS: Mutation[] = [
     id: "suggest-common-words-any",
     claim: "answer truth: a missing name of common words needs them all",
     file: "src/query/_suggest_symbols.ts",
-    find: 'return held.map((w) => `"${w}"`).join(" AND ");',
+    find: "return allOf(held);",
     replace: "return ftsAnyWords(held);",
     test: "tests/name_lookup_test.ts",
     filter: "all common",

@@ -9,6 +9,7 @@ import { type FuzzyName, fuzzyNames } from "./symbol_name_index.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { symbolsByName } from "../state/read/symbols.ts";
 import { symbolsForWords, symbolsWithWordAtMost } from "../state/read/search.ts";
+import { allOf } from "./search/fts_query.ts";
 
 /** A suggested symbol: enough to call the tool again with a real name. */
 export interface SymbolSuggestion {
@@ -53,7 +54,7 @@ function suggestionQuery(db: Db, words: readonly string[]): string | null {
   const held = uniq.filter((w) => counts.get(w)! > 0);
   // A word no definition carries adds nothing to any row's rank.
   if (held.length < 2) return anyOf;
-  return held.map((w) => `"${w}"`).join(" AND ");
+  return allOf(held);
 }
 
 /** Close spellings of a leaf name already looked up (`fuzzyNames(db, leaf, limit)` with `limit` at least `n`). */

@@ -15,7 +15,10 @@ Deno.test("a sync parses again the files of a language whose extraction rules ch
   const h = tempHome();
   const dir = copyFixture("c_basic");
   try {
-    Deno.writeTextFileSync(join(dir, "helper.py"), "def helper():\n    return 1\n");
+    // More files of other languages than of C: the C files are replaced one by one.
+    for (const n of ["helper", "a", "b", "c"]) {
+      Deno.writeTextFileSync(join(dir, `${n}.py`), `def ${n}():\n    return 1\n`);
+    }
     const { project, status } = await indexDir(h, dir);
     assert.equal(status, "published");
     const store = indexPath(h.registry.projectDir(project.project_id));
@@ -42,12 +45,41 @@ Deno.test("a sync parses again the files of a language whose extraction rules ch
       assert.equal(job.changed_files, cFiles);
       // The C files' rows are extracted anew; the Python file's, unchanged, are not.
       const after = names();
-      assert.deepEqual(after.filter((n) => !n.startsWith("old_")), built.filter((n) => n !== "helper"));
-      assert.deepEqual(after.filter((n) => n.startsWith("old_")), ["old_helper"]);
+      const py = ["a", "b", "c", "helper"];
+      assert.deepEqual(after.filter((n) => !n.startsWith("old_")), built.filter((n) => !py.includes(n)));
+      assert.deepEqual(after.filter((n) => n.startsWith("old_")), py.map((n) => `old_${n}`));
       assert.deepEqual(JSON.parse(meta("rules_versions")), rulesVersions());
 
       const again = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
       assert.equal(again.changed_files, 0);
+    } finally {
+      db.close();
+    }
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("new extraction rules for most of an index's files rebuild it whole, as --force does", async () => {
+  const h = tempHome();
+  const dir = copyFixture("c_basic");
+  try {
+    Deno.writeTextFileSync(join(dir, "helper.py"), "def helper():\n    return 1\n");
+    const { project } = await indexDir(h, dir);
+    const db = openDb(indexPath(h.registry.projectDir(project.project_id)));
+    const names = () =>
+      (db.prepare("SELECT name FROM symbol_rows ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    try {
+      const built = names();
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'rules_versions'").run(
+        JSON.stringify({ ...rulesVersions(), c: 0 }),
+      );
+      db.exec(`UPDATE symbol_rows SET name = 'old_' || name`);
+      const job = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
+      assert.equal(job.status, "published");
+      // Every file is parsed again, the Python one too.
+      assert.deepEqual(names(), built);
+      assert.equal(job.changed_files, Number((db.prepare("SELECT count(*) AS n FROM files").get() as { n: number }).n));
     } finally {
       db.close();
     }

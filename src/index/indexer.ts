@@ -299,8 +299,10 @@ async function scanFor(
 /**
  * What a run will do: the scan (of the named paths when an incremental run
  * has them, else of the source's tree), the manifest rows it is compared
- * with, the diff, the deleted paths and how the changes divide. `scanned`
- * (with the number of files found) is called between the scan and the diff.
+ * with, the diff, the deleted paths, how the changes divide, and whether
+ * the index is rebuilt whole (`--force`, or new extraction rules for most
+ * of its files). `scanned` (with the number of files found) is called
+ * between the scan and the diff.
  */
 async function planRun(
   opts: IndexOptions,
@@ -315,17 +317,21 @@ async function planRun(
   const previous = scan.absent
     ? writer.manifestOf([...scan.files.map((f) => f.path), ...scan.absent])
     : writer.manifest();
-  // With force every file is re-processed: compare against nothing. Files of a language whose extraction
-  // rules changed since the store was built are compared against nothing too.
-  const compared = opts.force ? new Map<string, ManifestEntry>() : withoutLanguages(previous, staleRules(writer));
-  const diff = diffFiles(scan.files, compared, opts, source);
+  // Files of a language whose extraction rules changed since the store was built are parsed again. When they
+  // are most of a whole-tree run's files, the index is rebuilt whole, as `--force` does: replacing most rows one
+  // file at a time costs more than loading them all.
+  const stale = opts.force ? new Set<string>() : staleRules(writer);
+  const kept = withoutLanguages(previous, stale);
+  const rebuild = opts.force || (!scan.absent && previous.size > 0 && kept.size * 2 < previous.size);
+  // A rebuild re-processes every file: compare against nothing.
+  const diff = diffFiles(scan.files, rebuild ? new Map<string, ManifestEntry>() : kept, opts, source);
   const deletedPaths = [...previous.keys()].filter((p) => !diff.seen.has(p));
   const changes = classifyChanges(
     diff.toParse.map((t) => ({ path: t.file.path, hash: t.hash })),
     previous,
     deletedPaths,
   );
-  return { scan, previous, diff, deletedPaths, ...changes };
+  return { scan, previous, diff, deletedPaths, rebuild, ...changes };
 }
 
 /** Meta key: the extraction rules' version per language the published index was built with (`rulesVersions`). */
@@ -531,19 +537,19 @@ function skippedByReading(scan: { unreadable: number }, diff: FileDiff): { unrea
 async function writeChanges(
   ctx: WriteContext,
   diff: FileDiff,
-  previous: Map<string, ManifestEntry>,
-  deletedPaths: string[],
+  plan: { previous: Map<string, ManifestEntry>; deletedPaths: string[]; rebuild: boolean },
   hooks: RunHooks,
   wholeTree: boolean,
   scanSkipped: ScanResult["skipped"],
 ): Promise<{ parseErrors: number; totals: { files: number; symbols: number } }> {
   const { pool, writer, opts, emit, lap } = ctx;
+  const { previous, deletedPaths } = plan;
   const { toParse } = diff;
   writer.begin();
   try {
-    // A forced rebuild empties the tables whole and loads like a cold index (readers see the old rows
+    // A rebuild empties the tables whole and loads like a cold index (readers see the old rows
     // until the commit) instead of deleting and re-inserting file by file.
-    const rebuild = opts.force && previous.size > 0;
+    const rebuild = plan.rebuild && previous.size > 0;
     if (rebuild) writer.truncateAll();
     const existing = rebuild ? new Map<string, ManifestEntry>() : previous;
     // A cold bulk load is faster with indexes built once at the end.
@@ -606,7 +612,7 @@ export async function runIndex(
     writer = hooks.openWriter?.() ?? IndexWriter.open(opts.projectDir, opts.force);
     const hadIndex = writer.getMeta("last_indexed_at") !== null;
     const mode: "full" | "incremental" = opts.force || !hadIndex ? "full" : "incremental";
-    const { scan, previous, diff, deletedPaths, added, modified, renamed } = await planRun(
+    const { scan, previous, diff, deletedPaths, rebuild, added, modified, renamed } = await planRun(
       opts,
       writer,
       source,
@@ -625,14 +631,13 @@ export async function runIndex(
     const { parseErrors, totals } = await writeChanges(
       ctx,
       diff,
-      previous,
-      deletedPaths,
+      { previous, deletedPaths, rebuild },
       hooks,
       !scan.absent,
       scan.skipped,
     );
     return {
-      mode,
+      mode: rebuild ? "full" : mode,
       scope: scan.absent ? "paths" : "tree",
       filesScanned: scan.files.length,
       filesIndexed: counters.filesIndexed,

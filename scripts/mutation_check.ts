@@ -1086,6 +1086,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "annotation macros",
   },
   {
+    id: "c-annotation-in-attribute",
+    claim: "answer truth: `__attribute__((noinline))` keeps its words",
+    file: "src/index/languages/c_family.ts",
+    find: "`__attribute__\\\\s*\\\\(\\\\((?:[^()]|\\\\([^()]*\\\\))*\\\\)\\\\)|\\\\b(?:",
+    replace: "`\\\\b(?:",
+    test: "tests/languages_test.ts",
+    filter: "annotation macros",
+  },
+  {
     id: "rules-version-ignored",
     claim: "answer truth: new extraction rules reach an existing store",
     file: "src/index/indexer.ts",

@@ -208,6 +208,14 @@ Deno.test("C and C++ names are found past annotation macros (`static int __init 
     assert.deepEqual(at("variable"), ["uptr:13"], lang);
     // The signature is the source's, annotation included.
     assert.equal(x.symbols.find((s) => s.name === "setup")!.signature, "static int __init setup(void)", lang);
+    // Inside a GCC attribute the same words are the attribute's: left as they are, the file parses cleanly.
+    const attr = await parseAndExtract(
+      lang,
+      "attr.c",
+      "__attribute__((noinline, cold))\nint helper(void) { return 0; }\n",
+    );
+    assert.equal(attr.parseError, null, lang);
+    assert.deepEqual(attr.symbols.map((s) => s.name), ["helper"], lang);
   }
 });
 

@@ -239,11 +239,15 @@ const ANNOTATIONS = [
   "__page_aligned_data",
   "__page_aligned_bss",
 ];
-const ANNOTATION = new RegExp(`\\b(?:${ANNOTATIONS.join("|")})\\b`, "g");
+/** An annotation macro, or a GCC attribute (`__attribute__((noinline, cold))`), whose words are its own. */
+const ANNOTATION = new RegExp(
+  `__attribute__\\s*\\(\\((?:[^()]|\\([^()]*\\))*\\)\\)|\\b(?:${ANNOTATIONS.join("|")})\\b`,
+  "g",
+);
 
 /**
- * The source with every annotation macro (ANNOTATIONS) outside preprocessor lines blanked to spaces of its
- * length: what the parser reads, so `static int __init setup(void)` defines `setup` at the same place. A
+ * The source with every annotation macro (ANNOTATIONS) outside preprocessor lines and GCC attributes blanked
+ * to spaces of its length: what the parser reads, so `static int __init setup(void)` defines `setup` at the same place. A
  * `#define __init …` still defines `__init`.
  */
 export function blankAnnotations(source: string): string {
@@ -255,7 +259,9 @@ export function blankAnnotations(source: string): string {
     const line = lines[i];
     const inDirective: boolean = directive || /^\s*#/.test(line);
     directive = inDirective && /\\\r?$/.test(line);
-    if (!inDirective) lines[i] = line.replace(ANNOTATION, (m) => " ".repeat(m.length));
+    if (!inDirective) {
+      lines[i] = line.replace(ANNOTATION, (m) => m.startsWith("__attribute__") ? m : " ".repeat(m.length));
+    }
   }
   return lines.join("\n");
 }

@@ -322,8 +322,8 @@ async function planRun(
   // file at a time costs more than loading them all.
   const stale = opts.force ? new Set<string>() : staleRules(writer);
   const kept = withoutLanguages(previous, stale);
-  const rebuild = opts.force || (!scan.absent && previous.size > 0 && kept.size * 2 < previous.size);
-  // A rebuild re-processes every file: compare against nothing.
+  const rebuild = previous.size > 0 && (opts.force || (!scan.absent && kept.size * 2 < previous.size));
+  // A rebuild re-processes every file: compare against nothing (as with force on an empty index).
   const diff = diffFiles(scan.files, rebuild ? new Map<string, ManifestEntry>() : kept, opts, source);
   const deletedPaths = [...previous.keys()].filter((p) => !diff.seen.has(p));
   const changes = classifyChanges(
@@ -549,7 +549,7 @@ async function writeChanges(
   try {
     // A rebuild empties the tables whole and loads like a cold index (readers see the old rows
     // until the commit) instead of deleting and re-inserting file by file.
-    const rebuild = plan.rebuild && previous.size > 0;
+    const { rebuild } = plan;
     if (rebuild) writer.truncateAll();
     const existing = rebuild ? new Map<string, ManifestEntry>() : previous;
     // A cold bulk load is faster with indexes built once at the end.

@@ -9,7 +9,7 @@ import { type FuzzyName, fuzzyNames } from "./symbol_name_index.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { symbolsByName } from "../state/read/symbols.ts";
 import { symbolsForWords, symbolsWithWordAtMost } from "../state/read/search.ts";
-import { allOf } from "./search/fts_query.ts";
+import { allOf, anyOf } from "./search/fts_query.ts";
 
 /** A suggested symbol: enough to call the tool again with a real name. */
 export interface SymbolSuggestion {
@@ -27,8 +27,7 @@ function searchableWords(words: readonly string[]): string[] {
 
 /** FTS5 query matching any of the words, each quoted so no input is ever FTS syntax. */
 export function ftsAnyWords(words: readonly string[]): string | null {
-  const uniq = searchableWords(words);
-  return uniq.length ? uniq.map((w) => `"${w}"`).join(" OR ") : null;
+  return anyOf(searchableWords(words));
 }
 
 /** Definitions counted at most per word when choosing which words a suggestion search ranks. */
@@ -46,15 +45,13 @@ export const COMMON_WORD_DEFINITIONS = 2000;
  */
 function suggestionQuery(db: Db, words: readonly string[]): string | null {
   const uniq = searchableWords(words);
-  const anyOf = ftsAnyWords(uniq);
-  if (uniq.length < 2) return anyOf;
+  if (uniq.length < 2) return anyOf(uniq);
   const counts = new Map(uniq.map((w) => [w, symbolsWithWordAtMost(db, w, COMMON_WORD_DEFINITIONS + 1)]));
-  const rare = uniq.filter((w) => counts.get(w)! > 0 && counts.get(w)! <= COMMON_WORD_DEFINITIONS);
-  if (rare.length) return ftsAnyWords(rare);
   const held = uniq.filter((w) => counts.get(w)! > 0);
+  const rare = held.filter((w) => counts.get(w)! <= COMMON_WORD_DEFINITIONS);
+  if (rare.length) return anyOf(rare);
   // A word no definition carries adds nothing to any row's rank.
-  if (held.length < 2) return anyOf;
-  return allOf(held);
+  return held.length < 2 ? anyOf(uniq) : allOf(held);
 }
 
 /** Close spellings of a leaf name already looked up (`fuzzyNames(db, leaf, limit)` with `limit` at least `n`). */

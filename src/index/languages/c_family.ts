@@ -173,72 +173,16 @@ const common: Record<string, DefRule> = {
  * body (the Linux kernel's section, address-space and attribute markers, and GCC-style ones): the grammar,
  * which does not expand macros, takes them for the name (`static int __init setup(void)` defined `void`).
  */
-const ANNOTATIONS = [
-  "__init",
-  "__exit",
-  "__initdata",
-  "__exitdata",
-  "__initconst",
-  "__ref",
-  "__refdata",
-  "__refconst",
-  "__meminit",
-  "__meminitdata",
-  "__meminitconst",
-  "__memexit",
-  "__cpuinit",
-  "__cpuexit",
-  "__devinit",
-  "__devexit",
-  "__devinitdata",
-  "__devinitconst",
-  "__net_init",
-  "__net_exit",
-  "__init_or_module",
-  "__initdata_or_module",
-  "__sched",
-  "__cold",
-  "__hot",
-  "__pure",
-  "__weak",
-  "__always_inline",
-  "noinline",
-  "__maybe_unused",
-  "__always_unused",
-  "__used",
-  "__must_check",
-  "__visible",
-  "__noreturn",
-  "__iomem",
-  "__user",
-  "__kernel",
-  "__percpu",
-  "__rcu",
-  "__force",
-  "__bitwise",
-  "__nocast",
-  "__safe",
-  "__read_mostly",
-  "__ro_after_init",
-  "__latent_entropy",
-  "noinstr",
-  "notrace",
-  "asmlinkage",
-  "__kprobes",
-  "__irq_entry",
-  "__flatten",
-  "__malloc",
-  "__naked",
-  "__nocfi",
-  "__lockfunc",
-  "__attribute_const__",
-  "__deprecated",
-  "__packed",
-  "__cacheline_aligned",
-  "__cacheline_aligned_in_smp",
-  "__page_aligned_data",
-  "__page_aligned_bss",
-];
+const ANNOTATIONS = (
+  "__init __exit __initdata __exitdata __initconst __ref __refdata __refconst __meminit __meminitdata " +
+  "__meminitconst __memexit __cpuinit __cpuexit __devinit __devexit __devinitdata __devinitconst " +
+  "__net_init __net_exit __init_or_module __initdata_or_module __sched __cold __hot __pure __weak " +
+  "__always_inline noinline __maybe_unused __always_unused __used __must_check __visible __noreturn " +
+  "__iomem __user __kernel __percpu __rcu __force __bitwise __nocast __safe __read_mostly " +
+  "__ro_after_init __latent_entropy noinstr notrace asmlinkage __kprobes __irq_entry __flatten __malloc " +
+  "__naked __nocfi __lockfunc __attribute_const__ __deprecated __packed __cacheline_aligned " +
+  "__cacheline_aligned_in_smp __page_aligned_data __page_aligned_bss"
+).split(" ");
 /** An annotation macro, or a GCC attribute (`__attribute__((noinline, cold))`), whose words are its own. */
 const ANNOTATION = new RegExp(
   `__attribute__\\s*\\(\\((?:[^()]|\\([^()]*\\))*\\)\\)|\\b(?:${ANNOTATIONS.join("|")})\\b`,

@@ -7,7 +7,7 @@
 import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { parseIndexPath, requireName } from "./_input_rules.ts";
-import { suggestPaths } from "./_path_suggestions.ts";
+import { notInIndex } from "./_path_suggestions.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
 import { parseSymbolName, qualifierMatch } from "./locate_symbol.ts";
 import { byCodeUnits, symbolFields } from "./_symbol_row.ts";
@@ -25,10 +25,7 @@ export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown):
   if (pathInput !== undefined && pathInput !== null && pathInput !== "") {
     path = parseIndexPath(db, pathInput);
     if (!hasFile(db, path)) {
-      throw new CruxeError("file_not_found", `${path.slice(0, 300)} is not in the index`, {
-        path: path.slice(0, 300),
-        suggestions: suggestPaths(db, path),
-      });
+      throw notInIndex(db, path);
     }
   }
   if (/^sym_[0-9a-f]{24}$/.test(name)) {

@@ -3,9 +3,8 @@
  * the store (no re-parse). Reads only the open index.
  */
 import type { Db } from "../state/db.ts";
-import { CruxeError } from "../core/errors.ts";
 import { parseEnum, parseIndexPath } from "./_input_rules.ts";
-import { suggestPaths } from "./_path_suggestions.ts";
+import { notInIndex } from "./_path_suggestions.ts";
 import { type SymbolFields, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
 import { fileByPath } from "../state/read/files.ts";
 import { symbolsInFile } from "../state/read/symbols.ts";
@@ -47,10 +46,7 @@ export function getFileOutline(db: Db, input: OutlineInput): OutlineResult {
   const depth = parseEnum(input.depth, "depth", ["top", "all"] as const, "all");
   const file = fileByPath(db, path);
   if (!file) {
-    throw new CruxeError("file_not_found", `${path.slice(0, 300)} is not in the index`, {
-      path: path.slice(0, 300),
-      suggestions: suggestPaths(db, path),
-    });
+    throw notInIndex(db, path);
   }
   const rows = symbolsInFile(db, path, depth === "top", OUTLINE_MAX_NODES + 1);
   const truncated = rows.length > OUTLINE_MAX_NODES;

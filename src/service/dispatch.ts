@@ -35,6 +35,7 @@ import {
   validate,
 } from "./tool_catalog.ts";
 import { TOOL } from "../core/tool_names.ts";
+import { explainNotIndexed } from "./not_indexed.ts";
 
 /** Validates, routes and answers tool calls for one runtime. */
 export class Dispatcher {
@@ -181,6 +182,22 @@ export class Dispatcher {
     });
     const { workspace: _ws, ...toolArgs } = args;
     if (!def.indexGate) return await this.runOnThisThread(def, toolArgs, ctx);
+    try {
+      return await this.runIndexed(def, toolArgs, route, ctx);
+    } catch (err) {
+      throw explainNotIndexed(err, route.project.repo_root, rt.config.maxFileBytes);
+    }
+  }
+
+  /** Runs an index-reading tool on the working tree's index (see `run`). */
+  private async runIndexed(
+    def: ToolDef,
+    toolArgs: Record<string, unknown>,
+    route: RoutedWorkspace,
+    ctx: ToolContext,
+  ): Promise<ToolBody> {
+    const rt = this.rt;
+    const id = route.project.project_id;
     const view = ctx.view();
     // A first index run by this process or by another live Cruxe process (`cruxe index` beside the server).
     const own = ctx.activeJob();

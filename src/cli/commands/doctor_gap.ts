@@ -9,10 +9,7 @@ import { counted } from "../output.ts";
 import type { CruxeConfig } from "../../core/config.ts";
 import type { Registry } from "../../state/registry.ts";
 import { scanRepository } from "../../index/scan.ts";
-import { firstLine, isBinary } from "../../index/indexer.ts";
-import { languageForPath, languageForShebang } from "../../index/languages/registry.ts";
-import { textLanguageForPath } from "../../core/languages.ts";
-import { readRepoFile } from "../../io/safe_open.ts";
+import { readVerdict } from "../../index/unindexed_reason.ts";
 import { IndexReaders } from "../../query/index_reader.ts";
 import { allIndexedPaths } from "../../state/read/files.ts";
 import { canonicalDir } from "../../io/workspace_dir.ts";
@@ -21,16 +18,8 @@ import { canonicalDir } from "../../io/workspace_dir.ts";
 type Reason = "no_language" | "binary" | "unreadable" | "new_since_index";
 
 function classify(root: string, path: string, maxBytes: number): Reason {
-  const known = languageForPath(path) ?? textLanguageForPath(path);
-  let bytes: Uint8Array;
-  try {
-    bytes = readRepoFile(root, path, { maxBytes }).bytes;
-  } catch {
-    return "unreadable";
-  }
-  if (isBinary(bytes)) return "binary";
-  if (!known && !(bytes[0] === 0x23 && bytes[1] === 0x21 && languageForShebang(firstLine(bytes)))) return "no_language";
-  return "new_since_index";
+  const verdict = readVerdict(root, path, maxBytes);
+  return verdict === "indexable" ? "new_since_index" : verdict;
 }
 
 /**

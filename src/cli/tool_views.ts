@@ -94,14 +94,35 @@ function showHierarchy(r: Json): void {
   }
 }
 
+/** Relations written in the related symbol's own file (its call, its base list); the others in the asked symbol's. */
+const WRITTEN_IN_RELATED = new Set(["called_by", "extended_by", "implemented_by"]);
+
+/**
+ * Each related symbol at its definition, and where the relation is written (`line`: a line of the asked
+ * symbol's file for what it calls or extends; of the related symbol's file for its callers and subtypes); an
+ * import at its line.
+ */
 function showRelated(r: Json): void {
+  const subject = r.symbol?.path as string | undefined;
   printHits(
-    (r.related as Json[]).map((x) => ({
-      path: x.path,
-      line: x.line ?? x.line_start,
-      text: `${x.relation} ${x.kind} ${x.qualified_name ?? x.name}`,
-    })),
+    (r.related as Json[]).map((x) => {
+      // An import is a line of the asked symbol's file; the module it names may be an indexed file.
+      if (x.relation === "imports") {
+        const target = x.resolved_path ? ` (${x.resolved_path})` : "";
+        return { path: subject, line: x.line ?? x.line_start ?? 1, text: `imports ${x.kind} ${x.name}${target}` };
+      }
+      const site = WRITTEN_IN_RELATED.has(x.relation) ? x.path : subject;
+      const at = x.line !== undefined && site ? ` (at ${site}:${x.line})` : "";
+      return {
+        path: x.path ?? subject,
+        line: x.line_start ?? x.line ?? 1,
+        text: `${x.relation} ${x.kind} ${x.qualified_name ?? x.name}${at}`,
+      };
+    }),
   );
+  if (r.name_only_calls) {
+    say(`${r.name_only_calls} calls left out (only the name matches): \`cruxe callgraph --candidates\` lists them`);
+  }
 }
 
 function showContext(r: Json): void {

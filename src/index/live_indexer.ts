@@ -38,6 +38,7 @@ import { debug, info, warn } from "../core/log.ts";
 import type { JobRunner } from "./job_runner.ts";
 import type { JobEvent } from "../state/jobs.ts";
 import { refFor } from "../io/git.ts";
+import { unindexedMessage, unindexedReason } from "./unindexed_reason.ts";
 import { outsideSandbox, rootMovedError, rootMovedTo } from "../io/workspace_dir.ts";
 import {
   DEFAULT_WATCH_TIMING,
@@ -189,6 +190,16 @@ export class LiveIndexer {
       st.staleCured = null;
       this.requestSync(st);
     };
+  }
+
+  /**
+   * Why `path` (repository-relative) of `project`'s working tree is not in its index, as the scan judges it
+   * now (`unindexed_reason.ts`), and the sentence an answer says it with.
+   */
+  explainAbsent(project: ProjectRow, path: string): { reason: string; message: string } {
+    const max = this.deps.config.maxFileBytes;
+    const reason = unindexedReason(project.repo_root, path, max);
+    return { reason, message: unindexedMessage(path, reason, max) };
   }
 
   /** Starts watching the pinned workspaces and the warm ones (server start). */

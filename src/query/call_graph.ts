@@ -131,6 +131,26 @@ export function getCallGraph(db: Db, input: CallGraphInput): CallGraphResult {
   return { root: root.symbol_id, direction, depth, ...graph.result() };
 }
 
+/**
+ * The calls into and out of `sym` that get_call_graph answers at depth 1
+ * (name-only matches left out), with the line of each call site: up to
+ * `maxCallers` callers (a caller's sites in its own file), the callees of
+ * `sym` and of each of `bodies` (sites in `sym`'s file), and how many call
+ * sites were left out because only the name matches.
+ */
+export function directCalls(
+  db: Db,
+  sym: SymbolRow,
+  bodies: readonly SymbolRow[],
+  maxCallers: number,
+): { callers: { row: SymbolRow; line: number }[]; callees: { row: SymbolRow; line: number }[]; nameOnly: number } {
+  const graph = new CallGraphBuilder(db, maxCallers + 1, false);
+  graph.addNode(sym, 0);
+  const callers = graph.callersOf(sym).map((c) => ({ row: c.caller, line: c.line }));
+  const callees = [sym, ...bodies].flatMap((b) => graph.calleesOf(b).map((c) => ({ row: c.callee, line: c.line })));
+  return { callers, callees, nameOnly: graph.result().unresolved_candidates };
+}
+
 /** Symbols still to expand, each in the direction it was reached. */
 type Frontier = { row: SymbolRow; way: "callers" | "callees" }[];
 
@@ -250,7 +270,7 @@ class CallGraphBuilder {
    * Call sites of `sym` that resolve to it, grouped by caller. Reading stops once more new callers were
    * found than the graph has room for (`max_nodes` then cuts), or after CALLER_SCAN stored occurrences.
    */
-  private callersOf(sym: SymbolRow): { caller: SymbolRow; line: number; resolution: Resolution }[] {
+  callersOf(sym: SymbolRow): { caller: SymbolRow; line: number; resolution: Resolution }[] {
     const nameId = referenceNameId(this.db, sym.name);
     if (nameId === null) return [];
     const judge = new ReferenceJudge(this.db, sym, this.resolver, this.go);
@@ -284,7 +304,7 @@ class CallGraphBuilder {
   }
 
   /** The calls inside `sym`'s body resolved to their closest definition (the rest count as unresolved). */
-  private calleesOf(sym: SymbolRow): { callee: SymbolRow; line: number; resolution: Resolution }[] {
+  calleesOf(sym: SymbolRow): { callee: SymbolRow; line: number; resolution: Resolution }[] {
     const out: { callee: SymbolRow; line: number; resolution: Resolution }[] = [];
     const isClass = TYPE_KINDS.has(sym.kind);
     for (const r of referencesInLines(this.db, sym.path, sym.line_start, sym.line_end)) {

@@ -185,7 +185,7 @@ export class Dispatcher {
     try {
       return await this.runIndexed(def, toolArgs, route, ctx);
     } catch (err) {
-      throw explainNotIndexed(err, route.project.repo_root, rt.config.maxFileBytes);
+      throw explainNotIndexed(err, (path) => rt.live.explainAbsent(route.project, path));
     }
   }
 

@@ -1,8 +1,8 @@
 /**
  * find_related_symbols: what an agent looks at next around one symbol —
  * its container and members, the types it extends or that extend it, what it
- * calls and what calls it (get_call_graph's resolved calls, one level),
- * what its file imports, and its neighbours in the same file and
+ * calls and what calls it (get_call_graph's resolved calls, one level, where
+ * call sites are judged; else by proximity), what its file imports, and its neighbours in the same file and
  * directory. Structural relations come first; `limit` cuts the tail.
  * Reads only the open index.
  */
@@ -12,9 +12,10 @@ import { parseEnum, parseLimit } from "./_input_rules.ts";
 import { resolveSymbol } from "./_resolve_symbol.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { childrenOf, symbolById, symbolByRowId, topLevelInDirectory, topLevelNear } from "../state/read/symbols.ts";
-import { heritageOf, importsOf, languageHasEdges, subtypesOf } from "../state/read/edges.ts";
+import { calleesOf, callersOf, heritageOf, importsOf, languageHasEdges, subtypesOf } from "../state/read/edges.ts";
+import { HINTED_LANGUAGES } from "./find_references.ts";
 import { directCalls } from "./call_graph.ts";
-import { firstIndexedOf, hasFileUnder } from "../state/read/files.ts";
+import { firstIndexedOf, hasFileUnder, languageOfFile } from "../state/read/files.ts";
 import { TargetResolver } from "./_resolve_target.ts";
 import { containmentChain, goMethodsOf } from "./symbol_hierarchy.ts";
 import { CALLABLE_KINDS, dirOf, type SymbolFields, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
@@ -61,7 +62,7 @@ export interface RelatedResult {
   related: RelatedSymbol[];
   total_candidates: number;
   edges_available: boolean;
-  /** Call sites into or out of the symbol left out because only the name matches (get_call_graph lists them with `include_candidates`). */
+  /** Call sites into or out of the symbol left out because only the name matches (get_call_graph lists them with `include_candidates`); 0 where calls go by proximity. */
   name_only_calls: number;
   truncated: boolean;
 }
@@ -72,6 +73,9 @@ export const RELATED_MAX_LIMIT = LIMITS.related.max;
 const PER_RELATION = 300;
 /** Callers read (each call site judged as find_references judges it). */
 const MAX_CALLERS = 300;
+/** Call sites of the name examined for callers by proximity (each needs a resolution from its file). */
+const MAX_CALLER_EDGES = 400;
+const CALL_TARGET_KINDS = new Set([...CALLABLE_KINDS, ...TYPE_KINDS]);
 
 /** What every relation step shares: the symbol, the scope, the resolver and the growing answer. */
 interface Collect {
@@ -136,11 +140,18 @@ function addTypeHierarchy(c: Collect): void {
 }
 
 /**
- * Calls out of the symbol (and out of its members, for a type) and calls into it, as get_call_graph judges
- * them: a call whose callee only shares the name (`items.add()` with `items` of unknown type) is left out
- * and counted (the count is returned).
+ * Calls out of the symbol and into it. Where find_references judges a call site (Python, TypeScript,
+ * JavaScript: hints, imports, `self`), they are get_call_graph's resolved calls, and a call whose callee only
+ * shares the name (`items.add()` with `items` of unknown type) is left out and counted (the count is
+ * returned). Elsewhere (C, where a called name is one global function, and the other languages) a call goes to
+ * the closest definition of its name.
  */
 function addCalls(c: Collect, children: SymbolRow[]): number {
+  if (!HINTED_LANGUAGES.has(c.sym.language)) {
+    addCallees(c, children);
+    addCallers(c);
+    return 0;
+  }
   const { db, sym } = c;
   const bodies = children.filter((ch) => CALLABLE_KINDS.has(ch.kind));
   const sources = new Set([sym.id, ...bodies.map((b) => b.id)]);
@@ -148,6 +159,34 @@ function addCalls(c: Collect, children: SymbolRow[]): number {
   for (const t of callees) if (!sources.has(t.row.id)) c.add("calls", t.row, { line: t.line });
   for (const t of callers) c.add("called_by", t.row, { line: t.line });
   return nameOnly;
+}
+
+/** Calls out of the symbol (and out of its members, for a type), resolved by proximity. */
+function addCallees(c: Collect, children: SymbolRow[]): void {
+  const { db, sym } = c;
+  const sources = [sym.id, ...children.filter((ch) => CALLABLE_KINDS.has(ch.kind)).map((ch) => ch.id)];
+  for (const call of calleesOf(db, sources, PER_RELATION)) {
+    const t = c.resolver.resolve(call.target, sym.path, sym.language, CALL_TARGET_KINDS);
+    if (t && !sources.includes(t.row.id)) c.add("calls", t.row, { line: call.line });
+  }
+}
+
+/** Callers: uses of the name whose resolution from the caller's file is this symbol (decided once per file). */
+function addCallers(c: Collect): void {
+  const { db, sym } = c;
+  const resolvesHere = new Map<string, boolean>();
+  for (const site of callersOf(db, sym.name, sym.path, MAX_CALLER_EDGES)) {
+    if (!c.inScope(site.path)) continue;
+    let ok = resolvesHere.get(site.path);
+    if (ok === undefined) {
+      const lang = languageOfFile(db, site.path) ?? sym.language;
+      ok = c.resolver.resolvesTo(sym, site.path, lang, CALL_TARGET_KINDS);
+      resolvesHere.set(site.path, ok);
+    }
+    if (!ok) continue;
+    const caller = symbolByRowId(db, site.source_id);
+    if (caller) c.add("called_by", caller, { line: site.line });
+  }
 }
 
 /** The file's imports: module names, with the indexed file or directory they name when found. */

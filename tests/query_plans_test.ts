@@ -22,7 +22,7 @@ Deno.test("no statement of the query tools builds a whole view of symbols, edges
   } as typeof prepare;
   let made: number;
   try {
-    made = (await answers(["go_basic", "nav_py", "nav_ts"])).length;
+    made = (await answers(["go_basic", "nav_go", "nav_py", "nav_ts"])).length;
     // A prefix shared by more names than one read counts (no fixture has one) reads the length index.
     const { migrate, PROJECT_MIGRATIONS } = await import("../src/state/schema.ts");
     const { namesWithPrefix, PREFIX_SCAN_NAMES } = await import("../src/state/name_lookup.ts");

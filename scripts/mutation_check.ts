@@ -1131,6 +1131,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "resolved calls only",
   },
   {
+    id: "related-go-by-name",
+    claim: "answer truth: Go related calls are judged like the call graph's, not by name",
+    file: "src/query/related_symbols.ts",
+    find: 'const JUDGED_CALL_LANGUAGES = new Set([...HINTED_LANGUAGES, "go"]);',
+    replace: "const JUDGED_CALL_LANGUAGES = new Set([...HINTED_LANGUAGES]);",
+    test: "tests/related_calls_test.ts",
+    filter: "related calls in Go",
+  },
+  {
     id: "related-cli-call-line",
     claim: "answer truth: `cruxe related` prints a symbol at its own line, not the call's",
     file: "src/cli/tool_views.ts",

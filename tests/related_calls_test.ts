@@ -63,6 +63,33 @@ Deno.test("related calls: resolved calls only, as the call graph judges them; na
   }
 });
 
+Deno.test("related calls in Go: a method through a field of a type from outside the tree is no local type's", async () => {
+  const dir = tempDir("cruxe-related-go-");
+  Deno.mkdirSync(join(dir, "store"));
+  Deno.mkdirSync(join(dir, "app"));
+  Deno.writeTextFileSync(
+    join(dir, "store", "lock.go"),
+    "package store\n\ntype noCopy struct{}\n\nfunc (*noCopy) Lock() {}\n",
+  );
+  Deno.writeTextFileSync(
+    join(dir, "app", "model.go"),
+    'package app\n\nimport "sync"\n\ntype Model struct{ mu sync.Mutex }\n\nfunc (m *Model) helper() {}\n\n' +
+      "func (m *Model) Save() {\n\tm.mu.Lock()\n\tm.helper()\n}\n",
+  );
+  const h = tempHome();
+  try {
+    const { project, status } = await indexDir(h, dir);
+    assert.equal(status, "published");
+    withIndex(h, project.project_id, (db) => {
+      const r = findRelatedSymbols(db, { symbol_name: "Model.Save" });
+      const calls = r.related.filter((x) => x.relation === "calls").map((x) => `${x.qualified_name}@${x.line}`);
+      assert.deepEqual(calls, ["app.Model.helper@11"], "m.mu.Lock is sync.Mutex's, not store.noCopy.Lock");
+    });
+  } finally {
+    h.close();
+  }
+});
+
 Deno.test("cruxe related: each symbol at its definition's line, the call site beside it", async () => {
   const dir = repo();
   const home = tempDir("cruxe-home-");

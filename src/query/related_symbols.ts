@@ -71,6 +71,11 @@ export const RELATED_DEFAULT_LIMIT = LIMITS.related.default;
 export const RELATED_MAX_LIMIT = LIMITS.related.max;
 /** Per-relation bound on what is read (callers of `String` in a big repository are thousands). */
 const PER_RELATION = 300;
+/**
+ * Languages whose call sites find_references judges (hints, imports and `self` in Python, TypeScript and
+ * JavaScript; packages, imports and declared types in Go): their related calls are get_call_graph's.
+ */
+const JUDGED_CALL_LANGUAGES = new Set([...HINTED_LANGUAGES, "go"]);
 /** Callers read (each call site judged as find_references judges it). */
 const MAX_CALLERS = 300;
 /** Call sites of the name examined for callers by proximity (each needs a resolution from its file). */
@@ -140,14 +145,14 @@ function addTypeHierarchy(c: Collect): void {
 }
 
 /**
- * Calls out of the symbol and into it. Where find_references judges a call site (Python, TypeScript,
- * JavaScript: hints, imports, `self`), they are get_call_graph's resolved calls, and a call whose callee only
+ * Calls out of the symbol and into it. Where find_references judges a call site (JUDGED_CALL_LANGUAGES),
+ * they are get_call_graph's resolved calls, and a call whose callee only
  * shares the name (`items.add()` with `items` of unknown type) is left out and counted (the count is
  * returned). Elsewhere (C, where a called name is one global function, and the other languages) a call goes to
  * the closest definition of its name.
  */
 function addCalls(c: Collect, children: SymbolRow[]): number {
-  if (!HINTED_LANGUAGES.has(c.sym.language)) {
+  if (!JUDGED_CALL_LANGUAGES.has(c.sym.language)) {
     addCallees(c, children);
     addCallers(c);
     return 0;

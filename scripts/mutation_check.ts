@@ -1140,6 +1140,14 @@ export const MUTATIONS: Mutation[] = [
     filter: "related calls in Go",
   },
   {
+    id: "impls-field-ambiguous",
+    claim: "answer truth: find_implementations of a name that is also a field means the type",
+    file: "src/query/implementations.ts",
+    find: "const sym = targetSymbol(db, input, TYPE_KINDS);",
+    replace: "const sym = targetSymbol(db, input);",
+    test: "tests/impls_target_test.ts",
+  },
+  {
     id: "related-cli-call-line",
     claim: "answer truth: `cruxe related` prints a symbol at its own line, not the call's",
     file: "src/cli/tool_views.ts",

@@ -122,12 +122,15 @@ const ALL_KINDS = new Set<string>(SYMBOL_KINDS);
 
 /**
  * The one symbol a call names: `symbol_id`, or `symbol_name` narrowed by
- * `path` and `kind`. Throws `symbol_not_found`, `ambiguous_symbol` (with
- * candidates), `file_not_found`, `invalid_input`.
+ * `path` and `kind`, then by `answerable` (the kinds the tool answers for:
+ * find_implementations asks about a type, not the field of the same name).
+ * Throws `symbol_not_found`, `ambiguous_symbol` (with candidates),
+ * `file_not_found`, `invalid_input`.
  */
 export function targetSymbol(
   db: Db,
   input: { symbol_name?: unknown; symbol_id?: unknown; path?: unknown; kind?: unknown },
+  answerable?: ReadonlySet<string>,
 ): SymbolRow {
   const kind = parseKind(input?.kind);
   const byId = input?.symbol_id;
@@ -145,10 +148,15 @@ export function targetSymbol(
   try {
     return resolveSymbol(db, input.symbol_name, input.path);
   } catch (e) {
-    // A kind narrows an ambiguous name to one definition when only one candidate has it.
-    if (!kind || !(e instanceof CruxeError) || e.code !== "ambiguous_symbol") throw e;
-    const cands = ((e.data as { candidates?: SymbolFields[] }).candidates ?? []).filter((c) => c.kind === kind);
-    if (cands.length === 1) return resolveSymbol(db, cands[0].symbol_id);
+    // A kind (or the kinds the tool answers for) narrows an ambiguous name to one definition when only one
+    // candidate has it; only when every candidate is listed (a cut list may hide another).
+    if ((!kind && !answerable) || !(e instanceof CruxeError) || e.code !== "ambiguous_symbol") throw e;
+    const data = e.data as { candidates?: SymbolFields[]; total_candidates?: number };
+    const listed = data.candidates ?? [];
+    const cands = listed.filter((c) => (!kind || c.kind === kind) && (!answerable || answerable.has(c.kind)));
+    if (cands.length === 1 && (data.total_candidates ?? 0) <= listed.length) {
+      return resolveSymbol(db, cands[0].symbol_id);
+    }
     if (cands.length === 0) throw e;
     throw new CruxeError("ambiguous_symbol", e.message, {
       ...(e.data as Record<string, unknown>),

@@ -59,7 +59,7 @@ const SUBTYPE_SCAN = 2000;
 export function findImplementations(db: Db, input: FindImplementationsInput): FindImplementationsResult {
   const limit = parseLimit(input?.limit, IMPLEMENTATIONS_DEFAULT_LIMIT, IMPLEMENTATIONS_MAX_LIMIT);
   const withCandidates = parseFlag(input?.include_candidates, "include_candidates");
-  const sym = targetSymbol(db, input);
+  const sym = targetSymbol(db, input, TYPE_KINDS);
   if (!TYPE_KINDS.has(sym.kind)) {
     throw new CruxeError("invalid_input", `${sym.qualified_name} is a ${sym.kind}, not a type`, {
       field: "symbol_name",

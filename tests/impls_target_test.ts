@@ -1,0 +1,50 @@
+/**
+ * find_implementations asks about a type: a name that is also a field in the
+ * same file (Go's embedded `Reader`) means the type, where the other tools
+ * still say the name is ambiguous.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
+import { tempDir } from "./helpers/temp_dir.ts";
+import { findImplementations } from "../src/query/implementations.ts";
+import { findReferences } from "../src/query/find_references.ts";
+import { CruxeError } from "../src/core/errors.ts";
+
+const IO = `package io2
+
+type Reader interface {
+	Read(p []byte) (int, error)
+}
+
+type nopCloser struct {
+	Reader
+}
+
+type Disk struct{}
+
+func (d *Disk) Read(p []byte) (int, error) { return 0, nil }
+`;
+
+Deno.test("find_implementations: a name that is a type and a field in one file means the type", async () => {
+  const dir = tempDir("cruxe-impls-");
+  Deno.mkdirSync(join(dir, "io2"));
+  Deno.writeTextFileSync(join(dir, "io2", "io.go"), IO);
+  const h = tempHome();
+  try {
+    const { project, status } = await indexDir(h, dir);
+    assert.equal(status, "published");
+    withIndex(h, project.project_id, (db) => {
+      const r = findImplementations(db, { symbol_name: "Reader", path: "io2/io.go" });
+      assert.equal(r.symbol.kind, "interface");
+      assert.ok(r.implementations.some((x) => x.symbol.qualified_name === "io2.Disk"), JSON.stringify(r));
+      // A tool that answers for any kind still asks which one is meant.
+      assert.throws(
+        () => findReferences(db, { symbol_name: "Reader", path: "io2/io.go" }),
+        (e: unknown) => e instanceof CruxeError && e.code === "ambiguous_symbol",
+      );
+    });
+  } finally {
+    h.close();
+  }
+});

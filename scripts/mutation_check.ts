@@ -1148,6 +1148,14 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/impls_target_test.ts",
   },
   {
+    id: "impls-go-embedding-ignored",
+    claim: "answer truth: a Go struct embedding an implementation (or the interface) implements it",
+    file: "src/query/implementations.ts",
+    find: "const EMBEDDING_DEPTH = 3;",
+    replace: "const EMBEDDING_DEPTH = 0;",
+    test: "tests/impls_target_test.ts",
+  },
+  {
     id: "related-cli-call-line",
     claim: "answer truth: `cruxe related` prints a symbol at its own line, not the call's",
     file: "src/cli/tool_views.ts",

@@ -1,7 +1,8 @@
 /**
  * find_implementations asks about a type: a name that is also a field in the
  * same file (Go's embedded `Reader`) means the type, where the other tools
- * still say the name is ambiguous.
+ * still say the name is ambiguous. A Go struct that embeds the interface, or
+ * a type implementing it, implements it too.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -24,6 +25,15 @@ type nopCloser struct {
 type Disk struct{}
 
 func (d *Disk) Read(p []byte) (int, error) { return 0, nil }
+
+type wrap struct {
+	*Disk
+	n int
+}
+
+type notReader struct {
+	Disk int
+}
 `;
 
 Deno.test("find_implementations: a name that is a type and a field in one file means the type", async () => {
@@ -37,7 +47,13 @@ Deno.test("find_implementations: a name that is a type and a field in one file m
     withIndex(h, project.project_id, (db) => {
       const r = findImplementations(db, { symbol_name: "Reader", path: "io2/io.go" });
       assert.equal(r.symbol.kind, "interface");
-      assert.ok(r.implementations.some((x) => x.symbol.qualified_name === "io2.Disk"), JSON.stringify(r));
+      // Disk declares Read; nopCloser embeds the interface, wrap a *Disk: both get Read promoted.
+      // notReader has a field named Disk, not an embedded one.
+      assert.deepEqual(r.implementations.map((x) => x.symbol.qualified_name).sort(), [
+        "io2.Disk",
+        "io2.nopCloser",
+        "io2.wrap",
+      ]);
       // A tool that answers for any kind still asks which one is meant.
       assert.throws(
         () => findReferences(db, { symbol_name: "Reader", path: "io2/io.go" }),

@@ -42,6 +42,9 @@ type output struct {
 	Objects []*object           `json:"objects"`
 	Calls   map[string][]string `json:"calls"` // caller def → callee defs (functions and methods)
 	Files   []string            `json:"files"` // every checked file
+	// Implements: a package-level interface's def → the defs of the package-level named types (not interfaces)
+	// whose value or pointer has its method set (types.Implements); empty interfaces left out.
+	Implements map[string][]string `json:"implements"`
 }
 
 type checker struct {
@@ -303,5 +306,46 @@ func main() {
 		sort.Strings(out.Calls[from])
 	}
 	sort.Strings(out.Files)
+	out.Implements = c.implements()
 	json.NewEncoder(os.Stdout).Encode(out)
+}
+
+// implements lists, for each non-empty package-level interface of the checked packages, the package-level named
+// non-interface types whose value or pointer implements it.
+func (c *checker) implements() map[string][]string {
+	var ifaces, named []*types.TypeName
+	for _, pkg := range c.pkgs {
+		scope := pkg.Scope()
+		for _, n := range scope.Names() {
+			tn, ok := scope.Lookup(n).(*types.TypeName)
+			if !ok {
+				continue
+			}
+			if it, isIface := tn.Type().Underlying().(*types.Interface); isIface {
+				if it.NumMethods() > 0 {
+					ifaces = append(ifaces, tn)
+				}
+			} else {
+				named = append(named, tn)
+			}
+		}
+	}
+	out := map[string][]string{}
+	for _, i := range ifaces {
+		def, ok := c.rel(i.Pos())
+		if !ok {
+			continue
+		}
+		it := i.Type().Underlying().(*types.Interface)
+		for _, t := range named {
+			if !types.Implements(t.Type(), it) && !types.Implements(types.NewPointer(t.Type()), it) {
+				continue
+			}
+			if td, ok := c.rel(t.Pos()); ok {
+				out[def] = append(out[def], td)
+			}
+		}
+		sort.Strings(out[def])
+	}
+	return out
 }

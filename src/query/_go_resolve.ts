@@ -7,7 +7,7 @@
  */
 import type { Db } from "../state/db.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
-import { childrenOf, symbolsByName } from "../state/read/symbols.ts";
+import { childrenOf, symbolByRowId, symbolsByName } from "../state/read/symbols.ts";
 import { importTargetsOf } from "../state/read/edges.ts";
 import { referencesInLines } from "../state/read/references.ts";
 import { defaultPackageName } from "../core/go_package_name.ts";
@@ -130,6 +130,24 @@ export class GoResolver {
   /** The first of `members`, or null. */
   member(t: GoType, name: string): SymbolRow | null {
     return this.members(t, name)[0] ?? null;
+  }
+
+  /**
+   * The struct types with an embedded field of type `t` (`T`, `*T`, `pkg.T`): they have `t`'s methods
+   * (promoted), so they may implement what `t` implements.
+   */
+  embeddersOf(t: GoType): GoType[] {
+    const out = new Map<string, GoType>();
+    for (const f of this.named(t.name)) {
+      if (f.kind !== "field" || f.parent_id === null || !isEmbedded(f)) continue;
+      const inner = this.typeOfText(f.signature, f.path, 0);
+      if (!inner || inner.dir !== t.dir || inner.name !== t.name) continue;
+      const parent = symbolByRowId(this.db, f.parent_id);
+      if (!parent || parent.kind !== "struct") continue;
+      const owner = this.typeOf(parent.name, parent.path);
+      if (owner) out.set(owner.dir + "\0" + owner.name, owner);
+    }
+    return [...out.values()];
   }
 
   /** The types `t` embeds: a struct's embedded fields, an interface's embedded interfaces. */

@@ -16,7 +16,7 @@ import { symbolByRowId } from "../state/read/symbols.ts";
 import { subtypesOf } from "../state/read/edges.ts";
 import { parseFlag, parseLimit } from "./_input_rules.ts";
 import { type Resolution, RESOLUTION_BY_AFFINITY, targetSymbol } from "./find_references.ts";
-import { GoResolver, resultType } from "./_go_resolve.ts";
+import { GoResolver, type GoType, resultType } from "./_go_resolve.ts";
 import { TargetResolver } from "./_resolve_target.ts";
 import { type SymbolFields, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
 
@@ -54,6 +54,8 @@ export const IMPLEMENTATIONS_MAX_LIMIT = 500;
 /** Heritage levels followed below the type, and subtypes read per level. */
 const MAX_DEPTH = 5;
 const SUBTYPE_SCAN = 2000;
+/** Levels of struct embedding followed from the interface and the types declaring its methods. */
+const EMBEDDING_DEPTH = 3;
 
 /** Answers find_implementations (see the module comment). */
 export function findImplementations(db: Db, input: FindImplementationsInput): FindImplementationsResult {
@@ -78,26 +80,27 @@ export function findImplementations(db: Db, input: FindImplementationsInput): Fi
   };
 }
 
-/** Go: named types whose method set covers the interface's methods. */
+/**
+ * Go: named types whose method set covers the interface's methods: the types declaring its rarest method,
+ * then, up to EMBEDDING_DEPTH levels, the structs embedding the interface or a type found (their methods are
+ * promoted: `struct{ io.Writer }` is a Writer).
+ */
 function goImplementations(db: Db, iface: SymbolRow): Implementation[] {
   if (iface.kind !== "interface") return [];
   const go = new GoResolver(db);
   const t = go.typeOf(iface.name, iface.path);
   const methods = t ? go.interfaceMethods(t) : [];
-  if (!methods.length) return []; // every type has the empty method set: nothing to list
-  // Types declaring the rarest method name, then checked for every other one.
-  const rarest = methods.map((m) => ({ m, n: go.named(m.name).length })).sort((a, b) => a.n - b.n)[0].m;
-  const seen = new Set<string>();
+  if (!t || !methods.length) return []; // every type has the empty method set: nothing to list
+  const seen = new Set<string>([t.dir + "\0" + t.name]);
   const out: Implementation[] = [];
-  for (const decl of go.named(rarest.name)) {
-    if (decl.kind !== "method" || decl.parent_id !== null) continue;
-    const owner = go.receiverType(decl);
-    if (!owner || seen.has(owner.dir + "\0" + owner.name)) continue;
+  /** Adds `owner` when its method set covers the interface's (a method promoted from an embedded interface counts). */
+  const consider = (owner: GoType): boolean => {
+    if (seen.has(owner.dir + "\0" + owner.name)) return false;
     seen.add(owner.dir + "\0" + owner.name);
     let exact = true;
     const covers = methods.every((m) => {
       const impl = go.member(owner, m.name);
-      if (!impl || impl.kind !== "method" || impl.parent_id !== null) return false;
+      if (!impl || impl.kind !== "method") return false;
       if (!sameArity(impl.signature, m.signature)) exact = false;
       return true;
     });
@@ -109,6 +112,21 @@ function goImplementations(db: Db, iface: SymbolRow): Implementation[] {
         depth: 1,
       });
     }
+    return covers;
+  };
+  // Types declaring the rarest method name, then checked for every other one.
+  const rarest = methods.map((m) => ({ m, n: go.named(m.name).length })).sort((a, b) => a.n - b.n)[0].m;
+  const found: GoType[] = [t];
+  for (const decl of go.named(rarest.name)) {
+    if (decl.kind !== "method" || decl.parent_id !== null) continue;
+    const owner = go.receiverType(decl);
+    if (owner && consider(owner)) found.push(owner);
+  }
+  let frontier = found;
+  for (let level = 0; level < EMBEDDING_DEPTH && frontier.length; level++) {
+    const next: GoType[] = [];
+    for (const inner of frontier) for (const e of go.embeddersOf(inner)) if (consider(e)) next.push(e);
+    frontier = next;
   }
   return out;
 }

@@ -1156,6 +1156,14 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/impls_target_test.ts",
   },
   {
+    id: "go-embedded-field-competes",
+    claim: "answer truth: a Go embedded field (named after its type) never makes the type's name ambiguous",
+    file: "src/query/_resolve_symbol.ts",
+    find: 'rows = rows.filter((r) => !(r.language === "go" && r.kind === "field" && isEmbedded(r)));',
+    replace: "rows = rows.filter(() => true);",
+    test: "tests/impls_target_test.ts",
+  },
+  {
     id: "related-cli-call-line",
     claim: "answer truth: `cruxe related` prints a symbol at its own line, not the call's",
     file: "src/cli/tool_views.ts",

@@ -1,8 +1,8 @@
 /**
- * find_implementations asks about a type: a name that is also a field in the
- * same file (Go's embedded `Reader`) means the type, where the other tools
- * still say the name is ambiguous. A Go struct that embeds the interface, or
- * a type implementing it, implements it too.
+ * A name that is a type and a field in one file: find_implementations asks
+ * about the type; every tool takes a Go embedded field's name (its type's)
+ * for the type, and still asks about a field merely named like it. A Go
+ * struct that embeds the interface, or a type implementing it, implements it.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -10,6 +10,7 @@ import { indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
 import { tempDir } from "./helpers/temp_dir.ts";
 import { findImplementations } from "../src/query/implementations.ts";
 import { findReferences } from "../src/query/find_references.ts";
+import { getSymbolHierarchy } from "../src/query/symbol_hierarchy.ts";
 import { CruxeError } from "../src/core/errors.ts";
 
 const IO = `package io2
@@ -54,11 +55,15 @@ Deno.test("find_implementations: a name that is a type and a field in one file m
         "io2.nopCloser",
         "io2.wrap",
       ]);
-      // A tool that answers for any kind still asks which one is meant.
+      // An embedded field is named after its type: every tool takes the name for the type.
+      assert.equal(getSymbolHierarchy(db, { symbol_name: "Reader", path: "io2/io.go" }).symbol.kind, "interface");
+      // A field that is only named like a type (`Disk int`) is another definition: the tools ask which is meant.
       assert.throws(
-        () => findReferences(db, { symbol_name: "Reader", path: "io2/io.go" }),
+        () => findReferences(db, { symbol_name: "Disk", path: "io2/io.go" }),
         (e: unknown) => e instanceof CruxeError && e.code === "ambiguous_symbol",
       );
+      // find_implementations answers about types only: there the type is meant.
+      assert.equal(findImplementations(db, { symbol_name: "Disk", path: "io2/io.go" }).symbol.kind, "struct");
     });
   } finally {
     h.close();

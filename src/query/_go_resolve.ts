@@ -331,8 +331,8 @@ export function keyText(text: string): string | null {
   return t.startsWith("[") ? null : elementText(t);
 }
 
-/** An embedded field: its signature is only a type (`*Foo`, `io.Reader`). */
-function isEmbedded(f: SymbolRow): boolean {
+/** A Go embedded field: its signature is only a type (`*Foo`, `io.Reader`), whose name is the field's. */
+export function isEmbedded(f: SymbolRow): boolean {
   return !/\s/.test(f.signature.trim()) && f.signature.replace(/^\*/, "").split(".").pop() === f.name;
 }
 

@@ -10,7 +10,8 @@ import { parseIndexPath, requireName } from "./_input_rules.ts";
 import { notInIndex } from "./_path_suggestions.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
 import { parseSymbolName, qualifierMatch } from "./locate_symbol.ts";
-import { byCodeUnits, symbolFields } from "./_symbol_row.ts";
+import { byCodeUnits, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
+import { isEmbedded } from "./_go_resolve.ts";
 import type { SymbolRow } from "../state/read/rows.ts";
 import { symbolById, symbolsByName } from "../state/read/symbols.ts";
 import { hasFile } from "../state/read/files.ts";
@@ -44,6 +45,10 @@ export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown):
     const q = new Map(rows.map((r) => [r, qualifierMatch(r, parsed)]));
     const best = Math.max(...q.values());
     rows = best > 0 ? rows.filter((r) => q.get(r) === best) : [];
+  }
+  // A Go embedded field is named after the type it embeds: it never competes with a type of that name.
+  if (rows.length > 1 && rows.some((r) => TYPE_KINDS.has(r.kind))) {
+    rows = rows.filter((r) => !(r.language === "go" && r.kind === "field" && isEmbedded(r)));
   }
   if (rows.length === 0) {
     const where = path ? ` in ${path.slice(0, 300)}` : "";

@@ -99,4 +99,6 @@ Deno.test("cruxe related: each symbol at its definition's line, the call site be
   assert.match(out.stdout, /^model\.py:7: calls method model\.Model\.helper \(at model\.py:5\)$/m);
   assert.match(out.stdout, /^model\.py:11: called_by function model\.run \(at model\.py:13\)$/m);
   assert.match(out.stdout, /calls left out \(only the name matches\)/);
+  const cut = await runCruxe(home, dir, ["related", "Model.save", "--limit", "1"]);
+  assert.match(cut.stdout, /^1 of \d+ shown: a higher --limit shows more$/m, "a cut list says so");
 });

@@ -120,6 +120,7 @@ function showRelated(r: Json): void {
       };
     }),
   );
+  if (r.truncated) say(`${(r.related as Json[]).length} of ${r.total_candidates} shown: a higher --limit shows more`);
   if (r.name_only_calls) {
     say(`${r.name_only_calls} calls left out (only the name matches): \`cruxe callgraph --candidates\` lists them`);
   }
@@ -139,7 +140,9 @@ function subjectLine(s: Json): string {
 }
 
 function showImpls(r: Json): void {
-  say(`${subjectLine(r.symbol)}: ${counted(r.returned, "implementation")}`);
+  // A cut list says so: the count is of what is shown.
+  const more = r.truncated ? ` shown, more with a higher --limit` : "";
+  say(`${subjectLine(r.symbol)}: ${counted(r.returned, "implementation")}${more}`);
   printTable(
     ["type", "location", "resolution", "via"],
     (r.implementations as Json[]).map((x) => [

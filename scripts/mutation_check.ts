@@ -1164,6 +1164,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/impls_target_test.ts",
   },
   {
+    id: "go-receiver-unparsed",
+    claim: "answer truth: `(*B).Run` locates B's Run, not any Run",
+    file: "src/query/locate_symbol.ts",
+    find: '.replace(GO_RECEIVER, "$1")',
+    replace: "",
+    test: "tests/name_lookup_test.ts",
+    filter: "method expression",
+  },
+  {
     id: "related-cli-call-line",
     claim: "answer truth: `cruxe related` prints a symbol at its own line, not the call's",
     file: "src/cli/tool_views.ts",

@@ -507,3 +507,23 @@ Deno.test("the planner's match counts: an upper bound from any count, a lower bo
   assert.deepEqual(chunkMatches(terms, { counts: "none" }), {});
   assert.deepEqual(chunkMatches(terms, {}), {});
 });
+
+Deno.test("locate_symbol: a Go method expression (`(*B).Run`, as stack traces print it) names its receiver's type", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "cruxe-goexpr-" });
+  Deno.mkdirSync(join(dir, "jobs"));
+  Deno.writeTextFileSync(join(dir, "jobs", "a.go"), "package jobs\n\ntype A struct{}\n\nfunc (a *A) Run() {}\n");
+  Deno.writeTextFileSync(join(dir, "jobs", "b.go"), "package jobs\n\ntype B struct{}\n\nfunc (b B) Run() {}\n");
+  const h = tempHome();
+  try {
+    const { project } = await indexDir(h, dir);
+    withIndex(h, project.project_id, (db) => {
+      for (const q of ["(*B).Run", "(B).Run", "jobs.(*B).Run", "(*B).Run(ctx)"]) {
+        assert.equal(locateSymbol(db, { name: q }).results[0]?.qualified_name, "jobs.B.Run", q);
+      }
+      assert.equal(locateSymbol(db, { name: "(*A).Run" }).results[0]?.qualified_name, "jobs.A.Run");
+    });
+  } finally {
+    h.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -62,6 +62,9 @@ const PREFIX_ROWS = 1000;
 /** Close spellings whose definitions are read when nothing is named exactly so. */
 const FUZZY_NAMES = 20;
 
+/** A Go method expression's receiver, `(*T).` or `(T).`: the type's name is the qualifier. */
+const GO_RECEIVER = /\(\*?([A-Za-z_]\w*)\)(?=\.)/g;
+
 /** A query split into its leaf name and the qualifiers before it. */
 export interface ParsedName {
   leaf: string;
@@ -69,9 +72,13 @@ export interface ParsedName {
   normalized: string; // lower-case, separators as "."
 }
 
-/** Splits `a::b.c#d` / `pkg/mod.Name` / `name()` into leaf and qualifiers. */
+/**
+ * Splits `a::b.c#d` / `pkg/mod.Name` / `name()` into leaf and qualifiers; a Go
+ * method expression's receiver (`(*Writer).Write`, `bufio.(T).M`, as stack
+ * traces and profiles print them) qualifies by its type's name.
+ */
 export function parseSymbolName(raw: string): ParsedName {
-  const s = raw.trim().replace(/^[`'"]+|[`'"]+$/g, "").replace(/\(.*\)\s*$/, "").trim();
+  const s = raw.trim().replace(/^[`'"]+|[`'"]+$/g, "").replace(GO_RECEIVER, "$1").replace(/\(.*\)\s*$/, "").trim();
   const parts = s.split(/::|->|[.#/\\\s]+/).filter(Boolean);
   const leaf = parts.length ? parts[parts.length - 1] : s;
   const qualifiers = parts.slice(0, -1).map((p) => p.toLowerCase());

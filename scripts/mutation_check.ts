@@ -1173,6 +1173,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "method expression",
   },
   {
+    id: "generic-args-kept",
+    claim: "answer truth: `<Vec<T> as Extend<T>>::extend` locates Vec's extend",
+    file: "src/query/locate_symbol.ts",
+    find: "for (let round = 0; round < 8 && /<[^<>]*>/.test(s); round++) {",
+    replace: "for (let round = 0; round < 0; round++) {",
+    test: "tests/name_lookup_test.ts",
+    filter: "Rust qualified",
+  },
+  {
     id: "related-cli-call-line",
     claim: "answer truth: `cruxe related` prints a symbol at its own line, not the call's",
     file: "src/cli/tool_views.ts",

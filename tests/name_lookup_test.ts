@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { copyFixture, downgradeThenSync, indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
-import { locateSymbol } from "../src/query/locate_symbol.ts";
+import { locateSymbol, parseSymbolName } from "../src/query/locate_symbol.ts";
 import { definitionsWithPrefix, fuzzyNames } from "../src/query/symbol_name_index.ts";
 import { type Db, openDb, transaction } from "../src/state/db.ts";
 import { FILL_FILE_RANGES_SQL, migrate, PROJECT_MIGRATIONS } from "../src/state/schema.ts";
@@ -521,6 +521,32 @@ Deno.test("locate_symbol: a Go method expression (`(*B).Run`, as stack traces pr
         assert.equal(locateSymbol(db, { name: q }).results[0]?.qualified_name, "jobs.B.Run", q);
       }
       assert.equal(locateSymbol(db, { name: "(*A).Run" }).results[0]?.qualified_name, "jobs.A.Run");
+    });
+  } finally {
+    h.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("locate_symbol: generic arguments and a Rust qualified path (`<Vec<T> as Extend<T>>::extend`) name the type's method", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "cruxe-rustpath-" });
+  Deno.writeTextFileSync(
+    join(dir, "lib.rs"),
+    "pub fn extend() {}\n\npub struct Vec<T> {\n    x: T,\n}\n\npub trait Extend<T> {\n    fn extend(&mut self);\n}\n\n" +
+      "impl<T> Extend<T> for Vec<T> {\n    fn extend(&mut self) {}\n}\n",
+  );
+  const h = tempHome();
+  try {
+    const { project } = await indexDir(h, dir);
+    withIndex(h, project.project_id, (db) => {
+      for (
+        const q of ["<Vec<T> as Extend<T>>::extend", "<crate::Vec<T, A> as crate::Extend<T>>::extend", "Vec<T>::extend"]
+      ) {
+        const top = locateSymbol(db, { name: q }).results[0];
+        assert.equal(`${top?.qualified_name}:${top?.line_start}`, "lib::Vec::extend:12", q);
+      }
+      assert.deepEqual(parseSymbolName("std::vector<int>::push_back").qualifiers, ["std", "vector"]);
+      assert.equal(parseSymbolName("Widget::operator<=>").leaf, "operator<=>", "an operator's name is kept");
     });
   } finally {
     h.close();

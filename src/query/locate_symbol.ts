@@ -65,6 +65,25 @@ const FUZZY_NAMES = 20;
 /** A Go method expression's receiver, `(*T).` or `(T).`: the type's name is the qualifier. */
 const GO_RECEIVER = /\(\*?([A-Za-z_]\w*)\)(?=\.)/g;
 
+/**
+ * `name` with generic arguments dropped (`Vec<T>::push`, `List<String>.add`,
+ * `std::vector<int>::push_back`) and a Rust qualified path read as its type's
+ * (`<Vec<T> as Extend<T>>::extend` is `Vec::extend`: an impl's methods are
+ * named by the type), as compilers, backtraces and docs print them.
+ */
+function plainPath(name: string): string {
+  let s = name;
+  // Innermost brackets first: each round removes one level of nesting.
+  for (let round = 0; round < 8 && /<[^<>]*>/.test(s); round++) {
+    s = s.replace(
+      /<\s*([^<>]*?)\s+as\s+[^<>]*>(?=::)/g,
+      (_, type: string) => type.replace(/^(?:[&*]\s*(?:mut\s+|const\s+)?|dyn\s+)/, ""),
+    )
+      .replace(/(?<!operator\s*)<[^<>]*>/g, ""); // C++'s `operator<=>` is a name, not arguments
+  }
+  return s;
+}
+
 /** A query split into its leaf name and the qualifiers before it. */
 export interface ParsedName {
   leaf: string;
@@ -75,10 +94,12 @@ export interface ParsedName {
 /**
  * Splits `a::b.c#d` / `pkg/mod.Name` / `name()` into leaf and qualifiers; a Go
  * method expression's receiver (`(*Writer).Write`, `bufio.(T).M`, as stack
- * traces and profiles print them) qualifies by its type's name.
+ * traces and profiles print them) qualifies by its type's name, and generic
+ * arguments are dropped (`plainPath`).
  */
 export function parseSymbolName(raw: string): ParsedName {
-  const s = raw.trim().replace(/^[`'"]+|[`'"]+$/g, "").replace(GO_RECEIVER, "$1").replace(/\(.*\)\s*$/, "").trim();
+  const s = plainPath(raw.trim().replace(/^[`'"]+|[`'"]+$/g, "")).replace(GO_RECEIVER, "$1")
+    .replace(/\(.*\)\s*$/, "").trim();
   const parts = s.split(/::|->|[.#/\\\s]+/).filter(Boolean);
   const leaf = parts.length ? parts[parts.length - 1] : s;
   const qualifiers = parts.slice(0, -1).map((p) => p.toLowerCase());

@@ -1182,6 +1182,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "Rust qualified",
   },
   {
+    id: "colon-not-separator",
+    claim: "answer truth: `pkg.cli:main` locates the module's main",
+    file: "src/query/locate_symbol.ts",
+    find: "const parts = s.split(/->|[.#/\\\\\\s:]+/).filter(Boolean);",
+    replace: "const parts = s.split(/::|->|[.#/\\\\\\s]+/).filter(Boolean);",
+    test: "tests/name_lookup_test.ts",
+    filter: "entry point",
+  },
+  {
     id: "related-cli-call-line",
     claim: "answer truth: `cruxe related` prints a symbol at its own line, not the call's",
     file: "src/cli/tool_views.ts",

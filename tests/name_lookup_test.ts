@@ -553,3 +553,23 @@ Deno.test("locate_symbol: generic arguments and a Rust qualified path (`<Vec<T> 
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("locate_symbol: a Python entry point (`pkg.cli:main`) names its module's function", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "cruxe-entry-" });
+  for (const mod of ["cli", "server"]) {
+    Deno.mkdirSync(join(dir, "pkg"), { recursive: true });
+    Deno.writeTextFileSync(join(dir, "pkg", `${mod}.py`), "def main():\n    return 0\n");
+  }
+  const h = tempHome();
+  try {
+    const { project } = await indexDir(h, dir);
+    withIndex(h, project.project_id, (db) => {
+      for (const [q, path] of [["pkg.cli:main", "pkg/cli.py"], ["pkg.server:main", "pkg/server.py"]]) {
+        assert.equal(locateSymbol(db, { name: q }).results[0]?.path, path, q);
+      }
+    });
+  } finally {
+    h.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -92,7 +92,7 @@ export interface ParsedName {
 }
 
 /**
- * Splits `a::b.c#d` / `pkg/mod.Name` / `name()` into leaf and qualifiers; a Go
+ * Splits `a::b.c#d` / `pkg/mod.Name` / `pkg.mod:name` / `name()` into leaf and qualifiers; a Go
  * method expression's receiver (`(*Writer).Write`, `bufio.(T).M`, as stack
  * traces and profiles print them) qualifies by its type's name, and generic
  * arguments are dropped (`plainPath`).
@@ -100,7 +100,8 @@ export interface ParsedName {
 export function parseSymbolName(raw: string): ParsedName {
   const s = plainPath(raw.trim().replace(/^[`'"]+|[`'"]+$/g, "")).replace(GO_RECEIVER, "$1")
     .replace(/\(.*\)\s*$/, "").trim();
-  const parts = s.split(/::|->|[.#/\\\s]+/).filter(Boolean);
+  // `:` alone too: Python entry points and app specs (`pkg.module:main`, `app.main:app`), `file.c:func`.
+  const parts = s.split(/->|[.#/\\\s:]+/).filter(Boolean);
   const leaf = parts.length ? parts[parts.length - 1] : s;
   const qualifiers = parts.slice(0, -1).map((p) => p.toLowerCase());
   return { leaf, qualifiers, normalized: parts.map((p) => p.toLowerCase()).join(".") };

@@ -1191,6 +1191,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "entry point",
   },
   {
+    id: "jvm-nested-unsplit",
+    claim: "answer truth: `Outer$Node.getKey` locates the nested class's getKey",
+    file: "src/query/locate_symbol.ts",
+    find: '.replace(JVM_NESTED, ".")',
+    replace: "",
+    test: "tests/name_lookup_test.ts",
+    filter: "JVM nested",
+  },
+  {
     id: "related-cli-call-line",
     claim: "answer truth: `cruxe related` prints a symbol at its own line, not the call's",
     file: "src/cli/tool_views.ts",

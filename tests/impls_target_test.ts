@@ -5,9 +5,7 @@
  * struct that embeds the interface, or a type implementing it, implements it.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
-import { tempDir } from "./helpers/temp_dir.ts";
+import { withIndexedTree } from "./helpers/fixture_repo.ts";
 import { findImplementations } from "../src/query/implementations.ts";
 import { findReferences } from "../src/query/find_references.ts";
 import { getSymbolHierarchy } from "../src/query/symbol_hierarchy.ts";
@@ -38,34 +36,24 @@ type notReader struct {
 `;
 
 Deno.test("find_implementations: a name that is a type and a field in one file means the type", async () => {
-  const dir = tempDir("cruxe-impls-");
-  Deno.mkdirSync(join(dir, "io2"));
-  Deno.writeTextFileSync(join(dir, "io2", "io.go"), IO);
-  const h = tempHome();
-  try {
-    const { project, status } = await indexDir(h, dir);
-    assert.equal(status, "published");
-    withIndex(h, project.project_id, (db) => {
-      const r = findImplementations(db, { symbol_name: "Reader", path: "io2/io.go" });
-      assert.equal(r.symbol.kind, "interface");
-      // Disk declares Read; nopCloser embeds the interface, wrap a *Disk: both get Read promoted.
-      // notReader has a field named Disk, not an embedded one.
-      assert.deepEqual(r.implementations.map((x) => x.symbol.qualified_name).sort(), [
-        "io2.Disk",
-        "io2.nopCloser",
-        "io2.wrap",
-      ]);
-      // An embedded field is named after its type: every tool takes the name for the type.
-      assert.equal(getSymbolHierarchy(db, { symbol_name: "Reader", path: "io2/io.go" }).symbol.kind, "interface");
-      // A field that is only named like a type (`Disk int`) is another definition: the tools ask which is meant.
-      assert.throws(
-        () => findReferences(db, { symbol_name: "Disk", path: "io2/io.go" }),
-        (e: unknown) => e instanceof CruxeError && e.code === "ambiguous_symbol",
-      );
-      // find_implementations answers about types only: there the type is meant.
-      assert.equal(findImplementations(db, { symbol_name: "Disk", path: "io2/io.go" }).symbol.kind, "struct");
-    });
-  } finally {
-    h.close();
-  }
+  await withIndexedTree({ "io2/io.go": IO }, (db) => {
+    const r = findImplementations(db, { symbol_name: "Reader", path: "io2/io.go" });
+    assert.equal(r.symbol.kind, "interface");
+    // Disk declares Read; nopCloser embeds the interface, wrap a *Disk: both get Read promoted.
+    // notReader has a field named Disk, not an embedded one.
+    assert.deepEqual(r.implementations.map((x) => x.symbol.qualified_name).sort(), [
+      "io2.Disk",
+      "io2.nopCloser",
+      "io2.wrap",
+    ]);
+    // An embedded field is named after its type: every tool takes the name for the type.
+    assert.equal(getSymbolHierarchy(db, { symbol_name: "Reader", path: "io2/io.go" }).symbol.kind, "interface");
+    // A field that is only named like a type (`Disk int`) is another definition: the tools ask which is meant.
+    assert.throws(
+      () => findReferences(db, { symbol_name: "Disk", path: "io2/io.go" }),
+      (e: unknown) => e instanceof CruxeError && e.code === "ambiguous_symbol",
+    );
+    // find_implementations answers about types only: there the type is meant.
+    assert.equal(findImplementations(db, { symbol_name: "Disk", path: "io2/io.go" }).symbol.kind, "struct");
+  });
 });

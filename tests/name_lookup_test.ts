@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { copyFixture, downgradeThenSync, indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
+import {
+  copyFixture,
+  downgradeThenSync,
+  indexDir,
+  tempHome,
+  withIndex,
+  withIndexedTree,
+} from "./helpers/fixture_repo.ts";
 import { locateSymbol, parseSymbolName } from "../src/query/locate_symbol.ts";
 import { definitionsWithPrefix, fuzzyNames } from "../src/query/symbol_name_index.ts";
 import { type Db, openDb, transaction } from "../src/state/db.ts";
@@ -509,67 +516,53 @@ Deno.test("the planner's match counts: an upper bound from any count, a lower bo
 });
 
 Deno.test("locate_symbol: a Go method expression (`(*B).Run`, as stack traces print it) names its receiver's type", async () => {
-  const dir = Deno.makeTempDirSync({ prefix: "cruxe-goexpr-" });
-  Deno.mkdirSync(join(dir, "jobs"));
-  Deno.writeTextFileSync(join(dir, "jobs", "a.go"), "package jobs\n\ntype A struct{}\n\nfunc (a *A) Run() {}\n");
-  Deno.writeTextFileSync(join(dir, "jobs", "b.go"), "package jobs\n\ntype B struct{}\n\nfunc (b B) Run() {}\n");
-  const h = tempHome();
-  try {
-    const { project } = await indexDir(h, dir);
-    withIndex(h, project.project_id, (db) => {
-      for (const q of ["(*B).Run", "(B).Run", "jobs.(*B).Run", "(*B).Run(ctx)"]) {
-        assert.equal(locateSymbol(db, { name: q }).results[0]?.qualified_name, "jobs.B.Run", q);
-      }
-      assert.equal(locateSymbol(db, { name: "(*A).Run" }).results[0]?.qualified_name, "jobs.A.Run");
-    });
-  } finally {
-    h.close();
-    Deno.removeSync(dir, { recursive: true });
-  }
+  const files = {
+    "jobs/a.go": "package jobs\n\ntype A struct{}\n\nfunc (a *A) Run() {}\n",
+    "jobs/b.go": "package jobs\n\ntype B struct{}\n\nfunc (b B) Run() {}\n",
+  };
+  await withIndexedTree(files, (db) => {
+    for (const q of ["(*B).Run", "(B).Run", "jobs.(*B).Run", "(*B).Run(ctx)"]) {
+      assert.equal(locateSymbol(db, { name: q }).results[0]?.qualified_name, "jobs.B.Run", q);
+    }
+    assert.equal(locateSymbol(db, { name: "(*A).Run" }).results[0]?.qualified_name, "jobs.A.Run");
+  });
 });
 
 Deno.test("locate_symbol: generic arguments and a Rust qualified path (`<Vec<T> as Extend<T>>::extend`) name the type's method", async () => {
-  const dir = Deno.makeTempDirSync({ prefix: "cruxe-rustpath-" });
-  Deno.writeTextFileSync(
-    join(dir, "lib.rs"),
+  const lib =
     "pub fn extend() {}\n\npub struct Vec<T> {\n    x: T,\n}\n\npub trait Extend<T> {\n    fn extend(&mut self);\n}\n\n" +
-      "impl<T> Extend<T> for Vec<T> {\n    fn extend(&mut self) {}\n}\n",
-  );
-  const h = tempHome();
-  try {
-    const { project } = await indexDir(h, dir);
-    withIndex(h, project.project_id, (db) => {
-      for (
-        const q of ["<Vec<T> as Extend<T>>::extend", "<crate::Vec<T, A> as crate::Extend<T>>::extend", "Vec<T>::extend"]
-      ) {
-        const top = locateSymbol(db, { name: q }).results[0];
-        assert.equal(`${top?.qualified_name}:${top?.line_start}`, "lib::Vec::extend:12", q);
-      }
-      assert.deepEqual(parseSymbolName("std::vector<int>::push_back").qualifiers, ["std", "vector"]);
-      assert.equal(parseSymbolName("Widget::operator<=>").leaf, "operator<=>", "an operator's name is kept");
-    });
-  } finally {
-    h.close();
-    Deno.removeSync(dir, { recursive: true });
-  }
+    "impl<T> Extend<T> for Vec<T> {\n    fn extend(&mut self) {}\n}\n";
+  await withIndexedTree({ "lib.rs": lib }, (db) => {
+    for (
+      const q of ["<Vec<T> as Extend<T>>::extend", "<crate::Vec<T, A> as crate::Extend<T>>::extend", "Vec<T>::extend"]
+    ) {
+      const top = locateSymbol(db, { name: q }).results[0];
+      assert.equal(`${top?.qualified_name}:${top?.line_start}`, "lib::Vec::extend:12", q);
+    }
+    assert.deepEqual(parseSymbolName("std::vector<int>::push_back").qualifiers, ["std", "vector"]);
+    assert.equal(parseSymbolName("Widget::operator<=>").leaf, "operator<=>", "an operator's name is kept");
+  });
 });
 
 Deno.test("locate_symbol: a Python entry point (`pkg.cli:main`) names its module's function", async () => {
-  const dir = Deno.makeTempDirSync({ prefix: "cruxe-entry-" });
-  for (const mod of ["cli", "server"]) {
-    Deno.mkdirSync(join(dir, "pkg"), { recursive: true });
-    Deno.writeTextFileSync(join(dir, "pkg", `${mod}.py`), "def main():\n    return 0\n");
-  }
-  const h = tempHome();
-  try {
-    const { project } = await indexDir(h, dir);
-    withIndex(h, project.project_id, (db) => {
-      for (const [q, path] of [["pkg.cli:main", "pkg/cli.py"], ["pkg.server:main", "pkg/server.py"]]) {
-        assert.equal(locateSymbol(db, { name: q }).results[0]?.path, path, q);
+  const main = "def main():\n    return 0\n";
+  await withIndexedTree({ "pkg/cli.py": main, "pkg/server.py": main }, (db) => {
+    for (const [q, path] of [["pkg.cli:main", "pkg/cli.py"], ["pkg.server:main", "pkg/server.py"]]) {
+      assert.equal(locateSymbol(db, { name: q }).results[0]?.path, path, q);
+    }
+  });
+});
+
+Deno.test("locate_symbol: a JVM nested class name (`Outer$Node.getKey`, as stack traces print it) names the nested class", async () => {
+  const nested = (outer: string, inner: string) =>
+    `package app;\n\nclass ${outer} {\n    static class ${inner} {\n        int getKey() { return 0; }\n    }\n}\n`;
+  await withIndexedTree(
+    { "app/Abstract.java": nested("Abstract", "Entry"), "app/Outer.java": nested("Outer", "Node") },
+    (db) => {
+      for (const q of ["app.Outer$Node.getKey", "at app.Outer$Node.getKey(Outer.java:5)"]) {
+        assert.equal(locateSymbol(db, { name: q }).results[0]?.path, "app/Outer.java", q);
       }
-    });
-  } finally {
-    h.close();
-    Deno.removeSync(dir, { recursive: true });
-  }
+      assert.equal(parseSymbolName("$scope").leaf, "$scope", "a name that starts with $ is kept");
+    },
+  );
 });

@@ -5,8 +5,7 @@
  * own definition, the call site beside it.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
+import { withIndexedTree, writeTree } from "./helpers/fixture_repo.ts";
 import { tempDir } from "./helpers/temp_dir.ts";
 import { runCruxe } from "./helpers/cli_run.ts";
 import { findRelatedSymbols } from "../src/query/related_symbols.ts";
@@ -35,63 +34,38 @@ def run(m):
     Model().save()
 `;
 
-function repo(): string {
-  const dir = tempDir("cruxe-related-");
-  Deno.writeTextFileSync(join(dir, "store.py"), STORE);
-  Deno.writeTextFileSync(join(dir, "model.py"), MODEL);
-  return dir;
-}
+const PY_TREE = { "store.py": STORE, "model.py": MODEL };
 
 Deno.test("related calls: resolved calls only, as the call graph judges them; name-only matches counted", async () => {
-  const h = tempHome();
-  try {
-    const { project, status } = await indexDir(h, repo());
-    assert.equal(status, "published");
-    withIndex(h, project.project_id, (db) => {
-      const r = findRelatedSymbols(db, { symbol_name: "Model.save" });
-      const calls = r.related.filter((x) => x.relation === "calls").map((x) => `${x.qualified_name}@${x.line}`);
-      assert.deepEqual(calls, ["model.Model.helper@5"], "set() is the builtin; names.add is no known method");
-      assert.ok(r.name_only_calls >= 1, `the name-only call is counted: ${r.name_only_calls}`);
-      const graph = getCallGraph(db, { symbol_name: "Model.save", direction: "callees" });
-      const graphCallees = graph.edges.map((e) => graph.nodes.find((n) => n.symbol_id === e.to)!.qualified_name);
-      assert.deepEqual(graphCallees, ["model.Model.helper"], "the same callees as get_call_graph");
-      const callers = r.related.filter((x) => x.relation === "called_by").map((x) => `${x.qualified_name}@${x.line}`);
-      assert.deepEqual(callers, ["model.run@13"], "Model().save() resolves; m.save() only by name");
-    });
-  } finally {
-    h.close();
-  }
+  await withIndexedTree(PY_TREE, (db) => {
+    const r = findRelatedSymbols(db, { symbol_name: "Model.save" });
+    const calls = r.related.filter((x) => x.relation === "calls").map((x) => `${x.qualified_name}@${x.line}`);
+    assert.deepEqual(calls, ["model.Model.helper@5"], "set() is the builtin; names.add is no known method");
+    assert.ok(r.name_only_calls >= 1, `the name-only call is counted: ${r.name_only_calls}`);
+    const graph = getCallGraph(db, { symbol_name: "Model.save", direction: "callees" });
+    const graphCallees = graph.edges.map((e) => graph.nodes.find((n) => n.symbol_id === e.to)!.qualified_name);
+    assert.deepEqual(graphCallees, ["model.Model.helper"], "the same callees as get_call_graph");
+    const callers = r.related.filter((x) => x.relation === "called_by").map((x) => `${x.qualified_name}@${x.line}`);
+    assert.deepEqual(callers, ["model.run@13"], "Model().save() resolves; m.save() only by name");
+  });
 });
 
 Deno.test("related calls in Go: a method through a field of a type from outside the tree is no local type's", async () => {
-  const dir = tempDir("cruxe-related-go-");
-  Deno.mkdirSync(join(dir, "store"));
-  Deno.mkdirSync(join(dir, "app"));
-  Deno.writeTextFileSync(
-    join(dir, "store", "lock.go"),
-    "package store\n\ntype noCopy struct{}\n\nfunc (*noCopy) Lock() {}\n",
-  );
-  Deno.writeTextFileSync(
-    join(dir, "app", "model.go"),
-    'package app\n\nimport "sync"\n\ntype Model struct{ mu sync.Mutex }\n\nfunc (m *Model) helper() {}\n\n' +
+  const files = {
+    "store/lock.go": "package store\n\ntype noCopy struct{}\n\nfunc (*noCopy) Lock() {}\n",
+    "app/model.go":
+      'package app\n\nimport "sync"\n\ntype Model struct{ mu sync.Mutex }\n\nfunc (m *Model) helper() {}\n\n' +
       "func (m *Model) Save() {\n\tm.mu.Lock()\n\tm.helper()\n}\n",
-  );
-  const h = tempHome();
-  try {
-    const { project, status } = await indexDir(h, dir);
-    assert.equal(status, "published");
-    withIndex(h, project.project_id, (db) => {
-      const r = findRelatedSymbols(db, { symbol_name: "Model.Save" });
-      const calls = r.related.filter((x) => x.relation === "calls").map((x) => `${x.qualified_name}@${x.line}`);
-      assert.deepEqual(calls, ["app.Model.helper@11"], "m.mu.Lock is sync.Mutex's, not store.noCopy.Lock");
-    });
-  } finally {
-    h.close();
-  }
+  };
+  await withIndexedTree(files, (db) => {
+    const r = findRelatedSymbols(db, { symbol_name: "Model.Save" });
+    const calls = r.related.filter((x) => x.relation === "calls").map((x) => `${x.qualified_name}@${x.line}`);
+    assert.deepEqual(calls, ["app.Model.helper@11"], "m.mu.Lock is sync.Mutex's, not store.noCopy.Lock");
+  });
 });
 
 Deno.test("cruxe related: each symbol at its definition's line, the call site beside it", async () => {
-  const dir = repo();
+  const dir = writeTree(PY_TREE);
   const home = tempDir("cruxe-home-");
   assert.equal((await runCruxe(home, dir, ["index"])).code, 0);
   const out = await runCruxe(home, dir, ["related", "Model.save"]);

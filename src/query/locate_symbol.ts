@@ -62,6 +62,9 @@ const PREFIX_ROWS = 1000;
 /** Close spellings whose definitions are read when nothing is named exactly so. */
 const FUZZY_NAMES = 20;
 
+/** The `$` of a JVM nested class name (`HashMap$Node`, as stack traces print it); `$scope`, `$.ajax` are names. */
+const JVM_NESTED = /(?<=[A-Za-z0-9_])\$(?=[A-Z])/g;
+
 /** A Go method expression's receiver, `(*T).` or `(T).`: the type's name is the qualifier. */
 const GO_RECEIVER = /\(\*?([A-Za-z_]\w*)\)(?=\.)/g;
 
@@ -94,12 +97,13 @@ export interface ParsedName {
 /**
  * Splits `a::b.c#d` / `pkg/mod.Name` / `pkg.mod:name` / `name()` into leaf and qualifiers; a Go
  * method expression's receiver (`(*Writer).Write`, `bufio.(T).M`, as stack
- * traces and profiles print them) qualifies by its type's name, and generic
- * arguments are dropped (`plainPath`).
+ * traces and profiles print them) qualifies by its type's name, a JVM nested
+ * class (`HashMap$Node`) by its outer class, and generic arguments are
+ * dropped (`plainPath`).
  */
 export function parseSymbolName(raw: string): ParsedName {
   const s = plainPath(raw.trim().replace(/^[`'"]+|[`'"]+$/g, "")).replace(GO_RECEIVER, "$1")
-    .replace(/\(.*\)\s*$/, "").trim();
+    .replace(JVM_NESTED, ".").replace(/\(.*\)\s*$/, "").trim();
   // `:` alone too: Python entry points and app specs (`pkg.module:main`, `app.main:app`), `file.c:func`.
   const parts = s.split(/->|[.#/\\\s:]+/).filter(Boolean);
   const leaf = parts.length ? parts[parts.length - 1] : s;

@@ -101,6 +101,28 @@ export function withIndex<T>(h: TestHome, projectId: string, f: (db: Db) => T): 
   }
 }
 
+/** Writes `files` (repository-relative path → text) into a new temporary directory; returns the directory. */
+export function writeTree(files: Record<string, string>): string {
+  const dir = tempDir("cruxe-tree-");
+  for (const [rel, text] of Object.entries(files)) {
+    Deno.mkdirSync(join(dir, rel, ".."), { recursive: true });
+    Deno.writeTextFileSync(join(dir, rel), text);
+  }
+  return dir;
+}
+
+/** Indexes the tree of `files` in a fresh home and runs `f` on its published index (the run must publish). */
+export async function withIndexedTree<T>(files: Record<string, string>, f: (db: Db) => T): Promise<T> {
+  const h = tempHome();
+  try {
+    const { project, status } = await indexDir(h, writeTree(files));
+    if (status !== "published") throw new Error(`the index of the test tree ended ${status}`);
+    return withIndex(h, project.project_id, f);
+  } finally {
+    h.close();
+  }
+}
+
 /**
  * SQL giving a store the files, symbols, edges and chunks tables of schemas
  * 1-4 (each row with its file's path and every name column; files keyed by

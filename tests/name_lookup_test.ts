@@ -525,6 +525,8 @@ Deno.test("locate_symbol: a Go method expression (`(*B).Run`, as stack traces pr
       assert.equal(locateSymbol(db, { name: q }).results[0]?.qualified_name, "jobs.B.Run", q);
     }
     assert.equal(locateSymbol(db, { name: "(*A).Run" }).results[0]?.qualified_name, "jobs.A.Run");
+    // Only a receiver first or after a dot: a call's argument (`get(url).json`) is no receiver.
+    assert.ok(!parseSymbolName("client.get(url).json").qualifiers.includes("geturl"));
   });
 });
 

@@ -65,8 +65,8 @@ const FUZZY_NAMES = 20;
 /** The `$` of a JVM nested class name (`HashMap$Node`, as stack traces print it); `$scope`, `$.ajax` are names. */
 const JVM_NESTED = /(?<=[A-Za-z0-9_])\$(?=[A-Z])/g;
 
-/** A Go method expression's receiver, `(*T).` or `(T).`: the type's name is the qualifier. */
-const GO_RECEIVER = /\(\*?([A-Za-z_]\w*)\)(?=\.)/g;
+/** A Go method expression's receiver, `(*T).` or `(T).` first or after a dot: the type's name is the qualifier. */
+const GO_RECEIVER = /(?<=^|\.)\(\*?([A-Za-z_]\w*)\)(?=\.)/g;
 
 /**
  * `name` with generic arguments dropped (`Vec<T>::push`, `List<String>.add`,

@@ -2,9 +2,9 @@
  * find_related_symbols: what an agent looks at next around one symbol —
  * its container and members, the types it extends or that extend it, what it
  * calls and what calls it (get_call_graph's resolved calls, one level, where
- * call sites are judged; else by proximity), what its file imports, and its neighbours in the same file and
- * directory. Structural relations come first; `limit` cuts the tail.
- * Reads only the open index.
+ * call sites are judged; else by proximity), what its file imports, and its
+ * neighbours in the same file and directory. Structural relations come
+ * first; `limit` cuts the tail. Reads only the open index.
  */
 import type { Db } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
@@ -62,7 +62,10 @@ export interface RelatedResult {
   related: RelatedSymbol[];
   total_candidates: number;
   edges_available: boolean;
-  /** Call sites into or out of the symbol left out because only the name matches (get_call_graph lists them with `include_candidates`); 0 where calls go by proximity. */
+  /**
+   * Call sites into or out of the symbol left out because only the name matches (get_call_graph lists them
+   * with `include_candidates`); 0 where calls go by proximity.
+   */
   name_only_calls: number;
   truncated: boolean;
 }

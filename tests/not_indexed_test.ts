@@ -23,6 +23,9 @@ function treeOfReasons(): string {
   };
   write("app.py", "def main():\n    pass\n");
   write("Kconfig", 'config FOO\n\tbool "foo"\n');
+  // A `#!` line makes code of a name without an extension only: the indexer never reads this one.
+  write("manage.py-tpl", "#!/usr/bin/env python3\nimport os\n");
+  write("tool", "#!/usr/bin/env python3\nimport os\n");
   write(".gitignore", "gen/\n");
   write("gen/out.py", "x = 1\n");
   write(".cruxeignore", "skip_me.py\n");
@@ -53,6 +56,8 @@ Deno.test("unindexedReason: the scan's verdict for each kind of path, nothing lo
     ["big.py", "too_large"],
     ["blob.py", "binary"],
     ["Kconfig", "no_language"],
+    ["manage.py-tpl", "no_language"],
+    ["tool", "not_yet_indexed"],
     ["pkg/mod.py", "not_yet_indexed"],
     ["../outside.py", "missing"],
     ["", "missing"],

@@ -8,7 +8,7 @@
  */
 import { extname, join } from "node:path";
 import { WatchFilter } from "./watch_filter.ts";
-import { firstLine, isBinary } from "./indexer.ts";
+import { firstLine, isBinary, mayBeIndexed } from "./indexer.ts";
 import { languageForPath, languageForShebang } from "./languages/registry.ts";
 import { textLanguageForPath } from "../core/languages.ts";
 import { readRepoFile, underSymlinkedDirectory } from "../io/safe_open.ts";
@@ -28,11 +28,14 @@ export type UnindexedReason =
   | "not_yet_indexed";
 
 /**
- * What reading the listed file `path` of `root` says: `indexable` when it is
- * text of a language Cruxe indexes (by name, or by its `#!` line).
+ * What the indexer makes of the listed file `path` of `root`: `indexable`
+ * when it is text of a language Cruxe indexes (by name, or by its `#!` line
+ * when the name has no extension), read as the indexer reads it.
  */
 export function readVerdict(root: string, path: string, maxBytes: number): ReadVerdict {
   const known = languageForPath(path) ?? textLanguageForPath(path);
+  // The indexer never reads a file its name rules out (an extension no language claims, a build file's name).
+  if (!known && !mayBeIndexed(path)) return "no_language";
   let bytes: Uint8Array;
   try {
     bytes = readRepoFile(root, path, { maxBytes }).bytes;

@@ -1200,6 +1200,14 @@ export const MUTATIONS: Mutation[] = [
     filter: "JVM nested",
   },
   {
+    id: "answer-files-unchecked",
+    claim: "answer truth: an answer quoting a file edited since the last sync is not fresh",
+    file: "src/service/dispatch.ts",
+    find: "this.noteChangedFiles(route.project, body, metadata);",
+    replace: "",
+    test: "tests/answer_freshness_test.ts",
+  },
+  {
     id: "related-cli-call-line",
     claim: "answer truth: `cruxe related` prints a symbol at its own line, not the call's",
     file: "src/cli/tool_views.ts",

@@ -36,6 +36,7 @@ import {
 } from "./tool_catalog.ts";
 import { TOOL } from "../core/tool_names.ts";
 import { explainNotIndexed } from "./not_indexed.ts";
+import { answerPaths, changedSinceIndex } from "./answer_files.ts";
 
 /** Validates, routes and answers tool calls for one runtime. */
 export class Dispatcher {
@@ -115,6 +116,10 @@ export class Dispatcher {
       const own = body.meta?.result_completeness;
       if (own === "partial" || (own === "truncated" && metadata.result_completeness === "complete")) {
         metadata.result_completeness = own;
+      }
+      // An answer from the working tree's own index (not a ref's, not several repositories') checks its files.
+      if (tool.def.indexGate && !body.metadata && !body.meta && (!read || read.live)) {
+        this.noteChangedFiles(route.project, body, metadata);
       }
       return successResult(body, metadata);
     } catch (err) {
@@ -303,6 +308,26 @@ export class Dispatcher {
     if (this.rt.readerPool.warming) return null;
     if (view.readOnly || !view.db || view.schemaStatus !== "compatible") return null;
     return await this.rt.readerPool.run(def.name, toolArgs, view.storePath, storeId, view.scope?.refId);
+  }
+
+  /**
+   * An answer quoting files edited since the last sync is not `fresh`: it says `stale` and names them (a
+   * watcher that has seen the edit says `syncing` already; a command-line call runs no watcher and no scan).
+   */
+  private noteChangedFiles(project: ProjectRow, body: unknown, metadata: ProtocolMetadata): void {
+    if (metadata.freshness_status !== "fresh") return;
+    const db = this.rt.readers.view(project).db;
+    if (!db) return;
+    const changed = changedSinceIndex(db, project.repo_root, answerPaths(body));
+    if (!changed.length) return;
+    metadata.freshness_status = "stale";
+    const listed = changed.slice(0, 5).join(", ") + (changed.length > 5 ? ", …" : "");
+    metadata.warnings = [
+      ...(metadata.warnings ?? []),
+      `${changed.length} file${changed.length === 1 ? "" : "s"} this answer quotes changed since the last index ` +
+      `(${listed}); ` +
+      `${TOOL.sync_repo} (\`cruxe sync\`) brings them in`,
+    ];
   }
 
   /** Protocol v1 metadata for a project as it is now (for an answer from a ref's store: that store's). */

@@ -103,3 +103,14 @@ export function fileSizes(db: Db): Map<string, number> {
   const rows = allRows<{ path: string; size: number }>(db, "SELECT path, size FROM files");
   return new Map(rows.map((r) => [r.path, Number(r.size)]));
 }
+
+/** Size and mtime (ms) the index recorded for each of `paths` that it holds. */
+export function fileStats(db: Db, paths: readonly string[]): Map<string, { size: number; mtime_ms: number }> {
+  if (!paths.length) return new Map();
+  const rows = allRows<{ path: string; size: number; mtime_ms: number }>(
+    db,
+    `SELECT path, size, mtime_ms FROM files WHERE path IN (${paths.map(() => "?").join(",")})`,
+    ...paths,
+  );
+  return new Map(rows.map((r) => [r.path, { size: Number(r.size), mtime_ms: Number(r.mtime_ms) }]));
+}

@@ -316,17 +316,20 @@ export class Dispatcher {
    */
   private noteChangedFiles(project: ProjectRow, body: unknown, metadata: ProtocolMetadata): void {
     if (metadata.freshness_status !== "fresh") return;
-    const db = this.rt.readers.view(project).db;
-    if (!db) return;
-    const changed = changedSinceIndex(db, project.repo_root, answerPaths(body));
+    let changed: string[];
+    try {
+      const db = this.rt.readers.view(project).db;
+      changed = db ? changedSinceIndex(db, project.repo_root, answerPaths(body)) : [];
+    } catch {
+      return; // a check that cannot run (a store closing, a tree not readable) leaves the answer as it was
+    }
     if (!changed.length) return;
     metadata.freshness_status = "stale";
     const listed = changed.slice(0, 5).join(", ") + (changed.length > 5 ? ", …" : "");
     metadata.warnings = [
       ...(metadata.warnings ?? []),
       `${changed.length} file${changed.length === 1 ? "" : "s"} this answer quotes changed since the last index ` +
-      `(${listed}); ` +
-      `${TOOL.sync_repo} (\`cruxe sync\`) brings them in`,
+      `(${listed}); ${TOOL.sync_repo} (\`cruxe sync\`) brings them in`,
     ];
   }
 

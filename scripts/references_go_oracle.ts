@@ -24,14 +24,16 @@ interface OracleObject {
   value_reads: number;
 }
 
-interface Oracle {
+/** What `scripts/go_oracle` prints (see its comment). */
+export interface Oracle {
   objects: OracleObject[];
   calls: Record<string, string[]>;
   files: string[];
+  implements: Record<string, string[]>;
 }
 
 /** Runs the go/types oracle over `root` (a Go source tree laid out by import path). */
-async function runOracle(root: string, prefixes: string[]): Promise<Oracle> {
+export async function runOracle(root: string, prefixes: string[]): Promise<Oracle> {
   const dir = new URL("./go_oracle", import.meta.url).pathname;
   const out = await new Deno.Command("go", {
     args: ["run", "main.go", root, ...prefixes],

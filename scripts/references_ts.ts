@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { findIndex } from "./find_index.ts";
+import { languageService, tsFiles } from "./ts_program.ts";
 import { printLabelsAndSamples, ratio } from "./references_report.ts";
 import { findReferences, type FindReferencesResult, type Reference } from "../src/query/find_references.ts";
 import { callGraphReport, type CallOracle } from "./references_graph.ts";
@@ -33,23 +34,12 @@ const { values, positionals } = parseArgs({
 const root = positionals[0];
 if (!root) throw new Error("usage: references_ts.ts [--home DIR] [--sample N] [--seed S] ROOT");
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-const SKIP = new Set(["node_modules", "dist", "fixtures", "grammars", ".git"]);
 
 /** A stable pseudo-random order (FNV-1a of the key). */
 function order(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return h >>> 0;
-}
-
-function tsFiles(dir: string, out: string[] = []): string[] {
-  for (const e of [...Deno.readDirSync(dir)].sort((a, b) => a.name < b.name ? -1 : 1)) {
-    if (SKIP.has(e.name)) continue;
-    const p = join(dir, e.name);
-    if (e.isDirectory) tsFiles(p, out);
-    else if (e.isFile && /\.tsx?$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
-  }
-  return out;
 }
 
 const index = await new Deno.Command(Deno.execPath(), {
@@ -61,32 +51,7 @@ const index = await new Deno.Command(Deno.execPath(), {
 if (!index.success) throw new Error(`cruxe index failed: ${new TextDecoder().decode(index.stderr)}`);
 
 const files = tsFiles(root);
-const texts = new Map(files.map((f) => [f, Deno.readTextFileSync(f)]));
-const options: ts.CompilerOptions = {
-  target: ts.ScriptTarget.ESNext,
-  module: ts.ModuleKind.ESNext,
-  moduleResolution: ts.ModuleResolutionKind.Bundler,
-  allowImportingTsExtensions: true,
-  noEmit: true,
-  strict: true,
-};
-const service = ts.createLanguageService({
-  getScriptFileNames: () => files,
-  getScriptVersion: () => "1",
-  getScriptSnapshot: (f) => {
-    const t = texts.get(f) ?? (ts.sys.fileExists(f) ? ts.sys.readFile(f) : undefined);
-    return t === undefined ? undefined : ts.ScriptSnapshot.fromString(t);
-  },
-  getCurrentDirectory: () => root,
-  getCompilationSettings: () => options,
-  getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
-  fileExists: (f) => texts.has(f) || ts.sys.fileExists(f),
-  readFile: (f) => texts.get(f) ?? ts.sys.readFile(f),
-  readDirectory: ts.sys.readDirectory,
-  directoryExists: ts.sys.directoryExists,
-  getDirectories: ts.sys.getDirectories,
-});
-const program = service.getProgram()!;
+const { service, program, texts } = languageService(root, files);
 
 interface Target {
   label: "function" | "class" | "method" | "shared method";

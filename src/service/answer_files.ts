@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import type { Db } from "../state/db.ts";
-import { fileStats } from "../state/read/files.ts";
+import { indexedFacts } from "../state/read/files.ts";
 import { underSymlinkedDirectory } from "../io/safe_open.ts";
 
 /** Most files of one answer compared (a page of references may name hundreds). */
@@ -39,7 +39,7 @@ export function answerPaths(body: unknown, max = MAX_COMPARED_FILES): string[] {
  * not judged.
  */
 export function changedSinceIndex(db: Db, root: string, paths: readonly string[]): string[] {
-  const recorded = fileStats(db, paths);
+  const recorded = indexedFacts(db, paths);
   const symlinkedDirs = new Map<string, boolean>();
   const changed: string[] = [];
   for (const [path, rec] of recorded) {

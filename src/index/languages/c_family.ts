@@ -191,8 +191,8 @@ const ANNOTATION = new RegExp(
 
 /**
  * The source with every annotation macro (ANNOTATIONS) outside preprocessor lines and GCC attributes blanked
- * to spaces of its length: what the parser reads, so `static int __init setup(void)` defines `setup` at the same place. A
- * `#define __init …` still defines `__init`.
+ * to spaces of its length: what the parser reads, so `static int __init setup(void)` defines `setup` at the
+ * same place. A `#define __init …` still defines `__init`.
  */
 export function blankAnnotations(source: string): string {
   ANNOTATION.lastIndex = 0;

@@ -21,7 +21,8 @@ import type { Db } from "../db.ts";
 import { getMeta } from "../db.ts";
 import { readRepoFile } from "../../io/safe_open.ts";
 import { MAX_CHUNK_CHARS } from "../file_rows.ts";
-import { allRows, oneRow } from "./rows.ts";
+import { oneRow } from "./rows.ts";
+import { type IndexedFacts, indexedFacts } from "./files.ts";
 
 /** What a chunk's text is cut from: its file's lines, as the index read them. */
 export interface StoredChunk {
@@ -36,11 +37,7 @@ export interface StoredChunk {
 export type WithText<T extends StoredChunk> = T & { content: string };
 
 /** A file as indexed: its digest and the stat facts the index recorded. */
-interface Indexed {
-  hash: string;
-  size: number;
-  mtime_ms: number;
-}
+type Indexed = IndexedFacts;
 
 /** A file read and verified: its lines and the stat identity it had. */
 interface Loaded {
@@ -98,16 +95,6 @@ function verified(c: TextCache, path: string, lines: string[]): string[] {
 
 function indexedFile(db: Db, path: string): Indexed | undefined {
   return oneRow<Indexed>(db, "SELECT hash, size, mtime_ms FROM files WHERE path = ?", path);
-}
-
-/** The indexed facts of each of `paths` that has a file row, by one statement. */
-function indexedFiles(db: Db, paths: string[]): Map<string, Indexed> {
-  const rows = allRows<Indexed & { path: string }>(
-    db,
-    "SELECT f.path, f.hash, f.size, f.mtime_ms FROM json_each(?) AS j JOIN files f ON f.path = j.value",
-    JSON.stringify(paths),
-  );
-  return new Map(rows.map((r) => [r.path, r]));
 }
 
 /** The stat identity of `abs` (device, inode, size, times), or null when it cannot be had. */
@@ -187,7 +174,7 @@ function presentFiles(db: Db, rows: StoredChunk[]): Map<string, boolean> {
   const unchecked = [...new Set(rows.filter((r) => r.content === null).map((r) => r.path))]
     .filter((p) => !c.present.has(p));
   if (unchecked.length) {
-    const indexed = indexedFiles(db, unchecked);
+    const indexed = indexedFacts(db, unchecked);
     endOfTask(c);
     for (const p of unchecked) c.present.set(p, mayBeIndexed(c, p, indexed.get(p)));
   }

@@ -104,13 +104,20 @@ export function fileSizes(db: Db): Map<string, number> {
   return new Map(rows.map((r) => [r.path, Number(r.size)]));
 }
 
-/** Size and mtime (ms) the index recorded for each of `paths` that it holds. */
-export function fileStats(db: Db, paths: readonly string[]): Map<string, { size: number; mtime_ms: number }> {
+/** What the index recorded of a file: its digest, size and mtime (ms). */
+export interface IndexedFacts {
+  hash: string;
+  size: number;
+  mtime_ms: number;
+}
+
+/** The recorded facts of each of `paths` that the index holds, by one statement. */
+export function indexedFacts(db: Db, paths: readonly string[]): Map<string, IndexedFacts> {
   if (!paths.length) return new Map();
-  const rows = allRows<{ path: string; size: number; mtime_ms: number }>(
+  const rows = allRows<IndexedFacts & { path: string }>(
     db,
-    `SELECT path, size, mtime_ms FROM files WHERE path IN (${paths.map(() => "?").join(",")})`,
-    ...paths,
+    "SELECT f.path, f.hash, f.size, f.mtime_ms FROM json_each(?) AS j JOIN files f ON f.path = j.value",
+    JSON.stringify(paths),
   );
-  return new Map(rows.map((r) => [r.path, { size: Number(r.size), mtime_ms: Number(r.mtime_ms) }]));
+  return new Map(rows.map((r) => [r.path, { hash: r.hash, size: Number(r.size), mtime_ms: Number(r.mtime_ms) }]));
 }

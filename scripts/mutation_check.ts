@@ -1636,6 +1636,42 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/languages_test.ts",
     filter: "every name it declares",
   },
+  {
+    id: "kconfig-prefix-unread",
+    claim: "lookup: `CONFIG_FOO` locates Kconfig's `config FOO`",
+    file: "src/query/_prefixed_names.ts",
+    find: "leaf.length > prefix.length &&",
+    replace: "false &&",
+    test: "tests/kconfig_test.ts",
+    filter: "locates `config FOO`",
+  },
+  {
+    id: "import-bare-tail-file",
+    claim: "answer truth: an import of a missing path is not another file of its name",
+    file: "src/query/related_symbols.ts",
+    find: "const f = bare ? null : firstIndexedOf(",
+    replace: "const f = firstIndexedOf(",
+    test: "tests/kconfig_test.ts",
+    filter: "rsource",
+  },
+  {
+    id: "module-without-separator",
+    claim: "answer truth: a qualified name's prefix is a module only before a separator",
+    file: "src/query/symbol_hierarchy.ts",
+    find: "/(::|[.#/\\\\])$/.test(prefix) ? ",
+    replace: "prefix ? ",
+    test: "tests/kconfig_test.ts",
+    filter: "rsource",
+  },
+  {
+    id: "kconfig-end-past-text",
+    claim: "answer truth: a Kconfig entry ends on its last line with text",
+    file: "src/index/languages/kconfig.ts",
+    find: "endsAtText: true",
+    replace: "endsAtText: false",
+    test: "tests/languages_test.ts",
+    filter: "kconfig",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -14,6 +14,7 @@ const sources: Record<string, string> = {
   "tree-sitter-scala.wasm": "node_modules/tree-sitter-scala/tree-sitter-scala.wasm",
   "tree-sitter-elixir.wasm": "node_modules/tree-sitter-elixir/tree-sitter-elixir.wasm",
   "tree-sitter-haskell.wasm": "node_modules/tree-sitter-haskell/tree-sitter-haskell.wasm",
+  "tree-sitter-kconfig.wasm": "node_modules/tree-sitter-kconfig/tree-sitter-kconfig.wasm",
 };
 const vscode = new URL("node_modules/@vscode/tree-sitter-wasm/wasm/", root);
 for (const e of Deno.readDirSync(vscode)) {

@@ -24,6 +24,7 @@ const SAMPLES: Record<string, [string, string]> = {
   elixir: ["defmodule Probe do\n  def run, do: 1\nend\n", "Probe"],
   haskell: ["probe :: Int\nprobe = 1\n", "probe"],
   powershell: ["function Get-Probe { 1 }\n", "Get-Probe"],
+  kconfig: ['config PROBE\n\tbool "probe"\n', "PROBE"],
 };
 
 Deno.test("every language's grammar loads through the one asset loader and extracts, from any working directory", async () => {
@@ -36,7 +37,7 @@ Deno.test("every language's grammar loads through the one asset loader and extra
       assert.deepEqual([...bytes.slice(0, 4)], [0, 0x61, 0x73, 0x6d], `${l.grammar} is WebAssembly`);
       assert.ok(grammarUrl(l.grammar).pathname.endsWith(`/grammars/${l.grammar}`));
       const [source, name] = SAMPLES[l.id];
-      const r = await parseAndExtract(l.id, `x${l.extensions[0]}`, source);
+      const r = await parseAndExtract(l.id, l.extensions.length ? `x${l.extensions[0]}` : l.filenames![0], source);
       assert.equal(r.parseError, null, `${l.id}: ${r.parseError}`);
       assert.ok(r.symbols.some((s) => s.name === name), `${l.id}: ${name} not in ${r.symbols.map((s) => s.name)}`);
     }

@@ -147,6 +147,9 @@ Deno.test("languages are detected by extension, special file name and shebang", 
     "src/Main.hs": "haskell",
     "Auth/TokenStore.psm1": "powershell",
     "build.ps1": "powershell",
+    "drivers/tty/Kconfig": "kconfig",
+    "arch/arm/Kconfig.debug": "kconfig",
+    "package/busybox/Config.in": "kconfig",
   };
   for (const [path, lang] of Object.entries(byPath)) assert.equal(languageForPath(path)?.id, lang, path);
   const byShebang: Record<string, string> = {

@@ -22,7 +22,7 @@ function treeOfReasons(): string {
     else Deno.writeFileSync(join(dir, rel), text);
   };
   write("app.py", "def main():\n    pass\n");
-  write("Kconfig", 'config FOO\n\tbool "foo"\n');
+  write("Makefile", "all:\n\techo hi\n");
   // A `#!` line makes code of a name without an extension only: the indexer never reads this one.
   write("manage.py-tpl", "#!/usr/bin/env python3\nimport os\n");
   write("tool", "#!/usr/bin/env python3\nimport os\n");
@@ -55,7 +55,7 @@ Deno.test("unindexedReason: the scan's verdict for each kind of path, nothing lo
     ["node_modules/lib/index.js", "ignored"],
     ["big.py", "too_large"],
     ["blob.py", "binary"],
-    ["Kconfig", "no_language"],
+    ["Makefile", "no_language"],
     ["manage.py-tpl", "no_language"],
     ["tool", "not_yet_indexed"],
     ["pkg/mod.py", "not_yet_indexed"],
@@ -67,7 +67,7 @@ Deno.test("unindexedReason: the scan's verdict for each kind of path, nothing lo
 
 Deno.test("a tool asked about a path the index lacks says why, and suggests paths only for one that is not there", async () => {
   const dir = copyFixture("go_basic");
-  Deno.writeTextFileSync(join(dir, "Kconfig"), 'config FOO\n\tbool "foo"\n');
+  Deno.writeTextFileSync(join(dir, "Makefile"), "all:\n\techo FOO\n");
   const s = inProcess({ cwd: dir });
   try {
     const p = registerProject(s.registry, dir);
@@ -78,11 +78,11 @@ Deno.test("a tool asked about a path the index lacks says why, and suggests path
       return bodyOf(r).error as { code: string; message: string; data: Record<string, unknown> };
     };
 
-    const kconfig = await error("get_file_outline", { path: "Kconfig" });
-    assert.equal(kconfig.code, "file_not_found");
-    assert.equal(kconfig.data.reason, "no_language");
-    assert.match(kconfig.message, /no parser for files named Kconfig; read it with open_file/);
-    assert.equal(kconfig.data.suggestions, undefined, "other files are not what was asked for");
+    const makefile = await error("get_file_outline", { path: "Makefile" });
+    assert.equal(makefile.code, "file_not_found");
+    assert.equal(makefile.data.reason, "no_language");
+    assert.match(makefile.message, /no parser for files named Makefile; read it with open_file/);
+    assert.equal(makefile.data.suggestions, undefined, "other files are not what was asked for");
 
     const folder = await error("find_references", { symbol_name: "ValidateToken", path: "auth" });
     assert.equal(folder.code, "file_not_found");
@@ -96,8 +96,8 @@ Deno.test("a tool asked about a path the index lacks says why, and suggests path
     assert.ok((missing.data.suggestions as string[]).includes("auth/jwt.go"), JSON.stringify(missing.data));
 
     // The file read from disk through open_file is the one the answer points to.
-    const opened = bodyOf(await s.call("open_file", { path: "Kconfig" }));
-    assert.match(JSON.stringify(opened), /config FOO/);
+    const opened = bodyOf(await s.call("open_file", { path: "Makefile" }));
+    assert.match(JSON.stringify(opened), /echo FOO/);
   } finally {
     s.close();
   }

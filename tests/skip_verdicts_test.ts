@@ -3,7 +3,7 @@
  * name or by `#!` line, or binary) is not read again by a later run in the
  * same process while its size and mtime are the same; once they move it is
  * read and judged again. A build file named without an extension
- * (`Makefile`, `Kconfig`) is never read.
+ * (`Makefile`, `Kbuild`) is never read.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -32,7 +32,7 @@ Deno.test("files read and left out are not read again while their stat holds; a 
   Deno.writeTextFileSync(join(root, "main.py"), "def main():\n    return 1\n");
   Deno.writeTextFileSync(join(root, "Makefile"), "all:\n\techo hi\n");
   Deno.mkdirSync(join(root, "drivers"));
-  Deno.writeTextFileSync(join(root, "drivers", "Kconfig"), "config FOO\n\tbool\n");
+  Deno.writeTextFileSync(join(root, "drivers", "Kbuild"), "obj-y += foo.o\n");
   Deno.writeTextFileSync(join(root, "notes"), "plain words\n");
   Deno.writeTextFileSync(join(root, "tool"), "#!/usr/bin/env python3\ndef tool_entry():\n    return 2\n");
   Deno.writeFileSync(join(root, "blob.py"), new Uint8Array([0x64, 0x65, 0x66, 0, 1, 2]));
@@ -54,7 +54,7 @@ Deno.test("files read and left out are not read again while their stat holds; a 
   const cold = await run();
   assert.equal(cold.summary.filesIndexed, 2, "main.py and tool (by its #! line)");
   assert.ok(cold.reads.includes("notes"), JSON.stringify(cold.reads));
-  assert.ok(!cold.reads.some((p) => /Makefile|Kconfig/.test(p)), `build files are never read: ${cold.reads}`);
+  assert.ok(!cold.reads.some((p) => /Makefile|Kbuild/.test(p)), `build files are never read: ${cold.reads}`);
   await run(); // the binary file of a known language is read once on an incremental run
   const noop = await run();
   assert.deepEqual(noop.reads, [], "nothing read again: stats unchanged");

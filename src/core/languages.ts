@@ -13,6 +13,13 @@ export interface LanguageIdentity {
   extensions: string[];
   /** Exact file names (no extension needed), e.g. `Rakefile`. */
   filenames?: string[];
+  /** File-name starts that select the language whatever follows (`Kconfig.` for `Kconfig.debug`). */
+  filenamePrefixes?: string[];
+  /**
+   * The prefix code in other languages spells this language's symbols with: Kconfig's `FOO` is `CONFIG_FOO` in
+   * C, make and `.config` files, so a name asked for with the prefix also finds the symbol without it.
+   */
+  usePrefix?: string;
   /** Interpreter names recognised in a `#!` line. */
   shebangs?: string[];
 }
@@ -77,6 +84,14 @@ export const LANGUAGE_IDENTITIES: readonly LanguageIdentity[] = [
     extensions: [".ps1", ".psm1", ".psd1"],
     shebangs: ["pwsh", "powershell"],
   },
+  {
+    id: "kconfig",
+    grammar: "tree-sitter-kconfig.wasm",
+    extensions: [],
+    filenames: ["Kconfig", "Config.in"],
+    filenamePrefixes: ["Kconfig."],
+    usePrefix: "CONFIG_",
+  },
 ];
 
 /**
@@ -118,11 +133,13 @@ const TEXT_LANGUAGES: Record<string, string> = {
 const byExt = new Map<string, string>();
 const byName = new Map<string, string>();
 const byShebang = new Map<string, string>();
+const byNamePrefix: [string, string][] = [];
 const byId = new Map<string, LanguageIdentity>();
 for (const l of LANGUAGE_IDENTITIES) {
   byId.set(l.id, l);
   for (const e of l.extensions) byExt.set(e, l.id);
   for (const f of l.filenames ?? []) byName.set(f, l.id);
+  for (const f of l.filenamePrefixes ?? []) byNamePrefix.push([f, l.id]);
   for (const s of l.shebangs ?? []) byShebang.set(s, l.id);
 }
 
@@ -147,10 +164,18 @@ function extensionOf(base: string): string | undefined {
 /** The parsed language of a path from its name alone (special file name, then extension). */
 export function languageIdForPath(path: string): string | undefined {
   const base = path.slice(path.lastIndexOf("/") + 1);
-  const named = byName.get(base);
+  const named = byName.get(base) ?? byNamePrefix.find(([p]) => base.startsWith(p))?.[1];
   if (named) return named;
   const ext = extensionOf(base);
   return ext === undefined ? undefined : byExt.get(ext);
+}
+
+/**
+ * The languages whose symbols other code spells with a prefix, with that prefix (`kconfig` → `CONFIG_`; see
+ * `LanguageIdentity.usePrefix`).
+ */
+export function usePrefixes(): { id: string; prefix: string }[] {
+  return LANGUAGE_IDENTITIES.flatMap((l) => l.usePrefix ? [{ id: l.id, prefix: l.usePrefix }] : []);
 }
 
 /** The parsed language named by a `#!` first line (`#!/usr/bin/env python3` → python). */

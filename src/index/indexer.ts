@@ -265,7 +265,7 @@ function hasExtension(path: string): boolean {
  * tree like the kernel's has thousands, and reading each on every sync to
  * learn that cost seconds.
  */
-const BUILD_FILE_NAMES = new Set(["Makefile", "makefile", "GNUmakefile", "Kconfig", "Kbuild"]);
+const BUILD_FILE_NAMES = new Set(["Makefile", "makefile", "GNUmakefile", "Kbuild"]);
 
 /**
  * False when the name alone says the file is never indexed: an extension no

@@ -4,7 +4,7 @@
  * mtime they had: a later run in the same process (a sync on a parked job
  * worker, as the live index runs them) does not read them again while their
  * stat is the same, as it does not read an indexed file whose stat is the
- * same. A tree like the kernel's has thousands (`Makefile`, `Kconfig`).
+ * same. A tree like the kernel's has thousands (`Makefile`, `Kbuild`).
  * Needs no Deno permission.
  */
 import type { ScannedFile } from "./scan.ts";

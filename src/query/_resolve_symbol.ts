@@ -9,6 +9,7 @@ import { CruxeError } from "../core/errors.ts";
 import { parseIndexPath, requireName } from "./_input_rules.ts";
 import { notInIndex } from "./_path_suggestions.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
+import { prefixedReadings } from "./_prefixed_names.ts";
 import { parseSymbolName, qualifierMatch } from "./locate_symbol.ts";
 import { byCodeUnits, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
 import { isEmbedded } from "./_go_resolve.ts";
@@ -39,8 +40,15 @@ export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown):
   }
   const parsed = parseSymbolName(name);
   let rows = symbolsByName(db, parsed.leaf, { path });
+  // A prefixed spelling (`CONFIG_FOO`) names the symbol it prefixes when nothing has the name itself.
+  if (!rows.length) {
+    rows = prefixedReadings(parsed.leaf).flatMap((p) =>
+      symbolsByName(db, p.name, { path }).filter((r) => r.language === p.language)
+    );
+  }
   // Exact spelling wins over a case-insensitive match; a fully matching qualified name over a partial one.
-  if (rows.some((r) => r.name === parsed.leaf)) rows = rows.filter((r) => r.name === parsed.leaf);
+  const spelled = (r: SymbolRow) => r.name === parsed.leaf || r.qualified_name === parsed.leaf;
+  if (rows.some(spelled)) rows = rows.filter(spelled);
   if (parsed.qualifiers.length && rows.length) {
     const q = new Map(rows.map((r) => [r, qualifierMatch(r, parsed)]));
     const best = Math.max(...q.values());

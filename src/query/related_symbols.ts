@@ -296,7 +296,10 @@ function resolveImportPath(db: Db, fromPath: string, target: string): string | n
   }
   for (const t of tries) {
     if (!t) continue;
-    const f = firstIndexedOf(db, [
+    // The last segment alone of a path (`Kconfig` of `drivers/foo/Kconfig`) is any file of that name: only a
+    // directory of that name is taken for it (a Go package rooted above the tree).
+    const bare = target.includes("/") && !t.includes("/") && t !== target;
+    const f = bare ? null : firstIndexedOf(db, [
       t,
       t + ".py",
       t + ".ts",

@@ -108,9 +108,11 @@ export function containmentChain(db: Db, sym: SymbolRow): (SymbolFields | Module
     out.push(symbolFields(parent));
     cur = parent;
   }
-  const moduleName = cur.qualified_name.endsWith(cur.name)
-    ? cur.qualified_name.slice(0, cur.qualified_name.length - cur.name.length).replace(/(::|[.#/])$/, "")
+  // The module is what the qualified name adds before a separator: Kconfig's `CONFIG_FOO` is a spelling of `FOO`.
+  const prefix = cur.qualified_name.endsWith(cur.name)
+    ? cur.qualified_name.slice(0, cur.qualified_name.length - cur.name.length)
     : "";
+  const moduleName = /(::|[.#/\\])$/.test(prefix) ? prefix.replace(/(::|[.#/])$/, "") : "";
   if (moduleName) {
     out.push({
       kind: "module",

@@ -1,7 +1,7 @@
 /**
  * Tells an agent why a path of the working tree is not in its index: a query
  * reads only the index, so its `file_not_found` cannot tell a file that does
- * not exist from one the scan leaves out (a `Kconfig` file, an ignored or
+ * not exist from one the scan leaves out (a `Makefile`, an ignored or
  * oversized one, a directory, one added since the last sync). The live
  * indexer judges the path (`LiveIndexer.explainAbsent`).
  */

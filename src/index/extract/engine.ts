@@ -105,6 +105,15 @@ function endLine(node: Node): number {
   return end.column === 0 && end.row > node.startPosition.row ? end.row : end.row + 1;
 }
 
+/** 1-based line of the last character of `node` through `last` that is not white space. */
+function lastTextLine(node: Node, last: Node, source: string): number {
+  let end = last.endIndex;
+  while (end > node.startIndex && /\s/.test(source[end - 1])) end--;
+  let line = node.startPosition.row + 1;
+  for (let i = source.indexOf("\n", node.startIndex); i >= 0 && i < end - 1; i = source.indexOf("\n", i + 1)) line++;
+  return line;
+}
+
 interface Frame {
   index: number; // into symbols
   end: number; // endIndex of the node
@@ -328,7 +337,7 @@ function defineSymbol(st: ExtractState, node: Node, rule: DefRule, top: Frame | 
       qualifiedName: qname,
       signature: signatureOf(node, rule, source),
       lineStart: outer.startPosition.row + 1,
-      lineEnd: endLine(last),
+      lineEnd: rule.endsAtText ? lastTextLine(node, last, source) : endLine(last),
       parent: top?.index ?? null,
       visibility: rule.visibility?.(node, name) ?? null,
       doc: docOf(node, outer, spec, source),

@@ -57,6 +57,8 @@ export interface DefRule {
   joiner?: string | ((node: Node) => string);
   /** Last node of the definition when it spans several sibling nodes (Haskell equations). */
   until?: (node: Node) => Node;
+  /** The definition ends on its last line with text: the grammar's node runs on over the blank lines after it. */
+  endsAtText?: boolean;
   /** Custom one-line signature (null falls back to the text before the body). */
   signature?: (node: Node, source: string) => string | null;
 }

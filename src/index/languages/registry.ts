@@ -18,6 +18,7 @@ import { scala } from "./scala.ts";
 import { elixir } from "./elixir.ts";
 import { haskell } from "./haskell.ts";
 import { powershell } from "./powershell.ts";
+import { kconfig } from "./kconfig.ts";
 
 /** Every language Cruxe indexes. */
 export const LANGUAGES: LanguageSpec[] = [
@@ -38,6 +39,7 @@ export const LANGUAGES: LanguageSpec[] = [
   elixir,
   haskell,
   powershell,
+  kconfig,
 ];
 
 const byId = new Map<string, LanguageSpec>(LANGUAGES.map((l) => [l.id, l]));

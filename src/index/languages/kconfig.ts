@@ -1,0 +1,59 @@
+/**
+ * Kconfig (the Linux kernel's configuration language, also used by Zephyr,
+ * U-Boot, Buildroot and others): each `config` and `menuconfig` entry is a
+ * constant named as the file spells it (`SERIAL_CORE`), qualified as C, make
+ * and `.config` files spell it (`CONFIG_SERIAL_CORE`); its type and prompt
+ * are the signature and its help text the documentation. `source` lines are
+ * imports (`rsource` ones relative to the file, as `./path`). The uses of a symbol in expressions (`depends on`, `select`,
+ * `default`, `if`) are not recorded as references.
+ */
+import type { Node } from "web-tree-sitter";
+import type { LanguageSpec } from "../extract/spec.ts";
+import { languageIdentity } from "../../core/languages.ts";
+import { childOfType, unquote } from "./_common.ts";
+
+const KCONFIG = languageIdentity("kconfig");
+
+/** The entry's symbol (`config FOO` → `FOO`). */
+function entryName(n: Node): string | null {
+  return childOfType(n, ["name"])?.text.trim() || null;
+}
+
+/** `config FOO` followed by its type and prompt when it has them (`config FOO: bool "Foo support"`). */
+function entrySignature(n: Node): string {
+  const head = `${n.type} ${entryName(n) ?? ""}`;
+  const type = childOfType(n, ["type_definition"]);
+  return type ? `${head}: ${type.text.split("\n")[0].trim()}` : head;
+}
+
+/** The help text of an entry, without the indentation its first line starts at. */
+function helpText(n: Node): string | null {
+  const text = childOfType(n, ["help_text"])?.namedChildren.find((c) => c?.type === "text");
+  if (!text) return null;
+  const [first, ...rest] = text.text.replace(/\s+$/, "").split("\n");
+  const indent = Math.min(...rest.filter((l) => l.trim()).map((l) => l.match(/^\s*/)![0].length));
+  return [first, ...rest.map((l) => l.slice(indent))].join("\n");
+}
+
+const entry = { kind: "constant" as const, name: entryName, signature: entrySignature, endsAtText: true };
+
+export const kconfig: LanguageSpec = {
+  ...KCONFIG,
+  separator: "",
+  module: () => KCONFIG.usePrefix ?? null,
+  commentTypes: ["comment"],
+  doc: (n) => n.type === "config" || n.type === "menuconfig" ? helpText(n) : null,
+  defs: {
+    config: entry,
+    menuconfig: entry,
+  },
+  imports: {
+    // `source` and `osource` name a path from the top of the tree, `rsource` and `orsource` one beside the file.
+    source: (n) => {
+      const path = childOfType(n, ["string"]);
+      if (!path) return [];
+      const relative = /^o?rsource$/.test(n.firstChild?.type ?? "");
+      return [(relative ? "./" : "") + unquote(path.text)];
+    },
+  },
+};

@@ -149,6 +149,7 @@ Deno.test("languages are detected by extension, special file name and shebang", 
     "build.ps1": "powershell",
     "drivers/tty/Kconfig": "kconfig",
     "arch/arm/Kconfig.debug": "kconfig",
+    "arch/arm/Kconfig-nommu": "kconfig",
     "package/busybox/Config.in": "kconfig",
   };
   for (const [path, lang] of Object.entries(byPath)) assert.equal(languageForPath(path)?.id, lang, path);

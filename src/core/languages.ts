@@ -89,7 +89,7 @@ export const LANGUAGE_IDENTITIES: readonly LanguageIdentity[] = [
     grammar: "tree-sitter-kconfig.wasm",
     extensions: [],
     filenames: ["Kconfig", "Config.in"],
-    filenamePrefixes: ["Kconfig."],
+    filenamePrefixes: ["Kconfig.", "Kconfig-"],
     usePrefix: "CONFIG_",
   },
 ];

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { withIndexedTree } from "./helpers/fixture_repo.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
+import { searchCode } from "../src/query/search_code.ts";
 import { getSymbolHierarchy } from "../src/query/symbol_hierarchy.ts";
 import { findRelatedSymbols } from "../src/query/related_symbols.ts";
 import { getFileOutline } from "../src/query/file_outline.ts";
@@ -36,6 +37,9 @@ Deno.test("kconfig: CONFIG_FOO, as C spells it, locates `config FOO` exactly", a
       assert.equal(top.signature, 'config SERIAL_CONSOLE: bool "Console on a serial port"', name);
     }
     assert.equal(locateSymbol(db, { name: "config_serial_console" }).results[0].match_tier, "case_insensitive");
+    // search_code ranks the entry first for the spelling C uses.
+    const hit = searchCode(db, { query: "CONFIG_SERIAL_CONSOLE" }).results[0];
+    assert.deepEqual([hit.path, hit.line_start], ["drivers/serial/Kconfig", 4]);
     // A Kconfig.* file is Kconfig too.
     assert.equal(locateSymbol(db, { name: "CONFIG_SERIAL_DEBUG" }).results[0].path, "drivers/serial/Kconfig.debug");
     // The prefix names Kconfig symbols only: a C definition of the rest of the name is not one.
@@ -57,6 +61,14 @@ Deno.test("kconfig: tools that take a symbol name resolve CONFIG_FOO; help text 
     assert.equal(h.symbol.name, "SERIAL_CONSOLE");
     // `CONFIG_` is how other code spells the name, not a module holding it.
     assert.deepEqual(h.containment, []);
+    // A C macro of the prefixed name is another definition of it: the tools ask which one is meant.
+    assert.throws(
+      () => getSymbolHierarchy(db, { symbol_name: "CONFIG_MODULES" }),
+      (e: unknown) =>
+        e instanceof CruxeError && e.code === "ambiguous_symbol" &&
+        JSON.stringify((e.data as { candidates: { path: string }[] }).candidates.map((c) => c.path)) ===
+          JSON.stringify(["Kconfig", "tools/harness.h"]),
+    );
     const related = findRelatedSymbols(db, { symbol_name: "CONFIG_SERIAL_CORE" });
     const imports = new Map(
       related.related.filter((r) => r.relation === "imports").map((r) => [r.name, r.resolved_path ?? null]),
@@ -66,7 +78,9 @@ Deno.test("kconfig: tools that take a symbol name resolve CONFIG_FOO; help text 
     assert.equal(imports.get("arch/$(SRCARCH)/Kconfig"), null);
     // A file the tree lacks is not any other file of its name.
     const top = new Map(
-      findRelatedSymbols(db, { symbol_name: "CONFIG_MODULES" }).related.filter((r) => r.relation === "imports")
+      findRelatedSymbols(db, { symbol_name: "CONFIG_MODULES", path: "Kconfig" }).related.filter((r) =>
+        r.relation === "imports"
+      )
         .map((r) => [r.name, r.resolved_path ?? null]),
     );
     assert.equal(top.get("drivers/Kconfig"), "drivers/Kconfig");

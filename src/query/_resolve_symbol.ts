@@ -39,13 +39,13 @@ export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown):
     });
   }
   const parsed = parseSymbolName(name);
-  let rows = symbolsByName(db, parsed.leaf, { path });
-  // A prefixed spelling (`CONFIG_FOO`) names the symbol it prefixes when nothing has the name itself.
-  if (!rows.length) {
-    rows = prefixedReadings(parsed.leaf).flatMap((p) =>
+  // A prefixed spelling (`CONFIG_FOO`) also names the symbol it prefixes (Kconfig's `FOO`).
+  let rows = [
+    ...symbolsByName(db, parsed.leaf, { path }),
+    ...prefixedReadings(parsed.leaf).flatMap((p) =>
       symbolsByName(db, p.name, { path }).filter((r) => r.language === p.language)
-    );
-  }
+    ),
+  ];
   // Exact spelling wins over a case-insensitive match; a fully matching qualified name over a partial one.
   const spelled = (r: SymbolRow) => r.name === parsed.leaf || r.qualified_name === parsed.leaf;
   if (rows.some(spelled)) rows = rows.filter(spelled);

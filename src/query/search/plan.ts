@@ -41,6 +41,7 @@ import { isTestPath } from "../../core/test_paths.ts";
 import { DEFAULT_RANKING, type ProseWeights, type RankingParams } from "./ranking_params.ts";
 import { feedbackTerms } from "./prf.ts";
 import { associatedTerms } from "./associations.ts";
+import { prefixedReadings } from "../_prefixed_names.ts";
 
 const plannedRows = (terms: PlannedTerm[]) => terms.reduce((n, t) => n + t.df, 0);
 
@@ -206,7 +207,11 @@ function symbolLists(s: ListSources): void {
   const planned = planTerms(leafTerms, stats, { stem: false, keep: [leaf.toLowerCase()] });
   const expr = anyPlanned(planned);
   const hint = qualifiers[qualifiers.length - 1];
-  push("exact_name", 3, asSymbols(exactNameSource(db, [leaf], f, DEPTH.exact, hint)));
+  // A prefixed spelling (`CONFIG_FOO`) is also exactly the symbol it names (Kconfig's `FOO`).
+  const prefixed = prefixedReadings(leaf).flatMap((p) =>
+    exactNameSource(db, [p.name], f, DEPTH.exact).filter((r) => r.language === p.language)
+  );
+  push("exact_name", 3, asSymbols([...exactNameSource(db, [leaf], f, DEPTH.exact, hint), ...prefixed]));
   if (expr) {
     push("symbols", 2, asSymbols(symbolSource(db, expr, f, DEPTH.symbols)));
     push("chunks", 1, asChunks(chunkSource(db, expr, f, DEPTH.chunks, chunkMatches(planned, stats))));

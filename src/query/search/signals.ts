@@ -223,7 +223,8 @@ function symbolSignals(u: Unit, q: QueryFacts, termSet: ReadonlySet<string>): vo
   const sym = u.symbol;
   // Exact name match: the query names this symbol.
   if (sym && q.identifier) {
-    const exact = sym.name === q.identifier;
+    // A qualified name spelled as the query (Kconfig's `FOO` asked for as `CONFIG_FOO`) names it too.
+    const exact = sym.name === q.identifier || sym.qualified_name === q.identifier;
     const ci = sym.name.toLowerCase() === q.identifier.toLowerCase();
     if (exact || ci) {
       factor(u, "exact_name", exact ? 2.0 : 1.4);

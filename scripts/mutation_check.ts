@@ -1672,6 +1672,42 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/languages_test.ts",
     filter: "kconfig",
   },
+  {
+    id: "kconfig-uses-unrecorded",
+    claim: "lookup: a Kconfig symbol named in an expression is a reference to it",
+    file: "src/index/languages/kconfig.ts",
+    find: "uses: { symbol: isUse },",
+    replace: "",
+    test: "tests/kconfig_test.ts",
+    filter: "named in an expression",
+  },
+  {
+    id: "kconfig-def-name-as-use",
+    claim: "answer truth: a Kconfig entry's own name is not a use of it",
+    file: "src/index/languages/kconfig.ts",
+    find: 'if (n.parent?.type === "name" && DEFINING.has(n.parent.parent?.type ?? "")) return false;',
+    replace: "",
+    test: "tests/kconfig_test.ts",
+    filter: "named in an expression",
+  },
+  {
+    id: "kconfig-namespace-ignored",
+    claim: "answer truth: a Kconfig use in another file is an exact reference, not a candidate",
+    file: "src/query/find_references.ts",
+    find: 'if (hasGlobalNames(sym.language)) return "exact";',
+    replace: "",
+    test: "tests/kconfig_test.ts",
+    filter: "named in an expression",
+  },
+  {
+    id: "kconfig-blank-tab-line",
+    claim: "lookup: a Kconfig entry after a help text's tab-indented blank line is found",
+    file: "src/index/languages/kconfig.ts",
+    find: "parseText: blankLinesAsSpaces,",
+    replace: "",
+    test: "tests/languages_test.ts",
+    filter: "kconfig",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -2,7 +2,8 @@
  * Kconfig entries are symbols: `config FOO` is found as `FOO` and as
  * `CONFIG_FOO`, the name C, make and `.config` files give it, by
  * locate_symbol and by every tool that takes a symbol name; its help text is
- * its documentation, and `rsource` imports the file beside it.
+ * its documentation, `rsource` imports the file beside it, and a symbol named
+ * in an expression is a use of it wherever it is.
  */
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
@@ -14,6 +15,8 @@ import { findRelatedSymbols } from "../src/query/related_symbols.ts";
 import { getFileOutline } from "../src/query/file_outline.ts";
 import { CruxeError } from "../src/core/errors.ts";
 import { symbolsByName } from "../src/state/read/symbols.ts";
+import { findReferences } from "../src/query/find_references.ts";
+import { parseAndExtract } from "../src/index/parser.ts";
 
 const FIXTURE = new URL("../fixtures/repos/kconfig_basic/", import.meta.url).pathname;
 
@@ -93,5 +96,23 @@ Deno.test("kconfig: tools that take a symbol name resolve CONFIG_FOO; help text 
       symbolsByName(db, "MODULES")[0].doc,
       "Kernel modules are small pieces of compiled code which can\nbe inserted in the running kernel.",
     );
+  });
+});
+
+Deno.test("kconfig: a symbol named in an expression is a use of it in every Kconfig file; values and definitions are not", async () => {
+  const files = fixtureFiles();
+  const top = await parseAndExtract("kconfig", "Kconfig", files["Kconfig"]);
+  // `select NLATTR`, `if NET`, `depends on NET`, `default HZ_250`; not `default y`, nor a `config` line's own name.
+  assert.deepEqual(
+    (top.occurrences ?? []).map((o) => `${o.kind} ${o.name}@${o.line}`),
+    ["use NLATTR@13", "use NET@15", "use NET@19", "use HZ_250@25"],
+  );
+  await withIndexedTree(files, (db) => {
+    const refs = findReferences(db, { symbol_name: "CONFIG_SERIAL_CORE" });
+    assert.deepEqual(
+      (refs.references ?? []).map((r) => `${r.path}:${r.line} ${r.reference_kind} ${r.resolution}`),
+      ["drivers/serial/Kconfig:6 use exact", "drivers/serial/Kconfig.debug:3 use exact"],
+    );
+    assert.equal(refs.unresolved_candidates, 0);
   });
 });

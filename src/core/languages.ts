@@ -20,6 +20,8 @@ export interface LanguageIdentity {
    * C, make and `.config` files, so a name asked for with the prefix also finds the symbol without it.
    */
   usePrefix?: string;
+  /** Every definition of a name is the one symbol of that name, seen from every file (Kconfig merges them). */
+  globalNames?: boolean;
   /** Interpreter names recognised in a `#!` line. */
   shebangs?: string[];
 }
@@ -91,6 +93,7 @@ export const LANGUAGE_IDENTITIES: readonly LanguageIdentity[] = [
     filenames: ["Kconfig", "Config.in"],
     filenamePrefixes: ["Kconfig.", "Kconfig-"],
     usePrefix: "CONFIG_",
+    globalNames: true,
   },
 ];
 
@@ -176,6 +179,11 @@ export function languageIdForPath(path: string): string | undefined {
  */
 export function usePrefixes(): { id: string; prefix: string }[] {
   return LANGUAGE_IDENTITIES.flatMap((l) => l.usePrefix ? [{ id: l.id, prefix: l.usePrefix }] : []);
+}
+
+/** True when every definition of a name in language `id` is one symbol seen from every file (`globalNames`). */
+export function hasGlobalNames(id: string): boolean {
+  return byId.get(id)?.globalNames === true;
 }
 
 /** The parsed language named by a `#!` first line (`#!/usr/bin/env python3` → python). */

@@ -78,10 +78,11 @@ export interface ExtractedRef {
 }
 
 /**
- * How an identifier occurrence uses the symbol it names. Stored as the index
+ * How an identifier occurrence uses the symbol it names (`use`: a name read in
+ * an expression, such as Kconfig's `depends on FOO`). Stored as the index
  * into this list, so entries are only ever appended.
  */
-export const REFERENCE_KINDS = ["call", "type", "import", "inherit", "attribute"] as const;
+export const REFERENCE_KINDS = ["call", "type", "import", "inherit", "attribute", "use"] as const;
 
 /** A kind of identifier occurrence. */
 export type ReferenceKind = typeof REFERENCE_KINDS[number];

@@ -10,7 +10,8 @@
  *   Python: the class the file shows a member's operand is, see _py_resolve.ts;
  *   TypeScript/JavaScript: also through any member of the symbol's family of
  *   overrides and implementations, whose declarations start the first page
- *   as `override`s, see _member_family.ts);
+ *   as `override`s, see _member_family.ts; Kconfig: any file, its names
+ *   being one namespace);
  * - `import`: the referencing file imports the defining file or package;
  * - `candidate`: only the name matches and nothing shows it is this definition
  *   (a method call on a value of unknown type). Candidates are counted and
@@ -24,6 +25,7 @@ import { getMeta } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { fastHash } from "../core/ids.ts";
 import { REFERENCE_KINDS, type ReferenceKind, SYMBOL_KINDS } from "../core/types.ts";
+import { hasGlobalNames } from "../core/languages.ts";
 import {
   referenceCount,
   referenceNameId,
@@ -314,6 +316,8 @@ export class ReferenceJudge {
     // A name in a file of another language family names something else (a JS `get_format` is not Python's).
     if (family(r.language) !== family(sym.language)) return null;
     if (sym.language === "go") return this.judgeGo(r);
+    // One namespace (Kconfig): every use of the name, in any file, is of this symbol.
+    if (hasGlobalNames(sym.language)) return "exact";
     const affinity = this.resolver.affinity(r.path, r.language, sym);
     if (r.qualifier === null) {
       // Python and TypeScript reach a member only through an object (`self.m`, `this.m`), never by a bare name.

@@ -181,6 +181,7 @@ export function occurrenceNodeTypes(spec: LanguageSpec): string[] {
     ...new Set<string>([
       ...Object.keys(spec.calls ?? {}),
       ...Object.keys(spec.imports ?? {}),
+      ...Object.keys(spec.uses ?? {}),
       ...Object.entries(spec.defs).filter(([, r]) => r.heritage).map(([t]) => t),
       ...Object.keys(ACCESS),
       "type_identifier",
@@ -246,7 +247,15 @@ export function extractOccurrences(
   accessOccurrences(c, of);
   if (scope instanceof TsScope) tsValueOccurrences(c, scope, of);
   typeOccurrences(c, BUILTIN_TYPES[spec.id], of);
+  useOccurrences(c, spec, of);
   return c.sorted();
+}
+
+/** Names read in expressions, by the language's `uses` rules. */
+function useOccurrences(c: Occurrences, spec: LanguageSpec, of: NodesOf): void {
+  for (const [t, isUse] of Object.entries(spec.uses ?? {})) {
+    for (const n of of(t)) if (isUse(n)) c.add(n, "use", null);
+  }
 }
 
 /** Nodes of a type, from the file's collected nodes. */

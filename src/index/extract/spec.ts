@@ -70,6 +70,8 @@ export interface LanguageSpec extends LanguageIdentity {
   calls?: Record<string, CallRule>;
   /** Import-like node types → function returning the imported name(s). */
   imports?: Record<string, (node: Node) => string[]>;
+  /** Node types that may be a name read in an expression (`use` references) → whether this one is. */
+  uses?: Record<string, (node: Node) => boolean>;
   /** Separator in qualified names. */
   separator: string;
   /** Module part of qualified names, from the file path and tree. */

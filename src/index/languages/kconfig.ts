@@ -4,8 +4,9 @@
  * constant named as the file spells it (`SERIAL_CORE`), qualified as C, make
  * and `.config` files spell it (`CONFIG_SERIAL_CORE`); its type and prompt
  * are the signature and its help text the documentation. `source` lines are
- * imports (`rsource` ones relative to the file, as `./path`). The uses of a symbol in expressions (`depends on`, `select`,
- * `default`, `if`) are not recorded as references.
+ * imports (`rsource` ones relative to the file, as `./path`). A symbol
+ * named in an expression (`depends on`, `select`, `imply`, `default`, `if`,
+ * `range`) is a `use` reference; the values `y`, `m`, `n` and numbers are not.
  */
 import type { Node } from "web-tree-sitter";
 import type { LanguageSpec } from "../extract/spec.ts";
@@ -35,10 +36,32 @@ function helpText(n: Node): string | null {
   return [first, ...rest.map((l) => l.slice(indent))].join("\n");
 }
 
+/** Kconfig's tristate and boolean values, which the grammar reads as symbols. */
+const VALUES = new Set(["y", "m", "n"]);
+
+/** Entries whose `name` child defines the symbol in it (`select FOO` wraps its `FOO` in a `name` too). */
+const DEFINING = new Set(["config", "menuconfig", "choice"]);
+
+/** A symbol in an expression that names an entry: not the defining name, a value or a number. */
+function isUse(n: Node): boolean {
+  if (n.parent?.type === "name" && DEFINING.has(n.parent.parent?.type ?? "")) return false;
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(n.text) && !VALUES.has(n.text);
+}
+
 const entry = { kind: "constant" as const, name: entryName, signature: entrySignature, endsAtText: true };
+
+/**
+ * The source with each line of white space only made of spaces, at the same length: the grammar's help text
+ * runs on over a line such as a tab and two spaces, taking the next entry with it.
+ */
+function blankLinesAsSpaces(source: string): string {
+  return source.replace(/^[ \t]+$/gm, (m) => " ".repeat(m.length));
+}
 
 export const kconfig: LanguageSpec = {
   ...KCONFIG,
+  rulesVersion: 2,
+  parseText: blankLinesAsSpaces,
   separator: "",
   module: () => KCONFIG.usePrefix ?? null,
   commentTypes: ["comment"],
@@ -47,6 +70,7 @@ export const kconfig: LanguageSpec = {
     config: entry,
     menuconfig: entry,
   },
+  uses: { symbol: isUse },
   imports: {
     // `source` and `osource` name a path from the top of the tree, `rsource` and `orsource` one beside the file.
     source: (n) => {

@@ -45,6 +45,11 @@ Deno.test("kconfig: CONFIG_FOO, as C spells it, locates `config FOO` exactly", a
     assert.deepEqual([hit.path, hit.line_start], ["drivers/serial/Kconfig", 4]);
     // A Kconfig.* file is Kconfig too.
     assert.equal(locateSymbol(db, { name: "CONFIG_SERIAL_DEBUG" }).results[0].path, "drivers/serial/Kconfig.debug");
+    // The signature is the source's own text, `$` and all.
+    assert.equal(
+      locateSymbol(db, { name: "SERIAL_TRACE" }).results[0].signature,
+      'config SERIAL_TRACE: bool "Trace transfers, in US$"',
+    );
     // The prefix names Kconfig symbols only: a C definition of the rest of the name is not one.
     assert.throws(
       () => locateSymbol(db, { name: "CONFIG_SERIAL_CONSOLE", language: "c" }),

@@ -21,10 +21,10 @@ function entryName(n: Node): string | null {
 }
 
 /** `config FOO` followed by its type and prompt when it has them (`config FOO: bool "Foo support"`). */
-function entrySignature(n: Node): string {
+function entrySignature(n: Node, source: string): string {
   const head = `${n.type} ${entryName(n) ?? ""}`;
   const type = childOfType(n, ["type_definition"]);
-  return type ? `${head}: ${type.text.split("\n")[0].trim()}` : head;
+  return type ? `${head}: ${source.slice(type.startIndex, type.endIndex).split("\n")[0].trim()}` : head;
 }
 
 /** The help text of an entry, without the indentation its first line starts at. */
@@ -51,17 +51,19 @@ function isUse(n: Node): boolean {
 const entry = { kind: "constant" as const, name: entryName, signature: entrySignature, endsAtText: true };
 
 /**
- * The source with each line of white space only made of spaces, at the same length: the grammar's help text
- * runs on over a line such as a tab and two spaces, taking the next entry with it.
+ * The source as the grammar reads it, at the same length (signatures are cut from the source itself): each line
+ * of white space only made of spaces, since the grammar's help text runs on over a line such as a tab and two
+ * spaces, taking the next entry with it; and a `$` that starts no `$(macro)` blanked, since the grammar takes
+ * any `$` for one (`bool "Support VIPT Aliasing D$"` broke the rest of its file).
  */
-function blankLinesAsSpaces(source: string): string {
-  return source.replace(/^[ \t]+$/gm, (m) => " ".repeat(m.length));
+function grammarText(source: string): string {
+  return source.replace(/^[ \t]+$/gm, (m) => " ".repeat(m.length)).replace(/\$(?!\()/g, " ");
 }
 
 export const kconfig: LanguageSpec = {
   ...KCONFIG,
-  rulesVersion: 2,
-  parseText: blankLinesAsSpaces,
+  rulesVersion: 3,
+  parseText: grammarText,
   separator: "",
   module: () => KCONFIG.usePrefix ?? null,
   commentTypes: ["comment"],

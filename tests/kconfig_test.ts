@@ -45,7 +45,8 @@ Deno.test("kconfig: CONFIG_FOO, as C spells it, locates `config FOO` exactly", a
     assert.deepEqual([hit.path, hit.line_start], ["drivers/serial/Kconfig", 4]);
     // A Kconfig.* file is Kconfig too.
     assert.equal(locateSymbol(db, { name: "CONFIG_SERIAL_DEBUG" }).results[0].path, "drivers/serial/Kconfig.debug");
-    // The signature is the source's own text, `$` and all.
+    // The signature and the help text are the source's own text, `$` and all.
+    assert.equal(symbolsByName(db, "SERIAL_DEBUG")[0].doc, "Checks every transfer, at US$ 1 each.");
     assert.equal(
       locateSymbol(db, { name: "SERIAL_TRACE" }).results[0].signature,
       'config SERIAL_TRACE: bool "Trace transfers, in US$"',

@@ -56,7 +56,7 @@ function cleanComment(text: string): string {
  */
 function docOf(node: Node, outer: Node, spec: LanguageSpec, source: string): string | null {
   if (spec.doc) {
-    const d = spec.doc(node);
+    const d = spec.doc(node, source);
     if (d) return oneDoc(d);
   }
   if (spec.docstring) {

@@ -81,7 +81,7 @@ export interface LanguageSpec extends LanguageIdentity {
   /** Which comments count as documentation (default: all of `commentTypes`); a rejected one ends the doc block. */
   isDoc?: (text: string) => boolean;
   /** Documentation found some other way (Elixir `@doc`); tried before comments. */
-  doc?: (node: Node) => string | null;
+  doc?: (node: Node, source: string) => string | null;
   /** Python-style docstring: first string statement of the body. */
   docstring?: boolean;
   /**

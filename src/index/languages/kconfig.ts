@@ -27,11 +27,11 @@ function entrySignature(n: Node, source: string): string {
   return type ? `${head}: ${source.slice(type.startIndex, type.endIndex).split("\n")[0].trim()}` : head;
 }
 
-/** The help text of an entry, without the indentation its first line starts at. */
-function helpText(n: Node): string | null {
+/** The help text of an entry (from the source itself), without the indentation its first line starts at. */
+function helpText(n: Node, source: string): string | null {
   const text = childOfType(n, ["help_text"])?.namedChildren.find((c) => c?.type === "text");
   if (!text) return null;
-  const [first, ...rest] = text.text.replace(/\s+$/, "").split("\n");
+  const [first, ...rest] = source.slice(text.startIndex, text.endIndex).replace(/\s+$/, "").split("\n");
   const indent = Math.min(...rest.filter((l) => l.trim()).map((l) => l.match(/^\s*/)![0].length));
   return [first, ...rest.map((l) => l.slice(indent))].join("\n");
 }
@@ -67,7 +67,7 @@ export const kconfig: LanguageSpec = {
   separator: "",
   module: () => KCONFIG.usePrefix ?? null,
   commentTypes: ["comment"],
-  doc: (n) => n.type === "config" || n.type === "menuconfig" ? helpText(n) : null,
+  doc: (n, source) => n.type === "config" || n.type === "menuconfig" ? helpText(n, source) : null,
   defs: {
     config: entry,
     menuconfig: entry,

@@ -1717,6 +1717,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/languages_test.ts",
     filter: "kconfig",
   },
+  {
+    id: "import-relative-top-bare",
+    claim: "answer truth: a relative import from a file at the top of the tree names its file",
+    file: "src/query/related_symbols.ts",
+    find: "const bare = i > 0 && ",
+    replace: "const bare = ",
+    test: "tests/kconfig_test.ts",
+    filter: "top of the tree",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

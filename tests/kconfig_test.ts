@@ -122,3 +122,14 @@ Deno.test("kconfig: a symbol named in an expression is a use of it in every Kcon
     assert.equal(refs.unresolved_candidates, 0);
   });
 });
+
+Deno.test("imports: a relative import from a file at the top of the tree names its file", async () => {
+  const files = {
+    "main.ts": 'import { helper } from "./util";\nexport function main() {\n  return helper();\n}\n',
+    "util.ts": "export function helper() {\n  return 1;\n}\n",
+  };
+  await withIndexedTree(files, (db) => {
+    const imports = findRelatedSymbols(db, { symbol_name: "main" }).related.filter((r) => r.relation === "imports");
+    assert.deepEqual(imports.map((r) => [r.name, r.resolved_path]), [["./util", "util.ts"]]);
+  });
+});

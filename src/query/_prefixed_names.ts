@@ -21,3 +21,20 @@ export function prefixedReadings(leaf: string, language?: string): PrefixedName[
       : []
   );
 }
+
+/**
+ * The rows `read` gives for the name of each prefixed reading of `leaf`, each kept to its reading's language
+ * (`language`: only that language's reading).
+ */
+export function prefixedRows<T extends { language: string }>(
+  leaf: string,
+  read: (name: string) => T[],
+  language?: string,
+): T[] {
+  return prefixedReadings(leaf, language).flatMap((p) => read(p.name).filter((r) => r.language === p.language));
+}
+
+/** True when a definition is spelled `leaf`: by its name, or by its qualified name (`CONFIG_FOO`). */
+export function spelledAs(r: { name: string; qualified_name: string }, leaf: string): boolean {
+  return r.name === leaf || r.qualified_name === leaf;
+}

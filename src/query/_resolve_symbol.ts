@@ -9,7 +9,7 @@ import { CruxeError } from "../core/errors.ts";
 import { parseIndexPath, requireName } from "./_input_rules.ts";
 import { notInIndex } from "./_path_suggestions.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
-import { prefixedReadings } from "./_prefixed_names.ts";
+import { prefixedRows, spelledAs } from "./_prefixed_names.ts";
 import { parseSymbolName, qualifierMatch } from "./locate_symbol.ts";
 import { byCodeUnits, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
 import { isEmbedded } from "./_go_resolve.ts";
@@ -42,13 +42,10 @@ export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown):
   // A prefixed spelling (`CONFIG_FOO`) also names the symbol it prefixes (Kconfig's `FOO`).
   let rows = [
     ...symbolsByName(db, parsed.leaf, { path }),
-    ...prefixedReadings(parsed.leaf).flatMap((p) =>
-      symbolsByName(db, p.name, { path }).filter((r) => r.language === p.language)
-    ),
+    ...prefixedRows(parsed.leaf, (n) => symbolsByName(db, n, { path })),
   ];
   // Exact spelling wins over a case-insensitive match; a fully matching qualified name over a partial one.
-  const spelled = (r: SymbolRow) => r.name === parsed.leaf || r.qualified_name === parsed.leaf;
-  if (rows.some(spelled)) rows = rows.filter(spelled);
+  if (rows.some((r) => spelledAs(r, parsed.leaf))) rows = rows.filter((r) => spelledAs(r, parsed.leaf));
   if (parsed.qualifiers.length && rows.length) {
     const q = new Map(rows.map((r) => [r, qualifierMatch(r, parsed)]));
     const best = Math.max(...q.values());

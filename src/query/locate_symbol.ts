@@ -11,7 +11,7 @@ import { CruxeError } from "../core/errors.ts";
 import { resultId } from "../core/ids.ts";
 import { definitionsNamed, definitionsWithPrefix, fuzzyNames, type NameEntry } from "./symbol_name_index.ts";
 import { type KnownSpellings, suggestSymbols } from "./_suggest_symbols.ts";
-import { prefixedReadings } from "./_prefixed_names.ts";
+import { prefixedRows, spelledAs } from "./_prefixed_names.ts";
 import { byCodeUnits, type SymbolFields, symbolFields } from "./_symbol_row.ts";
 import { symbolMapByRowIds } from "../state/read/symbols.ts";
 import { referenceCount, referencesOf } from "../state/read/edges.ts";
@@ -265,15 +265,13 @@ function definitionCandidates(
   // A prefixed spelling (`CONFIG_FOO`) is also exactly the symbol it names (Kconfig's `FOO`).
   const exactRows = [
     ...filterRows(definitionsNamed(db, leafLower, TIER_ROWS), kind, language),
-    ...prefixedReadings(parsed.leaf, language).flatMap((p) =>
-      filterRows(definitionsNamed(db, p.name.toLowerCase(), TIER_ROWS), kind, p.language)
+    ...prefixedRows(
+      parsed.leaf,
+      (n) => filterRows(definitionsNamed(db, n.toLowerCase(), TIER_ROWS), kind, undefined),
+      language,
     ),
   ];
-  push(
-    exactRows,
-    (r) => r.name === parsed.leaf || r.qualified_name === parsed.leaf ? "exact" : "case_insensitive",
-    () => 0,
-  );
+  push(exactRows, (r) => spelledAs(r, parsed.leaf) ? "exact" : "case_insensitive", () => 0);
 
   // Prefix completions rank below every exact match, so they are read only when they can be
   // shown; otherwise only counted for total_candidates. One- and two-letter prefixes complete

@@ -294,11 +294,11 @@ function resolveImportPath(db: Db, fromPath: string, target: string): string | n
     const segs = (target.includes("/") ? target : slashed).split("/");
     for (let i = 1; i < segs.length; i++) tries.push(segs.slice(i).join("/"));
   }
-  for (const t of tries) {
+  for (const [i, t] of tries.entries()) {
     if (!t) continue;
-    // The last segment alone of a path (`Kconfig` of `drivers/foo/Kconfig`) is any file of that name: only a
-    // directory of that name is taken for it (a Go package rooted above the tree).
-    const bare = target.includes("/") && !t.includes("/") && t !== target;
+    // The last segment alone of a path's tail (`Kconfig` of `drivers/foo/Kconfig`) is any file of that name: only
+    // a directory of that name is taken for it (a Go package rooted above the tree).
+    const bare = i > 0 && target.includes("/") && !t.includes("/");
     const f = bare ? null : firstIndexedOf(db, [
       t,
       t + ".py",

@@ -41,7 +41,7 @@ import { isTestPath } from "../../core/test_paths.ts";
 import { DEFAULT_RANKING, type ProseWeights, type RankingParams } from "./ranking_params.ts";
 import { feedbackTerms } from "./prf.ts";
 import { associatedTerms } from "./associations.ts";
-import { prefixedReadings } from "../_prefixed_names.ts";
+import { prefixedRows } from "../_prefixed_names.ts";
 
 const plannedRows = (terms: PlannedTerm[]) => terms.reduce((n, t) => n + t.df, 0);
 
@@ -208,9 +208,7 @@ function symbolLists(s: ListSources): void {
   const expr = anyPlanned(planned);
   const hint = qualifiers[qualifiers.length - 1];
   // A prefixed spelling (`CONFIG_FOO`) is also exactly the symbol it names (Kconfig's `FOO`).
-  const prefixed = prefixedReadings(leaf).flatMap((p) =>
-    exactNameSource(db, [p.name], f, DEPTH.exact).filter((r) => r.language === p.language)
-  );
+  const prefixed = prefixedRows(leaf, (n) => exactNameSource(db, [n], f, DEPTH.exact));
   push("exact_name", 3, asSymbols([...exactNameSource(db, [leaf], f, DEPTH.exact, hint), ...prefixed]));
   if (expr) {
     push("symbols", 2, asSymbols(symbolSource(db, expr, f, DEPTH.symbols)));

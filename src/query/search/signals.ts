@@ -11,6 +11,7 @@ import { isErrorSite } from "./error_text.ts";
 import { isTestPath } from "../../core/test_paths.ts";
 import { DEFAULT_RANKING, type RankingParams } from "./ranking_params.ts";
 import { fileRole, queryNamesRole } from "./file_role.ts";
+import { spelledAs } from "../_prefixed_names.ts";
 
 /** What signals know about the query. */
 export interface QueryFacts {
@@ -224,7 +225,7 @@ function symbolSignals(u: Unit, q: QueryFacts, termSet: ReadonlySet<string>): vo
   // Exact name match: the query names this symbol.
   if (sym && q.identifier) {
     // A qualified name spelled as the query (Kconfig's `FOO` asked for as `CONFIG_FOO`) names it too.
-    const exact = sym.name === q.identifier || sym.qualified_name === q.identifier;
+    const exact = spelledAs(sym, q.identifier);
     const ci = sym.name.toLowerCase() === q.identifier.toLowerCase();
     if (exact || ci) {
       factor(u, "exact_name", exact ? 2.0 : 1.4);

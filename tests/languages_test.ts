@@ -150,6 +150,7 @@ Deno.test("languages are detected by extension, special file name and shebang", 
     "drivers/tty/Kconfig": "kconfig",
     "arch/arm/Kconfig.debug": "kconfig",
     "arch/arm/Kconfig-nommu": "kconfig",
+    "scripts/Kconfig.py": "python",
     "package/busybox/Config.in": "kconfig",
   };
   for (const [path, lang] of Object.entries(byPath)) assert.equal(languageForPath(path)?.id, lang, path);

@@ -164,13 +164,14 @@ function extensionOf(base: string): string | undefined {
   return dot <= 0 ? undefined : base.slice(dot).toLowerCase();
 }
 
-/** The parsed language of a path from its name alone (special file name, then extension). */
+/** The parsed language of a path from its name alone (special file name, then extension, then name start). */
 export function languageIdForPath(path: string): string | undefined {
   const base = path.slice(path.lastIndexOf("/") + 1);
-  const named = byName.get(base) ?? byNamePrefix.find(([p]) => base.startsWith(p))?.[1];
+  const named = byName.get(base);
   if (named) return named;
   const ext = extensionOf(base);
-  return ext === undefined ? undefined : byExt.get(ext);
+  // An extension a language claims wins over a name's start (`Kconfig.py` is Python).
+  return (ext === undefined ? undefined : byExt.get(ext)) ?? byNamePrefix.find(([p]) => base.startsWith(p))?.[1];
 }
 
 /**

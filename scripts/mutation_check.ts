@@ -1726,6 +1726,33 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/kconfig_test.ts",
     filter: "top of the tree",
   },
+  {
+    id: "kconfig-refs-claim-complete",
+    claim: "answer truth: references of a Kconfig symbol say its C uses are not recorded",
+    file: "src/query/find_references.ts",
+    find: "if (prefix) {",
+    replace: "if (false) {",
+    test: "tests/kconfig_test.ts",
+    filter: "named in an expression",
+  },
+  {
+    id: "kconfig-entries-not-merged",
+    claim: "lookup: Kconfig entries of one name in several files are one symbol",
+    file: "src/query/_resolve_symbol.ts",
+    find: "if (!hasGlobalNames(r.language)) return true;",
+    replace: "return true;",
+    test: "tests/kconfig_test.ts",
+    filter: "named in an expression",
+  },
+  {
+    id: "partial-answer-unchecked",
+    claim: "answer truth: a partial answer quoting an edited file is not fresh",
+    file: "src/service/dispatch.ts",
+    find: "!body.meta?.scope",
+    replace: "!body.meta",
+    test: "tests/answer_freshness_test.ts",
+    filter: "partial answer",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -31,3 +31,15 @@ Deno.test("an answer quoting a file changed since the last index is stale and na
   assert.equal((await runCruxe(home, dir, ["sync"])).code, 0);
   assert.equal((await metadataOf(home, dir, ["locate", "ValidateToken"])).freshness_status, "fresh");
 });
+
+Deno.test("a partial answer quoting a changed file is stale too", async () => {
+  const dir = copyFixture("kconfig_basic");
+  const home = tempDir("cruxe-home-");
+  assert.equal((await runCruxe(home, dir, ["index"])).code, 0);
+  Deno.writeTextFileSync(join(dir, "drivers", "serial", "Kconfig.debug"), "\n# edited\n", { append: true });
+  // A Kconfig symbol's references are partial (its C uses are not recorded); the edited file still shows.
+  const refs = await metadataOf(home, dir, ["refs", "CONFIG_SERIAL_CORE"]);
+  assert.equal(refs.result_completeness, "partial");
+  assert.equal(refs.freshness_status, "stale");
+  assert.match((refs.warnings as string[]).join("\n"), /\(drivers\/serial\/Kconfig\.debug\)/);
+});

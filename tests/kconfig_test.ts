@@ -120,6 +120,13 @@ Deno.test("kconfig: a symbol named in an expression is a use of it in every Kcon
       ["drivers/serial/Kconfig:6 use exact", "drivers/serial/Kconfig.debug:3 use exact"],
     );
     assert.equal(refs.unresolved_candidates, 0);
+    // Uses spelled CONFIG_SERIAL_CORE in C are not recorded: the answer says it is partial.
+    assert.equal(refs.meta?.result_completeness, "partial");
+    assert.match(refs.meta!.note, /search_code "CONFIG_SERIAL_CORE"/);
+    // `config NET` in two files is one symbol: the first stands for both, with every use.
+    const net = findReferences(db, { symbol_name: "NET" });
+    assert.deepEqual([net.symbol.path, net.symbol.line_start], ["Kconfig", 11]);
+    assert.deepEqual((net.references ?? []).map((r) => `${r.path}:${r.line}`), ["Kconfig:15", "Kconfig:19"]);
   });
 });
 

@@ -182,6 +182,11 @@ export function usePrefixes(): { id: string; prefix: string }[] {
   return LANGUAGE_IDENTITIES.flatMap((l) => l.usePrefix ? [{ id: l.id, prefix: l.usePrefix }] : []);
 }
 
+/** The prefix other code spells language `id`'s symbols with (`usePrefix`), if it has one. */
+export function usePrefixOf(id: string): string | undefined {
+  return byId.get(id)?.usePrefix;
+}
+
 /** True when every definition of a name in language `id` is one symbol seen from every file (`globalNames`). */
 export function hasGlobalNames(id: string): boolean {
   return byId.get(id)?.globalNames === true;

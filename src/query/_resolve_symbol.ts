@@ -10,6 +10,7 @@ import { parseIndexPath, requireName } from "./_input_rules.ts";
 import { notInIndex } from "./_path_suggestions.ts";
 import { suggestSymbols } from "./_suggest_symbols.ts";
 import { prefixedRows, spelledAs } from "./_prefixed_names.ts";
+import { hasGlobalNames } from "../core/languages.ts";
 import { parseSymbolName, qualifierMatch } from "./locate_symbol.ts";
 import { byCodeUnits, symbolFields, TYPE_KINDS } from "./_symbol_row.ts";
 import { isEmbedded } from "./_go_resolve.ts";
@@ -68,6 +69,15 @@ export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown):
   const first = rows.reduce((a, b) => (b.line_start < a.line_start ? b : a));
   if (rows.every((r) => r.qualified_name === first.qualified_name && r.path === first.path)) return first;
   rows.sort((a, b) => byCodeUnits(a.path, b.path) || a.line_start - b.line_start);
+  // In a language with one namespace (Kconfig), entries of one name anywhere are one symbol: the first stands
+  // for them all.
+  const seen = new Set<string>();
+  rows = rows.filter((r) => {
+    if (!hasGlobalNames(r.language)) return true;
+    const key = `${r.language}\0${r.qualified_name}`;
+    return !seen.has(key) && !!seen.add(key);
+  });
+  if (rows.length === 1) return rows[0];
   throw new CruxeError(
     "ambiguous_symbol",
     `"${

@@ -25,7 +25,7 @@ import { getMeta } from "../state/db.ts";
 import { CruxeError } from "../core/errors.ts";
 import { fastHash } from "../core/ids.ts";
 import { REFERENCE_KINDS, type ReferenceKind, SYMBOL_KINDS } from "../core/types.ts";
-import { hasGlobalNames } from "../core/languages.ts";
+import { hasGlobalNames, usePrefixOf } from "../core/languages.ts";
 import {
   referenceCount,
   referenceNameId,
@@ -110,6 +110,8 @@ export interface FindReferencesResult {
   unresolved_candidates: number;
   next_cursor: string | null;
   truncated: boolean;
+  /** `partial` when other languages spell the symbol with a prefix whose uses are not recorded (Kconfig in C). */
+  meta?: { result_completeness: "partial"; note: string };
 }
 
 export const REFERENCES_DEFAULT_LIMIT = LIMITS.refs.default;
@@ -519,6 +521,14 @@ export function findReferences(db: Db, input: FindReferencesInput): FindReferenc
   };
   if (grouped) result.files = groupByFile(refs);
   else result.references = refs;
+  const prefix = usePrefixOf(sym.language);
+  if (prefix) {
+    result.meta = {
+      result_completeness: "partial",
+      note: `uses spelled ${prefix}${sym.name} in other languages (C preprocessor lines) are not recorded: ` +
+        `search_code "${prefix}${sym.name}" finds them`,
+    };
+  }
   return result;
 }
 

@@ -117,8 +117,8 @@ export class Dispatcher {
       if (own === "partial" || (own === "truncated" && metadata.result_completeness === "complete")) {
         metadata.result_completeness = own;
       }
-      // An answer from the working tree's own index (not a ref's, not several repositories') checks its files.
-      if (tool.def.indexGate && !body.metadata && !body.meta && (!read || read.live)) {
+      // An answer from the working tree's own index (not a ref's, not a scope of repositories') checks its files.
+      if (tool.def.indexGate && !body.metadata && !body.meta?.scope && (!read || read.live)) {
         this.noteChangedFiles(route.project, body, metadata);
       }
       return successResult(body, metadata);

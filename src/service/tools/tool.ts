@@ -86,12 +86,13 @@ export interface ToolContext {
 /**
  * What a handler returns: the tool's body (without metadata). Besides its
  * own fields, the dispatcher reads three: `truncated` (the envelope then says
- * `truncated`), a multi-repo answer's `meta.result_completeness`, and
- * `metadata` (replaced by the whole block built from it).
+ * `truncated`), `meta` (its `result_completeness`, and its `scope` when the
+ * answer covers a scope of repositories), and `metadata` (replaced by the
+ * whole block built from it).
  */
 export type ToolBody = object & {
   truncated?: boolean;
-  meta?: { result_completeness?: ResultCompleteness };
+  meta?: { result_completeness?: ResultCompleteness; scope?: unknown };
   /** Set by an answer about another index than the one routed (index_status {ref}): its metadata fields. */
   metadata?: Partial<Omit<ProtocolMetadata, "cruxe_protocol_version">>;
 };

@@ -1753,6 +1753,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/answer_freshness_test.ts",
     filter: "partial answer",
   },
+  {
+    id: "cli-partial-note-hidden",
+    claim: "answer truth: the CLI says what a partial answer leaves out",
+    file: "src/cli/tool_views.ts",
+    find: "say(`partial: ${answer.meta.note}`)",
+    replace: "void 0",
+    test: "tests/answer_freshness_test.ts",
+    filter: "partial answer",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -42,4 +42,7 @@ Deno.test("a partial answer quoting a changed file is stale too", async () => {
   assert.equal(refs.result_completeness, "partial");
   assert.equal(refs.freshness_status, "stale");
   assert.match((refs.warnings as string[]).join("\n"), /\(drivers\/serial\/Kconfig\.debug\)/);
+  // For people, the CLI says what the partial answer leaves out.
+  const shown = await runCruxe(home, dir, ["refs", "CONFIG_SERIAL_CORE"]);
+  assert.match(shown.stdout + shown.stderr, /partial: uses spelled CONFIG_SERIAL_CORE in other languages/);
 });

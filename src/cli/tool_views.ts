@@ -26,6 +26,10 @@ export function showAnswer(command: string, answer: Json, from: Answered | null)
   const at = m?.ref_commit ? ` at ${m.ref} (${m.ref_commit})` : "";
   if (from) say(`${command} in ${from.name} (${from.root})${at}:`);
   for (const w of (m?.warnings as string[] | undefined) ?? []) say(`warning: ${w}`);
+  // A partial answer says what it leaves out (a capped search, a Kconfig symbol's uses in C).
+  if (m?.result_completeness === "partial" && typeof answer.meta?.note === "string") {
+    say(`partial: ${answer.meta.note}`);
+  }
   VIEWS[command]?.(answer);
 }
 

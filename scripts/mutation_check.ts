@@ -1762,6 +1762,24 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/answer_freshness_test.ts",
     filter: "partial answer",
   },
+  {
+    id: "constructor-competes",
+    claim: "lookup: a class's name means the class, not its constructors",
+    file: "src/query/_resolve_symbol.ts",
+    find: 'if (types.size) rows = rows.filter((r) => !(r.kind === "constructor" && types.has(r.parent_id ?? -1)));',
+    replace: "",
+    test: "tests/java_names_test.ts",
+    filter: "not its constructors",
+  },
+  {
+    id: "java-package-unseen",
+    claim: "answer truth: a Java file sees its own package's types without an import",
+    file: "src/query/_resolve_target.ts",
+    find: 'seesItsDirectory(fromLanguage) ? "imported" : "same_directory"',
+    replace: '"same_directory"',
+    test: "tests/java_names_test.ts",
+    filter: "own package",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

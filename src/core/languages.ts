@@ -22,6 +22,8 @@ export interface LanguageIdentity {
   usePrefix?: string;
   /** Every definition of a name is the one symbol of that name, seen from every file (Kconfig merges them). */
   globalNames?: boolean;
+  /** The files of one directory are one package, each seeing the package's names without an import (Java). */
+  directoryIsPackage?: boolean;
   /** Interpreter names recognised in a `#!` line. */
   shebangs?: string[];
 }
@@ -44,7 +46,7 @@ export const LANGUAGE_IDENTITIES: readonly LanguageIdentity[] = [
     shebangs: ["node", "deno", "bun"],
   },
   { id: "rust", grammar: "tree-sitter-rust.wasm", extensions: [".rs"] },
-  { id: "java", grammar: "tree-sitter-java.wasm", extensions: [".java"] },
+  { id: "java", grammar: "tree-sitter-java.wasm", extensions: [".java"], directoryIsPackage: true },
   { id: "c", grammar: "tree-sitter-c.wasm", extensions: [".c", ".h"] },
   {
     id: "cpp",
@@ -185,6 +187,11 @@ export function usePrefixes(): { id: string; prefix: string }[] {
 /** The prefix other code spells language `id`'s symbols with (`usePrefix`), if it has one. */
 export function usePrefixOf(id: string): string | undefined {
   return byId.get(id)?.usePrefix;
+}
+
+/** True when language `id`'s files see the names of their directory's files without an import (`directoryIsPackage`). */
+export function seesItsDirectory(id: string): boolean {
+  return byId.get(id)?.directoryIsPackage === true;
 }
 
 /** True when every definition of a name in language `id` is one symbol seen from every file (`globalNames`). */

@@ -21,8 +21,11 @@ import { hasFile } from "../state/read/files.ts";
 /** Most candidates listed in an `ambiguous_symbol` error. */
 const MAX_LISTED = 20;
 
-/** The single definition meant by `symbolName` (narrowed by `path`), or a registry error. */
-export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown): SymbolRow {
+/**
+ * The single definition meant by `symbolName` (narrowed by `path`, and by `kind` when some definition has it), or a
+ * registry error.
+ */
+export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown, kind?: string): SymbolRow {
   const name = requireName(symbolName, "symbol_name");
   let path: string | undefined;
   if (pathInput !== undefined && pathInput !== null && pathInput !== "") {
@@ -56,6 +59,10 @@ export function resolveSymbol(db: Db, symbolName: unknown, pathInput?: unknown):
   if (rows.length > 1 && rows.some((r) => TYPE_KINDS.has(r.kind))) {
     rows = rows.filter((r) => !(r.language === "go" && r.kind === "field" && isEmbedded(r)));
   }
+  if (kind && rows.some((r) => r.kind === kind)) rows = rows.filter((r) => r.kind === kind);
+  // A constructor is named after its class (Java, C#, C++): the class's name means the class.
+  const types = new Set(rows.filter((r) => TYPE_KINDS.has(r.kind)).map((r) => r.id));
+  if (types.size) rows = rows.filter((r) => !(r.kind === "constructor" && types.has(r.parent_id ?? -1)));
   if (rows.length === 0) {
     const where = path ? ` in ${path.slice(0, 300)}` : "";
     throw new CruxeError("symbol_not_found", `No definition of "${name.slice(0, 200)}"${where}`, {

@@ -10,6 +10,7 @@ import type { SymbolRow } from "../state/read/rows.ts";
 import { symbolsByName } from "../state/read/symbols.ts";
 import { importTargetsOf } from "../state/read/edges.ts";
 import { isTestPath } from "../core/test_paths.ts";
+import { seesItsDirectory } from "../core/languages.ts";
 
 /** Why a target was chosen, strongest first. */
 export type Affinity = "same_file" | "imported" | "same_directory" | "same_language" | "elsewhere";
@@ -122,7 +123,10 @@ export class TargetResolver {
   affinity(fromPath: string, fromLanguage: string, candidate: SymbolRow): Affinity {
     if (candidate.path === fromPath) return "same_file";
     if (candidate.language === fromLanguage && this.imported(fromPath, candidate.path)) return "imported";
-    if (dirOf(candidate.path) === dirOf(fromPath)) return "same_directory";
+    if (dirOf(candidate.path) === dirOf(fromPath)) {
+      // A Java file sees every type of its package (its directory) as if it imported it.
+      return candidate.language === fromLanguage && seesItsDirectory(fromLanguage) ? "imported" : "same_directory";
+    }
     if (candidate.language === fromLanguage) return "same_language";
     return "elsewhere";
   }

@@ -150,7 +150,7 @@ export function targetSymbol(
     throw new CruxeError("invalid_input", "symbol_name or symbol_id is required", { field: "symbol_name" });
   }
   try {
-    return resolveSymbol(db, input.symbol_name, input.path);
+    return resolveSymbol(db, input.symbol_name, input.path, kind);
   } catch (e) {
     // A kind (or the kinds the tool answers for) narrows an ambiguous name to one definition when only one
     // candidate has it; only when every candidate is listed (a cut list may hide another).

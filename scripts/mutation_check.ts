@@ -1780,6 +1780,15 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/java_names_test.ts",
     filter: "own package",
   },
+  {
+    id: "import-below-folder",
+    claim: "answer truth: an import names its file below the tree's source folder (src/main/java)",
+    file: "src/query/_resolve_target.ts",
+    find: " || whole.some((w) => p.endsWith(w))",
+    replace: "",
+    test: "tests/java_names_test.ts",
+    filter: "own package",
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -1,7 +1,8 @@
 /**
  * A class's name means the class, not its constructors (Java, C#, C++);
  * asked for with kind `constructor`, the first constructor. A Java file sees
- * the types of its own package (its directory) without an import.
+ * the types of its own package (its directory) without an import, and an
+ * import names its file below the source folder (`src/main/java`).
  */
 import assert from "node:assert/strict";
 import { withIndexedTree } from "./helpers/fixture_repo.ts";
@@ -10,9 +11,9 @@ import { findImplementations } from "../src/query/implementations.ts";
 import { getSymbolHierarchy } from "../src/query/symbol_hierarchy.ts";
 
 const FILES = {
-  "src/com/acme/store/Store.java":
+  "src/main/java/com/acme/store/Store.java":
     "package com.acme.store;\n\npublic interface Store {\n  String get(String key);\n}\n",
-  "src/com/acme/store/MemoryStore.java": `package com.acme.store;
+  "src/main/java/com/acme/store/MemoryStore.java": `package com.acme.store;
 
 public class MemoryStore implements Store {
   private final int size;
@@ -30,9 +31,9 @@ public class MemoryStore implements Store {
   }
 }
 `,
-  "src/com/acme/other/Elsewhere.java":
+  "src/main/java/com/acme/other/Elsewhere.java":
     "package com.acme.other;\n\npublic class Elsewhere implements Store {\n  public String get(String key) {\n    return null;\n  }\n}\n",
-  "src/com/acme/app/Main.java": `package com.acme.app;
+  "src/main/java/com/acme/app/Main.java": `package com.acme.app;
 
 import com.acme.store.MemoryStore;
 
@@ -48,7 +49,10 @@ Deno.test("java: a class's name means the class, not its constructors; kind cons
   await withIndexedTree(FILES, (db) => {
     const h = getSymbolHierarchy(db, { symbol_name: "MemoryStore" });
     assert.equal(h.symbol.kind, "class");
-    const refs = findReferences(db, { symbol_name: "MemoryStore", path: "src/com/acme/store/MemoryStore.java" });
+    const refs = findReferences(db, {
+      symbol_name: "MemoryStore",
+      path: "src/main/java/com/acme/store/MemoryStore.java",
+    });
     assert.equal(refs.symbol.kind, "class");
     const ctor = findReferences(db, { symbol_name: "MemoryStore", kind: "constructor" });
     assert.deepEqual([ctor.symbol.kind, ctor.symbol.line_start], ["constructor", 6]);
@@ -62,5 +66,13 @@ Deno.test("java: a type of the file's own package is seen without an import; ano
     assert.equal(by.get("com.acme.store.MemoryStore"), "import");
     // `Elsewhere` names a `Store` it neither imports nor shares a package with: only the name matches.
     assert.equal(by.get("com.acme.other.Elsewhere"), "candidate");
+    // `import com.acme.store.MemoryStore` names the file below the source folder (src/main/java).
+    const refs = findReferences(db, {
+      symbol_name: "MemoryStore",
+      path: "src/main/java/com/acme/store/MemoryStore.java",
+    });
+    const fromMain = (refs.references ?? []).filter((r) => r.path === "src/main/java/com/acme/app/Main.java");
+    assert.ok(fromMain.length > 0, JSON.stringify(refs));
+    assert.ok(fromMain.every((r) => r.resolution === "import"), JSON.stringify(fromMain));
   });
 });

@@ -54,7 +54,7 @@ function before(a: SymbolRow, b: SymbolRow): boolean {
 
 /** Resolves names referenced from one file; caches the file's imports and name lookups. */
 export class TargetResolver {
-  private imports = new Map<string, Set<string>>();
+  private imports = new Map<string, { keys: Set<string>; whole: string[] }>();
   private prefixes = new Map<string, string[]>();
   private rowsByName = new Map<string, SymbolRow[]>();
 
@@ -62,14 +62,17 @@ export class TargetResolver {
 
   /**
    * What `path` imports, as lower-case slash paths relative to the indexed
-   * root: relative imports resolved against the file, dotted or slashed
-   * module names with every tail (the tree may start below the import root:
-   * `django.db` → `db`, `example.com/x/auth` → `auth`).
+   * root (`keys`): relative imports resolved against the file, dotted or
+   * slashed module names with every tail (the tree may start below the import
+   * root: `django.db` → `db`, `example.com/x/auth` → `auth`); and each whole
+   * module name (`whole`), which may also sit below folders of the tree
+   * (`src/main/java/com/acme/Store.java` for `com.acme.Store`).
    */
-  private importKeys(path: string): Set<string> {
-    let keys = this.imports.get(path);
-    if (keys) return keys;
-    keys = new Set<string>();
+  private importKeys(path: string): { keys: Set<string>; whole: string[] } {
+    const known = this.imports.get(path);
+    if (known) return known;
+    const keys = new Set<string>();
+    const whole: string[] = [];
     for (const t of importTargetsOf(this.db, path)) {
       if (/^\.\.?\//.test(t)) {
         keys.add(joinRelative(dirOf(path), t.replace(/\.[jt]sx?$/, "")).toLowerCase());
@@ -85,9 +88,12 @@ export class TargetResolver {
       }
       const segs = t.replace(/[\/:.]+/g, "/").toLowerCase().split("/").filter(Boolean);
       for (let i = 0; i < segs.length; i++) keys.add(segs.slice(i).join("/"));
+      // Only a name of two segments or more is matched below folders: one alone is any file of that name.
+      if (segs.length > 1) whole.push("/" + segs.join("/"));
     }
-    this.imports.set(path, keys);
-    return keys;
+    const imports = { keys, whole };
+    this.imports.set(path, imports);
+    return imports;
   }
 
   /** The file's stem and each of its ancestor directories (`a/b/c.py` → `a`, `a/b`, `a/b/c`), lower-case. */
@@ -103,9 +109,11 @@ export class TargetResolver {
 
   /** True when `candidatePath` is what one of `fromPath`'s imports names (or lies in a package it names). */
   private imported(fromPath: string, candidatePath: string): boolean {
-    const keys = this.importKeys(fromPath);
+    const { keys, whole } = this.importKeys(fromPath);
     if (!keys.size) return false;
-    for (const p of this.pathPrefixes(candidatePath)) if (keys.has(p)) return true;
+    for (const p of this.pathPrefixes(candidatePath)) {
+      if (keys.has(p) || whole.some((w) => p.endsWith(w))) return true;
+    }
     return false;
   }
 

@@ -152,12 +152,13 @@ export function targetSymbol(
   try {
     return resolveSymbol(db, input.symbol_name, input.path, kind);
   } catch (e) {
-    // A kind (or the kinds the tool answers for) narrows an ambiguous name to one definition when only one
-    // candidate has it; only when every candidate is listed (a cut list may hide another).
-    if ((!kind && !answerable) || !(e instanceof CruxeError) || e.code !== "ambiguous_symbol") throw e;
+    // `kind` already narrowed the candidates (resolveSymbol). The kinds the tool answers for narrow an ambiguous
+    // name to one definition when only one candidate has them; only when every candidate is listed (a cut list
+    // may hide another).
+    if (!answerable || !(e instanceof CruxeError) || e.code !== "ambiguous_symbol") throw e;
     const data = e.data as { candidates?: SymbolFields[]; total_candidates?: number };
     const listed = data.candidates ?? [];
-    const cands = listed.filter((c) => (!kind || c.kind === kind) && (!answerable || answerable.has(c.kind)));
+    const cands = listed.filter((c) => answerable.has(c.kind));
     if (cands.length === 1 && (data.total_candidates ?? 0) <= listed.length) {
       return resolveSymbol(db, cands[0].symbol_id);
     }

@@ -36,9 +36,6 @@ export interface StoredChunk {
 /** A stored chunk with its text. */
 export type WithText<T extends StoredChunk> = T & { content: string };
 
-/** A file as indexed: its digest and the stat facts the index recorded. */
-type Indexed = IndexedFacts;
-
 /** A file read and verified: its lines and the stat identity it had. */
 interface Loaded {
   hash: string;
@@ -93,8 +90,8 @@ function verified(c: TextCache, path: string, lines: string[]): string[] {
   return lines;
 }
 
-function indexedFile(db: Db, path: string): Indexed | undefined {
-  return oneRow<Indexed>(db, "SELECT hash, size, mtime_ms FROM files WHERE path = ?", path);
+function indexedFile(db: Db, path: string): IndexedFacts | undefined {
+  return oneRow<IndexedFacts>(db, "SELECT hash, size, mtime_ms FROM files WHERE path = ?", path);
 }
 
 /** The stat identity of `abs` (device, inode, size, times), or null when it cannot be had. */
@@ -109,7 +106,7 @@ function identityOf(abs: string): { key: string; size: number; mtimeMs: number }
 }
 
 /** `path`'s lines when the file still has the indexed digest (read, verified and kept), else null. */
-function load(c: TextCache, path: string, want: Indexed): Loaded | null {
+function load(c: TextCache, path: string, want: IndexedFacts): Loaded | null {
   if (c.root === null) return null;
   const before = identityOf(join(c.root, path));
   let bytes: Uint8Array;
@@ -153,7 +150,7 @@ function linesOf(db: Db, path: string): string[] | null {
  * checked when its text is read), or else read now and its digest matches.
  * `want` is the file's indexed row (absent: not indexed).
  */
-function mayBeIndexed(c: TextCache, path: string, want: Indexed | undefined): boolean {
+function mayBeIndexed(c: TextCache, path: string, want: IndexedFacts | undefined): boolean {
   if (c.turn.has(path)) return true;
   if (!want || c.root === null) return false;
   const id = identityOf(join(c.root, path));

@@ -265,7 +265,8 @@ function sizes(db: Db): { refBytes: number; otherBytes: number; refs: number } {
     name: string;
     bytes: number;
   }[];
-  const isRef = (n: string) => n === "refs" || n === "refs_name" || n === "ref_names" || n.includes("ref_names");
+  const isRef = (n: string) =>
+    n === "refs" || n === "refs_name" || n === "ref_file_names" || n === "ref_names" || n.includes("ref_names");
   const refBytes = rows.filter((r) => isRef(r.name)).reduce((a, r) => a + Number(r.bytes), 0);
   const otherBytes = rows.filter((r) => !isRef(r.name)).reduce((a, r) => a + Number(r.bytes), 0);
   const refs = Number((db.prepare("SELECT count(*) AS n FROM refs").get() as { n: number }).n);

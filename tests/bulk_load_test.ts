@@ -11,6 +11,7 @@ import { nameKey } from "../src/state/name_key.ts";
 import { symbolKeysMatchSql } from "../src/state/symbol_keys.ts";
 import { registerStoreFunctions } from "../src/state/store_functions.ts";
 import { referencesOf } from "../src/state/read/edges.ts";
+import { namesOfFile } from "../src/state/ref_file_names.ts";
 
 /** A Go tree of `n` small files (past the bulk-load threshold of 500 new files when `n` is larger). */
 function goTree(n: number): string {
@@ -125,10 +126,16 @@ Deno.test("a cold bulk load packs the references into full pages, every one kept
       )
         .get() as { n: number };
       assert.equal(n.n, 520 * 40);
+      // A name's occurrences are one range of the table, found by its key: no index repeats it.
       assert.match(
         JSON.stringify(db.prepare("EXPLAIN QUERY PLAN SELECT * FROM refs WHERE name_id = ?").all(1)),
-        /refs_name/,
+        /SEARCH refs USING PRIMARY KEY \(name_id=\?\)/,
       );
+      assert.equal(
+        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND tbl_name = 'refs'").get(),
+        undefined,
+      );
+      assert.equal(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'refs_load'").get(), undefined);
     });
   } finally {
     h.close();
@@ -404,6 +411,74 @@ Deno.test("a store of schema 18 upgrades: references name their symbol by its pl
       assert.deepEqual([stored?.place, call!.source_id], [2, Number(stored?.lo) + 2]);
       const index = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'edges_target'").get();
       assert.match(String(index?.sql), /edge_rows\(target_id\)$/);
+    });
+  } finally {
+    h.close();
+  }
+});
+
+/** Every reference row by content (file by path, names spelled), sorted. */
+function refRows(db: Db): string[] {
+  return (db.prepare(
+    `SELECT f.path, r.line, r.col, n.name, r.kind, r.qual_id, r.source_id, r.hint_id FROM refs r
+     JOIN files f ON f.id = r.file_id JOIN ref_names n ON n.id = r.name_id`,
+  ).all() as Record<string, unknown>[]).map((r) => JSON.stringify(r)).sort();
+}
+
+/** Whether every file's listed names are exactly the names of its references. */
+function namesListedExactly(db: Db): void {
+  const files = db.prepare("SELECT id, path FROM files").all() as { id: number; path: string }[];
+  for (const f of files) {
+    const held = (db.prepare("SELECT DISTINCT name_id AS n FROM refs WHERE file_id = ? ORDER BY 1").all(f.id) as {
+      n: number;
+    }[]).map((r) => Number(r.n));
+    assert.deepEqual(namesOfFile(db, Number(f.id)), held, f.path);
+    const line4 = (db.prepare("SELECT DISTINCT name_id AS n FROM refs WHERE file_id = ? AND line = 4 ORDER BY 1").all(
+      f.id,
+    ) as { n: number }[]).map((r) => Number(r.n));
+    assert.deepEqual(namesOfFile(db, Number(f.id), 4, 4), line4, `${f.path} line 4`);
+  }
+}
+
+Deno.test("a store of schema 24 upgrades to references in name order: every one kept, each file's names listed, the same answers", async () => {
+  const h = tempHome();
+  try {
+    const dir = goTree(6);
+    Deno.writeTextFileSync(
+      join(dir, "t.go"),
+      "package p\n\nfunc Twice() int {\n\treturn Rate1(2) + Rate1(3) + checkRateLimit1(4)\n}\n",
+    );
+    const { project } = await indexDir(h, dir);
+    const snapshot = (db: Db) => ({
+      refs: refRows(db),
+      uses: ["t.go", "f1.go"].map((p) => referencesInLines(db, p, 1, 10)),
+      locate: answers(db),
+    });
+    const before = withIndex(h, project.project_id, snapshot);
+    assert.equal(before.refs.filter((r) => r.includes('"t.go"')).length, 3, "t.go's three calls");
+    assert.ok(before.refs.length > 6, "and every other file's");
+    await downgradeThenSync(h, project, "", 24);
+    withIndex(h, project.project_id, (db) => {
+      assert.deepEqual(snapshot(db), before);
+      namesListedExactly(db);
+      assert.equal(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'refs_name'").get(), undefined);
+      const key = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'refs'").get() as { sql: string };
+      assert.match(key.sql, /PRIMARY KEY \(name_id, file_id, line, col\)/);
+    });
+    // A changed file's occurrences go and come back with it; every other file's stay as they were.
+    Deno.writeTextFileSync(join(dir, "t.go"), "package p\n\nfunc Twice() int {\n\treturn Rate2(2)\n}\n");
+    const job = await h.runner.start(project, { mode: "incremental", force: false }).active.done;
+    assert.equal(job.status, "published");
+    withIndex(h, project.project_id, (db) => {
+      const orphans = db.prepare("SELECT count(*) AS n FROM refs WHERE file_id NOT IN (SELECT id FROM files)").get();
+      assert.equal(orphans?.n, 0, "no occurrence is left of the file's old version");
+      const others = (rows: string[]) => rows.filter((r) => !r.includes('"t.go"'));
+      assert.deepEqual(others(refRows(db)), others(before.refs));
+      assert.deepEqual(
+        referencesInLines(db, "t.go", 1, 10).map((r) => `${r.line}:${r.col} ${r.name}`),
+        ["4:9 Rate2"],
+      );
+      namesListedExactly(db);
     });
   } finally {
     h.close();

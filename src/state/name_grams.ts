@@ -14,6 +14,7 @@
  */
 import type { Db } from "./db.ts";
 import { statementOf } from "./read/rows.ts";
+import { putVarint } from "./packed_ids.ts";
 
 /** Schema of the packed trigram lists. */
 export const NAME_GRAMS_SQL = `CREATE TABLE name_grams (key INTEGER PRIMARY KEY, ids BLOB NOT NULL);
@@ -76,16 +77,6 @@ const HEAD_BYTES = 10;
 /** Bits `v` (at least 0) takes. */
 function bitsOf(v: number): number {
   return 32 - Math.clz32(v);
-}
-
-/** Writes `v` as a varint (7 bits a byte, low bits first) at `at`; returns the index after it. */
-function putVarint(buf: Uint8Array, at: number, v: number): number {
-  while (v >= 0x80) {
-    buf[at++] = (v & 0x7f) | 0x80;
-    v >>>= 7;
-  }
-  buf[at++] = v;
-  return at;
 }
 
 /**

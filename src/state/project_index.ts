@@ -21,6 +21,7 @@ import {
 } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
 import { NameTableWriter } from "./name_lookup.ts";
+import { type NamedLine, RefFileNamesWriter } from "./ref_file_names.ts";
 import { NOTE_CHUNKS_DELETED_SQL, recordCommonTerms } from "./common_terms.ts";
 import { KEPT_KEY_BYTES, NO_KEY, storedKeys, viewSpellsHandles } from "./symbol_keys.ts";
 import { textWithoutName } from "./name_in_text.ts";
@@ -86,8 +87,8 @@ function entry(r: Record<string, unknown>): ManifestEntry {
 const PROJECT_TABLES = ["meta", "files", "symbols", "edges", "chunks", "chunks_fts", "symbols_fts", "files_fts"];
 /**
  * Tables added by later schemas (2: the reference index; 3: the name lookup; 5: slim symbol rows; 16: edge
- * targets; 23: the names' packed trigram lists), by the version that added them:
- * an older store lacks them by design, not by damage.
+ * targets; 23: the names' packed trigram lists; 24: common terms; 25: each file's reference names), by the
+ * version that added them: an older store lacks them by design, not by damage.
  */
 const LATER_TABLES: [number, string[]][] = [
   [2, ["refs", "ref_names"]],
@@ -96,6 +97,7 @@ const LATER_TABLES: [number, string[]][] = [
   [16, ["edge_targets"]],
   [23, ["name_grams", "name_gram_edits"]],
   [24, ["common_terms"]],
+  [25, ["ref_file_names"]],
 ];
 
 /** Path of the marker recording that a project index was found damaged (removed when it is rebuilt). */
@@ -345,6 +347,20 @@ const WRITER_CACHE_KIB = 32_768;
  */
 const BULK_ROWS_CACHE_KIB = 16_384;
 
+/** The columns of `refs` (see REFS_SQL_25 in schema.ts), in its key's order first. */
+const REF_COLUMNS = "name_id, file_id, line, col, kind, qual_id, source_id, hint_id";
+
+/**
+ * Where a bulk load's references go as files are written: in file order, as
+ * they arrive (an insert into `refs`, in name order, would land anywhere in
+ * the table), sorted into `refs` once at the end (`endBulkLoad`).
+ */
+const REFS_LOAD_SQL = `CREATE TABLE refs_load (
+  name_id INTEGER NOT NULL, file_id INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
+  kind INTEGER NOT NULL, qual_id INTEGER, source_id INTEGER, hint_id INTEGER,
+  PRIMARY KEY (file_id, line, col)
+) WITHOUT ROWID;`;
+
 /** Name ids the writer remembers at most (about 10 MiB of strings and map). */
 const REF_NAME_CACHE = 100_000;
 
@@ -357,12 +373,16 @@ export class IndexWriter {
   protected stmts: ReturnType<IndexWriter["prepare"]>;
   private rows: ReturnType<IndexWriter["batches"]>;
   protected names: NameTableWriter;
+  private readonly refFileNames: RefFileNamesWriter;
+  /** During a bulk load, where references go until `endBulkLoad` sorts them into `refs` (see REFS_LOAD). */
+  private refsLoad: BatchInsert | null = null;
 
   protected constructor(db: Db) {
     this.db = db;
     this.stmts = this.prepare();
     this.rows = this.batches();
     this.names = new NameTableWriter(db);
+    this.refFileNames = new RefFileNamesWriter(db);
   }
 
   /**
@@ -457,7 +477,7 @@ export class IndexWriter {
       delSyms: d.prepare(`DELETE FROM symbol_rows WHERE ${ofFile("sym")}`),
       delEdges: d.prepare(`DELETE FROM edge_rows WHERE ${ofFile("edge")}`),
       delFile: d.prepare("DELETE FROM files WHERE id = ?"),
-      delRefs: d.prepare("DELETE FROM refs WHERE file_id = ?"),
+      delRefs: d.prepare("DELETE FROM refs WHERE name_id = ? AND file_id = ?"),
       noteChunksDeleted: d.prepare(NOTE_CHUNKS_DELETED_SQL),
       nameId: d.prepare("SELECT id FROM ref_names WHERE name = ?"),
       insName: d.prepare("INSERT INTO ref_names(name) VALUES (?)"),
@@ -480,11 +500,7 @@ export class IndexWriter {
   private batches() {
     const d = this.db;
     return {
-      refs: new BatchInsert(
-        d,
-        "INSERT OR IGNORE INTO refs(file_id, line, col, name_id, kind, qual_id, source_id, hint_id)",
-        8,
-      ),
+      refs: new BatchInsert(d, `INSERT INTO refs(${REF_COLUMNS})`, 8),
       syms: new BatchInsert(
         d,
         `INSERT INTO symbol_rows(id, file_id, name, name_lower, qualified_name, kind, signature, doc, visibility,
@@ -538,6 +554,7 @@ export class IndexWriter {
   rollback(): void {
     this.forgetInternedIds(); // ids handed out inside the transaction are gone with it
     this.rows = this.batches(); // rows queued for the rolled-back transaction are dropped
+    this.refsLoad = null; // the load table goes with the transaction
     if (this.db.isTransaction) this.db.exec("ROLLBACK");
   }
 
@@ -584,7 +601,12 @@ export class IndexWriter {
     const s = this.stmts;
     this.names.noteFileRemoved(path);
     // Every row of the file is keyed by its id: looked up once.
-    for (const del of [s.delChunkFts, s.delSymFts, s.delFileFts, s.delRefs]) del.run(id);
+    for (const del of [s.delChunkFts, s.delSymFts, s.delFileFts]) del.run(id);
+    for (const nameId of this.refFileNames.take(id)) s.delRefs.run(nameId, id);
+    if (this.refsLoad) {
+      this.refsLoad.flush();
+      this.db.prepare("DELETE FROM refs_load WHERE file_id = ?").run(id);
+    }
     const chunks = Number(s.delChunks.run(id).changes);
     if (chunks > 0) s.noteChunksDeleted.run(chunks);
     for (const del of [s.delSyms, s.delEdges]) del.run(id);
@@ -658,18 +680,7 @@ export class IndexWriter {
         e.line,
       );
     });
-    for (const o of f.occurrences) {
-      b.refs.add(
-        fileId,
-        o.line,
-        o.column,
-        this.nameId(o.name),
-        REFERENCE_KINDS.indexOf(o.kind),
-        o.qualifier === null ? null : o.qualifier === "" ? 0 : this.nameId(o.qualifier),
-        placeInFile(o.from),
-        o.hint ? this.nameId(o.hint) : null,
-      );
-    }
+    this.addOccurrences(f, fileId, placeInFile);
     f.chunks.forEach((c, i) => {
       b.chunks.add(
         firstChunk + i,
@@ -682,7 +693,37 @@ export class IndexWriter {
       b.chunkFts.add(firstChunk + i, c.content + "\n" + c.ftsExtra, f.fileFts.path);
     });
     for (const batch of Object.values(b)) batch.flush();
+    this.refsLoad?.flush();
     return fileId;
+  }
+
+  /**
+   * Queues file `fileId`'s occurrences, one per place (the first extracted
+   * there), and records the names they have on each line (see
+   * `ref_file_names.ts`). `placeInFile` gives an enclosing symbol's place.
+   */
+  private addOccurrences(f: FileRows, fileId: number, placeInFile: (i: number | null) => number | null): void {
+    const places = new Set<string>();
+    const named: NamedLine[] = [];
+    const refs = this.refsLoad ?? this.rows.refs;
+    for (const o of f.occurrences) {
+      const place = `${o.line}:${o.column}`;
+      if (places.has(place)) continue;
+      places.add(place);
+      const nameId = this.nameId(o.name);
+      named.push({ line: o.line, nameId });
+      refs.add(
+        nameId,
+        fileId,
+        o.line,
+        o.column,
+        REFERENCE_KINDS.indexOf(o.kind),
+        o.qualifier === null ? null : o.qualifier === "" ? 0 : this.nameId(o.qualifier),
+        placeInFile(o.from),
+        o.hint ? this.nameId(o.hint) : null,
+      );
+    }
+    if (named.length) this.refFileNames.set(fileId, named);
   }
 
   /** How many files and symbols the index holds now (inside the write, before publishing). */
@@ -738,6 +779,8 @@ export class IndexWriter {
     this.db.exec(`PRAGMA cache_size=-${BULK_ROWS_CACHE_KIB}`);
     this.names.rebuildWhole();
     for (const [name] of SECONDARY_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
+    this.db.exec(`DROP TABLE IF EXISTS refs_load; ${REFS_LOAD_SQL}`);
+    this.refsLoad = new BatchInsert(this.db, `INSERT INTO refs_load(${REF_COLUMNS})`, 8);
     setFullTextSettings(this.db, FTS_TABLES, BULK_FTS);
   }
 
@@ -764,14 +807,25 @@ export class IndexWriter {
     mergeFullText(this.db, FTS_TABLES);
     setFullTextSettings(this.db, FTS_TABLES, SYNC_FTS);
     recordCommonTerms(this.db);
+    this.sortLoadedRefs();
     this.packRefs();
+  }
+
+  /** Moves the references a bulk load gathered in file order into `refs`, in its (name) order. */
+  private sortLoadedRefs(): void {
+    if (!this.refsLoad) return;
+    this.refsLoad.flush();
+    this.refsLoad = null;
+    this.db.exec(`INSERT INTO refs(${REF_COLUMNS}) SELECT ${REF_COLUMNS} FROM refs_load
+      ORDER BY name_id, file_id, line, col;
+      DROP TABLE refs_load;`);
   }
 
   /**
    * Copies the references into a fresh table of the same definition: rows
-   * appended one batch at a time leave about an eighth of each page of a
-   * clustered table empty, a whole-table copy in key order fills them (on
-   * the Go tree 16.7 to 14.7 MiB, about 0.3 s). Its index is built after.
+   * inserted one at a time, even in key order, leave about an eighth of each
+   * page of a clustered table empty, a whole-table copy fills them (on the
+   * Go tree 16.7 to 14.7 MiB, about 0.3 s).
    */
   private packRefs(): void {
     const def = this.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'refs'").get() as {

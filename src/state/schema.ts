@@ -19,6 +19,7 @@ import {
 import { textWithNameSql, textWithoutNameSql } from "./name_in_text.ts";
 import { NAME_KEY_SQL, ROW_NAME_LOWER_SQL } from "./name_key.ts";
 import { registerStoreFunctions } from "./store_functions.ts";
+import { fillRefFileNames } from "./ref_file_names.ts";
 import { codeSql, EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "./coded_words.ts";
 
 /** Registry migrations; index i brings the registry to version i + 1. */
@@ -123,11 +124,14 @@ const ROW_TABLE_INDEXES: [string, string][] = ROW_TABLE_INDEXES_5.flatMap(([n, o
   return later === null ? [] : [[n, later] as [string, string]];
 });
 
-/** Secondary indexes of a project index; dropped during a cold bulk load and rebuilt after. */
-export const SECONDARY_INDEXES: [string, string][] = [
-  ...ROW_TABLE_INDEXES,
-  ["refs_name", "refs(name_id)"],
-];
+/**
+ * Secondary indexes of a project index; dropped during a cold bulk load and
+ * rebuilt after. The references have none since schema 25 (see REFS_SQL_25).
+ */
+export const SECONDARY_INDEXES: [string, string][] = ROW_TABLE_INDEXES;
+
+/** The references' name index of schemas 6 to 24. */
+const REFS_NAME_INDEX_SQL = "CREATE INDEX IF NOT EXISTS refs_name ON refs(name_id);";
 
 /**
  * Schema 5's rows of symbols, edges and chunks: each names its file by id
@@ -457,6 +461,17 @@ function slimNameGrams(db: Db): void {
     INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('optimize');`);
 }
 
+/** Schema 25's rewrite of the references in name order, with each file's list of names (see REFS_SQL_25). */
+function refsByName(db: Db): void {
+  db.exec(REF_FILE_NAMES_SQL);
+  fillRefFileNames(db, "refs");
+  db.exec(`${REFS_SQL_25.replace("CREATE TABLE refs", "CREATE TABLE refs25")}
+    INSERT INTO refs25 SELECT name_id, file_id, line, col, kind, qual_id, source_id, hint_id FROM refs
+      ORDER BY name_id, file_id, line, col;
+    DROP TABLE refs;
+    ALTER TABLE refs25 RENAME TO refs;`);
+}
+
 /** Schema 23's trigram lists, packed (see `name_grams.ts`) in place of the FTS5 table. */
 function packedNameGrams(db: Db): void {
   db.exec(`DROP TABLE symbol_names_fts; ${PACKED_NAME_GRAMS_SQL}`);
@@ -488,6 +503,22 @@ const REFS_SQL = `CREATE TABLE refs (
   kind INTEGER NOT NULL, qual_id INTEGER, source_id INTEGER, hint_id INTEGER,
   PRIMARY KEY (file_id, line, col)
 ) WITHOUT ROWID;`;
+
+/**
+ * The references since schema 25: in the order of their name, so every read
+ * by name (the reads that answer `find_references`) is one range of the
+ * table, and no index of the names repeats each row's key (a third of the
+ * references' bytes). A file's occurrences are found through the list of
+ * names it has (`ref_file_names`, see `src/state/ref_file_names.ts`).
+ */
+export const REFS_SQL_25 = `CREATE TABLE refs (
+  name_id INTEGER NOT NULL, file_id INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
+  kind INTEGER NOT NULL, qual_id INTEGER, source_id INTEGER, hint_id INTEGER,
+  PRIMARY KEY (name_id, file_id, line, col)
+) WITHOUT ROWID;`;
+
+/** Each file's distinct occurrence names since schema 25, packed (see `src/state/ref_file_names.ts`). */
+export const REF_FILE_NAMES_SQL = "CREATE TABLE ref_file_names (file_id INTEGER PRIMARY KEY, ids BLOB NOT NULL);";
 
 /** SQL giving the row id of the symbol reference row `r` (of file row `f`) sits in (see REFS_SQL). */
 export const REF_SOURCE_SQL = (r: string, f: string): string => `${f}.sym_lo + ${r}.source_id`;
@@ -699,7 +730,7 @@ export const PROJECT_MIGRATIONS: Migration[] = [
      FROM refs r LEFT JOIN files f ON f.id = r.file_id ORDER BY r.file_id, r.line, r.col;
    DROP TABLE refs;
    ALTER TABLE refs20 RENAME TO refs;
-   ${createSecondaryIndexesSql(SECONDARY_INDEXES.filter(([n]) => n === "refs_name"))}`,
+   ${REFS_NAME_INDEX_SQL}`,
   // Symbols by the key of their lower-case name (see name_key.ts): reads by name match the key, then the name.
   `DROP VIEW symbols;
    DROP INDEX symbols_name;
@@ -717,6 +748,8 @@ export const PROJECT_MIGRATIONS: Migration[] = [
     db.exec(COMMON_TERMS_SQL);
     recordCommonTerms(db);
   },
+  // References in the order of their name, without a name index; each file lists its names (see REFS_SQL_25).
+  refsByName,
 ];
 
 /** The schema version a store records (0 before its first migration). */

@@ -213,6 +213,19 @@ export const SCHEMA15_EDGES_SQL = `
 /** SQL giving a store schema 14's handle index (whole keys) in place of schema 15's. */
 export const SCHEMA14_SID_SQL = `DROP INDEX symbols_sid; CREATE INDEX symbols_sid ON symbol_rows(symbol_key);`;
 
+/** SQL giving a store schema 24's references (in file order, a name index, no name lists) in place of schema 25's. */
+export const SCHEMA24_REFS_SQL = `
+  CREATE TABLE refs24 (
+    file_id INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL, name_id INTEGER NOT NULL,
+    kind INTEGER NOT NULL, qual_id INTEGER, source_id INTEGER, hint_id INTEGER,
+    PRIMARY KEY (file_id, line, col)
+  ) WITHOUT ROWID;
+  INSERT INTO refs24 SELECT file_id, line, col, name_id, kind, qual_id, source_id, hint_id FROM refs;
+  DROP TABLE refs;
+  ALTER TABLE refs24 RENAME TO refs;
+  CREATE INDEX refs_name ON refs(name_id);
+  DROP TABLE ref_file_names;`;
+
 /** SQL giving a store schema 23's tables: no recorded common terms. */
 export const SCHEMA23_TERMS_SQL = `
   DROP TABLE common_terms;
@@ -290,6 +303,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 25) db!.exec(SCHEMA24_REFS_SQL);
   if (version < 24) db!.exec(SCHEMA23_TERMS_SQL);
   if (version < 23) db!.exec(SCHEMA22_GRAMS_SQL);
   if (version < 21) db!.exec(SCHEMA20_NAME_INDEX_SQL);

@@ -4,13 +4,14 @@
  * symbol's row id. Rows of one name come back in (path, line, column) order
  * when the name has at most `PATH_ORDER_MAX` occurrences, so two builds of one
  * commit (which may number their files differently) answer alike; a name with
- * more comes back in (file id, line, column) order, which the name index
- * gives without a sort. Keyset paging continues from either. Reads only.
+ * more comes back in (file id, line, column) order, which the table keeps
+ * them in (see REFS_SQL_25 in `../schema.ts`). Keyset paging continues from either. Reads only.
  */
 import type { Db } from "../db.ts";
 import { REFERENCE_KINDS, type ReferenceKind } from "../../core/types.ts";
 import { REF_SOURCE_SQL } from "../schema.ts";
 import { NAME_IS_SQL, nameArgs } from "../name_key.ts";
+import { namesOfFile } from "../ref_file_names.ts";
 
 /** One stored occurrence joined with its file. */
 export interface ReferenceRow {
@@ -131,16 +132,25 @@ export function referenceCount(db: Db, nameId: number): number {
   return Number(r.n);
 }
 
-/** Occurrences inside lines `from`..`to` of one file (a symbol's body), in source order. */
+/**
+ * Occurrences inside lines `from`..`to` of one file (a symbol's body), in
+ * source order: one range of the references for each name those lines
+ * hold (see `ref_file_names.ts`).
+ */
 export function referencesInLines(db: Db, path: string, from: number, to: number): (ReferenceRow & { name: string })[] {
+  const file = db.prepare("SELECT id FROM files WHERE path = ?").get(path) as { id: number } | undefined;
+  if (!file) return [];
+  const names = namesOfFile(db, Number(file.id), from, to);
+  if (!names.length) return [];
   const rows = db.prepare(
     `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name AS qualifier, ${REF_SOURCE_SQL("r", "f")} AS source_id,
         f.path, f.language,
         n.name AS name, h.name AS hint
-       FROM files f JOIN refs r ON r.file_id = f.id JOIN ref_names n ON n.id = r.name_id
+       FROM json_each(?1) AS j JOIN refs r ON r.name_id = j.value AND r.file_id = ?2 AND r.line BETWEEN ?3 AND ?4
+       JOIN files f ON f.id = r.file_id JOIN ref_names n ON n.id = r.name_id
        LEFT JOIN ref_names q ON q.id = r.qual_id LEFT JOIN ref_names h ON h.id = r.hint_id
-      WHERE f.path = ? AND r.line BETWEEN ? AND ? ORDER BY r.line, r.col`,
-  ).all(path, from, to) as unknown as (RawRow & { name: string })[];
+      ORDER BY r.line, r.col`,
+  ).all(JSON.stringify(names), Number(file.id), from, to) as unknown as (RawRow & { name: string })[];
   return rows.map((r) => ({ ...toRow(r), name: r.name }));
 }
 

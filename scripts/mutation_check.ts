@@ -1035,7 +1035,7 @@ export const MUTATIONS: Mutation[] = [
     id: "ref-names-unlisted",
     claim: "answer truth: a symbol's body lists the occurrences its file holds",
     file: "src/state/project_index.ts",
-    find: "    if (named.length) this.refFileNames.set(fileId, named);\n",
+    find: "    if (lines.length) this.refFileNames.set(fileId, lines, nameIds);\n",
     replace: "",
     test: "tests/bulk_load_test.ts",
     filter: "schema 24",

@@ -16,8 +16,13 @@ export function putVarint(buf: Uint8Array, at: number, v: number): number {
 
 /** Varints appended to a growing buffer. */
 export class VarintWriter {
-  private buf = new Uint8Array(64);
+  private buf: Uint8Array;
   private len = 0;
+
+  /** `expected`: about how many bytes will be written (the buffer grows past it). */
+  constructor(expected = 64) {
+    this.buf = new Uint8Array(Math.max(16, expected));
+  }
 
   /** Appends `v` (0 to 2^31 - 1). */
   put(v: number): void {
@@ -29,12 +34,10 @@ export class VarintWriter {
     this.len = putVarint(this.buf, this.len, v);
   }
 
-  /** Appends the distinct ids of `ids` (any order), ascending, as distances: the count first. */
-  putIds(ids: Iterable<number>): void {
-    const sorted = [...new Set(ids)].sort((a, b) => a - b);
-    this.put(sorted.length);
-    let last = 0;
-    for (const id of sorted) this.put(id - last), last = id;
+  /** Appends `ids` (ascending, distinct) as distances from the one before: the count first. */
+  putIds(ids: ArrayLike<number>): void {
+    this.put(ids.length);
+    for (let i = 0, last = 0; i < ids.length; last = ids[i++]) this.put(ids[i] - last);
   }
 
   /** The bytes written. */

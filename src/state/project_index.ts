@@ -21,7 +21,7 @@ import {
 } from "./db.ts";
 import type { FileRows } from "./file_rows.ts";
 import { NameTableWriter } from "./name_lookup.ts";
-import { type NamedLine, RefFileNamesWriter } from "./ref_file_names.ts";
+import { RefFileNamesWriter } from "./ref_file_names.ts";
 import { NOTE_CHUNKS_DELETED_SQL, recordCommonTerms } from "./common_terms.ts";
 import { KEPT_KEY_BYTES, NO_KEY, storedKeys, viewSpellsHandles } from "./symbol_keys.ts";
 import { textWithoutName } from "./name_in_text.ts";
@@ -346,6 +346,9 @@ const WRITER_CACHE_KIB = 32_768;
  * tree the same CPU as with 32 MiB, the peak RSS about 16 MiB lower).
  */
 const BULK_ROWS_CACHE_KIB = 16_384;
+
+/** Columns below this make an occurrence's place one number (line and column); a later one is spelled. */
+const PLACE_COLUMNS = 2 ** 20;
 
 /** The columns of `refs` (see REFS_SQL_25 in schema.ts), in its key's order first. */
 const REF_COLUMNS = "name_id, file_id, line, col, kind, qual_id, source_id, hint_id";
@@ -703,15 +706,17 @@ export class IndexWriter {
    * `ref_file_names.ts`). `placeInFile` gives an enclosing symbol's place.
    */
   private addOccurrences(f: FileRows, fileId: number, placeInFile: (i: number | null) => number | null): void {
-    const places = new Set<string>();
-    const named: NamedLine[] = [];
+    const places = new Set<number | string>();
+    const lines: number[] = [];
+    const nameIds: number[] = [];
     const refs = this.refsLoad ?? this.rows.refs;
     for (const o of f.occurrences) {
-      const place = `${o.line}:${o.column}`;
+      const place = o.column < PLACE_COLUMNS ? o.line * PLACE_COLUMNS + o.column : `${o.line}:${o.column}`;
       if (places.has(place)) continue;
       places.add(place);
       const nameId = this.nameId(o.name);
-      named.push({ line: o.line, nameId });
+      lines.push(o.line);
+      nameIds.push(nameId);
       refs.add(
         nameId,
         fileId,
@@ -723,7 +728,7 @@ export class IndexWriter {
         o.hint ? this.nameId(o.hint) : null,
       );
     }
-    if (named.length) this.refFileNames.set(fileId, named);
+    if (lines.length) this.refFileNames.set(fileId, lines, nameIds);
   }
 
   /** How many files and symbols the index holds now (inside the write, before publishing). */

@@ -461,7 +461,12 @@ function slimNameGrams(db: Db): void {
     INSERT INTO symbol_names_fts(symbol_names_fts) VALUES ('optimize');`);
 }
 
-/** Schema 25's rewrite of the references in name order, with each file's list of names (see REFS_SQL_25). */
+/**
+ * Schema 25's rewrite of the references in name order, with each file's
+ * list of names (see REFS_SQL_25). Every row is carried over; the pages are
+ * left about seven-eighths full (a bulk load's copy packs them, see
+ * `IndexWriter.endBulkLoad`).
+ */
 function refsByName(db: Db): void {
   db.exec(REF_FILE_NAMES_SQL);
   fillRefFileNames(db, "refs");

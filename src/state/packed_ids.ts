@@ -1,7 +1,7 @@
 /**
  * Numbers packed into bytes as varints (7 bits a byte, low bits first), and
- * sets of row ids packed as their ascending distances, so a set of nearby
- * ids takes a byte or two an id. Pure functions, no Deno permission.
+ * ascending row ids packed as the distances between them, so nearby ids
+ * take a byte or two each. No I/O, no Deno permission.
  */
 
 /** Writes `v` (0 to 2^31 - 1) as a varint at `at` of `buf`; returns the index after it. */

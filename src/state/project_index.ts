@@ -377,7 +377,7 @@ export class IndexWriter {
   private rows: ReturnType<IndexWriter["batches"]>;
   protected names: NameTableWriter;
   private readonly refFileNames: RefFileNamesWriter;
-  /** During a bulk load, where references go until `endBulkLoad` sorts them into `refs` (see REFS_LOAD). */
+  /** During a bulk load, where references go until `endBulkLoad` sorts them into `refs` (see REFS_LOAD_SQL). */
   private refsLoad: BatchInsert | null = null;
 
   protected constructor(db: Db) {

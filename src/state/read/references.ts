@@ -4,8 +4,9 @@
  * symbol's row id. Rows of one name come back in (path, line, column) order
  * when the name has at most `PATH_ORDER_MAX` occurrences, so two builds of one
  * commit (which may number their files differently) answer alike; a name with
- * more comes back in (file id, line, column) order, which the table keeps
- * them in (see REFS_SQL_25 in `../schema.ts`). Keyset paging continues from either. Reads only.
+ * more comes back in (file id, line, column) order, the order the table
+ * keeps them in (see REFS_SQL_25 in `../schema.ts`). Keyset paging
+ * continues from either. Reads only.
  */
 import type { Db } from "../db.ts";
 import { REFERENCE_KINDS, type ReferenceKind } from "../../core/types.ts";

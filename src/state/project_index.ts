@@ -33,6 +33,8 @@ import {
   migrate,
   PROJECT_MIGRATIONS,
   projectSchemaStatus,
+  REF_COLUMNS,
+  REFS_LOAD_SQL,
   SECONDARY_INDEXES,
 } from "./schema.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
@@ -350,20 +352,6 @@ const BULK_ROWS_CACHE_KIB = 16_384;
 /** Columns below this make an occurrence's place one number (line and column); a later one is spelled. */
 const PLACE_COLUMNS = 2 ** 20;
 
-/** The columns of `refs` (see REFS_SQL_25 in schema.ts), in its key's order first. */
-const REF_COLUMNS = "name_id, file_id, line, col, kind, qual_id, source_id, hint_id";
-
-/**
- * Where a bulk load's references go as files are written: in file order, as
- * they arrive (an insert into `refs`, in name order, would land anywhere in
- * the table), sorted into `refs` once at the end (`endBulkLoad`).
- */
-const REFS_LOAD_SQL = `CREATE TABLE refs_load (
-  name_id INTEGER NOT NULL, file_id INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
-  kind INTEGER NOT NULL, qual_id INTEGER, source_id INTEGER, hint_id INTEGER,
-  PRIMARY KEY (file_id, line, col)
-) WITHOUT ROWID;`;
-
 /** Name ids the writer remembers at most (about 10 MiB of strings and map). */
 const REF_NAME_CACHE = 100_000;
 
@@ -377,7 +365,7 @@ export class IndexWriter {
   private rows: ReturnType<IndexWriter["batches"]>;
   protected names: NameTableWriter;
   private readonly refFileNames: RefFileNamesWriter;
-  /** During a bulk load, where references go until `endBulkLoad` sorts them into `refs` (see REFS_LOAD_SQL). */
+  /** During a bulk load, where references go until `endBulkLoad` sorts them into `refs` (REFS_LOAD_SQL). */
   private refsLoad: BatchInsert | null = null;
 
   protected constructor(db: Db) {
@@ -606,10 +594,6 @@ export class IndexWriter {
     // Every row of the file is keyed by its id: looked up once.
     for (const del of [s.delChunkFts, s.delSymFts, s.delFileFts]) del.run(id);
     for (const nameId of this.refFileNames.take(id)) s.delRefs.run(nameId, id);
-    if (this.refsLoad) {
-      this.refsLoad.flush();
-      this.db.prepare("DELETE FROM refs_load WHERE file_id = ?").run(id);
-    }
     const chunks = Number(s.delChunks.run(id).changes);
     if (chunks > 0) s.noteChunksDeleted.run(chunks);
     for (const del of [s.delSyms, s.delEdges]) del.run(id);

@@ -471,8 +471,7 @@ function refsByName(db: Db): void {
   db.exec(REF_FILE_NAMES_SQL);
   fillRefFileNames(db, "refs");
   db.exec(`${REFS_SQL_25.replace("CREATE TABLE refs", "CREATE TABLE refs25")}
-    INSERT INTO refs25 SELECT name_id, file_id, line, col, kind, qual_id, source_id, hint_id FROM refs
-      ORDER BY name_id, file_id, line, col;
+    INSERT INTO refs25 SELECT ${REF_COLUMNS} FROM refs ORDER BY name_id, file_id, line, col;
     DROP TABLE refs;
     ALTER TABLE refs25 RENAME TO refs;`);
 }
@@ -521,6 +520,17 @@ export const REFS_SQL_25 = `CREATE TABLE refs (
   kind INTEGER NOT NULL, qual_id INTEGER, source_id INTEGER, hint_id INTEGER,
   PRIMARY KEY (name_id, file_id, line, col)
 ) WITHOUT ROWID;`;
+
+/** The columns of `refs` since schema 25, its key's first. */
+export const REF_COLUMNS = "name_id, file_id, line, col, kind, qual_id, source_id, hint_id";
+
+/**
+ * Where a bulk load's references go as files are written: schema 20's
+ * table, in file order, as they arrive (an insert into `refs`, in name
+ * order, would land anywhere in the table); sorted into `refs` once at the
+ * end (`IndexWriter.endBulkLoad`).
+ */
+export const REFS_LOAD_SQL = REFS_SQL.replace("CREATE TABLE refs", "CREATE TABLE refs_load");
 
 /** Each file's distinct occurrence names since schema 25, packed (see `src/state/ref_file_names.ts`). */
 export const REF_FILE_NAMES_SQL = "CREATE TABLE ref_file_names (file_id INTEGER PRIMARY KEY, ids BLOB NOT NULL);";

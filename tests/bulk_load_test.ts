@@ -78,6 +78,19 @@ Deno.test("a cold bulk load answers as a file-by-file load does, and leaves the 
         assert.deepEqual([s.automerge, s.crisismerge, s.hashsize], [4, 16, 1024 * 1024], t);
       }
       assert.equal(locateSymbol(db, { name: "Rate511" }).results[0].path, "f511.go");
+      // Rows queued across files still take each file's own id range, whole.
+      for (const [t, col] of [["symbol_rows", "sym"], ["edge_rows", "edge"], ["chunk_rows", "chunk"]]) {
+        const stray = db.prepare(
+          `SELECT count(*) AS n FROM ${t} r JOIN files f ON f.id = r.file_id
+           WHERE r.id NOT BETWEEN f.${col}_lo AND f.${col}_hi`,
+        ).get() as { n: number };
+        const ranged = db.prepare(
+          `SELECT sum(${col}_hi - ${col}_lo + 1) AS n, (SELECT count(*) FROM ${t}) AS rows FROM files`,
+        ).get() as { n: number; rows: number };
+        assert.equal(stray.n, 0, t);
+        assert.equal(ranged.n, ranged.rows, t);
+        assert.ok(ranged.rows >= n, t);
+      }
       return answers(db);
     });
     const stepAnswers = withIndex(h, step.project.project_id, answers);

@@ -3,7 +3,14 @@ import { join } from "node:path";
 import { copyFixture, indexDir, tempHome } from "./helpers/fixture_repo.ts";
 import { IndexReaders, requireIndex } from "../src/query/index_reader.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
-import { type ParserEndpoint, type ParseTask, RECYCLE_AFTER_BYTES, WorkerPool } from "../src/index/worker_pool.ts";
+import {
+  PARSER_QUEUE_DEPTH,
+  type ParserEndpoint,
+  type ParseTask,
+  postTask,
+  RECYCLE_AFTER_BYTES,
+  WorkerPool,
+} from "../src/index/worker_pool.ts";
 import type { FileFacts, FileRows } from "../src/state/file_rows.ts";
 
 function symbolNames(h: ReturnType<typeof tempHome>, projectId: string): string[] {
@@ -176,4 +183,75 @@ Deno.test("the worker pool replaces a parser right after a file over the size li
   await pool.parse(task(3, 100));
   pool.close();
   assert.equal(spawned, 2, "the parser of a huge file was replaced");
+});
+
+/** A task for `path` whose bytes spell `text`. */
+function textTask(id: number, text: string): ParseTask {
+  return { id, facts: { path: `f${id}.py`, size: text.length } as FileFacts, bytes: new TextEncoder().encode(text) };
+}
+
+Deno.test("a parser holds its next file before its last result is taken, never more than the queue depth", async () => {
+  const held: ParseTask[][] = []; // per parser: files handed and not yet answered
+  let most = 0;
+  const spawn = (): Promise<ParserEndpoint> => {
+    const mine: ParseTask[] = [];
+    held.push(mine);
+    const ep: ParserEndpoint = {
+      post: (t) => {
+        mine.push(t);
+        most = Math.max(most, mine.length);
+        // Answers one file at a time, in order, a little later (as a worker's message queue does).
+        if (mine.length === 1) setTimeout(answer, 2);
+      },
+      onResult: () => {},
+      onCrash: () => {},
+      close: () => {},
+    };
+    const answer = () => {
+      const t = mine.shift()!;
+      ep.onResult({ id: t.id, rows: { path: t.facts.path } as unknown as FileRows, problem: null });
+      if (mine.length) setTimeout(answer, 2);
+    };
+    return Promise.resolve(ep);
+  };
+  const pool = new WorkerPool(2, 1000, spawn);
+  const results = await Promise.all(Array.from({ length: 12 }, (_, i) => pool.parse(textTask(i, `x = ${i}\n`))));
+  pool.close();
+  assert.deepEqual(results.map((r) => r.id), Array.from({ length: 12 }, (_, i) => i));
+  assert.equal(most, PARSER_QUEUE_DEPTH, "a parser was handed its next file while on one");
+});
+
+Deno.test("a file behind one its parser dies on goes to another parser, bytes and all", async () => {
+  const seen: string[] = []; // "parser#: text" for every file a parser was handed
+  let spawned = 0;
+  const spawn = (): Promise<ParserEndpoint> => {
+    const me = spawned++;
+    const mine: ParseTask[] = [];
+    const ep: ParserEndpoint = {
+      post: (sent) => {
+        // Through postTask, as a real parser gets it: the first file's bytes are transferred (gone from the sender).
+        let t = sent;
+        postTask({ postMessage: (m, transfer) => t = structuredClone(m as ParseTask, { transfer }) }, sent);
+        seen.push(`${me}: ${new TextDecoder().decode(t.bytes)}`);
+        mine.push(t);
+        // The first parser dies once it holds two files; later ones answer.
+        if (me === 0 && mine.length === 2) setTimeout(() => ep.onCrash("out of memory"), 1);
+        else if (me > 0) {
+          queueMicrotask(() =>
+            ep.onResult({ id: t.id, rows: { path: t.facts.path } as unknown as FileRows, problem: null })
+          );
+        }
+      },
+      onResult: () => {},
+      onCrash: () => {},
+      close: () => {},
+    };
+    return Promise.resolve(ep);
+  };
+  const pool = new WorkerPool(1, 1000, spawn);
+  const [a, b] = await Promise.all([pool.parse(textTask(0, "first")), pool.parse(textTask(1, "second"))]);
+  pool.close();
+  assert.match(a.problem ?? "", /parser crashed: out of memory/, "the file it died on is reported");
+  assert.equal(b.problem, null, "the file behind it parsed elsewhere");
+  assert.deepEqual(seen, ["0: first", "0: second", "1: second"]);
 });

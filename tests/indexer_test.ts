@@ -23,6 +23,17 @@ function symbolNames(h: ReturnType<typeof tempHome>, projectId: string): string[
   return rows.map((r) => r.qualified_name);
 }
 
+/** A stand-in parser: `onPost` gets each file handed to it, with the endpoint (to answer or crash). */
+function fakeParser(onPost: (t: ParseTask, ep: ParserEndpoint) => void, onClose = () => {}): ParserEndpoint {
+  const ep: ParserEndpoint = { post: (t) => onPost(t, ep), onResult: () => {}, onCrash: () => {}, close: onClose };
+  return ep;
+}
+
+/** Answers file `t` on `ep` with rows that name only its path. */
+function answer(ep: ParserEndpoint, t: ParseTask): void {
+  ep.onResult({ id: t.id, rows: { path: t.facts.path } as unknown as FileRows, problem: null });
+}
+
 Deno.test("full index of a Go fixture extracts definitions with qualified names", async () => {
   const h = tempHome();
   try {
@@ -127,18 +138,10 @@ Deno.test("the worker pool replaces a parser after N files and never gives one m
   let closed = 0;
   const spawn = (): Promise<ParserEndpoint> => {
     const me = handled.push(0) - 1;
-    const ep: ParserEndpoint = {
-      post: (t: ParseTask) => {
-        handled[me]++;
-        queueMicrotask(() =>
-          ep.onResult({ id: t.id, rows: { path: t.facts.path } as unknown as FileRows, problem: null })
-        );
-      },
-      onResult: () => {},
-      onCrash: () => {},
-      close: () => void closed++,
-    };
-    return Promise.resolve(ep);
+    return Promise.resolve(fakeParser((t, ep) => {
+      handled[me]++;
+      queueMicrotask(() => answer(ep, t));
+    }, () => void closed++));
   };
   const pool = new WorkerPool(2, 3, spawn);
   const tasks = Array.from({ length: 11 }, (_, i) => ({
@@ -159,16 +162,7 @@ Deno.test("the worker pool replaces a parser right after a file over the size li
   let spawned = 0;
   const spawn = (): Promise<ParserEndpoint> => {
     spawned++;
-    const ep: ParserEndpoint = {
-      post: (t: ParseTask) =>
-        queueMicrotask(() =>
-          ep.onResult({ id: t.id, rows: { path: t.facts.path } as unknown as FileRows, problem: null })
-        ),
-      onResult: () => {},
-      onCrash: () => {},
-      close: () => {},
-    };
-    return Promise.resolve(ep);
+    return Promise.resolve(fakeParser((t, ep) => queueMicrotask(() => answer(ep, t))));
   };
   const pool = new WorkerPool(1, 1000, spawn);
   const task = (id: number, size: number) => ({
@@ -196,23 +190,16 @@ Deno.test("a parser holds its next file before its last result is taken, never m
   const spawn = (): Promise<ParserEndpoint> => {
     const mine: ParseTask[] = [];
     held.push(mine);
-    const ep: ParserEndpoint = {
-      post: (t) => {
-        mine.push(t);
-        most = Math.max(most, mine.length);
-        // Answers one file at a time, in order, a little later (as a worker's message queue does).
-        if (mine.length === 1) setTimeout(answer, 2);
-      },
-      onResult: () => {},
-      onCrash: () => {},
-      close: () => {},
+    // Answers one file at a time, in order, a little later (as a worker's message queue does).
+    const next = (ep: ParserEndpoint) => {
+      answer(ep, mine.shift()!);
+      if (mine.length) setTimeout(() => next(ep), 2);
     };
-    const answer = () => {
-      const t = mine.shift()!;
-      ep.onResult({ id: t.id, rows: { path: t.facts.path } as unknown as FileRows, problem: null });
-      if (mine.length) setTimeout(answer, 2);
-    };
-    return Promise.resolve(ep);
+    return Promise.resolve(fakeParser((t, ep) => {
+      mine.push(t);
+      most = Math.max(most, mine.length);
+      if (mine.length === 1) setTimeout(() => next(ep), 2);
+    }));
   };
   const pool = new WorkerPool(2, 1000, spawn);
   const results = await Promise.all(Array.from({ length: 12 }, (_, i) => pool.parse(textTask(i, `x = ${i}\n`))));
@@ -227,26 +214,16 @@ Deno.test("a file behind one its parser dies on goes to another parser, bytes an
   const spawn = (): Promise<ParserEndpoint> => {
     const me = spawned++;
     const mine: ParseTask[] = [];
-    const ep: ParserEndpoint = {
-      post: (sent) => {
-        // Through postTask, as a real parser gets it: the first file's bytes are transferred (gone from the sender).
-        let t = sent;
-        postTask({ postMessage: (m, transfer) => t = structuredClone(m as ParseTask, { transfer }) }, sent);
-        seen.push(`${me}: ${new TextDecoder().decode(t.bytes)}`);
-        mine.push(t);
-        // The first parser dies once it holds two files; later ones answer.
-        if (me === 0 && mine.length === 2) setTimeout(() => ep.onCrash("out of memory"), 1);
-        else if (me > 0) {
-          queueMicrotask(() =>
-            ep.onResult({ id: t.id, rows: { path: t.facts.path } as unknown as FileRows, problem: null })
-          );
-        }
-      },
-      onResult: () => {},
-      onCrash: () => {},
-      close: () => {},
-    };
-    return Promise.resolve(ep);
+    return Promise.resolve(fakeParser((sent, ep) => {
+      // Through postTask, as a real parser gets it: the first file's bytes are transferred (gone from the sender).
+      let t = sent;
+      postTask({ postMessage: (m, transfer) => t = structuredClone(m as ParseTask, { transfer }) }, sent);
+      seen.push(`${me}: ${new TextDecoder().decode(t.bytes)}`);
+      mine.push(t);
+      // The first parser dies once it holds two files; later ones answer.
+      if (me === 0 && mine.length === 2) setTimeout(() => ep.onCrash("out of memory"), 1);
+      else if (me > 0) queueMicrotask(() => answer(ep, t));
+    }));
   };
   const pool = new WorkerPool(1, 1000, spawn);
   const [a, b] = await Promise.all([pool.parse(textTask(0, "first")), pool.parse(textTask(1, "second"))]);

@@ -254,11 +254,19 @@ export const MUTATIONS: Mutation[] = [
     id: "recycle-disabled",
     claim: "reliability: parse workers are recycled every N files",
     file: "src/index/worker_pool.ts",
-    find:
-      "        if (slot.done >= this.recycleAfter || (b?.task.facts.size ?? 0) > RECYCLE_AFTER_BYTES) this.recycle(slot);\n",
+    find: "      slot.draining = true;\n",
     replace: "",
     test: "tests/indexer_test.ts",
     filter: "worker pool replaces",
+  },
+  {
+    id: "crash-behind-bytes-lost",
+    claim: "reliability: a file behind one its parser dies on is parsed elsewhere",
+    file: "src/index/worker_pool.ts",
+    find: "slot.ep!.post(behind ? { ...next.task, bytes: next.task.bytes.slice() } : next.task);",
+    replace: "slot.ep!.post(next.task);",
+    test: "tests/indexer_test.ts",
+    filter: "dies on",
   },
   {
     id: "heartbeat-disabled",

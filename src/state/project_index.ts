@@ -6,7 +6,6 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { StatementSync } from "node:sqlite";
 import {
   closeQuietly,
   type Db,
@@ -362,6 +361,9 @@ const PLACE_COLUMNS = 2 ** 20;
  */
 const SORTER_THREADS = Math.max(1, Math.min(4, navigator.hardwareConcurrency - 1));
 
+/** The row tables whose ids a file's row holds as ranges: symbols, edges, chunks. */
+type RowTable = "sym" | "edge" | "chunk";
+
 /** Name ids the writer remembers at most (about 10 MiB of strings and map). */
 const REF_NAME_CACHE = 100_000;
 
@@ -382,7 +384,7 @@ export class IndexWriter {
    * rows before `endBulkLoad`, so they stay queued across files and the
    * batches fill (a file's remainder no longer goes in row by row).
    */
-  private bulkIds: { sym: number; edge: number; chunk: number } | null = null;
+  private bulkIds: Record<RowTable, number> | null = null;
 
   protected constructor(db: Db) {
     this.db = db;
@@ -499,9 +501,11 @@ export class IndexWriter {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insFileFts: d.prepare("INSERT INTO files_fts(rowid, path, names) VALUES (?, ?, ?)"),
-      nextSymId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM symbol_rows"),
-      nextChunkId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM chunk_rows"),
-      nextEdgeId: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM edge_rows"),
+      nextId: {
+        sym: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM symbol_rows"),
+        edge: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM edge_rows"),
+        chunk: d.prepare("SELECT coalesce(max(id), 0) + 1 AS n FROM chunk_rows"),
+      },
       touch: d.prepare("UPDATE files SET mtime_ms = ?, size = ? WHERE path = ?"),
     };
   }
@@ -652,17 +656,9 @@ export class IndexWriter {
     const s = this.stmts;
     const b = this.rows;
     // The file's rows take consecutive ids from each table's next one: its row holds their ranges.
-    const ids = this.bulkIds;
-    const next = (stmt: StatementSync, n: number, table: "sym" | "edge" | "chunk") => {
-      if (!n) return 0;
-      if (!ids) return Number((stmt.get() as { n: number }).n);
-      const first = ids[table];
-      ids[table] += n;
-      return first;
-    };
-    const firstSym = next(s.nextSymId, f.symbols.length, "sym");
-    const firstEdge = next(s.nextEdgeId, f.edges.length, "edge");
-    const firstChunk = next(s.nextChunkId, f.chunks.length, "chunk");
+    const firstSym = this.takeIds("sym", f.symbols.length);
+    const firstEdge = this.takeIds("edge", f.edges.length);
+    const firstChunk = this.takeIds("chunk", f.chunks.length);
     const range = (first: number, n: number) => n ? [first, first + n - 1] : [null, null];
     const fr = s.insFile.run(
       f.path,
@@ -713,8 +709,22 @@ export class IndexWriter {
       );
       b.chunkFts.add(firstChunk + i, c.content + "\n" + c.ftsExtra, f.fileFts.path);
     });
-    if (!ids) this.flushRows();
+    if (!this.bulkIds) this.flushRows();
     return fileId;
+  }
+
+  /** The next id of row table `table`, as its rows stand (rows a bulk load queues are not there yet). */
+  private nextId(table: RowTable): number {
+    return Number((this.stmts.nextId[table].get() as { n: number }).n);
+  }
+
+  /** The first of `n` consecutive ids for new rows of `table` (0 when `n` is 0). */
+  private takeIds(table: RowTable, n: number): number {
+    if (!n) return 0;
+    if (!this.bulkIds) return this.nextId(table);
+    const first = this.bulkIds[table];
+    this.bulkIds[table] += n;
+    return first;
   }
 
   /**
@@ -803,9 +813,7 @@ export class IndexWriter {
     for (const [name] of SECONDARY_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
     this.db.exec(`DROP TABLE IF EXISTS refs_load; ${REFS_LOAD_SQL}`);
     this.refsLoad = new BatchInsert(this.db, `INSERT INTO refs_load(${REF_COLUMNS})`, 8);
-    const s = this.stmts;
-    const first = (stmt: StatementSync) => Number((stmt.get() as { n: number }).n);
-    this.bulkIds = { sym: first(s.nextSymId), edge: first(s.nextEdgeId), chunk: first(s.nextChunkId) };
+    this.bulkIds = { sym: this.nextId("sym"), edge: this.nextId("edge"), chunk: this.nextId("chunk") };
     setFullTextSettings(this.db, FTS_TABLES, BULK_FTS);
   }
 

@@ -16,6 +16,13 @@ import type { StatementSync } from "node:sqlite";
 import type { Db } from "./db.ts";
 import { VarintReader, VarintWriter } from "./packed_ids.ts";
 
+/** Moves the distinct values of sorted `a` to its front, in order; returns how many there are. */
+function distinctInPlace(a: Int32Array | Float64Array): number {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[i - 1]) a[d++] = a[i];
+  return d;
+}
+
 /** Places a file may have names at most (a line's names are kept as places in the file's id list). */
 const PLACES = 2 ** 24;
 
@@ -27,8 +34,7 @@ export function packFileNames(lines: ArrayLike<number>, nameIds: ArrayLike<numbe
   // Typed arrays sorted by value: a kernel's 10.6 M occurrences pack in about a second.
   const n = nameIds.length;
   const all = Int32Array.from(nameIds).sort();
-  let d = 0;
-  for (let i = 0; i < n; i++) if (i === 0 || all[i] !== all[i - 1]) all[d++] = all[i];
+  const d = distinctInPlace(all);
   const ids = all.subarray(0, d);
   if (d > PLACES) throw new Error(`a file with ${d} distinct occurrence names`);
   // Each occurrence as one number, its line then its name's place in `ids`: sorted, equal ones are repeats.
@@ -44,18 +50,18 @@ export function packFileNames(lines: ArrayLike<number>, nameIds: ArrayLike<numbe
     keys[i] = lines[i] * PLACES + lo;
   }
   keys.sort();
-  const w = new VarintWriter(4 * d + 3 * n + 16);
+  const m = distinctInPlace(keys);
+  const w = new VarintWriter(4 * d + 3 * m + 16);
   w.putIds(ids);
   let last = 0;
-  for (let i = 0; i < n;) {
+  for (let i = 0; i < m;) {
     const line = Math.floor(keys[i] / PLACES);
     const end = line * PLACES + PLACES;
     let j = i;
-    let count = 0;
-    for (; j < n && keys[j] < end; j++) if (j === i || keys[j] !== keys[j - 1]) count++;
+    while (j < m && keys[j] < end) j++;
     w.put(line - last);
-    w.put(count);
-    for (let k = i; k < j; k++) if (k === i || keys[k] !== keys[k - 1]) w.put(keys[k] - line * PLACES);
+    w.put(j - i);
+    for (let k = i; k < j; k++) w.put(keys[k] - line * PLACES);
     last = line;
     i = j;
   }

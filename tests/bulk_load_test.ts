@@ -668,3 +668,43 @@ Deno.test("the files table copied by its columns (as sqlite3's .dump writes it) 
     h.close();
   }
 });
+
+Deno.test("a store of schema 25 upgrades to a mark for a macro's `#define `: the same rows read back, every macro marked", async () => {
+  const h = tempHome();
+  try {
+    const dir = goTree(3);
+    Deno.writeTextFileSync(
+      join(dir, "limits.h"),
+      "#define RATE_MAX 10\n#define define_rate(x) ((x) * 2)\n/* #define in a comment */\n#define CTL_MARK \u0002\n" +
+        "int rate_of(int x) { return x; }\n",
+    );
+    const { project } = await indexDir(h, dir);
+    const kept = (db: Db) =>
+      Object.fromEntries(
+        (db.prepare("SELECT name, signature FROM symbol_rows WHERE file_id = (SELECT id FROM files WHERE path = ?)")
+          .all("limits.h") as { name: string; signature: unknown }[]).map((r) => [r.name, r.signature]),
+      );
+    const snapshot = (db: Db) => ({ answers: answers(db), rows: allRows(db) });
+    const before = withIndex(h, project.project_id, (db) => {
+      const raw = kept(db);
+      assert.equal(raw.RATE_MAX, "\u0002\u0001 10", "a cold load keeps `#define ` and the name as marks");
+      assert.ok(raw.CTL_MARK instanceof Uint8Array, "a text holding the mark's character is kept as bytes");
+      const shown = db.prepare("SELECT name, signature FROM symbols WHERE path = 'limits.h' ORDER BY line_start").all();
+      assert.deepEqual(shown.map((r) => r.signature), [
+        "#define RATE_MAX 10",
+        "#define define_rate(x) ((x) * 2)",
+        "#define CTL_MARK \u0002",
+        "int rate_of(int x)",
+      ]);
+      return { ...snapshot(db), raw };
+    });
+    await downgradeThenSync(h, project, "", 25);
+    withIndex(h, project.project_id, (db) => {
+      const { raw, ...same } = before;
+      assert.deepEqual(snapshot(db), same);
+      assert.deepEqual(kept(db), raw, "the upgrade keeps what a cold load keeps");
+    });
+  } finally {
+    h.close();
+  }
+});

@@ -16,7 +16,7 @@ import {
   SYMBOL_ID_SQL,
   SYMBOL_KEY_INDEXED_SQL,
 } from "./symbol_keys.ts";
-import { textWithNameSql, textWithoutNameSql } from "./name_in_text.ts";
+import { textWithNameSql, textWithoutNameSql, withDefineMarkSql } from "./name_in_text.ts";
 import { NAME_KEY_SQL, ROW_NAME_LOWER_SQL } from "./name_key.ts";
 import { registerStoreFunctions } from "./store_functions.ts";
 import { fillRefFileNames } from "./ref_file_names.ts";
@@ -243,7 +243,8 @@ export function chunksViewSql(v: number): string {
  * since 10 the qualified name from its qualifier (`qualifiedNameSql`),
  * since 13 signature and doc with the name put back (`name_in_text.ts`);
  * since 17 the last line from the span (`lineEndSql`); since 21 the key the
- * name index holds (`name_key`, see `name_key.ts`).
+ * name index holds (`name_key`, see `name_key.ts`); since 26 signature and
+ * doc with a leading `#define ` put back.
  */
 export function symbolsViewSql(v: number): string {
   const handles = v >= 8
@@ -251,7 +252,7 @@ export function symbolsViewSql(v: number): string {
     : "s.stable_id AS stable_id, s.symbol_id AS symbol_id";
   const kind = symbolKindSql("s", v);
   const visibility = v >= 9 ? wordSql(VISIBILITY_WORDS, "s.visibility") : "s.visibility";
-  const doc = v >= 13 ? textWithNameSql("s.doc", "s.name") : "s.doc";
+  const doc = v >= 13 ? textWithNameSql("s.doc", "s.name", v) : "s.doc";
   return `
   CREATE VIEW symbols AS
     SELECT s.id AS id, f.path AS path, s.name AS name, ${ROW_NAME_LOWER_SQL("s")} AS name_lower,${
@@ -268,9 +269,12 @@ function symbolKindSql(s: string, v: number): string {
   return v >= 9 ? wordSql(SYMBOL_KIND_WORDS, `${s}.kind`) : `${s}.kind`;
 }
 
-/** SQL giving the signature of symbol row `s` as schema `v` keeps it: since 13 with the name put back. */
+/**
+ * SQL giving the signature of symbol row `s` as schema `v` keeps it: since 13 with the name put back, since 26
+ * with a leading `#define ` put back.
+ */
 function signatureSql(s: string, v: number): string {
-  return v >= 13 ? textWithNameSql(`${s}.signature`, `${s}.name`) : `${s}.signature`;
+  return v >= 13 ? textWithNameSql(`${s}.signature`, `${s}.name`, v) : `${s}.signature`;
 }
 
 /** SQL spelling the stable id of symbol row `s` in file row `f` from the row (schema 18 on; see SPELLED_KEY_BYTES). */
@@ -765,6 +769,13 @@ export const PROJECT_MIGRATIONS: Migration[] = [
   },
   // References in the order of their name, without a name index; each file lists its names (see REFS_SQL_25).
   refsByName,
+  // A signature's or doc's leading `#define ` is kept as one character (see name_in_text.ts): only the rows it changes.
+  `DROP VIEW symbols;
+   UPDATE symbol_rows SET signature = ${withDefineMarkSql("signature", "name")}
+     WHERE typeof(signature) = 'text' AND (substr(signature, 1, 8) = '#define ' OR instr(signature, char(2)) > 0);
+   UPDATE symbol_rows SET doc = ${withDefineMarkSql("doc", "name")}
+     WHERE typeof(doc) = 'text' AND (substr(doc, 1, 8) = '#define ' OR instr(doc, char(2)) > 0);
+   ${symbolsViewSql(26)}`,
 ];
 
 /** The schema version a store records (0 before its first migration). */

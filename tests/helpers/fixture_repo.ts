@@ -213,6 +213,14 @@ export const SCHEMA15_EDGES_SQL = `
 /** SQL giving a store schema 14's handle index (whole keys) in place of schema 15's. */
 export const SCHEMA14_SID_SQL = `DROP INDEX symbols_sid; CREATE INDEX symbols_sid ON symbol_rows(symbol_key);`;
 
+/** SQL giving a store schema 25's signatures and docs (a leading `#define ` spelled out) in place of schema 26's. */
+export const SCHEMA25_TEXT_SQL = `
+  DROP VIEW symbols;
+  UPDATE symbol_rows SET
+    signature = CASE typeof(signature) WHEN 'text' THEN replace(signature, char(2), '#define ') ELSE signature END,
+    doc = CASE typeof(doc) WHEN 'text' THEN replace(doc, char(2), '#define ') ELSE doc END;
+  ${symbolsViewSql(25)}`;
+
 /** SQL giving a store schema 24's references (in file order, a name index, no name lists) in place of schema 25's. */
 export const SCHEMA24_REFS_SQL = `
   CREATE TABLE refs24 (
@@ -249,7 +257,9 @@ export const SCHEMA13_GRAMS_SQL = `
 /** SQL giving a store schema 12's signatures and docs (names in them) in place of schema 13's. */
 export const SCHEMA12_TEXT_SQL = `
   DROP VIEW symbols;
-  UPDATE symbol_rows SET signature = ${textWithNameSql("signature", "name")}, doc = ${textWithNameSql("doc", "name")};
+  UPDATE symbol_rows SET signature = ${textWithNameSql("signature", "name", 25)}, doc = ${
+  textWithNameSql("doc", "name", 25)
+};
   ${symbolsViewSql(12)}`;
 
 /** SQL giving a store schema 11's files (no row id ranges) and indexes of a file's rows in place of schema 12's. */
@@ -303,6 +313,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 26) db!.exec(SCHEMA25_TEXT_SQL);
   if (version < 25) db!.exec(SCHEMA24_REFS_SQL);
   if (version < 24) db!.exec(SCHEMA23_TERMS_SQL);
   if (version < 23) db!.exec(SCHEMA22_GRAMS_SQL);

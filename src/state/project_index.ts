@@ -24,6 +24,7 @@ import { RefFileNamesWriter } from "./ref_file_names.ts";
 import { NOTE_CHUNKS_DELETED_SQL, recordCommonTerms } from "./common_terms.ts";
 import { KEPT_KEY_BYTES, NO_KEY, storedKeys, viewSpellsHandles } from "./symbol_keys.ts";
 import { textWithoutName } from "./name_in_text.ts";
+import { canSpillSorts } from "./spill_dir.ts";
 import { EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordCode } from "./coded_words.ts";
 import { BatchInsert } from "./write/batch_insert.ts";
 import { BULK_FTS, mergeFullText, setFullTextSettings, SYNC_FTS } from "./write/fts_settings.ts";
@@ -452,8 +453,9 @@ export class IndexWriter {
       // process's peak RSS 130-180 MiB lower). A bulk load's row inserts keep half that (see `beginBulkLoad`).
       db.exec(`PRAGMA cache_size=-${WRITER_CACHE_KIB}`);
       // Sorts too large for the page cache spill to temporary files, where a helper thread can sort beside this one
-      // (SQLite gives a sort no helper while temporary storage is in memory): see SORTER_THREADS.
-      db.exec(`PRAGMA temp_store=FILE; PRAGMA threads=${SORTER_THREADS}`);
+      // (SQLite gives a sort no helper while temporary storage is in memory): see SORTER_THREADS. A machine with no
+      // directory for them sorts in memory.
+      if (canSpillSorts()) db.exec(`PRAGMA temp_store=FILE; PRAGMA threads=${SORTER_THREADS}`);
     } catch (e) {
       closeQuietly(db);
       const reason = storageReason(e);

@@ -17,6 +17,7 @@ import {
   SYMBOL_KEY_INDEXED_SQL,
 } from "./symbol_keys.ts";
 import { textWithNameSql, textWithoutNameSql, withDefineMarkSql } from "./name_in_text.ts";
+import { canSpillSorts } from "./spill_dir.ts";
 import { NAME_KEY_SQL, ROW_NAME_LOWER_SQL } from "./name_key.ts";
 import { registerStoreFunctions } from "./store_functions.ts";
 import { fillRefFileNames } from "./ref_file_names.ts";
@@ -790,19 +791,22 @@ function recordedVersion(db: Db): number {
 /**
  * Brings a store to the newest schema; refuses a store newer than this
  * build. An upgrade runs with temporary storage in files (SQLite's
- * `temp_store`), set back as it was after: a step that rewrites a whole
+ * `temp_store`) where there is a directory for them, set back as it was
+ * after: a step that rewrites a whole
  * table keeps a statement journal of its pages, the size of the table (a
  * GiB of the kernel's symbol rows), which would otherwise sit in memory.
  */
 export function migrate(db: Db, migrations: readonly Migration[]): void {
   const upgrade = recordedVersion(db) < migrations.length;
   if (upgrade) registerStoreFunctions(db); // later steps spell handles (see SPELLED_KEY_BYTES) and build the name index
+  // With nowhere to write temporary files, temporary storage stays in memory (see spill_dir.ts).
+  const toFiles = upgrade && canSpillSorts();
   const before = Number((db.prepare("PRAGMA temp_store").get() as { temp_store: number }).temp_store);
-  if (upgrade) db.exec("PRAGMA temp_store=FILE");
+  if (toFiles) db.exec("PRAGMA temp_store=FILE");
   try {
     migrateInOne(db, migrations);
   } finally {
-    if (upgrade) db.exec(`PRAGMA temp_store=${before}`);
+    if (toFiles) db.exec(`PRAGMA temp_store=${before}`);
   }
 }
 

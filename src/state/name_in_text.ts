@@ -52,8 +52,16 @@ export function textWithoutNameSql(col: string, name: string): string {
  * holding the mark's character as its bytes, the name put back.
  */
 export function withDefineMarkSql(col: string, name: string): string {
-  return `CASE WHEN typeof(${col}) != 'text' THEN ${col}
-    WHEN instr(${col}, char(2)) > 0 THEN CAST(replace(${col}, char(1), ${name}) AS BLOB)
-    WHEN substr(${col}, 1, ${DEFINE.length}) = '${DEFINE}' THEN char(2) || substr(${col}, ${DEFINE.length + 1})
-    ELSE ${col} END`;
+  return `CASE WHEN ${changedByDefineMarkSql(col)} THEN ${markedSql(col, name)} ELSE ${col} END`;
+}
+
+/** SQL true for a value of column `col` (kept as schemas 13 to 25 kept it) that schema 26 keeps otherwise. */
+export function changedByDefineMarkSql(col: string): string {
+  return `(typeof(${col}) = 'text' AND (substr(${col}, 1, ${DEFINE.length}) = '${DEFINE}' OR instr(${col}, char(2)) > 0))`;
+}
+
+/** SQL giving schema 26's value of a text in column `col` that `changedByDefineMarkSql` holds true of. */
+function markedSql(col: string, name: string): string {
+  return `CASE WHEN instr(${col}, char(2)) > 0 THEN CAST(replace(${col}, char(1), ${name}) AS BLOB)
+    ELSE char(2) || substr(${col}, ${DEFINE.length + 1}) END`;
 }

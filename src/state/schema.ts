@@ -16,7 +16,7 @@ import {
   SYMBOL_ID_SQL,
   SYMBOL_KEY_INDEXED_SQL,
 } from "./symbol_keys.ts";
-import { textWithNameSql, textWithoutNameSql, withDefineMarkSql } from "./name_in_text.ts";
+import { changedByDefineMarkSql, textWithNameSql, textWithoutNameSql, withDefineMarkSql } from "./name_in_text.ts";
 import { canSpillSorts } from "./spill_dir.ts";
 import { NAME_KEY_SQL, ROW_NAME_LOWER_SQL } from "./name_key.ts";
 import { registerStoreFunctions } from "./store_functions.ts";
@@ -773,9 +773,8 @@ export const PROJECT_MIGRATIONS: Migration[] = [
   // A signature's or doc's leading `#define ` is kept as one character (see name_in_text.ts): only the rows it changes.
   `DROP VIEW symbols;
    UPDATE symbol_rows SET signature = ${withDefineMarkSql("signature", "name")}
-     WHERE typeof(signature) = 'text' AND (substr(signature, 1, 8) = '#define ' OR instr(signature, char(2)) > 0);
-   UPDATE symbol_rows SET doc = ${withDefineMarkSql("doc", "name")}
-     WHERE typeof(doc) = 'text' AND (substr(doc, 1, 8) = '#define ' OR instr(doc, char(2)) > 0);
+     WHERE ${changedByDefineMarkSql("signature")};
+   UPDATE symbol_rows SET doc = ${withDefineMarkSql("doc", "name")} WHERE ${changedByDefineMarkSql("doc")};
    ${symbolsViewSql(26)}`,
 ];
 
@@ -792,9 +791,9 @@ function recordedVersion(db: Db): number {
  * Brings a store to the newest schema; refuses a store newer than this
  * build. An upgrade runs with temporary storage in files (SQLite's
  * `temp_store`) where there is a directory for them, set back as it was
- * after: a step that rewrites a whole
- * table keeps a statement journal of its pages, the size of the table (a
- * GiB of the kernel's symbol rows), which would otherwise sit in memory.
+ * after: a step that rewrites a whole table keeps a statement journal of
+ * its pages, the size of the table (a GiB of the kernel's symbol rows),
+ * which would otherwise sit in memory.
  */
 export function migrate(db: Db, migrations: readonly Migration[]): void {
   const upgrade = recordedVersion(db) < migrations.length;

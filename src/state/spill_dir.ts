@@ -49,8 +49,9 @@ function envOrNothing(name: string): string | undefined {
 
 /**
  * True when SQLite has a directory for temporary files here (always on
- * Windows, where it asks the system for one). Found once per process; the
- * first time it is not, a warning says large sorts stay in memory.
+ * Windows, where it asks the system for one). Found once per thread (a
+ * worker has its own copy of this module); the first time it is not, a
+ * warning says large sorts stay in memory.
  */
 export function canSpillSorts(): boolean {
   if (known !== null) return known;

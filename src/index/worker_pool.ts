@@ -125,15 +125,11 @@ export const RECYCLE_AFTER_BYTES = 2 * 1024 * 1024;
 /** Parses files on `size` workers. */
 export class WorkerPool {
   private slots: Slot[] = [];
-  private queue: { task: ParseTask; resolve: (r: ParseResult) => void }[] = [];
+  private queue: Pending[] = [];
   private closed = false;
 
   constructor(size: number, private recycleAfter: number, private spawn: SpawnParser = spawnLocalParser) {
-    for (let i = 0; i < size; i++) {
-      const slot: Slot = { ep: null, pending: [], done: 0, draining: false };
-      this.slots.push(slot);
-      this.fill(slot);
-    }
+    this.grow(size);
   }
 
   private fill(slot: Slot): void {

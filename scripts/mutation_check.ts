@@ -1030,6 +1030,22 @@ export const MUTATIONS: Mutation[] = [
     test: "tests/name_in_text_test.ts",
   },
   {
+    id: "call-edges-callers-unread",
+    claim: "answer truth: callers read the call edges kept as references as well as the edge rows",
+    file: "src/state/read/edges.ts",
+    find: "WHERE r.name_id = (SELECT id FROM ref_names WHERE name = ?) AND r.kind = ${CALL_EDGE_KIND}",
+    replace: "WHERE r.name_id = (SELECT id FROM ref_names WHERE name = ?) AND r.kind = -1",
+    test: "tests/call_edges_test.ts",
+  },
+  {
+    id: "call-edge-fold-rightmost",
+    claim: "answer truth: a call edge is kept as the leftmost call reference on its line, as an upgrade keeps it",
+    file: "src/state/call_edges.ts",
+    find: "occurrences[at].column > o.column",
+    replace: "occurrences[at].column < o.column",
+    test: "tests/call_edges_test.ts",
+  },
+  {
     id: "refs-left-unpacked",
     claim: "store size: a cold bulk load leaves the references in full pages",
     file: "src/state/project_index.ts",

@@ -19,7 +19,7 @@ function goTree(n: number): string {
   for (let i = 0; i < n; i++) {
     Deno.writeTextFileSync(
       join(dir, `f${i}.go`),
-      `package p\n\n// Rate${i} limits requests of kind ${i}.\nfunc Rate${i}(limitBucket int) int {\n` +
+      `package p; import "strings"\n\n// Rate${i} limits requests of kind ${i}.\nfunc Rate${i}(limitBucket int) int {\n` +
         `\treturn checkRateLimit${i % 7}(limitBucket) + ${i}\n}\n`,
     );
   }
@@ -286,9 +286,9 @@ Deno.test("a store of schema 7 upgrades to handle keys, word codes, qualifiers, 
       assert.deepEqual({ ...stored }, { s: 4, t: 0 }, "handles the view spells keep only what the index holds");
       const words = db.prepare(
         `SELECT s.kind AS kind, s.visibility AS visibility, e.kind AS edge FROM symbol_rows s
-         JOIN edge_rows e ON e.source_id = s.id WHERE s.name = 'Rate7'`,
+         JOIN edge_rows e ON e.file_id = s.file_id WHERE s.name = 'Rate7'`,
       ).get();
-      assert.deepEqual({ ...words }, { kind: "0", visibility: "0", edge: "0" }, "function, public, calls as codes");
+      assert.deepEqual({ ...words }, { kind: "0", visibility: "0", edge: "1" }, "function, public, imports as codes");
       const targets = db.prepare("SELECT count(*) AS n, count(DISTINCT name) AS d FROM edge_targets").get();
       assert.equal(targets?.n, targets?.d, "each edge target spelling kept once");
       assert.equal(
@@ -562,9 +562,10 @@ Deno.test("an edge target is kept once per spelling: case variants stay apart an
     const uses = (db: Db, name: string) => referencesOf(db, name, undefined, 10).map((r) => `${r.target}@${r.line}`);
     withIndex(h, project.project_id, (db) => {
       assert.deepEqual(uses(db, "Limit"), ["Limit@3", "Limit@5", "limit@3"], "exact spelling first, both found");
-      const kept = db.prepare("SELECT name, name_lower FROM edge_targets WHERE lower(name) = 'limit' ORDER BY name")
-        .all().map((r) => ({ ...r }));
-      assert.deepEqual(kept, [{ name: "Limit", name_lower: null }, { name: "limit", name_lower: null }]);
+      // The calls are kept as references (see call_edges.ts): their names are the references' names.
+      const kept = db.prepare("SELECT name FROM ref_names WHERE lower(name) = 'limit' ORDER BY name").all()
+        .map((r) => r.name);
+      assert.deepEqual(kept, ["Limit", "limit"]);
       const spellings = db.prepare("SELECT count(*) AS n FROM edge_targets").get()?.n;
       assert.equal(spellings, db.prepare("SELECT count(DISTINCT target) AS n FROM edges").get()?.n, "each once");
     });
@@ -574,7 +575,7 @@ Deno.test("an edge target is kept once per spelling: case variants stay apart an
     assert.equal(job.status, "published");
     withIndex(h, project.project_id, (db) => {
       assert.deepEqual(uses(db, "limit"), ["limit@3", "Limit@3", "Limit@6"]);
-      assert.equal(db.prepare("SELECT count(*) AS n FROM edge_targets WHERE name = 'Limit'").get()?.n, 1);
+      assert.equal(db.prepare("SELECT count(*) AS n FROM ref_names WHERE name = 'Limit'").get()?.n, 1);
     });
   } finally {
     h.close();

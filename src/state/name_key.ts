@@ -22,6 +22,13 @@ export function nameKey(lower: string): number {
 export const NAME_KEY_SQL = (expr: string): string => `cruxe_name_key(${expr})`;
 
 /**
+ * SQL giving the name key of the text `expr` lower-cased as JavaScript
+ * lower-cases it (`cruxe_fold_key`, see `registerNameKeyFunction`): the key
+ * `nameKey(text.toLowerCase())`, for names stored in their own case.
+ */
+export const FOLD_KEY_SQL = (expr: string): string => `cruxe_fold_key(${expr})`;
+
+/**
  * SQL matching a row's name key column `keyCol` and lower-case name column
  * `col` against two parameters, bound by `nameArgs`: the key through the
  * index, then the name.
@@ -63,11 +70,17 @@ export function namesArgs(lowers: readonly string[]): (number | string)[] {
 }
 
 /**
- * Registers `cruxe_name_key(text)` (NULL for NULL) on connection `db`: the
- * name index is built with it, so every connection that writes symbols or
- * reads them by name needs it (`openDb` registers it).
+ * Registers `cruxe_name_key(text)` and `cruxe_fold_key(text)` (NULL for
+ * NULL) on connection `db`: the indexes of symbol names and of reference
+ * names are built with them, so every connection that writes symbols or
+ * references, or reads them by name, needs them (`openDb` registers them).
  */
 export function registerNameKeyFunction(db: DatabaseSync): void {
   // A BigInt result is stored as an integer (four bytes); a JS number would be a REAL (eight).
   db.function("cruxe_name_key", { deterministic: true }, (t) => t === null ? null : BigInt(nameKey(String(t))));
+  db.function(
+    "cruxe_fold_key",
+    { deterministic: true },
+    (t) => t === null ? null : BigInt(nameKey(String(t).toLowerCase())),
+  );
 }

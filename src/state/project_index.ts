@@ -39,7 +39,8 @@ import {
 } from "./schema.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { CruxeError } from "../core/errors.ts";
-import { REFERENCE_KINDS } from "../core/types.ts";
+import { type ExtractedOccurrence, REFERENCE_KINDS } from "../core/types.ts";
+import { CALL_EDGE_KIND, foldCallEdges } from "./call_edges.ts";
 import {
   asStorageError,
   corruptIndex,
@@ -352,6 +353,17 @@ const BULK_ROWS_CACHE_KIB = 16_384;
 /** Columns below this make an occurrence's place one number (line and column); a later one is spelled. */
 const PLACE_COLUMNS = 2 ** 20;
 
+/** The occurrences a file's references keep: the first extracted at each place (line and column). */
+function firstAtEachPlace(occurrences: readonly ExtractedOccurrence[]): ExtractedOccurrence[] {
+  const places = new Set<number | string>();
+  return occurrences.filter((o) => {
+    const place = o.column < PLACE_COLUMNS ? o.line * PLACE_COLUMNS + o.column : `${o.line}:${o.column}`;
+    if (places.has(place)) return false;
+    places.add(place);
+    return true;
+  });
+}
+
 /**
  * Helper threads SQLite may give one statement's sort (`PRAGMA threads`):
  * a bulk load's sort of its references, its index builds and its name
@@ -659,7 +671,14 @@ export class IndexWriter {
     const b = this.rows;
     // The file's rows take consecutive ids from each table's next one: its row holds their ranges.
     const firstSym = this.takeIds("sym", f.symbols.length);
-    const firstEdge = this.takeIds("edge", f.edges.length);
+    const symRow = (i: number | null, before = f.symbols.length) =>
+      i === null || i < 0 || i >= before ? null : firstSym + i;
+    // A reference keeps its symbol's place among the file's (see REFS_SQL in schema.ts).
+    const placeInFile = (i: number | null) => i === null || symRow(i) === null ? null : i;
+    const occurrences = firstAtEachPlace(f.occurrences);
+    // A call edge a call reference states is written once, as that reference (see call_edges.ts).
+    const { kept: edges, standing } = foldCallEdges(f.edges, occurrences, placeInFile);
+    const firstEdge = this.takeIds("edge", edges.length);
     const firstChunk = this.takeIds("chunk", f.chunks.length);
     const range = (first: number, n: number) => n ? [first, first + n - 1] : [null, null];
     const fr = s.insFile.run(
@@ -674,22 +693,18 @@ export class IndexWriter {
       f.generated ? 1 : 0,
       f.fullText === false ? 0 : 1,
       ...range(firstSym, f.symbols.length),
-      ...range(firstEdge, f.edges.length),
+      ...range(firstEdge, edges.length),
       ...range(firstChunk, f.chunks.length),
     );
     const fileId = Number(fr.lastInsertRowid);
     s.insFileFts.run(fileId, f.fileFts.path, f.fileFts.names);
-    const symRow = (i: number | null, before = f.symbols.length) =>
-      i === null || i < 0 || i >= before ? null : firstSym + i;
-    // A reference keeps its symbol's place among the file's (see REFS_SQL in schema.ts).
-    const placeInFile = (i: number | null) => i === null || symRow(i) === null ? null : i;
     f.symbols.forEach((sym, i) => {
       const id = firstSym + i;
       b.syms.add(...symbolRowValues(sym, id, f, fileId, symRow(sym.parent, i)));
       this.names.note(sym.name);
       if (sym.fts) b.symFts.add(id, sym.fts[0], sym.fts[1], sym.fts[2]);
     });
-    f.edges.forEach((e, i) => {
+    edges.forEach((e, i) => {
       b.edges.add(
         firstEdge + i,
         fileId,
@@ -699,7 +714,7 @@ export class IndexWriter {
         e.line,
       );
     });
-    this.addOccurrences(f, fileId, placeInFile);
+    this.addOccurrences(occurrences, standing, fileId, placeInFile);
     f.chunks.forEach((c, i) => {
       b.chunks.add(
         firstChunk + i,
@@ -730,19 +745,21 @@ export class IndexWriter {
   }
 
   /**
-   * Queues file `fileId`'s occurrences, one per place (the first extracted
-   * there), and records the names they have on each line (see
-   * `ref_file_names.ts`). `placeInFile` gives an enclosing symbol's place.
+   * Queues file `fileId`'s occurrences (one per place: `firstAtEachPlace`),
+   * those at the indexes in `standing` as call edges (see `call_edges.ts`),
+   * and records the names they have on each line (see `ref_file_names.ts`).
+   * `placeInFile` gives an enclosing symbol's place.
    */
-  private addOccurrences(f: FileRows, fileId: number, placeInFile: (i: number | null) => number | null): void {
-    const places = new Set<number | string>();
+  private addOccurrences(
+    occurrences: readonly ExtractedOccurrence[],
+    standing: ReadonlySet<number>,
+    fileId: number,
+    placeInFile: (i: number | null) => number | null,
+  ): void {
     const lines: number[] = [];
     const nameIds: number[] = [];
     const refs = this.refsLoad ?? this.rows.refs;
-    for (const o of f.occurrences) {
-      const place = o.column < PLACE_COLUMNS ? o.line * PLACE_COLUMNS + o.column : `${o.line}:${o.column}`;
-      if (places.has(place)) continue;
-      places.add(place);
+    for (const [i, o] of occurrences.entries()) {
       const nameId = this.nameId(o.name);
       lines.push(o.line);
       nameIds.push(nameId);
@@ -751,7 +768,7 @@ export class IndexWriter {
         fileId,
         o.line,
         o.column,
-        REFERENCE_KINDS.indexOf(o.kind),
+        standing.has(i) ? CALL_EDGE_KIND : REFERENCE_KINDS.indexOf(o.kind),
         o.qualifier === null ? null : o.qualifier === "" ? 0 : this.nameId(o.qualifier),
         placeInFile(o.from),
         o.hint ? this.nameId(o.hint) : null,

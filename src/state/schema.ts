@@ -18,10 +18,11 @@ import {
 } from "./symbol_keys.ts";
 import { changedByDefineMarkSql, textWithNameSql, textWithoutNameSql, withDefineMarkSql } from "./name_in_text.ts";
 import { canSpillSorts } from "./spill_dir.ts";
-import { NAME_KEY_SQL, ROW_NAME_LOWER_SQL } from "./name_key.ts";
+import { FOLD_KEY_SQL, NAME_KEY_SQL, ROW_NAME_LOWER_SQL } from "./name_key.ts";
 import { registerStoreFunctions } from "./store_functions.ts";
 import { fillRefFileNames } from "./ref_file_names.ts";
-import { codeSql, EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordSql } from "./coded_words.ts";
+import { codeSql, EDGE_KIND_WORDS, SYMBOL_KIND_WORDS, VISIBILITY_WORDS, wordCode, wordSql } from "./coded_words.ts";
+import { CALL_EDGE_KIND, CALL_KIND } from "./call_edges.ts";
 
 /** Registry migrations; index i brings the registry to version i + 1. */
 export const REGISTRY_MIGRATIONS: string[] = [
@@ -126,10 +127,18 @@ const ROW_TABLE_INDEXES: [string, string][] = ROW_TABLE_INDEXES_5.flatMap(([n, o
 });
 
 /**
+ * Reference names by the key of their lower-case spelling, as JavaScript
+ * lower-cases it (since schema 27): call edges kept as references are read
+ * by a name in any case (see `call_edges.ts`). A third of the bytes of the
+ * name itself.
+ */
+const REF_NAMES_FOLD_INDEX: [string, string] = ["ref_names_fold", `ref_names(${FOLD_KEY_SQL("name")})`];
+
+/**
  * Secondary indexes of a project index; dropped during a cold bulk load and
  * rebuilt after. The references have none since schema 25 (see REFS_SQL_25).
  */
-export const SECONDARY_INDEXES: [string, string][] = ROW_TABLE_INDEXES;
+export const SECONDARY_INDEXES: [string, string][] = [...ROW_TABLE_INDEXES, REF_NAMES_FOLD_INDEX];
 
 /** The references' name index of schemas 6 to 24. */
 const REFS_NAME_INDEX_SQL = "CREATE INDEX IF NOT EXISTS refs_name ON refs(name_id);";
@@ -543,6 +552,28 @@ export const REF_FILE_NAMES_SQL = "CREATE TABLE ref_file_names (file_id INTEGER 
 /** SQL giving the row id of the symbol reference row `r` (of file row `f`) sits in (see REFS_SQL). */
 export const REF_SOURCE_SQL = (r: string, f: string): string => `${f}.sym_lo + ${r}.source_id`;
 
+/**
+ * Schema 27's fold of a store's call edges: each call edge that a call
+ * reference states (matched as `foldCallEdges` matches them: same file,
+ * line, name and enclosing symbol; the leftmost such reference) becomes that
+ * reference's kind, and its edge row goes, with the targets no edge names
+ * any more.
+ */
+const FOLD_CALL_EDGES_SQL = `
+  CREATE TEMP TABLE folded_edges AS
+    SELECT e.id AS edge_id, r.name_id AS name_id, r.file_id AS file_id, r.line AS line, min(r.col) AS col
+    FROM edge_rows e JOIN edge_targets t ON t.id = e.target_id JOIN ref_names n ON n.name = t.name
+      JOIN files f ON f.id = e.file_id
+      JOIN refs r ON r.name_id = n.id AND r.file_id = e.file_id AND r.line = e.line
+    WHERE e.kind = '${wordCode(EDGE_KIND_WORDS, "calls")}' AND r.kind = ${CALL_KIND}
+      AND ${REF_SOURCE_SQL("r", "f")} IS e.source_id
+    GROUP BY e.id;
+  UPDATE refs SET kind = ${CALL_EDGE_KIND}
+    WHERE (name_id, file_id, line, col) IN (SELECT name_id, file_id, line, col FROM temp.folded_edges);
+  DELETE FROM edge_rows WHERE id IN (SELECT edge_id FROM temp.folded_edges);
+  DELETE FROM edge_targets WHERE id NOT IN (SELECT target_id FROM edge_rows);
+  DROP TABLE temp.folded_edges;`;
+
 /** Project index migrations; index i brings an index to version i + 1. */
 export const PROJECT_MIGRATIONS: Migration[] = [
   `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -776,6 +807,10 @@ export const PROJECT_MIGRATIONS: Migration[] = [
      WHERE ${changedByDefineMarkSql("signature")};
    UPDATE symbol_rows SET doc = ${withDefineMarkSql("doc", "name")} WHERE ${changedByDefineMarkSql("doc")};
    ${symbolsViewSql(26)}`,
+  // A call edge that a call reference states is kept once, as that reference (see call_edges.ts); lower-case
+  // lookups of reference names have their own index.
+  `${FOLD_CALL_EDGES_SQL}
+   ${createSecondaryIndexesSql([REF_NAMES_FOLD_INDEX])}`,
 ];
 
 /** The schema version a store records (0 before its first migration). */

@@ -1,4 +1,5 @@
 /** Test helpers: temporary Cruxe homes and copies of fixture repositories. */
+import { CALL_EDGE_KIND, CALL_KIND } from "../../src/state/call_edges.ts";
 import { join } from "node:path";
 import { type CruxeConfig, resolveConfig } from "../../src/core/config.ts";
 import { Registry } from "../../src/state/registry.ts";
@@ -213,6 +214,26 @@ export const SCHEMA15_EDGES_SQL = `
 /** SQL giving a store schema 14's handle index (whole keys) in place of schema 15's. */
 export const SCHEMA14_SID_SQL = `DROP INDEX symbols_sid; CREATE INDEX symbols_sid ON symbol_rows(symbol_key);`;
 
+/**
+ * SQL giving a store schema 26's call edges (every call edge an edge row,
+ * its reference a plain call) in place of schema 27's. Edge rows added here
+ * take ids past every file's range, so each range is widened to its rows
+ * (ranges may hold other files' rows). The test trees' called names are
+ * ASCII: SQLite's `lower` gives their lower case.
+ */
+export const SCHEMA26_EDGES_SQL = `
+  DROP INDEX IF EXISTS ref_names_fold;
+  INSERT INTO edge_targets(name) SELECT DISTINCT n.name FROM refs r JOIN ref_names n ON n.id = r.name_id
+    WHERE r.kind = ${CALL_EDGE_KIND} AND n.name NOT IN (SELECT name FROM edge_targets);
+  INSERT INTO edge_rows(file_id, kind, source_id, target_id, line)
+    SELECT r.file_id, '0', f.sym_lo + r.source_id, t.id, r.line
+    FROM refs r JOIN ref_names n ON n.id = r.name_id JOIN edge_targets t ON t.name = n.name
+      JOIN files f ON f.id = r.file_id
+    WHERE r.kind = ${CALL_EDGE_KIND} ORDER BY r.file_id, r.line, r.col;
+  UPDATE refs SET kind = ${CALL_KIND} WHERE kind = ${CALL_EDGE_KIND};
+  UPDATE files SET edge_lo = e.lo, edge_hi = e.hi
+    FROM (SELECT file_id, min(id) AS lo, max(id) AS hi FROM edge_rows GROUP BY file_id) AS e WHERE e.file_id = files.id;`;
+
 /** SQL giving a store schema 25's signatures and docs (a leading `#define ` spelled out) in place of schema 26's. */
 export const SCHEMA25_TEXT_SQL = `
   DROP VIEW symbols;
@@ -313,6 +334,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 27) db!.exec(SCHEMA26_EDGES_SQL);
   if (version < 26) db!.exec(SCHEMA25_TEXT_SQL);
   if (version < 25) db!.exec(SCHEMA24_REFS_SQL);
   if (version < 24) db!.exec(SCHEMA23_TERMS_SQL);

@@ -2,12 +2,16 @@
  * Named reads of the `edges` table: what a symbol extends and calls, who
  * extends or calls a name, what a file imports, and the references to a
  * name. Edges name their target by text; resolving a target to a symbol is
- * the query layer's job.
+ * the query layer's job. Most call edges are kept as references (see
+ * `../call_edges.ts`): the reads of calls read both.
  */
 import type { Db } from "../db.ts";
 import { allRows, allRowsOnce, type EdgeRow, oneRow, placeholders } from "./rows.ts";
-import { qualifiedNameSql, symbolHandlesSql } from "../schema.ts";
+import { qualifiedNameSql, REF_SOURCE_SQL, symbolHandlesSql } from "../schema.ts";
 import { isRefScoped } from "../ref_stores.ts";
+import { CALL_EDGE_KIND } from "../call_edges.ts";
+import { FOLD_KEY_SQL, nameKey } from "../name_key.ts";
+import { namesOfFile } from "../ref_file_names.ts";
 
 /** A type edge: `extends` or `implements`. */
 export type HeritageKind = "extends" | "implements";
@@ -40,21 +44,34 @@ export function subtypesOf(
   );
 }
 
-/** Names called from the given symbols (row ids), each once at its first line, in line order. */
+/**
+ * Names called from the given symbols (row ids), each once at its first
+ * line, in line order: the call edges still stored as edges and those kept
+ * as references (see `call_edges.ts`), read within each symbol's lines.
+ */
 export function calleesOf(db: Db, rowIds: readonly number[], limit: number): Pick<EdgeRow, "target" | "line">[] {
-  if (rowIds.length === 1) {
-    return allRows(
+  const bodies = rowIds.flatMap((id) => {
+    const s = oneRow<{ f: number; lo: number; hi: number }>(
       db,
-      "SELECT target, min(line) AS line FROM edges WHERE kind = 'calls' AND source_id = ? GROUP BY target ORDER BY line LIMIT ?",
-      rowIds[0],
-      limit,
+      "SELECT file_id AS f, line_start AS lo, line_start + line_span AS hi FROM symbol_rows WHERE id = ?",
+      id,
     );
-  }
+    const names = s ? namesOfFile(db, Number(s.f), s.lo, s.hi) : [];
+    return names.length ? [{ ...s, src: id, names }] : [];
+  });
   return allRowsOnce(
     db,
-    `SELECT target, min(line) AS line FROM edges WHERE kind = 'calls' AND source_id IN (${placeholders(rowIds.length)})
-     GROUP BY target ORDER BY line LIMIT ?`,
+    `SELECT target, min(line) AS line FROM (
+       SELECT target, line FROM edges WHERE kind = 'calls' AND source_id IN (${placeholders(rowIds.length)})
+       UNION ALL
+       SELECT n.name AS target, r.line AS line FROM json_each(?) AS b, json_each(b.value, '$.names') AS j
+         JOIN refs r ON r.name_id = j.value AND r.file_id = b.value ->> 'f'
+           AND r.line BETWEEN b.value ->> 'lo' AND b.value ->> 'hi'
+         JOIN files f ON f.id = r.file_id JOIN ref_names n ON n.id = r.name_id
+        WHERE r.kind = ${CALL_EDGE_KIND} AND ${REF_SOURCE_SQL("r", "f")} = b.value ->> 'src'
+     ) GROUP BY target ORDER BY line LIMIT ?`,
     ...rowIds,
+    JSON.stringify(bodies),
     limit,
   );
 }
@@ -68,9 +85,16 @@ export function callersOf(
 ): (Pick<EdgeRow, "path" | "line"> & { source_id: number })[] {
   return allRows(
     db,
-    `SELECT e.path, e.line, e.source_id FROM edges e WHERE e.target_lower = ? AND e.target = ? AND e.kind = 'calls'
-       AND e.source_id IS NOT NULL ORDER BY (e.path = ?) DESC, e.path, e.line LIMIT ?`,
+    `SELECT path, line, source_id FROM (
+       SELECT e.path AS path, e.line AS line, e.source_id AS source_id FROM edges e
+        WHERE e.target_lower = ? AND e.target = ? AND e.kind = 'calls' AND e.source_id IS NOT NULL
+       UNION ALL
+       SELECT f.path, r.line, ${REF_SOURCE_SQL("r", "f")} FROM refs r JOIN files f ON f.id = r.file_id
+        WHERE r.name_id = (SELECT id FROM ref_names WHERE name = ?) AND r.kind = ${CALL_EDGE_KIND}
+          AND r.source_id IS NOT NULL
+     ) ORDER BY (path = ?) DESC, path, line, source_id LIMIT ?`,
     name.toLowerCase(),
+    name,
     name,
     preferPath,
     limit,
@@ -105,14 +129,40 @@ export function importLineRange(db: Db, path: string): { lo: number | null; hi: 
   ) ?? { lo: null, hi: null };
 }
 
-/** True when any file of `language` has edges (the indexer extracts relations for it). */
+/**
+ * True when any file of `language` has edges or references: the indexer
+ * extracts relations for it (a file whose call edges are all kept as
+ * references has no edge rows).
+ */
 export function languageHasEdges(db: Db, language: string): boolean {
-  // A file with edges has their id range.
-  return !!oneRow(db, "SELECT 1 FROM files WHERE language = ? AND edge_lo IS NOT NULL LIMIT 1", language);
+  // A file with edges has their id range; one with references, its list of names.
+  return !!oneRow(
+    db,
+    `SELECT 1 FROM files WHERE language = ?
+       AND (edge_lo IS NOT NULL OR EXISTS (SELECT 1 FROM ref_file_names n WHERE n.file_id = files.id)) LIMIT 1`,
+    language,
+  );
 }
 
-/** How many uses of a name (case-insensitive, lower-cased `nameLower`) there are, in `language` files if given. */
+/**
+ * The ids of the reference names that are `nameLower` once lower-cased (as
+ * JavaScript lower-cases): through their key's index, then the names.
+ */
+function foldedNameIds(db: Db, nameLower: string): number[] {
+  return allRows<{ id: number; name: string }>(
+    db,
+    `SELECT id, name FROM ref_names WHERE ${FOLD_KEY_SQL("name")} = ?`,
+    nameKey(nameLower),
+  ).filter((r) => r.name.toLowerCase() === nameLower).map((r) => Number(r.id));
+}
+
+/**
+ * How many uses of a name (case-insensitive, lower-cased `nameLower`) there
+ * are, in `language` files if given: edges of every kind, and the call
+ * edges kept as references.
+ */
 export function referenceCount(db: Db, nameLower: string, language: string | undefined): number {
+  const ids = JSON.stringify(foldedNameIds(db, nameLower));
   if (language) {
     return count(
       db,
@@ -120,14 +170,28 @@ export function referenceCount(db: Db, nameLower: string, language: string | und
        WHERE edges.target_lower = ? AND files.language = ?`,
       nameLower,
       language,
+    ) + count(
+      db,
+      `SELECT count(*) AS n FROM json_each(?) AS j JOIN refs r ON r.name_id = j.value
+         JOIN files f ON f.id = r.file_id WHERE r.kind = ${CALL_EDGE_KIND} AND f.language = ?`,
+      ids,
+      language,
     );
   }
+  // A refs store's `refs` view keeps the commit's own files; in the working tree's index it is the table.
+  const standing = count(
+    db,
+    `SELECT count(*) AS n FROM json_each(?) AS j JOIN refs r ON r.name_id = j.value WHERE r.kind = ${CALL_EDGE_KIND}`,
+    ids,
+  );
   // A refs store's view keeps the commit's own files: counted through it.
-  if (isRefScoped(db)) return count(db, "SELECT count(*) AS n FROM edges WHERE target_lower = ?", nameLower);
+  if (isRefScoped(db)) {
+    return standing + count(db, "SELECT count(*) AS n FROM edges WHERE target_lower = ?", nameLower);
+  }
   // Every edge row of the working tree's index lies in its file's range, so the view's count is the count of the
   // target index's entries, read from the index alone rather than from each use's row and file (on the kernel, a
   // name used 13,830 times took 454 ms through the view on pages not read before, 2 ms from the index).
-  return count(
+  return standing + count(
     db,
     `SELECT count(*) AS n FROM edge_rows
      WHERE target_id IN (SELECT id FROM edge_targets WHERE coalesce(name_lower, lower(name)) = ?)`,
@@ -157,31 +221,37 @@ export type ReferenceRow = Pick<EdgeRow, "path" | "kind" | "line" | "target"> & 
 
 /**
  * Uses of `name` (case-insensitive), exact spellings first, then by path and
- * line, in `language` files if given, at most `limit`.
+ * line, in `language` files if given, at most `limit`: edges of every kind,
+ * and the call edges kept as references.
  */
 export function referencesOf(db: Db, name: string, language: string | undefined, limit: number): ReferenceRow[] {
-  if (language) {
-    return allRows<ReferenceRow>(
-      db,
-      `SELECT e.path, e.kind, e.line, e.target, f.language, ${ENCLOSING_COLS}
-       FROM edges e JOIN files f ON f.path = e.path LEFT JOIN symbol_rows s ON s.id = e.source_id
-       WHERE e.target_lower = ? AND f.language = ? ORDER BY (e.target = ?) DESC, e.path, e.line LIMIT ?`,
-      name.toLowerCase(),
-      language,
-      name,
-      limit,
-    );
-  }
-  // The page is chosen from the edges alone, then joined: a name used 100,000 times is sorted, not joined, in full.
+  const lower = name.toLowerCase();
+  const ids = JSON.stringify(foldedNameIds(db, lower));
+  const inLanguage = (f: string) => language ? ` AND ${f}.language = ?` : "";
+  const languageArg = language ? [language] : [];
+  // The page is chosen from the uses alone, then joined: a name used 100,000 times is sorted, not joined, in full.
   return allRows<ReferenceRow>(
     db,
     `SELECT e.path, e.kind, e.line, e.target, f.language, ${ENCLOSING_COLS}
-     FROM (SELECT path, kind, line, target, source_id, (target = ?) AS exact FROM edges WHERE target_lower = ?
+     FROM (SELECT e.path AS path, e.kind AS kind, e.line AS line, e.target AS target, e.source_id AS source_id,
+             (e.target = ?) AS exact
+           FROM edges e${language ? " JOIN files fe ON fe.path = e.path" : ""} WHERE e.target_lower = ?${
+      inLanguage("fe")
+    }
+           UNION ALL
+           SELECT fr.path, 'calls', r.line, n.name, ${REF_SOURCE_SQL("r", "fr")}, (n.name = ?)
+           FROM json_each(?) AS j JOIN refs r ON r.name_id = j.value JOIN files fr ON fr.id = r.file_id
+             JOIN ref_names n ON n.id = r.name_id
+           WHERE r.kind = ${CALL_EDGE_KIND}${inLanguage("fr")}
            ORDER BY exact DESC, path, line LIMIT ?) e
      JOIN files f ON f.path = e.path LEFT JOIN symbol_rows s ON s.id = e.source_id
      ORDER BY e.exact DESC, e.path, e.line`,
     name,
-    name.toLowerCase(),
+    lower,
+    ...languageArg,
+    name,
+    ids,
+    ...languageArg,
     limit,
   );
 }

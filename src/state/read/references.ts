@@ -9,7 +9,8 @@
  * continues from either. Reads only.
  */
 import type { Db } from "../db.ts";
-import { REFERENCE_KINDS, type ReferenceKind } from "../../core/types.ts";
+import type { ReferenceKind } from "../../core/types.ts";
+import { storedReferenceKind } from "../call_edges.ts";
 import { REF_SOURCE_SQL } from "../schema.ts";
 import { NAME_IS_SQL, nameArgs } from "../name_key.ts";
 import { namesOfFile } from "../ref_file_names.ts";
@@ -58,7 +59,7 @@ function toRow(r: RawRow): ReferenceRow {
     file_id: r.file_id,
     line: r.line,
     col: r.col,
-    kind: REFERENCE_KINDS[r.kind] ?? "call",
+    kind: storedReferenceKind(r.kind),
     qualifier: r.qual_id === null ? null : r.qual_id === 0 ? "" : r.qualifier ?? "",
     source_id: r.source_id,
     path: r.path,

@@ -1033,8 +1033,8 @@ export const MUTATIONS: Mutation[] = [
     id: "call-edges-callers-unread",
     claim: "answer truth: callers read the call edges kept as references as well as the edge rows",
     file: "src/state/read/edges.ts",
-    find: "WHERE r.name_id = (SELECT id FROM ref_names WHERE name = ?) AND r.kind = ${CALL_EDGE_KIND}",
-    replace: "WHERE r.name_id = (SELECT id FROM ref_names WHERE name = ?) AND r.kind = -1",
+    find: "AND r.kind = ${CALL_EDGE_KIND}\n          AND r.source_id IS NOT NULL",
+    replace: "AND r.kind = -1\n          AND r.source_id IS NOT NULL",
     test: "tests/call_edges_test.ts",
   },
   {
@@ -1043,6 +1043,14 @@ export const MUTATIONS: Mutation[] = [
     file: "src/state/call_edges.ts",
     find: "occurrences[at].column > o.column",
     replace: "occurrences[at].column < o.column",
+    test: "tests/call_edges_test.ts",
+  },
+  {
+    id: "ref-name-added-twice",
+    claim: "store truth: a reference name is written once (its table has no unique index: the writer looks it up)",
+    file: "src/state/project_index.ts",
+    find: "this.stmts.nameId.get(...foldArgs(name))",
+    replace: "this.stmts.nameId.get(...foldArgs(name.toUpperCase()))",
     test: "tests/call_edges_test.ts",
   },
   {

@@ -117,6 +117,19 @@ Deno.test("call edges kept as references answer as edge rows do, and a store of 
       assert.deepEqual(storedCalls(db), before.stored);
       assert.equal(callAnswers(db), before.answers);
     });
+
+    // A sync that rewrites every file finds each name already kept: the names have no unique index.
+    for (const e of Deno.readDirSync(dir)) {
+      Deno.writeTextFileSync(join(dir, e.name), Deno.readTextFileSync(join(dir, e.name)) + "\n");
+    }
+    assert.equal((await indexDir(h, dir, { mode: "incremental" })).status, "published");
+    withIndex(h, project.project_id, (db) => {
+      const names = db.prepare("SELECT count(*) AS n, count(DISTINCT name) AS d FROM ref_names").get();
+      assert.equal(names?.n, names?.d, "each name once");
+      // The rewritten files' symbols have new row ids: the answers that name no row id are the same.
+      const { uses, counts, languages } = JSON.parse(callAnswers(db));
+      assert.deepEqual({ uses, counts, languages }, { uses: b.uses, counts: b.counts, languages: b.languages });
+    });
   } finally {
     h.close();
   }

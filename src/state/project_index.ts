@@ -41,6 +41,7 @@ import type { SchemaStatus } from "../core/metadata.ts";
 import { CruxeError } from "../core/errors.ts";
 import { type ExtractedOccurrence, REFERENCE_KINDS } from "../core/types.ts";
 import { CALL_EDGE_KIND, foldCallEdges } from "./call_edges.ts";
+import { foldArgs, FOLDED_NAME_IS_SQL } from "./name_key.ts";
 import {
   asStorageError,
   corruptIndex,
@@ -505,7 +506,7 @@ export class IndexWriter {
       delFile: d.prepare("DELETE FROM files WHERE id = ?"),
       delRefs: d.prepare("DELETE FROM refs WHERE name_id = ? AND file_id = ?"),
       noteChunksDeleted: d.prepare(NOTE_CHUNKS_DELETED_SQL),
-      nameId: d.prepare("SELECT id FROM ref_names WHERE name = ?"),
+      nameId: d.prepare(`SELECT id FROM ref_names WHERE ${FOLDED_NAME_IS_SQL("name")}`),
       insName: d.prepare("INSERT INTO ref_names(name) VALUES (?)"),
       targetId: d.prepare("SELECT id FROM edge_targets WHERE coalesce(name_lower, lower(name)) = ? AND name = ?"),
       insTarget: d.prepare("INSERT INTO edge_targets(name, name_lower) VALUES (?, ?)"),
@@ -605,7 +606,7 @@ export class IndexWriter {
   /** The id of `name` in `ref_names`, adding it when new. */
   private nameId(name: string): number {
     return internedId(this.refNameIds, name, () => {
-      const row = this.stmts.nameId.get(name) as { id: number } | undefined;
+      const row = this.stmts.nameId.get(...foldArgs(name)) as { id: number } | undefined;
       return row ? Number(row.id) : Number(this.stmts.insName.run(name).lastInsertRowid);
     });
   }

@@ -127,18 +127,23 @@ const ROW_TABLE_INDEXES: [string, string][] = ROW_TABLE_INDEXES_5.flatMap(([n, o
 });
 
 /**
- * Reference names by the key of their lower-case spelling, as JavaScript
- * lower-cases it (since schema 27): call edges kept as references are read
- * by a name in any case (see `call_edges.ts`). A third of the bytes of the
- * name itself.
- */
-const REF_NAMES_FOLD_INDEX: [string, string] = ["ref_names_fold", `ref_names(${FOLD_KEY_SQL("name")})`];
-
-/**
  * Secondary indexes of a project index; dropped during a cold bulk load and
  * rebuilt after. The references have none since schema 25 (see REFS_SQL_25).
  */
-export const SECONDARY_INDEXES: [string, string][] = [...ROW_TABLE_INDEXES, REF_NAMES_FOLD_INDEX];
+export const SECONDARY_INDEXES: [string, string][] = ROW_TABLE_INDEXES;
+
+/**
+ * Reference names since schema 27: no unique index of the name. The one
+ * index is by the key of the name's lower case, as JavaScript lower-cases it:
+ * reads by a name in any case (call edges kept as references, see
+ * `call_edges.ts`) and by its exact spelling (`FOLDED_NAME_IS_SQL`: the key,
+ * then the name) both search it, at under half the bytes of the name
+ * itself. Every name is written once: the writer adds one only after
+ * looking it up. The writer reads it while it loads, so it stays during a
+ * bulk load.
+ */
+const REF_NAMES_SQL = `CREATE TABLE ref_names (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+  CREATE INDEX ref_names_fold ON ref_names(${FOLD_KEY_SQL("name")});`;
 
 /** The references' name index of schemas 6 to 24. */
 const REFS_NAME_INDEX_SQL = "CREATE INDEX IF NOT EXISTS refs_name ON refs(name_id);";
@@ -562,7 +567,8 @@ export const REF_SOURCE_SQL = (r: string, f: string): string => `${f}.sym_lo + $
 const FOLD_CALL_EDGES_SQL = `
   CREATE TEMP TABLE folded_edges AS
     SELECT e.id AS edge_id, r.name_id AS name_id, r.file_id AS file_id, r.line AS line, min(r.col) AS col
-    FROM edge_rows e JOIN edge_targets t ON t.id = e.target_id JOIN ref_names n ON n.name = t.name
+    FROM edge_rows e JOIN edge_targets t ON t.id = e.target_id
+      JOIN ref_names n ON ${FOLD_KEY_SQL("n.name")} = ${FOLD_KEY_SQL("t.name")} AND n.name = t.name
       JOIN files f ON f.id = e.file_id
       JOIN refs r ON r.name_id = n.id AND r.file_id = e.file_id AND r.line = e.line
     WHERE e.kind = '${wordCode(EDGE_KIND_WORDS, "calls")}' AND r.kind = ${CALL_KIND}
@@ -807,10 +813,13 @@ export const PROJECT_MIGRATIONS: Migration[] = [
      WHERE ${changedByDefineMarkSql("signature")};
    UPDATE symbol_rows SET doc = ${withDefineMarkSql("doc", "name")} WHERE ${changedByDefineMarkSql("doc")};
    ${symbolsViewSql(26)}`,
-  // A call edge that a call reference states is kept once, as that reference (see call_edges.ts); lower-case
-  // lookups of reference names have their own index.
-  `${FOLD_CALL_EDGES_SQL}
-   ${createSecondaryIndexesSql([REF_NAMES_FOLD_INDEX])}`,
+  // A call edge that a call reference states is kept once, as that reference (see call_edges.ts); reference names
+  // are found by the key of their lower case (see REF_NAMES_SQL).
+  `ALTER TABLE ref_names RENAME TO ref_names26;
+   ${REF_NAMES_SQL}
+   INSERT INTO ref_names(id, name) SELECT id, name FROM ref_names26 ORDER BY id;
+   DROP TABLE ref_names26;
+   ${FOLD_CALL_EDGES_SQL}`,
 ];
 
 /** The schema version a store records (0 before its first migration). */

@@ -216,13 +216,18 @@ export const SCHEMA14_SID_SQL = `DROP INDEX symbols_sid; CREATE INDEX symbols_si
 
 /**
  * SQL giving a store schema 26's call edges (every call edge an edge row,
- * its reference a plain call) in place of schema 27's. Edge rows added here
+ * its reference a plain call) and reference names (unique, no key index)
+ * in place of schema 27's. Edge rows added here
  * take ids past every file's range, so each range is widened to its rows
  * (ranges may hold other files' rows). The test trees' called names are
  * ASCII: SQLite's `lower` gives their lower case.
  */
 export const SCHEMA26_EDGES_SQL = `
   DROP INDEX IF EXISTS ref_names_fold;
+  CREATE TABLE ref_names26 (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+  INSERT INTO ref_names26 SELECT id, name FROM ref_names;
+  DROP TABLE ref_names;
+  ALTER TABLE ref_names26 RENAME TO ref_names;
   INSERT INTO edge_targets(name) SELECT DISTINCT n.name FROM refs r JOIN ref_names n ON n.id = r.name_id
     WHERE r.kind = ${CALL_EDGE_KIND} AND n.name NOT IN (SELECT name FROM edge_targets);
   INSERT INTO edge_rows(file_id, kind, source_id, target_id, line)

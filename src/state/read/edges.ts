@@ -10,7 +10,7 @@ import { allRows, allRowsOnce, type EdgeRow, oneRow, placeholders } from "./rows
 import { qualifiedNameSql, REF_SOURCE_SQL, symbolHandlesSql } from "../schema.ts";
 import { isRefScoped } from "../ref_stores.ts";
 import { CALL_EDGE_KIND } from "../call_edges.ts";
-import { FOLD_KEY_SQL, nameKey } from "../name_key.ts";
+import { FOLD_KEY_SQL, foldArgs, FOLDED_NAME_IS_SQL, nameKey } from "../name_key.ts";
 import { namesOfFile } from "../ref_file_names.ts";
 
 /** A type edge: `extends` or `implements`. */
@@ -90,12 +90,12 @@ export function callersOf(
         WHERE e.target_lower = ? AND e.target = ? AND e.kind = 'calls' AND e.source_id IS NOT NULL
        UNION ALL
        SELECT f.path, r.line, ${REF_SOURCE_SQL("r", "f")} FROM refs r JOIN files f ON f.id = r.file_id
-        WHERE r.name_id = (SELECT id FROM ref_names WHERE name = ?) AND r.kind = ${CALL_EDGE_KIND}
+        WHERE r.name_id = (SELECT id FROM ref_names WHERE ${FOLDED_NAME_IS_SQL("name")}) AND r.kind = ${CALL_EDGE_KIND}
           AND r.source_id IS NOT NULL
      ) ORDER BY (path = ?) DESC, path, line, source_id LIMIT ?`,
     name.toLowerCase(),
     name,
-    name,
+    ...foldArgs(name),
     preferPath,
     limit,
   );

@@ -12,7 +12,7 @@ import type { Db } from "../db.ts";
 import type { ReferenceKind } from "../../core/types.ts";
 import { storedReferenceKind } from "../call_edges.ts";
 import { REF_SOURCE_SQL } from "../schema.ts";
-import { NAME_IS_SQL, nameArgs } from "../name_key.ts";
+import { foldArgs, FOLDED_NAME_IS_SQL, NAME_IS_SQL, nameArgs } from "../name_key.ts";
 import { namesOfFile } from "../ref_file_names.ts";
 
 /** One stored occurrence joined with its file. */
@@ -77,7 +77,9 @@ const SELECT_ROWS = `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name 
 
 /** The interned id of `name` (exact spelling), or null when no occurrence ever had it. */
 export function referenceNameId(db: Db, name: string): number | null {
-  const r = db.prepare("SELECT id FROM ref_names WHERE name = ?").get(name) as { id: number } | undefined;
+  const r = db.prepare(`SELECT id FROM ref_names WHERE ${FOLDED_NAME_IS_SQL("name")}`).get(...foldArgs(name)) as
+    | { id: number }
+    | undefined;
   return r ? Number(r.id) : null;
 }
 

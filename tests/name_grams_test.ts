@@ -14,6 +14,7 @@ import {
 import { IdList, mostShared, tallyIds } from "../src/state/gram_tally.ts";
 import { copyFixture, downgradeThenSync, indexDir, tempHome, withIndex } from "./helpers/fixture_repo.ts";
 import { locateSymbol } from "../src/query/locate_symbol.ts";
+import { sortedUpTo } from "../src/state/sorted_names.ts";
 
 /** A small deterministic generator, so a failure names a seed that reproduces it. */
 function generator(seed: number): (n: number) => number {
@@ -260,8 +261,20 @@ Deno.test("fuzzy candidates from the packed lists are the FTS5 table's: built wh
 
     const names = new NameTableWriter(db);
     const rows = () => new Map(db.prepare("SELECT key, ids FROM name_grams").all().map((r) => [r.key, String(r.ids)]));
+    // A name added after the whole build takes the next id, past the sorted ones (see sorted_names.ts).
+    const sorted = sortedUpTo(db);
+    const built = db.prepare("SELECT max(id) AS m, count(*) AS n FROM symbol_names").get()!;
+    assert.ok(Number(built.n) >= 66_000);
+    assert.deepEqual([sorted, sorted], [built.m, built.n], "a whole build gives every name an id in name order");
+    transaction(db, () => {
+      addSymbol(db, "config_late_id");
+      db.exec(FILL_FILE_RANGES_SQL);
+      names.note("config_late_id");
+      names.publish();
+    });
     // The newest name goes: its id (the largest) is free, and the next name added takes it.
     const newest = db.prepare("SELECT id, name_lower FROM symbol_names ORDER BY id DESC LIMIT 1").get()!;
+    assert.deepEqual({ ...newest }, { id: sorted + 1, name_lower: "config_late_id" });
     transaction(db, () => {
       db.prepare("DELETE FROM symbol_rows WHERE lower(name) = ?").run(newest.name_lower);
       names.note(String(newest.name_lower));

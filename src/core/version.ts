@@ -10,4 +10,4 @@ export function versionLine(): string {
 export const PROTOCOL_VERSION = "1.0";
 
 /** The store schema version this build reads and writes. */
-export const SCHEMA_VERSION = 27;
+export const SCHEMA_VERSION = 28;

@@ -23,6 +23,7 @@ import { allRows, allRowsOnce, oneRow } from "./read/rows.ts";
 import { nameArgs, ROW_NAME_IS_SQL, ROW_NAME_LOWER_SQL } from "./name_key.ts";
 import { IdList, mostShared, tallyIds } from "./gram_tally.ts";
 import { buildNameGrams, firstIdsOf, GramEdits } from "./name_grams.ts";
+import { byCodePoints, INSERT_NAME_SQL, markSortedNames, nameRowOf, namesBetween, sortedUpTo } from "./sorted_names.ts";
 
 /** Schema of the name tables as schema 3 made them (later migrations replace the trigram table). */
 export const NAME_TABLES_SQL = `
@@ -103,30 +104,20 @@ export interface PrefixNames {
  */
 export function namesWithPrefix(db: Db, prefixLower: string, max: number): PrefixNames {
   const end = prefixEnd(prefixLower);
-  const range = end === null ? "name_lower > ?" : "name_lower > ? AND name_lower < ?";
-  const args = end === null ? [prefixLower] : [prefixLower, end];
-  const sum = oneRow<{ n: number; s: number }>(
-    db,
-    `SELECT count(*) AS n, coalesce(sum(count), 0) AS s
-     FROM (SELECT count FROM symbol_names WHERE ${range} LIMIT ${PREFIX_SCAN_NAMES + 1})`,
-    ...args,
-  )!;
-  const capped = Number(sum.n) > PREFIX_SCAN_NAMES;
+  // The first names in name order, one more than are counted: whether there are more is then known.
+  const first = namesBetween(db, prefixLower, end, "byName", PREFIX_SCAN_NAMES + 1);
+  const capped = first.length > PREFIX_SCAN_NAMES;
   const names: string[] = [];
   const counts: number[] = [];
   const take = (rows: { name_lower: string; count: number }[]) => {
     for (const r of rows) names.push(r.name_lower), counts.push(Number(r.count));
   };
-  if (Number(sum.n) > 0 && max > 0 && !capped) {
-    // Every completion was just counted: sort those few rows (SQLite's order, as the index would give it).
-    take(allRows(
-      db,
-      `SELECT name_lower, count FROM (SELECT name_lower, count, len FROM symbol_names WHERE ${range}
-         LIMIT ${PREFIX_SCAN_NAMES + 1}) ORDER BY len, name_lower LIMIT ?`,
-      ...args,
-      max,
-    ));
+  if (first.length > 0 && max > 0 && !capped) {
+    // Every completion was just read: sort those few rows (SQLite's order of the names).
+    take([...first].sort((a, b) => a.len - b.len || byCodePoints(a.name_lower, b.name_lower)).slice(0, max));
   } else if (max > 0 && capped) {
+    const range = end === null ? "name_lower > ?" : "name_lower > ? AND name_lower < ?";
+    const args = end === null ? [prefixLower] : [prefixLower, end];
     // The literal bound lets the planner use the partial index (it cannot see through a bound parameter).
     const atLength = `SELECT name_lower, count FROM symbol_names WHERE len = ? AND len <= ${INDEXED_NAME_LEN}
        AND ${range} ORDER BY name_lower LIMIT ?`;
@@ -135,16 +126,11 @@ export function namesWithPrefix(db: Db, prefixLower: string, max: number): Prefi
     }
     if (names.length < max) {
       // Too few short completions: the longer ones, from the prefix's whole range (rare, and only for long prefixes).
-      take(allRows(
-        db,
-        `SELECT name_lower, count FROM symbol_names WHERE ${range} AND len > ${INDEXED_NAME_LEN}
-           ORDER BY len, name_lower LIMIT ?`,
-        ...args,
-        max - names.length,
-      ));
+      take(namesBetween(db, prefixLower, end, "byLength", max - names.length, INDEXED_NAME_LEN));
     }
   }
-  return { names, counts, total: Number(sum.s), capped };
+  const total = first.reduce((sum, r) => sum + Number(r.count), 0);
+  return { names, counts, total, capped };
 }
 
 /** Row ids read at most per trigram when gathering fuzzy candidates. */
@@ -253,8 +239,7 @@ export class NameTableWriter {
          WHERE ${ROW_NAME_IS_SQL("s")}
            AND f.full_text = 1`,
       ),
-      rowOf: db.prepare("SELECT id, count FROM symbol_names WHERE name_lower = ?"),
-      insName: db.prepare("INSERT INTO symbol_names(name_lower, len, clen, count) VALUES (?, ?, ?, ?)"),
+      insName: db.prepare(INSERT_NAME_SQL),
       setCount: db.prepare("UPDATE symbol_names SET count = ? WHERE id = ?"),
       delName: db.prepare("DELETE FROM symbol_names WHERE id = ?"),
     };
@@ -293,10 +278,13 @@ export class NameTableWriter {
   private refresh(nameLower: string): void {
     const s = this.stmts;
     const n = Number((s.countOf.get(...nameArgs(nameLower)) as { n: number }).n);
-    const row = s.rowOf.get(nameLower) as { id: number; count: number } | undefined;
+    const row = nameRowOf(this.db, nameLower);
     if (!row) {
       if (n === 0) return;
-      const id = Number(s.insName.run(nameLower, nameLower.length, compactName(nameLower).length, n).lastInsertRowid);
+      const id = Number(
+        s.insName.run(sortedUpTo(this.db), nameLower, nameLower.length, compactName(nameLower).length, n)
+          .lastInsertRowid,
+      );
       this.grams.add(id, gramText(nameLower));
     } else if (n === 0) {
       this.grams.remove(Number(row.id), gramText(nameLower));
@@ -307,18 +295,29 @@ export class NameTableWriter {
   }
 
   private buildAll(): void {
-    // SQL functions keep the whole build inside SQLite: one statement per table, no row crosses into JS.
-    this.db.function("cruxe_name_len", { deterministic: true }, (n) => String(n).length);
-    this.db.function("cruxe_name_clen", { deterministic: true }, (n) => compactName(String(n)).length);
-    // A name of lower-case letters, digits and underscores has both lengths in SQL (as in JS: one unit per
-    // character); only others call back into JS (on the kernel, 2.9 M names: 3 s of the build).
-    this.db.exec(`DELETE FROM symbol_names;
-      INSERT INTO symbol_names(name_lower, len, clen, count)
-        SELECT nl, iif(plain, length(nl), cruxe_name_len(nl)), iif(plain, length(replace(nl, '_', '')), cruxe_name_clen(nl)), n
-        FROM (SELECT nl, NOT nl GLOB '*[^a-z0-9_]*' AS plain, count(*) AS n
-          FROM (SELECT ${ROW_NAME_LOWER_SQL("s")} AS nl FROM symbol_rows s JOIN files f ON f.id = s.file_id
-            WHERE f.full_text = 1) GROUP BY nl);`);
-    buildNameGrams(this.db, gramText);
-    setMeta(this.db, NAMES_BUILT, "1");
+    buildNameTables(this.db);
   }
+}
+
+/**
+ * Rebuilds the name tables whole from the symbol rows of files with full
+ * text: names take ids in name order (see `sorted_names.ts`), then their
+ * trigram lists are built.
+ */
+export function buildNameTables(db: Db): void {
+  // SQL functions keep the whole build inside SQLite: one statement per table, no row crosses into JS.
+  db.function("cruxe_name_len", { deterministic: true }, (n) => String(n).length);
+  db.function("cruxe_name_clen", { deterministic: true }, (n) => compactName(String(n)).length);
+  // A name of lower-case letters, digits and underscores has both lengths in SQL (as in JS: one unit per
+  // character); only others call back into JS (on the kernel, 2.9 M names: 3 s of the build).
+  db.exec(`DROP INDEX IF EXISTS symbol_names_late;
+    DELETE FROM symbol_names;
+    INSERT INTO symbol_names(name_lower, len, clen, count)
+      SELECT nl, iif(plain, length(nl), cruxe_name_len(nl)), iif(plain, length(replace(nl, '_', '')), cruxe_name_clen(nl)), n
+      FROM (SELECT nl, NOT nl GLOB '*[^a-z0-9_]*' AS plain, count(*) AS n
+        FROM (SELECT ${ROW_NAME_LOWER_SQL("s")} AS nl FROM symbol_rows s JOIN files f ON f.id = s.file_id
+          WHERE f.full_text = 1) GROUP BY nl ORDER BY nl);`);
+  markSortedNames(db);
+  buildNameGrams(db, gramText);
+  setMeta(db, NAMES_BUILT, "1");
 }

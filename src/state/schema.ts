@@ -7,6 +7,7 @@ import { SCHEMA_VERSION } from "../core/version.ts";
 import type { SchemaStatus } from "../core/metadata.ts";
 import { type Db, getMeta, setMeta, transaction } from "./db.ts";
 import { gramText, NAME_LENGTH_INDEXES_SQL, NAME_TABLES_SQL } from "./name_lookup.ts";
+import { markSortedNames, NAMES_SORTED, SYMBOL_NAMES_SQL } from "./sorted_names.ts";
 import { buildNameGrams, NAME_GRAMS_SQL as PACKED_NAME_GRAMS_SQL } from "./name_grams.ts";
 import { COMMON_TERMS_SQL, recordCommonTerms } from "./common_terms.ts";
 import {
@@ -370,6 +371,10 @@ const ROW_VIEWS_SQL = `${symbolsViewSql(SCHEMA_VERSION)}${edgesViewSql(SCHEMA_VE
 export const REF_SKIPPED_BLOBS_SQL = `CREATE TABLE IF NOT EXISTS skipped_blobs (path TEXT NOT NULL, blob TEXT NOT NULL,
   PRIMARY KEY (path, blob)) WITHOUT ROWID;`;
 
+/** The meta keys of a refs store that are the whole store's, not one commit's (SQL list). */
+const STORE_META_KEYS = ["schema_version", "symbol_names_built", NAMES_SORTED, "skipped_blobs_by"].map((k) => `'${k}'`)
+  .join(", ");
+
 /**
  * Turns a project index into a refs store (see `src/state/ref_stores.ts`):
  * `files` holds versions, so a path may appear once per distinct content
@@ -377,7 +382,7 @@ export const REF_SKIPPED_BLOBS_SQL = `CREATE TABLE IF NOT EXISTS skipped_blobs (
  * read before a version was deleted cannot name another one); each indexed commit lists its
  * versions in `ref_files` and keeps its own meta in `ref_meta`; the git blob
  * id of each version is in `version_blobs`. The store-wide meta keeps only
- * what is not one index's (schema version, name tables built).
+ * what is not one index's (`STORE_META_KEYS`).
  */
 export const REF_POOL_SQL = `
   DROP VIEW symbols; DROP VIEW edges; DROP VIEW chunks;
@@ -407,8 +412,8 @@ export const REF_POOL_SQL = `
   -- The files a seeded store holds (list 0, the writer's SEED_REF) and their index's meta.
   INSERT INTO ref_files(ref_id, file_id) SELECT 0, id FROM files;
   INSERT INTO ref_meta(ref_id, key, value) SELECT 0, key, value FROM meta
-    WHERE key NOT IN ('schema_version', 'symbol_names_built', 'skipped_blobs_by');
-  DELETE FROM meta WHERE key NOT IN ('schema_version', 'symbol_names_built', 'skipped_blobs_by');`;
+    WHERE key NOT IN (${STORE_META_KEYS});
+  DELETE FROM meta WHERE key NOT IN (${STORE_META_KEYS});`;
 
 /**
  * Per-connection (TEMP) objects that make a refs store read as the index of
@@ -820,6 +825,19 @@ export const PROJECT_MIGRATIONS: Migration[] = [
    INSERT INTO ref_names(id, name) SELECT id, name FROM ref_names26 ORDER BY id;
    DROP TABLE ref_names26;
    ${FOLD_CALL_EDGES_SQL}`,
+  // Symbol names keep no unique index: the ids in name order are found by a binary search, the others through
+  // an index of them alone (see sorted_names.ts). Every row keeps its id (the trigram lists name them).
+  (db) => {
+    db.exec(`ALTER TABLE symbol_names RENAME TO symbol_names27;
+      DROP INDEX symbol_names_clen;
+      DROP INDEX symbol_names_len;
+      ${SYMBOL_NAMES_SQL}
+      INSERT INTO symbol_names(id, name_lower, len, clen, count)
+        SELECT id, name_lower, len, clen, count FROM symbol_names27 ORDER BY id;
+      DROP TABLE symbol_names27;
+      ${NAME_LENGTH_INDEXES_SQL}`);
+    markSortedNames(db);
+  },
 ];
 
 /** The schema version a store records (0 before its first migration). */

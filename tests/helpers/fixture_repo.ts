@@ -1,5 +1,7 @@
 /** Test helpers: temporary Cruxe homes and copies of fixture repositories. */
 import { CALL_EDGE_KIND, CALL_KIND } from "../../src/state/call_edges.ts";
+import { NAMES_SORTED } from "../../src/state/sorted_names.ts";
+import { NAME_LENGTH_INDEXES_SQL } from "../../src/state/name_lookup.ts";
 import { join } from "node:path";
 import { type CruxeConfig, resolveConfig } from "../../src/core/config.ts";
 import { Registry } from "../../src/state/registry.ts";
@@ -214,6 +216,19 @@ export const SCHEMA15_EDGES_SQL = `
 /** SQL giving a store schema 14's handle index (whole keys) in place of schema 15's. */
 export const SCHEMA14_SID_SQL = `DROP INDEX symbols_sid; CREATE INDEX symbols_sid ON symbol_rows(symbol_key);`;
 
+/** SQL giving a store schema 27's symbol names (a unique index of the name, no late index) in place of 28's. */
+export const SCHEMA27_NAMES_SQL = `
+  DROP INDEX IF EXISTS symbol_names_late;
+  DROP INDEX symbol_names_clen;
+  DROP INDEX symbol_names_len;
+  ALTER TABLE symbol_names RENAME TO symbol_names28;
+  CREATE TABLE symbol_names (id INTEGER PRIMARY KEY, name_lower TEXT NOT NULL UNIQUE, len INTEGER NOT NULL,
+    clen INTEGER NOT NULL, count INTEGER NOT NULL);
+  INSERT INTO symbol_names SELECT id, name_lower, len, clen, count FROM symbol_names28 ORDER BY id;
+  DROP TABLE symbol_names28;
+  ${NAME_LENGTH_INDEXES_SQL}
+  DELETE FROM meta WHERE key = '${NAMES_SORTED}';`;
+
 /**
  * SQL giving a store schema 26's call edges (every call edge an edge row,
  * its reference a plain call) and reference names (unique, no key index)
@@ -339,6 +354,7 @@ export async function downgradeThenSync(h: TestHome, project: ProjectRow, sql: s
   // Stores before schema 7 held every chunk's text.
   if (version < 7) storeSeedChunkText(indexPath(h.registry.projectDir(project.project_id)));
   const { db } = openIndexForRead(h.registry.projectDir(project.project_id));
+  if (version < 28) db!.exec(SCHEMA27_NAMES_SQL);
   if (version < 27) db!.exec(SCHEMA26_EDGES_SQL);
   if (version < 26) db!.exec(SCHEMA25_TEXT_SQL);
   if (version < 25) db!.exec(SCHEMA24_REFS_SQL);

@@ -5,8 +5,9 @@
  * each trigram of their letters and digits (`name_grams.ts`, ids are
  * `symbol_names.id`). Exact and case-insensitive lookups read the symbol
  * rows through their name index (`read/name_entries.ts`), prefix lookups
- * read a range of `symbol_names`, fuzzy lookups gather candidates from the
- * trigram lists. Every read is bounded (a row or scan cap), so memory stays
+ * read a range of `symbol_names` (found without an index of the names: see
+ * `sorted_names.ts`), fuzzy lookups gather candidates from the trigram
+ * lists. Every read is bounded (a row or scan cap), so memory stays
  * flat in the number of symbols and the first query costs what the
  * hundredth does.
  *
@@ -317,7 +318,8 @@ export function buildNameTables(db: Db): void {
       FROM (SELECT nl, NOT nl GLOB '*[^a-z0-9_]*' AS plain, count(*) AS n
         FROM (SELECT ${ROW_NAME_LOWER_SQL("s")} AS nl FROM symbol_rows s JOIN files f ON f.id = s.file_id
           WHERE f.full_text = 1) GROUP BY nl ORDER BY nl);`);
-  markSortedNames(db);
+  // The names went in in name order, from id 1: every id is sorted.
+  markSortedNames(db, Number(oneRow<{ m: number | null }>(db, "SELECT max(id) AS m FROM symbol_names")?.m ?? 0));
   buildNameGrams(db, gramText);
   setMeta(db, NAMES_BUILT, "1");
 }

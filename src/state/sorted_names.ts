@@ -11,6 +11,7 @@
  * every name again.
  */
 import { type Db, getMeta, setMeta } from "./db.ts";
+import { allRows, statementOf } from "./read/rows.ts";
 
 /** Meta key: the highest id a whole build of `symbol_names` gave (names up to it have ids in name order). */
 export const NAMES_SORTED = "symbol_names_sorted";
@@ -25,21 +26,26 @@ export const SYMBOL_NAMES_SQL = `CREATE TABLE symbol_names (
 );`;
 
 /**
- * Records how far the table's ids are in name order: the ids before the
- * first row whose name is not above the one before it (every id after a
- * whole build), then (re)creates the index of the names past them. Call
- * after a whole build, or on a table whose ids came in any order.
+ * Records how far the table's ids are in name order, then (re)creates the
+ * index of the names past them: `upTo` when the caller knows (a whole build
+ * sorts every id), else the ids before the first row whose name is not above
+ * the one before it (a table whose ids came in any order).
  */
-export function markSortedNames(db: Db): void {
+export function markSortedNames(db: Db, upTo = sortedPrefixEnd(db)): void {
+  const end = Math.trunc(upTo);
+  setMeta(db, NAMES_SORTED, String(end));
+  db.exec(`DROP INDEX IF EXISTS symbol_names_late;
+    CREATE INDEX symbol_names_late ON symbol_names(name_lower) WHERE id > ${end};`);
+}
+
+/** The highest id up to which the table's names are in name order (0 for an empty table). */
+function sortedPrefixEnd(db: Db): number {
   const r = db.prepare(
     `SELECT coalesce((SELECT max(id) FROM symbol_names WHERE id < (SELECT min(id) FROM
        (SELECT id, name_lower <= lag(name_lower) OVER (ORDER BY id) AS back FROM symbol_names) WHERE back)),
        (SELECT max(id) FROM symbol_names), 0) AS upTo`,
   ).get() as { upTo: number };
-  const upTo = Math.trunc(Number(r.upTo));
-  setMeta(db, NAMES_SORTED, String(upTo));
-  db.exec(`DROP INDEX IF EXISTS symbol_names_late;
-    CREATE INDEX symbol_names_late ON symbol_names(name_lower) WHERE id > ${upTo};`);
+  return Number(r.upTo);
 }
 
 /**
@@ -63,7 +69,8 @@ export function sortedUpTo(db: Db): number {
  */
 function firstSortedId(db: Db, upTo: number, name: string, strict: boolean): number {
   const above = strict ? ">" : ">=";
-  const probe = db.prepare(
+  const probe = statementOf(
+    db,
     `SELECT id, name_lower ${above} ? AS p FROM symbol_names WHERE id >= ? AND id <= ? ORDER BY id LIMIT 1`,
   );
   let lo = 1, hi = upTo + 1, found = upTo + 1;
@@ -83,13 +90,13 @@ function firstSortedId(db: Db, upTo: number, name: string, strict: boolean): num
 /** The row of the name spelled `nameLower`, if the table holds it. */
 export function nameRowOf(db: Db, nameLower: string): { id: number; count: number } | undefined {
   const upTo = sortedUpTo(db);
-  const late = db.prepare(`SELECT id, count FROM symbol_names WHERE id > ${upTo} AND name_lower = ?`).get(
+  const late = statementOf(db, `SELECT id, count FROM symbol_names WHERE id > ${upTo} AND name_lower = ?`).get(
     nameLower,
   ) as { id: number; count: number } | undefined;
   if (late) return { id: Number(late.id), count: Number(late.count) };
   const id = firstSortedId(db, upTo, nameLower, false);
   if (id > upTo) return undefined;
-  const r = db.prepare("SELECT id, count FROM symbol_names WHERE id = ? AND name_lower = ?").get(id, nameLower) as
+  const r = statementOf(db, "SELECT id, count FROM symbol_names WHERE id = ? AND name_lower = ?").get(id, nameLower) as
     | { id: number; count: number }
     | undefined;
   return r ? { id: Number(r.id), count: Number(r.count) } : undefined;
@@ -124,12 +131,15 @@ export function namesBetween(
   const sorted = order === "byName" && !longer
     ? `SELECT name_lower, len, count FROM symbol_names WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`
     : `SELECT name_lower, len, count FROM symbol_names WHERE id >= ? AND id < ?${longer} ORDER BY ${orderSql} LIMIT ?`;
-  const rows = db.prepare(sorted).all(lo, hi, limit) as unknown as NameRow[];
+  const rows = allRows<NameRow>(db, sorted, lo, hi, limit);
   const range = before === null ? "name_lower > ?" : "name_lower > ? AND name_lower < ?";
-  const late = db.prepare(
+  const late = allRows<NameRow>(
+    db,
     `SELECT name_lower, len, count FROM symbol_names WHERE id > ${upTo} AND ${range}${longer}
        ORDER BY ${orderSql} LIMIT ?`,
-  ).all(...(before === null ? [after] : [after, before]), limit) as unknown as NameRow[];
+    ...(before === null ? [after] : [after, before]),
+    limit,
+  );
   if (!late.length) return rows;
   const cmp = order === "byName"
     ? (a: NameRow, b: NameRow) => byCodePoints(a.name_lower, b.name_lower)

@@ -28,13 +28,6 @@ export const NAME_KEY_SQL = (expr: string): string => `cruxe_name_key(${expr})`;
  */
 export const FOLD_KEY_SQL = (expr: string): string => `cruxe_fold_key(${expr})`;
 
-/**
- * SQL matching the name column `col`, stored in its own case, against two
- * parameters bound by `foldArgs`: the key of its lower case through its
- * index (`FOLD_KEY_SQL`), then the exact name.
- */
-export const FOLDED_NAME_IS_SQL = (col: string): string => `${FOLD_KEY_SQL(col)} = ? AND ${col} = ?`;
-
 /** The parameters of `FOLDED_NAME_IS_SQL` for the name `name`, spelled exactly. */
 export function foldArgs(name: string): [number, string] {
   return [nameKey(name.toLowerCase()), name];
@@ -46,6 +39,13 @@ export function foldArgs(name: string): [number, string] {
  * index, then the name.
  */
 export const NAME_IS_SQL = (keyCol: string, col: string): string => `${keyCol} = ? AND ${col} = ?`;
+
+/**
+ * SQL matching the name column `col`, stored in its own case, against two
+ * parameters bound by `foldArgs`: the key of its lower case through its
+ * index (`FOLD_KEY_SQL`), then the exact name.
+ */
+export const FOLDED_NAME_IS_SQL = (col: string): string => NAME_IS_SQL(FOLD_KEY_SQL(col), col);
 
 /**
  * SQL giving the lower-case name of the symbol row aliased `s` (none: the

@@ -269,21 +269,23 @@ export class NameTableWriter {
   publish(): void {
     if (this.whole || getMeta(this.db, NAMES_BUILT) !== "1") this.buildAll();
     else {
-      for (const n of this.dirty) this.refresh(n);
+      const upTo = sortedUpTo(this.db);
+      for (const n of this.dirty) this.refresh(n, upTo);
       this.grams.apply(this.db);
     }
     this.dirty.clear();
     this.whole = false;
   }
 
-  private refresh(nameLower: string): void {
+  /** Brings one name's row in step (`upTo`: the sorted ids' end, see `sorted_names.ts`). */
+  private refresh(nameLower: string, upTo: number): void {
     const s = this.stmts;
     const n = Number((s.countOf.get(...nameArgs(nameLower)) as { n: number }).n);
-    const row = nameRowOf(this.db, nameLower);
+    const row = nameRowOf(this.db, nameLower, upTo);
     if (!row) {
       if (n === 0) return;
       const id = Number(
-        s.insName.run(sortedUpTo(this.db), nameLower, nameLower.length, compactName(nameLower).length, n)
+        s.insName.run(upTo, nameLower, nameLower.length, compactName(nameLower).length, n)
           .lastInsertRowid,
       );
       this.grams.add(id, gramText(nameLower));

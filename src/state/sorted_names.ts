@@ -87,9 +87,12 @@ function firstSortedId(db: Db, upTo: number, name: string, strict: boolean): num
   return found;
 }
 
-/** The row of the name spelled `nameLower`, if the table holds it. */
-export function nameRowOf(db: Db, nameLower: string): { id: number; count: number } | undefined {
-  const upTo = sortedUpTo(db);
+/** The row of the name spelled `nameLower`, if the table holds it (`upTo`: the sorted ids' end, if known). */
+export function nameRowOf(
+  db: Db,
+  nameLower: string,
+  upTo = sortedUpTo(db),
+): { id: number; count: number } | undefined {
   const late = statementOf(db, `SELECT id, count FROM symbol_names WHERE id > ${upTo} AND name_lower = ?`).get(
     nameLower,
   ) as { id: number; count: number } | undefined;
@@ -128,10 +131,15 @@ export function namesBetween(
   const hi = before === null ? upTo + 1 : firstSortedId(db, upTo, before, false);
   const longer = longerThan === undefined ? "" : ` AND len > ${Math.trunc(longerThan)}`;
   const orderSql = order === "byName" ? "name_lower" : "len, name_lower";
-  const sorted = order === "byName" && !longer
-    ? `SELECT name_lower, len, count FROM symbol_names WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`
-    : `SELECT name_lower, len, count FROM symbol_names WHERE id >= ? AND id < ?${longer} ORDER BY ${orderSql} LIMIT ?`;
-  const rows = allRows<NameRow>(db, sorted, lo, hi, limit);
+  // In the sorted run, id order is name order.
+  const rows = allRows<NameRow>(
+    db,
+    `SELECT name_lower, len, count FROM symbol_names WHERE id >= ? AND id < ?${longer}
+       ORDER BY ${order === "byName" ? "id" : orderSql} LIMIT ?`,
+    lo,
+    hi,
+    limit,
+  );
   const range = before === null ? "name_lower > ?" : "name_lower > ? AND name_lower < ?";
   const late = allRows<NameRow>(
     db,

@@ -10,7 +10,7 @@ import { allRows, allRowsOnce, type EdgeRow, oneRow, placeholders } from "./rows
 import { qualifiedNameSql, REF_SOURCE_SQL, symbolHandlesSql } from "../schema.ts";
 import { isRefScoped } from "../ref_stores.ts";
 import { CALL_EDGE_KIND } from "../call_edges.ts";
-import { FOLD_KEY_SQL, foldArgs, FOLDED_NAME_IS_SQL, nameKey } from "../name_key.ts";
+import { referenceNameId, referenceNameIdsAnyCase } from "./references.ts";
 import { namesOfFile } from "../ref_file_names.ts";
 
 /** A type edge: `extends` or `implements`. */
@@ -90,12 +90,12 @@ export function callersOf(
         WHERE e.target_lower = ? AND e.target = ? AND e.kind = 'calls' AND e.source_id IS NOT NULL
        UNION ALL
        SELECT f.path, r.line, ${REF_SOURCE_SQL("r", "f")} FROM refs r JOIN files f ON f.id = r.file_id
-        WHERE r.name_id = (SELECT id FROM ref_names WHERE ${FOLDED_NAME_IS_SQL("name")}) AND r.kind = ${CALL_EDGE_KIND}
+        WHERE r.name_id = ? AND r.kind = ${CALL_EDGE_KIND}
           AND r.source_id IS NOT NULL
      ) ORDER BY (path = ?) DESC, path, line, source_id LIMIT ?`,
     name.toLowerCase(),
     name,
-    ...foldArgs(name),
+    referenceNameId(db, name),
     preferPath,
     limit,
   );
@@ -145,24 +145,12 @@ export function languageHasEdges(db: Db, language: string): boolean {
 }
 
 /**
- * The ids of the reference names that are `nameLower` once lower-cased (as
- * JavaScript lower-cases): through their key's index, then the names.
- */
-function foldedNameIds(db: Db, nameLower: string): number[] {
-  return allRows<{ id: number; name: string }>(
-    db,
-    `SELECT id, name FROM ref_names WHERE ${FOLD_KEY_SQL("name")} = ?`,
-    nameKey(nameLower),
-  ).filter((r) => r.name.toLowerCase() === nameLower).map((r) => Number(r.id));
-}
-
-/**
  * How many uses of a name (case-insensitive, lower-cased `nameLower`) there
  * are, in `language` files if given: edges of every kind, and the call
  * edges kept as references.
  */
 export function referenceCount(db: Db, nameLower: string, language: string | undefined): number {
-  const ids = JSON.stringify(foldedNameIds(db, nameLower));
+  const ids = JSON.stringify(referenceNameIdsAnyCase(db, nameLower));
   if (language) {
     return count(
       db,
@@ -226,7 +214,7 @@ export type ReferenceRow = Pick<EdgeRow, "path" | "kind" | "line" | "target"> & 
  */
 export function referencesOf(db: Db, name: string, language: string | undefined, limit: number): ReferenceRow[] {
   const lower = name.toLowerCase();
-  const ids = JSON.stringify(foldedNameIds(db, lower));
+  const ids = JSON.stringify(referenceNameIdsAnyCase(db, lower));
   const inLanguage = (f: string) => language ? ` AND ${f}.language = ?` : "";
   const languageArg = language ? [language] : [];
   // The page is chosen from the uses alone, then joined: a name used 100,000 times is sorted, not joined, in full.

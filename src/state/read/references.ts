@@ -12,7 +12,8 @@ import type { Db } from "../db.ts";
 import type { ReferenceKind } from "../../core/types.ts";
 import { storedReferenceKind } from "../call_edges.ts";
 import { REF_SOURCE_SQL } from "../schema.ts";
-import { foldArgs, FOLDED_NAME_IS_SQL, NAME_IS_SQL, nameArgs } from "../name_key.ts";
+import { FOLD_KEY_SQL, foldArgs, FOLDED_NAME_IS_SQL, NAME_IS_SQL, nameArgs, nameKey } from "../name_key.ts";
+import { allRows, oneRow } from "./rows.ts";
 import { namesOfFile } from "../ref_file_names.ts";
 
 /** One stored occurrence joined with its file. */
@@ -77,10 +78,25 @@ const SELECT_ROWS = `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name 
 
 /** The interned id of `name` (exact spelling), or null when no occurrence ever had it. */
 export function referenceNameId(db: Db, name: string): number | null {
-  const r = db.prepare(`SELECT id FROM ref_names WHERE ${FOLDED_NAME_IS_SQL("name")}`).get(...foldArgs(name)) as
-    | { id: number }
-    | undefined;
+  const r = oneRow<{ id: number }>(
+    db,
+    `SELECT id FROM ref_names WHERE ${FOLDED_NAME_IS_SQL("name")}`,
+    ...foldArgs(name),
+  );
   return r ? Number(r.id) : null;
+}
+
+/**
+ * The interned ids of every spelling that is `nameLower` once lower-cased
+ * (as JavaScript lower-cases): through the index of their key, then the
+ * names.
+ */
+export function referenceNameIdsAnyCase(db: Db, nameLower: string): number[] {
+  return allRows<{ id: number; name: string }>(
+    db,
+    `SELECT id, name FROM ref_names WHERE ${FOLD_KEY_SQL("name")} = ?`,
+    nameKey(nameLower),
+  ).filter((r) => r.name.toLowerCase() === nameLower).map((r) => Number(r.id));
 }
 
 /**

@@ -21,6 +21,7 @@ import { JobRunner } from "../src/index/job_runner.ts";
 import { Dispatcher } from "../src/service/dispatch.ts";
 import { WatchFilter } from "../src/index/watch_filter.ts";
 import { WATCH_DEFERRED } from "../src/index/live_indexer.ts";
+import { liveInProcess } from "./helpers/live_in_process.ts";
 import {
   Debouncer,
   diffListings,
@@ -343,47 +344,6 @@ Deno.test("live index: a restart finds edits and deletions made while the server
     await s.client.close();
   }
 });
-
-/**
- * An in-process runtime with the live index on, tuned by `live`, serving one indexed repository. `quiet`:
- * indexed by the job runner, not a call, so the server has answered nothing when watching begins.
- */
-async function liveInProcess(
-  repo: string,
-  live: ConstructorParameters<typeof ServerRuntime>[2]["live"],
-  quiet = false,
-) {
-  const home = tempHomeDir();
-  const config = { ...resolveConfig({ CRUXE_HOME: home }, Deno.build.os), workers: 1 };
-  const registry = Registry.open(home);
-  const project = registerProject(registry, repo);
-  const rt = new ServerRuntime(config, registry, {
-    prewarm: false,
-    watch: true,
-    live,
-    router: {
-      startupWorkspaces: [project.repo_root],
-      autoWorkspace: false,
-      allowedRoots: [],
-      maxAutoWorkspaces: 10,
-      cwd: repo,
-    },
-  });
-  const dispatcher = new Dispatcher(rt);
-  const run = async (name: string, args: Record<string, unknown> = {}) =>
-    bodyOf(
-      await dispatcher.call(name, args, {
-        sendNotification: () => Promise.resolve(),
-        signal: new AbortController().signal,
-      }),
-    );
-  const indexed = quiet
-    ? (await rt.runner.start(project, { mode: "full", force: false }).active.done).status
-    : (await run("index_repo", { wait: true })).status;
-  assert.equal(indexed, "published");
-  rt.live.begin([project], []);
-  return { rt, project, run, close: () => rt.close() };
-}
 
 Deno.test("a watch's walk waits for the server's first answer, then watches and sees edits", async () => {
   const repo = syntheticGoRepo(4, 1);

@@ -15,6 +15,8 @@ import { scanRepository } from "../src/index/scan.ts";
 import { scanPaths } from "../src/index/scan_paths.ts";
 import { readRepoFile } from "../src/io/safe_open.ts";
 import { git } from "./helpers/fixture_repo.ts";
+import { liveInProcess } from "./helpers/live_in_process.ts";
+import { WATCH_DEFERRED } from "../src/index/live_indexer.ts";
 
 /** Only the outside directory holds it: seeing it in an answer is a leak. */
 const SECRET = `SECRET_${crypto.randomUUID().replaceAll("-", "")}`;
@@ -66,7 +68,13 @@ async function swappedWhileServed(env: Record<string, string>, trigger: (old: st
   for (const k of Object.keys(vars)) Deno.env.delete(k);
   try {
     assert.equal((await call(s.client, "index_repo", { wait: true })).body.status, "published");
-    const before = await watchOf(s.client, repo);
+    // The watch up (its walk and catch-up done), so the swap is seen by the running watcher, not its start.
+    let before: Record<string, unknown> = {};
+    await waitFor(
+      async () => !String((before = await watchOf(s.client, repo)).reason).startsWith("starting"),
+      60_000,
+      "the watch up",
+    );
     assert.notEqual(before.mode, "off", JSON.stringify(before));
     const old = swap(repo, outside);
     trigger(old);
@@ -115,6 +123,23 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: () => swappedWhileServed({ CRUXE_WATCH: "poll", CRUXE_WATCH_POLL_MS: "100" }, () => {}),
+});
+
+Deno.test("root swapped for a symlink while the watch waits to list its directories: it stops, says re-register", async () => {
+  const { base, repo, outside } = fixture();
+  const s = await liveInProcess(repo, { walkDeferMs: 600_000 }, true);
+  try {
+    assert.equal(s.rt.live.status(s.project).reason, WATCH_DEFERRED);
+    swap(repo, outside);
+    s.rt.live.answered(); // the walk starts now, on a root that resolves elsewhere
+    await waitFor(() => s.rt.live.status(s.project).mode === "off", 30_000, "the watch's verdict");
+    const st = s.rt.live.status(s.project);
+    assert.match(String(st.reason), new RegExp(`now resolves to ${outside}; re-register it`));
+    assert.equal(st.syncs, 0, JSON.stringify(st));
+  } finally {
+    s.close();
+    Deno.removeSync(base, { recursive: true });
+  }
 });
 
 Deno.test("root swapped for a symlink: the full scan, the scan of named paths and the safe open refuse it", async () => {

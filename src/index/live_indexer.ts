@@ -445,7 +445,8 @@ export class LiveIndexer {
     }
     try {
       const watcher = await TreeWatcher.start(st.project.repo_root, this.hooks(st), this.timing);
-      if (st.closed) return watcher.close();
+      // The root swapped while its directories were listed: the watch may be on the new target.
+      if (st.closed || this.moved(st)) return watcher.close();
       st.watcher = watcher;
       st.reason = WATCH_CATCHING_UP;
     } catch (e) {
@@ -610,6 +611,7 @@ export class LiveIndexer {
       if (scanned) ({ files, asked } = scanned);
       else files = (await this.freshness.listing(st.project)).files;
     } catch (e) {
+      if (this.moved(st)) return; // the scan refused a root that now resolves elsewhere
       debug(`catch-up scan of ${st.project.repo_root} failed: ${(e as Error).message}`);
       return;
     }

@@ -38,11 +38,21 @@ function assertCountsExact(db: Db, label: string): void {
     const perTerm = db.prepare("SELECT sum(doc) AS d FROM temp.cruxe_chunks_vocab WHERE term >= ? AND term < ?")
       .get(prefix, prefix + "\uffff") as { d: number | null };
     const truth = Number(perTerm.d ?? 0);
+    const matches = Number(
+      (db.prepare("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?").get(`"${prefix}"*`) as { n: number })
+        .n,
+    );
     for (const cap of CAPS) {
-      const got = chunkVocabulary(db)!.dfPrefix(prefix, cap);
+      const vocab = chunkVocabulary(db)!;
+      const got = vocab.dfPrefix(prefix, cap);
       // Past the bound any figure above it will do; within it, the sum itself.
       if (truth > cap) assert.ok(got > cap, `${label}: ${prefix}* past ${cap} (${got})`);
       else assert.equal(got, truth, `${label}: ${prefix}* within ${cap}`);
+      // What is sure of the prefix's matches, with or without the terms just counted, never exceeds them.
+      for (const counted of [false, true]) {
+        const sure = vocab.prefixAtLeast(prefix, counted);
+        assert.ok(sure <= matches, `${label}: ${prefix}* surely in ${sure} of ${matches} (counted: ${counted})`);
+      }
     }
   }
 }
@@ -94,6 +104,8 @@ Deno.test("the recorded common terms give the same bounded counts as the full-te
             assert.equal(known.docs.get(w), matchCount(db, w));
           }
           assert.equal(known.docs.has("epsilon"), false);
+          // A recorded word makes its prefixes surely matched, without a read of their postings.
+          assert.equal(chunkVocabulary(db)!.prefixAtLeast("alp"), matchCount(db, "alpha"));
         }
         assertCountsExact(db, label);
       });

@@ -27,6 +27,7 @@ import { CruxeError } from "../src/core/errors.ts";
 import { CAPPED_SCAN_ROWS, chunksRanked, RANK_SCAN_ROWS, symbolsRanked } from "../src/state/read/search.ts";
 import { oneRow } from "../src/state/read/rows.ts";
 import { chunkMatches } from "../src/query/search/plan.ts";
+import { searchCode } from "../src/query/search_code.ts";
 
 /** The name table as `symbols` says it should be, and as it is. */
 function nameTables(db: Db): { want: string; have: string } {
@@ -478,13 +479,19 @@ Deno.test("the prefix and short-name reads use their partial indexes", () => {
   }
 });
 
+/** `syntheticStore(10)` with one chunk of `x.go` holding `text`, in the full text too. */
+function storeWithChunk(text: string): { db: Db; dir: string } {
+  const store = syntheticStore(10);
+  store.db.prepare(`INSERT INTO chunk_rows(file_id, line_start, line_span, symbol_row, content)
+      SELECT id, 1, 0, NULL, ? FROM files WHERE path = 'x.go'`).run(text);
+  store.db.exec(FILL_FILE_RANGES_SQL);
+  store.db.exec(`INSERT INTO chunks_fts(rowid, body, path) SELECT id, content, 'x.go' FROM chunk_rows`);
+  return store;
+}
+
 Deno.test("a chunk ranking whose match count is known does not step over the matches to learn it", () => {
-  const { db, dir } = syntheticStore(10);
+  const { db, dir } = storeWithChunk("frobnitz here");
   try {
-    db.exec(`INSERT INTO chunk_rows(file_id, line_start, line_span, symbol_row, content)
-      SELECT id, 1, 0, NULL, 'frobnitz here' FROM files WHERE path = 'x.go'`);
-    db.exec(FILL_FILE_RANGES_SQL);
-    db.exec(`INSERT INTO chunks_fts(rowid, body, path) SELECT id, content, 'x.go' FROM chunk_rows`);
     const probes = countRuns(db, "OFFSET");
     const rank = (known: { atMost?: number; atLeast?: number } | undefined, language?: string) => {
       const f = { language, bounds: { capped: false } };
@@ -513,6 +520,38 @@ Deno.test("the planner's match counts: an upper bound from any count, a lower bo
   assert.deepEqual(chunkMatches(terms, { counts: "upper" }), { atMost: 1330, atLeast: 0 });
   assert.deepEqual(chunkMatches(terms, { counts: "none" }), {});
   assert.deepEqual(chunkMatches(terms, {}), {});
+  // A prefix's sure matches (a recorded common word with it) are a lower bound whatever the counts' kind.
+  const sure = (p: string) => (p === "time" ? 700 : 0);
+  assert.deepEqual(chunkMatches(terms, { counts: "matches", prefixAtLeast: sure }), { atMost: 1330, atLeast: 700 });
+  assert.deepEqual(chunkMatches(terms, { counts: "upper", prefixAtLeast: sure }), { atMost: 1330, atLeast: 700 });
+  assert.deepEqual(chunkMatches(terms, { counts: "none", prefixAtLeast: sure }), {});
+});
+
+Deno.test("a prose query's phrase list does not step over its matches: its rarest word bounds them", () => {
+  const { db, dir } = storeWithChunk("the frobnitz widget turns");
+  try {
+    // Each full-text read of the chunks: whether it stepped over matches (a probe), and its expression.
+    const reads: { probe: boolean; match: unknown }[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const st = prepare(sql);
+      if (!sql.includes("chunks_fts MATCH ?")) return st;
+      for (const m of ["all", "get", "iterate"] as const) {
+        const f = st[m].bind(st) as (...a: unknown[]) => unknown;
+        (st as unknown as Record<string, unknown>)[m] = (...a: unknown[]) => (
+          reads.push({ probe: / OFFSET /.test(sql), match: a[0] }), f(...a)
+        );
+      }
+      return st;
+    }) as typeof db.prepare;
+    const r = searchCode(db, { query: "frobnitz widget turning" });
+    assert.equal(r.results[0]?.path, "x.go", JSON.stringify(r.results));
+    assert.ok(reads.some((x) => x.match === '"frobnitz widget"'), JSON.stringify(reads));
+    assert.deepEqual(reads.filter((x) => x.probe), []);
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
 
 Deno.test("locate_symbol: a Go method expression (`(*B).Run`, as stack traces print it) names its receiver's type", async () => {

@@ -14,6 +14,7 @@ import {
   COMMON_FLOOR,
   COMMON_SHARE,
   inColumns,
+  MAX_TERMS,
   phraseOf,
   type PlannedTerm,
   planTerms,
@@ -48,12 +49,14 @@ const plannedRows = (terms: PlannedTerm[]) => terms.reduce((n, t) => n + t.df, 0
 /**
  * What the term statistics say of how many chunks an OR of `terms` matches:
  * at most the sum of their counts (when terms were counted at all), at least
- * the largest count of one exact word (when the counts are of matches).
+ * the largest count of one exact word (when the counts are of matches) or
+ * the largest number of chunks a prefix surely matches (`prefixAtLeast`).
  */
-export function chunkMatches(terms: PlannedTerm[], stats: Pick<TermStats, "counts">): MatchCount {
+export function chunkMatches(terms: PlannedTerm[], stats: Pick<TermStats, "counts" | "prefixAtLeast">): MatchCount {
   if (!stats.counts || stats.counts === "none") return {};
-  const exact = terms.filter((t) => !t.prefix).map((t) => t.df);
-  return { atMost: plannedRows(terms), atLeast: stats.counts === "matches" ? Math.max(0, ...exact) : 0 };
+  const exact = stats.counts === "matches" ? terms.filter((t) => !t.prefix).map((t) => t.df) : [];
+  const prefixed = terms.filter((t) => t.prefix).map((t) => stats.prefixAtLeast?.(t.text) ?? 0);
+  return { atMost: plannedRows(terms), atLeast: Math.max(0, ...exact, ...prefixed) };
 }
 
 /** The weights of the optional prose lists (0: the list is not built). */
@@ -113,8 +116,10 @@ function literalList(db: Db, text: string, f: SourceFilter): ChunkHit[] {
  * Runs of two or more adjacent content words (no stop words, none too common)
  * as FTS5 phrases: `"current shell" OR "active node js version"`. A phrase over
  * the whole sentence would read the position lists of its most common words.
+ * `known`: a phrase matches no more chunks than its rarest word is in, so
+ * counted words bound the matches from above.
  */
-function contentPhrases(text: string, stats: ReturnType<typeof termStats>): string | null {
+function contentPhrases(text: string, stats: ReturnType<typeof termStats>): { expr: string; known: MatchCount } | null {
   const runs: string[][] = [];
   let run: string[] = [];
   const limit = Math.max(stats.docs * COMMON_SHARE, COMMON_FLOOR);
@@ -127,7 +132,14 @@ function contentPhrases(text: string, stats: ReturnType<typeof termStats>): stri
     }
   }
   if (run.length >= 2) runs.push(run);
-  return runs.length ? runs.slice(0, 4).map((r) => phraseOf(r.join(" "))).join(" OR ") : null;
+  if (!runs.length) return null;
+  const phrases = runs.slice(0, 4).map((r) => r.slice(0, MAX_TERMS));
+  // Each word's count is exact below `limit` (or, unbounded, the vocabulary's own): none when nothing was counted.
+  const counted = stats.counts === "matches" || stats.counts === "upper";
+  return {
+    expr: phrases.map((r) => phraseOf(r.join(" "))).join(" OR "),
+    known: counted ? { atMost: phrases.reduce((n, r) => n + Math.min(...r.map((w) => stats.df(w))), 0) } : {},
+  };
 }
 
 /** The ranked lists that answer `text` under `intent` (prose sources weighted by `w`). */
@@ -285,5 +297,5 @@ function proseLists(s: ListSources): void {
     if (identExpr) push("identifier_text", w.identifier_text, asChunks(chunkSource(db, identExpr, f, 40)));
   }
   const phrase = contentPhrases(text, stats);
-  if (phrase) push("phrase", w.phrase, asChunks(chunkSource(db, phrase, f, 40)));
+  if (phrase) push("phrase", w.phrase, asChunks(chunkSource(db, phrase.expr, f, 40, phrase.known)));
 }

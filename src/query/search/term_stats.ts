@@ -17,6 +17,8 @@ export interface TermStats {
   df(term: string): number;
   /** Chunks containing some term that starts with `prefix` (summed per term: an upper bound; bounded likewise). */
   dfPrefix(prefix: string): number;
+  /** Chunks that surely match some term starting with `prefix` (a lower bound; 0 when nothing is known). */
+  prefixAtLeast?(prefix: string): number;
   /**
    * How far the counts can be trusted: `matches` when `df` counts the chunks a term matches (exact below its
    * bound), `upper` when it reads the vocabulary without a bound (taken as an upper bound only), `none` (or absent)
@@ -60,6 +62,12 @@ export function termStats(db: Db): TermStats {
     dfPrefix(prefix) {
       const k = "*" + prefix;
       if (!memo.has(k)) memo.set(k, vocab.dfPrefix(prefix, bounded ? cap : Infinity));
+      return memo.get(k)!;
+    },
+    prefixAtLeast(prefix) {
+      const k = ">" + prefix;
+      // The terms counted on the way count as matches only where `df` does (a bounded count).
+      if (!memo.has(k)) memo.set(k, vocab.prefixAtLeast(prefix, bounded));
       return memo.get(k)!;
     },
   };

@@ -386,6 +386,13 @@ export interface ChunkVocabulary {
    * `stopAbove`, the sum stops growing once past it (fewer posting lists read).
    */
   dfPrefix(prefix: string, stopAbove?: number): number;
+  /**
+   * Chunks that surely match `prefix*`: the most any one recorded common term
+   * starting with it is still in (`recorded - deleted`, see `common_terms.ts`),
+   * and with `counted`, any term `dfPrefix` already counted for this prefix.
+   * 0 when nothing is known. Reads no postings.
+   */
+  prefixAtLeast(prefix: string, counted?: boolean): number;
 }
 
 /** A term the tokenizer keeps as it is (ASCII letters and digits, lower case): its vocabulary entry is its match. */
@@ -397,6 +404,8 @@ export function chunkVocabulary(db: Db): ChunkVocabulary | null {
   if (!vocab) return null;
   let known: CommonTerms | null | undefined;
   const common = () => known === undefined ? (known = readCommonTerms(db)) : known;
+  /** Per prefix, the most chunks one vocabulary term with it was counted in (by `dfPrefix`): a lower bound. */
+  const counted = new Map<string, number>();
   const df = (term: string) =>
     Number(oneRow<{ doc?: number }>(db, `SELECT doc FROM ${vocab} WHERE term = ?`, term)?.doc ?? 0);
   return {
@@ -411,6 +420,14 @@ export function chunkVocabulary(db: Db): ChunkVocabulary | null {
       // Still in at least `recorded - deleted` chunks (see common_terms.ts).
       if (recorded - k.deleted >= at) return at;
       return rowsWithTermAtMost(db, "chunks_fts", term, at);
+    },
+    prefixAtLeast: (prefix, withCounted = false) => {
+      const k = PLAIN_TOKEN.test(prefix) ? common() : null;
+      let most = withCounted ? counted.get(prefix) ?? 0 : 0;
+      for (const [term, recorded] of k?.docs ?? []) {
+        if (term.startsWith(prefix)) most = Math.max(most, recorded - k!.deleted);
+      }
+      return most;
     },
     dfPrefix: (prefix, stopAbove = Infinity) => {
       if (stopAbove === Infinity) {
@@ -434,13 +451,16 @@ export function chunkVocabulary(db: Db): ChunkVocabulary | null {
       }
       // Term by term: the vocabulary counts each term's postings as it steps, so stopping early reads less.
       let sum = 0;
+      let most = 0;
       for (
         const r of statementOf(db, `SELECT doc FROM ${vocab} WHERE term >= ? AND term < ?`)
           .iterate(prefix, prefix + "\uffff") as Iterable<{ doc: number }>
       ) {
         sum += Number(r.doc);
+        most = Math.max(most, Number(r.doc));
         if (sum > stopAbove) break;
       }
+      counted.set(prefix, most);
       return sum;
     },
   };

@@ -389,14 +389,30 @@ export interface ChunkVocabulary {
   /**
    * Chunks that surely match `prefix*`: the most any one recorded common term
    * starting with it is still in (`recorded - deleted`, see `common_terms.ts`),
-   * and with `counted`, any term `dfPrefix` already counted for this prefix.
-   * 0 when nothing is known. Reads no postings.
+   * and with `withCounted`, any term `dfPrefix` already counted for this
+   * prefix. 0 when nothing is known. Reads no postings.
    */
-  prefixAtLeast(prefix: string, counted?: boolean): number;
+  prefixAtLeast(prefix: string, withCounted?: boolean): number;
 }
 
 /** A term the tokenizer keeps as it is (ASCII letters and digits, lower case): its vocabulary entry is its match. */
 const PLAIN_TOKEN = /^[a-z0-9]+$/;
+
+/**
+ * For each recorded common term starting with `prefix`, the chunks it is
+ * still in at least (`recorded - deleted`, see `common_terms.ts`); none when
+ * nothing is recorded or the prefix is not a plain token (`common` is then
+ * not read).
+ */
+function surelyIn(common: () => CommonTerms | null, prefix: string): number[] {
+  const known = PLAIN_TOKEN.test(prefix) ? common() : null;
+  if (!known) return [];
+  const out: number[] = [];
+  for (const [term, recorded] of known.docs) {
+    if (term.startsWith(prefix)) out.push(Math.max(0, recorded - known.deleted));
+  }
+  return out;
+}
 
 /** The chunk vocabulary of `db`, or null when this SQLite cannot expose it (no `fts5vocab`). */
 export function chunkVocabulary(db: Db): ChunkVocabulary | null {
@@ -421,14 +437,8 @@ export function chunkVocabulary(db: Db): ChunkVocabulary | null {
       if (recorded - k.deleted >= at) return at;
       return rowsWithTermAtMost(db, "chunks_fts", term, at);
     },
-    prefixAtLeast: (prefix, withCounted = false) => {
-      const k = PLAIN_TOKEN.test(prefix) ? common() : null;
-      let most = withCounted ? counted.get(prefix) ?? 0 : 0;
-      for (const [term, recorded] of k?.docs ?? []) {
-        if (term.startsWith(prefix)) most = Math.max(most, recorded - k!.deleted);
-      }
-      return most;
-    },
+    prefixAtLeast: (prefix, withCounted = false) =>
+      Math.max(0, withCounted ? counted.get(prefix) ?? 0 : 0, ...surelyIn(common, prefix)),
     dfPrefix: (prefix, stopAbove = Infinity) => {
       if (stopAbove === Infinity) {
         return Number(
@@ -440,15 +450,9 @@ export function chunkVocabulary(db: Db): ChunkVocabulary | null {
           )?.d ?? 0,
         );
       }
-      // The recorded terms with the prefix may settle it: each is still in at least `recorded - deleted` chunks.
-      const k = PLAIN_TOKEN.test(prefix) ? common() : null;
-      if (k) {
-        let sure = 0;
-        for (const [term, recorded] of k.docs) {
-          if (term.startsWith(prefix)) sure += Math.max(0, recorded - k.deleted);
-        }
-        if (sure > stopAbove) return sure;
-      }
+      // The recorded terms with the prefix may settle it.
+      const sure = surelyIn(common, prefix).reduce((n, d) => n + d, 0);
+      if (sure > stopAbove) return sure;
       // Term by term: the vocabulary counts each term's postings as it steps, so stopping early reads less.
       let sum = 0;
       let most = 0;

@@ -24,7 +24,15 @@ import { allRows, allRowsOnce, oneRow } from "./read/rows.ts";
 import { nameArgs, ROW_NAME_IS_SQL, ROW_NAME_LOWER_SQL } from "./name_key.ts";
 import { IdList, mostShared, tallyIds } from "./gram_tally.ts";
 import { buildNameGrams, firstIdsOf, GramEdits } from "./name_grams.ts";
-import { byCodePoints, INSERT_NAME_SQL, markSortedNames, nameRowOf, namesBetween, sortedUpTo } from "./sorted_names.ts";
+import {
+  byLength,
+  INSERT_NAME_SQL,
+  markSortedNames,
+  nameRangeSql,
+  nameRowOf,
+  namesBetween,
+  sortedUpTo,
+} from "./sorted_names.ts";
 
 /** Schema of the name tables as schema 3 made them (later migrations replace the trigram table). */
 export const NAME_TABLES_SQL = `
@@ -115,10 +123,9 @@ export function namesWithPrefix(db: Db, prefixLower: string, max: number): Prefi
   };
   if (first.length > 0 && max > 0 && !capped) {
     // Every completion was just read: sort those few rows (SQLite's order of the names).
-    take([...first].sort((a, b) => a.len - b.len || byCodePoints(a.name_lower, b.name_lower)).slice(0, max));
+    take([...first].sort(byLength).slice(0, max));
   } else if (max > 0 && capped) {
-    const range = end === null ? "name_lower > ?" : "name_lower > ? AND name_lower < ?";
-    const args = end === null ? [prefixLower] : [prefixLower, end];
+    const { sql: range, args } = nameRangeSql(prefixLower, end);
     // The literal bound lets the planner use the partial index (it cannot see through a bound parameter).
     const atLength = `SELECT name_lower, count FROM symbol_names WHERE len = ? AND len <= ${INDEXED_NAME_LEN}
        AND ${range} ORDER BY name_lower LIMIT ?`;

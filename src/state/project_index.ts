@@ -41,7 +41,8 @@ import type { SchemaStatus } from "../core/metadata.ts";
 import { CruxeError } from "../core/errors.ts";
 import { type ExtractedOccurrence, REFERENCE_KINDS } from "../core/types.ts";
 import { CALL_EDGE_KIND, foldCallEdges } from "./call_edges.ts";
-import { foldArgs, FOLDED_NAME_IS_SQL } from "./name_key.ts";
+import { foldArgs } from "./name_key.ts";
+import { REF_NAME_ID_SQL } from "./read/references.ts";
 import {
   asStorageError,
   corruptIndex,
@@ -506,7 +507,7 @@ export class IndexWriter {
       delFile: d.prepare("DELETE FROM files WHERE id = ?"),
       delRefs: d.prepare("DELETE FROM refs WHERE name_id = ? AND file_id = ?"),
       noteChunksDeleted: d.prepare(NOTE_CHUNKS_DELETED_SQL),
-      nameId: d.prepare(`SELECT id FROM ref_names WHERE ${FOLDED_NAME_IS_SQL("name")}`),
+      nameId: d.prepare(REF_NAME_ID_SQL),
       insName: d.prepare("INSERT INTO ref_names(name) VALUES (?)"),
       targetId: d.prepare("SELECT id FROM edge_targets WHERE coalesce(name_lower, lower(name)) = ? AND name = ?"),
       insTarget: d.prepare("INSERT INTO edge_targets(name, name_lower) VALUES (?, ?)"),

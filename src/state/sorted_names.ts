@@ -140,19 +140,29 @@ export function namesBetween(
     hi,
     limit,
   );
-  const range = before === null ? "name_lower > ?" : "name_lower > ? AND name_lower < ?";
+  const range = nameRangeSql(after, before);
   const late = allRows<NameRow>(
     db,
-    `SELECT name_lower, len, count FROM symbol_names WHERE id > ${upTo} AND ${range}${longer}
+    `SELECT name_lower, len, count FROM symbol_names WHERE id > ${upTo} AND ${range.sql}${longer}
        ORDER BY ${orderSql} LIMIT ?`,
-    ...(before === null ? [after] : [after, before]),
+    ...range.args,
     limit,
   );
   if (!late.length) return rows;
-  const cmp = order === "byName"
-    ? (a: NameRow, b: NameRow) => byCodePoints(a.name_lower, b.name_lower)
-    : (a: NameRow, b: NameRow) => a.len - b.len || byCodePoints(a.name_lower, b.name_lower);
+  const cmp = order === "byName" ? (a: NameRow, b: NameRow) => byCodePoints(a.name_lower, b.name_lower) : byLength;
   return [...rows, ...late].sort(cmp).slice(0, limit);
+}
+
+/** SQL (and its parameters) for the names above `after` and below `before` (null: no upper bound). */
+export function nameRangeSql(after: string, before: string | null): { sql: string; args: string[] } {
+  return before === null
+    ? { sql: "name_lower > ?", args: [after] }
+    : { sql: "name_lower > ? AND name_lower < ?", args: [after, before] };
+}
+
+/** Shortest name first, then name order (SQLite's, as `byCodePoints` gives it). */
+export function byLength(a: { len: number; name_lower: string }, b: { len: number; name_lower: string }): number {
+  return a.len - b.len || byCodePoints(a.name_lower, b.name_lower);
 }
 
 /** Code point order of two strings: the order of their UTF-8 bytes, which SQLite's binary collation compares. */

@@ -76,13 +76,12 @@ const SELECT_ROWS = `SELECT r.file_id, r.line, r.col, r.kind, r.qual_id, q.name 
   FROM refs r JOIN files f ON f.id = r.file_id LEFT JOIN ref_names q ON q.id = r.qual_id
   LEFT JOIN ref_names h ON h.id = r.hint_id`;
 
+/** SQL reading the interned id of a reference name spelled exactly (parameters: `foldArgs(name)`). */
+export const REF_NAME_ID_SQL = `SELECT id FROM ref_names WHERE ${FOLDED_NAME_IS_SQL("name")}`;
+
 /** The interned id of `name` (exact spelling), or null when no occurrence ever had it. */
 export function referenceNameId(db: Db, name: string): number | null {
-  const r = oneRow<{ id: number }>(
-    db,
-    `SELECT id FROM ref_names WHERE ${FOLDED_NAME_IS_SQL("name")}`,
-    ...foldArgs(name),
-  );
+  const r = oneRow<{ id: number }>(db, REF_NAME_ID_SQL, ...foldArgs(name));
   return r ? Number(r.id) : null;
 }
 
